@@ -1,0 +1,103 @@
+/**
+ * Payloads (`response.response`) of successful control responses. The CLI's answers
+ * to host requests are parsed with these by whoever sent the request (the envelope
+ * itself is ControlResponseMessageSchema); McpMessageResponse is what the host sends
+ * back for an mcp_message request.
+ */
+import { z } from "zod";
+import { JsonRpcMessageSchema, McpServerConfigSchema } from "./control.ts";
+
+export const SlashCommandSchema = z.looseObject({
+  name: z.string(),
+  description: z.string(),
+  argumentHint: z.string().optional(),
+  aliases: z.array(z.string()).optional(),
+  builtin: z.boolean().optional(),
+});
+export type SlashCommand = z.infer<typeof SlashCommandSchema>;
+
+export const ModelInfoSchema = z.looseObject({
+  value: z.string(),
+  displayName: z.string(),
+  description: z.string(),
+  resolvedModel: z.string().optional(),
+});
+export type ModelInfo = z.infer<typeof ModelInfoSchema>;
+
+/** Answer to `initialize`: what this CLI offers. */
+export const InitializeResponseSchema = z.looseObject({
+  commands: z.array(SlashCommandSchema),
+  /** Built-in and `initialize.agents` subagents. */
+  agents: z.array(z.looseObject({ name: z.string(), description: z.string(), model: z.string().optional() })).optional(),
+  output_style: z.string(),
+  available_output_styles: z.array(z.string()),
+  models: z.array(ModelInfoSchema),
+  account: z.looseObject({
+    email: z.string().optional(),
+    organization: z.string().optional(),
+    subscriptionType: z.string().optional(),
+    tokenSource: z.string().optional(),
+    apiKeySource: z.string().optional(),
+    apiProvider: z.string().optional(),
+  }),
+  pid: z.number().optional(),
+  claude_code_version: z.string().optional(),
+  current_permission_mode: z.string().optional(),
+  hooks_applied: z.boolean().optional(),
+});
+export type InitializeResponse = z.infer<typeof InitializeResponseSchema>;
+
+export const McpServerStatusSchema = z.looseObject({
+  name: z.string(),
+  /** "connected" | "failed" | "needs-auth" | "pending" | "disabled". */
+  status: z.string(),
+  serverInfo: z.looseObject({ name: z.string(), version: z.string() }).optional(),
+  error: z.string().optional(),
+  config: McpServerConfigSchema.optional(),
+  scope: z.string().optional(),
+  source: z.string().optional(),
+  tools: z.array(z.looseObject({ name: z.string(), description: z.string().optional() })).optional(),
+});
+export type McpServerStatus = z.infer<typeof McpServerStatusSchema>;
+
+/** Answer to `mcp_status` (2.1.330 wraps the list in `mcpServers`). */
+export const McpStatusResponseSchema = z.looseObject({
+  mcpServers: z.array(McpServerStatusSchema),
+});
+export type McpStatusResponse = z.infer<typeof McpStatusResponseSchema>;
+
+/** Answer to `mcp_set_servers`; errors maps a server name to its failure. */
+export const McpSetServersResponseSchema = z.looseObject({
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  errors: z.record(z.string(), z.string()),
+});
+export type McpSetServersResponse = z.infer<typeof McpSetServersResponseSchema>;
+
+/** The host's answer to an `mcp_message` request. */
+export const McpMessageResponseSchema = z.looseObject({
+  mcp_response: JsonRpcMessageSchema,
+});
+export type McpMessageResponse = z.infer<typeof McpMessageResponseSchema>;
+
+/** Answer to `interrupt`: uuids of user messages still queued. */
+export const InterruptResponseSchema = z.looseObject({
+  still_queued: z.array(z.string()),
+  cancelled: z.array(z.string()).optional(),
+});
+export type InterruptResponse = z.infer<typeof InterruptResponseSchema>;
+
+export const SetModelResponseSchema = z.looseObject({ model: z.string() });
+export type SetModelResponse = z.infer<typeof SetModelResponseSchema>;
+
+export const SetPermissionModeResponseSchema = z.looseObject({ mode: z.string() });
+export type SetPermissionModeResponse = z.infer<typeof SetPermissionModeResponseSchema>;
+
+export const RewindFilesResponseSchema = z.looseObject({
+  canRewind: z.boolean(),
+  error: z.string().optional(),
+  filesChanged: z.array(z.string()).optional(),
+  insertions: z.number().optional(),
+  deletions: z.number().optional(),
+});
+export type RewindFilesResponse = z.infer<typeof RewindFilesResponseSchema>;

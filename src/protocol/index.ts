@@ -1,0 +1,15 @@
+/**
+ * The stream-json protocol of the claude CLI: zod schemas, their inferred types,
+ * parseCliMessage and stdin builders. Pure: no processes, no I/O.
+ */
+export * from "./content.ts";
+export * from "./stream.ts";
+export * from "./permissions.ts";
+export * from "./hooks.ts";
+export * from "./control.ts";
+export * from "./control-responses.ts";
+export * from "./system.ts";
+export * from "./messages.ts";
+export * from "./stdin.ts";
+export * from "./parse.ts";
+// The NDJSON codec (./ndjson.ts) is exported by its own line below.

@@ -1,0 +1,64 @@
+/**
+ * Messages a host writes to the CLI's stdin, and small builders for them.
+ */
+import { z } from "zod";
+import { ContentBlockParamSchema, type ContentBlockParam } from "./content.ts";
+import {
+  ControlCancelRequestMessageSchema,
+  ControlResponseMessageSchema,
+  OutboundControlRequestMessageSchema,
+  type ControlResponseMessage,
+  type OutboundControlRequest,
+  type OutboundControlRequestMessage,
+} from "./control.ts";
+import { KeepAliveMessageSchema } from "./messages.ts";
+
+/** A prompt. The first one after initialize starts the session; each later one starts a turn. */
+export const UserInputMessageSchema = z.looseObject({
+  type: z.literal("user"),
+  message: z.looseObject({
+    role: z.literal("user"),
+    content: z.union([z.string(), z.array(ContentBlockParamSchema)]),
+  }),
+  /** The CLI ignores it on input; the SDK sends "". */
+  session_id: z.string().optional(),
+  parent_tool_use_id: z.string().nullable().optional(),
+  /** Client id, echoed back on the replay (--replay-user-messages) and on the answering messages. */
+  uuid: z.string().optional(),
+});
+export type UserInputMessage = z.infer<typeof UserInputMessageSchema>;
+
+export const StdinMessageSchema = z.discriminatedUnion("type", [
+  UserInputMessageSchema,
+  OutboundControlRequestMessageSchema,
+  ControlResponseMessageSchema,
+  ControlCancelRequestMessageSchema,
+  KeepAliveMessageSchema,
+]);
+export type StdinMessage = z.infer<typeof StdinMessageSchema>;
+
+/** A user message; a string becomes one text block. */
+export function userMessage(content: string | ContentBlockParam[]): UserInputMessage {
+  return {
+    type: "user",
+    session_id: "",
+    message: { role: "user", content: typeof content === "string" ? [{ type: "text", text: content }] : content },
+    parent_tool_use_id: null,
+  };
+}
+
+export function controlRequest(requestId: string, payload: OutboundControlRequest): OutboundControlRequestMessage {
+  return { type: "control_request", request_id: requestId, request: payload };
+}
+
+/**
+ * Answers a CLI request: a PermissionResult for can_use_tool, a HookOutput for
+ * hook_callback, an McpMessageResponse for mcp_message.
+ */
+export function controlSuccess(requestId: string, payload: Record<string, unknown>): ControlResponseMessage {
+  return { type: "control_response", response: { subtype: "success", request_id: requestId, response: payload } };
+}
+
+export function controlError(requestId: string, message: string): ControlResponseMessage {
+  return { type: "control_response", response: { subtype: "error", request_id: requestId, error: message } };
+}
