@@ -1,0 +1,369 @@
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { apiErrorBody, apiErrorHeaders } from "./api-error.ts";
+import { buildReply, estimateTokens, textReply, type Reply } from "./reply.ts";
+import {
+  parseScript,
+  parseScripts,
+  type RehearsalScript,
+  type RehearsalScriptInput,
+  type RehearsalScriptsInput,
+  type RehearsalStep,
+} from "./script.ts";
+import { classifyRequest } from "./side-requests.ts";
+import { messageJson, sseFrames, type MessageMeta } from "./sse.ts";
+import { templateContext, type ApiMessage } from "./template.ts";
+
+/**
+ * A scripted Anthropic Messages API on loopback that the real claude CLI
+ * talks to instead of the model. Each conversation's position in its script
+ * is the number of assistant messages in the request, so the server keeps no
+ * per-conversation state: retries replay the same step, a second user turn
+ * continues the script, and many workers can share one script.
+ *
+ * Subagents (the Agent/Task tool) call the same base URL with their own
+ * fresh conversation; they play the script "<name>:subagent" instead, so a
+ * script that spawns an agent does not make the agent spawn one again.
+ */
+
+export const SUBAGENT_SCRIPT_SUFFIX = ":subagent";
+
+export interface RehearsalServerOptions {
+  scripts?: RehearsalScriptsInput;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: an ephemeral port. */
+  port?: number;
+  /** Larger request bodies get 413. Default 64 MiB. */
+  maxBodyBytes?: number;
+}
+
+/** How the server answered a messages request. */
+export type RehearsalOutcome = "played" | "failed" | "exhausted" | "side" | "unknown_script" | "unscripted_subagent";
+
+/** One messages request as received; credentials and other headers are never kept. */
+export interface RecordedRequest {
+  /** The script played: the URL's, with SUBAGENT_SCRIPT_SUFFIX for subagent calls. */
+  script: string;
+  /** The script step this request asked for (its assistant message count); null for side requests. */
+  step: number | null;
+  outcome: RehearsalOutcome;
+  model: string;
+  /** The system prompt flattened to text. */
+  system: string;
+  /** Names of the tools offered to the model. */
+  tools: string[];
+  messages: ApiMessage[];
+  stream: boolean;
+  maxTokens: number | undefined;
+  /** The CLI's session id (x-claude-code-session-id). */
+  sessionId: string | undefined;
+  /** Set on subagent calls (x-claude-code-agent-id). */
+  agentId: string | undefined;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
+const ROUTE = /^(?:\/s\/([^/]+))?\/v1\/messages(\/count_tokens)?\/?$/;
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    if (Number(req.headers["content-length"] ?? 0) > limit) return reject(new BodyTooLarge());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off("data", onData);
+        req.resume(); // drain the rest so the client reads our 413
+        reject(new BodyTooLarge());
+      } else chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function flattenSystem(system: unknown): string {
+  if (typeof system === "string") return system;
+  if (!Array.isArray(system)) return "";
+  return system
+    .map((block: { text?: unknown }) => (typeof block?.text === "string" ? block.text : ""))
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+function header(req: http.IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Resolves when written, or when the client has gone (then nothing more is sent). */
+function write(res: http.ServerResponse, data: string): Promise<void> {
+  if (res.write(data)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+export class RehearsalServer {
+  readonly #requests: RecordedRequest[] = [];
+  readonly #warnings: string[] = [];
+  #inFlight = 0;
+  #peakInFlight = 0;
+  readonly #scripts = new Map<string, RehearsalScript>();
+  /** Attempts seen per script and step, for `fail: { times }`. */
+  readonly #attempts = new Map<string, number>();
+  readonly #sockets = new Set<Socket>();
+  readonly #server: http.Server;
+  readonly #maxBody: number;
+  #counter = 0;
+  #url = "";
+
+  private constructor(scripts: RehearsalScriptsInput, maxBody: number) {
+    for (const [name, steps] of Object.entries(parseScripts(scripts))) this.#scripts.set(name, steps);
+    this.#maxBody = maxBody;
+    this.#server = http.createServer((req, res) => {
+      this.#handle(req, res).catch((error: unknown) => {
+        if (!res.headersSent) this.#sendError(res, 500, `rehearsal server failed: ${String(error)}`);
+        else res.destroy();
+      });
+    });
+    this.#server.on("connection", (socket) => {
+      this.#sockets.add(socket);
+      socket.on("close", () => this.#sockets.delete(socket));
+    });
+  }
+
+  static async start(options: RehearsalServerOptions = {}): Promise<RehearsalServer> {
+    const server = new RehearsalServer(options.scripts ?? {}, options.maxBodyBytes ?? DEFAULT_MAX_BODY);
+    const host = options.host ?? "127.0.0.1";
+    await new Promise<void>((resolve, reject) => {
+      server.#server.once("error", reject);
+      server.#server.listen(options.port ?? 0, host, () => {
+        server.#server.off("error", reject);
+        resolve();
+      });
+    });
+    const { port } = server.#server.address() as AddressInfo;
+    server.#url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+    return server;
+  }
+
+  /** Every messages request, in arrival order. */
+  get requests(): readonly RecordedRequest[] {
+    return this.#requests;
+  }
+
+  /** Problems a test should see (each once): exhausted scripts, unknown script names, unscripted subagents. */
+  get warnings(): readonly string[] {
+    return this.#warnings;
+  }
+
+  /** Messages requests being answered now. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Most messages requests that were being answered at once. */
+  get peakInFlight(): number {
+    return this.#peakInFlight;
+  }
+
+  /** The base URL, without a script prefix (script "default"). */
+  get url(): string {
+    return this.#url;
+  }
+
+  /** ANTHROPIC_BASE_URL for a worker that should play script `name`. */
+  baseUrlFor(name: string): string {
+    return `${this.#url}/s/${encodeURIComponent(name)}`;
+  }
+
+  /** Adds or replaces a script, and forgets its fail attempts. */
+  setScript(name: string, steps: RehearsalScriptInput): void {
+    this.#scripts.set(name, parseScript(name, steps));
+    for (const key of this.#attempts.keys()) if (key.startsWith(`${name}\0`)) this.#attempts.delete(key);
+  }
+
+  /** Stops listening and cuts open connections (a streaming reply ends mid-way). */
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    for (const socket of this.#sockets) socket.destroy();
+    await closed;
+  }
+
+  #nextId(prefix: string): string {
+    this.#counter += 1;
+    return `${prefix}_rehearsal_${String(this.#counter).padStart(6, "0")}`;
+  }
+
+  #sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    res.writeHead(status, { "content-type": "application/json", ...headers });
+    res.end(JSON.stringify(body));
+  }
+
+  #sendError(res: http.ServerResponse, status: number, message: string, extra: Record<string, string> = {}): void {
+    const requestId = this.#nextId("req");
+    res.writeHead(status, { ...apiErrorHeaders(status, requestId), ...extra });
+    res.end(JSON.stringify(apiErrorBody(status, message, requestId)));
+  }
+
+  async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://rehearsal").pathname;
+    const route = ROUTE.exec(path);
+    if (req.method !== "POST" || route === null) {
+      return this.#sendError(res, 404, `rehearsal server: no route for ${req.method} ${path}; it serves POST [/s/<script>]/v1/messages`);
+    }
+    const isMessages = route[2] === undefined;
+    if (isMessages) {
+      this.#inFlight += 1;
+      this.#peakInFlight = Math.max(this.#peakInFlight, this.#inFlight);
+      res.on("close", () => (this.#inFlight -= 1));
+    }
+
+    let raw: Buffer;
+    try {
+      raw = await readBody(req, this.#maxBody);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        return this.#sendError(res, 413, `request body exceeds ${this.#maxBody} bytes`, { connection: "close" });
+      }
+      throw error;
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(raw.toString("utf8")) as Record<string, unknown>;
+      if (body === null || typeof body !== "object" || Array.isArray(body)) throw new Error("not an object");
+    } catch {
+      return this.#sendError(res, 400, "request body is not a JSON object");
+    }
+    const inputTokens = estimateTokens(raw.length);
+    if (!isMessages) return this.#sendJson(res, 200, { input_tokens: inputTokens });
+
+    let baseScript = "default";
+    try {
+      if (route[1] !== undefined) baseScript = decodeURIComponent(route[1]);
+    } catch {
+      return this.#sendError(res, 400, `rehearsal: the script name in ${path} is not valid percent-encoding`);
+    }
+    const agentId = header(req, "x-claude-code-agent-id");
+    const script = agentId === undefined ? baseScript : `${baseScript}${SUBAGENT_SCRIPT_SUFFIX}`;
+    const messages = Array.isArray(body.messages) ? (body.messages as ApiMessage[]) : [];
+    const verdict = classifyRequest(body);
+    const steps = this.#scripts.get(script);
+    const position = messages.filter((message) => message?.role === "assistant").length;
+    const step: RehearsalStep | undefined = steps?.[position];
+    const outcome: RehearsalOutcome = verdict.side
+      ? "side"
+      : !this.#scripts.has(baseScript)
+        ? "unknown_script"
+        : steps === undefined
+          ? "unscripted_subagent"
+          : step === undefined
+            ? "exhausted"
+            : "played";
+    const record: RecordedRequest = {
+      script,
+      step: verdict.side ? null : position,
+      outcome,
+      model: typeof body.model === "string" ? body.model : "",
+      system: flattenSystem(body.system),
+      tools: Array.isArray(body.tools) ? body.tools.map((tool: { name?: unknown }) => String(tool?.name)) : [],
+      messages,
+      stream: body.stream === true,
+      maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,
+      sessionId: header(req, "x-claude-code-session-id"),
+      agentId,
+      at: Date.now(),
+    };
+    this.#requests.push(record);
+    const meta: MessageMeta = { id: this.#nextId("msg"), model: record.model, inputTokens };
+
+    if (outcome === "side") {
+      return this.#reply(res, record.stream, textReply("rehearsal"), meta, undefined);
+    }
+    if (outcome === "unknown_script") {
+      const known = [...this.#scripts.keys()].map((name) => `"${name}"`).join(", ") || "none";
+      const message = `rehearsal: no script named "${baseScript}" (known scripts: ${known})`;
+      this.#warn(message);
+      return this.#sendError(res, 400, message);
+    }
+    if (outcome === "unscripted_subagent") {
+      const message = `rehearsal: a subagent of script "${baseScript}" called the model, and there is no script "${script}"`;
+      this.#warn(message);
+      return this.#reply(res, record.stream, textReply(message), meta, undefined);
+    }
+    if (step === undefined) {
+      const message = `rehearsal: script "${script}" has no step ${position} (it has ${steps!.length} steps, numbered from 0)`;
+      this.#warn(message);
+      return this.#reply(res, record.stream, textReply(message), meta, undefined);
+    }
+
+    const aborted = new AbortController();
+    res.on("close", () => aborted.abort());
+    if (step.fail) {
+      const key = `${script}\0${position}`;
+      const attempt = (this.#attempts.get(key) ?? 0) + 1;
+      this.#attempts.set(key, attempt);
+      if (attempt <= step.fail.times) {
+        record.outcome = "failed";
+        if (!(await this.#pause(step.delay_ms, aborted.signal))) return;
+        const message = step.fail.message ?? `rehearsal: scripted ${step.fail.status} (attempt ${attempt} of ${step.fail.times})`;
+        return this.#sendError(res, step.fail.status, message);
+      }
+    }
+    if (!(await this.#pause(step.delay_ms, aborted.signal))) return;
+    const reply = buildReply(step, templateContext(messages, position, script), () => this.#nextId("toolu"));
+    await this.#reply(res, record.stream, reply, meta, step.chunk_delay_ms, aborted.signal);
+  }
+
+  /** Once per distinct message: the CLI resends some failed requests. */
+  #warn(message: string): void {
+    if (!this.#warnings.includes(message)) this.#warnings.push(message);
+  }
+
+  /** False when the client went away while waiting. */
+  async #pause(ms: number | undefined, signal: AbortSignal): Promise<boolean> {
+    if (ms === undefined || ms === 0) return !signal.aborted;
+    try {
+      await sleep(ms, undefined, { signal });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async #reply(
+    res: http.ServerResponse,
+    stream: boolean,
+    reply: Reply,
+    meta: MessageMeta,
+    chunkDelay: number | undefined,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    if (!stream) return this.#sendJson(res, 200, messageJson(reply, meta), { "request-id": meta.id });
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": meta.id });
+    for (const frame of sseFrames(reply, meta, chunkDelay !== undefined)) {
+      if (frame.delta && chunkDelay && signal && !(await this.#pause(chunkDelay, signal))) return;
+      if (res.destroyed) return;
+      await write(res, frame.data);
+    }
+    res.end();
+  }
+}
+
+export function startRehearsalServer(options: RehearsalServerOptions = {}): Promise<RehearsalServer> {
+  return RehearsalServer.start(options);
+}

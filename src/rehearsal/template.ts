@@ -1,0 +1,85 @@
+/**
+ * Placeholders in a rehearsal step ({{prompt}}, {{tool_result}}, {{step}},
+ * {{script}}) and how their values are read from a Messages API request.
+ */
+
+export interface TemplateContext {
+  /** The last text the user typed (system reminders left out). */
+  prompt: string;
+  /** The text of the tool results in the last user message, joined by newlines. */
+  tool_result: string;
+  step: number;
+  script: string;
+}
+
+/** A message as the Messages API carries it; content is a string or blocks. */
+export interface ApiMessage {
+  role: string;
+  content: unknown;
+}
+
+const PLACEHOLDER = /\{\{\s*(prompt|tool_result|step|script)\s*\}\}/g;
+// The CLI wraps injected context (git attribution, reminders) in these tags
+// inside user messages; they are not what the user said.
+const SYSTEM_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
+// After an interrupt the CLI puts this marker before the user's next words.
+const INTERRUPT_MARKER = /^\[Request interrupted by user[^\]]*\]$/;
+
+/** Unknown placeholders stay as written, so a typo shows up in the reply. */
+export function renderTemplate(text: string, context: TemplateContext): string {
+  return text.replace(PLACEHOLDER, (_match, key: keyof TemplateContext) => String(context[key]));
+}
+
+/** Renders every string inside a JSON-like value (tool inputs). */
+export function renderDeep(value: unknown, context: TemplateContext): unknown {
+  if (typeof value === "string") return renderTemplate(value, context);
+  if (Array.isArray(value)) return value.map((item) => renderDeep(item, context));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderDeep(item, context)]));
+  }
+  return value;
+}
+
+function blocks(content: unknown): Record<string, unknown>[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  if (!Array.isArray(content)) return [];
+  return content.filter((block): block is Record<string, unknown> => block !== null && typeof block === "object");
+}
+
+/** Text of a tool_result's content: a string or text blocks (images are skipped). */
+function toolResultText(content: unknown): string {
+  return blocks(content)
+    .filter((block) => block.type === "text" && typeof block.text === "string")
+    .map((block) => block.text as string)
+    .join("\n");
+}
+
+/** The user's words in a user message, or "" when it holds only reminders, markers and tool results. */
+function userText(message: ApiMessage): string {
+  return blocks(message.content)
+    .filter((block) => block.type === "text" && typeof block.text === "string")
+    .map((block) => (block.text as string).replace(SYSTEM_REMINDER, "").trim())
+    .filter((text) => text !== "" && !INTERRUPT_MARKER.test(text))
+    .join("\n");
+}
+
+/**
+ * Reads {{prompt}} and {{tool_result}} from the conversation. The CLI also
+ * sends messages with role "system" (environment context) after the user's
+ * message, so "last user message" means the last one whose role is user.
+ */
+export function templateContext(messages: readonly ApiMessage[], step: number, script: string): TemplateContext {
+  const userMessages = messages.filter((message) => message.role === "user");
+  let prompt = "";
+  for (let i = userMessages.length - 1; i >= 0 && prompt === ""; i--) {
+    prompt = userText(userMessages[i]!);
+  }
+  const last = userMessages.at(-1);
+  const toolResult = last
+    ? blocks(last.content)
+        .filter((block) => block.type === "tool_result")
+        .map((block) => toolResultText(block.content))
+        .join("\n")
+    : "";
+  return { prompt, tool_result: toolResult, step, script };
+}

@@ -1,0 +1,50 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { expect } from "vitest";
+import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
+import type { RehearsalServer } from "../../src/rehearsal/server.ts";
+import { Worker, type WorkerOptions } from "../../src/worker/index.ts";
+import { registerCleanup } from "./cleanup.ts";
+import { tempHome } from "./rehearsal.ts";
+
+export function isAlive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface RehearsedWorker {
+  worker: Worker;
+  home: string;
+  /** The worker's working directory (inside its HOME). */
+  cwd: string;
+}
+
+/**
+ * Starts a Worker on the real claude CLI, scripted by `script` on the rehearsal
+ * server, with its own HOME and cwd. After the test it is closed and must be gone.
+ */
+export async function startRehearsedWorker(
+  server: RehearsalServer,
+  script: string,
+  options: WorkerOptions = {},
+): Promise<RehearsedWorker> {
+  const home = await tempHome();
+  const cwd = join(home, "work");
+  await mkdir(cwd, { recursive: true });
+  const worker = await Worker.start({
+    cwd,
+    inheritEnv: false,
+    ...options,
+    env: { ...offlineClaudeEnv({ baseUrl: server.baseUrlFor(script), home }), ...options.env },
+  });
+  registerCleanup(async () => {
+    await worker.close();
+    expect(isAlive(worker.pid), `claude pid ${worker.pid} survived the test`).toBe(false);
+  });
+  return { worker, home, cwd };
+}
