@@ -1,0 +1,84 @@
+import { CadreError } from "../errors.ts";
+
+/** The claude executable could not be found anywhere cadre looks. */
+export class ClaudeNotFoundError extends CadreError {
+  readonly searched: string[];
+  constructor(searched: string[]) {
+    super(
+      "CLAUDE_NOT_FOUND",
+      `cannot find the claude CLI; looked at: ${searched.join(", ")}. ` +
+        `Run "npm install" in cadre (it brings the pinned @anthropic-ai/claude-code), ` +
+        `or set CADRE_CLAUDE_BIN or the claudePath option to a claude executable.`,
+    );
+    this.searched = searched;
+  }
+}
+
+/** The working directory given to a worker does not exist or is not a directory. */
+export class WorkingDirectoryError extends CadreError {
+  constructor(readonly cwd: string, cause?: unknown) {
+    super("CWD_NOT_FOUND", `working directory "${cwd}" does not exist or is not a directory; create it or pass another cwd`, { cause });
+  }
+}
+
+export interface ExitDetails {
+  exitCode: number | null;
+  signal: string | null;
+  /** The last lines the process wrote to stderr (bounded). */
+  stderrTail: string;
+}
+
+/** The claude process ended while cadre still expected it to work. */
+export class WorkerExitedError extends CadreError implements ExitDetails {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly stderrTail: string;
+
+  constructor(details: ExitDetails, during: string, cause?: unknown) {
+    const how = details.signal ? `was killed by ${details.signal}` : `exited with code ${details.exitCode}`;
+    const tail = details.stderrTail.trim();
+    super(
+      "WORKER_EXITED",
+      `claude ${how} ${during}` + (tail ? `; its stderr ended with:\n${tail}` : "; it wrote nothing to stderr"),
+      { cause },
+    );
+    this.exitCode = details.exitCode;
+    this.signal = details.signal;
+    this.stderrTail = details.stderrTail;
+  }
+}
+
+/** The worker was closed (by its owner) while this operation was pending. */
+export class WorkerClosedError extends CadreError {
+  constructor(operation: string) {
+    super("WORKER_CLOSED", `${operation} cannot complete: the worker was closed`);
+  }
+}
+
+/** A control request to the CLI got no answer in time. */
+export class ControlTimeoutError extends CadreError {
+  constructor(readonly subtype: string, readonly timeoutMs: number) {
+    super("CONTROL_TIMEOUT", `the claude CLI did not answer the "${subtype}" control request within ${timeoutMs} ms`);
+  }
+}
+
+/** The CLI answered a control request with an error. */
+export class ControlRequestError extends CadreError {
+  constructor(readonly subtype: string, readonly cliMessage: string) {
+    super("CONTROL_ERROR", `the claude CLI refused the "${subtype}" control request: ${cliMessage}`);
+  }
+}
+
+/** The CLI broke the protocol in a way cadre cannot continue from. */
+export class ProtocolError extends CadreError {
+  constructor(message: string, cause?: unknown) {
+    super("PROTOCOL_ERROR", message, { cause });
+  }
+}
+
+/** An operation was aborted through its AbortSignal. */
+export class AbortError extends CadreError {
+  constructor(operation: string, cause?: unknown) {
+    super("ABORTED", `${operation} was aborted`, { cause });
+  }
+}

@@ -1,0 +1,77 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { delimiter, dirname, join } from "node:path";
+import process from "node:process";
+import { ClaudeNotFoundError } from "./errors.ts";
+
+/** The placeholder that @anthropic-ai/claude-code ships before its postinstall links the real binary is tiny. */
+const MIN_NATIVE_BINARY_BYTES = 1_000_000;
+
+const require = createRequire(import.meta.url);
+
+function isExecutableFile(path: string, minBytes = 0): boolean {
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile() || stat.size < minBytes) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function packageDir(name: string): string | undefined {
+  try {
+    return dirname(require.resolve(`${name}/package.json`));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The native binaries of the pinned @anthropic-ai/claude-code dependency: the
+ * wrapper's bin (linked by its postinstall) and, in case install scripts were
+ * skipped, the platform package that carries the binary itself.
+ */
+function pinnedCandidates(): string[] {
+  const candidates: string[] = [];
+  const wrapper = packageDir("@anthropic-ai/claude-code");
+  if (wrapper) candidates.push(join(wrapper, "bin", "claude.exe"));
+  const platform = `${process.platform}-${process.arch}`;
+  const binary = process.platform === "win32" ? "claude.exe" : "claude";
+  for (const suffix of ["", "-musl"]) {
+    const dir = packageDir(`@anthropic-ai/claude-code-${platform}${suffix}`);
+    if (dir) candidates.push(join(dir, binary));
+  }
+  return candidates;
+}
+
+function pathCandidates(): string[] {
+  const names = process.platform === "win32" ? ["claude.exe", "claude.cmd"] : ["claude"];
+  return (process.env.PATH ?? "").split(delimiter).filter(Boolean).flatMap((dir) => names.map((n) => join(dir, n)));
+}
+
+/**
+ * Finds the claude executable: an explicit path, then CADRE_CLAUDE_BIN, then
+ * the CLI pinned by cadre's own dependency (the version cadre is tested
+ * against), then `claude` on PATH.
+ */
+export function locateClaude(explicitPath?: string): string {
+  const searched: string[] = [];
+  const fromEnv = process.env.CADRE_CLAUDE_BIN;
+  const requested = explicitPath ?? (fromEnv ? fromEnv : undefined);
+  if (requested !== undefined) {
+    if (isExecutableFile(requested)) return requested;
+    throw new ClaudeNotFoundError([`${requested} (${explicitPath ? "claudePath option" : "CADRE_CLAUDE_BIN"}; not an executable file)`]);
+  }
+  for (const candidate of pinnedCandidates()) {
+    searched.push(candidate);
+    if (isExecutableFile(candidate, MIN_NATIVE_BINARY_BYTES)) return candidate;
+  }
+  if (searched.length === 0) searched.push("@anthropic-ai/claude-code (not installed)");
+  for (const candidate of pathCandidates()) {
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  searched.push("claude on PATH");
+  throw new ClaudeNotFoundError(searched);
+}

@@ -1,0 +1,177 @@
+import { execa } from "execa";
+import { DEFAULT_MAX_LINE_BYTES, NdjsonDecoder, encodeLine } from "../protocol/ndjson.ts";
+import type { ExitDetails } from "./errors.ts";
+
+export interface ProcessTransportOptions {
+  command: string;
+  args: string[];
+  cwd?: string;
+  /** The child's whole environment (the parent's is not merged in here). */
+  env: Record<string, string | undefined>;
+  maxLineBytes?: number;
+  /** How much of stderr to keep for error messages. */
+  stderrTailBytes?: number;
+}
+
+export interface TransportHandlers {
+  /** One decoded JSON value per stdout line. */
+  onValue(value: unknown): void;
+  /** A stdout line that is not JSON: reported, reading goes on. */
+  onMalformedLine(line: string, error: Error): void;
+  /** Reading cannot go on (e.g. a line over the size limit); the process is being killed. */
+  onFatal(error: Error): void;
+}
+
+export interface TerminateOptions {
+  /** How long to wait for a clean exit after stdin is closed. */
+  graceMs?: number;
+  /** How long to wait after SIGTERM before SIGKILL. */
+  termMs?: number;
+}
+
+const DEFAULT_STDERR_TAIL_BYTES = 8 * 1024;
+
+function spawnChild(options: ProcessTransportOptions) {
+  return execa(options.command, options.args, {
+    cwd: options.cwd,
+    env: options.env,
+    extendEnv: false,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+    buffer: false,
+    reject: false,
+    // execa kills the child if this process exits.
+    cleanup: true,
+  });
+}
+
+/**
+ * One child process speaking NDJSON: lines out on stdin, lines in from stdout,
+ * a bounded tail of stderr, and an exit that is always observed. Knows bytes and
+ * lines, nothing about messages.
+ */
+export class ProcessTransport {
+  readonly exited: Promise<ExitDetails>;
+  private readonly child: ReturnType<typeof spawnChild>;
+  private stderrChunks: Buffer[] = [];
+  private stderrBytes = 0;
+  private readonly stderrLimit: number;
+  private exitDetails: ExitDetails | undefined;
+  private inputEnded = false;
+
+  constructor(options: ProcessTransportOptions, handlers: TransportHandlers) {
+    this.stderrLimit = options.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES;
+    this.child = spawnChild(options);
+    const decoder = new NdjsonDecoder({ maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES });
+    const deliver = (events: ReturnType<NdjsonDecoder["push"]>) => {
+      for (const event of events) {
+        if (event.kind === "value") handlers.onValue(event.value);
+        else handlers.onMalformedLine(event.line, event.error);
+      }
+    };
+    let failed = false;
+    this.child.stdout.on("data", (chunk: Buffer) => {
+      if (failed) return;
+      try {
+        deliver(decoder.push(chunk));
+      } catch (error) {
+        failed = true;
+        this.child.kill("SIGKILL");
+        handlers.onFatal(error as Error);
+      }
+    });
+    this.child.stdout.on("end", () => {
+      if (failed) return;
+      try {
+        deliver(decoder.end());
+      } catch (error) {
+        handlers.onFatal(error as Error);
+      }
+    });
+    this.child.stderr.on("data", (chunk: Buffer) => this.keepStderr(chunk));
+    // A write to a process that has died fails with EPIPE; the exit is reported separately.
+    this.child.stdin.on("error", () => {});
+    this.exited = this.child.then((result): ExitDetails => {
+      const details: ExitDetails = {
+        exitCode: result.exitCode ?? null,
+        signal: result.signal ?? null,
+        // A process that never started (ENOENT, EACCES) has no stderr; execa's message says why.
+        stderrTail: this.stderrTail() || (result.exitCode === undefined ? (result.shortMessage ?? "") : ""),
+      };
+      this.exitDetails = details;
+      return details;
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get hasExited(): boolean {
+    return this.exitDetails !== undefined;
+  }
+
+  get canWrite(): boolean {
+    return !this.inputEnded && !this.hasExited && this.child.stdin.writable;
+  }
+
+  /** Writes one message as one line. Returns false when the process can no longer take input. */
+  write(message: unknown): boolean {
+    if (!this.canWrite) return false;
+    this.child.stdin.write(encodeLine(message));
+    return true;
+  }
+
+  endInput(): void {
+    if (this.inputEnded) return;
+    this.inputEnded = true;
+    this.child.stdin.end();
+  }
+
+  stderrTail(): string {
+    const text = Buffer.concat(this.stderrChunks).toString("utf8");
+    // Drop a partial first line left by trimming.
+    return this.stderrBytes > this.stderrLimit ? text.slice(text.indexOf("\n") + 1) : text;
+  }
+
+  /** Ends the process: close stdin, wait, SIGTERM, wait, SIGKILL. Resolves once it has exited. */
+  async terminate(options: TerminateOptions = {}): Promise<ExitDetails> {
+    const { graceMs = 2_000, termMs = 2_000 } = options;
+    this.endInput();
+    if (await this.exitsWithin(graceMs)) return this.exited;
+    this.child.kill("SIGTERM");
+    if (await this.exitsWithin(termMs)) return this.exited;
+    this.child.kill("SIGKILL");
+    return this.exited;
+  }
+
+  /** Kills at once, without a grace period. */
+  kill(): Promise<ExitDetails> {
+    this.endInput();
+    this.child.kill("SIGKILL");
+    return this.exited;
+  }
+
+  private async exitsWithin(ms: number): Promise<boolean> {
+    if (this.hasExited) return true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    const exited = await Promise.race([this.exited.then(() => true as const), timeout]);
+    clearTimeout(timer);
+    return exited;
+  }
+
+  private keepStderr(chunk: Buffer): void {
+    this.stderrChunks.push(chunk);
+    this.stderrBytes += chunk.length;
+    let kept = this.stderrChunks.reduce((n, c) => n + c.length, 0);
+    while (kept > this.stderrLimit && this.stderrChunks.length > 1) {
+      kept -= this.stderrChunks.shift()!.length;
+    }
+    const only = this.stderrChunks[0];
+    if (only && kept > this.stderrLimit) this.stderrChunks[0] = only.subarray(only.length - this.stderrLimit);
+  }
+}

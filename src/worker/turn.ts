@@ -1,0 +1,97 @@
+import type { CliMessage, ResultMessage } from "../protocol/index.ts";
+import { AsyncQueue } from "../util/async-queue.ts";
+
+export type Prompt = string | ReadonlyArray<Record<string, unknown>>;
+
+/** The buffered outcome of one turn. */
+export interface TurnResult {
+  sessionId: string;
+  /** The final text (the result message's `result`), empty when the turn ended in error. */
+  text: string;
+  /** With a JSON schema: the validated structured output. */
+  structuredOutput: unknown;
+  isError: boolean;
+  /** success, error_max_turns, error_during_execution, … */
+  subtype: string;
+  costUsd: number;
+  usage: Record<string, unknown>;
+  numTurns: number;
+  durationMs: number;
+  errors: string[];
+  /** Every message of the turn, the result last. */
+  messages: CliMessage[];
+  result: ResultMessage;
+}
+
+export function turnResult(result: ResultMessage, messages: CliMessage[]): TurnResult {
+  const r = result as ResultMessage & Record<string, unknown>;
+  return {
+    sessionId: String(r.session_id ?? ""),
+    text: typeof r.result === "string" ? r.result : "",
+    structuredOutput: r.structured_output,
+    isError: r.is_error === true,
+    subtype: String(r.subtype),
+    costUsd: typeof r.total_cost_usd === "number" ? r.total_cost_usd : 0,
+    usage: (r.usage as Record<string, unknown> | undefined) ?? {},
+    numTurns: typeof r.num_turns === "number" ? r.num_turns : 0,
+    durationMs: typeof r.duration_ms === "number" ? r.duration_ms : 0,
+    errors: Array.isArray(r.errors) ? r.errors.map(String) : [],
+    messages,
+    result,
+  };
+}
+
+/**
+ * One prompt and the messages the CLI answers it with, ending with its result.
+ * Iterate it for the stream, or await `result` / `collect()` for the outcome.
+ */
+export class Turn implements AsyncIterable<CliMessage> {
+  readonly result: Promise<ResultMessage>;
+  private readonly queue = new AsyncQueue<CliMessage>();
+  private readonly collected: CliMessage[] = [];
+  private resolveResult!: (result: ResultMessage) => void;
+  private rejectResult!: (error: unknown) => void;
+  private iterated = false;
+
+  constructor(
+    readonly prompt: Prompt,
+    readonly signal: AbortSignal | undefined,
+  ) {
+    this.result = new Promise((resolve, reject) => {
+      this.resolveResult = resolve;
+      this.rejectResult = reject;
+    });
+    // The result is also delivered through iteration; an unobserved rejection is not a crash.
+    this.result.catch(() => {});
+  }
+
+  get finished(): boolean {
+    return this.queue.closed;
+  }
+
+  push(message: CliMessage): void {
+    this.collected.push(message);
+    this.queue.push(message);
+    if (message.type === "result") {
+      this.queue.end();
+      this.resolveResult(message);
+    }
+  }
+
+  fail(error: unknown): void {
+    if (this.finished) return;
+    this.queue.fail(error);
+    this.rejectResult(error);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<CliMessage> {
+    if (this.iterated) throw new Error("a turn's messages can be iterated only once; use collect() for the buffered result");
+    this.iterated = true;
+    return this.queue[Symbol.asyncIterator]();
+  }
+
+  async collect(): Promise<TurnResult> {
+    const result = await this.result;
+    return turnResult(result, this.collected);
+  }
+}

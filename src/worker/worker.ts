@@ -1,0 +1,436 @@
+import { statSync } from "node:fs";
+import type { CliMessage, SystemInitMessage } from "../protocol/index.ts";
+import { parseCliMessage, userMessage } from "../protocol/index.ts";
+import { AsyncQueue } from "../util/async-queue.ts";
+import { ControlChannel } from "./control-channel.ts";
+import {
+  AbortError,
+  ProtocolError,
+  WorkerClosedError,
+  WorkerExitedError,
+  WorkingDirectoryError,
+  type ExitDetails,
+} from "./errors.ts";
+import { HookRegistry, type HookInput } from "./hooks.ts";
+import { locateClaude } from "./locate-cli.ts";
+import { McpBridge } from "./mcp-bridge.ts";
+import { buildArgs, buildEnv, type PermissionMode, type WorkerOptions } from "./options.ts";
+import { permissionResponse, policyDecision, type PermissionRequest } from "./permissions.ts";
+import { ProcessTransport } from "./process-transport.ts";
+import { Turn, type Prompt, type TurnResult } from "./turn.ts";
+
+export type WorkerState = "starting" | "ready" | "busy" | "awaiting_permission" | "idle" | "closing" | "exited" | "failed";
+
+export type WorkerEvent =
+  | { type: "state"; state: WorkerState; previous: WorkerState }
+  | { type: "message"; message: CliMessage }
+  | { type: "malformed_line"; line: string; error: Error }
+  | { type: "permission_request"; requestId: string; request: Omit<PermissionRequest, "signal"> }
+  | { type: "permission_settled"; requestId: string };
+
+export type WorkerListener = (event: WorkerEvent) => void;
+
+const DEFAULTS = {
+  initializeTimeoutMs: 60_000,
+  controlTimeoutMs: 30_000,
+  hookTimeoutMs: 60_000,
+  closeGraceMs: 2_000,
+};
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Measured on CLI 2.1.330: a turn the CLI starts itself for a task notification carries origin.kind. */
+function isBackgroundResult(result: Record<string, unknown>): boolean {
+  return isRecord(result.origin) && result.origin.kind === "task-notification";
+}
+
+/**
+ * One claude process and one session: initialize, turns, the control protocol
+ * in both directions, and an end that is always observed.
+ */
+export class Worker {
+  /** The CLI's answer to initialize (commands, models, account, …). */
+  initializeResponse: Record<string, unknown> = {};
+  /** The latest system/init message: session id, tools, model, MCP servers, agents. */
+  session: SystemInitMessage | undefined;
+
+  private stateValue: WorkerState = "starting";
+  private readonly listeners = new Set<WorkerListener>();
+  private readonly transport: ProcessTransport;
+  private readonly channel: ControlChannel;
+  private readonly hooks: HookRegistry;
+  private readonly turns: Turn[] = [];
+  private pendingPermissions = 0;
+  private failure: Error | undefined;
+  private closing: Promise<ExitDetails> | undefined;
+
+  private constructor(
+    private readonly options: WorkerOptions,
+    private readonly mcp: McpBridge,
+    command: string,
+  ) {
+    this.hooks = new HookRegistry(options.hooks);
+    this.transport = new ProcessTransport(
+      {
+        command,
+        args: buildArgs(options),
+        cwd: options.cwd,
+        env: buildEnv(options),
+        maxLineBytes: options.maxLineBytes,
+        stderrTailBytes: options.stderrTailBytes,
+      },
+      {
+        onValue: (value) => this.receive(value),
+        onMalformedLine: (line, error) => this.emit({ type: "malformed_line", line, error }),
+        onFatal: (error) => this.fail(new ProtocolError(`claude's output could not be read: ${error.message}`, error)),
+      },
+    );
+    this.channel = new ControlChannel((message) => this.transport.write(message));
+    void this.transport.exited.then((details) => this.onExit(details));
+  }
+
+  /** Starts claude and initializes the session. On any failure the process is ended before this rejects. */
+  static async start(options: WorkerOptions = {}, signal?: AbortSignal): Promise<Worker> {
+    if (options.cwd !== undefined) {
+      let isDir = false;
+      try {
+        isDir = statSync(options.cwd).isDirectory();
+      } catch (error) {
+        throw new WorkingDirectoryError(options.cwd, error);
+      }
+      if (!isDir) throw new WorkingDirectoryError(options.cwd);
+    }
+    const command = locateClaude(options.claudePath);
+    const mcp = await McpBridge.connect(options.sdkMcpServers ?? {});
+    const worker = new Worker(options, mcp, command);
+    try {
+      await worker.initialize(signal);
+    } catch (error) {
+      await worker.kill();
+      throw error;
+    }
+    return worker;
+  }
+
+  get state(): WorkerState {
+    return this.stateValue;
+  }
+
+  get pid(): number | undefined {
+    return this.transport.pid;
+  }
+
+  get sessionId(): string | undefined {
+    return this.session?.session_id;
+  }
+
+  /** Resolves when the process has exited, however it ended. */
+  get exited(): Promise<ExitDetails> {
+    return this.transport.exited;
+  }
+
+  /** Subscribes to state changes, messages and permission requests. Returns the unsubscribe function. */
+  on(listener: WorkerListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The worker's events as a stream, until it exits or the signal aborts. */
+  events(signal?: AbortSignal): AsyncIterable<WorkerEvent> {
+    const queue = new AsyncQueue<WorkerEvent>();
+    const off = this.on((event) => {
+      queue.push(event);
+      if (event.type === "state" && (event.state === "exited" || event.state === "failed")) queue.end();
+    });
+    signal?.addEventListener("abort", () => queue.end(), { once: true });
+    void this.exited.then(() => queue.end());
+    return {
+      [Symbol.asyncIterator]: () => {
+        const it = queue[Symbol.asyncIterator]();
+        return {
+          next: () => it.next(),
+          return: async () => {
+            off();
+            return it.return!();
+          },
+        };
+      },
+    };
+  }
+
+  /**
+   * Sends a prompt and streams that turn's messages, ending with its result.
+   * Prompts sent while a turn runs wait their turn. Aborting the signal
+   * interrupts the turn (or drops it if it has not started).
+   */
+  send(prompt: Prompt, options: { signal?: AbortSignal } = {}): Turn {
+    const turn = new Turn(prompt, options.signal);
+    if (this.failure || this.closing) {
+      turn.fail(this.failure ?? new WorkerClosedError("the turn"));
+      return turn;
+    }
+    if (options.signal?.aborted) {
+      turn.fail(new AbortError("the turn", options.signal.reason));
+      return turn;
+    }
+    this.turns.push(turn);
+    options.signal?.addEventListener("abort", () => this.abortTurn(turn), { once: true });
+    if (this.turns.length === 1) this.startTurn(turn);
+    return turn;
+  }
+
+  /** Runs one turn and resolves with its buffered result. */
+  async run(prompt: Prompt, options: { signal?: AbortSignal } = {}): Promise<TurnResult> {
+    return this.send(prompt, options).collect();
+  }
+
+  /** Interrupts the running turn; its result still arrives and ends the turn. */
+  async interrupt(): Promise<void> {
+    await this.control({ subtype: "interrupt" });
+  }
+
+  async setModel(model?: string): Promise<void> {
+    await this.control({ subtype: "set_model", ...(model !== undefined && { model }) });
+  }
+
+  async setPermissionMode(mode: PermissionMode): Promise<void> {
+    await this.control({ subtype: "set_permission_mode", mode });
+  }
+
+  async setMaxThinkingTokens(tokens: number | null): Promise<void> {
+    await this.control({ subtype: "set_max_thinking_tokens", max_thinking_tokens: tokens });
+  }
+
+  async mcpStatus(): Promise<Record<string, unknown>> {
+    return this.control({ subtype: "mcp_status" });
+  }
+
+  async mcpSetServers(servers: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.control({ subtype: "mcp_set_servers", servers });
+  }
+
+  /** Sends any control request and resolves with the CLI's success payload. */
+  control(request: { subtype: string } & Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (this.failure) return Promise.reject(this.failure);
+    return this.channel.request(request, this.options.controlTimeoutMs ?? DEFAULTS.controlTimeoutMs);
+  }
+
+  /**
+   * Ends the session: closes stdin, waits a grace period, then SIGTERM and
+   * SIGKILL. Turns still running or queued reject with WorkerClosedError.
+   */
+  close(): Promise<ExitDetails> {
+    if (!this.closing) {
+      if (!this.transport.hasExited) this.setState("closing");
+      this.closing = this.transport.terminate({ graceMs: this.options.closeGraceMs ?? DEFAULTS.closeGraceMs });
+    }
+    return this.closing;
+  }
+
+  /** Ends the process at once. */
+  kill(): Promise<ExitDetails> {
+    if (!this.closing) {
+      if (!this.transport.hasExited) this.setState("closing");
+      this.closing = this.transport.kill();
+    }
+    return this.closing;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private async initialize(signal?: AbortSignal): Promise<void> {
+    const o = this.options;
+    const request = {
+      subtype: "initialize",
+      ...(!this.hooks.isEmpty && { hooks: this.hooks.toInitialize() }),
+      ...(this.mcp.names.length > 0 && { sdkMcpServers: this.mcp.names }),
+      ...(o.jsonSchema && { jsonSchema: o.jsonSchema }),
+      ...(o.systemPrompt !== undefined && { systemPrompt: [o.systemPrompt] }),
+      ...(o.appendSystemPrompt !== undefined && { appendSystemPrompt: o.appendSystemPrompt }),
+      ...(o.agents && { agents: o.agents }),
+    };
+    const exitedEarly = this.transport.exited.then((details) => {
+      throw new WorkerExitedError(details, "before it answered initialize");
+    });
+    const aborted = new Promise<never>((_, reject) => {
+      if (signal?.aborted) reject(new AbortError("starting the worker", signal.reason));
+      signal?.addEventListener("abort", () => reject(new AbortError("starting the worker", signal.reason)), { once: true });
+    });
+    const answered = this.channel.request(request, o.initializeTimeoutMs ?? DEFAULTS.initializeTimeoutMs);
+    exitedEarly.catch(() => {});
+    this.initializeResponse = await Promise.race([answered, exitedEarly, aborted]);
+    this.setState("ready");
+  }
+
+  private startTurn(turn: Turn): void {
+    this.setState("busy");
+    const content = typeof turn.prompt === "string" ? turn.prompt : [...turn.prompt];
+    if (!this.transport.write(userMessage(content as Parameters<typeof userMessage>[0]))) {
+      turn.fail(this.failure ?? new WorkerClosedError("the turn"));
+    }
+  }
+
+  private abortTurn(turn: Turn): void {
+    if (turn.finished) return;
+    if (this.turns[0] === turn) {
+      // The CLI ends the turn with a result after an interrupt; that result settles the turn.
+      this.interrupt().catch(() => {});
+      return;
+    }
+    const index = this.turns.indexOf(turn);
+    if (index > 0) this.turns.splice(index, 1);
+    turn.fail(new AbortError("the turn", turn.signal?.reason));
+  }
+
+  private receive(value: unknown): void {
+    const message = parseCliMessage(value);
+    switch (message.type) {
+      case "keep_alive":
+        return;
+      case "control_response":
+        this.channel.handleResponse(message.response);
+        return;
+      case "control_cancel_request":
+        this.channel.handleCancel(message.request_id);
+        return;
+      case "control_request":
+        this.handleControlRequest(message);
+        return;
+      case "unknown":
+        if (isRecord(message.raw) && message.raw.type === "control_request" && typeof message.raw.request_id === "string") {
+          const subtype = isRecord(message.raw.request) ? String(message.raw.request.subtype) : "?";
+          void this.channel.handleRequest(message.raw.request_id, subtype, async () => {
+            throw new Error(`cadre does not handle "${subtype}" control requests`);
+          });
+          return;
+        }
+        break;
+      case "system":
+        if (message.subtype === "init") this.session = message as SystemInitMessage;
+        break;
+    }
+    this.emit({ type: "message", message });
+    const turn = this.turns[0];
+    if (!turn) return;
+    if (message.type === "result" && isBackgroundResult(message)) {
+      // A background subagent finished and the CLI ran a turn of its own for it:
+      // its result does not answer the prompt cadre sent.
+      return;
+    }
+    turn.push(message);
+    if (message.type === "result") this.finishTurn();
+  }
+
+  private finishTurn(): void {
+    this.turns.shift();
+    const next = this.turns[0];
+    if (next) this.startTurn(next);
+    else if (!this.closing && !this.failure) this.setState("idle");
+  }
+
+  private handleControlRequest(message: Extract<CliMessage, { type: "control_request" }>): void {
+    const { request_id: requestId, request } = message;
+    switch (request.subtype) {
+      case "can_use_tool":
+        void this.channel.handleRequest(requestId, request.subtype, (signal) => this.decidePermission(requestId, request, signal), {
+          timeoutMs: this.options.permissionTimeoutMs,
+        });
+        return;
+      case "hook_callback":
+        void this.channel.handleRequest(
+          requestId,
+          request.subtype,
+          (signal) =>
+            this.hooks.invoke(request.callback_id, request.input as HookInput, {
+              toolUseId: request.tool_use_id ?? undefined,
+              signal,
+            }),
+          { timeoutMs: this.options.hookTimeoutMs ?? DEFAULTS.hookTimeoutMs },
+        );
+        return;
+      case "mcp_message":
+        void this.channel.handleRequest(requestId, request.subtype, (signal) =>
+          this.mcp.handle(request.server_name, request.message, signal),
+        );
+        return;
+    }
+  }
+
+  private async decidePermission(
+    requestId: string,
+    raw: Extract<CliMessage, { type: "control_request" }>["request"] & { subtype: "can_use_tool" },
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const r = raw as typeof raw & Record<string, unknown>;
+    const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+    const request: PermissionRequest = {
+      toolName: r.tool_name,
+      input: isRecord(r.input) ? r.input : {},
+      toolUseId: str(r.tool_use_id),
+      suggestions: Array.isArray(r.permission_suggestions) ? r.permission_suggestions : [],
+      blockedPath: str(r.blocked_path),
+      decisionReason: str(r.decision_reason),
+      displayName: str(r.display_name),
+      mcpServer: str(r.mcp_server) ?? (isRecord(r.mcp_server) ? str(r.mcp_server.name) : undefined),
+      agentId: str(r.agent_id),
+      raw: r,
+      signal,
+    };
+    this.pendingPermissions++;
+    if (this.stateValue === "busy") this.setState("awaiting_permission");
+    const { signal: _omit, ...visible } = request;
+    this.emit({ type: "permission_request", requestId, request: visible });
+    try {
+      const handler = this.options.canUseTool;
+      const decision = handler ? await handler(request) : policyDecision(this.options.permissionPolicy ?? "deny", request.toolName);
+      return permissionResponse(decision, request);
+    } finally {
+      this.pendingPermissions--;
+      this.emit({ type: "permission_settled", requestId });
+      if (this.pendingPermissions === 0 && this.stateValue === "awaiting_permission") this.setState("busy");
+    }
+  }
+
+  private fail(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.channel.close(error);
+    for (const turn of this.turns.splice(0)) turn.fail(error);
+    void this.transport.kill();
+  }
+
+  private onExit(details: ExitDetails): void {
+    const expected = this.closing !== undefined;
+    const unfinished = this.turns.length > 0 || this.channel.pendingOutbound > 0 || this.channel.runningInbound > 0;
+    if (!this.failure) {
+      const during = this.turns.length > 0 ? "during a turn" : this.stateValue === "starting" ? "while starting" : "while idle";
+      this.failure = expected ? new WorkerClosedError("the turn") : new WorkerExitedError(details, during);
+      this.channel.close(this.failure);
+      for (const turn of this.turns.splice(0)) turn.fail(this.failure);
+    }
+    void this.mcp.close();
+    const cleanExit = expected || (!unfinished && details.exitCode === 0);
+    this.setState(cleanExit && !(this.failure instanceof ProtocolError) ? "exited" : "failed");
+  }
+
+  private setState(state: WorkerState): void {
+    const previous = this.stateValue;
+    if (previous === state || previous === "exited" || previous === "failed") return;
+    this.stateValue = state;
+    this.emit({ type: "state", state, previous });
+  }
+
+  private emit(event: WorkerEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's bug must not break the protocol loop.
+      }
+    }
+  }
+}

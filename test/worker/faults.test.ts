@@ -1,0 +1,111 @@
+// Faults the real CLI cannot be made to show, played by test/fixtures/fake-claude.mjs.
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  ClaudeNotFoundError,
+  ProtocolError,
+  Worker,
+  WorkerExitedError,
+  WorkingDirectoryError,
+  type WorkerOptions,
+} from "../../src/worker/index.ts";
+
+const FAKE_CLAUDE = fileURLToPath(new URL("../fixtures/fake-claude.mjs", import.meta.url));
+const started: Worker[] = [];
+
+function isAlive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function startFake(mode: string, options: WorkerOptions = {}): Promise<Worker> {
+  const worker = await Worker.start({ claudePath: FAKE_CLAUDE, env: { FAKE_CLAUDE_MODE: mode }, ...options });
+  started.push(worker);
+  return worker;
+}
+
+afterEach(async () => {
+  for (const worker of started.splice(0)) {
+    await worker.kill();
+    expect(isAlive(worker.pid)).toBe(false);
+  }
+});
+
+describe("worker faults", () => {
+  it("names where it looked when the CLI is missing", async () => {
+    const error = await Worker.start({ claudePath: "/nonexistent/claude" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaudeNotFoundError);
+    expect((error as ClaudeNotFoundError).code).toBe("CLAUDE_NOT_FOUND");
+    expect((error as Error).message).toContain("/nonexistent/claude");
+  });
+
+  it("rejects a missing working directory before starting anything", async () => {
+    const error = await Worker.start({ claudePath: FAKE_CLAUDE, cwd: "/nonexistent/dir" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkingDirectoryError);
+    expect((error as Error).message).toContain("/nonexistent/dir");
+  });
+
+  it("reports exit code and stderr tail when the CLI exits before initialize", async () => {
+    const error = await startFake("exit-before-init").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkerExitedError);
+    const exited = error as WorkerExitedError;
+    expect(exited.code).toBe("WORKER_EXITED");
+    expect(exited.exitCode).toBe(3);
+    expect(exited.stderrTail).toContain("the config file is broken");
+    expect(exited.message).toContain("exited with code 3");
+  });
+
+  it("rejects the turn and every pending request at once when the CLI dies mid-turn", async () => {
+    let permissionSignal: AbortSignal | undefined;
+    const worker = await startFake("die-with-permission", {
+      // A handler that would wait forever: the death must release it.
+      canUseTool: ({ signal }) => {
+        permissionSignal = signal;
+        return new Promise(() => {});
+      },
+    });
+    const states: string[] = [];
+    worker.on((e) => e.type === "state" && states.push(e.state));
+    const turn = worker.send("go");
+    const error = await turn.result.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkerExitedError);
+    expect((error as WorkerExitedError).exitCode).toBe(7);
+    expect((error as WorkerExitedError).stderrTail).toContain("lost the connection");
+    expect(permissionSignal?.aborted).toBe(true);
+    await expect(worker.interrupt()).rejects.toBeInstanceOf(WorkerExitedError);
+    await expect(worker.run("again")).rejects.toBeInstanceOf(WorkerExitedError);
+    expect(states).toContain("awaiting_permission");
+    expect(worker.state).toBe("failed");
+    expect(isAlive(worker.pid)).toBe(false);
+  });
+
+  it("ends the worker with a typed error on a line over the limit", async () => {
+    const worker = await startFake("long-line", { maxLineBytes: 64 * 1024, env: { FAKE_CLAUDE_MODE: "long-line", FAKE_CLAUDE_LINE_BYTES: String(1024 * 1024) } });
+    const error = await worker.run("go").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as Error).message).toMatch(/line/i);
+    await worker.exited;
+    expect(worker.state).toBe("failed");
+  });
+
+  it("reports a non-JSON line and goes on", async () => {
+    const worker = await startFake("garbage");
+    const malformed: string[] = [];
+    worker.on((e) => e.type === "malformed_line" && malformed.push(e.line));
+    const result = await worker.run("go");
+    expect(result.text).toBe("ok");
+    expect(malformed).toEqual(["this is not json"]);
+  });
+
+  it("kills a CLI that ignores stdin closing and SIGTERM", async () => {
+    const worker = await startFake("hang", { closeGraceMs: 200 });
+    const details = await worker.close();
+    expect(details.signal).toBe("SIGKILL");
+    expect(isAlive(worker.pid)).toBe(false);
+  });
+});

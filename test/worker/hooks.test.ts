@@ -1,0 +1,61 @@
+// hook_callback on the real CLI: a PreToolUse handler decides whether Bash runs.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { HookInput } from "../../src/worker/index.ts";
+import { createRehearsal } from "../support/rehearsal.ts";
+import { requestsOf, toolResults } from "../support/requests.ts";
+import { startRehearsedWorker } from "../support/worker.ts";
+
+describe("worker hooks", () => {
+  it("a PreToolUse hook denies a Bash command: it does not run and the model is told", async () => {
+    const server = await createRehearsal({
+      s: [{ tool_use: { name: "Bash", input: { command: "touch hooked.txt" } } }, { text: "ok" }],
+    });
+    const inputs: HookInput[] = [];
+    const { worker, cwd } = await startRehearsedWorker(server, "s", {
+      // Would allow: the hook alone must stop the command.
+      canUseTool: () => ({ behavior: "allow" }),
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [
+              (input) => {
+                inputs.push(input);
+                return {
+                  hookSpecificOutput: {
+                    hookEventName: "PreToolUse",
+                    permissionDecision: "deny",
+                    permissionDecisionReason: "HOOK-SAYS-NO: touching is forbidden",
+                  },
+                };
+              },
+            ],
+          },
+        ],
+      },
+    });
+    await worker.run("touch it");
+    expect(existsSync(join(cwd, "hooked.txt"))).toBe(false);
+    expect(inputs).toHaveLength(1);
+    expect(inputs[0]?.hook_event_name).toBe("PreToolUse");
+    expect(inputs[0]?.tool_name).toBe("Bash");
+    expect(inputs[0]?.tool_input).toEqual({ command: "touch hooked.txt" });
+    const last = requestsOf(server.requests, "s").at(-1);
+    expect(toolResults(last).join("\n")).toContain("HOOK-SAYS-NO");
+  });
+
+  it("a hook that throws is answered with an error and the worker goes on", async () => {
+    const server = await createRehearsal({
+      s: [{ tool_use: { name: "Bash", input: { command: "echo still-here" } } }, { text: "after: {{tool_result}}" }, { text: "again" }],
+    });
+    const { worker } = await startRehearsedWorker(server, "s", {
+      hooks: { PreToolUse: [{ hooks: [() => { throw new Error("hook bug"); }] }] },
+    });
+    const first = await worker.run("go");
+    expect(first.subtype).toBe("success");
+    const second = await worker.run("and again");
+    expect(second.text).toBe("again");
+  });
+});
