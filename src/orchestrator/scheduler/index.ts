@@ -1,0 +1,16 @@
+export { Scheduler } from "./scheduler.ts";
+export type {
+  KeyCounts,
+  ScheduleOptions,
+  SchedulerCounts,
+  SchedulerEvent,
+  SchedulerListener,
+  SchedulerOptions,
+} from "./scheduler.ts";
+export type { AdaptiveLimitOptions, RateLimitState } from "./adaptive-limit.ts";
+export { AdaptiveLimit } from "./adaptive-limit.ts";
+export { retryWithBackoff } from "./retry.ts";
+export type { RetryOptions } from "./retry.ts";
+export { backoffDelay } from "./backoff.ts";
+export { QueueClearedError, SchedulerOptionError } from "./errors.ts";
+export { AbortError } from "../../worker/errors.ts";

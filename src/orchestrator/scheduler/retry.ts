@@ -1,0 +1,61 @@
+import { AbortError } from "../../worker/errors.ts";
+import { backoffDelay } from "./backoff.ts";
+import { requireDelay, SchedulerOptionError } from "./errors.ts";
+
+export interface RetryOptions {
+  /** Retries after the first attempt (0 = try once). */
+  retries: number;
+  /** Only errors this approves are retried; any other is thrown at once. */
+  isRetryable: (error: unknown) => boolean;
+  /** Ceiling of the first back-off; it doubles per retry. Default 1000. */
+  baseDelayMs?: number;
+  /** Cap on any back-off. Default 30000. */
+  maxDelayMs?: number;
+  /** Aborting stops further attempts: a pending back-off rejects with an AbortError. */
+  signal?: AbortSignal;
+  /** Called before each back-off; `attempt` is the attempt that failed (1-based). */
+  onRetry?: (info: { error: unknown; attempt: number; delayMs: number }) => void;
+}
+
+/**
+ * Calls `fn` until it succeeds, retrying retryable failures with exponential
+ * back-off and jitter. The last failure is thrown as it was, so callers can
+ * still switch on its `code`. `fn` receives the 1-based attempt number.
+ */
+export async function retryWithBackoff<T>(fn: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
+  const { retries, isRetryable, signal, onRetry } = options;
+  if (!Number.isInteger(retries) || retries < 0) {
+    throw new SchedulerOptionError(`retries must be a whole number >= 0, got ${String(retries)}`);
+  }
+  const baseDelayMs = requireDelay("baseDelayMs", options.baseDelayMs ?? 1000);
+  const maxDelayMs = requireDelay("maxDelayMs", options.maxDelayMs ?? 30_000);
+  for (let attempt = 1; ; attempt += 1) {
+    if (signal?.aborted) throw new AbortError("retrying", signal.reason);
+    try {
+      return await fn(attempt);
+    } catch (error) {
+      if (attempt > retries || !isRetryable(error)) throw error;
+      const delayMs = backoffDelay(attempt - 1, baseDelayMs, maxDelayMs);
+      onRetry?.({ error, attempt, delayMs });
+      await sleep(delayMs, signal);
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new AbortError("retrying", signal.reason));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new AbortError("retrying", signal?.reason));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
