@@ -27,6 +27,12 @@ export interface HookMatcher {
   hooks: HookCallback[];
   /** The CLI's own limit for these callbacks, in seconds. */
   timeoutSeconds?: number;
+  /**
+   * What the CLI does when a callback fails (throws, times out, answers
+   * nonsense): "continue" lets the action go ahead, "block" blocks it. Default
+   * "block": a guard that breaks must not open the gate.
+   */
+  onFailure?: "continue" | "block";
 }
 
 /** Event name (PreToolUse, PostToolUse, Stop, …) → matchers. */
@@ -36,6 +42,7 @@ interface InitializeMatcher {
   matcher?: string;
   hookCallbackIds: string[];
   timeout?: number;
+  onFailure: "continue" | "block";
 }
 
 export class HookRegistry {
@@ -54,6 +61,7 @@ export class HookRegistry {
           ...(m.matcher !== undefined && { matcher: m.matcher }),
           hookCallbackIds: ids,
           ...(m.timeoutSeconds !== undefined && { timeout: m.timeoutSeconds }),
+          onFailure: m.onFailure ?? "block",
         };
       });
     }

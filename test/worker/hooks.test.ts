@@ -46,15 +46,17 @@ describe("worker hooks", () => {
     expect(toolResults(last).join("\n")).toContain("HOOK-SAYS-NO");
   });
 
-  it("a hook that throws is answered with an error and the worker goes on", async () => {
+  it("a hook that throws blocks the tool (fails closed) and the worker goes on", async () => {
     const server = await createRehearsal({
-      s: [{ tool_use: { name: "Bash", input: { command: "echo still-here" } } }, { text: "after: {{tool_result}}" }, { text: "again" }],
+      s: [{ tool_use: { name: "Bash", input: { command: "touch broken-guard.txt" } } }, { text: "after" }, { text: "again" }],
     });
-    const { worker } = await startRehearsedWorker(server, "s", {
+    const { worker, cwd } = await startRehearsedWorker(server, "s", {
+      canUseTool: () => ({ behavior: "allow" }),
       hooks: { PreToolUse: [{ hooks: [() => { throw new Error("hook bug"); }] }] },
     });
     const first = await worker.run("go");
     expect(first.subtype).toBe("success");
+    expect(existsSync(join(cwd, "broken-guard.txt"))).toBe(false);
     const second = await worker.run("and again");
     expect(second.text).toBe("again");
   });

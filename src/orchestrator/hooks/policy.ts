@@ -1,0 +1,84 @@
+import type { HookCallback } from "../../worker/hooks.ts";
+import { HookPolicyError } from "./errors.ts";
+import { denyResult, noOpinion } from "./results.ts";
+
+/** The built-in rule set of a `policy` hook action (config key `policy`). */
+export interface HookPolicy {
+  /** Bash commands matching any of these regular expressions (unanchored) are denied. */
+  deny_commands?: readonly string[];
+  /** If given, a Bash command must match one of these regular expressions (unanchored), or it is denied. */
+  allow_commands?: readonly string[];
+  /** Tool names, "A|B" lists of names, or regular expressions over the tool name, as Claude Code reads a matcher. */
+  deny_tools?: readonly string[];
+}
+
+interface Rule {
+  /** Names the rule in a denial, e.g. `deny_commands[0] "rm\s"`. */
+  label: string;
+  test: (value: string) => boolean;
+}
+
+/** A plain name or "A|B" list: exact names, as in Claude Code's matchers. */
+const NAME_LIST = /^[A-Za-z0-9_|-]+$/;
+
+function label(list: string, index: number, pattern: string): string {
+  return `${list}[${index}] ${JSON.stringify(pattern)}`;
+}
+
+function compile(list: string, index: number, pattern: string): RegExp {
+  try {
+    return new RegExp(pattern);
+  } catch (cause) {
+    throw new HookPolicyError(`${list}[${index}]`, pattern, cause);
+  }
+}
+
+function regexRules(list: string, patterns: readonly string[] | undefined): Rule[] {
+  return (patterns ?? []).map((pattern, index) => {
+    const regex = compile(list, index, pattern);
+    return { label: label(list, index, pattern), test: (value) => regex.test(value) };
+  });
+}
+
+function toolRules(patterns: readonly string[] | undefined): Rule[] {
+  return (patterns ?? []).map((pattern, index) => {
+    if (pattern === "*") return { label: label("deny_tools", index, pattern), test: () => true };
+    if (NAME_LIST.test(pattern)) {
+      const names = new Set(pattern.split("|").filter((name) => name !== ""));
+      return { label: label("deny_tools", index, pattern), test: (tool) => names.has(tool) };
+    }
+    const regex = compile("deny_tools", index, pattern);
+    return { label: label("deny_tools", index, pattern), test: (tool) => regex.test(tool) };
+  });
+}
+
+/**
+ * A PreToolUse hook that applies a policy without starting a process: it
+ * denies a call that a rule forbids, naming the rule in the reason the model
+ * reads, and otherwise has no opinion, so the normal permission flow decides.
+ * Every pattern is compiled here; an invalid one throws HookPolicyError.
+ */
+export function policyHook(policy: HookPolicy): HookCallback {
+  const denyTools = toolRules(policy.deny_tools);
+  const denyCommands = regexRules("deny_commands", policy.deny_commands);
+  const allowCommands = policy.allow_commands === undefined ? undefined : regexRules("allow_commands", policy.allow_commands);
+
+  return (input) => {
+    const event = input.hook_event_name;
+    const tool = input.tool_name;
+    if (event !== "PreToolUse" || typeof tool !== "string") return noOpinion();
+    const deniedTool = denyTools.find((rule) => rule.test(tool));
+    if (deniedTool) return denyResult(event, `cadre policy denies the tool ${tool} (rule ${deniedTool.label})`);
+
+    const toolInput = input.tool_input as { command?: unknown } | undefined;
+    if (tool !== "Bash" || typeof toolInput?.command !== "string") return noOpinion();
+    const command = toolInput.command;
+    const deniedCommand = denyCommands.find((rule) => rule.test(command));
+    if (deniedCommand) return denyResult(event, `cadre policy denies this Bash command (rule ${deniedCommand.label})`);
+    if (allowCommands && !allowCommands.some((rule) => rule.test(command))) {
+      const patterns = allowCommands.map((rule) => rule.label).join(", ");
+      return denyResult(event, `cadre policy denies this Bash command: it matches no allow_commands pattern (${patterns || "none given"})`);
+    }
+    return noOpinion();
+  };
+}
