@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { commandHook, HookCommandError, HookOutputError, HookTimeoutError } from "../../../src/orchestrator/hooks/index.ts";
 import { AbortError } from "../../../src/worker/errors.ts";
 import type { HookInput } from "../../../src/worker/hooks.ts";
-import { isGone } from "./processes.ts";
+import { isGone } from "../../support/processes.ts";
 
 const context = (signal = new AbortController().signal) => ({ toolUseId: "toolu_1", signal });
 

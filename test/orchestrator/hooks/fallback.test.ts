@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { commandHook, HookCommandError, HookTimeoutError, withFallback } from "../../../src/orchestrator/hooks/index.ts";
 import type { HookCallback, HookInput } from "../../../src/worker/hooks.ts";
-import { isGone } from "./processes.ts";
+import { isGone } from "../../support/processes.ts";
 
 const context = (signal = new AbortController().signal) => ({ toolUseId: "toolu_1", signal });
 const preToolUse: HookInput = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } };

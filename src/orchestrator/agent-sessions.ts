@@ -1,0 +1,88 @@
+import type { TurnResult, Worker } from "../worker/index.ts";
+import { WorkerCost } from "./accounting.ts";
+
+export type SessionKind = "peer" | "supervisor";
+
+/** Starts the worker behind an agent session; `chain` reads who waits on its current turn. */
+export type StartAgentWorker = (kind: SessionKind, agent: string, chain: () => readonly string[]) => Promise<Worker>;
+
+interface AgentSession {
+  worker: Promise<Worker>;
+  cost: WorkerCost;
+  /** Turns run one at a time; this is the tail of the line. */
+  tail: Promise<unknown>;
+  /** Who waits on the turn now running (outermost first). */
+  chain: readonly string[];
+  busy: boolean;
+}
+
+/**
+ * Long-lived workers that answer for an agent: a peer that other workers ask
+ * (ask_peer), a supervisor that decides hooks. One worker per (kind, agent),
+ * started on first use, its turns one at a time so that the wait chain of the
+ * running turn is always known.
+ */
+export class AgentSessions {
+  private readonly sessions = new Map<string, AgentSession>();
+  private closed = false;
+
+  constructor(
+    private readonly startWorker: StartAgentWorker,
+    private readonly onCost: (costUsd: number, usage: Record<string, unknown> | undefined) => void,
+  ) {}
+
+  status(kind: SessionKind, agent: string): "not_started" | "idle" | "busy" {
+    const session = this.sessions.get(`${kind}:${agent}`);
+    if (!session) return "not_started";
+    return session.busy ? "busy" : "idle";
+  }
+
+  /** Runs one turn on the agent's session for a caller whose own wait chain is `chain`. */
+  ask(kind: SessionKind, agent: string, prompt: string, chain: readonly string[], signal: AbortSignal): Promise<TurnResult> {
+    if (this.closed) return Promise.reject(new Error("the orchestrator is closing; no new questions are taken"));
+    const session = this.session(kind, agent);
+    const turn = session.tail.then(async () => {
+      signal.throwIfAborted();
+      const worker = await session.worker;
+      session.chain = chain;
+      session.busy = true;
+      try {
+        const result = await worker.run(prompt, { signal });
+        this.onCost(session.cost.add(result.result), result.usage);
+        return result;
+      } finally {
+        session.busy = false;
+        session.chain = [];
+      }
+    });
+    session.tail = turn.catch(() => undefined);
+    return turn;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const workers = [...this.sessions.values()].map((s) => s.worker.catch(() => undefined));
+    this.sessions.clear();
+    await Promise.all(workers.map(async (w) => (await w)?.close()));
+  }
+
+  private session(kind: SessionKind, agent: string): AgentSession {
+    const key = `${kind}:${agent}`;
+    const existing = this.sessions.get(key);
+    if (existing) return existing;
+    const forget = () => {
+      if (this.sessions.get(key) === session) this.sessions.delete(key);
+    };
+    const session: AgentSession = {
+      worker: this.startWorker(kind, agent, () => session.chain),
+      cost: new WorkerCost(),
+      tail: Promise.resolve(),
+      chain: [],
+      busy: false,
+    };
+    // A session whose worker failed to start or has died is forgotten, so the next ask starts a new one.
+    session.worker.then((worker) => worker.exited.then(forget), forget);
+    this.sessions.set(key, session);
+    return session;
+  }
+}

@@ -1,0 +1,56 @@
+import { CadreError } from "../errors.ts";
+
+/** A task named an agent the orchestrator does not know. */
+export class UnknownAgentError extends CadreError {
+  constructor(readonly agent: string, known: string[]) {
+    super("UNKNOWN_AGENT", `unknown agent "${agent}"; known agents: ${known.join(", ") || "none"}`);
+  }
+}
+
+/** A task's time limit or idle limit ran out. */
+export class TaskTimeoutError extends CadreError {
+  constructor(readonly kind: "total" | "idle", readonly limitMs: number) {
+    super(
+      "TASK_TIMEOUT",
+      kind === "total"
+        ? `the task did not finish within its time limit of ${limitMs / 1000} s; raise timeout_s or split the task`
+        : `the task sent no message for ${limitMs / 1000} s (idle limit); the worker was stopped`,
+    );
+  }
+}
+
+/** The run's budget is spent: no new task starts. */
+export class BudgetExceededError extends CadreError {
+  constructor(readonly spentUsd: number, readonly budgetUsd: number) {
+    super(
+      "BUDGET_EXCEEDED",
+      `the budget of $${budgetUsd.toFixed(2)} is spent ($${spentUsd.toFixed(4)} used); no new task starts. Raise budget_usd to go on`,
+    );
+  }
+}
+
+/** A turn ended with an error result (API error, max turns, …). */
+export class TaskFailedError extends CadreError {
+  constructor(
+    readonly subtype: string,
+    readonly errors: string[],
+    readonly apiErrorStatus: number | undefined,
+  ) {
+    const detail = errors.length > 0 ? errors.join("; ") : "no details";
+    super("TASK_FAILED", `the turn ended with "${subtype}"${apiErrorStatus ? ` (API status ${apiErrorStatus})` : ""}: ${detail}`);
+  }
+}
+
+/** The orchestrator was closed; the task did not (or will not) finish. */
+export class OrchestratorClosedError extends CadreError {
+  constructor() {
+    super("ORCHESTRATOR_CLOSED", "the orchestrator was closed before the task finished");
+  }
+}
+
+/** Bad input to the library API (a task without a prompt, a negative limit, …). */
+export class InvalidTaskError extends CadreError {
+  constructor(message: string) {
+    super("INVALID_TASK", message);
+  }
+}

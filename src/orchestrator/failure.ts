@@ -1,0 +1,38 @@
+import type { CliMessage } from "../protocol/index.ts";
+import { ProtocolError, WorkerExitedError } from "../worker/errors.ts";
+import { TaskFailedError } from "./errors.ts";
+
+const RATE_LIMIT_STATUSES = new Set([429, 529]);
+const TRANSIENT_STATUSES = new Set([429, 500, 502, 503, 504, 529]);
+
+export function isRateLimitStatus(status: number | null | undefined): boolean {
+  return status !== null && status !== undefined && RATE_LIMIT_STATUSES.has(status);
+}
+
+/** Whether any tool started in these messages: after that, a retry could repeat side effects. */
+export function anyToolRan(messages: readonly CliMessage[]): boolean {
+  return messages.some(
+    (m) => m.type === "assistant" && Array.isArray(m.message.content) && m.message.content.some((b) => b.type === "tool_use"),
+  );
+}
+
+/**
+ * Transient failures are worth another attempt: rate limits, overload and
+ * server errors, and a crash before any tool ran. Never a success, a permanent
+ * error (max turns, bad config, an unknown agent) or a crash after tools ran.
+ */
+export function isRetryable(error: unknown, messagesOfAttempt: readonly CliMessage[]): boolean {
+  if (error instanceof TaskFailedError) {
+    return error.apiErrorStatus !== undefined && TRANSIENT_STATUSES.has(error.apiErrorStatus);
+  }
+  if (error instanceof WorkerExitedError || error instanceof ProtocolError) return !anyToolRan(messagesOfAttempt);
+  return false;
+}
+
+export function errorSummary(error: unknown): { code: string; message: string } {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return { code: typeof code === "string" ? code : "ERROR", message: error.message };
+  }
+  return { code: "ERROR", message: String(error) };
+}

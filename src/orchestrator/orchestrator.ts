@@ -1,0 +1,351 @@
+import { randomUUID } from "node:crypto";
+import type { CliMessage, ResultMessage } from "../protocol/index.ts";
+import { AbortError, Worker, type TurnResult, type WorkerOptions } from "../worker/index.ts";
+import { Budget, WorkerCost, addUsage, emptyUsage } from "./accounting.ts";
+import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
+import { runAttempt } from "./attempt.ts";
+import { agentWorkerOptions, composeWorkerOptions, type AgentSpec } from "./compose.ts";
+import {
+  BudgetExceededError,
+  InvalidTaskError,
+  OrchestratorClosedError,
+  TaskFailedError,
+  TaskTimeoutError,
+  UnknownAgentError,
+} from "./errors.ts";
+import { EventHub } from "./event-hub.ts";
+import { errorSummary, isRateLimitStatus, isRetryable } from "./failure.ts";
+import { PeerNetwork } from "./peer-network.ts";
+import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
+import { routedHookConfig } from "./routed-hooks.ts";
+import { Scheduler, retryWithBackoff } from "./scheduler/index.ts";
+import { TranscriptDirectory } from "./transcripts.ts";
+import {
+  TaskSpecSchema,
+  type OrchestratorEvent,
+  type OrchestratorOptions,
+  type TaskInfo,
+  type TaskResult,
+  type TaskSpec,
+  type TaskStatus,
+  type WorkerContext,
+} from "./types.ts";
+
+const DEFAULT_CONCURRENCY = 4;
+const DEFAULT_RETRIES = 2;
+/** Children may spawn children, but not without end. */
+const MAX_SPAWN_DEPTH = 3;
+
+/** The running record of one task. */
+interface TaskRecord {
+  info: TaskInfo;
+  spec: TaskSpec;
+  agent: AgentSpec | undefined;
+  depth: number;
+  parent: TaskRecord | undefined;
+  costUsd: number;
+  usage: ReturnType<typeof emptyUsage>;
+  attempts: number;
+  started: boolean;
+  /** Messages of the current attempt, to judge whether a retry is safe. */
+  attemptMessages: CliMessage[];
+}
+
+/**
+ * Fans tasks out to claude workers under a global and per-agent limit, with
+ * retries, time limits, a budget, rate-limit back-off, one hook registry and
+ * the built-in peer tools that let workers ask each other.
+ */
+export class Orchestrator {
+  readonly scheduler: Scheduler;
+  private readonly hub = new EventHub<OrchestratorEvent>();
+  private readonly budget: Budget;
+  private readonly closing = new AbortController();
+  private readonly budgetStop = new AbortController();
+  private readonly transcripts: TranscriptDirectory | undefined;
+  private readonly sessions: AgentSessions;
+  private readonly peers: PeerNetwork<TaskRecord>;
+  private readonly liveWorkers = new Set<Worker>();
+  private readonly totalUsage = emptyUsage();
+  private readonly statusCounts: Record<TaskStatus, number> = { succeeded: 0, failed: 0, cancelled: 0, skipped: 0 };
+
+  constructor(readonly options: OrchestratorOptions = {}) {
+    const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      throw new InvalidTaskError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
+    }
+    this.scheduler = new Scheduler({ concurrency, keyLimits: options.agentLimits });
+    this.scheduler.onEvent((event) => {
+      if (event.type === "rate_limit") this.hub.emit({ type: "rate_limit", state: event.state });
+    });
+    this.budget = new Budget(options.budgetUsd);
+    this.transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
+    // Peer and supervisor sessions work for many tasks: their cost counts for the run, not for one task.
+    this.sessions = new AgentSessions(
+      (kind, agent, chain) => this.startSessionWorker(kind, agent, chain),
+      (costUsd, usage) => this.charge(undefined, costUsd, usage),
+    );
+    this.peers = new PeerNetwork<TaskRecord>({
+      agents: () => options.agents ?? {},
+      connections: options.connections,
+      sessions: this.sessions,
+      spawn: (parent, prompt, agent, signal) => this.spawnChild(parent, prompt, agent, signal),
+    });
+  }
+
+  /** Subscribes to every event; returns the unsubscribe function. */
+  on(listener: (event: OrchestratorEvent) => void): () => void {
+    return this.hub.on(listener);
+  }
+
+  /** Every event from now on as a stream, until the signal aborts or the orchestrator closes. */
+  events(signal?: AbortSignal): AsyncIterable<OrchestratorEvent> {
+    return this.hub.stream(signal);
+  }
+
+  get totals(): { costUsd: number; usage: ReturnType<typeof emptyUsage>; tasks: Record<TaskStatus, number>; budgetExceeded: boolean } {
+    return { costUsd: this.budget.spentUsd, usage: { ...this.totalUsage }, tasks: { ...this.statusCounts }, budgetExceeded: this.budget.exceeded };
+  }
+
+  /** Where each task's transcript was written (task id → path). */
+  get transcriptPaths(): ReadonlyMap<string, string> {
+    return this.transcripts?.paths ?? new Map();
+  }
+
+  /** Runs one task to its end. Resolves with its result whatever the outcome; rejects only on invalid input. */
+  run(spec: TaskSpec): Promise<TaskResult> {
+    return this.execute(this.createRecord(spec, undefined));
+  }
+
+  /** Runs tasks under the limits and yields each result as it finishes. */
+  async *map(specs: Iterable<TaskSpec>, options: { signal?: AbortSignal } = {}): AsyncIterable<TaskResult> {
+    const records = [...specs].map((spec) =>
+      this.createRecord(options.signal ? { ...spec, signal: combine(spec.signal, options.signal) } : spec, undefined),
+    );
+    const pending = new Map(records.map((record) => [record.info.id, this.execute(record).then((result) => ({ id: record.info.id, result }))]));
+    while (pending.size > 0) {
+      const { id, result } = await Promise.race(pending.values());
+      pending.delete(id);
+      yield result;
+    }
+  }
+
+  /** Cancels everything: waiting tasks are dropped, running ones stopped, every process ended. */
+  async close(): Promise<void> {
+    if (!this.closing.signal.aborted) this.closing.abort(new OrchestratorClosedError());
+    this.scheduler.clear();
+    await this.sessions.close();
+    await Promise.all([...this.liveWorkers].map((w) => w.close()));
+    await this.scheduler.onIdle();
+    await this.transcripts?.close();
+    this.hub.endStreams();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private createRecord(spec: TaskSpec, parent: TaskRecord | undefined): TaskRecord {
+    const parsed = TaskSpecSchema.safeParse(spec);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new InvalidTaskError(`invalid task${spec.name ? ` "${spec.name}"` : ""}: ${issue?.path.join(".") || "task"}: ${issue?.message}`);
+    }
+    const agents = this.options.agents ?? {};
+    if (spec.agent !== undefined && !agents[spec.agent]) throw new UnknownAgentError(spec.agent, Object.keys(agents));
+    const id = randomUUID().slice(0, 8);
+    const info: TaskInfo = { id, name: spec.name ?? `task-${id}`, agent: spec.agent, parentId: parent?.info.id };
+    this.hub.emit({ type: "task_queued", task: info });
+    return {
+      info,
+      spec,
+      agent: spec.agent ? agents[spec.agent] : undefined,
+      depth: parent ? parent.depth + 1 : 0,
+      parent,
+      costUsd: 0,
+      usage: emptyUsage(),
+      attempts: 0,
+      started: false,
+      attemptMessages: [],
+    };
+  }
+
+  private async execute(record: TaskRecord, lentSlot = false): Promise<TaskResult> {
+    const { spec } = record;
+    const started = Date.now();
+    const timeoutMs = spec.timeoutMs ?? this.options.timeoutMs;
+    const deadline = new AbortController();
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => deadline.abort(new TaskTimeoutError("total", timeoutMs)), timeoutMs);
+    const stops = [this.closing.signal, this.budgetStop.signal, deadline.signal, spec.signal];
+    const stop = AbortSignal.any(stops.filter((s): s is AbortSignal => s !== undefined));
+    let turn: TurnResult | undefined;
+    let error: unknown;
+    try {
+      turn = await retryWithBackoff(
+        async () => {
+          if (this.budget.exceeded) throw new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0);
+          const attempt = (signal: AbortSignal) => this.attempt(record, AbortSignal.any([stop, signal]));
+          return lentSlot ? attempt(stop) : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: stop });
+        },
+        {
+          retries: spec.retries ?? this.options.retries ?? DEFAULT_RETRIES,
+          isRetryable: (e) => !stop.aborted && isRetryable(e, record.attemptMessages),
+          signal: stop,
+          onRetry: ({ error: e, attempt, delayMs }) =>
+            this.hub.emit({ type: "task_retry", task: record.info, attempt, delayMs, error: errorSummary(e) }),
+        },
+      );
+    } catch (caught) {
+      error = stop.aborted && isStopError(caught) ? stop.reason : caught;
+    } finally {
+      clearTimeout(timer);
+    }
+    const result = this.resultOf(record, turn, error, Date.now() - started);
+    this.statusCounts[result.status]++;
+    this.hub.emit({ type: "task_finished", task: record.info, result });
+    return result;
+  }
+
+  private async attempt(record: TaskRecord, signal: AbortSignal): Promise<TurnResult> {
+    record.attempts++;
+    record.started = true;
+    record.attemptMessages = [];
+    const cost = new WorkerCost();
+    const { info, spec } = record;
+    const workerOptions = this.workerOptionsFor({ kind: "task", name: info.name, agent: info.agent }, record);
+    const turn = await runAttempt({
+      workerOptions,
+      prompt: spec.prompt,
+      signal,
+      idleTimeoutMs: spec.idleTimeoutMs ?? this.options.idleTimeoutMs,
+      onStarted: (worker) => {
+        this.track(worker);
+        this.hub.emit({ type: "task_started", task: info, attempt: record.attempts, pid: worker.pid });
+        worker.on((event) => {
+          if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
+          else if (event.type === "permission_request") this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
+          else if (event.type === "permission_settled") this.hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });
+        });
+      },
+      onMessage: (message) => {
+        record.attemptMessages.push(message);
+        this.transcripts?.write(info.id, info.name, message);
+        this.hub.emit({ type: "task_message", task: info, message });
+        this.watchRateLimits(message);
+        if (message.type === "result") this.charge(record, cost.add(message), message.usage);
+      },
+    });
+    if (turn.isError) {
+      const status = (turn.result as ResultMessage).api_error_status ?? undefined;
+      throw new TaskFailedError(turn.subtype, turn.errors.length > 0 ? turn.errors : [turn.text].filter(Boolean), status ?? undefined);
+    }
+    this.scheduler.reportSuccess();
+    return turn;
+  }
+
+  private watchRateLimits(message: CliMessage): void {
+    if (message.type === "system" && message.subtype === "api_retry" && isRateLimitStatus(message.error_status)) {
+      this.scheduler.reportRateLimited({ retryAfterMs: message.retry_delay_ms });
+    } else if (message.type === "rate_limit_event" && message.rate_limit_info.status === "rejected") {
+      const resetsAt = message.rate_limit_info.resetsAt;
+      this.scheduler.reportRateLimited(resetsAt ? { retryAfterMs: Math.max(0, resetsAt * 1000 - Date.now()) } : {});
+    } else if (message.type === "result" && isRateLimitStatus(message.api_error_status)) {
+      this.scheduler.reportRateLimited();
+    }
+  }
+
+  /** Adds a cost to a task (and its ancestors) and to the run; stops the run when the budget is reached. */
+  private charge(record: TaskRecord | undefined, usd: number, usage: Record<string, unknown> | undefined): void {
+    addUsage(this.totalUsage, usage);
+    for (let r = record; r; r = r.parent) {
+      r.costUsd += usd;
+      if (r === record) addUsage(r.usage, usage);
+    }
+    const reached = this.budget.charge(usd);
+    if (record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd });
+    if (reached) {
+      const error = new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0);
+      this.hub.emit({ type: "budget_exceeded", spentUsd: this.budget.spentUsd, budgetUsd: this.budget.limitUsd ?? 0 });
+      this.budgetStop.abort(error);
+    }
+  }
+
+  private resultOf(record: TaskRecord, turn: TurnResult | undefined, error: unknown, durationMs: number): TaskResult {
+    let status: TaskStatus = "succeeded";
+    if (error !== undefined) {
+      if (error instanceof BudgetExceededError) status = record.started ? "cancelled" : "skipped";
+      else if (error instanceof AbortError || error instanceof OrchestratorClosedError || error instanceof DOMException) status = "cancelled";
+      else status = "failed";
+    }
+    return {
+      id: record.info.id,
+      name: record.info.name,
+      agent: record.info.agent,
+      status,
+      text: turn?.text ?? "",
+      structuredOutput: turn?.structuredOutput,
+      costUsd: record.costUsd,
+      usage: { ...record.usage },
+      numTurns: turn?.numTurns ?? 0,
+      durationMs,
+      attempts: record.attempts,
+      sessionId: turn?.sessionId,
+      error: error === undefined ? undefined : errorSummary(error),
+    };
+  }
+
+  /** The options of a task worker: defaults, agent, task, routing, then the per-worker hook. */
+  private workerOptionsFor(context: WorkerContext, record: TaskRecord | undefined, chain: () => readonly string[] = () => []): WorkerOptions {
+    const agent = context.agent ? this.options.agents?.[context.agent] : undefined;
+    const spec = record?.spec;
+    const base = composeWorkerOptions(this.options.defaults, agentWorkerOptions(agent), spec && {
+      model: spec.model,
+      cwd: spec.cwd,
+      ...spec.worker,
+    });
+    const callerName = context.agent ?? context.name;
+    const routing: Partial<WorkerOptions> = {
+      hooks: routedHookConfig(this.options.hooks, {
+        cwd: base.cwd,
+        ask: async (supervisor, prompt, signal) => (await this.sessions.ask("supervisor", supervisor, prompt, [callerName], signal)).text,
+        onFailure: (event, error) => record && this.hub.emit({ type: "hook_failed", task: record.info, event, error }),
+      }),
+    };
+    const handler = this.options.canUseTool;
+    if (handler && !base.canUseTool && record) routing.canUseTool = (request) => handler(request, record.info);
+    if (this.options.peerTools !== false) {
+      routing.sdkMcpServers = { cadre: this.peers.serverFor(callerName, record, chain) };
+      routing.allowedTools = [...PEER_TOOL_IDS];
+    }
+    return composeWorkerOptions(base, routing, this.options.workerOptions?.(context));
+  }
+
+  private async startSessionWorker(kind: SessionKind, agent: string, chain: () => readonly string[]): Promise<Worker> {
+    const worker = await Worker.start(this.workerOptionsFor({ kind, name: agent, agent }, undefined, chain), this.closing.signal);
+    this.track(worker);
+    return worker;
+  }
+
+  private spawnChild(parent: TaskRecord | undefined, prompt: string, agent: string | undefined, signal: AbortSignal): Promise<TaskResult> {
+    if (parent && parent.depth + 1 > MAX_SPAWN_DEPTH) {
+      return Promise.reject(new InvalidTaskError(`workers may spawn workers only ${MAX_SPAWN_DEPTH} levels deep`));
+    }
+    const name = `${parent?.info.name ?? "session"}/child`;
+    const record = this.createRecord({ name, prompt, agent, signal }, parent);
+    // The parent waits on its child: the child runs in the parent's slot, so a full pool cannot deadlock.
+    return this.execute(record, parent !== undefined);
+  }
+
+  private track(worker: Worker): void {
+    this.liveWorkers.add(worker);
+    void worker.exited.then(() => this.liveWorkers.delete(worker));
+  }
+}
+
+function combine(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
+  return a ? AbortSignal.any([a, b]) : b;
+}
+
+function isStopError(error: unknown): boolean {
+  return error instanceof AbortError || (error instanceof Error && (error.name === "AbortError" || (error as { code?: string }).code === "QUEUE_CLEARED"));
+}

@@ -1,0 +1,72 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { AgentSessions } from "./agent-sessions.ts";
+import type { AgentSpec } from "./compose.ts";
+import type { Caller, InboxMessage, PeerDirectory, PeerInfo } from "./peers/directory.ts";
+import { createPeerServer } from "./peers/peer-server.ts";
+import type { TaskResult } from "./types.ts";
+
+/** The task behind a worker, opaque here: children are charged to it. */
+type ParentTask = unknown;
+
+export interface PeerNetworkOptions<P extends ParentTask> {
+  agents: () => Record<string, AgentSpec>;
+  /** Agent → agents it may reach. Absent: everyone may reach everyone. */
+  connections: Record<string, string[]> | undefined;
+  sessions: AgentSessions;
+  spawn: (parent: P | undefined, prompt: string, agent: string | undefined, signal: AbortSignal) => Promise<TaskResult>;
+}
+
+/**
+ * The orchestrator's side of the peer tools: who may reach whom, questions
+ * answered by each agent's peer session, inboxes, and child tasks.
+ */
+export class PeerNetwork<P extends ParentTask = ParentTask> {
+  private readonly inboxes = new Map<string, InboxMessage[]>();
+
+  constructor(private readonly options: PeerNetworkOptions<P>) {}
+
+  /** The "cadre" MCP server for one worker: `name` is who it speaks as, `chain` who waits on its current turn. */
+  serverFor(name: string, parent: P | undefined, chain: () => readonly string[]): McpServer {
+    return createPeerServer(() => ({ name, waitChain: chain() }), this.directoryFor(parent));
+  }
+
+  private directoryFor(parent: P | undefined): PeerDirectory {
+    const { agents, sessions, spawn } = this.options;
+    return {
+      listPeers: (caller): PeerInfo[] =>
+        Object.entries(agents())
+          .filter(([name]) => name !== caller.name && this.canReach(caller, name))
+          .map(([name, agent]) => ({ name, description: agent.description, status: sessions.status("peer", name) })),
+      canReach: (caller, peer) => this.canReach(caller, peer),
+      isPeer: (name) => agents()[name] !== undefined,
+      ask: async (caller, peer, question, signal) => {
+        if (!agents()[peer]) throw new Error(`no agent named "${peer}"`);
+        const prompt = `Question from ${caller.name}:\n\n${question}`;
+        const turn = await sessions.ask("peer", peer, prompt, [...caller.waitChain, caller.name], signal);
+        if (turn.isError) throw new Error(`${peer} could not answer: ${turn.errors.join("; ") || turn.subtype}`);
+        return turn.text;
+      },
+      tell: (caller, peer, message) => {
+        const inbox = this.inboxes.get(peer) ?? [];
+        inbox.push({ from: caller.name, text: message, at: Date.now() });
+        this.inboxes.set(peer, inbox);
+      },
+      readInbox: (caller) => {
+        const inbox = this.inboxes.get(caller.name) ?? [];
+        this.inboxes.delete(caller.name);
+        return inbox;
+      },
+      spawn: async (_caller, prompt, agent, signal) => {
+        const result = await spawn(parent, prompt, agent, signal);
+        if (result.status !== "succeeded") throw new Error(`the child task ${result.status}: ${result.error?.message ?? "no details"}`);
+        return { taskId: result.id, text: result.text, costUsd: result.costUsd };
+      },
+    };
+  }
+
+  private canReach(caller: Caller, peer: string): boolean {
+    const { connections } = this.options;
+    if (!connections) return true;
+    return connections[caller.name]?.includes(peer) ?? false;
+  }
+}

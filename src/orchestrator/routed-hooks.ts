@@ -1,0 +1,74 @@
+import type { HookCallback, HookConfig, HookInput } from "../worker/hooks.ts";
+import { allowResult, commandHook, denyResult, policyHook, withFallback } from "./hooks/index.ts";
+import { errorSummary } from "./failure.ts";
+import type { RoutedHook } from "./types.ts";
+
+/** Asks a supervisor agent and resolves with its final text. */
+export type AskSupervisor = (agent: string, prompt: string, signal: AbortSignal) => Promise<string>;
+
+const DEFAULT_HOOK_TIMEOUT_MS = 30_000;
+
+function supervisorPrompt(input: HookInput): string {
+  return [
+    `A worker wants to go ahead with a "${input.hook_event_name}" event.`,
+    input.tool_name ? `Tool: ${input.tool_name}` : undefined,
+    input.tool_input !== undefined ? `Input: ${JSON.stringify(input.tool_input)}` : undefined,
+    "",
+    "Decide. Answer with ALLOW or DENY as the first word, then one sentence of reason.",
+  ]
+    .filter((line) => line !== undefined)
+    .join("\n");
+}
+
+/** ALLOW or DENY as the first word; anything else is not a decision. */
+export function parseSupervisorAnswer(text: string): { allow: boolean; reason: string } {
+  const match = /^\W*(ALLOW|DENY)\b[\s:.,-]*(.*)$/is.exec(text.trim());
+  if (!match) throw new Error(`the supervisor did not answer ALLOW or DENY: "${text.slice(0, 200)}"`);
+  return { allow: match[1]!.toUpperCase() === "ALLOW", reason: match[2]!.trim() || "(no reason given)" };
+}
+
+export function supervisorHook(agent: string, ask: AskSupervisor): HookCallback {
+  return async (input, { signal }) => {
+    const answer = parseSupervisorAnswer(await ask(agent, supervisorPrompt(input), signal));
+    const reason = `supervisor ${agent}: ${answer.reason}`;
+    return answer.allow ? allowResult(input.hook_event_name, reason) : denyResult(input.hook_event_name, reason);
+  };
+}
+
+function actionCallback(hook: RoutedHook, ask: AskSupervisor, cwd: string | undefined): HookCallback {
+  if ("callback" in hook) return hook.callback;
+  if ("command" in hook) return commandHook(hook.command, { cwd, timeoutMs: hook.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS });
+  if ("policy" in hook) return policyHook(hook.policy);
+  return supervisorHook(hook.supervisor, ask);
+}
+
+/**
+ * Turns the orchestrator's one hook registry into a worker's HookConfig:
+ * every action wrapped so that a failure or time-out answers with its
+ * fallback (deny unless told otherwise) and is reported.
+ */
+export function routedHookConfig(
+  hooks: Record<string, RoutedHook[]> | undefined,
+  options: { ask: AskSupervisor; cwd: string | undefined; onFailure: (event: string, error: { code: string; message: string }) => void },
+): HookConfig | undefined {
+  if (!hooks) return undefined;
+  const config: HookConfig = {};
+  for (const [event, routed] of Object.entries(hooks)) {
+    config[event] = routed.map((hook) => {
+      const timeoutMs = hook.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
+      const callback = withFallback(actionCallback(hook, options.ask, options.cwd), {
+        onError: hook.onError ?? "deny",
+        timeoutMs,
+        onFailure: (error) => options.onFailure(event, errorSummary(error)),
+      });
+      return {
+        ...(hook.matcher !== undefined && { matcher: hook.matcher }),
+        hooks: [callback],
+        // The CLI's own limit comes after cadre's, so cadre's fallback answers first.
+        timeoutSeconds: Math.ceil(timeoutMs / 1000) + 5,
+        onFailure: hook.onError === "allow" ? "continue" : "block",
+      };
+    });
+  }
+  return config;
+}

@@ -1,0 +1,47 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { Orchestrator, type OrchestratorOptions, type WorkerContext } from "../../src/orchestrator/index.ts";
+import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
+import type { RehearsalServer } from "../../src/rehearsal/server.ts";
+import type { WorkerOptions } from "../../src/worker/index.ts";
+import { registerCleanup } from "./cleanup.ts";
+import { liveClaudeChildren } from "./processes.ts";
+import { tempHome } from "./rehearsal.ts";
+
+/** The script a worker plays: a task's own name, or "peer-<agent>" / "supervisor-<agent>". */
+export function scriptFor(context: WorkerContext): string {
+  return context.kind === "task" || context.kind === "session" ? context.name : `${context.kind}-${context.agent}`;
+}
+
+/**
+ * An Orchestrator whose workers are real claude processes scripted by the
+ * rehearsal server, sharing one temporary HOME. Closed after the test, and no
+ * claude child may survive it.
+ */
+export async function rehearsedOrchestrator(
+  server: RehearsalServer,
+  options: OrchestratorOptions & {
+    perWorker?: (context: WorkerContext) => Partial<WorkerOptions>;
+    script?: (context: WorkerContext) => string;
+  } = {},
+): Promise<{ orchestrator: Orchestrator; cwd: string; home: string }> {
+  const home = await tempHome();
+  const cwd = join(home, "work");
+  await mkdir(cwd, { recursive: true });
+  const { perWorker, script = scriptFor, ...rest } = options;
+  const orchestrator = new Orchestrator({
+    ...rest,
+    defaults: { cwd, ...rest.defaults },
+    workerOptions: (context) => ({
+      inheritEnv: false,
+      env: offlineClaudeEnv({ baseUrl: server.baseUrlFor(script(context)), home }),
+      ...perWorker?.(context),
+    }),
+  });
+  registerCleanup(async () => {
+    await orchestrator.close();
+    const left = await liveClaudeChildren();
+    if (left.length > 0) throw new Error(`claude processes survived the test: ${left.join(", ")}`);
+  });
+  return { orchestrator, cwd, home };
+}
