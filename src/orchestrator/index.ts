@@ -16,3 +16,4 @@ export type {
 export { TaskSpecSchema } from "./types.ts";
 export type { AgentSpec } from "./compose.ts";
 export type { RateLimitState } from "./scheduler/index.ts";
+export { Session, type PendingPermission, type SessionPermissions, type SessionSpec, type SessionStatus } from "./session.ts";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { CliMessage, ResultMessage } from "../protocol/index.ts";
-import { AbortError, Worker, type TurnResult, type WorkerOptions } from "../worker/index.ts";
+import { AbortError, Worker, type PermissionHandler, type TurnResult, type WorkerOptions } from "../worker/index.ts";
 import { Budget, WorkerCost, addUsage, emptyUsage } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
@@ -19,6 +19,7 @@ import { PeerNetwork } from "./peer-network.ts";
 import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
 import { routedHookConfig } from "./routed-hooks.ts";
 import { Scheduler, retryWithBackoff } from "./scheduler/index.ts";
+import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
 import {
   TaskSpecSchema,
@@ -39,7 +40,8 @@ const MAX_SPAWN_DEPTH = 3;
 /** The running record of one task. */
 interface TaskRecord {
   info: TaskInfo;
-  spec: TaskSpec;
+  /** Worker settings of this task (or session) on top of its agent's and the defaults. */
+  overrides: Partial<WorkerOptions>;
   agent: AgentSpec | undefined;
   depth: number;
   parent: TaskRecord | undefined;
@@ -66,6 +68,7 @@ export class Orchestrator {
   private readonly sessions: AgentSessions;
   private readonly peers: PeerNetwork<TaskRecord>;
   private readonly liveWorkers = new Set<Worker>();
+  private readonly openSessions = new Set<Session>();
   private readonly totalUsage = emptyUsage();
   private readonly statusCounts: Record<TaskStatus, number> = { succeeded: 0, failed: 0, cancelled: 0, skipped: 0 };
 
@@ -114,15 +117,57 @@ export class Orchestrator {
 
   /** Runs one task to its end. Resolves with its result whatever the outcome; rejects only on invalid input. */
   run(spec: TaskSpec): Promise<TaskResult> {
-    return this.execute(this.createRecord(spec, undefined));
+    return this.execute(this.createRecord(spec, undefined), spec);
+  }
+
+  /**
+   * Opens a long-lived session: its claude process stays between turns, each
+   * turn takes a slot while it runs. Close it when done (close() of the
+   * orchestrator closes every session).
+   */
+  openSession(spec: SessionSpec = {}): Session {
+    const agents = this.options.agents ?? {};
+    if (spec.agent !== undefined && !agents[spec.agent]) throw new UnknownAgentError(spec.agent, Object.keys(agents));
+    const record = this.createRecord({ name: spec.name, agent: spec.agent, prompt: "(session)" }, undefined);
+    record.overrides = {
+      model: spec.model,
+      cwd: spec.cwd,
+      appendSystemPrompt: spec.appendSystemPrompt,
+      allowedTools: spec.allowedTools,
+      permissionMode: spec.permissionMode,
+      ...spec.worker,
+    };
+    const host: SessionHost = {
+      schedule: (job, key, signal) => {
+        const stop = AbortSignal.any([this.closing.signal, this.budgetStop.signal, ...(signal ? [signal] : [])]);
+        if (this.budget.exceeded) return Promise.reject(new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0));
+        return this.scheduler.schedule((slot) => job(AbortSignal.any([stop, slot])), { key, signal: stop });
+      },
+      workerOptions: (_session, canUseTool) =>
+        this.workerOptionsFor({ kind: "session", name: record.info.name, agent: record.info.agent }, record, undefined, canUseTool),
+      track: (worker) => this.track(worker),
+      onMessage: (_session, message, usd) => {
+        this.transcripts?.write(record.info.id, record.info.name, message);
+        this.hub.emit({ type: "task_message", task: record.info, message });
+        this.watchRateLimits(message);
+        if (message.type === "result") this.charge(record, usd, message.usage);
+      },
+      onStatus: (session) => this.hub.emit({ type: "session_status", task: record.info, status: session.status }),
+    };
+    const session = new Session(record.info, spec, host);
+    this.openSessions.add(session);
+    return session;
   }
 
   /** Runs tasks under the limits and yields each result as it finishes. */
-  async *map(specs: Iterable<TaskSpec>, options: { signal?: AbortSignal } = {}): AsyncIterable<TaskResult> {
-    const records = [...specs].map((spec) =>
-      this.createRecord(options.signal ? { ...spec, signal: combine(spec.signal, options.signal) } : spec, undefined),
+  async *map(tasks: Iterable<TaskSpec>, options: { signal?: AbortSignal } = {}): AsyncIterable<TaskResult> {
+    const specs = [...tasks].map((spec) => (options.signal ? { ...spec, signal: combine(spec.signal, options.signal) } : spec));
+    const records = specs.map((spec) =>
+      this.createRecord(spec, undefined),
     );
-    const pending = new Map(records.map((record) => [record.info.id, this.execute(record).then((result) => ({ id: record.info.id, result }))]));
+    const pending = new Map(
+      records.map((record, i) => [record.info.id, this.execute(record, specs[i]!).then((result) => ({ id: record.info.id, result }))]),
+    );
     while (pending.size > 0) {
       const { id, result } = await Promise.race(pending.values());
       pending.delete(id);
@@ -134,6 +179,7 @@ export class Orchestrator {
   async close(): Promise<void> {
     if (!this.closing.signal.aborted) this.closing.abort(new OrchestratorClosedError());
     this.scheduler.clear();
+    await Promise.all([...this.openSessions].map((s) => s.close()));
     await this.sessions.close();
     await Promise.all([...this.liveWorkers].map((w) => w.close()));
     await this.scheduler.onIdle();
@@ -158,7 +204,7 @@ export class Orchestrator {
     this.hub.emit({ type: "task_queued", task: info });
     return {
       info,
-      spec,
+      overrides: { model: spec.model, cwd: spec.cwd, ...spec.worker },
       agent: spec.agent ? agents[spec.agent] : undefined,
       depth: parent ? parent.depth + 1 : 0,
       parent,
@@ -170,8 +216,7 @@ export class Orchestrator {
     };
   }
 
-  private async execute(record: TaskRecord, lentSlot = false): Promise<TaskResult> {
-    const { spec } = record;
+  private async execute(record: TaskRecord, spec: TaskSpec, lentSlot = false): Promise<TaskResult> {
     const started = Date.now();
     const timeoutMs = spec.timeoutMs ?? this.options.timeoutMs;
     const deadline = new AbortController();
@@ -184,7 +229,7 @@ export class Orchestrator {
       turn = await retryWithBackoff(
         async () => {
           if (this.budget.exceeded) throw new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0);
-          const attempt = (signal: AbortSignal) => this.attempt(record, AbortSignal.any([stop, signal]));
+          const attempt = (signal: AbortSignal) => this.attempt(record, spec, AbortSignal.any([stop, signal]));
           return lentSlot ? attempt(stop) : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: stop });
         },
         {
@@ -206,12 +251,12 @@ export class Orchestrator {
     return result;
   }
 
-  private async attempt(record: TaskRecord, signal: AbortSignal): Promise<TurnResult> {
+  private async attempt(record: TaskRecord, spec: TaskSpec, signal: AbortSignal): Promise<TurnResult> {
     record.attempts++;
     record.started = true;
     record.attemptMessages = [];
     const cost = new WorkerCost();
-    const { info, spec } = record;
+    const { info } = record;
     const workerOptions = this.workerOptionsFor({ kind: "task", name: info.name, agent: info.agent }, record);
     const turn = await runAttempt({
       workerOptions,
@@ -295,14 +340,14 @@ export class Orchestrator {
   }
 
   /** The options of a task worker: defaults, agent, task, routing, then the per-worker hook. */
-  private workerOptionsFor(context: WorkerContext, record: TaskRecord | undefined, chain: () => readonly string[] = () => []): WorkerOptions {
+  private workerOptionsFor(
+    context: WorkerContext,
+    record: TaskRecord | undefined,
+    chain: () => readonly string[] = () => [],
+    canUseTool?: PermissionHandler,
+  ): WorkerOptions {
     const agent = context.agent ? this.options.agents?.[context.agent] : undefined;
-    const spec = record?.spec;
-    const base = composeWorkerOptions(this.options.defaults, agentWorkerOptions(agent), spec && {
-      model: spec.model,
-      cwd: spec.cwd,
-      ...spec.worker,
-    });
+    const base = composeWorkerOptions(this.options.defaults, agentWorkerOptions(agent), record?.overrides, canUseTool && { canUseTool });
     const callerName = context.agent ?? context.name;
     const routing: Partial<WorkerOptions> = {
       hooks: routedHookConfig(this.options.hooks, {
@@ -331,9 +376,10 @@ export class Orchestrator {
       return Promise.reject(new InvalidTaskError(`workers may spawn workers only ${MAX_SPAWN_DEPTH} levels deep`));
     }
     const name = `${parent?.info.name ?? "session"}/child`;
-    const record = this.createRecord({ name, prompt, agent, signal }, parent);
+    const spec: TaskSpec = { name, prompt, agent, signal };
+    const record = this.createRecord(spec, parent);
     // The parent waits on its child: the child runs in the parent's slot, so a full pool cannot deadlock.
-    return this.execute(record, parent !== undefined);
+    return this.execute(record, spec, parent !== undefined);
   }
 
   private track(worker: Worker): void {

@@ -3,6 +3,7 @@ import type { CliMessage } from "../protocol/index.ts";
 import type { HookCallback } from "../worker/hooks.ts";
 import type { AgentDefinition, PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
 import type { RateLimitState } from "./scheduler/index.ts";
+import type { SessionStatus } from "./session.ts";
 
 /** The data of a task, validated when it is submitted. */
 export const TaskSpecSchema = z.object({
@@ -77,7 +78,8 @@ export type OrchestratorEvent =
   | { type: "budget_exceeded"; spentUsd: number; budgetUsd: number }
   | { type: "permission_request"; task: TaskInfo; requestId: string; request: Omit<PermissionRequest, "signal"> }
   | { type: "permission_settled"; task: TaskInfo; requestId: string }
-  | { type: "hook_failed"; task: TaskInfo; event: string; error: { code: string; message: string } };
+  | { type: "hook_failed"; task: TaskInfo; event: string; error: { code: string; message: string } }
+  | { type: "session_status"; task: TaskInfo; status: SessionStatus };
 
 /** What a routed hook does: a function, a shell command, a built-in policy, or a supervisor agent. */
 export type HookAction =

@@ -5,6 +5,8 @@
  */
 
 export interface PermissionRequest {
+  /** The control request's id: unique within the worker. */
+  requestId: string;
   toolName: string;
   input: Record<string, unknown>;
   toolUseId: string | undefined;

@@ -368,6 +368,7 @@ export class Worker {
     const r = raw as typeof raw & Record<string, unknown>;
     const str = (v: unknown) => (typeof v === "string" ? v : undefined);
     const request: PermissionRequest = {
+      requestId,
       toolName: r.tool_name,
       input: isRecord(r.input) ? r.input : {},
       toolUseId: str(r.tool_use_id),

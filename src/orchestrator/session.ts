@@ -1,0 +1,213 @@
+import type { CliMessage } from "../protocol/index.ts";
+import { askUserQuestion, planReview, Worker, WorkerClosedError, type PermissionDecision, type PermissionHandler, type PermissionRequest, type TurnResult, type WorkerOptions } from "../worker/index.ts";
+import { WorkerCost } from "./accounting.ts";
+import type { TaskInfo } from "./types.ts";
+
+export type SessionStatus = "starting" | "running" | "awaiting_permission" | "idle" | "failed" | "closed";
+
+/** How a session's permission requests are decided. "ask": they wait for answerPermission(). */
+export type SessionPermissions = "ask" | "deny" | "allow" | PermissionHandler;
+
+export interface SessionSpec {
+  name?: string;
+  agent?: string;
+  model?: string;
+  cwd?: string;
+  appendSystemPrompt?: string;
+  allowedTools?: string[];
+  permissionMode?: WorkerOptions["permissionMode"];
+  permissions?: SessionPermissions;
+  /** With permissions "ask": an unanswered request is denied after this long. Default 5 minutes. */
+  permissionTimeoutMs?: number;
+  worker?: Partial<WorkerOptions>;
+}
+
+export interface PendingPermission {
+  requestId: string;
+  /** "question" (AskUserQuestion), "plan" (ExitPlanMode) or "tool". */
+  kind: "tool" | "question" | "plan";
+  toolName: string;
+  input: Record<string, unknown>;
+  /** Epoch milliseconds. */
+  since: number;
+}
+
+/** What a session needs from its orchestrator. */
+export interface SessionHost {
+  /** Runs a job in a scheduler slot. */
+  schedule<T>(job: (signal: AbortSignal) => Promise<T>, key: string | undefined, signal: AbortSignal | undefined): Promise<T>;
+  workerOptions(session: Session, canUseTool: PermissionHandler | undefined): WorkerOptions;
+  track(worker: Worker): void;
+  onMessage(session: Session, message: CliMessage, costUsd: number): void;
+  onStatus(session: Session): void;
+}
+
+const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
+const MAX_KEPT_MESSAGES = 5_000;
+
+/**
+ * A long-lived conversation: one claude process kept between turns. Each
+ * turn takes a scheduler slot while it runs; a worker that died is replaced
+ * by one that resumes the same session id.
+ */
+export class Session {
+  status: SessionStatus = "starting";
+  turns = 0;
+  costUsd = 0;
+  lastResult: TurnResult | undefined;
+  lastError: { code: string; message: string } | undefined;
+  readonly createdAt = Date.now();
+  lastActivityAt = Date.now();
+  private worker: Worker | undefined;
+  private cost = new WorkerCost();
+  private readonly kept: CliMessage[] = [];
+  private dropped = 0;
+  private readonly pending = new Map<string, { entry: PendingPermission; resolve: (d: PermissionDecision) => void }>();
+  private tail: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    readonly info: TaskInfo,
+    readonly spec: SessionSpec,
+    private readonly host: SessionHost,
+  ) {}
+
+  get sessionId(): string | undefined {
+    return this.lastResult?.sessionId ?? this.worker?.sessionId;
+  }
+
+  get pid(): number | undefined {
+    return this.worker?.pid;
+  }
+
+  /** Messages so far; `offset` is the index of the first one kept (older ones are dropped past a bound). */
+  transcript(): { offset: number; messages: readonly CliMessage[] } {
+    return { offset: this.dropped, messages: this.kept };
+  }
+
+  pendingPermissions(): PendingPermission[] {
+    return [...this.pending.values()].map((p) => p.entry);
+  }
+
+  /** Answers a waiting permission request. False when no such request waits. */
+  answerPermission(requestId: string, decision: PermissionDecision): boolean {
+    const waiting = this.pending.get(requestId);
+    if (!waiting) return false;
+    this.pending.delete(requestId);
+    waiting.resolve(decision);
+    this.setStatus(this.pending.size > 0 ? "awaiting_permission" : "running");
+    return true;
+  }
+
+  /** Runs a turn; turns run one after another. */
+  send(prompt: string, options: { signal?: AbortSignal } = {}): Promise<TurnResult> {
+    if (this.closed) return Promise.reject(new WorkerClosedError("the turn"));
+    const turn = this.tail.then(() =>
+      this.host.schedule(async (slotSignal) => {
+        const signal = options.signal ? AbortSignal.any([slotSignal, options.signal]) : slotSignal;
+        const worker = await this.liveWorker(signal);
+        this.setStatus("running");
+        try {
+          const result = await worker.run(prompt, { signal });
+          this.turns++;
+          this.lastResult = result;
+          this.lastError = result.isError ? { code: "TURN_ERROR", message: result.errors.join("; ") || result.subtype } : undefined;
+          return result;
+        } catch (error) {
+          this.lastError = { code: (error as { code?: string }).code ?? "ERROR", message: (error as Error).message };
+          throw error;
+        } finally {
+          if (!this.closed) this.setStatus(worker.state === "failed" || worker.state === "exited" ? "failed" : "idle");
+        }
+      }, this.spec.agent, options.signal),
+    );
+    this.tail = turn.catch(() => undefined);
+    return turn;
+  }
+
+  async interrupt(): Promise<void> {
+    await this.worker?.interrupt();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const [id, waiting] of this.pending) {
+      this.pending.delete(id);
+      waiting.resolve({ behavior: "deny", message: "the session was closed" });
+    }
+    await this.worker?.close();
+    this.setStatus("closed");
+  }
+
+  private async liveWorker(signal: AbortSignal): Promise<Worker> {
+    const alive = this.worker && this.worker.state !== "exited" && this.worker.state !== "failed" && this.worker.state !== "closing";
+    if (alive) return this.worker!;
+    const resume = this.sessionId;
+    const options = this.host.workerOptions(this, this.permissionHandler());
+    const worker = await Worker.start(resume ? { ...options, resume } : options, signal);
+    this.worker = worker;
+    this.cost = new WorkerCost();
+    this.host.track(worker);
+    worker.on((event) => {
+      if (event.type !== "message") return;
+      this.lastActivityAt = Date.now();
+      this.keep(event.message);
+      const usd = event.message.type === "result" ? this.cost.add(event.message) : 0;
+      this.costUsd += usd;
+      this.host.onMessage(this, event.message, usd);
+    });
+    return worker;
+  }
+
+  private permissionHandler(): PermissionHandler | undefined {
+    const mode = this.spec.permissions;
+    if (mode === undefined || mode === "deny") return undefined;
+    if (mode === "allow") return () => ({ behavior: "allow" });
+    if (typeof mode === "function") return mode;
+    return (request) => this.waitForAnswer(request);
+  }
+
+  private waitForAnswer(request: PermissionRequest): Promise<PermissionDecision> {
+    const timeoutMs = this.spec.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
+    return new Promise((resolve) => {
+      const entry: PendingPermission = {
+        requestId: request.requestId,
+        kind: askUserQuestion.matches(request) ? "question" : planReview.matches(request) ? "plan" : "tool",
+        toolName: request.toolName,
+        input: request.input,
+        since: Date.now(),
+      };
+      const settle = (decision: PermissionDecision) => {
+        clearTimeout(timer);
+        resolve(decision);
+      };
+      const timer = setTimeout(() => {
+        this.answerPermission(request.requestId, {
+          behavior: "deny",
+          message: `no answer to this permission request within ${Math.round(timeoutMs / 1000)} s, so it was denied`,
+        });
+      }, timeoutMs);
+      request.signal.addEventListener("abort", () => {
+        this.pending.delete(request.requestId);
+        clearTimeout(timer);
+      }, { once: true });
+      this.pending.set(request.requestId, { entry, resolve: settle });
+      this.setStatus("awaiting_permission");
+    });
+  }
+
+  private keep(message: CliMessage): void {
+    this.kept.push(message);
+    if (this.kept.length > MAX_KEPT_MESSAGES) {
+      this.kept.shift();
+      this.dropped++;
+    }
+  }
+
+  private setStatus(status: SessionStatus): void {
+    if (this.status === status || this.status === "closed") return;
+    this.status = status;
+    this.host.onStatus(this);
+  }
+}
