@@ -39,11 +39,8 @@ export function encodeLine(message: unknown): string {
       `Cannot encode a ${typeof message} as a JSON line: only JSON values can be sent`,
     );
   }
-  LINE_SEPARATORS.lastIndex = 0;
-  if (LINE_SEPARATORS.test(json)) {
-    json = json.replace(LINE_SEPARATORS, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029"));
-  }
-  return json + "\n";
+  // JSON text holds these only inside strings, where the escape means the same character.
+  return json.replace(LINE_SEPARATORS, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029")) + "\n";
 }
 
 export type NdjsonEvent =
@@ -107,7 +104,7 @@ export class NdjsonDecoder {
         ? Buffer.from(chunk, "utf8")
         : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const out: NdjsonEvent[] = [];
-    let nl = bytes.indexOf(LF);
+    const nl = bytes.indexOf(LF);
     if (nl === -1) {
       this.#hold(bytes, 0, out);
       return out;
@@ -124,17 +121,27 @@ export class NdjsonDecoder {
       this.#pendingBytes = 0;
       emitLine(decodeUtf8(line, 0, length), out);
       start = nl + 1;
-      nl = bytes.indexOf(LF, start);
     }
-    while (nl !== -1) {
+    const last = bytes.lastIndexOf(LF);
+    if (last >= start && !this.#lines(bytes, start, last, out)) return this.#fail(out);
+    this.#hold(bytes, last + 1, out);
+    return out;
+  }
+
+  /** Emits the complete lines in bytes[start, end) (end is the last LF); false at a too-long one. */
+  #lines(bytes: Buffer, start: number, end: number, out: NdjsonEvent[]): boolean {
+    // Fast path, common with small messages: all ASCII, so decode once and split the string.
+    if (end - start <= this.maxLineBytes && isAscii(view(bytes, start, end))) {
+      emitLines(bytes.toString("latin1", start, end), out);
+      return true;
+    }
+    for (let nl = bytes.indexOf(LF, start); nl !== -1; nl = bytes.indexOf(LF, start)) {
       const length = nl - start;
-      if (length > this.maxLineBytes && this.#tooLong(length, bytes[nl - 1])) return this.#fail(out);
+      if (length > this.maxLineBytes && this.#tooLong(length, bytes[nl - 1])) return false;
       if (length > 0) emitLine(decodeUtf8(bytes, start, nl), out);
       start = nl + 1;
-      nl = bytes.indexOf(LF, start);
     }
-    this.#hold(bytes, start, out);
-    return out;
+    return true;
   }
 
   /** Flushes a final line that has no trailing newline; the decoder is then empty. */
@@ -160,8 +167,9 @@ export class NdjsonDecoder {
       this.#fail(out);
       return;
     }
-    // Copy: the caller may reuse its chunk, and a view would pin the whole chunk in memory.
-    this.#parts.push(bytes.slice(from));
+    // Copy (Buffer#slice would not): the caller may reuse its chunk, and a view would pin
+    // the whole chunk in memory.
+    this.#parts.push(new Uint8Array(bytes.subarray(from)));
     this.#pendingBytes = length;
   }
 
@@ -195,16 +203,29 @@ const isAscii: (view: Uint8Array) => boolean =
 const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 utf8.decode(new Uint8Array(0), { stream: true });
 
+const view = (bytes: Buffer, start: number, end: number) =>
+  new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start);
+
 /** Decodes bytes[start, end) (whole UTF-8 sequences), keeping ASCII as a one-byte string. */
 function decodeUtf8(bytes: Buffer, start: number, end: number): string {
-  const view = new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start);
+  const part = view(bytes, start, end);
   // JSON.parse reads one-byte strings fastest, and latin1 is a plain copy.
-  return isAscii(view) ? bytes.toString("latin1", start, end) : utf8.decode(view);
+  return isAscii(part) ? bytes.toString("latin1", start, end) : utf8.decode(part);
+}
+
+/** Emits every line of `text` (lines separated by "\n", no terminator after the last). */
+function emitLines(text: string, out: NdjsonEvent[]): void {
+  let pos = 0;
+  for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", pos)) {
+    emitLine(text.slice(pos, nl), out);
+    pos = nl + 1;
+  }
+  emitLine(pos === 0 ? text : text.slice(pos), out);
 }
 
 function emitLine(line: string, out: NdjsonEvent[]): void {
   // A CR left over from CRLF is JSON whitespace: JSON.parse ignores it.
-  if (line.length === 0 || (line.length === 1 && line === "\r")) return;
+  if (line.length === 0 || line === "\r") return;
   try {
     out.push({ kind: "value", value: JSON.parse(line) });
   } catch (error) {
