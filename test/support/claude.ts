@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
+import { STREAM_JSON_ARGS } from "../../src/worker/options.ts";
 import { registerCleanup } from "./cleanup.ts";
 import { tempHome } from "./rehearsal.ts";
 
@@ -16,16 +17,7 @@ import { tempHome } from "./rehearsal.ts";
 
 export const CLAUDE_BIN = resolve(import.meta.dirname, "../../node_modules/.bin/claude");
 
-export const STREAM_JSON_ARGS = [
-  "-p",
-  "--input-format",
-  "stream-json",
-  "--output-format",
-  "stream-json",
-  "--verbose",
-  "--permission-prompt-tool",
-  "stdio",
-];
+export { STREAM_JSON_ARGS };
 
 /** One parsed stdout line. A line that is not JSON arrives as { type: "non_json", text }. */
 export type CliLine = { type: string; subtype?: string; [key: string]: unknown };
