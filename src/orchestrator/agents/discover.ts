@@ -1,0 +1,72 @@
+import { readdir } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import type { AgentDefinition } from "./definition.ts";
+import { AgentFileError, agentFileStem, readAgentFile } from "./file.ts";
+
+/** A directory searched for agent files; earlier ones win when two define the same name. */
+export interface AgentSearchDir {
+  dir: string;
+  /** Short label for listings: "project", "project .claude", "user". */
+  scope: string;
+}
+
+export type DiscoveredAgent =
+  | { ok: true; name: string; file: string; scope: string; definition: AgentDefinition; shadowedBy?: string }
+  | { ok: false; name: string; file: string; scope: string; error: string };
+
+export interface DiscoverOptions {
+  /** The project directory; default process.cwd(). */
+  cwd?: string;
+  /** The user's home; default os.homedir() (which follows $HOME). */
+  home?: string;
+}
+
+/** The project's `agents/`, its `.claude/agents`, then `~/.claude/agents`: the precedence `cadre agents` uses. */
+export function agentSearchDirs(options: DiscoverOptions = {}): AgentSearchDir[] {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const home = resolve(options.home ?? homedir());
+  return [
+    { dir: join(cwd, "agents"), scope: "project" },
+    { dir: join(cwd, ".claude", "agents"), scope: "project .claude" },
+    { dir: join(home, ".claude", "agents"), scope: "user" },
+  ];
+}
+
+async function markdownFiles(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries
+      .filter((entry) => entry.isFile() && entry.name.toLowerCase().endsWith(".md"))
+      .map((entry) => join(dir, entry.name))
+      .sort();
+  } catch (error) {
+    // A search directory that does not exist simply holds no agents.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") return [];
+    throw error;
+  }
+}
+
+/**
+ * Every agent file in the search directories, in precedence order. A name
+ * already defined by an earlier file is kept in the list but marked
+ * `shadowedBy` that file; files that fail to parse are listed with their error.
+ */
+export async function discoverAgents(options: DiscoverOptions = {}): Promise<DiscoveredAgent[]> {
+  const found: DiscoveredAgent[] = [];
+  const winners = new Map<string, string>();
+  for (const { dir, scope } of agentSearchDirs(options)) {
+    for (const file of await markdownFiles(dir)) {
+      try {
+        const definition = await readAgentFile(file);
+        const winner = winners.get(definition.name);
+        if (winner === undefined) winners.set(definition.name, file);
+        found.push({ ok: true, name: definition.name, file, scope, definition, ...(winner !== undefined && { shadowedBy: winner }) });
+      } catch (error) {
+        const reason = error instanceof AgentFileError ? error.reason : (error as Error).message;
+        found.push({ ok: false, name: agentFileStem(file), file, scope, error: reason });
+      }
+    }
+  }
+  return found;
+}

@@ -1,0 +1,154 @@
+import { stat } from "node:fs/promises";
+import type { AgentDefinition, PermissionMode } from "../agents/definition.ts";
+import type { RehearsalScript } from "../../rehearsal/script.ts";
+import { resolveDependencies } from "./dependencies.ts";
+import { didYouMean } from "./did-you-mean.ts";
+import { expandTasks } from "./expand.ts";
+import type { Hooks } from "./hooks.ts";
+import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
+import { checkAgentReferences, resolveAgents, resolveConfigPath } from "./resolve-agents.ts";
+import type { ForEachItem, SwarmConfig } from "./schema.ts";
+
+export type ResolvedDefaults = Omit<NonNullable<SwarmConfig["defaults"]>, "cwd"> & {
+  /** Absolute; the config file's directory unless set. */
+  cwd: string;
+};
+
+/** One task ready to run: for_each applied, settings merged (task, then agent, then defaults), paths absolute. */
+export interface ResolvedTask {
+  name: string;
+  /** The name as written; differs from `name` for a for_each copy. */
+  template: string;
+  /** Where the task is in the config's `tasks` list. */
+  index: number;
+  /** The for_each item this copy was made for. */
+  item?: ForEachItem;
+  agent?: string;
+  /** {{item}} filled in; {{results.<task>}} left for the runner (see fillResults). */
+  prompt: string;
+  /** Names of the tasks that must finish first (for_each groups expanded). */
+  depends_on: string[];
+  model?: string;
+  permission_mode?: PermissionMode;
+  max_turns?: number;
+  timeout_s?: number;
+  cwd: string;
+  retries: number;
+  priority: number;
+}
+
+export interface ResolvedSwarmConfig {
+  name: string;
+  /** The config file (absolute), when loaded from one. */
+  file?: string;
+  /** The directory relative paths were resolved against. */
+  base_dir: string;
+  concurrency?: number;
+  budget_usd?: number;
+  defaults: ResolvedDefaults;
+  agents: Record<string, AgentDefinition>;
+  tasks: ResolvedTask[];
+  hooks: Hooks;
+  connections: Record<string, string[]>;
+  /** By task name; a script given for a for_each task as written is copied to each of its tasks. */
+  rehearsal: Record<string, RehearsalScript>;
+}
+
+export type ConfigResult = { ok: true; config: ResolvedSwarmConfig } | { ok: false; errors: ConfigIssue[] };
+
+/**
+ * The checks no schema can make (agent files, references between tasks and
+ * agents, the dependency graph, directories) and the assembly of the config a
+ * runner uses.
+ */
+export async function resolveSwarmConfig(
+  input: SwarmConfig,
+  context: { baseDir: string; file?: string; defaultName: string },
+): Promise<ConfigResult> {
+  const { baseDir } = context;
+  const agents = await resolveAgents(input.agents, baseDir);
+  const expanded = expandTasks(input.tasks);
+  const graph = resolveDependencies(expanded.tasks);
+  const issues: ConfigIssue[] = [...agents.issues, ...checkAgentReferences(input), ...expanded.issues, ...graph.issues];
+
+  const directories = new Map<string, PathSegment[]>();
+  const directory = (path: PathSegment[], value: string) => {
+    const absolute = resolveConfigPath(baseDir, value);
+    if (!directories.has(absolute)) directories.set(absolute, path);
+    return absolute;
+  };
+
+  const defaults: ResolvedDefaults = {
+    ...input.defaults,
+    cwd: input.defaults?.cwd === undefined ? baseDir : directory(["defaults", "cwd"], input.defaults.cwd),
+  };
+  const tasks = expanded.tasks.map((task): ResolvedTask => {
+    const agent = task.entry.agent === undefined ? undefined : agents.agents[task.entry.agent];
+    const model = task.entry.model ?? agent?.model ?? defaults.model;
+    const permissionMode = agent?.permission_mode ?? defaults.permission_mode;
+    const maxTurns = agent?.max_turns ?? defaults.max_turns;
+    const timeout = task.entry.timeout_s ?? defaults.timeout_s;
+    return {
+      name: task.name,
+      template: task.template,
+      index: task.index,
+      ...(task.item !== undefined && { item: task.item }),
+      ...(task.entry.agent !== undefined && { agent: task.entry.agent }),
+      prompt: task.prompt,
+      depends_on: graph.dependsOn.get(task.name) ?? [],
+      ...(model !== undefined && { model }),
+      ...(permissionMode !== undefined && { permission_mode: permissionMode }),
+      ...(maxTurns !== undefined && { max_turns: maxTurns }),
+      ...(timeout !== undefined && { timeout_s: timeout }),
+      cwd: task.cwd === undefined ? defaults.cwd : directory(["tasks", task.index, "cwd"], task.cwd),
+      retries: task.entry.retries,
+      priority: task.entry.priority,
+    };
+  });
+
+  for (const [absolute, path] of directories) {
+    const info = await stat(absolute).catch(() => undefined);
+    if (info === undefined) issues.push(issue(path, `directory not found: ${absolute}`));
+    else if (!info.isDirectory()) issues.push(issue(path, `not a directory: ${absolute}`));
+  }
+
+  const rehearsal = rehearsalByTask(input.rehearsal ?? {}, tasks, issues);
+  if (issues.length > 0) return { ok: false, errors: issues };
+  return {
+    ok: true,
+    config: {
+      name: input.name ?? context.defaultName,
+      ...(context.file !== undefined && { file: context.file }),
+      base_dir: baseDir,
+      ...(input.concurrency !== undefined && { concurrency: input.concurrency }),
+      ...(input.budget_usd !== undefined && { budget_usd: input.budget_usd }),
+      defaults,
+      agents: agents.agents,
+      tasks,
+      hooks: input.hooks ?? {},
+      connections: input.connections ?? {},
+      rehearsal,
+    },
+  };
+}
+
+function rehearsalByTask(
+  scripts: Record<string, RehearsalScript>,
+  tasks: ResolvedTask[],
+  issues: ConfigIssue[],
+): Record<string, RehearsalScript> {
+  const byTask: Record<string, RehearsalScript> = {};
+  const names = new Set(tasks.map((task) => task.name));
+  const templates = new Set(tasks.map((task) => task.template));
+  for (const [key, script] of Object.entries(scripts)) {
+    if (!names.has(key) && !templates.has(key)) {
+      issues.push(issue(["rehearsal", key], `unknown task "${key}"`, didYouMean(key, [...names, ...templates])));
+    }
+  }
+  for (const task of tasks) {
+    // A script for this very task wins over one for its for_each group.
+    const script = scripts[task.name] ?? scripts[task.template];
+    if (script !== undefined) byTask[task.name] = script;
+  }
+  return byTask;
+}
