@@ -107,6 +107,11 @@ export const planReview = {
     return request.toolName === "ExitPlanMode";
   },
 
+  /**
+   * The plan text, when the request carries it. Claude 2.1.330 keeps the plan
+   * in a plan file and sends ExitPlanMode with an empty input, so this is
+   * undefined there; the plan is in the transcript's preceding Write.
+   */
   plan(request: Pick<PermissionRequest, "input">): string | undefined {
     return typeof request.input.plan === "string" ? request.input.plan : undefined;
   },
