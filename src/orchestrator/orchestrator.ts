@@ -152,7 +152,10 @@ export class Orchestrator {
         this.watchRateLimits(message);
         if (message.type === "result") this.charge(record, usd, message.usage);
       },
-      onStatus: (session) => this.hub.emit({ type: "session_status", task: record.info, status: session.status }),
+      onStatus: (session) => {
+        this.hub.emit({ type: "session_status", task: record.info, status: session.status });
+        if (session.status === "closed") this.openSessions.delete(session);
+      },
     };
     const session = new Session(record.info, spec, host);
     this.openSessions.add(session);

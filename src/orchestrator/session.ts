@@ -65,6 +65,7 @@ export class Session {
   private readonly pending = new Map<string, { entry: PendingPermission; resolve: (d: PermissionDecision) => void }>();
   private tail: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private readonly permissionListeners = new Set<(pending: PendingPermission) => void>();
 
   constructor(
     readonly info: TaskInfo,
@@ -87,6 +88,15 @@ export class Session {
 
   pendingPermissions(): PendingPermission[] {
     return [...this.pending.values()].map((p) => p.entry);
+  }
+
+  /**
+   * Called whenever a request starts waiting for answerPermission() (permissions
+   * "ask"), so a host can ask someone at once instead of polling. Returns the unsubscribe function.
+   */
+  onPermissionRequest(listener: (pending: PendingPermission) => void): () => void {
+    this.permissionListeners.add(listener);
+    return () => this.permissionListeners.delete(listener);
   }
 
   /** Answers a waiting permission request. False when no such request waits. */
@@ -194,6 +204,13 @@ export class Session {
       }, { once: true });
       this.pending.set(request.requestId, { entry, resolve: settle });
       this.setStatus("awaiting_permission");
+      for (const listener of this.permissionListeners) {
+        try {
+          listener(entry);
+        } catch {
+          // A listener's bug must not answer the request; it still waits for answerPermission().
+        }
+      }
     });
   }
 

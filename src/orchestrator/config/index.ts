@@ -6,3 +6,4 @@ export type { ConfigResult, ResolvedDefaults, ResolvedSwarmConfig, ResolvedTask 
 export { type ForEachItem, SwarmConfigSchema, type SwarmConfig, type TaskConfig } from "./schema.ts";
 export { fillResults, resultReferences } from "./template.ts";
 export { renderSwarmJsonSchema, SWARM_SCHEMA_PATH, swarmJsonSchema } from "./json-schema.ts";
+export { orchestratorOptionsFor, taskSpecFor } from "./orchestrator-options.ts";

@@ -50,7 +50,10 @@ export interface ResolvedSwarmConfig {
   tasks: ResolvedTask[];
   hooks: Hooks;
   connections: Record<string, string[]>;
-  /** By task name; a script given for a for_each task as written is copied to each of its tasks. */
+  /**
+   * By task name (a script given for a for_each task as written is copied to
+   * each of its tasks), plus "peer:<agent>" / "supervisor:<agent>" as written.
+   */
   rehearsal: Record<string, RehearsalScript>;
 }
 
@@ -112,7 +115,7 @@ export async function resolveSwarmConfig(
     else if (!info.isDirectory()) issues.push(issue(path, `not a directory: ${absolute}`));
   }
 
-  const rehearsal = rehearsalByTask(input.rehearsal ?? {}, tasks, issues);
+  const rehearsal = rehearsalByTask(input.rehearsal ?? {}, tasks, Object.keys(agents.agents), issues);
   if (issues.length > 0) return { ok: false, errors: issues };
   return {
     ok: true,
@@ -132,17 +135,31 @@ export async function resolveSwarmConfig(
   };
 }
 
+/**
+ * Workers that are not tasks play scripts named after their role and agent:
+ * "peer:<agent>" answers ask_peer questions to that agent, "supervisor:<agent>"
+ * decides the hooks that agent supervises.
+ */
+const SESSION_SCRIPT = /^(peer|supervisor):(.+)$/;
+
 function rehearsalByTask(
   scripts: Record<string, RehearsalScript>,
   tasks: ResolvedTask[],
+  agentNames: string[],
   issues: ConfigIssue[],
 ): Record<string, RehearsalScript> {
   const byTask: Record<string, RehearsalScript> = {};
   const names = new Set(tasks.map((task) => task.name));
   const templates = new Set(tasks.map((task) => task.template));
   for (const [key, script] of Object.entries(scripts)) {
-    if (!names.has(key) && !templates.has(key)) {
-      issues.push(issue(["rehearsal", key], `unknown task "${key}"`, didYouMean(key, [...names, ...templates])));
+    const session = SESSION_SCRIPT.exec(key);
+    if (session) {
+      const agent = session[2]!;
+      if (agentNames.includes(agent)) byTask[key] = script;
+      else issues.push(issue(["rehearsal", key], `unknown agent "${agent}"`, didYouMean(agent, agentNames)));
+    } else if (!names.has(key) && !templates.has(key)) {
+      const hint = didYouMean(key, [...names, ...templates]) ?? 'keys are task names, "peer:<agent>" or "supervisor:<agent>"';
+      issues.push(issue(["rehearsal", key], `unknown task "${key}"`, hint));
     }
   }
   for (const task of tasks) {

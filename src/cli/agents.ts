@@ -1,0 +1,73 @@
+import { homedir } from "node:os";
+import { relative, sep } from "node:path";
+import { parseArgs } from "node:util";
+import { agentSearchDirs, type DiscoveredAgent, discoverAgents } from "../orchestrator/agents/discover.ts";
+
+const USAGE = "usage: cadre agents";
+// Descriptions are often paragraphs (Claude Code uses them for routing); a table shows the start.
+const DESCRIPTION_WIDTH = 80;
+
+/** A path as short as it can be said: relative inside the project, ~/… inside the home directory (the closer one wins). */
+function shortPath(path: string, cwd: string, home: string): string {
+  const inCwd = path.startsWith(cwd + sep);
+  const inHome = path.startsWith(home + sep);
+  if (inHome && (!inCwd || home.length > cwd.length)) return `~${sep}${relative(home, path)}`;
+  if (inCwd) return relative(cwd, path);
+  return path;
+}
+
+function oneLine(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
+  const pad = (cell: string, column: number, row: string[]) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0));
+  return rows.map((row) => row.map((cell, column) => pad(cell, column, row)).join("  ")).join("\n");
+}
+
+/**
+ * `cadre agents`: the agent files in the project's agents/, its .claude/agents
+ * and ~/.claude/agents, in that precedence; a name defined again later is
+ * listed as shadowed. Files that fail to parse are reported on stderr.
+ */
+export async function agentsCommand(args: string[]): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({ args, options: { help: { type: "boolean", short: "h" } }, allowPositionals: true });
+    if (values.help) {
+      process.stdout.write(`${USAGE}\n\nLists agent definitions from agents/, .claude/agents and ~/.claude/agents (earlier ones win).\n`);
+      return 0;
+    }
+    if (positionals.length > 0) throw new Error(`unexpected argument "${positionals[0]}"`);
+  } catch (error) {
+    process.stderr.write(`cadre agents: ${(error as Error).message}; ${USAGE}\n`);
+    return 2;
+  }
+
+  const cwd = process.cwd();
+  const home = homedir();
+  const found = await discoverAgents({ cwd, home });
+  const short = (path: string) => shortPath(path, cwd, home);
+
+  for (const agent of found) {
+    if (!agent.ok) process.stderr.write(`cadre agents: skipping ${short(agent.file)}: ${agent.error}\n`);
+  }
+  const valid = found.filter((agent): agent is Extract<DiscoveredAgent, { ok: true }> => agent.ok);
+  if (valid.length === 0) {
+    const dirs = agentSearchDirs({ cwd, home }).map((dir) => short(dir.dir));
+    process.stdout.write(`no agents found (searched ${dirs.join(", ")})\n`);
+    return 0;
+  }
+  const listed = valid.map((agent) => ({
+    name: agent.name,
+    description: agent.definition.description,
+    source: agent.shadowedBy === undefined ? short(agent.file) : `${short(agent.file)} (shadowed by ${short(agent.shadowedBy)})`,
+  }));
+  // On a terminal the table fits its width; piped, each row stays whole up to a fixed width.
+  const fixed = Math.max(...listed.map((row) => row.name.length)) + Math.max(...listed.map((row) => row.source.length)) + 4;
+  const width = process.stdout.isTTY ? Math.max(20, (process.stdout.columns ?? 100) - fixed) : DESCRIPTION_WIDTH;
+  const rows = [["NAME", "DESCRIPTION", "SOURCE"], ...listed.map((row) => [row.name, oneLine(row.description, width), row.source])];
+  process.stdout.write(`${table(rows)}\n`);
+  return 0;
+}

@@ -1,0 +1,62 @@
+import type { CliMessage } from "../../protocol/index.ts";
+
+/** One line, at most `max` characters: whitespace collapsed, an ellipsis when cut. */
+export function oneLine(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** The part of a tool input worth showing: the command, the file, the peer. */
+function toolInput(input: Record<string, unknown>): string {
+  for (const key of ["command", "file_path", "path", "pattern", "url", "peer", "description"]) {
+    const value = input[key];
+    if (typeof value === "string" && value !== "") return key === "peer" ? `${value}: ${String(input.question ?? input.message ?? "")}` : value;
+  }
+  return "";
+}
+
+/** mcp__cadre__ask_peer → ask_peer: the server prefix says nothing to a person watching. */
+function toolName(name: string): string {
+  return name.startsWith("mcp__") ? name.split("__").slice(2).join("__") || name : name;
+}
+
+function blocks(content: unknown): Record<string, unknown>[] {
+  return Array.isArray(content) ? content.filter((b): b is Record<string, unknown> => typeof b === "object" && b !== null) : [];
+}
+
+function resultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  return blocks(content)
+    .map((b) => (typeof b.text === "string" ? b.text : ""))
+    .join(" ");
+}
+
+/**
+ * What a worker is doing, as a short line for the live view: the tool it
+ * calls, the first words of what it says, an API retry, a refused tool call.
+ * Undefined for messages that say nothing new (init, stream events, results).
+ */
+export function describeMessage(message: CliMessage): string | undefined {
+  switch (message.type) {
+    case "assistant": {
+      const parts: string[] = [];
+      for (const block of message.message.content) {
+        if (block.type === "tool_use") parts.push(`${toolName(block.name)} ${toolInput(block.input)}`.trim());
+        else if (block.type === "text" && block.text.trim() !== "") parts.push(`“${block.text.trim()}”`);
+      }
+      return parts.length > 0 ? oneLine(parts.join("; ")) : undefined;
+    }
+    case "user": {
+      const refused = blocks(message.message.content).find((b) => b.type === "tool_result" && b.is_error === true);
+      return refused ? oneLine(`tool error: ${resultText(refused.content)}`) : undefined;
+    }
+    case "system":
+      if (message.subtype === "api_retry") {
+        const retry = message as { attempt: number; max_retries: number; error_status: number | null; error: string };
+        return `API ${retry.error_status ?? retry.error}: retry ${retry.attempt}/${retry.max_retries}`;
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
+}

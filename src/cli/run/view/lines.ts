@@ -1,0 +1,70 @@
+import type { OrchestratorEvent } from "../../../orchestrator/index.ts";
+import { describeMessage, oneLine } from "../activity.ts";
+import type { RunState } from "../state.ts";
+import { formatDuration, formatUsd } from "./format.ts";
+import type { RunView, ViewStream } from "./view.ts";
+
+/** 14:03:07, local time: CI logs add their own dates. */
+export function clock(ms: number): string {
+  const d = new Date(ms);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
+}
+
+/** The line an event deserves in a log, or undefined for events that only feed the live view. */
+export function describeEvent(event: OrchestratorEvent, state: RunState): string | undefined {
+  switch (event.type) {
+    case "task_started":
+      return `${event.task.name}: started${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}`;
+    case "task_message": {
+      const what = describeMessage(event.message);
+      return what === undefined ? undefined : `${event.task.name}: ${what}`;
+    }
+    case "task_retry":
+      return `${event.task.name}: retry in ${formatDuration(event.delayMs)} after ${oneLine(event.error.message)}`;
+    case "task_finished": {
+      const { result } = event;
+      const row = state.rows.find((r) => r.name === result.name);
+      const stats = `${result.numTurns} turn${result.numTurns === 1 ? "" : "s"}, ${formatUsd(result.costUsd)}, ${formatDuration(result.durationMs)}`;
+      const detail = result.error ? oneLine(result.error.message) : oneLine(result.text);
+      return `${result.name}: ${result.status}${result.attempts > 0 ? ` (${stats})` : ""}${detail ? `: ${detail}` : ""}${row?.parentName ? ` [for ${row.parentName}]` : ""}`;
+    }
+    case "rate_limit": {
+      const { state: limit } = event;
+      if (!limit.rateLimited) return `rate limit lifted: up to ${limit.effectiveLimit} workers`;
+      const wait = limit.backoffUntil === null ? "" : `, pausing starts for ${formatDuration(Math.max(0, limit.backoffUntil - Date.now()))}`;
+      return `rate limited: up to ${limit.effectiveLimit} of ${limit.limit} workers${wait}`;
+    }
+    case "budget_exceeded":
+      return `budget reached: spent ${formatUsd(event.spentUsd)} of ${formatUsd(event.budgetUsd)}; no new tasks start`;
+    case "permission_request":
+      return `${event.task.name}: asks permission for ${event.request.toolName}`;
+    case "hook_failed":
+      return `${event.task.name}: ${event.event} hook failed: ${oneLine(event.error.message)}`;
+    default:
+      return undefined;
+  }
+}
+
+/** Not a terminal (CI, pipes): one plain, timestamped line per event worth logging. */
+export class LinesView implements RunView {
+  constructor(
+    private readonly out: ViewStream,
+    private readonly state: RunState,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  event(event: OrchestratorEvent): void {
+    const line = describeEvent(event, this.state);
+    if (line !== undefined) this.write(line);
+  }
+
+  notice(text: string): void {
+    this.write(text);
+  }
+
+  stop(): void {}
+
+  private write(line: string): void {
+    this.out.write(`${clock(this.now())} ${line}\n`);
+  }
+}

@@ -1,0 +1,138 @@
+import { createLogUpdate } from "log-update";
+import type { OrchestratorEvent } from "../../../orchestrator/index.ts";
+import type { RowStatus, RunState, TaskRow } from "../state.ts";
+import { type Colors, formatDuration, formatUsd, paint, table } from "./format.ts";
+import type { RunView, ViewStream } from "./view.ts";
+
+const SYMBOLS: Record<RowStatus, string> = {
+  waiting: "·",
+  queued: "○",
+  running: "▶",
+  retrying: "↻",
+  succeeded: "✔",
+  failed: "✘",
+  cancelled: "■",
+  skipped: "↷",
+};
+
+export interface FrameOptions {
+  now: number;
+  /** Terminal columns. */
+  width: number;
+  /** Terminal rows: with more tasks than fit, finished and waiting rows fold into a count. */
+  height: number;
+  colors: Colors;
+}
+
+function elapsed(row: TaskRow, now: number): string {
+  if (row.durationMs !== undefined) return formatDuration(row.durationMs);
+  if (row.startedAt === undefined) return "";
+  return formatDuration((row.finishedAt ?? now) - row.startedAt);
+}
+
+function activity(row: TaskRow): string {
+  if (row.status === "waiting" && row.activity === "" && row.waitsFor.length > 0) return `after ${row.waitsFor.join(", ")}`;
+  return row.activity;
+}
+
+/** Rows to show when not all fit: running ones first, then the others in order. */
+function visibleRows(rows: TaskRow[], room: number): { shown: TaskRow[]; hidden: TaskRow[] } {
+  if (rows.length <= room) return { shown: rows, hidden: [] };
+  const urgent = new Set(rows.filter((r) => r.status === "running" || r.status === "retrying" || r.status === "failed").slice(0, room));
+  const rest = rows.filter((r) => !urgent.has(r)).slice(0, Math.max(0, room - urgent.size));
+  const keep = new Set([...urgent, ...rest]);
+  return { shown: rows.filter((r) => keep.has(r)), hidden: rows.filter((r) => !keep.has(r)) };
+}
+
+function rateLimitLine(state: RunState, now: number, c: Colors): string {
+  const limit = state.rateLimit;
+  if (limit === undefined || !limit.rateLimited) return c.dim("rate limit: ok");
+  const wait = limit.backoffUntil !== null && limit.backoffUntil > now ? `, starts paused ${formatDuration(limit.backoffUntil - now)}` : "";
+  return c.yellow(`rate limited: ${limit.effectiveLimit}/${limit.limit} workers${wait}`);
+}
+
+/** One frame of the live view: a title, one row per task, totals and the rate-limit state. Pure, so tests render it. */
+export function renderFrame(state: RunState, options: FrameOptions): string {
+  const { now, width, colors: c } = options;
+  const counts = state.counts();
+  const done = counts.succeeded + counts.failed + counts.cancelled + counts.skipped;
+  const total = state.rows.filter((r) => r.parentName === undefined).length;
+  const title = `${c.bold("cadre")} ${state.swarm}  ${done}/${total} done  ${formatDuration((state.finishedAt ?? now) - state.startedAt)}`;
+
+  const { shown, hidden } = visibleRows(state.rows, Math.max(1, options.height - 5));
+  const cells = shown.map((row) => [
+    `${row.parentName === undefined ? "" : "  "}${SYMBOLS[row.status]} ${row.name}`,
+    row.status,
+    elapsed(row, now),
+    row.turns > 0 ? `${row.turns} turn${row.turns === 1 ? "" : "s"}` : "",
+    row.costUsd > 0 ? formatUsd(row.costUsd) : "",
+    activity(row),
+  ]);
+  const lines = table([["task", "status", "time", "turns", "cost", "activity"], ...cells], width, (r, column, cell) => {
+    if (r === 0) return c.dim(cell);
+    const row = shown[r - 1]!;
+    if (column === 0 || column === 1) return paint(row.status, cell, c);
+    return column === 5 ? c.dim(cell) : cell;
+  });
+  if (hidden.length > 0) lines.push(c.dim(`… ${hidden.length} more`));
+
+  const parts = [
+    counts.running + counts.retrying > 0 ? c.cyan(`${counts.running + counts.retrying} running`) : undefined,
+    counts.queued > 0 ? `${counts.queued} queued` : undefined,
+    counts.waiting > 0 ? `${counts.waiting} waiting` : undefined,
+    counts.succeeded > 0 ? c.green(`${counts.succeeded} succeeded`) : undefined,
+    counts.failed > 0 ? c.red(`${counts.failed} failed`) : undefined,
+    counts.cancelled > 0 ? c.yellow(`${counts.cancelled} cancelled`) : undefined,
+    counts.skipped > 0 ? c.yellow(`${counts.skipped} skipped`) : undefined,
+    `${formatUsd(state.totalUsd)}${state.budgetUsd === undefined ? "" : ` of ${formatUsd(state.budgetUsd)}`}`,
+  ].filter((part) => part !== undefined);
+  const footer = [parts.join("  "), rateLimitLine(state, now, c)];
+  if (state.budget) footer.push(c.red(`budget reached (${formatUsd(state.budget.spentUsd)}): no new tasks start`));
+  if (state.interrupted) footer.push(c.yellow("interrupting: finishing up; Ctrl-C again kills the workers"));
+  return [title, ...lines, footer.join("   ")].join("\n");
+}
+
+/** On a terminal: the frame redrawn in place on every event (at most every 100 ms) and once a second for the clocks. */
+export class TtyView implements RunView {
+  private readonly log: ReturnType<typeof createLogUpdate>;
+  private readonly ticker: ReturnType<typeof setInterval>;
+  private pending: ReturnType<typeof setTimeout> | undefined;
+  private notices: string[] = [];
+
+  constructor(
+    private readonly out: ViewStream & NodeJS.WritableStream,
+    private readonly state: RunState,
+    private readonly colors: Colors,
+  ) {
+    this.log = createLogUpdate(out);
+    this.ticker = setInterval(() => this.draw(), 1000);
+    this.ticker.unref();
+    this.draw();
+  }
+
+  event(_event: OrchestratorEvent): void {
+    this.pending ??= setTimeout(() => {
+      this.pending = undefined;
+      this.draw();
+    }, 100);
+  }
+
+  notice(text: string): void {
+    this.notices.push(text);
+    this.draw();
+  }
+
+  stop(): void {
+    clearInterval(this.ticker);
+    clearTimeout(this.pending);
+    this.log.clear();
+    this.log.done();
+    for (const text of this.notices) this.out.write(`${text}\n`);
+  }
+
+  private draw(): void {
+    const height = (this.out.rows ?? 30) - this.notices.length;
+    const frame = renderFrame(this.state, { now: Date.now(), width: this.out.columns ?? 100, height, colors: this.colors });
+    this.log([...this.notices.map((n) => this.colors.dim(n)), frame].join("\n"));
+  }
+}

@@ -1,0 +1,53 @@
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { formatIssue } from "../orchestrator/config/issues.ts";
+import { loadSwarmConfig } from "../orchestrator/config/load.ts";
+
+const USAGE = "usage: cadre validate <config.(yaml|json)>";
+
+/** `cadre validate <config>`: every issue as `path: message (hint)` and exit 2, or a one-line summary and exit 0. */
+export async function validateCommand(args: string[]): Promise<number> {
+  let positionals: string[];
+  try {
+    const parsed = parseArgs({ args, options: { help: { type: "boolean", short: "h" } }, allowPositionals: true });
+    positionals = parsed.positionals;
+    if (parsed.values.help) {
+      process.stdout.write(`${USAGE}\n\nChecks a swarm config (schema, agent files, references, dependencies) without running it.\n`);
+      return 0;
+    }
+  } catch (error) {
+    process.stderr.write(`cadre validate: ${(error as Error).message}; ${USAGE}\n`);
+    return 2;
+  }
+  const [path, ...extra] = positionals;
+  if (path === undefined || extra.length > 0) {
+    process.stderr.write(`cadre validate: ${path === undefined ? "no config file given" : "give one config file"}; ${USAGE}\n`);
+    return 2;
+  }
+
+  const file = resolve(path);
+  const info = await stat(file).catch(() => undefined);
+  if (info === undefined || !info.isFile()) {
+    process.stderr.write(`cadre validate: ${info === undefined ? "no such file" : "not a file"}: ${file}\n`);
+    return 2;
+  }
+
+  const shown = path;
+  const result = await loadSwarmConfig(file);
+  if (!result.ok) {
+    for (const item of result.errors) process.stderr.write(`${formatIssue(item, shown)}\n`);
+    const count = result.errors.length === 1 ? "1 problem" : `${result.errors.length} problems`;
+    process.stderr.write(`cadre validate: ${shown} is not valid (${count})\n`);
+    return 2;
+  }
+
+  const { config } = result;
+  const entries = new Set(config.tasks.map((task) => task.index)).size;
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+  const tasks = `${plural(config.tasks.length, "task")}${entries === config.tasks.length ? "" : ` (from ${entries} entries)`}`;
+  const agentNames = Object.keys(config.agents);
+  const agents = agentNames.length === 0 ? "no agents" : `${plural(agentNames.length, "agent")} (${agentNames.join(", ")})`;
+  process.stdout.write(`OK ${shown}: swarm "${config.name}", ${tasks}, ${agents}\n`);
+  return 0;
+}

@@ -1,0 +1,194 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { McpServeError } from "./errors.ts";
+import type { McpRuntime } from "./runtime.ts";
+
+/**
+ * Streamable HTTP for `cadre mcp --http`: one MCP session per client, each
+ * with its own children. Every request is checked before the MCP transport
+ * sees it: the Host and Origin headers (against DNS rebinding), a bearer
+ * token, and a request-body size limit.
+ */
+
+export interface HttpOptions {
+  host: string;
+  /** 0: an ephemeral port. */
+  port: number;
+  /** Required beyond loopback; generated when absent. */
+  token?: string;
+  /** Default 1 MiB. */
+  maxBodyBytes?: number;
+}
+
+export interface HttpServing {
+  /** The MCP endpoint. */
+  url: string;
+  token: string;
+  /** True when the token was generated here (the caller shows it once). */
+  tokenGenerated: boolean;
+  close(): Promise<void>;
+}
+
+export const MCP_PATH = "/mcp";
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+function isWildcard(host: string): boolean {
+  return ["0.0.0.0", "::", "[::]"].includes(host);
+}
+
+/** "127.0.0.1:8080", "[::1]:8080", "localhost:0" → host and port. */
+export function parseHostPort(value: string): { host: string; port: number } {
+  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || port > 65535) throw new McpServeError(`--http wants HOST:PORT (e.g. 127.0.0.1:8787), got "${value}"`);
+  return { host: match[1]!.replace(/^\[|\]$/g, ""), port };
+}
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}
+
+function sendError(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return void res.destroy();
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    if (Number(req.headers["content-length"] ?? 0) > limit) return reject(new BodyTooLarge());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off("data", onData);
+        req.resume(); // drain, so the client reads the 413
+        reject(new BodyTooLarge());
+      } else chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Promise<HttpServing> {
+  const loopback = isLoopback(options.host);
+  if (!loopback && !options.token) {
+    throw new McpServeError(
+      `refusing to serve on ${options.host} without a token: anyone who can reach it could run claude on this machine. ` +
+        `Give --token (or CADRE_MCP_TOKEN), or bind to 127.0.0.1.`,
+    );
+  }
+  const token = options.token ?? randomBytes(32).toString("base64url");
+  const tokenDigest = digest(`Bearer ${token}`);
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; close: () => Promise<void> }>();
+  let allowedHosts = new Set<string>();
+  let anyHost = false;
+
+  const authorized = (req: http.IncomingMessage) => {
+    const given = req.headers.authorization;
+    return typeof given === "string" && timingSafeEqual(digest(given), tokenDigest);
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const host = (req.headers.host ?? "").toLowerCase();
+    if (!anyHost && !allowedHosts.has(host)) return sendError(res, 403, `Host "${host}" is not allowed`);
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      let originHost: string | undefined;
+      try {
+        originHost = new URL(origin).host.toLowerCase();
+      } catch {
+        // an unparsable origin is refused below
+      }
+      if (originHost === undefined || !(anyHost ? originHost === host : allowedHosts.has(originHost))) {
+        return sendError(res, 403, `Origin "${origin}" is not allowed`);
+      }
+    }
+    if (!authorized(req)) return sendError(res, 401, "a bearer token is required", { "www-authenticate": 'Bearer realm="cadre"' });
+    if (new URL(req.url ?? "/", "http://x").pathname !== MCP_PATH) return sendError(res, 404, `the MCP endpoint is ${MCP_PATH}`);
+
+    let body: unknown;
+    if (req.method === "POST") {
+      let raw: Buffer;
+      try {
+        raw = await readBody(req, maxBody);
+      } catch (error) {
+        if (error instanceof BodyTooLarge) return sendError(res, 413, `request body exceeds ${maxBody} bytes`, { connection: "close" });
+        throw error;
+      }
+      try {
+        body = JSON.parse(raw.toString("utf8"));
+      } catch {
+        res.writeHead(400, { "content-type": "application/json" });
+        return void res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null }));
+      }
+    }
+
+    const sessionId = req.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const session = sessions.get(sessionId);
+      if (!session) return sendError(res, 404, "unknown or expired MCP session; initialize again");
+      return session.transport.handleRequest(req, res, body);
+    }
+    if (req.method !== "POST" || !isInitializeRequest(body)) return sendError(res, 400, "no MCP session: send initialize first");
+
+    const id = randomUUID();
+    const owner = `http:${id}`;
+    const server = runtime.createServer(owner);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
+    let closed: Promise<void> | undefined;
+    const close = () =>
+      (closed ??= (async () => {
+        sessions.delete(id);
+        await runtime.registry.closeOwner(owner);
+        await server.close().catch(() => {});
+      })());
+    // DELETE from the client, or the server shutting down: the client's children go with it.
+    transport.onclose = () => void close();
+    sessions.set(id, { transport, close });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const httpServer = http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => sendError(res, 500, `cadre mcp: ${(error as Error).message}`));
+  });
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", (error) => reject(new McpServeError(`cannot listen on ${options.host}:${options.port}: ${error.message}`, { cause: error })));
+    httpServer.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = httpServer.address() as AddressInfo;
+  const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
+  if (isWildcard(options.host)) anyHost = true;
+  else {
+    const names = loopback ? ["localhost", "127.0.0.1", "[::1]", shown] : [shown];
+    allowedHosts = new Set(names.map((name) => `${name.toLowerCase()}:${port}`));
+  }
+
+  return {
+    url: `http://${shown}:${port}${MCP_PATH}`,
+    token,
+    tokenGenerated: options.token === undefined,
+    close: async () => {
+      await Promise.all([...sessions.values()].map((s) => s.close()));
+      await new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      });
+    },
+  };
+}

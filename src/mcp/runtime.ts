@@ -1,0 +1,70 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Orchestrator } from "../orchestrator/orchestrator.ts";
+import type { OrchestratorOptions } from "../orchestrator/types.ts";
+import { startRehearsalRig, type RehearsalRig } from "../orchestrator/rehearsal-rig.ts";
+import type { RehearsalScripts } from "../rehearsal/index.ts";
+import { createCadreServer } from "./server.ts";
+import { SessionRegistry, type SessionRegistryOptions } from "./session-registry.ts";
+
+export interface McpRuntimeOptions extends SessionRegistryOptions {
+  /** The orchestrator's settings (agents, defaults, hooks, budget, …), e.g. from a swarm config. */
+  orchestrator?: Omit<OrchestratorOptions, "workerOptions">;
+  /** Turns running at once over all sessions; overrides orchestrator.concurrency. */
+  concurrency?: number;
+  /**
+   * Rehearsal: children talk to a scripted model on loopback instead of the
+   * API. A session plays the script named like the session, else the one
+   * named like its agent.
+   */
+  rehearsal?: { scripts: RehearsalScripts };
+  elicitation?: boolean;
+  defaultWaitS?: number;
+}
+
+/**
+ * Everything `cadre mcp` runs on: one Orchestrator, the session registry,
+ * and with rehearsal the scripted model and the children's private HOME.
+ * close() ends every child process.
+ */
+export class McpRuntime {
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    readonly orchestrator: Orchestrator,
+    readonly registry: SessionRegistry,
+    private readonly options: McpRuntimeOptions,
+    private readonly rehearsal: RehearsalRig | undefined,
+  ) {}
+
+  static async start(options: McpRuntimeOptions = {}): Promise<McpRuntime> {
+    const rehearsal = options.rehearsal ? await startRehearsalRig(options.rehearsal.scripts) : undefined;
+    const base = options.orchestrator ?? {};
+    const orchestrator = new Orchestrator({
+      ...base,
+      concurrency: options.concurrency ?? base.concurrency,
+      // Peer tools let children ask configured agents; without agents they would only cost context.
+      peerTools: base.peerTools ?? Object.keys(base.agents ?? {}).length > 0,
+      workerOptions: rehearsal?.workerOptions,
+    });
+    return new McpRuntime(orchestrator, new SessionRegistry(orchestrator, options), options, rehearsal);
+  }
+
+  /** A server for one client connection. */
+  createServer(owner: string): McpServer {
+    return createCadreServer(this.registry, owner, {
+      agents: Object.keys(this.orchestrator.options.agents ?? {}),
+      elicitation: this.options.elicitation,
+      defaultWaitS: this.options.defaultWaitS,
+    });
+  }
+
+  /** Ends every child and what rehearsal started. Safe to call more than once. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.registry.closeAll();
+      await this.orchestrator.close();
+      await this.rehearsal?.close();
+    })();
+    return this.closing;
+  }
+}

@@ -1,0 +1,51 @@
+import { readFileSync } from "node:fs";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { askByElicitation, supportsElicitation } from "./elicitation.ts";
+import { registerResources } from "./resources.ts";
+import type { SessionRegistry } from "./session-registry.ts";
+import { registerControlTools } from "./tools/control.ts";
+import { registerInspectTools } from "./tools/inspect.ts";
+import { registerTurnTools } from "./tools/turns.ts";
+
+export interface CadreServerOptions {
+  /** Agent names a child may run as (from the config). */
+  agents?: readonly string[];
+  /** Default wait of spawn_session and query_session, in seconds. Default 30. */
+  defaultWaitS?: number;
+  /** Ask the client's user through MCP elicitation when it supports it. Default true. */
+  elicitation?: boolean;
+}
+
+const DEFAULT_WAIT_S = 30;
+
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return manifest.version;
+}
+
+/**
+ * The cadre MCP server for one client connection (an McpServer serves one
+ * transport): the session tools and resources over the shared registry,
+ * scoped to `owner`.
+ */
+export function createCadreServer(registry: SessionRegistry, owner: string, options: CadreServerOptions = {}): McpServer {
+  const server = new McpServer(
+    { name: "cadre", version: version() },
+    {
+      instructions:
+        "Run child Claude Code sessions: spawn_session starts one on a task, query_session continues it, " +
+        "wait_sessions waits on several; answer their permission requests with answer_permission; close_session when done.",
+    },
+  );
+  const context = { registry, owner, agents: options.agents ?? [], defaultWaitS: options.defaultWaitS ?? DEFAULT_WAIT_S };
+  registerTurnTools(server, context);
+  registerInspectTools(server, context);
+  registerControlTools(server, context);
+  registerResources(server, registry, owner);
+  if (options.elicitation !== false) {
+    registry.onPermissionRequest(owner, (session, pending) => {
+      if (supportsElicitation(server.server)) void askByElicitation(server.server, session, pending, registry.permissionTimeoutMs);
+    });
+  }
+  return server;
+}

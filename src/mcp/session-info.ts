@@ -1,0 +1,112 @@
+import { z } from "zod";
+import type { PendingPermission } from "../orchestrator/session.ts";
+import { askUserQuestion, planReview } from "../worker/index.ts";
+import type { ManagedSession } from "./managed-session.ts";
+
+/**
+ * What the tools say about a session, as structuredContent (SessionInfoSchema)
+ * and as the short text a model reads. Long texts are cut so that one tool
+ * result cannot flood the parent's context.
+ */
+
+export const SESSION_STATUSES = ["starting", "running", "awaiting_permission", "idle", "failed", "closed"] as const;
+
+const MAX_RESULT_CHARS = 20_000;
+const MAX_INPUT_STRING_CHARS = 2_000;
+
+export const PendingPermissionSchema = z.object({
+  request_id: z.string(),
+  kind: z.enum(["tool", "question", "plan"]).describe("tool: a tool call to allow or deny; question: AskUserQuestion; plan: ExitPlanMode"),
+  tool_name: z.string(),
+  input: z.record(z.string(), z.unknown()).describe("the tool's input; long strings are shortened"),
+  waiting_s: z.number(),
+});
+
+export const SessionInfoSchema = z.object({
+  session_id: z.string(),
+  name: z.string(),
+  agent: z.string().optional(),
+  status: z.enum(SESSION_STATUSES),
+  turns: z.number(),
+  cost_usd: z.number(),
+  result: z.string().optional().describe("final text of the last finished turn"),
+  error: z.string().optional().describe("why the last turn failed"),
+  pending_permissions: z.array(PendingPermissionSchema).optional(),
+  closed_reason: z.string().optional(),
+});
+
+export type SessionInfo = z.infer<typeof SessionInfoSchema>;
+export type PendingPermissionInfo = z.infer<typeof PendingPermissionSchema>;
+
+export function clip(text: string, max: number, hint = ""): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters${hint}]`;
+}
+
+/** Long strings inside a tool input are shortened; the structure stays. */
+function clipDeep(value: unknown): unknown {
+  if (typeof value === "string") return clip(value, MAX_INPUT_STRING_CHARS);
+  if (Array.isArray(value)) return value.map(clipDeep);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, clipDeep(item)]));
+  }
+  return value;
+}
+
+function pendingInfo(pending: PendingPermission): PendingPermissionInfo {
+  return {
+    request_id: pending.requestId,
+    kind: pending.kind,
+    tool_name: pending.toolName,
+    input: clipDeep(pending.input) as Record<string, unknown>,
+    waiting_s: Math.round((Date.now() - pending.since) / 1000),
+  };
+}
+
+export function sessionInfo(session: ManagedSession): SessionInfo {
+  const result = session.result;
+  const error = session.error;
+  const pending = session.pending;
+  const costUsd = session.session.costUsd;
+  return {
+    session_id: session.id,
+    name: session.name,
+    ...(session.agent !== undefined && { agent: session.agent }),
+    status: session.status,
+    turns: session.session.turns,
+    cost_usd: Math.round(costUsd * 1e6) / 1e6,
+    ...(result && !result.isError && { result: clip(result.text, MAX_RESULT_CHARS, "; see get_transcript") }),
+    ...(error && { error: error.message }),
+    ...(pending.length > 0 && { pending_permissions: pending.map(pendingInfo) }),
+    ...(session.closedReason !== undefined && session.status === "closed" && { closed_reason: session.closedReason }),
+  };
+}
+
+function describePending(p: PendingPermissionInfo): string {
+  const head = `  request ${p.request_id}`;
+  if (p.kind === "question") {
+    const questions = askUserQuestion.questions({ input: p.input }).map((q) => {
+      const options = (q.options ?? []).map((o) => o.label).join(" | ");
+      return `    "${q.question}"${q.multiSelect ? " (several allowed)" : ""}: ${options}`;
+    });
+    return `${head}: the child asks (answer with answers keyed by question):\n${questions.join("\n")}`;
+  }
+  if (p.kind === "plan") {
+    const plan = planReview.plan({ input: p.input });
+    const shown = plan === undefined ? "(the plan is in the child's plan file; see get_transcript)" : clip(plan, 4_000);
+    return `${head}: the child asks to approve its plan (allow = approve, deny + message = revise, deny + interrupt = reject):\n${shown}`;
+  }
+  return `${head}: ${p.tool_name} ${clip(JSON.stringify(p.input), 1_000)}`;
+}
+
+/** A few lines a model can act on. */
+export function renderInfo(info: SessionInfo): string {
+  const label = info.name === `task-${info.session_id}` ? `session ${info.session_id}` : `session ${info.session_id} (${info.name})`;
+  const lines = [`${label}: ${info.status}, ${info.turns} turn${info.turns === 1 ? "" : "s"}, $${info.cost_usd.toFixed(4)}`];
+  if (info.closed_reason) lines.push(`closed: ${info.closed_reason}`);
+  if (info.error) lines.push(`error: ${info.error}`);
+  if (info.pending_permissions) {
+    lines.push("waiting for answer_permission:", ...info.pending_permissions.map(describePending));
+  }
+  if (info.result !== undefined) lines.push(`result:\n${info.result}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,128 @@
+import type { Orchestrator } from "../orchestrator/orchestrator.ts";
+import type { PendingPermission, SessionSpec, SessionStatus } from "../orchestrator/session.ts";
+import { NameInUseError, SessionLimitError, UnknownSessionError } from "./errors.ts";
+import { ManagedSession } from "./managed-session.ts";
+
+export interface SessionRegistryOptions {
+  /** Live (not closed) sessions at once, over all clients. Default 16. */
+  maxSessions?: number;
+  /** A session with no turn and no message for this long is closed. Default 15 minutes; 0 turns it off. */
+  idleTimeoutMs?: number;
+  /** An unanswered permission request is denied after this long. Default 5 minutes. */
+  permissionTimeoutMs?: number;
+  /** Closed sessions kept for get_session and get_transcript. Default 100. */
+  keepClosed?: number;
+}
+
+export type PermissionListener = (session: ManagedSession, pending: PendingPermission) => void;
+
+const DEFAULT_MAX_SESSIONS = 16;
+const DEFAULT_IDLE_TIMEOUT_MS = 15 * 60_000;
+const DEFAULT_KEEP_CLOSED = 100;
+const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * The child sessions of every MCP client: the limit on live sessions, idle
+ * reaping, and per-client ownership (a client sees and steers only its own
+ * children, and they are closed when it goes).
+ */
+export class SessionRegistry {
+  private readonly sessions = new Map<string, ManagedSession>();
+  private readonly permissionListeners = new Map<string, PermissionListener>();
+  private readonly reaper: ReturnType<typeof setInterval> | undefined;
+  private readonly offEvents: () => void;
+  readonly maxSessions: number;
+  readonly idleTimeoutMs: number;
+  readonly permissionTimeoutMs: number;
+
+  constructor(
+    private readonly orchestrator: Orchestrator,
+    private readonly options: SessionRegistryOptions = {},
+  ) {
+    this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.permissionTimeoutMs = options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
+    this.offEvents = orchestrator.on((event) => {
+      if (event.type === "session_status") this.sessions.get(event.task.id)?.changed();
+    });
+    if (this.idleTimeoutMs > 0) {
+      this.reaper = setInterval(() => void this.reapIdle(), Math.min(30_000, Math.max(250, this.idleTimeoutMs / 4)));
+      this.reaper.unref();
+    }
+  }
+
+  get liveCount(): number {
+    return [...this.sessions.values()].filter((s) => s.status !== "closed").length;
+  }
+
+  /** Opens a session for `owner`; it is "ask" for permissions so that its parent decides. */
+  open(owner: string, spec: Omit<SessionSpec, "permissions" | "permissionTimeoutMs">): ManagedSession {
+    if (this.liveCount >= this.maxSessions) throw new SessionLimitError(this.maxSessions);
+    if (spec.name !== undefined) {
+      const holder = this.list(owner).find((s) => s.name === spec.name && s.status !== "closed");
+      if (holder) throw new NameInUseError(spec.name, holder.id);
+    }
+    const session = this.orchestrator.openSession({
+      ...spec,
+      permissions: "ask",
+      permissionTimeoutMs: this.permissionTimeoutMs,
+    });
+    const managed = new ManagedSession(session, owner);
+    session.onPermissionRequest((pending) => {
+      managed.changed();
+      this.permissionListeners.get(owner)?.(managed, pending);
+    });
+    this.sessions.set(managed.id, managed);
+    this.forgetOldClosed();
+    return managed;
+  }
+
+  /** A session of `owner` by id, or by name (a live one first). */
+  find(owner: string, idOrName: string): ManagedSession {
+    const byId = this.sessions.get(idOrName);
+    if (byId && byId.owner === owner) return byId;
+    const named = this.list(owner).filter((s) => s.name === idOrName);
+    const found = named.find((s) => s.status !== "closed") ?? named.at(-1);
+    if (found) return found;
+    throw new UnknownSessionError(idOrName, this.list(owner).map((s) => (s.name === s.id ? s.id : `${s.id} (${s.name})`)));
+  }
+
+  list(owner: string, statuses?: readonly SessionStatus[]): ManagedSession[] {
+    return [...this.sessions.values()].filter((s) => s.owner === owner && (!statuses || statuses.includes(s.status)));
+  }
+
+  /** Routes the owner's permission requests (e.g. to MCP elicitation). Returns the unsubscribe function. */
+  onPermissionRequest(owner: string, listener: PermissionListener): () => void {
+    this.permissionListeners.set(owner, listener);
+    return () => {
+      if (this.permissionListeners.get(owner) === listener) this.permissionListeners.delete(owner);
+    };
+  }
+
+  /** Closes every session of a client that went away. */
+  async closeOwner(owner: string, reason = "the client disconnected"): Promise<void> {
+    this.permissionListeners.delete(owner);
+    await Promise.all(this.list(owner).map((s) => s.close(reason)));
+  }
+
+  async closeAll(reason = "the server stopped"): Promise<void> {
+    if (this.reaper) clearInterval(this.reaper);
+    this.offEvents();
+    this.permissionListeners.clear();
+    await Promise.all([...this.sessions.values()].map((s) => s.close(reason)));
+  }
+
+  private async reapIdle(): Promise<void> {
+    const cutoff = Date.now() - this.idleTimeoutMs;
+    const idle = [...this.sessions.values()].filter(
+      (s) => s.status !== "closed" && !s.busy && s.pending.length === 0 && s.lastActivityAt < cutoff,
+    );
+    await Promise.all(idle.map((s) => s.close(`idle for more than ${Math.round(this.idleTimeoutMs / 1000)} s`)));
+  }
+
+  private forgetOldClosed(): void {
+    const closed = [...this.sessions.values()].filter((s) => s.status === "closed");
+    const excess = closed.length - (this.options.keepClosed ?? DEFAULT_KEEP_CLOSED);
+    for (const session of closed.slice(0, Math.max(0, excess))) this.sessions.delete(session.id);
+  }
+}

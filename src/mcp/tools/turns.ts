@@ -1,0 +1,92 @@
+import { statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { PERMISSION_MODES } from "../../orchestrator/agents/definition.ts";
+import { InvalidArgumentError } from "../errors.ts";
+import { SessionInfoSchema } from "../session-info.ts";
+import { guarded, infoResult, SessionIdSchema, WaitSchema, waitForTurn, type ToolContext } from "./common.ts";
+
+/** A working directory the child can start in; relative paths are taken from the server's directory. */
+function checkedCwd(cwd: string): string {
+  const path = isAbsolute(cwd) ? cwd : resolve(cwd);
+  let isDir = false;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDir) throw new InvalidArgumentError(`cwd "${path}" is not an existing directory; give an absolute path to one, or leave cwd out.`);
+  return path;
+}
+
+/** spawn_session and query_session: the tools that start a turn. */
+export function registerTurnTools(server: McpServer, context: ToolContext): void {
+  const { registry, owner } = context;
+  const spawnShape = {
+    prompt: z.string().min(1).describe("The child's first message. Include everything it needs: it sees nothing of your conversation."),
+    name: z.string().min(1).max(64).optional().describe("A short unique label, usable instead of session_id."),
+    model: z.string().min(1).optional().describe('Model alias or id, e.g. "sonnet".'),
+    cwd: z.string().min(1).optional().describe("Working directory (absolute path). Default: the server's."),
+    append_system_prompt: z.string().optional().describe("Text added to the child's system prompt."),
+    allowed_tools: z.array(z.string().min(1)).optional().describe('Tools it may use without asking, e.g. ["Read", "Bash(git diff:*)"].'),
+    permission_mode: z.enum(PERMISSION_MODES).optional().describe("Default: tools not allowed wait for your answer_permission."),
+    wait_s: WaitSchema,
+  };
+  // Only a server with configured agents offers the agent field (tool definitions cost the parent context).
+  const agentShape =
+    context.agents.length > 0
+      ? { agent: z.enum(context.agents as [string, ...string[]]).optional().describe("Run the child as this configured agent (its prompt, tools and model).") }
+      : {};
+
+  server.registerTool(
+    "spawn_session",
+    {
+      title: "Spawn a child Claude session",
+      description:
+        "Start a child Claude Code session on a task and return when its first turn ends or after wait_s. " +
+        "The child keeps its conversation: send follow-ups with query_session, close it with close_session when done. " +
+        "Tool calls it may not make on its own wait for you (status awaiting_permission; see answer_permission).",
+      // The agent field's type varies with the config; its value is read below.
+      inputSchema: { ...spawnShape, ...agentShape } as typeof spawnShape,
+      outputSchema: SessionInfoSchema,
+    },
+    (args, extra) =>
+      guarded(async () => {
+        const a = args as typeof args & { agent?: string };
+        const session = registry.open(owner, {
+          name: a.name,
+          agent: a.agent,
+          model: a.model,
+          cwd: a.cwd === undefined ? undefined : checkedCwd(a.cwd),
+          appendSystemPrompt: a.append_system_prompt,
+          allowedTools: a.allowed_tools,
+          permissionMode: a.permission_mode,
+        });
+        session.send(a.prompt);
+        await waitForTurn(session, a.wait_s ?? context.defaultWaitS, extra);
+        return infoResult(session);
+      }),
+  );
+
+  server.registerTool(
+    "query_session",
+    {
+      title: "Send a follow-up to a child",
+      description: "Send the next message to a child session that is not busy, and return when that turn ends or after wait_s.",
+      inputSchema: {
+        session_id: SessionIdSchema,
+        prompt: z.string().min(1).describe("The message."),
+        wait_s: WaitSchema,
+      },
+      outputSchema: SessionInfoSchema,
+    },
+    ({ session_id, prompt, wait_s }, extra) =>
+      guarded(async () => {
+        const session = registry.find(owner, session_id);
+        session.send(prompt);
+        await waitForTurn(session, wait_s ?? context.defaultWaitS, extra);
+        return infoResult(session);
+      }),
+  );
+}

@@ -1,0 +1,50 @@
+// Helpers for the tests that run `cadre run` as a user does: node bin/cadre.js, a real claude, the rehearsal server.
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+import { SummarySchema, type Summary } from "../../src/cli/run/summary.ts";
+import { type CliMessage, parseCliMessage } from "../../src/protocol/index.ts";
+import { NdjsonDecoder } from "../../src/protocol/ndjson.ts";
+
+export const repo = fileURLToPath(new URL("../../", import.meta.url));
+export const bin = join(repo, "bin", "cadre.js");
+
+/** Runs the real command line; never rejects (the exit code is part of what tests check). */
+export function cadre(args: string[]) {
+  return execa("node", [bin, ...args], { cwd: repo, reject: false });
+}
+
+export async function readSummary(outDir: string): Promise<Summary> {
+  return SummarySchema.parse(JSON.parse(await readFile(join(outDir, "summary.json"), "utf8")));
+}
+
+/** A transcript decoded the way cadre reads the CLI: every line must be JSON. */
+export async function decodeTranscript(path: string): Promise<CliMessage[]> {
+  const decoder = new NdjsonDecoder();
+  const events = [...decoder.push(await readFile(path)), ...decoder.end()];
+  const malformed = events.filter((event) => event.kind === "malformed");
+  if (malformed.length > 0) throw new Error(`${path}: ${malformed.length} lines are not JSON`);
+  return events.map((event) => parseCliMessage((event as { value: unknown }).value));
+}
+
+/** Pids of live claude processes descended from `root` (Linux /proc). */
+export async function claudeDescendants(root: number): Promise<number[]> {
+  const parents = new Map<number, number>();
+  const names = new Map<number, string>();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    const close = stat.lastIndexOf(")");
+    if (close < 0) continue;
+    const [state, ppid] = stat.slice(close + 2).split(" ");
+    if (state === "Z" || state === "X") continue;
+    parents.set(Number(entry), Number(ppid));
+    names.set(Number(entry), stat.slice(stat.indexOf("(") + 1, close));
+  }
+  const descends = (pid: number): boolean => {
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === root) return true;
+    return false;
+  };
+  return [...names].filter(([pid, name]) => name.startsWith("claude") && descends(pid)).map(([pid]) => pid);
+}

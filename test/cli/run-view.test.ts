@@ -1,0 +1,189 @@
+// The views of `cadre run`, rendered from states built of orchestrator events (no processes).
+import { describe, expect, it } from "vitest";
+import type { OrchestratorEvent, TaskInfo, TaskResult } from "../../src/orchestrator/index.ts";
+import { parseCliMessage } from "../../src/protocol/index.ts";
+import { parseRunArgs, runDirName } from "../../src/cli/run/options.ts";
+import { RunState } from "../../src/cli/run/state.ts";
+import { buildSummary, exitCodeFor, renderFinalTable } from "../../src/cli/run/summary.ts";
+import { colorsFor } from "../../src/cli/run/view/format.ts";
+import { describeEvent } from "../../src/cli/run/view/lines.ts";
+import { renderFrame } from "../../src/cli/run/view/tty.ts";
+
+const ESC = "\u001b";
+const T0 = Date.parse("2025-06-01T12:00:00Z");
+const plain = colorsFor({ isTTY: false }, {});
+const colored = colorsFor({ isTTY: true }, { TERM: "xterm" });
+
+const info = (name: string, id = name, parentId?: string): TaskInfo => ({ id, name, agent: "reviewer", parentId });
+
+function result(name: string, status: TaskResult["status"], extra: Partial<TaskResult> = {}): TaskResult {
+  return {
+    id: name,
+    name,
+    agent: "reviewer",
+    status,
+    text: status === "succeeded" ? `${name} is fine` : "",
+    structuredOutput: undefined,
+    costUsd: 0.0125,
+    usage: { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
+    numTurns: 2,
+    durationMs: 4200,
+    attempts: 1,
+    sessionId: "s",
+    error: status === "failed" ? { code: "TASK_FAILED", message: "API error 400" } : undefined,
+    ...extra,
+  };
+}
+
+const assistant = (id: string, content: unknown[]) =>
+  parseCliMessage({ type: "assistant", message: { id, role: "assistant", content }, session_id: "s" });
+
+/** Three tasks: a finished one, a running one mid tool call, and one waiting on the other two. */
+function sampleState(): RunState {
+  const state = new RunState("review", [{ name: "a.ts", agent: "reviewer" }, { name: "b.ts", agent: "reviewer" }, { name: "summary", depends_on: ["a.ts", "b.ts"] }], T0, 2);
+  const events: [number, OrchestratorEvent][] = [
+    [0, { type: "task_queued", task: info("a.ts") }],
+    [0, { type: "task_queued", task: info("b.ts") }],
+    [500, { type: "task_started", task: info("a.ts"), attempt: 1, pid: 10 }],
+    [600, { type: "task_started", task: info("b.ts"), attempt: 1, pid: 11 }],
+    [900, { type: "task_message", task: info("b.ts"), message: assistant("m1", [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "code/b.ts" } }]) }],
+    // The CLI sends one model reply as several messages with the same id: still one turn.
+    [950, { type: "task_message", task: info("b.ts"), message: assistant("m1", [{ type: "text", text: "reading" }]) }],
+    [1000, { type: "cost", task: info("a.ts"), taskUsd: 0.0125, totalUsd: 0.0125 }],
+    [4700, { type: "task_finished", task: info("a.ts"), result: result("a.ts", "succeeded") }],
+    [4800, { type: "rate_limit", state: { limit: 4, effectiveLimit: 2, backoffUntil: T0 + 7800, rateLimited: true } }],
+  ];
+  for (const [at, event] of events) state.apply(event, T0 + at);
+  return state;
+}
+
+const visible = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
+
+describe("the live view's frame", () => {
+  it("shows one row per task (state, elapsed, turns, cost, activity), the totals and the rate-limit state", () => {
+    const frame = renderFrame(sampleState(), { now: T0 + 5800, width: 100, height: 30, colors: plain });
+    expect(frame).not.toContain(ESC);
+    const lines = frame.split("\n");
+    expect(lines[0]).toBe("cadre review  1/3 done  5.8s");
+    expect(lines[1]).toMatch(/^task +status +time +turns +cost +activity$/);
+    expect(lines[2]).toMatch(/^✔ a\.ts +succeeded +4\.2s +2 turns +\$0\.01 +a\.ts is fine$/);
+    expect(lines[3]).toMatch(/^▶ b\.ts +running +5\.2s +1 turn +“reading”$/);
+    expect(lines[4]).toMatch(/^· summary +waiting +after a\.ts, b\.ts$/);
+    expect(lines[5]).toBe("1 running  1 waiting  1 succeeded  $0.01 of $2.00   rate limited: 2/4 workers, starts paused 2.0s");
+    expect(lines).toHaveLength(6);
+  });
+
+  it("shows the latest tool call as the activity", () => {
+    const state = sampleState();
+    state.apply({ type: "task_message", task: info("b.ts"), message: assistant("m2", [{ type: "tool_use", id: "t2", name: "mcp__cadre__ask_peer", input: { peer: "critic", question: "ok?" } }]) }, T0 + 5000);
+    const frame = renderFrame(state, { now: T0 + 5800, width: 100, height: 30, colors: plain });
+    expect(frame.split("\n")[3]).toMatch(/2 turns +ask_peer critic: ok\?$/);
+  });
+
+  it("colors by status unless told not to, and never runs past the terminal's width", () => {
+    const state = sampleState();
+    const frame = renderFrame(state, { now: T0 + 5800, width: 60, height: 30, colors: colored });
+    expect(frame).toContain(`${ESC}[32m✔ a.ts`);
+    for (const line of frame.split("\n").slice(1, -1)) expect(visible(line).length).toBeLessThanOrEqual(60);
+    expect(colorsFor({ isTTY: true }, { TERM: "xterm", NO_COLOR: "1" }).green("x")).toBe("x");
+    expect(colorsFor({ isTTY: false }, { FORCE_COLOR: "1" }).green("x")).toBe(`${ESC}[32mx${ESC}[39m`);
+  });
+
+  it("folds rows that do not fit the terminal into a count, keeping the running ones", () => {
+    const names = Array.from({ length: 20 }, (_, i) => `t${i}`);
+    const state = new RunState("many", names.map((name) => ({ name })), T0);
+    state.apply({ type: "task_started", task: info("t19"), attempt: 1, pid: 1 }, T0);
+    const lines = renderFrame(state, { now: T0 + 1000, width: 80, height: 10, colors: plain }).split("\n");
+    expect(lines.length).toBeLessThanOrEqual(10);
+    expect(lines.some((line) => line.startsWith("▶ t19"))).toBe(true);
+    expect(lines).toContain("… 15 more");
+  });
+
+  it("puts workers spawned by a task under it and marks the interruption", () => {
+    const state = sampleState();
+    state.apply({ type: "task_queued", task: info("b.ts/child", "c1", "b.ts") }, T0 + 5000);
+    state.interrupted = true;
+    const lines = renderFrame(state, { now: T0 + 5800, width: 100, height: 30, colors: plain }).split("\n");
+    expect(lines[4]).toMatch(/^  ○ b\.ts\/child +queued/);
+    expect(lines.at(-1)).toContain("interrupting: finishing up; Ctrl-C again kills the workers");
+    // Spawned workers are not counted as tasks of the swarm.
+    expect(lines[0]).toContain("1/3 done");
+  });
+});
+
+describe("plain lines", () => {
+  it("turn events into one readable line each, and skip the ones only the live view needs", () => {
+    const state = sampleState();
+    const line = (event: OrchestratorEvent) => describeEvent(event, state);
+    expect(line({ type: "task_started", task: info("b.ts"), attempt: 2, pid: 1 })).toBe("b.ts: started (attempt 2)");
+    expect(line({ type: "task_finished", task: info("a.ts"), result: result("a.ts", "succeeded") })).toBe("a.ts: succeeded (2 turns, $0.01, 4.2s): a.ts is fine");
+    expect(line({ type: "task_finished", task: info("x"), result: result("x", "failed") })).toBe("x: failed (2 turns, $0.01, 4.2s): API error 400");
+    const skipped = result("s", "skipped", { attempts: 0, error: { code: "DEPENDENCY_FAILED", message: 'dependency "x" failed' } });
+    expect(line({ type: "task_finished", task: info("s"), result: skipped })).toBe('s: skipped: dependency "x" failed');
+    const refused = parseCliMessage({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t", is_error: true, content: "cadre policy denies this Bash command" }] } });
+    expect(line({ type: "task_message", task: info("b.ts"), message: refused })).toBe("b.ts: tool error: cadre policy denies this Bash command");
+    expect(line({ type: "task_queued", task: info("b.ts") })).toBeUndefined();
+    expect(line({ type: "cost", task: info("b.ts"), taskUsd: 1, totalUsd: 1 })).toBeUndefined();
+    expect(line({ type: "budget_exceeded", spentUsd: 2.5, budgetUsd: 2 })).toBe("budget reached: spent $2.50 of $2.00; no new tasks start");
+  });
+});
+
+describe("summary", () => {
+  it("exit code: 0 when all succeeded, 1 when any did not, 130 when interrupted", () => {
+    expect(exitCodeFor([result("a", "succeeded")], false)).toBe(0);
+    expect(exitCodeFor([result("a", "succeeded"), result("b", "skipped")], false)).toBe(1);
+    expect(exitCodeFor([result("a", "succeeded")], true)).toBe(130);
+  });
+
+  it("the final table lists every task and the totals", () => {
+    const summary = buildSummary({
+      config: {
+        name: "review",
+        base_dir: "/x",
+        defaults: { cwd: "/x" },
+        agents: {},
+        hooks: {},
+        connections: {},
+        rehearsal: {},
+        tasks: ["a.ts", "b.ts"].map((name, index) => ({ name, template: name, index, prompt: "p", depends_on: [], cwd: "/x", retries: 0, priority: 0 })),
+      },
+      results: new Map([
+        ["a.ts", result("a.ts", "succeeded")],
+        ["b.ts", result("b.ts", "failed")],
+      ]),
+      totals: { costUsd: 0.03, usage: { inputTokens: 200, outputTokens: 20, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } },
+      transcripts: new Map([["a.ts", "/out/transcripts/a.ts.jsonl"]]),
+      outDir: "/out",
+      rehearsal: true,
+      startedAt: T0,
+      finishedAt: T0 + 5000,
+      interrupted: false,
+    });
+    expect(summary.tasks.map((t) => [t.name, t.status, t.transcript])).toEqual([
+      ["a.ts", "succeeded", "transcripts/a.ts.jsonl"],
+      ["b.ts", "failed", null],
+    ]);
+    expect(summary.exit_code).toBe(1);
+    expect(summary.totals).toMatchObject({ tasks: 2, succeeded: 1, failed: 1, cost_usd: 0.03, num_turns: 4, usage: { input_tokens: 200 } });
+    const table = renderFinalTable(summary, { width: 100, colors: plain }).split("\n");
+    expect(table[0]).toMatch(/^task +status +turns +cost +time +result$/);
+    expect(table[1]).toMatch(/^a\.ts +succeeded +2 +\$0\.01 +4\.2s +a\.ts is fine$/);
+    expect(table[2]).toMatch(/^b\.ts +failed +2 +\$0\.01 +4\.2s +API error 400$/);
+    expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 4 turns, $0.03, 5.0s");
+  });
+});
+
+describe("arguments", () => {
+  it("reads the options and defaults the output directory to .cadre/runs/<timestamp>", () => {
+    const now = new Date("2025-06-01T12:30:05.123Z");
+    expect(runDirName(now)).toBe("2025-06-01T12-30-05Z");
+    expect(parseRunArgs(["x.yaml", "--concurrency", "2", "--rehearse", "--json"], now, "/w")).toEqual({
+      kind: "run",
+      options: { config: "x.yaml", concurrency: 2, outDir: "/w/.cadre/runs/2025-06-01T12-30-05Z", defaultOut: true, rehearse: true, json: true },
+    });
+    expect(parseRunArgs(["x.yaml", "--out", "o"], now, "/w")).toMatchObject({ options: { outDir: "/w/o", defaultOut: false, rehearse: false } });
+    expect(parseRunArgs(["x.yaml", "--concurrency", "0"])).toEqual({ kind: "error", message: '--concurrency wants a whole number of at least 1, got "0"' });
+    expect(parseRunArgs([])).toEqual({ kind: "error", message: "no config file given" });
+    expect(parseRunArgs(["--nope", "x.yaml"]).kind).toBe("error");
+  });
+});

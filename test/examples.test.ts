@@ -1,0 +1,97 @@
+// Every example runs end to end offline, the way the README tells a newcomer to run it:
+// `cadre run examples/<x>.yaml --rehearse`, real claude workers against the scripted model.
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CliMessage } from "../src/protocol/index.ts";
+import { cadre, decodeTranscript, readSummary, repo } from "./cli/run-support.ts";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "cadre-examples-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Runs one example with --rehearse into a fresh directory; checks what every run must have. */
+async function rehearse(example: string) {
+  const out = join(dir, example);
+  const run = await cadre(["run", `examples/${example}.yaml`, "--rehearse", "--out", out]);
+  const summary = await readSummary(out);
+  const transcripts = new Map<string, CliMessage[]>();
+  for (const task of summary.tasks) {
+    expect(task.transcript, task.name).not.toBeNull();
+    transcripts.set(task.name, await decodeTranscript(join(out, task.transcript!)));
+  }
+  // Each transcript is a whole session: it starts with init and ends with the result the summary reports.
+  for (const [name, messages] of transcripts) {
+    expect(messages.find((m) => m.type === "system")).toMatchObject({ subtype: "init" });
+    expect(messages.at(-1), name).toMatchObject({ type: "result", is_error: false, result: summary.tasks.find((t) => t.name === name)?.text });
+  }
+  expect(summary.rehearsal).toBe(true);
+  expect(summary.totals.cost_usd).toBeGreaterThan(0);
+  expect(summary.totals.cost_usd).toBeGreaterThanOrEqual(summary.tasks.reduce((sum, t) => sum + t.cost_usd, 0) - 1e-9);
+  expect(summary.totals.num_turns).toBe(summary.tasks.reduce((sum, t) => sum + t.num_turns, 0));
+  expect(summary.totals.usage.input_tokens).toBeGreaterThan(0);
+  return { run, summary, transcripts, out };
+}
+
+function toolResults(messages: CliMessage[]): { content: unknown; is_error?: boolean }[] {
+  return messages.flatMap((m) =>
+    m.type === "user" && Array.isArray(m.message.content) ? m.message.content.filter((b) => b.type === "tool_result") : [],
+  ) as { content: unknown; is_error?: boolean }[];
+}
+
+describe("examples with --rehearse", () => {
+  it("code-review: three reviews in parallel, then a summary that received all three", async () => {
+    const { run, summary, transcripts } = await rehearse("code-review");
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(summary.tasks.map((t) => [t.name, t.status])).toEqual([
+      ["review-cache.ts", "succeeded"],
+      ["review-retry.ts", "succeeded"],
+      ["review-slug.ts", "succeeded"],
+      ["summary", "succeeded"],
+    ]);
+    expect(summary.totals).toMatchObject({ tasks: 4, succeeded: 4, failed: 0, num_turns: 7 });
+    expect(summary.tasks[0]?.text).toBe("- line 10: get() returns expired entries and never deletes them, so the map grows without bound.");
+    expect(summary.tasks[3]?.depends_on).toEqual(["review-cache.ts", "review-retry.ts", "review-slug.ts"]);
+    // {{results.review-…}} was filled with each review's final text before the summary started.
+    for (const review of summary.tasks.slice(0, 3)) expect(summary.tasks[3]?.text).toContain(review.text);
+    // Each reviewer really read its file.
+    expect(JSON.stringify(toolResults(transcripts.get("review-retry.ts")!))).toContain("export async function fetchWithRetry");
+    expect(run.stdout).toMatch(/^total {2}4\/4 succeeded, 7 turns, \$\d+\.\d+, [\d.]+m?s$/m);
+  });
+
+  it("research-critic: the researcher asks the critic through ask_peer and uses its answer", async () => {
+    const { run, summary } = await rehearse("research-critic");
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(summary.tasks.map((t) => [t.name, t.status])).toEqual([
+      ["research", "succeeded"],
+      ["brief", "succeeded"],
+    ]);
+    const critique = "Retrying non-idempotent POSTs can double-charge a customer, and retries without back-off amplify an outage.";
+    expect(summary.tasks[0]?.text).toContain(JSON.stringify({ peer: "critic", answer: critique }));
+    expect(summary.tasks[1]?.text).toContain(critique);
+    // The critic's session cost counts for the run, not for a task.
+    const taskCost = summary.tasks.reduce((sum, t) => sum + t.cost_usd, 0);
+    expect(summary.totals.cost_usd).toBeGreaterThan(taskCost);
+  });
+
+  it("guarded-shell: the policy denies rm -rf, a harmless command runs", async () => {
+    const { run, summary, transcripts } = await rehearse("guarded-shell");
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(summary.tasks.map((t) => [t.name, t.status])).toEqual([["tidy", "succeeded"]]);
+    expect(summary.tasks[0]?.text).toMatch(/^The hook refused to run rm -rf, so nothing was deleted\. The sample code directory holds: cache\.ts\s+retry\.ts\s+slug\.ts$/);
+    const [denied, listed] = toolResults(transcripts.get("tidy")!);
+    expect(denied?.is_error).toBe(true);
+    expect(JSON.stringify(denied?.content)).toContain("cadre policy denies this Bash command");
+    expect(listed?.is_error).toBeFalsy();
+    expect(run.stdout).toContain("tidy: tool error: PreToolUse:Bash hook error: cadre policy denies this Bash command");
+    // Rehearsals leave the examples directory as it was.
+    expect((await readdir(join(repo, "examples"))).sort()).toEqual(["code", "code-review.yaml", "guarded-shell.yaml", "research-critic.yaml"]);
+    expect(existsSync(join(repo, "examples", "build"))).toBe(false);
+  });
+});

@@ -1,0 +1,113 @@
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { expect } from "vitest";
+import type { RehearsalScriptsInput } from "../../src/rehearsal/script.ts";
+import { registerCleanup } from "../support/cleanup.ts";
+import { isGone } from "../support/processes.ts";
+import { tempHome } from "../support/rehearsal.ts";
+
+export const CADRE_BIN = resolve(import.meta.dirname, "../../bin/cadre.js");
+
+/** A private directory with a rehearsal scripts file, a work directory and a temp directory. */
+export async function scriptedWorkspace(scripts: RehearsalScriptsInput): Promise<{ home: string; cwd: string; tmp: string; scriptsFile: string }> {
+  const home = await tempHome("cadre-mcp-test-");
+  const cwd = join(home, "work");
+  const tmp = join(home, "tmp");
+  await Promise.all([mkdir(cwd), mkdir(tmp)]);
+  const scriptsFile = join(home, "scripts.json");
+  await writeFile(scriptsFile, JSON.stringify(scripts));
+  return { home, cwd, tmp, scriptsFile };
+}
+
+/** Every process below `root` (Linux /proc), with its command name. */
+export async function descendants(root: number): Promise<{ pid: number; comm: string }[]> {
+  const parent = new Map<number, number>();
+  const comms = new Map<number, string>();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    const close = stat.lastIndexOf(")");
+    if (close < 0) continue;
+    const [state, ppid] = stat.slice(close + 2).split(" ");
+    if (state === "Z" || state === "X") continue;
+    parent.set(Number(entry), Number(ppid));
+    comms.set(Number(entry), stat.slice(stat.indexOf("(") + 1, close));
+  }
+  const found: { pid: number; comm: string }[] = [];
+  for (const pid of parent.keys()) {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) {
+      if (p === root) {
+        found.push({ pid, comm: comms.get(pid)! });
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+export async function claudeDescendants(root: number): Promise<number[]> {
+  return (await descendants(root)).filter((p) => p.comm.startsWith("claude")).map((p) => p.pid);
+}
+
+export interface StdioCadre {
+  client: Client;
+  transport: StdioClientTransport;
+  pid: number;
+  cwd: string;
+  stderr: () => string;
+}
+
+/**
+ * `cadre mcp --scripts <file>` (or, with scripts null, only `args`) as a
+ * child process, with a real SDK Client on its stdio. After the test the client is closed, and neither the server nor
+ * any claude it started may be left.
+ */
+export async function startStdioCadre(
+  scripts: RehearsalScriptsInput | null,
+  args: string[] = [],
+  clientOptions: ConstructorParameters<typeof Client>[1] = {},
+): Promise<StdioCadre> {
+  const { home, cwd, tmp, scriptsFile } = await scriptedWorkspace(scripts ?? {});
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CADRE_BIN, "mcp", ...(scripts ? ["--scripts", scriptsFile] : []), ...args],
+    cwd,
+    env: { PATH: process.env.PATH ?? "", HOME: home, TMPDIR: tmp },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-20_000)));
+  const client = new Client({ name: "cadre-test", version: "1.0.0" }, clientOptions);
+  await client.connect(transport);
+  const pid = transport.pid!;
+  registerCleanup(async () => {
+    const children = await claudeDescendants(pid);
+    await client.close();
+    expect(await isGone(pid, 10_000), `cadre mcp (pid ${pid}) is still running`).toBe(true);
+    for (const child of children) expect(await isGone(child, 5_000), `claude pid ${child} survived its server`).toBe(true);
+  });
+  return { client, transport, pid, cwd, stderr: () => stderr };
+}
+
+export type ToolResult = CallToolResult & { structuredContent?: Record<string, any> };
+
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}, options: Parameters<Client["callTool"]>[2] = {}): Promise<ToolResult> {
+  return (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000, ...options })) as ToolResult;
+}
+
+export function textOf(result: ToolResult): string {
+  return (result.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
+}
+
+export async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
