@@ -42,8 +42,6 @@ export class McpRuntime {
     const orchestrator = new Orchestrator({
       ...base,
       concurrency: options.concurrency ?? base.concurrency,
-      // Peer tools let children ask configured agents; without agents they would only cost context.
-      peerTools: base.peerTools ?? Object.keys(base.agents ?? {}).length > 0,
       workerOptions: rehearsal?.workerOptions,
     });
     return new McpRuntime(orchestrator, new SessionRegistry(orchestrator, options), options, rehearsal);

@@ -40,22 +40,31 @@ export async function runAttempt(options: AttemptOptions): Promise<TurnResult> {
     clearTimeout(idleTimer);
     if (idleMs !== undefined) idleTimer = setTimeout(() => idle.abort(new TaskTimeoutError("idle", idleMs)), idleMs);
   };
+  // A stop raised by the turn's own result (the budget it reaches) comes after the work is done.
+  let resultSeen = false;
   const off = worker.on((event) => {
     if (event.type !== "message") return;
     resetIdle();
+    if (event.message.type === "result") resultSeen = true;
     options.onMessage(event.message);
   });
   try {
     options.onStarted(worker);
     resetIdle();
     const collected = worker.send(options.prompt, { signal: stop }).collect();
+    let stoppedAfterResult = false;
     const stopped = new Promise<"stopped">((resolve) => {
-      if (stop.aborted) resolve("stopped");
-      stop.addEventListener("abort", () => resolve("stopped"), { once: true });
+      const onStop = () => {
+        stoppedAfterResult = resultSeen;
+        resolve("stopped");
+      };
+      if (stop.aborted) onStop();
+      else stop.addEventListener("abort", onStop, { once: true });
     });
     const first = await Promise.race([collected, stopped]);
     if (first !== "stopped") return first;
-    await Promise.race([collected.catch(() => undefined), sleep(INTERRUPT_GRACE_MS)]);
+    const late = await Promise.race([collected.catch(() => undefined), sleep(INTERRUPT_GRACE_MS)]);
+    if (late && stoppedAfterResult) return late;
     throw stop.reason;
   } finally {
     clearTimeout(idleTimer);

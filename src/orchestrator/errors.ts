@@ -19,12 +19,17 @@ export class TaskTimeoutError extends CadreError {
   }
 }
 
+/** Dollars with cents, and more digits where cents would round a small amount away. */
+function usd(amount: number): string {
+  return amount >= 1 ? amount.toFixed(2) : amount.toPrecision(2);
+}
+
 /** The run's budget is spent: no new task starts. */
 export class BudgetExceededError extends CadreError {
   constructor(readonly spentUsd: number, readonly budgetUsd: number) {
     super(
       "BUDGET_EXCEEDED",
-      `the budget of $${budgetUsd.toFixed(2)} is spent ($${spentUsd.toFixed(4)} used); no new task starts. Raise budget_usd to go on`,
+      `the budget of $${usd(budgetUsd)} is spent ($${usd(spentUsd)} used); no new task starts. Raise budget_usd to go on`,
     );
   }
 }

@@ -361,7 +361,9 @@ export class Orchestrator {
     };
     const handler = this.options.canUseTool;
     if (handler && !base.canUseTool && record) routing.canUseTool = (request) => handler(request, record.info);
-    if (this.options.peerTools !== false) {
+    // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.
+    const peerTools = this.options.peerTools ?? Object.keys(this.options.agents ?? {}).length > 0;
+    if (peerTools) {
       routing.sdkMcpServers = { cadre: this.peers.serverFor(callerName, record, chain) };
       routing.allowedTools = [...PEER_TOOL_IDS];
     }

@@ -127,7 +127,7 @@ export interface OrchestratorOptions {
   canUseTool?: RoutedPermissionHandler;
   /** Agent name → agents it may reach with ask_peer/tell_peer. Absent: every agent may reach every other. */
   connections?: Record<string, string[]>;
-  /** Give workers the built-in "cadre" MCP server (ask_peer, …). Default true. */
+  /** Give workers the built-in "cadre" MCP server (ask_peer, spawn_worker, …). Default: when there are agents. */
   peerTools?: boolean;
   /** Write one JSONL transcript per task here. */
   outDir?: string;

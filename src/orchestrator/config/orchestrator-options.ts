@@ -62,8 +62,6 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
     hooks: hooksOf(config),
     // No connections means every agent may reach every other.
     connections: Object.keys(config.connections).length > 0 ? config.connections : undefined,
-    // The peer tools let workers reach the config's agents; without agents they would only cost context.
-    peerTools: Object.keys(agents).length > 0,
   };
 }
 

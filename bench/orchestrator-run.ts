@@ -1,0 +1,148 @@
+/**
+ * One side of the orchestrator benchmark, in its own process so that its CPU
+ * and memory are its own (the rehearsal server lives in the parent):
+ *
+ *   orchestrator-run.ts <cadre|cadre-nopeer|sdk> <tasks> <concurrency> <rehearsal base URL>
+ *
+ * "cadre-nopeer" is cadre without its built-in "cadre" MCP server (peerTools: false).
+ *
+ * Runs the tasks to their end and prints one JSON line (RunReport). Workers'
+ * CPU is read from /proc/self/stat (cutime + cstime): the CPU of every child
+ * this process has reaped, the claude processes and whatever they started.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { query } from "@anthropic-ai/claude-agent-sdk";
+import { Orchestrator } from "../src/orchestrator/index.ts";
+import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
+
+export type Side = "cadre" | "cadre-nopeer" | "sdk";
+
+export interface RunReport {
+  side: Side;
+  tasks: number;
+  concurrency: number;
+  wallMs: number;
+  /** CPU of this process during the run (user + system). */
+  ownCpuMs: number;
+  /** CPU of the reaped children during the run. */
+  workersCpuMs: number;
+  /** Peak resident set of this process over its life (includes loading the code). */
+  maxRssMb: number;
+  /** Tasks that did not come back with the scripted answer. */
+  failures: string[];
+}
+
+export const CLAUDE_BIN = resolve(import.meta.dirname, "../node_modules/.bin/claude");
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+/** CPU of reaped children so far, in ms (fields 16 and 17 of /proc/<pid>/stat). */
+async function reapedChildrenCpuMs(): Promise<number> {
+  const stat = await readFile("/proc/self/stat", "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
+}
+
+/** Waits until every child has been reaped (a child's CPU counts only then). */
+async function childrenReaped(withinMs = 10_000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    let children = 0;
+    for (const entry of await readdir("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid) children++;
+    }
+    if (children === 0 || Date.now() > deadline) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** At most `limit` calls of `fn` at once. */
+async function limited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
+const expected = (prompt: string) => `done ${prompt}`;
+
+async function runCadre(prompts: string[], concurrency: number, env: Record<string, string>, cwd: string, peerTools: boolean): Promise<string[]> {
+  const failures: string[] = [];
+  const orchestrator = new Orchestrator({
+    concurrency,
+    peerTools,
+    defaults: { cwd, claudePath: CLAUDE_BIN },
+    workerOptions: () => ({ inheritEnv: false, env }),
+  });
+  try {
+    for await (const result of orchestrator.map(prompts.map((prompt) => ({ name: prompt, prompt })))) {
+      if (result.status !== "succeeded" || result.text !== expected(result.name)) {
+        failures.push(`${result.name}: ${result.status} ${result.error?.message ?? JSON.stringify(result.text)}`);
+      }
+    }
+  } finally {
+    await orchestrator.close();
+  }
+  return failures;
+}
+
+async function runSdk(prompts: string[], concurrency: number, env: Record<string, string>, cwd: string): Promise<string[]> {
+  const failures: string[] = [];
+  await limited(prompts, concurrency, async (prompt) => {
+    let text: string | undefined;
+    try {
+      for await (const message of query({ prompt, options: { pathToClaudeCodeExecutable: CLAUDE_BIN, env, cwd } })) {
+        if (message.type === "result") text = message.subtype === "success" ? message.result : `error: ${message.subtype}`;
+      }
+    } catch (error) {
+      text = `threw: ${(error as Error).message}`;
+    }
+    if (text !== expected(prompt)) failures.push(`${prompt}: ${JSON.stringify(text)}`);
+  });
+  return failures;
+}
+
+async function main(): Promise<void> {
+  const [side, tasksArg, concurrencyArg, baseUrl] = process.argv.slice(2);
+  if ((side !== "cadre" && side !== "cadre-nopeer" && side !== "sdk") || !baseUrl) {
+    throw new Error("usage: orchestrator-run.ts <cadre|cadre-nopeer|sdk> <tasks> <concurrency> <rehearsal base URL>");
+  }
+  const tasks = Number(tasksArg);
+  const concurrency = Number(concurrencyArg);
+  const home = await mkdtemp(join(tmpdir(), `cadre-bench-${side}-`));
+  const cwd = join(home, "work");
+  await mkdir(cwd);
+  const env = { ...offlineClaudeEnv({ baseUrl, home }), TMPDIR: join(home, "tmp") };
+  await mkdir(env.TMPDIR);
+  const prompts = Array.from({ length: tasks }, (_, i) => `${side}-task-${i}`);
+  try {
+    const cpuBefore = process.cpuUsage();
+    const childrenBefore = await reapedChildrenCpuMs();
+    const started = performance.now();
+    const failures =
+      side === "sdk" ? await runSdk(prompts, concurrency, env, cwd) : await runCadre(prompts, concurrency, env, cwd, side === "cadre");
+    const wallMs = performance.now() - started;
+    const own = process.cpuUsage(cpuBefore);
+    await childrenReaped();
+    const report: RunReport = {
+      side,
+      tasks,
+      concurrency,
+      wallMs,
+      ownCpuMs: (own.user + own.system) / 1000,
+      workersCpuMs: (await reapedChildrenCpuMs()) - childrenBefore,
+      maxRssMb: process.resourceUsage().maxRSS / 1024,
+      failures,
+    };
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+  } finally {
+    await rm(home, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+await main();

@@ -1,0 +1,180 @@
+// What the orchestrator does when things go wrong, on the real CLI: rate limits,
+// a spent budget, cancellation, time limits and a crashing worker. Measured from
+// outside where possible: the model server's requests and /proc.
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { Orchestrator, OrchestratorEvent, TaskResult } from "../../src/orchestrator/index.ts";
+import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
+import { rehearsedOrchestrator } from "../support/orchestrator.ts";
+import { isGone, liveClaudeChildren } from "../support/processes.ts";
+import { createRehearsal } from "../support/rehearsal.ts";
+
+const FAKE_CLAUDE = fileURLToPath(new URL("../fixtures/fake-claude.mjs", import.meta.url));
+
+function record(orchestrator: Orchestrator): OrchestratorEvent[] {
+  const events: OrchestratorEvent[] = [];
+  orchestrator.on((e) => events.push(e));
+  return events;
+}
+
+async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function collect(results: AsyncIterable<TaskResult>): Promise<Map<string, TaskResult>> {
+  const byName = new Map<string, TaskResult>();
+  for await (const result of results) byName.set(result.name, result);
+  return byName;
+}
+
+describe("orchestrator resilience on the real CLI", () => {
+  it("rides out 429s: the CLI's retries become back-off and every task succeeds", async () => {
+    const limited = new Set(["t0", "t2", "t4"]);
+    const names = ["t0", "t1", "t2", "t3", "t4", "t5"];
+    const server = await createRehearsal(
+      Object.fromEntries(
+        names.map((name) => [name, [{ text: `done ${name}`, ...(limited.has(name) && { fail: { status: 429, times: 2 } }) }]]),
+      ),
+    );
+    const { orchestrator } = await rehearsedOrchestrator(server, { concurrency: 3 });
+    const events = record(orchestrator);
+    const results = await collect(orchestrator.map(names.map((name) => ({ name, prompt: `work ${name}` }))));
+
+    for (const name of names) {
+      const result = results.get(name)!;
+      expect(result.status, `${name}: ${result.error?.message}`).toBe("succeeded");
+      expect(result.text).toBe(`done ${name}`);
+      // The CLI retried within the attempt; the task was not restarted.
+      expect(result.attempts).toBe(1);
+    }
+    // The model server really refused: twice for each limited script, never for the others.
+    for (const name of names) {
+      const failed = server.requests.filter((r) => r.script === name && r.outcome === "failed");
+      expect(failed, name).toHaveLength(limited.has(name) ? 2 : 0);
+    }
+    // The CLI reported its retries, and the orchestrator turned them into a rate-limit state.
+    const retries = events.filter((e) => e.type === "task_message" && e.message.type === "system" && e.message.subtype === "api_retry");
+    expect(retries.length).toBeGreaterThanOrEqual(6);
+    const limits = events.flatMap((e) => (e.type === "rate_limit" ? [e.state] : []));
+    expect(limits.some((s) => s.rateLimited && s.effectiveLimit < 3)).toBe(true);
+  }, 120_000);
+
+  it("stops at the budget: the first task succeeds, the rest are skipped and never reach the model", async () => {
+    // One rehearsed turn costs about $0.09 at list price (the CLI's ~22k-token system prompt).
+    const server = await createRehearsal({ task: [{ text: "done {{prompt}}" }] });
+    const { orchestrator } = await rehearsedOrchestrator(server, { concurrency: 1, budgetUsd: 0.01, script: () => "task" });
+    const events = record(orchestrator);
+    const names = ["b1", "b2", "b3", "b4"];
+    const results = await collect(orchestrator.map(names.map((name) => ({ name, prompt: name }))));
+
+    const first = results.get("b1")!;
+    expect(first.costUsd).toBeGreaterThan(0.01);
+    for (const name of names.slice(1)) {
+      const result = results.get(name)!;
+      expect(result.status).toBe("skipped");
+      expect(result.error?.code).toBe("BUDGET_EXCEEDED");
+      expect(result.attempts).toBe(0);
+    }
+    const exceeded = events.find((e) => e.type === "budget_exceeded");
+    expect(exceeded).toMatchObject({ budgetUsd: 0.01 });
+    expect(orchestrator.totals.budgetExceeded).toBe(true);
+    // Measured at the model: exactly one conversation turn was played, none after the budget was hit.
+    const model = server.requests.filter((r) => r.outcome !== "side");
+    expect(model.map((r) => r.outcome)).toEqual(["played"]);
+    // The task whose result reached the budget had finished its work.
+    expect(first.status, first.error?.message).toBe("succeeded");
+    expect(first.text).toBe("done b1");
+  }, 60_000);
+
+  it("close() mid-run ends every claude process within 10 s and cancels the tasks", async () => {
+    const server = await createRehearsal({ slow: [{ text: "too late", delay_ms: 30_000 }] });
+    const { orchestrator } = await rehearsedOrchestrator(server, { concurrency: 4, script: () => "slow" });
+    const events = record(orchestrator);
+    const running = collect(orchestrator.map(["c1", "c2", "c3", "c4"].map((name) => ({ name, prompt: name }))));
+    await until(() => events.filter((e) => e.type === "task_started").length === 4, 30_000, "4 task_started events");
+    // All four are waiting on the model.
+    await until(() => server.inFlight === 4, 20_000, "4 requests in flight");
+    expect(await liveClaudeChildren()).toHaveLength(4);
+
+    const closing = Date.now();
+    await orchestrator.close();
+    let left = await liveClaudeChildren();
+    while (left.length > 0 && Date.now() - closing < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      left = await liveClaudeChildren();
+    }
+    const tookMs = Date.now() - closing;
+    expect(left, `after ${tookMs} ms`).toEqual([]);
+    expect(tookMs).toBeLessThan(10_000);
+
+    const results = await running;
+    expect([...results.values()].map((r) => r.status)).toEqual(["cancelled", "cancelled", "cancelled", "cancelled"]);
+    expect(server.requests.filter((r) => r.outcome === "played")).toHaveLength(4);
+  }, 60_000);
+
+  it("a per-task time limit fails the task with TASK_TIMEOUT and ends its process", async () => {
+    const server = await createRehearsal({ slow: [{ text: "too late", delay_ms: 30_000 }] });
+    const { orchestrator } = await rehearsedOrchestrator(server);
+    const events = record(orchestrator);
+    const result = await orchestrator.run({ name: "slow", prompt: "take your time", timeoutMs: 2_000 });
+
+    expect(result.status).toBe("failed");
+    expect(result.error?.code).toBe("TASK_TIMEOUT");
+    expect(result.attempts).toBe(1);
+    // Stopped near its limit, not when the model would have answered.
+    expect(result.durationMs).toBeGreaterThanOrEqual(2_000);
+    expect(result.durationMs).toBeLessThan(10_000);
+    const started = events.find((e) => e.type === "task_started");
+    expect(started?.type === "task_started" && started.pid).toBeTruthy();
+    expect(await isGone((started as { pid: number }).pid)).toBe(true);
+    expect(await liveClaudeChildren()).toEqual([]);
+  }, 60_000);
+
+  it("retries a crashing worker, then fails it with WORKER_EXITED and its exit code; the others succeed", async () => {
+    const server = await createRehearsal({ ok1: [{ text: "fine" }], ok2: [{ text: "fine" }] });
+    let home = "";
+    const { orchestrator, home: sharedHome } = await rehearsedOrchestrator(server, {
+      concurrency: 3,
+      retries: 2,
+      perWorker: (ctx) =>
+        ctx.name === "crashy"
+          ? {
+              claudePath: FAKE_CLAUDE,
+              env: { ...offlineClaudeEnv({ baseUrl: server.baseUrlFor("crashy"), home }), FAKE_CLAUDE_MODE: "die-with-permission" },
+            }
+          : {},
+    });
+    home = sharedHome;
+    const events = record(orchestrator);
+    const results = await collect(
+      orchestrator.map([
+        { name: "ok1", prompt: "one" },
+        { name: "crashy", prompt: "crash" },
+        { name: "ok2", prompt: "two" },
+      ]),
+    );
+
+    const crashy = results.get("crashy")!;
+    expect(crashy.status).toBe("failed");
+    expect(crashy.attempts).toBe(3);
+    expect(crashy.error?.code).toBe("WORKER_EXITED");
+    expect(crashy.error?.message).toContain("exited with code 7");
+    expect(crashy.error?.message).toContain("lost the connection to the model");
+    const retries = events.filter((e) => e.type === "task_retry" && e.task.name === "crashy");
+    expect(retries).toHaveLength(2);
+    // Each attempt was a fresh process, and each one is gone.
+    const pids = events.flatMap((e) => (e.type === "task_started" && e.task.name === "crashy" ? [e.pid!] : []));
+    expect(new Set(pids).size).toBe(3);
+    for (const pid of pids) expect(await isGone(pid)).toBe(true);
+
+    for (const name of ["ok1", "ok2"]) {
+      const result = results.get(name)!;
+      expect(result.status, result.error?.message).toBe("succeeded");
+      expect(result.text).toBe("fine");
+    }
+  }, 60_000);
+});
