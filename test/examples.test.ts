@@ -91,7 +91,7 @@ describe("examples with --rehearse", () => {
     expect(listed?.is_error).toBeFalsy();
     expect(run.stdout).toContain("tidy: tool error: PreToolUse:Bash hook error: cadre policy denies this Bash command");
     // Rehearsals leave the examples directory as it was.
-    expect((await readdir(join(repo, "examples"))).sort()).toEqual(["code", "code-review.yaml", "guarded-shell.yaml", "research-critic.yaml"]);
+    expect((await readdir(join(repo, "examples"))).sort()).toEqual(["code", "code-review.yaml", "guarded-shell.yaml", "library.ts", "research-critic.yaml"]);
     expect(existsSync(join(repo, "examples", "build"))).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import process from "node:process";
 import { execa } from "execa";
 import { DEFAULT_MAX_LINE_BYTES, NdjsonDecoder, encodeLine } from "../protocol/ndjson.ts";
 import type { ExitDetails } from "./errors.ts";
@@ -77,7 +78,7 @@ export class ProcessTransport {
         deliver(decoder.push(chunk));
       } catch (error) {
         failed = true;
-        this.child.kill("SIGKILL");
+        this.signal("SIGKILL");
         handlers.onFatal(error as Error);
       }
     });
@@ -140,17 +141,33 @@ export class ProcessTransport {
     const { graceMs = 2_000, termMs = 2_000 } = options;
     this.endInput();
     if (await this.exitsWithin(graceMs)) return this.exited;
-    this.child.kill("SIGTERM");
+    this.signal("SIGTERM");
     if (await this.exitsWithin(termMs)) return this.exited;
-    this.child.kill("SIGKILL");
+    this.signal("SIGKILL");
     return this.exited;
   }
 
   /** Kills at once, without a grace period. */
   kill(): Promise<ExitDetails> {
     this.endInput();
-    this.child.kill("SIGKILL");
+    this.signal("SIGKILL");
     return this.exited;
+  }
+
+  /**
+   * Signals the child through process.kill, not ChildProcess.kill: on Deno the
+   * latter ignores every signal after the first, so SIGKILL would never follow
+   * an ignored SIGTERM.
+   */
+  private signal(name: "SIGTERM" | "SIGKILL"): void {
+    const pid = this.child.pid;
+    // Set as soon as the exit is seen, so a pid the system may have reused is never signalled.
+    if (pid === undefined || this.child.exitCode !== null || this.child.signalCode !== null) return;
+    try {
+      process.kill(pid, name);
+    } catch {
+      // Already gone: its exit is reported through `exited`.
+    }
   }
 
   private async exitsWithin(ms: number): Promise<boolean> {

@@ -1,0 +1,6 @@
+// The Deno entry point (`deno task run|mcp`): Deno runs the TypeScript sources
+// as they are, so this only hands the arguments to the same main() as bin/cadre.js.
+import process from "node:process";
+import { main } from "../src/cli/main.ts";
+
+process.exitCode = await main(process.argv.slice(2));

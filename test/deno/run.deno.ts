@@ -1,0 +1,56 @@
+// `deno task run <example> --rehearse` against `node bin/cadre.js run` on the same
+// example: both succeed and write the same summary.json, up to times and session ids.
+// Run by `deno task test` (node:test maps onto Deno.test); vitest does not pick it up.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import process from "node:process";
+import { test } from "node:test";
+import { promisify } from "node:util";
+import { DENO, DENO_JSON, ROOT, tempHome } from "./support.ts";
+
+const run = promisify(execFile);
+const EXAMPLE = "examples/code-review.yaml";
+
+/**
+ * What may differ between two runs of the same swarm: clocks, generated ids, and the
+ * last bits of the total cost, which is summed in the order the tasks happen to finish.
+ */
+function comparable(summary: Record<string, unknown>): unknown {
+  const { started_at: _s, finished_at: _f, duration_ms: _d, tasks, totals, ...rest } = summary;
+  const { cost_usd, ...sums } = totals as { cost_usd: number };
+  return {
+    ...rest,
+    totals: { ...sums, cost_usd: cost_usd.toFixed(9) },
+    tasks: (tasks as Record<string, unknown>[]).map(({ duration_ms: _t, session_id, ...task }) => {
+      assert.equal(typeof session_id, "string");
+      return task;
+    }),
+  };
+}
+
+test(`deno task run ${EXAMPLE} --rehearse writes the same summary.json as Node`, async () => {
+  const { home, tmp, remove } = await tempHome();
+  const env = { PATH: process.env.PATH ?? "", HOME: home, TMPDIR: tmp, NO_COLOR: "1" };
+  try {
+    // Deno can stand in for `node` in child processes; make sure the reference run is Node's.
+    const { stdout: runtime } = await run("node", ["-p", "process.versions.deno ?? 'node'"], { env });
+    assert.equal(runtime.trim(), "node");
+
+    const nodeOut = join(home, "node");
+    const denoOut = join(home, "deno");
+    await run("node", [join(ROOT, "bin/cadre.js"), "run", EXAMPLE, "--rehearse", "--out", nodeOut], { cwd: ROOT, env });
+    const denoRun = await run(DENO, ["task", "--config", DENO_JSON, "run", EXAMPLE, "--rehearse", "--out", denoOut], { cwd: ROOT, env });
+    assert.match(denoRun.stdout, /4\/4 succeeded/);
+
+    const summaryIn = async (dir: string) => JSON.parse(await readFile(join(dir, "summary.json"), "utf8")) as Record<string, unknown>;
+    const nodeSummary = await summaryIn(nodeOut);
+    const denoSummary = await summaryIn(denoOut);
+    assert.equal(denoSummary.exit_code, 0);
+    assert.deepEqual(comparable(denoSummary), comparable(nodeSummary));
+    assert.deepEqual(await readdir(join(denoOut, "transcripts")), await readdir(join(nodeOut, "transcripts")));
+  } finally {
+    await remove();
+  }
+});
