@@ -5,6 +5,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { McpServeError } from "./errors.ts";
 import type { McpRuntime } from "./runtime.ts";
+import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 
 /**
  * Streamable HTTP for `cadre mcp --http`: one MCP session per client, each
@@ -62,27 +63,6 @@ function sendError(res: http.ServerResponse, status: number, message: string, he
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }
 
-class BodyTooLarge extends Error {}
-
-function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    if (Number(req.headers["content-length"] ?? 0) > limit) return reject(new BodyTooLarge());
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off("data", onData);
-        req.resume(); // drain, so the client reads the 413
-        reject(new BodyTooLarge());
-      } else chunks.push(chunk);
-    };
-    req.on("data", onData);
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-}
-
 export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Promise<HttpServing> {
   const loopback = isLoopback(options.host);
   if (!loopback && !options.token) {
@@ -127,7 +107,7 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
       try {
         raw = await readBody(req, maxBody);
       } catch (error) {
-        if (error instanceof BodyTooLarge) return sendError(res, 413, `request body exceeds ${maxBody} bytes`, { connection: "close" });
+        if (error instanceof BodyTooLargeError) return sendError(res, 413, `request body exceeds ${maxBody} bytes`, { connection: "close" });
         throw error;
       }
       try {

@@ -14,6 +14,7 @@ import {
 import { classifyRequest } from "./side-requests.ts";
 import { messageJson, sseFrames, type MessageMeta } from "./sse.ts";
 import { templateContext, type ApiMessage } from "./template.ts";
+import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 
 /**
  * A scripted Anthropic Messages API on loopback that the real claude CLI
@@ -67,27 +68,6 @@ export interface RecordedRequest {
 
 const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 const ROUTE = /^(?:\/s\/([^/]+))?\/v1\/messages(\/count_tokens)?\/?$/;
-
-class BodyTooLarge extends Error {}
-
-function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    if (Number(req.headers["content-length"] ?? 0) > limit) return reject(new BodyTooLarge());
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off("data", onData);
-        req.resume(); // drain the rest so the client reads our 413
-        reject(new BodyTooLarge());
-      } else chunks.push(chunk);
-    };
-    req.on("data", onData);
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-}
 
 function flattenSystem(system: unknown): string {
   if (typeof system === "string") return system;
@@ -237,7 +217,7 @@ export class RehearsalServer {
     try {
       raw = await readBody(req, this.#maxBody);
     } catch (error) {
-      if (error instanceof BodyTooLarge) {
+      if (error instanceof BodyTooLargeError) {
         return this.#sendError(res, 413, `request body exceeds ${this.#maxBody} bytes`, { connection: "close" });
       }
       throw error;

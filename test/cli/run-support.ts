@@ -1,5 +1,5 @@
 // Helpers for the tests that run `cadre run` as a user does: node bin/cadre.js, a real claude, the rehearsal server.
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
@@ -28,23 +28,4 @@ export async function decodeTranscript(path: string): Promise<CliMessage[]> {
   return events.map((event) => parseCliMessage((event as { value: unknown }).value));
 }
 
-/** Pids of live claude processes descended from `root` (Linux /proc). */
-export async function claudeDescendants(root: number): Promise<number[]> {
-  const parents = new Map<number, number>();
-  const names = new Map<number, string>();
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    const close = stat.lastIndexOf(")");
-    if (close < 0) continue;
-    const [state, ppid] = stat.slice(close + 2).split(" ");
-    if (state === "Z" || state === "X") continue;
-    parents.set(Number(entry), Number(ppid));
-    names.set(Number(entry), stat.slice(stat.indexOf("(") + 1, close));
-  }
-  const descends = (pid: number): boolean => {
-    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === root) return true;
-    return false;
-  };
-  return [...names].filter(([pid, name]) => name.startsWith("claude") && descends(pid)).map(([pid]) => pid);
-}
+export { claudeDescendants } from "../support/processes.ts";

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -6,7 +6,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect } from "vitest";
 import type { RehearsalScriptsInput } from "../../src/rehearsal/script.ts";
 import { registerCleanup } from "../support/cleanup.ts";
-import { isGone } from "../support/processes.ts";
+import { claudeDescendants, isGone } from "../support/processes.ts";
+export { claudeDescendants, descendants } from "../support/processes.ts";
 import { tempHome } from "../support/rehearsal.ts";
 
 export const CADRE_BIN = resolve(import.meta.dirname, "../../bin/cadre.js");
@@ -22,35 +23,7 @@ export async function scriptedWorkspace(scripts: RehearsalScriptsInput): Promise
   return { home, cwd, tmp, scriptsFile };
 }
 
-/** Every process below `root` (Linux /proc), with its command name. */
-export async function descendants(root: number): Promise<{ pid: number; comm: string }[]> {
-  const parent = new Map<number, number>();
-  const comms = new Map<number, string>();
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    const close = stat.lastIndexOf(")");
-    if (close < 0) continue;
-    const [state, ppid] = stat.slice(close + 2).split(" ");
-    if (state === "Z" || state === "X") continue;
-    parent.set(Number(entry), Number(ppid));
-    comms.set(Number(entry), stat.slice(stat.indexOf("(") + 1, close));
-  }
-  const found: { pid: number; comm: string }[] = [];
-  for (const pid of parent.keys()) {
-    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) {
-      if (p === root) {
-        found.push({ pid, comm: comms.get(pid)! });
-        break;
-      }
-    }
-  }
-  return found;
-}
 
-export async function claudeDescendants(root: number): Promise<number[]> {
-  return (await descendants(root)).filter((p) => p.comm.startsWith("claude")).map((p) => p.pid);
-}
 
 export interface StdioCadre {
   client: Client;

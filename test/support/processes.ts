@@ -1,4 +1,26 @@
-import { readFile } from "node:fs/promises";
+// Process checks through Linux /proc. Only node: APIs, so the Deno tests use them too.
+import { readdir, readFile } from "node:fs/promises";
+import process from "node:process";
+
+interface ProcessEntry {
+  ppid: number;
+  comm: string;
+}
+
+/** Every live process (zombies excluded): pid → parent pid and command name. */
+async function processTable(): Promise<Map<number, ProcessEntry>> {
+  const table = new Map<number, ProcessEntry>();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    const close = stat.lastIndexOf(")");
+    if (close < 0) continue;
+    const [state, ppid] = stat.slice(close + 2).split(" ");
+    if (state === "Z" || state === "X") continue;
+    table.set(Number(entry), { ppid: Number(ppid), comm: stat.slice(stat.indexOf("(") + 1, close) });
+  }
+  return table;
+}
 
 /** True when no live process has this pid: it is gone, or a zombie waiting for a parent to reap it. */
 async function gone(pid: number): Promise<boolean> {
@@ -22,20 +44,25 @@ export async function isGone(pid: number, withinMs = 2_000): Promise<boolean> {
   }
 }
 
-/** Pids of live claude processes that are children of this process (Linux /proc). */
+/** Every live process below `root`, with its command name. */
+export async function descendants(root: number): Promise<{ pid: number; comm: string }[]> {
+  const table = await processTable();
+  const below = (pid: number): boolean => {
+    for (let p = table.get(pid)?.ppid; p !== undefined && p > 1; p = table.get(p)?.ppid) if (p === root) return true;
+    return false;
+  };
+  return [...table].filter(([pid]) => below(pid)).map(([pid, { comm }]) => ({ pid, comm }));
+}
+
+/** Pids of live claude processes below `root`. */
+export async function claudeDescendants(root: number): Promise<number[]> {
+  return (await descendants(root)).filter((p) => p.comm.startsWith("claude")).map((p) => p.pid);
+}
+
+/** Pids of live claude processes that are direct children of this process. */
 export async function liveClaudeChildren(): Promise<number[]> {
-  const { readdir } = await import("node:fs/promises");
-  const pids: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    const close = stat.lastIndexOf(")");
-    if (close < 0) continue;
-    const comm = stat.slice(stat.indexOf("(") + 1, close);
-    const [state, ppid] = stat.slice(close + 2).split(" ");
-    if (Number(ppid) === process.pid && comm.startsWith("claude") && state !== "Z" && state !== "X") pids.push(Number(entry));
-  }
-  return pids;
+  const table = await processTable();
+  return [...table].filter(([, p]) => p.ppid === process.pid && p.comm.startsWith("claude")).map(([pid]) => pid);
 }
 
 /** Samples liveClaudeChildren() every intervalMs until stopped; reports the peak. */
