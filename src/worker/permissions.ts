@@ -30,6 +30,36 @@ export type PermissionDecision =
 
 export type PermissionHandler = (request: PermissionRequest) => PermissionDecision | Promise<PermissionDecision>;
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+
+/** A can_use_tool request as the CLI sent it, in the shape handlers get. */
+export function permissionRequestFrom(
+  requestId: string,
+  raw: { tool_name: string } & Record<string, unknown>,
+  signal: AbortSignal,
+): PermissionRequest {
+  const mcpServer = raw.mcp_server;
+  return {
+    requestId,
+    toolName: raw.tool_name,
+    input: isRecord(raw.input) ? raw.input : {},
+    toolUseId: str(raw.tool_use_id),
+    suggestions: Array.isArray(raw.permission_suggestions) ? raw.permission_suggestions : [],
+    blockedPath: str(raw.blocked_path),
+    decisionReason: str(raw.decision_reason),
+    displayName: str(raw.display_name),
+    // { name, source } on 2.1.330; a plain name in older write-ups.
+    mcpServer: str(mcpServer) ?? (isRecord(mcpServer) ? str(mcpServer.name) : undefined),
+    agentId: str(raw.agent_id),
+    raw,
+    signal,
+  };
+}
+
 /** What happens to a permission request when no handler is set: "deny" unless the owner chose "allow". */
 export type PermissionPolicy = "deny" | "allow";
 

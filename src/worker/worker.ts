@@ -15,7 +15,7 @@ import { HookRegistry, type HookInput } from "./hooks.ts";
 import { locateClaude } from "./locate-cli.ts";
 import { McpBridge } from "./mcp-bridge.ts";
 import { buildArgs, buildEnv, type PermissionMode, type WorkerOptions } from "./options.ts";
-import { permissionResponse, policyDecision, type PermissionRequest } from "./permissions.ts";
+import { permissionRequestFrom, permissionResponse, policyDecision, type PermissionRequest } from "./permissions.ts";
 import { ProcessTransport } from "./process-transport.ts";
 import { Turn, type Prompt, type TurnResult } from "./turn.ts";
 
@@ -365,22 +365,7 @@ export class Worker {
     raw: Extract<CliMessage, { type: "control_request" }>["request"] & { subtype: "can_use_tool" },
     signal: AbortSignal,
   ): Promise<Record<string, unknown>> {
-    const r = raw as typeof raw & Record<string, unknown>;
-    const str = (v: unknown) => (typeof v === "string" ? v : undefined);
-    const request: PermissionRequest = {
-      requestId,
-      toolName: r.tool_name,
-      input: isRecord(r.input) ? r.input : {},
-      toolUseId: str(r.tool_use_id),
-      suggestions: Array.isArray(r.permission_suggestions) ? r.permission_suggestions : [],
-      blockedPath: str(r.blocked_path),
-      decisionReason: str(r.decision_reason),
-      displayName: str(r.display_name),
-      mcpServer: str(r.mcp_server) ?? (isRecord(r.mcp_server) ? str(r.mcp_server.name) : undefined),
-      agentId: str(r.agent_id),
-      raw: r,
-      signal,
-    };
+    const request = permissionRequestFrom(requestId, raw, signal);
     this.pendingPermissions++;
     if (this.stateValue === "busy") this.setState("awaiting_permission");
     const { signal: _omit, ...visible } = request;
