@@ -23,7 +23,8 @@ Options:
   --config FILE             a swarm config: its agents, defaults, budget and concurrency
   --concurrency N           turns running at once over all sessions
   --max-sessions N          live child sessions at once (default 16)
-  --idle-timeout-s S        close a child idle this long (default 900; 0: never)
+  --idle-timeout-s S        close a child idle this long, and over HTTP a silent client's
+                            MCP session that has no children left (default 900; 0: never)
   --permission-timeout-s S  deny a permission request unanswered this long (default 300)
   --rehearse                children talk to a scripted model (the config's rehearsal scripts), offline
   --scripts FILE            rehearsal scripts (name → steps, YAML or JSON); implies --rehearse.

@@ -22,6 +22,12 @@ export interface HttpOptions {
   token?: string;
   /** Default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * An MCP session whose client sent nothing for this long and that has no
+   * live children is closed (clients that vanish without a DELETE). Default:
+   * the registry's idle timeout; 0 keeps sessions until DELETE or shutdown.
+   */
+  sessionIdleMs?: number;
 }
 
 export interface HttpServing {
@@ -74,7 +80,19 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
   const token = options.token ?? randomBytes(32).toString("base64url");
   const tokenDigest = digest(`Bearer ${token}`);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; close: () => Promise<void> }>();
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; owner: string; lastSeen: number; close: () => Promise<void> }>();
+  const sessionIdleMs = options.sessionIdleMs ?? runtime.registry.idleTimeoutMs;
+  const sweep =
+    sessionIdleMs > 0
+      ? setInterval(() => {
+          const cutoff = Date.now() - sessionIdleMs;
+          for (const session of sessions.values()) {
+            const liveChildren = runtime.registry.list(session.owner).some((child) => child.status !== "closed");
+            if (session.lastSeen < cutoff && !liveChildren) void session.close();
+          }
+        }, Math.min(60_000, Math.max(250, sessionIdleMs / 4)))
+      : undefined;
+  sweep?.unref?.();
   let allowedHosts = new Set<string>();
   let anyHost = false;
 
@@ -122,6 +140,7 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
     if (typeof sessionId === "string") {
       const session = sessions.get(sessionId);
       if (!session) return sendError(res, 404, "unknown or expired MCP session; initialize again");
+      session.lastSeen = Date.now();
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== "POST" || !isInitializeRequest(body)) return sendError(res, 400, "no MCP session: send initialize first");
@@ -139,7 +158,7 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
       })());
     // DELETE from the client, or the server shutting down: the client's children go with it.
     transport.onclose = () => void close();
-    sessions.set(id, { transport, close });
+    sessions.set(id, { transport, owner, lastSeen: Date.now(), close });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   };
@@ -164,6 +183,7 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
     token,
     tokenGenerated: options.token === undefined,
     close: async () => {
+      clearInterval(sweep);
       await Promise.all([...sessions.values()].map((s) => s.close()));
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());

@@ -121,6 +121,32 @@ describe("cadre mcp --http", () => {
     expect((await served.process).exitCode).toBe(0);
   });
 
+  it("expires an MCP session whose client went away without a DELETE and left no children", async () => {
+    const served = await startHttpCadre({ unused: [{ text: "x" }] }, ["--token", "t0k3n-for-expiry-test", "--idle-timeout-s", "1"]);
+    const auth = { authorization: "Bearer t0k3n-for-expiry-test" };
+    const init = await raw(served.url, { headers: auth, body: JSON.stringify(INIT) });
+    expect(init.status).toBe(200);
+    const sessionId = await new Promise<string>((resolve, reject) => {
+      const req = http.request(served.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...auth } }, (res) => {
+        res.resume();
+        const id = res.headers["mcp-session-id"];
+        if (typeof id === "string") resolve(id);
+        else reject(new Error("no mcp-session-id"));
+      });
+      req.end(JSON.stringify(INIT));
+    });
+    const ping = () =>
+      raw(served.url, { headers: { ...auth, "mcp-session-id": sessionId }, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }) });
+    expect((await ping()).status).toBe(200);
+    // Silent for longer than the idle limit (1 s; swept every 250 ms): the session is gone.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const expired = await ping();
+    expect(expired.status).toBe(404);
+    expect(expired.body).toContain("unknown or expired MCP session");
+    served.process.kill("SIGTERM");
+    expect((await served.process).exitCode).toBe(0);
+  });
+
   it("will not listen beyond loopback without a token", async () => {
     const result = await execa(process.execPath, [CADRE_BIN, "mcp", "--http", "0.0.0.0:0"], { reject: false });
     expect(result.exitCode).toBe(2);
