@@ -34,7 +34,7 @@ export class BudgetExceededError extends CadreError {
   }
 }
 
-/** A turn ended with an error result (API error, max turns, …). */
+/** A turn ended with an error result (API error, max turns, not logged in, …). */
 export class TaskFailedError extends CadreError {
   constructor(
     readonly subtype: string,
@@ -42,7 +42,13 @@ export class TaskFailedError extends CadreError {
     readonly apiErrorStatus: number | undefined,
   ) {
     const detail = errors.length > 0 ? errors.join("; ") : "no details";
-    super("TASK_FAILED", `the turn ended with "${subtype}"${apiErrorStatus ? ` (API status ${apiErrorStatus})` : ""}: ${detail}`);
+    // After an API error the CLI reports subtype "success" with is_error: naming that subtype would only confuse.
+    const what = subtype === "success" ? "the turn failed" : `the turn ended with "${subtype}"`;
+    const status = apiErrorStatus ? ` (API status ${apiErrorStatus})` : "";
+    const hint = /not logged in|invalid api key|authentication/i.test(detail)
+      ? ". Log in by running claude and /login, or set ANTHROPIC_API_KEY (cadre run --rehearse needs neither)"
+      : "";
+    super("TASK_FAILED", `${what}${status}: ${detail}${hint}`);
   }
 }
 
