@@ -5,7 +5,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isGone } from "../support/processes.ts";
+import { execa } from "execa";
+import { descendants, isGone } from "../support/processes.ts";
 import { bin, cadre, claudeDescendants, decodeTranscript, readSummary, repo } from "./run-support.ts";
 
 let dir: string;
@@ -152,6 +153,40 @@ describe("cadre run", () => {
     expect(events.some((e) => e.type === "task_finished" && e.task?.name === "slow" && e.result?.status === "cancelled")).toBe(true);
     expect(run.stderr).toContain("interrupted: stopping the workers");
     expect(run.stderr).toMatch(/total {2}1\/3 succeeded, 2 cancelled, .*interrupted/);
+  });
+
+  it("a second Ctrl-C kills at once, even a worker that ignores SIGTERM, and still writes summary.json", async () => {
+    // Only a fake CLI can hang like this: it answers initialize, then ignores prompts, stdin closing and SIGTERM.
+    const fake = join(dir, "hanging-claude");
+    await writeFile(fake, `#!/bin/sh\nFAKE_CLAUDE_MODE=hang exec node ${join(repo, "test/fixtures/fake-claude.mjs")} "$@"\n`, { mode: 0o755 });
+    const file = await config("hang.yaml", ["tasks:", "  - { name: stuck, prompt: hi }", "rehearsal:", "  stuck: [{ text: unused }]"]);
+    const out = join(dir, "hang-out");
+    const child = execa("node", [bin, "run", file, "--rehearse", "--json", "--out", out], {
+      cwd: repo,
+      reject: false,
+      env: { CADRE_CLAUDE_BIN: fake },
+    });
+    let stdout = "";
+    await new Promise<void>((resolve) => {
+      child.stdout!.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString("utf8");
+        if (stdout.includes('"type":"task_started"')) resolve();
+      });
+    });
+    const workers = (await descendants(child.pid!)).map((p) => p.pid);
+    expect(workers.length).toBeGreaterThanOrEqual(1);
+    child.kill("SIGINT");
+    // The graceful stop now waits on a worker that will not stop (about 9 s of grace periods).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const secondAt = Date.now();
+    child.kill("SIGINT");
+    const run = await child;
+    expect(run.exitCode).toBe(130);
+    expect(Date.now() - secondAt).toBeLessThan(4_000);
+    for (const pid of workers) expect(await isGone(pid), `worker ${pid} survived`).toBe(true);
+    const summary = await readSummary(out);
+    expect(summary.interrupted).toBe(true);
+    expect(summary.tasks.map((t) => [t.name, t.status])).toEqual([["stuck", "cancelled"]]);
   });
 
   const hasScript = spawnSync("script", ["--version"]).status === 0;
