@@ -11,11 +11,12 @@ import {
   WorkingDirectoryError,
   type ExitDetails,
 } from "./errors.ts";
-import { HookRegistry, type HookInput } from "./hooks.ts";
+import { HookRegistry } from "./hooks.ts";
 import { locateClaude } from "./locate-cli.ts";
 import { McpBridge } from "./mcp-bridge.ts";
 import { buildArgs, buildEnv, type PermissionMode, type WorkerOptions } from "./options.ts";
-import { permissionRequestFrom, permissionResponse, policyDecision, type PermissionRequest } from "./permissions.ts";
+import { InboundRequests, refuseUnknownControlRequest } from "./inbound.ts";
+import type { PermissionRequest } from "./permissions.ts";
 import { ProcessTransport } from "./process-transport.ts";
 import { Turn, type Prompt, type TurnResult } from "./turn.ts";
 
@@ -61,6 +62,7 @@ export class Worker {
   private readonly transport: ProcessTransport;
   private readonly channel: ControlChannel;
   private readonly hooks: HookRegistry;
+  private readonly inbound: InboundRequests;
   private readonly turns: Turn[] = [];
   private pendingPermissions = 0;
   private failure: Error | undefined;
@@ -88,6 +90,23 @@ export class Worker {
       },
     );
     this.channel = new ControlChannel((message) => this.transport.write(message));
+    this.inbound = new InboundRequests({
+      channel: this.channel,
+      hooks: this.hooks,
+      mcp,
+      options,
+      hookTimeoutMs: options.hookTimeoutMs ?? DEFAULTS.hookTimeoutMs,
+      onPermissionStart: (requestId, request) => {
+        this.pendingPermissions++;
+        if (this.stateValue === "busy") this.setState("awaiting_permission");
+        this.emit({ type: "permission_request", requestId, request });
+      },
+      onPermissionEnd: (requestId) => {
+        this.pendingPermissions--;
+        this.emit({ type: "permission_settled", requestId });
+        if (this.pendingPermissions === 0 && this.stateValue === "awaiting_permission") this.setState("busy");
+      },
+    });
     void this.transport.exited.then((details) => this.onExit(details));
   }
 
@@ -298,16 +317,10 @@ export class Worker {
         this.channel.handleCancel(message.request_id);
         return;
       case "control_request":
-        this.handleControlRequest(message);
+        this.inbound.route(message);
         return;
       case "unknown":
-        if (isRecord(message.raw) && message.raw.type === "control_request" && typeof message.raw.request_id === "string") {
-          const subtype = isRecord(message.raw.request) ? String(message.raw.request.subtype) : "?";
-          void this.channel.handleRequest(message.raw.request_id, subtype, async () => {
-            throw new Error(`cadre does not handle "${subtype}" control requests`);
-          });
-          return;
-        }
+        if (refuseUnknownControlRequest(this.channel, message.raw)) return;
         break;
       case "system":
         if (message.subtype === "init") this.session = message as SystemInitMessage;
@@ -330,55 +343,6 @@ export class Worker {
     const next = this.turns[0];
     if (next) this.startTurn(next);
     else if (!this.closing && !this.failure) this.setState("idle");
-  }
-
-  private handleControlRequest(message: Extract<CliMessage, { type: "control_request" }>): void {
-    const { request_id: requestId, request } = message;
-    switch (request.subtype) {
-      case "can_use_tool":
-        void this.channel.handleRequest(requestId, request.subtype, (signal) => this.decidePermission(requestId, request, signal), {
-          timeoutMs: this.options.permissionTimeoutMs,
-        });
-        return;
-      case "hook_callback":
-        void this.channel.handleRequest(
-          requestId,
-          request.subtype,
-          (signal) =>
-            this.hooks.invoke(request.callback_id, request.input as HookInput, {
-              toolUseId: request.tool_use_id ?? undefined,
-              signal,
-            }),
-          { timeoutMs: this.options.hookTimeoutMs ?? DEFAULTS.hookTimeoutMs },
-        );
-        return;
-      case "mcp_message":
-        void this.channel.handleRequest(requestId, request.subtype, (signal) =>
-          this.mcp.handle(request.server_name, request.message, signal),
-        );
-        return;
-    }
-  }
-
-  private async decidePermission(
-    requestId: string,
-    raw: Extract<CliMessage, { type: "control_request" }>["request"] & { subtype: "can_use_tool" },
-    signal: AbortSignal,
-  ): Promise<Record<string, unknown>> {
-    const request = permissionRequestFrom(requestId, raw, signal);
-    this.pendingPermissions++;
-    if (this.stateValue === "busy") this.setState("awaiting_permission");
-    const { signal: _omit, ...visible } = request;
-    this.emit({ type: "permission_request", requestId, request: visible });
-    try {
-      const handler = this.options.canUseTool;
-      const decision = handler ? await handler(request) : policyDecision(this.options.permissionPolicy ?? "deny", request.toolName);
-      return permissionResponse(decision, request);
-    } finally {
-      this.pendingPermissions--;
-      this.emit({ type: "permission_settled", requestId });
-      if (this.pendingPermissions === 0 && this.stateValue === "awaiting_permission") this.setState("busy");
-    }
   }
 
   private fail(error: Error): void {

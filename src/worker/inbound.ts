@@ -1,0 +1,83 @@
+import type { CliMessage } from "../protocol/index.ts";
+import type { ControlChannel } from "./control-channel.ts";
+import type { HookInput, HookRegistry } from "./hooks.ts";
+import type { McpBridge } from "./mcp-bridge.ts";
+import type { WorkerOptions } from "./options.ts";
+import { permissionRequestFrom, permissionResponse, policyDecision, type PermissionRequest } from "./permissions.ts";
+
+type InboundControlRequest = Extract<CliMessage, { type: "control_request" }>;
+
+export interface InboundContext {
+  channel: ControlChannel;
+  hooks: HookRegistry;
+  mcp: McpBridge;
+  options: Pick<WorkerOptions, "canUseTool" | "permissionPolicy" | "permissionTimeoutMs">;
+  hookTimeoutMs: number;
+  /** A permission request starts waiting on its handler (the worker shows it as a state). */
+  onPermissionStart(requestId: string, request: Omit<PermissionRequest, "signal">): void;
+  onPermissionEnd(requestId: string): void;
+}
+
+/**
+ * The CLI's control requests to cadre: each goes to its handler (permission
+ * handler or policy, hook callback, in-process MCP server) and is answered
+ * through the control channel, with the limits of its kind.
+ */
+export class InboundRequests {
+  constructor(private readonly context: InboundContext) {}
+
+  route(message: InboundControlRequest): void {
+    const { channel, hooks, mcp, hookTimeoutMs, options } = this.context;
+    const { request_id: requestId, request } = message;
+    switch (request.subtype) {
+      case "can_use_tool":
+        void channel.handleRequest(requestId, request.subtype, (signal) => this.decidePermission(requestId, request, signal), {
+          timeoutMs: options.permissionTimeoutMs,
+        });
+        return;
+      case "hook_callback":
+        void channel.handleRequest(
+          requestId,
+          request.subtype,
+          (signal) => hooks.invoke(request.callback_id, request.input as HookInput, { toolUseId: request.tool_use_id ?? undefined, signal }),
+          { timeoutMs: hookTimeoutMs },
+        );
+        return;
+      case "mcp_message":
+        void channel.handleRequest(requestId, request.subtype, (signal) => mcp.handle(request.server_name, request.message, signal));
+        return;
+    }
+  }
+
+  private async decidePermission(
+    requestId: string,
+    raw: InboundControlRequest["request"] & { subtype: "can_use_tool" },
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const { options } = this.context;
+    const request = permissionRequestFrom(requestId, raw, signal);
+    const { signal: _omit, ...visible } = request;
+    this.context.onPermissionStart(requestId, visible);
+    try {
+      const handler = options.canUseTool;
+      const decision = handler ? await handler(request) : policyDecision(options.permissionPolicy ?? "deny", request.toolName);
+      return permissionResponse(decision, request);
+    } finally {
+      this.context.onPermissionEnd(requestId);
+    }
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A control request of a kind cadre does not know still gets an answer: an error naming it. True when `raw` was one. */
+export function refuseUnknownControlRequest(channel: ControlChannel, raw: unknown): boolean {
+  if (!isRecord(raw) || raw.type !== "control_request" || typeof raw.request_id !== "string") return false;
+  const subtype = isRecord(raw.request) ? String(raw.request.subtype) : "?";
+  void channel.handleRequest(raw.request_id, subtype, async () => {
+    throw new Error(`cadre does not handle "${subtype}" control requests`);
+  });
+  return true;
+}
