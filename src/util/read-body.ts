@@ -7,22 +7,30 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-/** Reads a request body up to `limit` bytes; past it, drains the rest (so the client reads the 413) and rejects. */
+/** How much of an oversized body is read and thrown away so the client, done sending, can read the 413. */
+const DRAIN_FACTOR = 16;
+
+/**
+ * Reads a request body up to `limit` bytes. Past it, the rest is read and
+ * dropped before rejecting: a client still writing would otherwise see its
+ * connection cut (EPIPE) instead of the 413. A body beyond DRAIN_FACTOR times
+ * the limit is not drained; the connection is cut.
+ */
 export function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    if (Number(req.headers["content-length"] ?? 0) > limit) return reject(new BodyTooLargeError(limit));
     const chunks: Buffer[] = [];
     let size = 0;
-    const onData = (chunk: Buffer) => {
+    let tooLarge = Number(req.headers["content-length"] ?? 0) > limit;
+    req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        req.off("data", onData);
-        req.resume();
+      if (size > limit) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
+      else if (size > limit * DRAIN_FACTOR) {
+        req.destroy();
         reject(new BodyTooLargeError(limit));
-      } else chunks.push(chunk);
-    };
-    req.on("data", onData);
-    req.on("end", () => resolve(Buffer.concat(chunks)));
+      }
+    });
+    req.on("end", () => (tooLarge ? reject(new BodyTooLargeError(limit)) : resolve(Buffer.concat(chunks))));
     req.on("error", reject);
   });
 }
