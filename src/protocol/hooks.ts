@@ -98,7 +98,7 @@ export const PreToolUseHookSpecificOutputSchema = z.looseObject({
   additionalContext: z.string().optional(),
 });
 
-export const HookSpecificOutputSchema = z.discriminatedUnion("hookEventName", [
+const KnownHookSpecificOutputSchema = z.discriminatedUnion("hookEventName", [
   PreToolUseHookSpecificOutputSchema,
   z.looseObject({
     hookEventName: z.literal("PostToolUse"),
@@ -137,6 +137,18 @@ export const HookSpecificOutputSchema = z.discriminatedUnion("hookEventName", [
     ]),
   }),
   z.looseObject({ hookEventName: z.literal("PermissionDenied"), retry: z.boolean().optional() }),
+]);
+const KNOWN_HOOK_OUTPUT_EVENTS = new Set<string>(KnownHookSpecificOutputSchema.options.map((o) => o.shape.hookEventName.value));
+
+/**
+ * The event-specific part of a hook's answer: checked for the events above,
+ * passed through for events added since (new ones appear often).
+ */
+export const HookSpecificOutputSchema = z.union([
+  KnownHookSpecificOutputSchema,
+  z.looseObject({
+    hookEventName: z.string().refine((name) => !KNOWN_HOOK_OUTPUT_EVENTS.has(name), "does not match this event's output fields"),
+  }),
 ]);
 export type HookSpecificOutput = z.infer<typeof HookSpecificOutputSchema>;
 

@@ -409,3 +409,13 @@ describe("response payload schemas", () => {
     expect(init({ BeforeEverything: [{ hookCallbackIds: ["hook_0"] }] })).toBe(false);
   });
 });
+
+describe("hook output", () => {
+  it("checks the fields of known events and passes newer events through", async () => {
+    const { SyncHookOutputSchema } = await import("../../src/protocol/hooks.ts");
+    const newer = { hookSpecificOutput: { hookEventName: "SomeFutureEvent", anything: 1 } };
+    expect(SyncHookOutputSchema.parse(newer)).toEqual(newer);
+    expect(SyncHookOutputSchema.safeParse({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "maybe" } }).success).toBe(false);
+    expect(SyncHookOutputSchema.safeParse({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" } }).success).toBe(true);
+  });
+});

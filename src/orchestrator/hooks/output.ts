@@ -1,29 +1,7 @@
-import { z } from "zod";
+import { SyncHookOutputSchema } from "../../protocol/hooks.ts";
 import type { HookResult } from "../../worker/hooks.ts";
 import { HookOutputError } from "./errors.ts";
 import { plainStdoutResult } from "./results.ts";
-
-/**
- * The fields of hook JSON output the CLI refuses when they are malformed
- * (claude 2.1.330 throws on an unknown decision or a hookSpecificOutput for
- * another event). Everything else passes through for the CLI to judge.
- */
-const HookOutputSchema = z.looseObject({
-  continue: z.boolean().optional(),
-  suppressOutput: z.boolean().optional(),
-  stopReason: z.string().optional(),
-  decision: z.enum(["approve", "block"]).optional(),
-  reason: z.string().optional(),
-  systemMessage: z.string().optional(),
-  hookSpecificOutput: z
-    .looseObject({
-      hookEventName: z.string(),
-      permissionDecision: z.enum(["allow", "deny", "ask", "defer"]).optional(),
-      permissionDecisionReason: z.string().optional(),
-      additionalContext: z.string().optional(),
-    })
-    .optional(),
-});
 
 /**
  * Reads the stdout of a command that exited 0, as Claude Code does: when the
@@ -39,7 +17,8 @@ export function parseCommandOutput(command: string, event: string, stdout: strin
   } catch (cause) {
     throw new HookOutputError(command, `its stdout starts like JSON and is not: ${(cause as Error).message}`, text, cause);
   }
-  const parsed = HookOutputSchema.safeParse(json);
+  // Checked as the CLI checks it (claude 2.1.330 throws on an unknown decision or malformed event fields).
+  const parsed = SyncHookOutputSchema.safeParse(json);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(top level)"}: ${issue.message}`);
     throw new HookOutputError(command, `its JSON is not hook output (${problems.join("; ")})`, text, parsed.error);
