@@ -3,17 +3,10 @@ import { describe, expect, it } from "vitest";
 import { offlineClaudeEnv, REHEARSAL_API_KEY } from "../../src/rehearsal/env.ts";
 import { startClaude } from "../support/claude.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
+import { isAlive } from "../support/processes.ts";
 
 /** The test rig itself: what one test starts, the next one no longer sees. */
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("test rig", () => {
   const left: { pid?: number; home?: string; url?: string } = {};

@@ -5,6 +5,7 @@ import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import { STREAM_JSON_ARGS } from "../../src/worker/options.ts";
 import { registerCleanup } from "./cleanup.ts";
 import { tempHome } from "./rehearsal.ts";
+import { isAlive } from "./processes.ts";
 
 /**
  * Starts the real claude CLI (node_modules/.bin/claude) in stream-json mode
@@ -201,14 +202,6 @@ export class ClaudeHandle {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export async function startClaude(options: StartClaudeOptions): Promise<ClaudeHandle> {
   const home = await tempHome("cadre-claude-");

@@ -22,13 +22,20 @@ async function processTable(): Promise<Map<number, ProcessEntry>> {
   return table;
 }
 
-/** True when no live process has this pid: it is gone, or a zombie waiting for a parent to reap it. */
-async function gone(pid: number): Promise<boolean> {
+/** Whether a process with this pid exists right now (a zombie counts; see isGone). */
+export function isAlive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
   try {
     process.kill(pid, 0);
-  } catch {
     return true;
+  } catch {
+    return false;
   }
+}
+
+/** True when no live process has this pid: it is gone, or a zombie waiting for a parent to reap it. */
+async function gone(pid: number): Promise<boolean> {
+  if (!isAlive(pid)) return true;
   const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
   const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
   return state === "Z" || state === "X";

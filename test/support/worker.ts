@@ -6,16 +6,10 @@ import type { RehearsalServer } from "../../src/rehearsal/server.ts";
 import { Worker, type WorkerOptions } from "../../src/worker/index.ts";
 import { registerCleanup } from "./cleanup.ts";
 import { tempHome } from "./rehearsal.ts";
+import { isAlive } from "./processes.ts";
 
-export function isAlive(pid: number | undefined): boolean {
-  if (pid === undefined) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { isAlive };
+
 
 export interface RehearsedWorker {
   worker: Worker;

@@ -9,19 +9,11 @@ import {
   WorkingDirectoryError,
   type WorkerOptions,
 } from "../../src/worker/index.ts";
+import { isAlive } from "../support/processes.ts";
 
 const FAKE_CLAUDE = fileURLToPath(new URL("../fixtures/fake-claude.mjs", import.meta.url));
 const started: Worker[] = [];
 
-function isAlive(pid: number | undefined): boolean {
-  if (pid === undefined) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function startFake(mode: string, options: WorkerOptions = {}): Promise<Worker> {
   const worker = await Worker.start({ claudePath: FAKE_CLAUDE, env: { FAKE_CLAUDE_MODE: mode }, ...options });
