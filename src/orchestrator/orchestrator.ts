@@ -126,17 +126,14 @@ export class Orchestrator {
    * orchestrator closes every session).
    */
   openSession(spec: SessionSpec = {}): Session {
-    const agents = this.options.agents ?? {};
-    if (spec.agent !== undefined && !agents[spec.agent]) throw new UnknownAgentError(spec.agent, Object.keys(agents));
-    const record = this.createRecord({ name: spec.name, agent: spec.agent, prompt: "(session)" }, undefined);
-    record.overrides = {
+    const record = this.newRecord(spec.name, spec.agent, undefined, {
       model: spec.model,
       cwd: spec.cwd,
       appendSystemPrompt: spec.appendSystemPrompt,
       allowedTools: spec.allowedTools,
       permissionMode: spec.permissionMode,
       ...spec.worker,
-    };
+    });
     const host: SessionHost = {
       schedule: (job, key, signal) => {
         const stop = AbortSignal.any([this.closing.signal, this.budgetStop.signal, ...(signal ? [signal] : [])]);
@@ -194,21 +191,27 @@ export class Orchestrator {
     await this.close();
   }
 
+  /** A validated task's record; the task is announced as queued. */
   private createRecord(spec: TaskSpec, parent: TaskRecord | undefined): TaskRecord {
     const parsed = TaskSpecSchema.safeParse(spec);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new InvalidTaskError(`invalid task${spec.name ? ` "${spec.name}"` : ""}: ${issue?.path.join(".") || "task"}: ${issue?.message}`);
     }
+    const record = this.newRecord(spec.name, spec.agent, parent, { model: spec.model, cwd: spec.cwd, ...spec.worker });
+    this.hub.emit({ type: "task_queued", task: record.info });
+    return record;
+  }
+
+  /** The record of a task or session; throws for an agent the orchestrator does not know. */
+  private newRecord(name: string | undefined, agentName: string | undefined, parent: TaskRecord | undefined, overrides: Partial<WorkerOptions>): TaskRecord {
     const agents = this.options.agents ?? {};
-    if (spec.agent !== undefined && !agents[spec.agent]) throw new UnknownAgentError(spec.agent, Object.keys(agents));
+    if (agentName !== undefined && !agents[agentName]) throw new UnknownAgentError(agentName, Object.keys(agents));
     const id = randomUUID().slice(0, 8);
-    const info: TaskInfo = { id, name: spec.name ?? `task-${id}`, agent: spec.agent, parentId: parent?.info.id };
-    this.hub.emit({ type: "task_queued", task: info });
     return {
-      info,
-      overrides: { model: spec.model, cwd: spec.cwd, ...spec.worker },
-      agent: spec.agent ? agents[spec.agent] : undefined,
+      info: { id, name: name ?? `task-${id}`, agent: agentName, parentId: parent?.info.id },
+      overrides,
+      agent: agentName ? agents[agentName] : undefined,
       depth: parent ? parent.depth + 1 : 0,
       parent,
       costUsd: 0,
