@@ -51,19 +51,27 @@ function pathCandidates(): string[] {
   return (process.env.PATH ?? "").split(delimiter).filter(Boolean).flatMap((dir) => names.map((n) => join(dir, n)));
 }
 
+/** Found once per process: every worker start would otherwise stat the same candidates again. */
+let defaultClaude: string | undefined;
+
 /**
  * Finds the claude executable: an explicit path, then CADRE_CLAUDE_BIN, then
  * the CLI pinned by cadre's own dependency (the version cadre is tested
  * against), then `claude` on PATH.
  */
 export function locateClaude(explicitPath?: string): string {
-  const searched: string[] = [];
   const fromEnv = process.env.CADRE_CLAUDE_BIN;
   const requested = explicitPath ?? (fromEnv ? fromEnv : undefined);
   if (requested !== undefined) {
     if (isExecutableFile(requested)) return requested;
     throw new ClaudeNotFoundError([`${requested} (${explicitPath ? "claudePath option" : "CADRE_CLAUDE_BIN"}; not an executable file)`]);
   }
+  defaultClaude ??= findDefaultClaude();
+  return defaultClaude;
+}
+
+function findDefaultClaude(): string {
+  const searched: string[] = [];
   for (const candidate of pinnedCandidates()) {
     searched.push(candidate);
     if (isExecutableFile(candidate, MIN_NATIVE_BINARY_BYTES)) return candidate;
