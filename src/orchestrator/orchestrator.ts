@@ -73,11 +73,8 @@ export class Orchestrator {
   private readonly statusCounts: Record<TaskStatus, number> = { succeeded: 0, failed: 0, cancelled: 0, skipped: 0 };
 
   constructor(readonly options: OrchestratorOptions = {}) {
-    const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-    if (!Number.isInteger(concurrency) || concurrency < 1) {
-      throw new InvalidTaskError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
-    }
-    this.scheduler = new Scheduler({ concurrency, keyLimits: options.agentLimits });
+    // First, so that a bad limit fails here: the scheduler is the one place that checks `concurrency` and `agentLimits`.
+    this.scheduler = new Scheduler({ concurrency: options.concurrency ?? DEFAULT_CONCURRENCY, keyLimits: options.agentLimits });
     this.scheduler.onEvent((event) => {
       if (event.type === "rate_limit") this.hub.emit({ type: "rate_limit", state: event.state });
     });

@@ -90,9 +90,11 @@ export class Scheduler {
   #backoffTimer: ReturnType<typeof setTimeout> | undefined;
   #published: RateLimitState;
 
+  /** The one check of the limits (the Orchestrator's `concurrency` and `agentLimits` included); inside they are trusted. */
   constructor(options: SchedulerOptions) {
-    this.#adaptive = new AdaptiveLimit(options.concurrency, options.rateLimit);
-    this.#global = new PQueue({ concurrency: options.concurrency });
+    const concurrency = requireLimit("concurrency", options.concurrency);
+    this.#adaptive = new AdaptiveLimit(concurrency, options.rateLimit);
+    this.#global = new PQueue({ concurrency });
     for (const [key, limit] of Object.entries(options.keyLimits ?? {})) {
       this.#keyQueues.set(key, new PQueue({ concurrency: requireLimit(`keyLimits.${key}`, limit) }));
     }
@@ -102,7 +104,7 @@ export class Scheduler {
   schedule<T>(job: (signal: AbortSignal) => Promise<T>, options: ScheduleOptions = {}): Promise<T> {
     const { key, priority = 0, signal } = options;
     if (!Number.isFinite(priority)) {
-      return Promise.reject(new SchedulerOptionError(`priority must be a finite number, got ${String(priority)}`));
+      return Promise.reject(new SchedulerOptionError("priority", "a finite number", priority));
     }
     if (signal?.aborted) return Promise.reject(new AbortError("the scheduled job", signal.reason));
     return new Promise<T>((resolve, reject) => {
