@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { CliMessage, ResultMessage } from "../protocol/index.ts";
 import { AbortError, Worker, type PermissionHandler, type TurnResult, type WorkerOptions } from "../worker/index.ts";
-import { Budget, WorkerCost, addUsage, emptyUsage } from "./accounting.ts";
+import { WorkerCost, addUsage, emptyUsage } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
+import { Budget } from "./budget.ts";
 import { agentWorkerOptions, composeWorkerOptions, type AgentSpec } from "./compose.ts";
 import {
   BudgetExceededError,
@@ -132,9 +133,9 @@ export class Orchestrator {
       ...spec.worker,
     });
     const host: SessionHost = {
-      schedule: (job, key, signal) => {
+      schedule: async (job, key, signal) => {
         const stop = AbortSignal.any([this.closing.signal, this.budgetStop.signal, ...(signal ? [signal] : [])]);
-        if (this.budget.exceeded) return Promise.reject(new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0));
+        this.budget.throwIfExceeded();
         return this.scheduler.schedule((slot) => job(AbortSignal.any([stop, slot])), { key, signal: stop });
       },
       workerOptions: (_session, canUseTool) =>
@@ -231,7 +232,7 @@ export class Orchestrator {
     try {
       turn = await retryWithBackoff(
         async () => {
-          if (this.budget.exceeded) throw new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0);
+          this.budget.throwIfExceeded();
           const attempt = (signal: AbortSignal) => this.attempt(record, spec, AbortSignal.any([stop, signal]));
           return lentSlot ? attempt(stop) : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: stop });
         },
@@ -312,9 +313,8 @@ export class Orchestrator {
     const reached = this.budget.charge(usd);
     if (record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd });
     if (reached) {
-      const error = new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0);
-      this.hub.emit({ type: "budget_exceeded", spentUsd: this.budget.spentUsd, budgetUsd: this.budget.limitUsd ?? 0 });
-      this.budgetStop.abort(error);
+      this.hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
+      this.budgetStop.abort(reached);
     }
   }
 
