@@ -141,12 +141,7 @@ export class Orchestrator {
       workerOptions: (_session, canUseTool) =>
         this.workerOptionsFor({ kind: "session", name: record.info.name, agent: record.info.agent }, record, undefined, canUseTool),
       track: (worker) => this.track(worker),
-      onMessage: (_session, message, usd) => {
-        this.transcripts?.write(record.info.id, record.info.name, message);
-        this.hub.emit({ type: "task_message", task: record.info, message });
-        this.watchRateLimits(message);
-        if (message.type === "result") this.charge(record, usd, message.usage);
-      },
+      onMessage: (_session, message, usd) => this.onWorkerMessage(record, message, usd),
       onStatus: (session) => {
         this.hub.emit({ type: "session_status", task: record.info, status: session.status });
         if (session.status === "closed") this.openSessions.delete(session);
@@ -278,10 +273,7 @@ export class Orchestrator {
       },
       onMessage: (message) => {
         record.attemptMessages.push(message);
-        this.transcripts?.write(info.id, info.name, message);
-        this.hub.emit({ type: "task_message", task: info, message });
-        this.watchRateLimits(message);
-        if (message.type === "result") this.charge(record, cost.add(message), message.usage);
+        this.onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
       },
     });
     if (turn.isError) {
@@ -290,6 +282,14 @@ export class Orchestrator {
     }
     this.scheduler.reportSuccess();
     return turn;
+  }
+
+  /** A message from the worker of a task or session: transcript, event, rate limits and, with a result, its cost. */
+  private onWorkerMessage(record: TaskRecord, message: CliMessage, usd: number): void {
+    this.transcripts?.write(record.info.id, record.info.name, message);
+    this.hub.emit({ type: "task_message", task: record.info, message });
+    this.watchRateLimits(message);
+    if (message.type === "result") this.charge(record, usd, message.usage);
   }
 
   private watchRateLimits(message: CliMessage): void {
