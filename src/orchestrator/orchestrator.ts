@@ -19,7 +19,7 @@ import { errorSummary, isRateLimitStatus, isRetryable } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
 import { routedHookConfig } from "./routed-hooks.ts";
-import { Scheduler, retryWithBackoff } from "./scheduler/index.ts";
+import { QueueClearedError, Scheduler, retryWithBackoff } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
 import {
@@ -398,5 +398,5 @@ function combine(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
 }
 
 function isStopError(error: unknown): boolean {
-  return error instanceof AbortError || (error instanceof Error && (error.name === "AbortError" || (error as { code?: string }).code === "QUEUE_CLEARED"));
+  return error instanceof AbortError || error instanceof QueueClearedError || (error instanceof Error && error.name === "AbortError");
 }
