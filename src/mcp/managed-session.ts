@@ -1,4 +1,5 @@
 import type { PendingPermission, Session, SessionStatus } from "../orchestrator/session.ts";
+import { EventHub } from "../util/event-hub.ts";
 import type { TurnResult } from "../worker/index.ts";
 import { SessionBusyError, SessionClosedError } from "./errors.ts";
 
@@ -13,7 +14,7 @@ export class ManagedSession {
   private inFlight = false;
   private turnError: { code: string; message: string } | undefined;
   private lastTurn: TurnResult | undefined;
-  private readonly listeners = new Set<() => void>();
+  private readonly changes = new EventHub<void>();
   /** Why the server closed it, when it was not close_session ("idle", "disconnected", …). */
   closedReason: string | undefined;
 
@@ -108,11 +109,11 @@ export class ManagedSession {
 
   /** Subscribes to changes of status, turn and permission requests. Returns the unsubscribe function. */
   onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.changes.on(listener);
   }
 
+  /** Tells the listeners; also called by whoever changed the session from outside (an answered permission). */
   changed(): void {
-    for (const listener of this.listeners) listener();
+    this.changes.emit();
   }
 }

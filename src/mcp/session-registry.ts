@@ -1,5 +1,6 @@
 import type { Orchestrator } from "../orchestrator/orchestrator.ts";
 import type { PendingPermission, SessionSpec, SessionStatus } from "../orchestrator/session.ts";
+import { EventHub } from "../util/event-hub.ts";
 import { NameInUseError, SessionLimitError, UnknownSessionError } from "./errors.ts";
 import { ManagedSession } from "./managed-session.ts";
 
@@ -28,7 +29,9 @@ const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
  */
 export class SessionRegistry {
   private readonly sessions = new Map<string, ManagedSession>();
-  private readonly permissionListeners = new Map<string, PermissionListener>();
+  private readonly permissionRequests = new EventHub<{ session: ManagedSession; pending: PendingPermission }>();
+  /** Owner → the unsubscribe function of its one permission route. */
+  private readonly permissionRoutes = new Map<string, () => void>();
   private readonly reaper: ReturnType<typeof setInterval> | undefined;
   private readonly offEvents: () => void;
   readonly maxSessions: number;
@@ -70,7 +73,7 @@ export class SessionRegistry {
     const managed = new ManagedSession(session, owner);
     session.onPermissionRequest((pending) => {
       managed.changed();
-      this.permissionListeners.get(owner)?.(managed, pending);
+      this.permissionRequests.emit({ session: managed, pending });
     });
     this.sessions.set(managed.id, managed);
     this.forgetOldClosed();
@@ -91,24 +94,28 @@ export class SessionRegistry {
     return [...this.sessions.values()].filter((s) => s.owner === owner && (!statuses || statuses.includes(s.status)));
   }
 
-  /** Routes the owner's permission requests (e.g. to MCP elicitation). Returns the unsubscribe function. */
+  /** Routes the owner's permission requests (e.g. to MCP elicitation), replacing its earlier route. Returns the unsubscribe function. */
   onPermissionRequest(owner: string, listener: PermissionListener): () => void {
-    this.permissionListeners.set(owner, listener);
+    this.dropPermissionRoute(owner);
+    const off = this.permissionRequests.on(({ session, pending }) => {
+      if (session.owner === owner) listener(session, pending);
+    });
+    this.permissionRoutes.set(owner, off);
     return () => {
-      if (this.permissionListeners.get(owner) === listener) this.permissionListeners.delete(owner);
+      if (this.permissionRoutes.get(owner) === off) this.dropPermissionRoute(owner);
     };
   }
 
   /** Closes every session of a client that went away. */
   async closeOwner(owner: string, reason = "the client disconnected"): Promise<void> {
-    this.permissionListeners.delete(owner);
+    this.dropPermissionRoute(owner);
     await Promise.all(this.list(owner).map((s) => s.close(reason)));
   }
 
   async closeAll(reason = "the server stopped"): Promise<void> {
     if (this.reaper) clearInterval(this.reaper);
     this.offEvents();
-    this.permissionListeners.clear();
+    for (const owner of [...this.permissionRoutes.keys()]) this.dropPermissionRoute(owner);
     await Promise.all([...this.sessions.values()].map((s) => s.close(reason)));
   }
 
@@ -118,6 +125,11 @@ export class SessionRegistry {
       (s) => s.status !== "closed" && !s.busy && s.pending.length === 0 && s.lastActivityAt < cutoff,
     );
     await Promise.all(idle.map((s) => s.close(`idle for more than ${Math.round(this.idleTimeoutMs / 1000)} s`)));
+  }
+
+  private dropPermissionRoute(owner: string): void {
+    this.permissionRoutes.get(owner)?.();
+    this.permissionRoutes.delete(owner);
   }
 
   private forgetOldClosed(): void {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { CliMessage, ResultMessage } from "../protocol/index.ts";
+import { EventHub } from "../util/event-hub.ts";
 import { AbortError, Worker, type PermissionHandler, type TurnResult, type WorkerOptions } from "../worker/index.ts";
 import { WorkerCost, addUsage, emptyUsage } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
@@ -14,7 +15,6 @@ import {
   TaskTimeoutError,
   UnknownAgentError,
 } from "./errors.ts";
-import { EventHub } from "./event-hub.ts";
 import { errorSummary, isRateLimitStatus, isRetryable } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
@@ -101,7 +101,7 @@ export class Orchestrator {
 
   /** Every event from now on as a stream, until the signal aborts or the orchestrator closes. */
   events(signal?: AbortSignal): AsyncIterable<OrchestratorEvent> {
-    return this.hub.stream(signal);
+    return this.hub.stream({ signal });
   }
 
   get totals(): { costUsd: number; usage: ReturnType<typeof emptyUsage>; tasks: Record<TaskStatus, number>; budgetExceeded: boolean } {

@@ -1,4 +1,5 @@
 import type { CliMessage } from "../protocol/index.ts";
+import { EventHub } from "../util/event-hub.ts";
 import { askUserQuestion, planReview, Worker, WorkerClosedError, type PermissionDecision, type PermissionHandler, type PermissionRequest, type TurnResult, type WorkerOptions } from "../worker/index.ts";
 import { WorkerCost } from "./accounting.ts";
 import type { TaskInfo } from "./types.ts";
@@ -65,7 +66,7 @@ export class Session {
   private readonly pending = new Map<string, { entry: PendingPermission; resolve: (d: PermissionDecision) => void }>();
   private tail: Promise<unknown> = Promise.resolve();
   private closed = false;
-  private readonly permissionListeners = new Set<(pending: PendingPermission) => void>();
+  private readonly permissionRequests = new EventHub<PendingPermission>();
 
   constructor(
     readonly info: TaskInfo,
@@ -95,8 +96,7 @@ export class Session {
    * "ask"), so a host can ask someone at once instead of polling. Returns the unsubscribe function.
    */
   onPermissionRequest(listener: (pending: PendingPermission) => void): () => void {
-    this.permissionListeners.add(listener);
-    return () => this.permissionListeners.delete(listener);
+    return this.permissionRequests.on(listener);
   }
 
   /** Answers a waiting permission request. False when no such request waits. */
@@ -204,13 +204,8 @@ export class Session {
       }, { once: true });
       this.pending.set(request.requestId, { entry, resolve: settle });
       this.setStatus("awaiting_permission");
-      for (const listener of this.permissionListeners) {
-        try {
-          listener(entry);
-        } catch {
-          // A listener's bug must not answer the request; it still waits for answerPermission().
-        }
-      }
+      // A listener's bug does not answer the request: it still waits for answerPermission().
+      this.permissionRequests.emit(entry);
     });
   }
 
