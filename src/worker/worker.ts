@@ -52,11 +52,8 @@ function isBackgroundResult(result: Record<string, unknown>): boolean {
  * in both directions, and an end that is always observed.
  */
 export class Worker {
-  /** The CLI's answer to initialize (commands, models, account, …). */
-  initializeResponse: Record<string, unknown> = {};
-  /** The latest system/init message: session id, tools, model, MCP servers, agents. */
-  session: SystemInitMessage | undefined;
-
+  #initializeResponse: Record<string, unknown> = {};
+  #session: SystemInitMessage | undefined;
   readonly #events = new EventHub<WorkerEvent>();
   private stateValue: WorkerState = "starting";
   private readonly transport: ProcessTransport;
@@ -141,8 +138,18 @@ export class Worker {
     return this.transport.pid;
   }
 
+  /** The CLI's answer to initialize (commands, models, account, …). */
+  get initializeResponse(): Record<string, unknown> {
+    return this.#initializeResponse;
+  }
+
+  /** The latest system/init message: session id, tools, model, MCP servers, agents. */
+  get session(): SystemInitMessage | undefined {
+    return this.#session;
+  }
+
   get sessionId(): string | undefined {
-    return this.session?.session_id;
+    return this.#session?.session_id;
   }
 
   /** Resolves when the process has exited, however it ended. */
@@ -267,7 +274,7 @@ export class Worker {
     });
     const answered = this.channel.request(request, o.initializeTimeoutMs ?? DEFAULTS.initializeTimeoutMs);
     exitedEarly.catch(() => {});
-    this.initializeResponse = await Promise.race([answered, exitedEarly, aborted]);
+    this.#initializeResponse = await Promise.race([answered, exitedEarly, aborted]);
     this.setState("ready");
   }
 
@@ -309,7 +316,7 @@ export class Worker {
         if (refuseUnknownControlRequest(this.channel, message.raw)) return;
         break;
       case "system":
-        if (message.subtype === "init") this.session = message as SystemInitMessage;
+        if (message.subtype === "init") this.#session = message as SystemInitMessage;
         break;
     }
     this.#events.emit({ type: "message", message });
