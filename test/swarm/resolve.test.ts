@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ConfigError, fillResults, loadSwarmConfig, loadSwarmConfigOrThrow } from "../../src/orchestrator/config/index.ts";
+import { ConfigError, fillResults, loadSwarmConfig, loadSwarmConfigOrThrow } from "../../src/swarm/config/index.ts";
 
 const dir = fileURLToPath(new URL("../fixtures/config/", import.meta.url)).replace(/\/$/, "");
 const fixture = join(dir, "swarm.yaml");

@@ -1,4 +1,4 @@
-import type { ResolvedSwarmConfig } from "../../orchestrator/config/index.ts";
+import type { ResolvedSwarmConfig } from "./config/index.ts";
 
 /** What a config lacks for --rehearse: one `rehearsal.<key>: …` line per missing script. */
 export function missingScripts(config: ResolvedSwarmConfig): string[] {

@@ -1,5 +1,5 @@
 import type { ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
-import type { OrchestratorOptions, RoutedHook, TaskSpec } from "../types.ts";
+import type { OrchestratorOptions, RoutedHook, TaskSpec } from "../../orchestrator/types.ts";
 
 /** Swarm-config agents (snake_case) as the orchestrator takes them. */
 function agentsOf(config: ResolvedSwarmConfig): NonNullable<OrchestratorOptions["agents"]> {

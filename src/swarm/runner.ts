@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { fillResults, type ResolvedSwarmConfig, type ResolvedTask } from "../../orchestrator/config/index.ts";
-import type { Orchestrator, OrchestratorEvent, TaskResult, TaskStatus } from "../../orchestrator/index.ts";
-import { taskSpecFor } from "../../orchestrator/config/index.ts";
+import { fillResults, type ResolvedSwarmConfig, type ResolvedTask } from "./config/index.ts";
+import type { Orchestrator, OrchestratorEvent, TaskResult, TaskStatus } from "../orchestrator/index.ts";
+import { taskSpecFor } from "./config/index.ts";
 
 /** Codes of the results the runner decides itself, without a worker. */
 export const DEPENDENCY_FAILED = "DEPENDENCY_FAILED";

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { offlineClaudeEnv, startRehearsalServer, type RehearsalScripts, type RehearsalServer } from "../rehearsal/index.ts";
-import type { OrchestratorOptions, WorkerContext } from "./types.ts";
+import { offlineClaudeEnv, startRehearsalServer, type RehearsalScripts, type RehearsalServer } from "./index.ts";
+import type { OrchestratorOptions, WorkerContext } from "../orchestrator/types.ts";
 
 /**
  * The script a worker plays under rehearsal: the sessions that answer
