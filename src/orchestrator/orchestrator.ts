@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { CliMessage, ResultMessage } from "../protocol/index.ts";
-import { AbortError, Worker, type PermissionHandler, type TurnResult, type WorkerOptions } from "../worker/index.ts";
+import { AbortError } from "../errors.ts";
+import { Worker, type PermissionHandler, type TurnResult, type WorkerOptions } from "../worker/index.ts";
 import { Budget, WorkerCost, addUsage, emptyUsage } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";

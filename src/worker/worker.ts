@@ -1,10 +1,10 @@
 import { statSync } from "node:fs";
 import type { CliMessage, SystemInitMessage } from "../protocol/index.ts";
 import { parseCliMessage, userMessage } from "../protocol/index.ts";
+import { AbortError } from "../errors.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { ControlChannel } from "./control-channel.ts";
 import {
-  AbortError,
   ProtocolError,
   WorkerClosedError,
   WorkerExitedError,

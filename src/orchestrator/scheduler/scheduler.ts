@@ -1,5 +1,5 @@
 import PQueue from "p-queue";
-import { AbortError } from "../../worker/errors.ts";
+import { AbortError } from "../../errors.ts";
 import { AdaptiveLimit, type AdaptiveLimitOptions, type RateLimitState } from "./adaptive-limit.ts";
 import { QueueClearedError, SchedulerOptionError, requireLimit } from "./errors.ts";
 
