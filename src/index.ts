@@ -3,6 +3,6 @@ export * from "./orchestrator/index.ts";
 export * from "./worker/index.ts";
 export { AbortError, CadreError } from "./errors.ts";
 export { loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor, ConfigError } from "./swarm/config/index.ts";
-export { startRehearsalRig, type RehearsalRig } from "./rehearsal/rig.ts";
+export { startRehearsalRig, type RehearsalRig } from "./rehearsal/index.ts";
 export { startRehearsalServer, offlineClaudeEnv, loadRehearsalScripts } from "./rehearsal/index.ts";
 export type { CliMessage, ResultMessage, SystemInitMessage } from "./protocol/index.ts";

@@ -7,7 +7,7 @@ import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index
 import { Orchestrator, type OrchestratorEvent, type TaskResult } from "../orchestrator/index.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
-import { startRehearsalRig, type RehearsalRig } from "../rehearsal/rig.ts";
+import { startRehearsalRig, type RehearsalRig } from "../rehearsal/index.ts";
 import { INTERRUPTED, runSwarm, unrunResult } from "../swarm/runner.ts";
 import { orchestratorOptionsFor } from "../swarm/config/index.ts";
 import { interruptOnSignals } from "./run/signals.ts";

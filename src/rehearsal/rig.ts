@@ -1,8 +1,38 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { offlineClaudeEnv, startRehearsalServer, type RehearsalScripts, type RehearsalServer } from "./index.ts";
-import type { OrchestratorOptions, WorkerContext } from "../orchestrator/types.ts";
+import { offlineClaudeEnv } from "./env.ts";
+import type { RehearsalScripts } from "./script.ts";
+import { startRehearsalServer, type RehearsalServer } from "./server.ts";
+
+/**
+ * The worker to point at a script, as the orchestrator describes it (its
+ * WorkerContext). Declared here, by shape, so that the rehearsal layer
+ * imports nothing from the layers that use it.
+ */
+export interface ScriptedWorker {
+  /** "task", "session", "peer" or "supervisor". */
+  kind: string;
+  /** The task or session name; the agent name for peers and supervisors. */
+  name: string;
+  agent: string | undefined;
+}
+
+/** The workers that answer for an agent rather than run a task: ask_peer's peer, a hook's supervisor. */
+export type AgentSessionKind = "peer" | "supervisor";
+
+const AGENT_SCRIPT = /^(peer|supervisor):(.+)$/;
+
+/** The script an agent's peer or supervisor session plays: "peer:<agent>" or "supervisor:<agent>". */
+export function agentScriptName(kind: AgentSessionKind, agent: string): string {
+  return `${kind}:${agent}`;
+}
+
+/** What a script name such as "peer:critic" is for; undefined for the name of a task or session. */
+export function parseAgentScriptName(name: string): { kind: AgentSessionKind; agent: string } | undefined {
+  const match = AGENT_SCRIPT.exec(name);
+  return match ? { kind: match[1] as AgentSessionKind, agent: match[2]! } : undefined;
+}
 
 /**
  * The script a worker plays under rehearsal: the sessions that answer
@@ -10,8 +40,8 @@ import type { OrchestratorOptions, WorkerContext } from "../orchestrator/types.t
  * "supervisor:<agent>"; a task or session plays the script named like it,
  * else the one named like its agent.
  */
-export function rehearsalScriptFor(context: WorkerContext, scripts: RehearsalScripts): string {
-  if ((context.kind === "peer" || context.kind === "supervisor") && context.agent !== undefined) return `${context.kind}:${context.agent}`;
+export function rehearsalScriptFor(context: ScriptedWorker, scripts: RehearsalScripts): string {
+  if ((context.kind === "peer" || context.kind === "supervisor") && context.agent !== undefined) return agentScriptName(context.kind, context.agent);
   if (scripts[context.name] === undefined && context.agent !== undefined && scripts[context.agent] !== undefined) return context.agent;
   return context.name;
 }
@@ -20,7 +50,7 @@ export function rehearsalScriptFor(context: WorkerContext, scripts: RehearsalScr
 export interface RehearsalRig {
   server: RehearsalServer;
   /** For OrchestratorOptions.workerOptions: points each worker at its script. */
-  workerOptions: NonNullable<OrchestratorOptions["workerOptions"]>;
+  workerOptions: (context: ScriptedWorker) => { inheritEnv: false; env: Record<string, string> };
   close(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import type { AgentDefinition, PermissionMode } from "../agents/definition.ts";
-import type { RehearsalScript } from "../../rehearsal/script.ts";
+import { parseAgentScriptName, type RehearsalScript } from "../../rehearsal/index.ts";
 import { resolveDependencies } from "./dependencies.ts";
 import { didYouMean } from "./did-you-mean.ts";
 import { expandTasks } from "./expand.ts";
@@ -135,13 +135,6 @@ export async function resolveSwarmConfig(
   };
 }
 
-/**
- * Workers that are not tasks play scripts named after their role and agent:
- * "peer:<agent>" answers ask_peer questions to that agent, "supervisor:<agent>"
- * decides the hooks that agent supervises.
- */
-const SESSION_SCRIPT = /^(peer|supervisor):(.+)$/;
-
 function rehearsalByTask(
   scripts: Record<string, RehearsalScript>,
   tasks: ResolvedTask[],
@@ -152,9 +145,9 @@ function rehearsalByTask(
   const names = new Set(tasks.map((task) => task.name));
   const templates = new Set(tasks.map((task) => task.template));
   for (const [key, script] of Object.entries(scripts)) {
-    const session = SESSION_SCRIPT.exec(key);
-    if (session) {
-      const agent = session[2]!;
+    // Workers that are not tasks play scripts named after their role and agent ("peer:<agent>", "supervisor:<agent>").
+    const agent = parseAgentScriptName(key)?.agent;
+    if (agent !== undefined) {
       if (agentNames.includes(agent)) byTask[key] = script;
       else issues.push(issue(["rehearsal", key], `unknown agent "${agent}"`, didYouMean(agent, agentNames)));
     } else if (!names.has(key) && !templates.has(key)) {
