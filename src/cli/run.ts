@@ -80,10 +80,7 @@ export async function runCommand(args: string[]): Promise<number> {
       ? new TtyView(out, state, colorsFor(out))
       : new LinesView(out, state);
   const results = new Map<string, TaskResult>();
-  const livePids = new Map<string, number>();
   const onEvent = (event: OrchestratorEvent) => {
-    if (event.type === "task_started" && event.pid !== undefined) livePids.set(event.task.id, event.pid);
-    if (event.type === "task_finished") livePids.delete(event.task.id);
     state.apply(event, Date.now());
     view.event(event);
   };
@@ -108,13 +105,7 @@ export async function runCommand(args: string[]): Promise<number> {
     },
     onKill: () => {
       view.stop();
-      for (const pid of livePids.values()) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // Already gone.
-        }
-      }
+      orchestrator.kill();
       for (const task of config.tasks) {
         if (!results.has(task.name)) results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second Ctrl-C" }));
       }

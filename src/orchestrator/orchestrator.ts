@@ -188,6 +188,17 @@ export class Orchestrator {
     this.hub.endStreams();
   }
 
+  /**
+   * Ends every live worker (tasks, sessions, peers, supervisors) at once with
+   * SIGKILL, before it returns, for when waiting is not an option (a second
+   * Ctrl-C). Nothing new starts; close() still flushes the transcripts.
+   */
+  kill(): void {
+    if (!this.closing.signal.aborted) this.closing.abort(new OrchestratorClosedError());
+    this.scheduler.clear();
+    for (const worker of this.liveWorkers) void worker.kill();
+  }
+
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

@@ -248,12 +248,11 @@ export class Worker {
     return this.closing;
   }
 
-  /** Ends the process at once. */
+  /** Ends the process at once (SIGKILL, sent before this returns), also while a close() is still waiting on it. */
   kill(): Promise<ExitDetails> {
-    if (!this.closing) {
-      if (!this.transport.hasExited) this.setState("closing");
-      this.closing = this.transport.kill();
-    }
+    if (!this.transport.hasExited) this.setState("closing");
+    const killed = this.transport.kill();
+    this.closing ??= killed;
     return this.closing;
   }
 
