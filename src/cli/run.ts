@@ -4,14 +4,14 @@ import { join, resolve } from "node:path";
 import process from "node:process";
 import { formatIssue } from "../swarm/config/issues.ts";
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
-import { Orchestrator, type OrchestratorEvent, type TaskResult } from "../orchestrator/index.ts";
+import { Orchestrator, type TaskResult } from "../orchestrator/index.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
 import { startRehearsalRig, type RehearsalRig } from "../rehearsal/index.ts";
 import { INTERRUPTED, runSwarm, unrunResult } from "../swarm/runner.ts";
 import { orchestratorOptionsFor } from "../swarm/config/index.ts";
 import { interruptOnSignals } from "./run/signals.ts";
-import { RunState } from "./run/state.ts";
+import { type RunEvent, RunState } from "./run/state.ts";
 import { buildSummary, renderFinalTable, SUMMARY_FILE, writeSummary, type Summary } from "./run/summary.ts";
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
@@ -80,7 +80,7 @@ export async function runCommand(args: string[]): Promise<number> {
       ? new TtyView(out, state, colorsFor(out))
       : new LinesView(out, state);
   const results = new Map<string, TaskResult>();
-  const onEvent = (event: OrchestratorEvent) => {
+  const onEvent = (event: RunEvent) => {
     state.apply(event, Date.now());
     view.event(event);
   };
@@ -117,7 +117,10 @@ export async function runCommand(args: string[]): Promise<number> {
   const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
   view.notice(`cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${mode}, output in ${outDir}`);
   try {
-    await runSwarm({ config, orchestrator, interrupt: signals.signal, emit: onEvent, results });
+    for await (const event of runSwarm({ config, orchestrator, signal: signals.signal })) {
+      results.set(event.task.name, event.result);
+      onEvent(event);
+    }
   } finally {
     // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
     await orchestrator.close();
