@@ -5,7 +5,7 @@ import { Worker, type PermissionHandler, type TurnResult, type WorkerOptions } f
 import { Budget, WorkerCost, addUsage, emptyUsage } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
-import { agentWorkerOptions, composeWorkerOptions, type AgentSpec } from "./compose.ts";
+import { layerWorkerOptions, sessionWorkerOptions, taskWorkerOptions, type AgentSpec } from "./compose.ts";
 import {
   BudgetExceededError,
   InvalidTaskError,
@@ -127,14 +127,7 @@ export class Orchestrator {
    * orchestrator closes every session).
    */
   openSession(spec: SessionSpec = {}): Session {
-    const record = this.newRecord(spec.name, spec.agent, undefined, {
-      model: spec.model,
-      cwd: spec.cwd,
-      appendSystemPrompt: spec.appendSystemPrompt,
-      allowedTools: spec.allowedTools,
-      permissionMode: spec.permissionMode,
-      ...spec.worker,
-    });
+    const record = this.newRecord(spec.name, spec.agent, undefined, sessionWorkerOptions(spec));
     const host: SessionHost = {
       schedule: (job, key, signal) => {
         const stop = AbortSignal.any([this.closing.signal, this.budgetStop.signal, ...(signal ? [signal] : [])]);
@@ -210,7 +203,7 @@ export class Orchestrator {
       const issue = parsed.error.issues[0];
       throw new InvalidTaskError(`invalid task${spec.name ? ` "${spec.name}"` : ""}: ${issue?.path.join(".") || "task"}: ${issue?.message}`);
     }
-    const record = this.newRecord(spec.name, spec.agent, parent, { model: spec.model, cwd: spec.cwd, ...spec.worker });
+    const record = this.newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec));
     this.hub.emit({ type: "task_queued", task: record.info });
     return record;
   }
@@ -357,32 +350,34 @@ export class Orchestrator {
     };
   }
 
-  /** The options of a task worker: defaults, agent, task, routing, then the per-worker hook. */
+  /** The options of any worker: defaults < agent < the task's or session's own < this start's (permissions, routing, the per-worker hook). */
   private workerOptionsFor(
     context: WorkerContext,
     record: TaskRecord | undefined,
     chain: () => readonly string[] = () => [],
     canUseTool?: PermissionHandler,
   ): WorkerOptions {
-    const agent = context.agent ? this.options.agents?.[context.agent] : undefined;
-    const base = composeWorkerOptions(this.options.defaults, agentWorkerOptions(agent), record?.overrides, canUseTool && { canUseTool });
     const callerName = context.agent ?? context.name;
-    const routing: Partial<WorkerOptions> = {
-      hooks: routedHookConfig(this.options.hooks, {
-        cwd: base.cwd,
-        ask: async (supervisor, prompt, signal) => (await this.sessions.ask("supervisor", supervisor, prompt, [callerName], signal)).text,
-        onFailure: (event, error) => record && this.hub.emit({ type: "hook_failed", task: record.info, event, error }),
-      }),
+    const call = (settled: WorkerOptions) => {
+      const routing: Partial<WorkerOptions> = {
+        hooks: routedHookConfig(this.options.hooks, {
+          cwd: settled.cwd,
+          ask: async (supervisor, prompt, signal) => (await this.sessions.ask("supervisor", supervisor, prompt, [callerName], signal)).text,
+          onFailure: (event, error) => record && this.hub.emit({ type: "hook_failed", task: record.info, event, error }),
+        }),
+      };
+      const handler = this.options.canUseTool;
+      if (handler && !canUseTool && !settled.canUseTool && record) routing.canUseTool = (request) => handler(request, record.info);
+      // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.
+      const peerTools = this.options.peerTools ?? Object.keys(this.options.agents ?? {}).length > 0;
+      if (peerTools) {
+        routing.sdkMcpServers = { cadre: this.peers.serverFor(callerName, record, chain) };
+        routing.allowedTools = [...PEER_TOOL_IDS];
+      }
+      return [canUseTool && { canUseTool }, routing, this.options.workerOptions?.(context)];
     };
-    const handler = this.options.canUseTool;
-    if (handler && !base.canUseTool && record) routing.canUseTool = (request) => handler(request, record.info);
-    // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.
-    const peerTools = this.options.peerTools ?? Object.keys(this.options.agents ?? {}).length > 0;
-    if (peerTools) {
-      routing.sdkMcpServers = { cadre: this.peers.serverFor(callerName, record, chain) };
-      routing.allowedTools = [...PEER_TOOL_IDS];
-    }
-    return composeWorkerOptions(base, routing, this.options.workerOptions?.(context));
+    const agent = context.agent ? this.options.agents?.[context.agent] : undefined;
+    return layerWorkerOptions({ defaults: this.options.defaults, agent, task: record?.overrides, call });
   }
 
   private async startSessionWorker(kind: SessionKind, agent: string, chain: () => readonly string[]): Promise<Worker> {

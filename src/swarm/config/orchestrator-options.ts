@@ -1,7 +1,14 @@
 import type { ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
 import type { OrchestratorOptions, RoutedHook, TaskSpec } from "../../orchestrator/types.ts";
 
-/** Swarm-config agents (snake_case) as the orchestrator takes them. */
+/**
+ * The edge between the swarm config (snake_case, as people write it) and the
+ * orchestrator (camelCase): the one place one becomes the other. Worker
+ * settings pass through as written, each at its own layer (defaults, agent,
+ * task); the orchestrator decides what wins (layerWorkerOptions).
+ */
+
+/** Swarm-config agents as the orchestrator takes them. */
 function agentsOf(config: ResolvedSwarmConfig): NonNullable<OrchestratorOptions["agents"]> {
   return Object.fromEntries(
     Object.entries(config.agents).map(([name, agent]) => [
@@ -13,6 +20,7 @@ function agentsOf(config: ResolvedSwarmConfig): NonNullable<OrchestratorOptions[
         ...(agent.disallowed_tools && { disallowedTools: agent.disallowed_tools }),
         ...(agent.model && { model: agent.model }),
         ...(agent.permission_mode && { permissionMode: agent.permission_mode }),
+        ...(agent.max_turns && { maxTurns: agent.max_turns }),
       },
     ]),
   );
@@ -72,14 +80,10 @@ export function taskSpecFor(task: ResolvedTask, prompt: string, signal: AbortSig
     prompt,
     ...(task.agent !== undefined && { agent: task.agent }),
     ...(task.model !== undefined && { model: task.model }),
-    cwd: task.cwd,
+    ...(task.cwd !== undefined && { cwd: task.cwd }),
     ...(task.timeout_s !== undefined && { timeoutMs: task.timeout_s * 1000 }),
     retries: task.retries,
     priority: task.priority,
-    worker: {
-      ...(task.max_turns !== undefined && { maxTurns: task.max_turns }),
-      ...(task.permission_mode !== undefined && { permissionMode: task.permission_mode }),
-    },
     signal,
   };
 }
