@@ -2,16 +2,16 @@ import { writeFileSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { formatIssue } from "../orchestrator/config/issues.ts";
-import { loadSwarmConfig, type ResolvedSwarmConfig } from "../orchestrator/config/index.ts";
-import { Orchestrator, type OrchestratorEvent, type TaskResult } from "../orchestrator/index.ts";
+import { formatIssue } from "../swarm/config/issues.ts";
+import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
+import { Orchestrator, type TaskResult } from "../orchestrator/index.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
-import { missingScripts } from "./run/rehearsal.ts";
-import { startRehearsalRig, type RehearsalRig } from "../orchestrator/rehearsal-rig.ts";
-import { INTERRUPTED, runSwarm, unrunResult } from "./run/runner.ts";
-import { orchestratorOptionsFor } from "../orchestrator/config/index.ts";
+import { missingScripts } from "../swarm/rehearsal.ts";
+import { startRehearsalRig, type RehearsalRig } from "../rehearsal/index.ts";
+import { INTERRUPTED, runSwarm, unrunResult } from "../swarm/runner.ts";
+import { orchestratorOptionsFor } from "../swarm/config/index.ts";
 import { interruptOnSignals } from "./run/signals.ts";
-import { RunState } from "./run/state.ts";
+import { type RunEvent, RunState } from "./run/state.ts";
 import { buildSummary, renderFinalTable, SUMMARY_FILE, writeSummary, type Summary } from "./run/summary.ts";
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
@@ -80,10 +80,7 @@ export async function runCommand(args: string[]): Promise<number> {
       ? new TtyView(out, state, colorsFor(out))
       : new LinesView(out, state);
   const results = new Map<string, TaskResult>();
-  const livePids = new Map<string, number>();
-  const onEvent = (event: OrchestratorEvent) => {
-    if (event.type === "task_started" && event.pid !== undefined) livePids.set(event.task.id, event.pid);
-    if (event.type === "task_finished") livePids.delete(event.task.id);
+  const onEvent = (event: RunEvent) => {
     state.apply(event, Date.now());
     view.event(event);
   };
@@ -108,13 +105,7 @@ export async function runCommand(args: string[]): Promise<number> {
     },
     onKill: () => {
       view.stop();
-      for (const pid of livePids.values()) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // Already gone.
-        }
-      }
+      orchestrator.kill();
       for (const task of config.tasks) {
         if (!results.has(task.name)) results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second Ctrl-C" }));
       }
@@ -126,7 +117,10 @@ export async function runCommand(args: string[]): Promise<number> {
   const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
   view.notice(`cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${mode}, output in ${outDir}`);
   try {
-    await runSwarm({ config, orchestrator, interrupt: signals.signal, emit: onEvent, results });
+    for await (const event of runSwarm({ config, orchestrator, signal: signals.signal })) {
+      results.set(event.task.name, event.result);
+      onEvent(event);
+    }
   } finally {
     // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
     await orchestrator.close();

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { CliMessage, ResultMessage } from "../protocol/index.ts";
+import { AbortError } from "../errors.ts";
 import { EventHub } from "../util/event-hub.ts";
-import { AbortError, Worker, type PermissionHandler, type TurnResult, type WorkerOptions } from "../worker/index.ts";
+import { Worker, type PermissionHandler, type TurnResult, type WorkerOptions } from "../worker/index.ts";
 import { WorkerCost, addUsage, emptyUsage } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import { Budget } from "./budget.ts";
-import { agentWorkerOptions, composeWorkerOptions, type AgentSpec } from "./compose.ts";
+import { layerWorkerOptions, sessionWorkerOptions, taskWorkerOptions, type AgentSpec } from "./compose.ts";
 import {
   BudgetExceededError,
   InvalidTaskError,
@@ -124,14 +125,7 @@ export class Orchestrator {
    * orchestrator closes every session).
    */
   openSession(spec: SessionSpec = {}): Session {
-    const record = this.newRecord(spec.name, spec.agent, undefined, {
-      model: spec.model,
-      cwd: spec.cwd,
-      appendSystemPrompt: spec.appendSystemPrompt,
-      allowedTools: spec.allowedTools,
-      permissionMode: spec.permissionMode,
-      ...spec.worker,
-    });
+    const record = this.newRecord(spec.name, spec.agent, undefined, sessionWorkerOptions(spec));
     const host: SessionHost = {
       schedule: async (job, key, signal) => {
         const stop = AbortSignal.any([this.closing.signal, this.budgetStop.signal, ...(signal ? [signal] : [])]);
@@ -180,6 +174,17 @@ export class Orchestrator {
     this.hub.endStreams();
   }
 
+  /**
+   * Ends every live worker (tasks, sessions, peers, supervisors) at once with
+   * SIGKILL, before it returns, for when waiting is not an option (a second
+   * Ctrl-C). Nothing new starts; close() still flushes the transcripts.
+   */
+  kill(): void {
+    if (!this.closing.signal.aborted) this.closing.abort(new OrchestratorClosedError());
+    this.scheduler.clear();
+    for (const worker of this.liveWorkers) void worker.kill();
+  }
+
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
@@ -191,7 +196,7 @@ export class Orchestrator {
       const issue = parsed.error.issues[0];
       throw new InvalidTaskError(`invalid task${spec.name ? ` "${spec.name}"` : ""}: ${issue?.path.join(".") || "task"}: ${issue?.message}`);
     }
-    const record = this.newRecord(spec.name, spec.agent, parent, { model: spec.model, cwd: spec.cwd, ...spec.worker });
+    const record = this.newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec));
     this.hub.emit({ type: "task_queued", task: record.info });
     return record;
   }
@@ -342,32 +347,34 @@ export class Orchestrator {
     };
   }
 
-  /** The options of a task worker: defaults, agent, task, routing, then the per-worker hook. */
+  /** The options of any worker: defaults < agent < the task's or session's own < this start's (permissions, routing, the per-worker hook). */
   private workerOptionsFor(
     context: WorkerContext,
     record: TaskRecord | undefined,
     chain: () => readonly string[] = () => [],
     canUseTool?: PermissionHandler,
   ): WorkerOptions {
-    const agent = context.agent ? this.options.agents?.[context.agent] : undefined;
-    const base = composeWorkerOptions(this.options.defaults, agentWorkerOptions(agent), record?.overrides, canUseTool && { canUseTool });
     const callerName = context.agent ?? context.name;
-    const routing: Partial<WorkerOptions> = {
-      hooks: routedHookConfig(this.options.hooks, {
-        cwd: base.cwd,
-        ask: async (supervisor, prompt, signal) => (await this.sessions.ask("supervisor", supervisor, prompt, [callerName], signal)).text,
-        onFailure: (event, error) => record && this.hub.emit({ type: "hook_failed", task: record.info, event, error }),
-      }),
+    const call = (settled: WorkerOptions) => {
+      const routing: Partial<WorkerOptions> = {
+        hooks: routedHookConfig(this.options.hooks, {
+          cwd: settled.cwd,
+          ask: async (supervisor, prompt, signal) => (await this.sessions.ask("supervisor", supervisor, prompt, [callerName], signal)).text,
+          onFailure: (event, error) => record && this.hub.emit({ type: "hook_failed", task: record.info, event, error }),
+        }),
+      };
+      const handler = this.options.canUseTool;
+      if (handler && !canUseTool && !settled.canUseTool && record) routing.canUseTool = (request) => handler(request, record.info);
+      // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.
+      const peerTools = this.options.peerTools ?? Object.keys(this.options.agents ?? {}).length > 0;
+      if (peerTools) {
+        routing.sdkMcpServers = { cadre: this.peers.serverFor(callerName, record, chain) };
+        routing.allowedTools = [...PEER_TOOL_IDS];
+      }
+      return [canUseTool && { canUseTool }, routing, this.options.workerOptions?.(context)];
     };
-    const handler = this.options.canUseTool;
-    if (handler && !base.canUseTool && record) routing.canUseTool = (request) => handler(request, record.info);
-    // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.
-    const peerTools = this.options.peerTools ?? Object.keys(this.options.agents ?? {}).length > 0;
-    if (peerTools) {
-      routing.sdkMcpServers = { cadre: this.peers.serverFor(callerName, record, chain) };
-      routing.allowedTools = [...PEER_TOOL_IDS];
-    }
-    return composeWorkerOptions(base, routing, this.options.workerOptions?.(context));
+    const agent = context.agent ? this.options.agents?.[context.agent] : undefined;
+    return layerWorkerOptions({ defaults: this.options.defaults, agent, task: record?.overrides, call });
   }
 
   private async startSessionWorker(kind: SessionKind, agent: string, chain: () => readonly string[]): Promise<Worker> {

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { CliMessage } from "../protocol/index.ts";
 import type { HookCallback } from "../worker/hooks.ts";
-import type { AgentDefinition, PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
+import type { PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
+import type { AgentSpec } from "./compose.ts";
 import type { RateLimitState } from "./scheduler/index.ts";
 import type { SessionStatus } from "./session.ts";
 
@@ -116,7 +117,7 @@ export interface OrchestratorOptions {
   agentLimits?: Record<string, number>;
   /** Stop starting tasks and interrupt running ones once this much is spent. */
   budgetUsd?: number;
-  agents?: Record<string, AgentDefinition & { permissionMode?: WorkerOptions["permissionMode"] }>;
+  agents?: Record<string, AgentSpec>;
   /** Worker options for every worker. */
   defaults?: Partial<WorkerOptions>;
   /** Per-worker options computed at start (environment, HOME, rehearsal URL, …), merged last. */

@@ -20,3 +20,12 @@ export type {
 } from "./script.ts";
 export { offlineClaudeEnv, REHEARSAL_API_KEY } from "./env.ts";
 export type { OfflineClaudeEnvOptions } from "./env.ts";
+export {
+  agentScriptName,
+  parseAgentScriptName,
+  rehearsalScriptFor,
+  startRehearsalRig,
+  type AgentSessionKind,
+  type RehearsalRig,
+  type ScriptedWorker,
+} from "./rig.ts";

@@ -75,10 +75,3 @@ export class ProtocolError extends CadreError {
     super("PROTOCOL_ERROR", message, { cause });
   }
 }
-
-/** An operation was aborted through its AbortSignal. */
-export class AbortError extends CadreError {
-  constructor(operation: string, cause?: unknown) {
-    super("ABORTED", `${operation} was aborted`, { cause });
-  }
-}

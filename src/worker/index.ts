@@ -2,7 +2,7 @@ export { Worker, type WorkerEvent, type WorkerListener, type WorkerState } from 
 export { Turn, type Prompt, type TurnResult } from "./turn.ts";
 export * from "./errors.ts";
 export { locateClaude } from "./locate-cli.ts";
-export type { AgentDefinition, ExternalMcpServer, PermissionMode, SettingSource, WorkerOptions } from "./options.ts";
+export { PERMISSION_MODES, type AgentDefinition, type ExternalMcpServer, type PermissionMode, type SettingSource, type WorkerOptions } from "./options.ts";
 export type { HookCallback, HookConfig, HookContext, HookInput, HookMatcher, HookResult } from "./hooks.ts";
 export {
   askUserQuestion,

@@ -3,7 +3,9 @@ import process from "node:process";
 import type { HookConfig } from "./hooks.ts";
 import type { PermissionHandler, PermissionPolicy } from "./permissions.ts";
 
-export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "dontAsk";
+/** The modes a worker can start in (`--permission-mode`); the CLI also knows "auto" and "manual", which cadre does not offer. */
+export const PERMISSION_MODES = ["default", "acceptEdits", "bypassPermissions", "plan", "dontAsk"] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
 export type SettingSource = "user" | "project" | "local";
 
 /** A subagent the worker's Claude can delegate to (the `agents` field of initialize). */

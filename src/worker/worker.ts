@@ -1,10 +1,10 @@
 import { statSync } from "node:fs";
 import type { CliMessage, SystemInitMessage } from "../protocol/index.ts";
 import { parseCliMessage, userMessage } from "../protocol/index.ts";
+import { AbortError } from "../errors.ts";
 import { EventHub, type Listener } from "../util/event-hub.ts";
 import { ControlChannel } from "./control-channel.ts";
 import {
-  AbortError,
   ProtocolError,
   WorkerClosedError,
   WorkerExitedError,
@@ -241,12 +241,11 @@ export class Worker {
     return this.closing;
   }
 
-  /** Ends the process at once. */
+  /** Ends the process at once (SIGKILL, sent before this returns), also while a close() is still waiting on it. */
   kill(): Promise<ExitDetails> {
-    if (!this.closing) {
-      if (!this.transport.hasExited) this.setState("closing");
-      this.closing = this.transport.kill();
-    }
+    if (!this.transport.hasExited) this.setState("closing");
+    const killed = this.transport.kill();
+    this.closing ??= killed;
     return this.closing;
   }
 

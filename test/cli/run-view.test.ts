@@ -128,6 +128,19 @@ describe("plain lines", () => {
   });
 });
 
+describe("the swarm's task_settled events", () => {
+  it("show a task that never started as a line and a finished row; a task that ran was shown when it finished", () => {
+    const state = sampleState();
+    const skipped = result("summary", "skipped", { agent: undefined, attempts: 0, numTurns: 0, error: { code: "DEPENDENCY_FAILED", message: 'dependency "b.ts" failed' } });
+    const event = { type: "task_settled", task: { name: "summary", agent: undefined }, result: skipped, started: false } as const;
+    expect(describeEvent(event, state)).toBe('summary: skipped: dependency "b.ts" failed');
+    state.apply(event, T0 + 6000);
+    expect(state.rows[2]).toMatchObject({ name: "summary", status: "skipped", activity: 'dependency "b.ts" failed', finishedAt: T0 + 6000 });
+    expect(state.counts()).toMatchObject({ waiting: 0, skipped: 1 });
+    expect(describeEvent({ type: "task_settled", task: { name: "a.ts", agent: "reviewer" }, result: result("a.ts", "succeeded"), started: true }, state)).toBeUndefined();
+  });
+});
+
 describe("summary", () => {
   it("exit code: 0 when all succeeded, 1 when any did not, 130 when interrupted", () => {
     expect(exitCodeFor([result("a", "succeeded")], false)).toBe(0);

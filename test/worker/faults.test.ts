@@ -9,7 +9,7 @@ import {
   WorkingDirectoryError,
   type WorkerOptions,
 } from "../../src/worker/index.ts";
-import { isAlive } from "../support/processes.ts";
+import { isAlive, isGone } from "../support/processes.ts";
 
 const FAKE_CLAUDE = fileURLToPath(new URL("../fixtures/fake-claude.mjs", import.meta.url));
 const started: Worker[] = [];
@@ -99,5 +99,14 @@ describe("worker faults", () => {
     const details = await worker.close();
     expect(details.signal).toBe("SIGKILL");
     expect(isAlive(worker.pid)).toBe(false);
+  });
+
+  it("kill() does not wait for a close() already in its grace period", async () => {
+    const worker = await startFake("hang", { closeGraceMs: 60_000 });
+    const closing = worker.close();
+    const killed = worker.kill();
+    expect(await isGone(worker.pid!)).toBe(true);
+    expect((await killed).signal).toBe("SIGKILL");
+    expect(await closing).toEqual(await killed);
   });
 });

@@ -13,7 +13,8 @@ Options:
   --concurrency N  workers running at once (default: the config's, else 4)
   --out DIR        where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
   --rehearse       play the config's rehearsal scripts on a built-in scripted model: offline, no account
-  --json           print the orchestrator's events as NDJSON on stdout (the final table goes to stderr)
+  --json           print the run's events as NDJSON on stdout: the orchestrator's, and the swarm's
+                   task_settled with each task's result (the final table goes to stderr)
   -h, --help       show this help
 
 On a terminal the view redraws in place; otherwise it prints one timestamped line per event.

@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { PERMISSION_MODES } from "../../orchestrator/agents/definition.ts";
+import { PERMISSION_MODES } from "../../worker/index.ts";
 import { InvalidArgumentError } from "../errors.ts";
 import { SessionInfoSchema } from "../session-info.ts";
 import { guarded, infoResult, SessionIdSchema, WaitSchema, waitForTurn, type ToolContext } from "./common.ts";

@@ -1,7 +1,7 @@
 import process from "node:process";
 import { execa } from "execa";
 import type { HookCallback } from "../../worker/hooks.ts";
-import { AbortError } from "../../worker/errors.ts";
+import { AbortError } from "../../errors.ts";
 import { HookCommandError, HookOutputError, HookTimeoutError } from "./errors.ts";
 import { parseCommandOutput } from "./output.ts";
 import { denyResult } from "./results.ts";

@@ -13,4 +13,4 @@ export { retryWithBackoff } from "./retry.ts";
 export type { RetryOptions } from "./retry.ts";
 export { backoffDelay } from "./backoff.ts";
 export { QueueClearedError, SchedulerOptionError } from "./errors.ts";
-export { AbortError } from "../../worker/errors.ts";
+export { AbortError } from "../../errors.ts";

@@ -1,6 +1,6 @@
 import PQueue from "p-queue";
+import { AbortError } from "../../errors.ts";
 import { EventHub, type Listener } from "../../util/event-hub.ts";
-import { AbortError } from "../../worker/errors.ts";
 import { AdaptiveLimit, type AdaptiveLimitOptions, type RateLimitState } from "./adaptive-limit.ts";
 import { QueueClearedError, SchedulerOptionError, requireLimit } from "./errors.ts";
 

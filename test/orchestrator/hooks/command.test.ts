@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { commandHook, HookCommandError, HookOutputError, HookTimeoutError } from "../../../src/orchestrator/hooks/index.ts";
-import { AbortError } from "../../../src/worker/errors.ts";
+import { AbortError } from "../../../src/errors.ts";
 import type { HookInput } from "../../../src/worker/hooks.ts";
 import { isGone } from "../../support/processes.ts";
 

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { ConfigIssue } from "../../src/orchestrator/config/issues.ts";
-import { parseSwarmConfig } from "../../src/orchestrator/config/load.ts";
+import type { ConfigIssue } from "../../src/swarm/config/issues.ts";
+import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
 
 const baseDir = fileURLToPath(new URL("../fixtures/config/", import.meta.url));
 

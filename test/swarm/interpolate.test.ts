@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { interpolateEnv } from "../../src/orchestrator/config/interpolate.ts";
-import { parseSwarmConfig } from "../../src/orchestrator/config/load.ts";
+import { interpolateEnv } from "../../src/swarm/config/interpolate.ts";
+import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
 
 const baseDir = fileURLToPath(new URL("../fixtures/config/", import.meta.url));
 const parse = (text: string, env: Record<string, string>) => parseSwarmConfig(text, { baseDir, env });

@@ -3,7 +3,8 @@ import { basename } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { CadreError } from "../../errors.ts";
-import { type AgentDefinition, normalizeModel, PERMISSION_MODES, toToolList } from "./definition.ts";
+import { PERMISSION_MODES } from "../../worker/index.ts";
+import { type AgentDefinition, normalizeModel, toToolList } from "./definition.ts";
 
 /** An agent file that cannot be used: no front matter, bad YAML, a missing name or description, an empty body. */
 export class AgentFileError extends CadreError {

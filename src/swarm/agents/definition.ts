@@ -1,10 +1,7 @@
 import { z } from "zod";
+import { PERMISSION_MODES } from "../../worker/index.ts";
 
-/**
- * The permission modes a worker can start in (`--permission-mode`). The CLI
- * also knows "auto" and "manual", but the worker layer types only these.
- */
-export const PERMISSION_MODES = ["default", "acceptEdits", "bypassPermissions", "plan", "dontAsk"] as const;
+/** The permission modes a worker can start in, as a swarm config or agent file may name them. */
 export const PermissionModeSchema = z.enum(PERMISSION_MODES);
 export type PermissionMode = z.infer<typeof PermissionModeSchema>;
 
