@@ -4,4 +4,12 @@ export * from "./worker/index.ts";
 export { loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor, ConfigError } from "./orchestrator/config/index.ts";
 export { startRehearsalRig, type RehearsalRig } from "./orchestrator/rehearsal-rig.ts";
 export { startRehearsalServer, offlineClaudeEnv, loadRehearsalScripts } from "./rehearsal/index.ts";
-export type { CliMessage, ResultMessage, SystemInitMessage } from "./protocol/index.ts";
+export type {
+  AgentDefinition,
+  CliMessage,
+  HookInput,
+  HookOutput,
+  PermissionMode,
+  ResultMessage,
+  SystemInitMessage,
+} from "./protocol/index.ts";

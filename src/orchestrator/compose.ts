@@ -1,7 +1,9 @@
+import { HookEventSchema, type AgentDefinition } from "../protocol/index.ts";
 import type { HookConfig } from "../worker/hooks.ts";
-import type { AgentDefinition, WorkerOptions } from "../worker/index.ts";
+import type { WorkerOptions } from "../worker/index.ts";
 
-export type AgentSpec = AgentDefinition & { permissionMode?: WorkerOptions["permissionMode"] };
+/** An agent as the orchestrator takes it: its prompt, tools, model and permission mode configure the worker. */
+export type AgentSpec = AgentDefinition;
 
 function joinPrompts(...parts: (string | undefined)[]): string | undefined {
   const present = parts.filter((p): p is string => p !== undefined && p.trim() !== "");
@@ -10,8 +12,9 @@ function joinPrompts(...parts: (string | undefined)[]): string | undefined {
 
 function mergeHooks(...configs: (HookConfig | undefined)[]): HookConfig | undefined {
   const merged: HookConfig = {};
-  for (const config of configs) {
-    for (const [event, matchers] of Object.entries(config ?? {})) merged[event] = [...(merged[event] ?? []), ...matchers];
+  for (const event of HookEventSchema.options) {
+    const matchers = configs.flatMap((config) => config?.[event] ?? []);
+    if (matchers.length > 0) merged[event] = matchers;
   }
   return Object.keys(merged).length > 0 ? merged : undefined;
 }

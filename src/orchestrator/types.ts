@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { CliMessage } from "../protocol/index.ts";
+import type { AgentDefinition, CliMessage, HookEvent } from "../protocol/index.ts";
 import type { HookCallback } from "../worker/hooks.ts";
-import type { AgentDefinition, PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
+import type { PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
 import type { RateLimitState } from "./scheduler/index.ts";
 import type { SessionStatus } from "./session.ts";
 
@@ -116,13 +116,13 @@ export interface OrchestratorOptions {
   agentLimits?: Record<string, number>;
   /** Stop starting tasks and interrupt running ones once this much is spent. */
   budgetUsd?: number;
-  agents?: Record<string, AgentDefinition & { permissionMode?: WorkerOptions["permissionMode"] }>;
+  agents?: Record<string, AgentDefinition>;
   /** Worker options for every worker. */
   defaults?: Partial<WorkerOptions>;
   /** Per-worker options computed at start (environment, HOME, rehearsal URL, …), merged last. */
   workerOptions?: (context: WorkerContext) => Partial<WorkerOptions>;
   /** One registry of hooks for all workers: event name → routed hooks. */
-  hooks?: Record<string, RoutedHook[]>;
+  hooks?: Partial<Record<HookEvent, RoutedHook[]>>;
   /** Permission requests of every worker; without it each worker's policy (deny) applies. */
   canUseTool?: RoutedPermissionHandler;
   /** Agent name → agents it may reach with ask_peer/tell_peer. Absent: every agent may reach every other. */

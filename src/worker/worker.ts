@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import type { CliMessage, SystemInitMessage } from "../protocol/index.ts";
+import type { CliMessage, PermissionMode, SystemInitMessage } from "../protocol/index.ts";
 import { parseCliMessage, userMessage } from "../protocol/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { ControlChannel } from "./control-channel.ts";
@@ -14,7 +14,7 @@ import {
 import { HookRegistry } from "./hooks.ts";
 import { locateClaude } from "./locate-cli.ts";
 import { McpBridge } from "./mcp-bridge.ts";
-import { buildArgs, buildEnv, type PermissionMode, type WorkerOptions } from "./options.ts";
+import { buildArgs, buildEnv, type WorkerOptions } from "./options.ts";
 import { InboundRequests, refuseUnknownControlRequest } from "./inbound.ts";
 import type { PermissionRequest } from "./permissions.ts";
 import { ProcessTransport } from "./process-transport.ts";
@@ -288,7 +288,7 @@ export class Worker {
   private startTurn(turn: Turn): void {
     this.setState("busy");
     const content = typeof turn.prompt === "string" ? turn.prompt : [...turn.prompt];
-    if (!this.transport.write(userMessage(content as Parameters<typeof userMessage>[0]))) {
+    if (!this.transport.write(userMessage(content))) {
       turn.fail(this.failure ?? new WorkerClosedError("the turn"));
     }
   }
@@ -323,7 +323,7 @@ export class Worker {
         if (refuseUnknownControlRequest(this.channel, message.raw)) return;
         break;
       case "system":
-        if (message.subtype === "init") this.session = message as SystemInitMessage;
+        if (message.subtype === "init") this.session = message;
         break;
     }
     this.emit({ type: "message", message });

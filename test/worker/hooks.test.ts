@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { HookInput } from "../../src/worker/index.ts";
+import type { HookInput } from "../../src/protocol/index.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { requestsOf, toolResults } from "../support/requests.ts";
 import { startRehearsedWorker } from "../support/worker.ts";
