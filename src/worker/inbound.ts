@@ -70,8 +70,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function refuseUnknownControlRequest(channel: ControlChannel, raw: unknown): boolean {
   if (!isRecord(raw) || raw.type !== "control_request" || typeof raw.request_id !== "string") return false;
   const subtype = isRecord(raw.request) ? String(raw.request.subtype) : "?";
-  void channel.handleRequest(raw.request_id, subtype, async () => {
-    throw new Error(`cadre does not handle "${subtype}" control requests`);
-  });
+  channel.refuse(raw.request_id, `cadre does not handle "${subtype}" control requests`);
   return true;
 }

@@ -2,6 +2,7 @@ export { Worker, type WorkerEvent, type WorkerListener, type WorkerState } from 
 export { Turn, type Prompt, type TurnResult } from "./turn.ts";
 export * from "./errors.ts";
 export { locateClaude } from "./locate-cli.ts";
+export type { ControlPayload } from "./control-channel.ts";
 export type { ExternalMcpServer, SettingSource, WorkerOptions } from "./options.ts";
 export type { HookCallback, HookConfig, HookContext, HookMatcher } from "./hooks.ts";
 export {

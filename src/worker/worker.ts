@@ -1,10 +1,18 @@
 import { statSync } from "node:fs";
-import type { CliMessage, PermissionMode, SystemInitMessage } from "../protocol/index.ts";
+import type {
+  CliMessage,
+  InitializeRequest,
+  McpServerConfig,
+  OutboundControlRequest,
+  PermissionMode,
+  SystemInitMessage,
+} from "../protocol/index.ts";
 import { parseCliMessage, userMessage } from "../protocol/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
-import { ControlChannel } from "./control-channel.ts";
+import { ControlChannel, type ControlPayload } from "./control-channel.ts";
 import {
   AbortError,
+  InvalidControlAnswerError,
   ProtocolError,
   WorkerClosedError,
   WorkerExitedError,
@@ -27,7 +35,9 @@ export type WorkerEvent =
   | { type: "message"; message: CliMessage }
   | { type: "malformed_line"; line: string; error: Error }
   | { type: "permission_request"; requestId: string; request: Omit<PermissionRequest, "signal"> }
-  | { type: "permission_settled"; requestId: string };
+  | { type: "permission_settled"; requestId: string }
+  /** A handler answered a CLI request with something the protocol does not allow; the CLI got an error answer. */
+  | { type: "invalid_answer"; requestId: string; error: InvalidControlAnswerError };
 
 export type WorkerListener = (event: WorkerEvent) => void;
 
@@ -53,7 +63,7 @@ function isBackgroundResult(result: Record<string, unknown>): boolean {
  */
 export class Worker {
   /** The CLI's answer to initialize (commands, models, account, …). */
-  initializeResponse: Record<string, unknown> = {};
+  initializeResponse: ControlPayload = {};
   /** The latest system/init message: session id, tools, model, MCP servers, agents. */
   session: SystemInitMessage | undefined;
 
@@ -89,7 +99,9 @@ export class Worker {
         onFatal: (error) => this.fail(new ProtocolError(`claude's output could not be read: ${error.message}`, error)),
       },
     );
-    this.channel = new ControlChannel((message) => this.transport.write(message));
+    this.channel = new ControlChannel((message) => this.transport.write(message), {
+      onInvalidAnswer: (requestId, error) => this.emit({ type: "invalid_answer", requestId, error }),
+    });
     this.inbound = new InboundRequests({
       channel: this.channel,
       hooks: this.hooks,
@@ -222,16 +234,16 @@ export class Worker {
     await this.control({ subtype: "set_max_thinking_tokens", max_thinking_tokens: tokens });
   }
 
-  async mcpStatus(): Promise<Record<string, unknown>> {
+  async mcpStatus(): Promise<ControlPayload> {
     return this.control({ subtype: "mcp_status" });
   }
 
-  async mcpSetServers(servers: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async mcpSetServers(servers: Record<string, McpServerConfig>): Promise<ControlPayload> {
     return this.control({ subtype: "mcp_set_servers", servers });
   }
 
-  /** Sends any control request and resolves with the CLI's success payload. */
-  control(request: { subtype: string } & Record<string, unknown>): Promise<Record<string, unknown>> {
+  /** Sends any control request the protocol knows and resolves with the CLI's success payload. */
+  control(request: OutboundControlRequest): Promise<ControlPayload> {
     if (this.failure) return Promise.reject(this.failure);
     return this.channel.request(request, this.options.controlTimeoutMs ?? DEFAULTS.controlTimeoutMs);
   }
@@ -263,7 +275,7 @@ export class Worker {
 
   private async initialize(signal?: AbortSignal): Promise<void> {
     const o = this.options;
-    const request = {
+    const request: InitializeRequest = {
       subtype: "initialize",
       ...(!this.hooks.isEmpty && { hooks: this.hooks.toInitialize() }),
       ...(this.mcp.names.length > 0 && { sdkMcpServers: this.mcp.names }),
