@@ -1,12 +1,9 @@
 import { z } from "zod";
+import { PermissionModeSchema } from "../../protocol/index.ts";
 
-/**
- * The permission modes a worker can start in (`--permission-mode`). The CLI
- * also knows "auto" and "manual", but the worker layer types only these.
- */
-export const PERMISSION_MODES = ["default", "acceptEdits", "bypassPermissions", "plan", "dontAsk"] as const;
-export const PermissionModeSchema = z.enum(PERMISSION_MODES);
-export type PermissionMode = z.infer<typeof PermissionModeSchema>;
+/** The permission modes a swarm file or spawn_session may name: the protocol's, less "auto", which cadre does not offer. */
+export const SwarmPermissionModeSchema = PermissionModeSchema.exclude(["auto"]);
+export const PERMISSION_MODES = SwarmPermissionModeSchema.options;
 
 /**
  * An agent as cadre uses it, whether it was written inline in a swarm config
@@ -23,7 +20,7 @@ export const AgentDefinitionSchema = z.object({
   disallowed_tools: z.array(z.string()).optional(),
   /** A model alias or id; absent (or "inherit" in a file) means the swarm's default model. */
   model: z.string().optional(),
-  permission_mode: PermissionModeSchema.optional(),
+  permission_mode: SwarmPermissionModeSchema.optional(),
   max_turns: z.int().positive().optional(),
   /** The absolute path of the Markdown file it came from; absent for inline definitions. */
   file: z.string().optional(),

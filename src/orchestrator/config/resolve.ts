@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
-import type { AgentDefinition, PermissionMode } from "../agents/definition.ts";
+import type { PermissionMode } from "../../protocol/index.ts";
+import type { AgentDefinition } from "../agents/definition.ts";
 import type { RehearsalScript } from "../../rehearsal/script.ts";
 import { resolveDependencies } from "./dependencies.ts";
 import { didYouMean } from "./did-you-mean.ts";
