@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { CliMessage, ResultMessage } from "../protocol/index.ts";
+import { EventHub } from "../util/event-hub.ts";
 import { AbortError, Worker, type PermissionHandler, type TurnResult, type WorkerOptions } from "../worker/index.ts";
-import { Budget, WorkerCost, addUsage, emptyUsage } from "./accounting.ts";
+import { WorkerCost, addUsage, emptyUsage } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
+import { Budget } from "./budget.ts";
 import { agentWorkerOptions, composeWorkerOptions, type AgentSpec } from "./compose.ts";
 import {
   BudgetExceededError,
@@ -13,12 +15,11 @@ import {
   TaskTimeoutError,
   UnknownAgentError,
 } from "./errors.ts";
-import { EventHub } from "./event-hub.ts";
 import { errorSummary, isRateLimitStatus, isRetryable } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
 import { routedHookConfig } from "./routed-hooks.ts";
-import { Scheduler, retryWithBackoff } from "./scheduler/index.ts";
+import { QueueClearedError, Scheduler, retryWithBackoff } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
 import {
@@ -73,11 +74,8 @@ export class Orchestrator {
   private readonly statusCounts: Record<TaskStatus, number> = { succeeded: 0, failed: 0, cancelled: 0, skipped: 0 };
 
   constructor(readonly options: OrchestratorOptions = {}) {
-    const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-    if (!Number.isInteger(concurrency) || concurrency < 1) {
-      throw new InvalidTaskError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
-    }
-    this.scheduler = new Scheduler({ concurrency, keyLimits: options.agentLimits });
+    // First, so that a bad limit fails here: the scheduler is the one place that checks `concurrency` and `agentLimits`.
+    this.scheduler = new Scheduler({ concurrency: options.concurrency ?? DEFAULT_CONCURRENCY, keyLimits: options.agentLimits });
     this.scheduler.onEvent((event) => {
       if (event.type === "rate_limit") this.hub.emit({ type: "rate_limit", state: event.state });
     });
@@ -103,7 +101,7 @@ export class Orchestrator {
 
   /** Every event from now on as a stream, until the signal aborts or the orchestrator closes. */
   events(signal?: AbortSignal): AsyncIterable<OrchestratorEvent> {
-    return this.hub.stream(signal);
+    return this.hub.stream({ signal });
   }
 
   get totals(): { costUsd: number; usage: ReturnType<typeof emptyUsage>; tasks: Record<TaskStatus, number>; budgetExceeded: boolean } {
@@ -135,20 +133,15 @@ export class Orchestrator {
       ...spec.worker,
     });
     const host: SessionHost = {
-      schedule: (job, key, signal) => {
+      schedule: async (job, key, signal) => {
         const stop = AbortSignal.any([this.closing.signal, this.budgetStop.signal, ...(signal ? [signal] : [])]);
-        if (this.budget.exceeded) return Promise.reject(new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0));
+        this.budget.throwIfExceeded();
         return this.scheduler.schedule((slot) => job(AbortSignal.any([stop, slot])), { key, signal: stop });
       },
       workerOptions: (_session, canUseTool) =>
         this.workerOptionsFor({ kind: "session", name: record.info.name, agent: record.info.agent }, record, undefined, canUseTool),
       track: (worker) => this.track(worker),
-      onMessage: (_session, message, usd) => {
-        this.transcripts?.write(record.info.id, record.info.name, message);
-        this.hub.emit({ type: "task_message", task: record.info, message });
-        this.watchRateLimits(message);
-        if (message.type === "result") this.charge(record, usd, message.usage);
-      },
+      onMessage: (_session, message, usd) => this.onWorkerMessage(record, message, usd),
       onStatus: (session) => {
         this.hub.emit({ type: "session_status", task: record.info, status: session.status });
         if (session.status === "closed") this.openSessions.delete(session);
@@ -234,7 +227,7 @@ export class Orchestrator {
     try {
       turn = await retryWithBackoff(
         async () => {
-          if (this.budget.exceeded) throw new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0);
+          this.budget.throwIfExceeded();
           const attempt = (signal: AbortSignal) => this.attempt(record, spec, AbortSignal.any([stop, signal]));
           return lentSlot ? attempt(stop) : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: stop });
         },
@@ -280,10 +273,7 @@ export class Orchestrator {
       },
       onMessage: (message) => {
         record.attemptMessages.push(message);
-        this.transcripts?.write(info.id, info.name, message);
-        this.hub.emit({ type: "task_message", task: info, message });
-        this.watchRateLimits(message);
-        if (message.type === "result") this.charge(record, cost.add(message), message.usage);
+        this.onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
       },
     });
     if (turn.isError) {
@@ -292,6 +282,14 @@ export class Orchestrator {
     }
     this.scheduler.reportSuccess();
     return turn;
+  }
+
+  /** A message from the worker of a task or session: transcript, event, rate limits and, with a result, its cost. */
+  private onWorkerMessage(record: TaskRecord, message: CliMessage, usd: number): void {
+    this.transcripts?.write(record.info.id, record.info.name, message);
+    this.hub.emit({ type: "task_message", task: record.info, message });
+    this.watchRateLimits(message);
+    if (message.type === "result") this.charge(record, usd, message.usage);
   }
 
   private watchRateLimits(message: CliMessage): void {
@@ -315,9 +313,8 @@ export class Orchestrator {
     const reached = this.budget.charge(usd);
     if (record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd });
     if (reached) {
-      const error = new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0);
-      this.hub.emit({ type: "budget_exceeded", spentUsd: this.budget.spentUsd, budgetUsd: this.budget.limitUsd ?? 0 });
-      this.budgetStop.abort(error);
+      this.hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
+      this.budgetStop.abort(reached);
     }
   }
 
@@ -401,5 +398,5 @@ function combine(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
 }
 
 function isStopError(error: unknown): boolean {
-  return error instanceof AbortError || (error instanceof Error && (error.name === "AbortError" || (error as { code?: string }).code === "QUEUE_CLEARED"));
+  return error instanceof AbortError || error instanceof QueueClearedError || (error instanceof Error && error.name === "AbortError");
 }

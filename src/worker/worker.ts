@@ -8,7 +8,7 @@ import type {
   SystemInitMessage,
 } from "../protocol/index.ts";
 import { parseCliMessage, userMessage } from "../protocol/index.ts";
-import { AsyncQueue } from "../util/async-queue.ts";
+import { EventHub, type Listener } from "../util/event-hub.ts";
 import { ControlChannel, type ControlPayload } from "./control-channel.ts";
 import {
   AbortError,
@@ -39,7 +39,7 @@ export type WorkerEvent =
   /** A handler answered a CLI request with something the protocol does not allow; the CLI got an error answer. */
   | { type: "invalid_answer"; requestId: string; error: InvalidControlAnswerError };
 
-export type WorkerListener = (event: WorkerEvent) => void;
+export type WorkerListener = Listener<WorkerEvent>;
 
 const DEFAULTS = {
   initializeTimeoutMs: 60_000,
@@ -62,13 +62,10 @@ function isBackgroundResult(result: Record<string, unknown>): boolean {
  * in both directions, and an end that is always observed.
  */
 export class Worker {
-  /** The CLI's answer to initialize (commands, models, account, …). */
-  initializeResponse: ControlPayload = {};
-  /** The latest system/init message: session id, tools, model, MCP servers, agents. */
-  session: SystemInitMessage | undefined;
-
+  #initializeResponse: ControlPayload = {};
+  #session: SystemInitMessage | undefined;
+  readonly #events = new EventHub<WorkerEvent>();
   private stateValue: WorkerState = "starting";
-  private readonly listeners = new Set<WorkerListener>();
   private readonly transport: ProcessTransport;
   private readonly channel: ControlChannel;
   private readonly hooks: HookRegistry;
@@ -95,12 +92,12 @@ export class Worker {
       },
       {
         onValue: (value) => this.receive(value),
-        onMalformedLine: (line, error) => this.emit({ type: "malformed_line", line, error }),
+        onMalformedLine: (line, error) => this.#events.emit({ type: "malformed_line", line, error }),
         onFatal: (error) => this.fail(new ProtocolError(`claude's output could not be read: ${error.message}`, error)),
       },
     );
     this.channel = new ControlChannel((message) => this.transport.write(message), {
-      onInvalidAnswer: (requestId, error) => this.emit({ type: "invalid_answer", requestId, error }),
+      onInvalidAnswer: (requestId, error) => this.#events.emit({ type: "invalid_answer", requestId, error }),
     });
     this.inbound = new InboundRequests({
       channel: this.channel,
@@ -111,11 +108,11 @@ export class Worker {
       onPermissionStart: (requestId, request) => {
         this.pendingPermissions++;
         if (this.stateValue === "busy") this.setState("awaiting_permission");
-        this.emit({ type: "permission_request", requestId, request });
+        this.#events.emit({ type: "permission_request", requestId, request });
       },
       onPermissionEnd: (requestId) => {
         this.pendingPermissions--;
-        this.emit({ type: "permission_settled", requestId });
+        this.#events.emit({ type: "permission_settled", requestId });
         if (this.pendingPermissions === 0 && this.stateValue === "awaiting_permission") this.setState("busy");
       },
     });
@@ -153,8 +150,18 @@ export class Worker {
     return this.transport.pid;
   }
 
+  /** The CLI's answer to initialize (commands, models, account, …). */
+  get initializeResponse(): ControlPayload {
+    return this.#initializeResponse;
+  }
+
+  /** The latest system/init message: session id, tools, model, MCP servers, agents. */
+  get session(): SystemInitMessage | undefined {
+    return this.#session;
+  }
+
   get sessionId(): string | undefined {
-    return this.session?.session_id;
+    return this.#session?.session_id;
   }
 
   /** Resolves when the process has exited, however it ended. */
@@ -164,31 +171,17 @@ export class Worker {
 
   /** Subscribes to state changes, messages and permission requests. Returns the unsubscribe function. */
   on(listener: WorkerListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.#events.on(listener);
   }
 
   /** The worker's events as a stream, until it exits or the signal aborts. */
   events(signal?: AbortSignal): AsyncIterable<WorkerEvent> {
-    const queue = new AsyncQueue<WorkerEvent>();
-    const off = this.on((event) => {
-      queue.push(event);
-      if (event.type === "state" && (event.state === "exited" || event.state === "failed")) queue.end();
+    const stream = this.#events.stream({
+      signal,
+      endAfter: (event) => event.type === "state" && (event.state === "exited" || event.state === "failed"),
     });
-    signal?.addEventListener("abort", () => queue.end(), { once: true });
-    void this.exited.then(() => queue.end());
-    return {
-      [Symbol.asyncIterator]: () => {
-        const it = queue[Symbol.asyncIterator]();
-        return {
-          next: () => it.next(),
-          return: async () => {
-            off();
-            return it.return!();
-          },
-        };
-      },
-    };
+    void this.exited.then(() => stream.end());
+    return stream;
   }
 
   /**
@@ -293,7 +286,7 @@ export class Worker {
     });
     const answered = this.channel.request(request, o.initializeTimeoutMs ?? DEFAULTS.initializeTimeoutMs);
     exitedEarly.catch(() => {});
-    this.initializeResponse = await Promise.race([answered, exitedEarly, aborted]);
+    this.#initializeResponse = await Promise.race([answered, exitedEarly, aborted]);
     this.setState("ready");
   }
 
@@ -335,10 +328,10 @@ export class Worker {
         if (refuseUnknownControlRequest(this.channel, message.raw)) return;
         break;
       case "system":
-        if (message.subtype === "init") this.session = message;
+        if (message.subtype === "init") this.#session = message;
         break;
     }
-    this.emit({ type: "message", message });
+    this.#events.emit({ type: "message", message });
     const turn = this.turns[0];
     if (!turn) return;
     if (message.type === "result" && isBackgroundResult(message)) {
@@ -383,16 +376,6 @@ export class Worker {
     const previous = this.stateValue;
     if (previous === state || previous === "exited" || previous === "failed") return;
     this.stateValue = state;
-    this.emit({ type: "state", state, previous });
-  }
-
-  private emit(event: WorkerEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch {
-        // A listener's bug must not break the protocol loop.
-      }
-    }
+    this.#events.emit({ type: "state", state, previous });
   }
 }

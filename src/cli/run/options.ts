@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { numberFlag } from "../flags.ts";
 
 export const USAGE = "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json]";
 
@@ -63,11 +64,10 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   if (extra.length > 0) return { kind: "error", message: `give one config file (also got "${extra.join('", "')}")` };
 
   let concurrency: number | undefined;
-  if (values.concurrency !== undefined) {
-    concurrency = Number(values.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency < 1) {
-      return { kind: "error", message: `--concurrency wants a whole number of at least 1, got "${values.concurrency}"` };
-    }
+  try {
+    concurrency = numberFlag("concurrency", values.concurrency, { integer: true, min: 1 });
+  } catch (error) {
+    return { kind: "error", message: (error as Error).message };
   }
   const outDir = resolve(cwd, values.out ?? `.cadre/runs/${runDirName(now)}`);
   return { kind: "run", options: { config, concurrency, outDir, defaultOut: values.out === undefined, rehearse: values.rehearse === true, json: values.json === true } };

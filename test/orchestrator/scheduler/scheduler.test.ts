@@ -314,6 +314,17 @@ describe("Scheduler control", () => {
     expect(events).toHaveLength(4);
   });
 
+  it("keeps its bookkeeping when an event listener throws", async () => {
+    const scheduler = new Scheduler({ concurrency: 1 });
+    scheduler.onEvent(() => {
+      throw new Error("listener bug");
+    });
+    expect(await scheduler.schedule(async () => 7)).toBe(7);
+    await scheduler.onIdle();
+    await settle();
+    expect([scheduler.running, scheduler.waiting]).toEqual([0, 0]);
+  });
+
   it("rejects bad limits and priorities", async () => {
     expect(() => new Scheduler({ concurrency: 0 })).toThrow(/concurrency/);
     expect(() => new Scheduler({ concurrency: 2, keyLimits: { a: 1.5 } })).toThrow(/keyLimits\.a/);
