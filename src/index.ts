@@ -5,4 +5,12 @@ export { AbortError, CadreError } from "./errors.ts";
 export { loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor, ConfigError } from "./swarm/config/index.ts";
 export { startRehearsalRig, type RehearsalRig } from "./rehearsal/index.ts";
 export { startRehearsalServer, offlineClaudeEnv, loadRehearsalScripts } from "./rehearsal/index.ts";
-export type { CliMessage, ResultMessage, SystemInitMessage } from "./protocol/index.ts";
+export type {
+  AgentDefinition,
+  CliMessage,
+  HookInput,
+  HookOutput,
+  PermissionMode,
+  ResultMessage,
+  SystemInitMessage,
+} from "./protocol/index.ts";

@@ -1,10 +1,11 @@
+import { HookEventSchema, type AgentDefinition } from "../protocol/index.ts";
 import type { HookConfig } from "../worker/hooks.ts";
-import type { AgentDefinition, WorkerOptions } from "../worker/index.ts";
+import type { WorkerOptions } from "../worker/index.ts";
 import type { SessionSpec } from "./session.ts";
 import type { TaskSpec } from "./types.ts";
 
 /** An agent as the orchestrator runs it: what the CLI knows of an agent, and the worker settings it brings. */
-export type AgentSpec = AgentDefinition & { permissionMode?: WorkerOptions["permissionMode"]; maxTurns?: number };
+export type AgentSpec = AgentDefinition;
 
 /**
  * The settings of one worker, lowest precedence first: defaults < agent <
@@ -32,8 +33,9 @@ function joinPrompts(...parts: (string | undefined)[]): string | undefined {
 
 function mergeHooks(...configs: (HookConfig | undefined)[]): HookConfig | undefined {
   const merged: HookConfig = {};
-  for (const config of configs) {
-    for (const [event, matchers] of Object.entries(config ?? {})) merged[event] = [...(merged[event] ?? []), ...matchers];
+  for (const event of HookEventSchema.options) {
+    const matchers = configs.flatMap((config) => config?.[event] ?? []);
+    if (matchers.length > 0) merged[event] = matchers;
   }
   return Object.keys(merged).length > 0 ? merged : undefined;
 }

@@ -4,7 +4,8 @@ import { askUserQuestion, planReview, Worker, WorkerClosedError, type Permission
 import { WorkerCost } from "./accounting.ts";
 import type { TaskInfo } from "./types.ts";
 
-export type SessionStatus = "starting" | "running" | "awaiting_permission" | "idle" | "failed" | "closed";
+export const SESSION_STATUSES = ["starting", "running", "awaiting_permission", "idle", "failed", "closed"] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 /** How a session's permission requests are decided. "ask": they wait for answerPermission(). */
 export type SessionPermissions = "ask" | "deny" | "allow" | PermissionHandler;

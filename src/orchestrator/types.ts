@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { CliMessage } from "../protocol/index.ts";
+import type { AgentDefinition, CliMessage, HookEvent } from "../protocol/index.ts";
 import type { HookCallback } from "../worker/hooks.ts";
 import type { PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
 import type { AgentSpec } from "./compose.ts";
@@ -123,7 +123,7 @@ export interface OrchestratorOptions {
   /** Per-worker options computed at start (environment, HOME, rehearsal URL, …), merged last. */
   workerOptions?: (context: WorkerContext) => Partial<WorkerOptions>;
   /** One registry of hooks for all workers: event name → routed hooks. */
-  hooks?: Record<string, RoutedHook[]>;
+  hooks?: Partial<Record<HookEvent, RoutedHook[]>>;
   /** Permission requests of every worker; without it each worker's policy (deny) applies. */
   canUseTool?: RoutedPermissionHandler;
   /** Agent name → agents it may reach with ask_peer/tell_peer. Absent: every agent may reach every other. */

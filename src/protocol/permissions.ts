@@ -67,6 +67,7 @@ export const PermissionAllowSchema = z.looseObject({
   toolUseID: z.string().optional(),
   decisionClassification: DecisionClassificationSchema.optional(),
 });
+export type PermissionAllow = z.infer<typeof PermissionAllowSchema>;
 
 export const PermissionDenySchema = z.looseObject({
   behavior: z.literal("deny"),
@@ -77,6 +78,7 @@ export const PermissionDenySchema = z.looseObject({
   toolUseID: z.string().optional(),
   decisionClassification: DecisionClassificationSchema.optional(),
 });
+export type PermissionDeny = z.infer<typeof PermissionDenySchema>;
 
 /** The success payload answering a `can_use_tool` control request. */
 export const PermissionResultSchema = z.discriminatedUnion("behavior", [PermissionAllowSchema, PermissionDenySchema]);

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { CadreError } from "../errors.ts";
 
 /** The claude executable could not be found anywhere cadre looks. */
@@ -66,6 +67,26 @@ export class ControlTimeoutError extends CadreError {
 export class ControlRequestError extends CadreError {
   constructor(readonly subtype: string, readonly cliMessage: string) {
     super("CONTROL_ERROR", `the claude CLI refused the "${subtype}" control request: ${cliMessage}`);
+  }
+}
+
+/** Who produces the answer to each kind of CLI request, for messages that point at the code to fix. */
+const ANSWERED_BY: Record<string, string> = {
+  can_use_tool: "the permission handler (canUseTool)",
+  hook_callback: "a hook callback",
+  mcp_message: "an in-process MCP server",
+};
+
+/** cadre's answer to a CLI control request does not match the protocol; the CLI got an error answer instead. */
+export class InvalidControlAnswerError extends CadreError {
+  constructor(readonly subtype: string, cause: z.ZodError) {
+    const issues = cause.issues.map((issue) => `${issue.path.join(".") || "(top level)"}: ${issue.message}`);
+    super(
+      "INVALID_CONTROL_ANSWER",
+      `${ANSWERED_BY[subtype] ?? "a handler"} answered the claude CLI's "${subtype}" request with something the protocol does not allow ` +
+        `(${issues.join("; ")}); the CLI was sent an error instead`,
+      { cause },
+    );
   }
 }
 

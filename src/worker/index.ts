@@ -2,8 +2,9 @@ export { Worker, type WorkerEvent, type WorkerListener, type WorkerState } from 
 export { Turn, type Prompt, type TurnResult } from "./turn.ts";
 export * from "./errors.ts";
 export { locateClaude } from "./locate-cli.ts";
-export { PERMISSION_MODES, type AgentDefinition, type ExternalMcpServer, type PermissionMode, type SettingSource, type WorkerOptions } from "./options.ts";
-export type { HookCallback, HookConfig, HookContext, HookInput, HookMatcher, HookResult } from "./hooks.ts";
+export type { ControlPayload } from "./control-channel.ts";
+export { PERMISSION_MODES, type ExternalMcpServer, type SettingSource, type WorkerOptions } from "./options.ts";
+export type { HookCallback, HookConfig, HookContext, HookMatcher } from "./hooks.ts";
 export {
   askUserQuestion,
   planReview,

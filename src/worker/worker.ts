@@ -1,10 +1,18 @@
 import { statSync } from "node:fs";
-import type { CliMessage, SystemInitMessage } from "../protocol/index.ts";
+import type {
+  CliMessage,
+  InitializeRequest,
+  McpServerConfig,
+  OutboundControlRequest,
+  PermissionMode,
+  SystemInitMessage,
+} from "../protocol/index.ts";
 import { parseCliMessage, userMessage } from "../protocol/index.ts";
 import { AbortError } from "../errors.ts";
 import { EventHub, type Listener } from "../util/event-hub.ts";
-import { ControlChannel } from "./control-channel.ts";
+import { ControlChannel, type ControlPayload } from "./control-channel.ts";
 import {
+  InvalidControlAnswerError,
   ProtocolError,
   WorkerClosedError,
   WorkerExitedError,
@@ -14,7 +22,7 @@ import {
 import { HookRegistry } from "./hooks.ts";
 import { locateClaude } from "./locate-cli.ts";
 import { McpBridge } from "./mcp-bridge.ts";
-import { buildArgs, buildEnv, type PermissionMode, type WorkerOptions } from "./options.ts";
+import { buildArgs, buildEnv, type WorkerOptions } from "./options.ts";
 import { InboundRequests, refuseUnknownControlRequest } from "./inbound.ts";
 import type { PermissionRequest } from "./permissions.ts";
 import { ProcessTransport } from "./process-transport.ts";
@@ -27,7 +35,9 @@ export type WorkerEvent =
   | { type: "message"; message: CliMessage }
   | { type: "malformed_line"; line: string; error: Error }
   | { type: "permission_request"; requestId: string; request: Omit<PermissionRequest, "signal"> }
-  | { type: "permission_settled"; requestId: string };
+  | { type: "permission_settled"; requestId: string }
+  /** A handler answered a CLI request with something the protocol does not allow; the CLI got an error answer. */
+  | { type: "invalid_answer"; requestId: string; error: InvalidControlAnswerError };
 
 export type WorkerListener = Listener<WorkerEvent>;
 
@@ -52,7 +62,7 @@ function isBackgroundResult(result: Record<string, unknown>): boolean {
  * in both directions, and an end that is always observed.
  */
 export class Worker {
-  #initializeResponse: Record<string, unknown> = {};
+  #initializeResponse: ControlPayload = {};
   #session: SystemInitMessage | undefined;
   readonly #events = new EventHub<WorkerEvent>();
   private stateValue: WorkerState = "starting";
@@ -86,7 +96,9 @@ export class Worker {
         onFatal: (error) => this.fail(new ProtocolError(`claude's output could not be read: ${error.message}`, error)),
       },
     );
-    this.channel = new ControlChannel((message) => this.transport.write(message));
+    this.channel = new ControlChannel((message) => this.transport.write(message), {
+      onInvalidAnswer: (requestId, error) => this.#events.emit({ type: "invalid_answer", requestId, error }),
+    });
     this.inbound = new InboundRequests({
       channel: this.channel,
       hooks: this.hooks,
@@ -139,7 +151,7 @@ export class Worker {
   }
 
   /** The CLI's answer to initialize (commands, models, account, …). */
-  get initializeResponse(): Record<string, unknown> {
+  get initializeResponse(): ControlPayload {
     return this.#initializeResponse;
   }
 
@@ -215,16 +227,16 @@ export class Worker {
     await this.control({ subtype: "set_max_thinking_tokens", max_thinking_tokens: tokens });
   }
 
-  async mcpStatus(): Promise<Record<string, unknown>> {
+  async mcpStatus(): Promise<ControlPayload> {
     return this.control({ subtype: "mcp_status" });
   }
 
-  async mcpSetServers(servers: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async mcpSetServers(servers: Record<string, McpServerConfig>): Promise<ControlPayload> {
     return this.control({ subtype: "mcp_set_servers", servers });
   }
 
-  /** Sends any control request and resolves with the CLI's success payload. */
-  control(request: { subtype: string } & Record<string, unknown>): Promise<Record<string, unknown>> {
+  /** Sends any control request the protocol knows and resolves with the CLI's success payload. */
+  control(request: OutboundControlRequest): Promise<ControlPayload> {
     if (this.failure) return Promise.reject(this.failure);
     return this.channel.request(request, this.options.controlTimeoutMs ?? DEFAULTS.controlTimeoutMs);
   }
@@ -255,7 +267,7 @@ export class Worker {
 
   private async initialize(signal?: AbortSignal): Promise<void> {
     const o = this.options;
-    const request = {
+    const request: InitializeRequest = {
       subtype: "initialize",
       ...(!this.hooks.isEmpty && { hooks: this.hooks.toInitialize() }),
       ...(this.mcp.names.length > 0 && { sdkMcpServers: this.mcp.names }),
@@ -280,7 +292,7 @@ export class Worker {
   private startTurn(turn: Turn): void {
     this.setState("busy");
     const content = typeof turn.prompt === "string" ? turn.prompt : [...turn.prompt];
-    if (!this.transport.write(userMessage(content as Parameters<typeof userMessage>[0]))) {
+    if (!this.transport.write(userMessage(content))) {
       turn.fail(this.failure ?? new WorkerClosedError("the turn"));
     }
   }
@@ -315,7 +327,7 @@ export class Worker {
         if (refuseUnknownControlRequest(this.channel, message.raw)) return;
         break;
       case "system":
-        if (message.subtype === "init") this.#session = message as SystemInitMessage;
+        if (message.subtype === "init") this.#session = message;
         break;
     }
     this.#events.emit({ type: "message", message });

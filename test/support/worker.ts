@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import type { RehearsalServer } from "../../src/rehearsal/server.ts";
-import { Worker, type WorkerOptions } from "../../src/worker/index.ts";
+import { Worker, type InvalidControlAnswerError, type WorkerOptions } from "../../src/worker/index.ts";
 import { registerCleanup } from "./cleanup.ts";
 import { tempHome } from "./rehearsal.ts";
 import { isAlive } from "./processes.ts";
@@ -41,4 +41,13 @@ export async function startRehearsedWorker(
     expect(isAlive(worker.pid), `claude pid ${worker.pid} survived the test`).toBe(false);
   });
   return { worker, home, cwd };
+}
+
+/** The errors of the worker's invalid_answer events, collected from now on. */
+export function invalidAnswers(worker: Worker): InvalidControlAnswerError[] {
+  const errors: InvalidControlAnswerError[] = [];
+  worker.on((event) => {
+    if (event.type === "invalid_answer") errors.push(event.error);
+  });
+  return errors;
 }

@@ -1,6 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { renderInfo, SESSION_STATUSES, sessionInfo, SessionInfoSchema } from "../session-info.ts";
+import { SESSION_STATUSES } from "../../orchestrator/session.ts";
+import { renderInfo, sessionInfo, SessionInfoSchema } from "../session-info.ts";
 import { renderPage, transcriptPage, TranscriptPageSchema } from "../transcript.ts";
 import { waitSettled } from "../wait.ts";
 import { guarded, infoResult, MAX_WAIT_S, ok, progressReporter, SessionIdSchema, type ToolContext } from "./common.ts";

@@ -7,7 +7,7 @@ import { parseCommandOutput } from "./output.ts";
 import { denyResult } from "./results.ts";
 
 export interface CommandHookOptions {
-  /** Where the command runs. Default: the session's cwd from the hook input (as Claude Code does), else this process's. */
+  /** Where the command runs. Default: the session's cwd from the hook input, as Claude Code does. */
   cwd?: string;
   /** Variables set for the command on top of this process's environment. */
   env?: Record<string, string | undefined>;
@@ -63,7 +63,7 @@ export function commandHook(command: string, options: CommandHookOptions = {}): 
   return async (input, { signal }) => {
     if (signal.aborted) throw new AbortError(what, signal.reason);
     const event = input.hook_event_name;
-    const cwd = options.cwd ?? (typeof input.cwd === "string" ? input.cwd : process.cwd());
+    const cwd = options.cwd ?? input.cwd;
     const subprocess = execa(command, {
       shell: true,
       cwd,

@@ -1,18 +1,5 @@
 import { z } from "zod";
-
-/**
- * Hook events, as the CLI names them (HOOK_EVENTS in the Agent SDK's sdk.d.ts
- * for claude 2.1.330; copied because the SDK is only a dev dependency).
- */
-export const HOOK_EVENTS = [
-  "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification", "UserPromptSubmit",
-  "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop", "StopFailure", "SubagentStart", "SubagentStop",
-  "PreCompact", "PostCompact", "PreModelSwitch", "PostModelSwitch", "PermissionRequest", "PermissionDenied", "Setup",
-  "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate",
-  "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged", "DirectoryAdded", "MessageDisplay",
-] as const;
-export const HookEventSchema = z.enum(HOOK_EVENTS);
-export type HookEvent = z.infer<typeof HookEventSchema>;
+import { HookEventSchema, type HookEvent } from "../../protocol/index.ts";
 
 /** The hook events a `policy` can decide on: it judges tool calls before they run. */
 export const POLICY_EVENTS: readonly HookEvent[] = ["PreToolUse"];

@@ -22,15 +22,16 @@ const WORKER_SETTINGS = {
 } as const satisfies Record<string, keyof WorkerOptions>;
 
 type WrittenSettings = { [K in keyof typeof WORKER_SETTINGS]?: WorkerOptions[(typeof WORKER_SETTINGS)[K]] };
+type WorkerSettings = Partial<Pick<WorkerOptions, (typeof WORKER_SETTINGS)[keyof typeof WORKER_SETTINGS]>>;
 
 /** The worker settings among `written` (defaults or an agent), renamed; the other keys stay behind. */
-function workerSettings(written: WrittenSettings): Partial<WorkerOptions> {
+function workerSettings(written: WrittenSettings): WorkerSettings {
   const settings: Record<string, unknown> = {};
   for (const [key, name] of Object.entries(WORKER_SETTINGS)) {
     const value = written[key as keyof WrittenSettings];
     if (value !== undefined) settings[name] = value;
   }
-  return settings as Partial<WorkerOptions>;
+  return settings as WorkerSettings;
 }
 
 function agentsOf(config: ResolvedSwarmConfig): NonNullable<OrchestratorOptions["agents"]> {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PermissionModeSchema } from "../agents/definition.ts";
+import { SwarmPermissionModeSchema } from "../agents/definition.ts";
 import { RehearsalScriptSchema } from "../../rehearsal/script.ts";
 import { HooksSchema } from "./hooks.ts";
 
@@ -16,7 +16,7 @@ const Seconds = z.number().positive();
 export const DefaultsSchema = z
   .strictObject({
     model: z.string().min(1).optional().describe("Model alias or id for every worker unless its task or agent says otherwise."),
-    permission_mode: PermissionModeSchema.optional(),
+    permission_mode: SwarmPermissionModeSchema.optional(),
     append_system_prompt: z.string().optional().describe("Text appended to every worker's system prompt."),
     allowed_tools: ToolNames.optional().describe('Tools that run without asking, e.g. ["Read", "Bash(git diff:*)"].'),
     disallowed_tools: ToolNames.optional().describe("Tools no worker may use."),
@@ -33,7 +33,7 @@ export const InlineAgentSchema = z
     tools: ToolNames.optional().describe("The tools it may use; absent means all, [] none."),
     disallowed_tools: ToolNames.optional(),
     model: z.string().min(1).optional().describe('Model alias or id; "inherit" or absent means the default model.'),
-    permission_mode: PermissionModeSchema.optional(),
+    permission_mode: SwarmPermissionModeSchema.optional(),
     max_turns: z.int().positive().optional(),
   })
   .describe("An agent defined in place.");

@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { commandHook, HookCommandError, HookOutputError, HookTimeoutError } from "../../../src/orchestrator/hooks/index.ts";
 import { AbortError } from "../../../src/errors.ts";
-import type { HookInput } from "../../../src/worker/hooks.ts";
+import { hookInput } from "../../support/hook-input.ts";
 import { isGone } from "../../support/processes.ts";
 
 const context = (signal = new AbortController().signal) => ({ toolUseId: "toolu_1", signal });
 
-const preToolUse = (command: string): HookInput => ({
+const preToolUse = (command: string) => hookInput({
   hook_event_name: "PreToolUse",
   session_id: "s1",
   tool_name: "Bash",
@@ -51,10 +51,10 @@ describe("commandHook: exit codes", () => {
   it("exit 0 with plain stdout is context only where Claude Code makes it context", async () => {
     const hook = commandHook("echo remember the milk");
     expect(await hook(preToolUse("ls"), context())).toEqual({});
-    expect(await hook({ hook_event_name: "UserPromptSubmit", prompt: "hi" }, context())).toEqual({
+    expect(await hook(hookInput({ hook_event_name: "UserPromptSubmit", prompt: "hi" }), context())).toEqual({
       hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "remember the milk" },
     });
-    expect(await hook({ hook_event_name: "SessionStart", source: "startup" }, context())).toEqual({
+    expect(await hook(hookInput({ hook_event_name: "SessionStart", source: "startup" }), context())).toEqual({
       hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "remember the milk" },
     });
   });
@@ -70,16 +70,16 @@ describe("commandHook: exit codes", () => {
 
   it("exit 2 on other events uses their blocking form", async () => {
     const hook = commandHook("echo 'tests fail' >&2; exit 2");
-    expect(await hook({ hook_event_name: "Stop", stop_hook_active: false }, context())).toEqual({
+    expect(await hook(hookInput({ hook_event_name: "Stop", stop_hook_active: false }), context())).toEqual({
       decision: "block",
       reason: "tests fail",
     });
-    expect(await hook({ hook_event_name: "UserPromptSubmit", prompt: "x" }, context())).toEqual({
+    expect(await hook(hookInput({ hook_event_name: "UserPromptSubmit", prompt: "x" }), context())).toEqual({
       decision: "block",
       reason: "tests fail",
       hookSpecificOutput: { hookEventName: "UserPromptSubmit", suppressOriginalPrompt: true },
     });
-    expect(await hook({ hook_event_name: "PermissionRequest", tool_name: "Bash" }, context())).toEqual({
+    expect(await hook(hookInput({ hook_event_name: "PermissionRequest", tool_name: "Bash" }), context())).toEqual({
       decision: "block",
       reason: "tests fail",
       hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "tests fail" } },
@@ -134,11 +134,11 @@ describe("commandHook: exit codes", () => {
 describe("commandHook: where and how it runs", () => {
   it("runs in the session's cwd from the input by default, or in options.cwd, with CLAUDE_PROJECT_DIR and env set", async () => {
     const show = commandHook('printf "%s|%s|%s" "$(pwd)" "$CLAUDE_PROJECT_DIR" "$EXTRA"', { env: { EXTRA: "x1" } });
-    const result = await show({ hook_event_name: "UserPromptSubmit", cwd: dir }, context());
+    const result = await show(hookInput({ hook_event_name: "UserPromptSubmit", cwd: dir }), context());
     expect(result.hookSpecificOutput).toMatchObject({ additionalContext: `${dir}|${dir}|x1` });
 
     const elsewhere = commandHook("pwd", { cwd: tmpdir() });
-    const other = await elsewhere({ hook_event_name: "UserPromptSubmit", cwd: dir }, context());
+    const other = await elsewhere(hookInput({ hook_event_name: "UserPromptSubmit", cwd: dir }), context());
     expect(other.hookSpecificOutput).toMatchObject({ additionalContext: await realpath(tmpdir()) });
   });
 

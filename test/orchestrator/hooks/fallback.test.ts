@@ -3,11 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { commandHook, HookCommandError, HookTimeoutError, withFallback } from "../../../src/orchestrator/hooks/index.ts";
-import type { HookCallback, HookInput } from "../../../src/worker/hooks.ts";
+import type { HookOutput } from "../../../src/protocol/index.ts";
+import type { HookCallback } from "../../../src/worker/hooks.ts";
+import { hookInput } from "../../support/hook-input.ts";
 import { isGone } from "../../support/processes.ts";
 
 const context = (signal = new AbortController().signal) => ({ toolUseId: "toolu_1", signal });
-const preToolUse: HookInput = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } };
+const preToolUse = hookInput({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } });
 
 const failing: HookCallback = () => {
   throw new Error("supervisor unreachable");
@@ -15,7 +17,7 @@ const failing: HookCallback = () => {
 
 describe("withFallback", () => {
   it("passes a working hook's answer through untouched", async () => {
-    const answer = { decision: "block", reason: "mine" };
+    const answer: HookOutput = { decision: "block", reason: "mine" };
     const failures: unknown[] = [];
     const hook = withFallback(async () => answer, { onError: "deny", timeoutMs: 5_000, onFailure: (e) => failures.push(e) });
     expect(await hook(preToolUse, context())).toBe(answer);
@@ -42,7 +44,7 @@ describe("withFallback", () => {
   });
 
   it("denies in the blocking form of the event the hook ran for", async () => {
-    const result = await withFallback(failing, { onError: "deny" })({ hook_event_name: "Stop" }, context());
+    const result = await withFallback(failing, { onError: "deny" })(hookInput({ hook_event_name: "Stop" }), context());
     expect(result).toEqual({ decision: "block", reason: expect.stringContaining("Stop hook failed") });
   });
 
