@@ -1,9 +1,9 @@
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { execa, type ResultPromise } from "execa";
+import { onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import { STREAM_JSON_ARGS } from "../../src/worker/options.ts";
-import { registerCleanup } from "./cleanup.ts";
 import { tempHome } from "./rehearsal.ts";
 import { isAlive } from "./processes.ts";
 
@@ -225,7 +225,7 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeHa
   }
   const handle = new ClaudeHandle(subprocess, home, cwd);
   const pid = handle.pid;
-  registerCleanup(async () => {
+  onTestFinished(async () => {
     const wasAlive = isAlive(pid);
     await handle.close(wasAlive ? 2_000 : 0);
     if (isAlive(pid)) {

@@ -1,10 +1,9 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { expect } from "vitest";
+import { expect, onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import type { RehearsalServer } from "../../src/rehearsal/server.ts";
 import { Worker, type WorkerOptions } from "../../src/worker/index.ts";
-import { registerCleanup } from "./cleanup.ts";
 import { tempHome } from "./rehearsal.ts";
 import { isAlive } from "./processes.ts";
 
@@ -36,7 +35,7 @@ export async function startRehearsedWorker(
     ...options,
     env: { ...offlineClaudeEnv({ baseUrl: server.baseUrlFor(script), home }), ...options.env },
   });
-  registerCleanup(async () => {
+  onTestFinished(async () => {
     await worker.close();
     expect(isAlive(worker.pid), `claude pid ${worker.pid} survived the test`).toBe(false);
   });
