@@ -46,6 +46,7 @@ const CODE_LINES = [
   "export async function runWorker(options: WorkerOptions): Promise<WorkerResult> {",
   '  const child = execa("claude", ["-p", "--output-format", "stream-json"], { stdin: "pipe" });',
   "  if (line.length > maxLineBytes) throw new LineTooLongError(maxLineBytes);",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a line of TypeScript as sample text, template and all.
   '    console.log(`worker ${id} finished in ${ms} ms — "${status}"`);',
   "  // 注意: 这里的超时单位是毫秒",
   "  return { ok: true, value: JSON.parse(text) };",
