@@ -4,8 +4,8 @@ import { execa, type ResultPromise } from "execa";
 import { onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import { STREAM_JSON_ARGS } from "../../src/worker/options.ts";
-import { tempHome } from "./rehearsal.ts";
 import { isAlive } from "./processes.ts";
+import { tempHome } from "./rehearsal.ts";
 
 /**
  * Starts the real claude CLI (node_modules/.bin/claude) in stream-json mode
@@ -69,14 +69,16 @@ export class ClaudeHandle {
     subprocess.stderr!.on("data", (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-20_000);
     });
-    this.exited = subprocess.then(
-      () => undefined,
-      () => undefined,
-    ).finally(() => {
-      if (partial !== "") this.#push(partial);
-      this.#done = true;
-      this.#wake?.();
-    });
+    this.exited = subprocess
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        if (partial !== "") this.#push(partial);
+        this.#done = true;
+        this.#wake?.();
+      });
   }
 
   get pid(): number {
@@ -123,9 +125,7 @@ export class ClaudeHandle {
   async initialize(request: Record<string, unknown> = {}): Promise<CliLine> {
     const requestId = `rig_init_${++requestCounter}`;
     this.send({ type: "control_request", request_id: requestId, request: { subtype: "initialize", ...request } });
-    return this.next(
-      (line) => line.type === "control_response" && (line.response as { request_id?: string })?.request_id === requestId,
-    );
+    return this.next((line) => line.type === "control_response" && (line.response as { request_id?: string })?.request_id === requestId);
   }
 
   /** The next unconsumed line, or undefined once the process has exited and all lines are consumed. */
@@ -201,7 +201,6 @@ export class ClaudeHandle {
     return `\n  last lines:\n    ${last.join("\n    ") || "(none)"}\n  stderr tail:\n    ${this.#stderr.slice(-2000) || "(empty)"}`;
   }
 }
-
 
 export async function startClaude(options: StartClaudeOptions): Promise<ClaudeHandle> {
   const home = await tempHome("cadre-claude-");

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { onTestFinished } from "vitest";
-import { startRehearsalServer, type RehearsalServer } from "../../src/rehearsal/server.ts";
 import type { RehearsalScriptsInput } from "../../src/rehearsal/script.ts";
+import { type RehearsalServer, startRehearsalServer } from "../../src/rehearsal/server.ts";
 
 /** A rehearsal server on an ephemeral loopback port, closed after the test. */
 export async function createRehearsal(scripts: RehearsalScriptsInput = {}): Promise<RehearsalServer> {

@@ -4,11 +4,10 @@ import { expect, onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import type { RehearsalServer } from "../../src/rehearsal/server.ts";
 import { Worker, type WorkerOptions } from "../../src/worker/index.ts";
-import { tempHome } from "./rehearsal.ts";
 import { isAlive } from "./processes.ts";
+import { tempHome } from "./rehearsal.ts";
 
 export { isAlive };
-
 
 export interface RehearsedWorker {
   worker: Worker;
@@ -21,11 +20,7 @@ export interface RehearsedWorker {
  * Starts a Worker on the real claude CLI, scripted by `script` on the rehearsal
  * server, with its own HOME and cwd. After the test it is closed and must be gone.
  */
-export async function startRehearsedWorker(
-  server: RehearsalServer,
-  script: string,
-  options: WorkerOptions = {},
-): Promise<RehearsedWorker> {
+export async function startRehearsedWorker(server: RehearsalServer, script: string, options: WorkerOptions = {}): Promise<RehearsedWorker> {
   const home = await tempHome();
   const cwd = join(home, "work");
   await mkdir(cwd, { recursive: true });
