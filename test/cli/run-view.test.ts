@@ -104,7 +104,7 @@ describe("the live view's frame", () => {
     state.apply({ type: "task_queued", task: info("b.ts/child", "c1", "b.ts") }, T0 + 5000);
     state.interrupted = true;
     const lines = renderFrame(state, { now: T0 + 5800, width: 100, height: 30, colors: plain }).split("\n");
-    expect(lines[4]).toMatch(/^  ○ b\.ts\/child +queued/);
+    expect(lines[4]).toMatch(/^ {2}○ b\.ts\/child +queued/);
     expect(lines.at(-1)).toContain("interrupting: finishing up; Ctrl-C again kills the workers");
     // Spawned workers are not counted as tasks of the swarm.
     expect(lines[0]).toContain("1/3 done");

@@ -3,9 +3,8 @@ import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { execa, type ResultPromise } from "execa";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import type { RehearsalScriptsInput } from "../../src/rehearsal/script.ts";
-import { registerCleanup } from "../support/cleanup.ts";
 import { isGone } from "../support/processes.ts";
 import { CADRE_BIN, call, claudeDescendants, scriptedWorkspace, until } from "./support.ts";
 
@@ -34,7 +33,7 @@ async function startHttpCadre(scripts: RehearsalScriptsInput, args: string[], en
   });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  registerCleanup(async () => {
+  onTestFinished(async () => {
     if (child.exitCode === null) child.kill("SIGKILL");
     await child;
   });

@@ -1,6 +1,5 @@
 // `cadre mcp` over stdio with the SDK's own Client: every tool on real claude children, scripted offline.
 import { describe, expect, it } from "vitest";
-import "../support/cleanup.ts";
 import { isGone } from "../support/processes.ts";
 import { call, claudeDescendants, startStdioCadre, textOf } from "./support.ts";
 

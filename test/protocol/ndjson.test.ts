@@ -1,12 +1,11 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createReadStream } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { CadreError } from "../../src/errors.ts";
 import {
   DEFAULT_MAX_LINE_BYTES,
@@ -17,6 +16,7 @@ import {
   encodeLine,
   type NdjsonEvent,
 } from "../../src/protocol/ndjson.ts";
+import { it } from "../support/fixtures.ts";
 
 // Strings dense in what breaks line codecs: line breaks, quotes, backslashes, multi-byte UTF-8.
 const trickyString = fc.string({
@@ -288,16 +288,11 @@ describe("decodeNdjson", () => {
   ];
   const text = messages.map(encodeLine).join("");
 
-  it("reads a file stream delivered in 7-byte chunks", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "cadre-ndjson-"));
-    try {
-      const file = join(dir, "out.ndjson");
-      await writeFile(file, text);
-      const events = await collect(decodeNdjson(createReadStream(file, { highWaterMark: 7 })));
-      expect(valuesOf(events)).toEqual(messages);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+  it("reads a file stream delivered in 7-byte chunks", async ({ tmp: dir }) => {
+    const file = join(dir, "out.ndjson");
+    await writeFile(file, text);
+    const events = await collect(decodeNdjson(createReadStream(file, { highWaterMark: 7 })));
+    expect(valuesOf(events)).toEqual(messages);
   });
 
   it("reads a child process's stdout, as text too", async () => {

@@ -1,7 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { startRehearsalServer, type RehearsalServer } from "../../src/rehearsal/server.ts";
 import type { RehearsalScriptsInput } from "../../src/rehearsal/script.ts";
-import { registerCleanup } from "../support/cleanup.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 
 /** Unit tests of the scripted Messages API with plain fetch, no CLI. */
@@ -317,7 +316,7 @@ describe("rehearsal server", () => {
 
   it("rejects a body over the limit with 413 and a body that is not JSON with 400", async () => {
     const server = await startRehearsalServer({ scripts: { default: [{ text: "x" }] }, maxBodyBytes: 1024 });
-    registerCleanup(() => server.close());
+    onTestFinished(() => server.close());
     const big = await post(server.url, body([user("y".repeat(4096))]));
     expect(big.status).toBe(413);
     expect(((await big.json()) as { error: { type: string } }).error.type).toBe("request_too_large");

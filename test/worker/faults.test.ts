@@ -1,6 +1,6 @@
 // Faults the real CLI cannot be made to show, played by test/fixtures/fake-claude.mjs.
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import {
   ClaudeNotFoundError,
   ProtocolError,
@@ -12,21 +12,15 @@ import {
 import { isAlive, isGone } from "../support/processes.ts";
 
 const FAKE_CLAUDE = fileURLToPath(new URL("../fixtures/fake-claude.mjs", import.meta.url));
-const started: Worker[] = [];
-
 
 async function startFake(mode: string, options: WorkerOptions = {}): Promise<Worker> {
   const worker = await Worker.start({ claudePath: FAKE_CLAUDE, env: { FAKE_CLAUDE_MODE: mode }, ...options });
-  started.push(worker);
-  return worker;
-}
-
-afterEach(async () => {
-  for (const worker of started.splice(0)) {
+  onTestFinished(async () => {
     await worker.kill();
     expect(isAlive(worker.pid)).toBe(false);
-  }
-});
+  });
+  return worker;
+}
 
 describe("worker faults", () => {
   it("names where it looked when the CLI is missing", async () => {

@@ -91,7 +91,7 @@ export function commandHook(command: string, options: CommandHookOptions = {}): 
       // command exits also lets its output end.
       subprocess.once("exit", () => killGroup(pid));
     }
-    let result;
+    let result: Awaited<typeof subprocess>;
     try {
       result = await subprocess;
     } finally {

@@ -73,7 +73,7 @@ export function checkAgentReferences(config: SwarmConfig): ConfigIssue[] {
   }
   for (const [from, targets] of Object.entries(config.connections ?? {})) {
     check(["connections", from], from);
-    targets.forEach((target, index) => check(["connections", from, index], target));
+    for (const [index, target] of targets.entries()) check(["connections", from, index], target);
   }
   return issues;
 }

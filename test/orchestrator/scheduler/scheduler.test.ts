@@ -103,7 +103,10 @@ describe("Scheduler limits", () => {
     const running = new Map<string, number>();
     let violations = 0;
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     const keys = ["a", "b", "c", "d"] as const;
     const jobs = Array.from({ length: 60 }, () => {
       const key = keys[Math.floor(random() * 4)]!;
@@ -194,7 +197,14 @@ describe("Scheduler cancellation", () => {
   it("rejects at once when the signal is already aborted", async () => {
     const scheduler = new Scheduler({ concurrency: 1 });
     let ran = false;
-    const error = await scheduler.schedule(async () => void (ran = true), { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    const error = await scheduler
+      .schedule(
+        async () => {
+          ran = true;
+        },
+        { signal: AbortSignal.abort() },
+      )
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "ABORTED" });
     expect(ran).toBe(false);
     expect(scheduler.counts()).toEqual({ running: 0, waiting: 0, byKey: {} });
