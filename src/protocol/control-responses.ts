@@ -5,7 +5,7 @@
  * answers each CLI request with.
  */
 import { z } from "zod";
-import { JsonRpcMessageSchema, McpServerConfigSchema, type InboundControlRequest } from "./control.ts";
+import { type InboundControlRequest, JsonRpcMessageSchema, McpServerConfigSchema } from "./control.ts";
 import { HookOutputSchema } from "./hooks.ts";
 import { PermissionResultSchema } from "./permissions.ts";
 

@@ -1,6 +1,6 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import process from "node:process";
-import { PermissionModeSchema, type AgentDefinition, type McpServerConfig, type PermissionMode } from "../protocol/index.ts";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { type AgentDefinition, type McpServerConfig, type PermissionMode, PermissionModeSchema } from "../protocol/index.ts";
 import type { HookConfig } from "./hooks.ts";
 import type { PermissionHandler, PermissionPolicy } from "./permissions.ts";
 

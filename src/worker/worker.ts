@@ -1,32 +1,25 @@
 import { statSync } from "node:fs";
-import type {
-  CliMessage,
-  InitializeRequest,
-  McpServerConfig,
-  OutboundControlRequest,
-  PermissionMode,
-  SystemInitMessage,
-} from "../protocol/index.ts";
-import { parseCliMessage, userMessage } from "../protocol/index.ts";
 import { AbortError } from "../errors.ts";
+import type { CliMessage, InitializeRequest, McpServerConfig, OutboundControlRequest, PermissionMode, SystemInitMessage } from "../protocol/index.ts";
+import { parseCliMessage, userMessage } from "../protocol/index.ts";
 import { EventHub, type Listener } from "../util/event-hub.ts";
 import { ControlChannel, type ControlPayload } from "./control-channel.ts";
 import {
-  InvalidControlAnswerError,
+  type ExitDetails,
+  type InvalidControlAnswerError,
   ProtocolError,
   WorkerClosedError,
   WorkerExitedError,
   WorkingDirectoryError,
-  type ExitDetails,
 } from "./errors.ts";
 import { HookRegistry } from "./hooks.ts";
+import { InboundRequests, refuseUnknownControlRequest } from "./inbound.ts";
 import { locateClaude } from "./locate-cli.ts";
 import { McpBridge } from "./mcp-bridge.ts";
 import { buildArgs, buildEnv, type WorkerOptions } from "./options.ts";
-import { InboundRequests, refuseUnknownControlRequest } from "./inbound.ts";
 import type { PermissionRequest } from "./permissions.ts";
 import { ProcessTransport } from "./process-transport.ts";
-import { Turn, type Prompt, type TurnResult } from "./turn.ts";
+import { type Prompt, Turn, type TurnResult } from "./turn.ts";
 
 export type WorkerState = "starting" | "ready" | "busy" | "awaiting_permission" | "idle" | "closing" | "exited" | "failed";
 

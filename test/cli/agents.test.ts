@@ -46,7 +46,10 @@ describe("cadre agents", () => {
     const result = await run(repo, root);
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toBe("");
-    const names = result.stdout.split("\n").slice(1).map((line) => line.split(/\s+/)[0]);
+    const names = result.stdout
+      .split("\n")
+      .slice(1)
+      .map((line) => line.split(/\s+/)[0]);
     expect(names).toEqual(["critic", "researcher", "reviewer", "summarizer", "test-writer"]);
   });
 });

@@ -6,7 +6,9 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, onTestFinished } from "vitest";
 import type { RehearsalScriptsInput } from "../../src/rehearsal/script.ts";
 import { claudeDescendants, isGone } from "../support/processes.ts";
+
 export { claudeDescendants, descendants } from "../support/processes.ts";
+
 import { tempHome } from "../support/rehearsal.ts";
 
 export const CADRE_BIN = resolve(import.meta.dirname, "../../bin/cadre.js");
@@ -21,8 +23,6 @@ export async function scriptedWorkspace(scripts: RehearsalScriptsInput): Promise
   await writeFile(scriptsFile, JSON.stringify(scripts));
   return { home, cwd, tmp, scriptsFile };
 }
-
-
 
 export interface StdioCadre {
   client: Client;
@@ -66,7 +66,12 @@ export async function startStdioCadre(
 
 export type ToolResult = CallToolResult & { structuredContent?: Record<string, any> };
 
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}, options: Parameters<Client["callTool"]>[2] = {}): Promise<ToolResult> {
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+  options: Parameters<Client["callTool"]>[2] = {},
+): Promise<ToolResult> {
   return (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000, ...options })) as ToolResult;
 }
 

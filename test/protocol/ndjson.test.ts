@@ -9,11 +9,11 @@ import { describe, expect } from "vitest";
 import { CadreError } from "../../src/errors.ts";
 import {
   DEFAULT_MAX_LINE_BYTES,
+  decodeNdjson,
+  encodeLine,
   LineTooLongError,
   MALFORMED_PREVIEW_CHARS,
   NdjsonDecoder,
-  decodeNdjson,
-  encodeLine,
   type NdjsonEvent,
 } from "../../src/protocol/ndjson.ts";
 import { it } from "../support/fixtures.ts";
@@ -97,7 +97,14 @@ describe("encodeLine", () => {
     ["a symbol", Symbol("s")],
     ["a BigInt", 10n],
     ["a nested BigInt", { usage: { tokens: 1n } }],
-    ["a cycle", (() => { const o: Record<string, unknown> = {}; o.self = o; return o; })()],
+    [
+      "a cycle",
+      (() => {
+        const o: Record<string, unknown> = {};
+        o.self = o;
+        return o;
+      })(),
+    ],
   ])("throws NDJSON_UNENCODABLE for %s", (_, value) => {
     let caught: unknown;
     try {
@@ -131,9 +138,7 @@ describe("NdjsonDecoder", () => {
         fc.array(fc.tuple(jsonValue, fc.array(blank, { maxLength: 2 })), { maxLength: 10 }),
         fc.array(fc.nat(), { maxLength: 20 }),
         (entries, points) => {
-          const text = entries
-            .map(([value, blanks]) => blanks.map((b) => b + "\r\n").join("") + encodeLine(value).slice(0, -1) + "\r\n")
-            .join("");
+          const text = entries.map(([value, blanks]) => blanks.map((b) => b + "\r\n").join("") + encodeLine(value).slice(0, -1) + "\r\n").join("");
           const events = decodeAll(cut(utf8(text), points));
           expect(valuesOf(events)).toEqual(entries.map(([value]) => viaJson(value)));
         },
@@ -283,7 +288,7 @@ describe("line limit", () => {
 describe("decodeNdjson", () => {
   const messages = [
     { type: "system", subtype: "init", tools: ["Bash", "Read"] },
-    { type: "assistant", message: { content: [{ type: "text", text: "héllo 世界 😀\n\"quoted\"" }] } },
+    { type: "assistant", message: { content: [{ type: "text", text: 'héllo 世界 😀\n"quoted"' }] } },
     { type: "result", subtype: "success", usage: { input_tokens: 3 } },
   ];
   const text = messages.map(encodeLine).join("");

@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from "vitest";
-import { startRehearsalServer, type RehearsalServer } from "../../src/rehearsal/server.ts";
 import type { RehearsalScriptsInput } from "../../src/rehearsal/script.ts";
+import { type RehearsalServer, startRehearsalServer } from "../../src/rehearsal/server.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 
 /** Unit tests of the scripted Messages API with plain fetch, no CLI. */
@@ -230,7 +230,7 @@ describe("rehearsal server", () => {
     expect(reply.text).toBe("prompt=[count the files] result=[first output\nsecond output] step=1 script=s {{nope}}");
   });
 
-  it("plays \"<name>:subagent\" for subagent calls, never the main script", async () => {
+  it('plays "<name>:subagent" for subagent calls, never the main script', async () => {
     const server = await createRehearsal({
       main: [{ tool_use: { name: "Agent", input: { prompt: "help" } } }, { text: "main again" }],
       "main:subagent": [{ text: "subagent reply" }],

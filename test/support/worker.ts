@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { expect, onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import type { RehearsalServer } from "../../src/rehearsal/server.ts";
-import { Worker, type InvalidControlAnswerError, type WorkerOptions } from "../../src/worker/index.ts";
+import { type InvalidControlAnswerError, Worker, type WorkerOptions } from "../../src/worker/index.ts";
 import { isAlive } from "./processes.ts";
 import { tempHome } from "./rehearsal.ts";
 

@@ -1,14 +1,7 @@
 // Faults the real CLI cannot be made to show, played by test/fixtures/fake-claude.mjs.
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
-import {
-  ClaudeNotFoundError,
-  ProtocolError,
-  Worker,
-  WorkerExitedError,
-  WorkingDirectoryError,
-  type WorkerOptions,
-} from "../../src/worker/index.ts";
+import { ClaudeNotFoundError, ProtocolError, Worker, WorkerExitedError, type WorkerOptions, WorkingDirectoryError } from "../../src/worker/index.ts";
 import { isAlive, isGone } from "../support/processes.ts";
 
 const FAKE_CLAUDE = fileURLToPath(new URL("../fixtures/fake-claude.mjs", import.meta.url));
@@ -71,7 +64,10 @@ describe("worker faults", () => {
   });
 
   it("ends the worker with a typed error on a line over the limit", async () => {
-    const worker = await startFake("long-line", { maxLineBytes: 64 * 1024, env: { FAKE_CLAUDE_MODE: "long-line", FAKE_CLAUDE_LINE_BYTES: String(1024 * 1024) } });
+    const worker = await startFake("long-line", {
+      maxLineBytes: 64 * 1024,
+      env: { FAKE_CLAUDE_MODE: "long-line", FAKE_CLAUDE_LINE_BYTES: String(1024 * 1024) },
+    });
     const error = await worker.run("go").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProtocolError);
     expect((error as Error).message).toMatch(/line/i);

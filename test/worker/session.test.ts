@@ -1,7 +1,7 @@
 // Initialize, turns and resume on the real CLI.
 import { describe, expect, it, onTestFinished } from "vitest";
-import { Worker } from "../../src/worker/index.ts";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
+import { Worker } from "../../src/worker/index.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { conversationText, requestsOf } from "../support/requests.ts";
 import { isAlive, startRehearsedWorker } from "../support/worker.ts";

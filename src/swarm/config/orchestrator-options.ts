@@ -1,6 +1,6 @@
-import type { ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
 import type { OrchestratorOptions, RoutedHook, TaskSpec } from "../../orchestrator/types.ts";
 import type { WorkerOptions } from "../../worker/index.ts";
+import type { ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
 
 /**
  * The edge between the swarm config (snake_case, as people write it) and the

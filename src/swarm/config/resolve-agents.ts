@@ -49,9 +49,7 @@ export function checkAgentReferences(config: SwarmConfig): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const check = (path: PathSegment[], name: string) => {
     if (known.includes(name)) return;
-    const hint =
-      didYouMean(name, known) ??
-      (known.length === 0 ? "define it under agents:" : `defined agents: ${known.join(", ")}`);
+    const hint = didYouMean(name, known) ?? (known.length === 0 ? "define it under agents:" : `defined agents: ${known.join(", ")}`);
     issues.push(issue(path, `unknown agent "${name}"`, hint));
   };
 
@@ -63,10 +61,7 @@ export function checkAgentReferences(config: SwarmConfig): ConfigIssue[] {
       if (matcher.supervisor !== undefined) check(["hooks", event, index, "supervisor"], matcher.supervisor);
       if (matcher.policy !== undefined && !(POLICY_EVENTS as readonly string[]).includes(event)) {
         issues.push(
-          issue(
-            ["hooks", event, index, "policy"],
-            `a policy judges tool calls before they run, so it works only under ${POLICY_EVENTS.join(", ")}`,
-          ),
+          issue(["hooks", event, index, "policy"], `a policy judges tool calls before they run, so it works only under ${POLICY_EVENTS.join(", ")}`),
         );
       }
     });

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
-import type { AgentDefinition } from "../agents/definition.ts";
 import { parseAgentScriptName, type RehearsalScript } from "../../rehearsal/index.ts";
+import type { AgentDefinition } from "../agents/definition.ts";
 import { resolveDependencies } from "./dependencies.ts";
 import { didYouMean } from "./did-you-mean.ts";
 import { expandTasks } from "./expand.ts";

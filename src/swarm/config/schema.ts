@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { SwarmPermissionModeSchema } from "../agents/definition.ts";
 import { RehearsalScriptSchema } from "../../rehearsal/script.ts";
+import { SwarmPermissionModeSchema } from "../agents/definition.ts";
 import { HooksSchema } from "./hooks.ts";
 
 /**
@@ -53,11 +53,7 @@ export const TaskSchema = z.strictObject({
     .string()
     .min(1)
     .describe("The task's first user message. {{item}} / {{item.field}} with for_each; {{results.<task>}} for a dependency's result."),
-  for_each: z
-    .array(ForEachItemSchema)
-    .min(1)
-    .optional()
-    .describe("Run one copy of this task per item (strings, numbers or objects)."),
+  for_each: z.array(ForEachItemSchema).min(1).optional().describe("Run one copy of this task per item (strings, numbers or objects)."),
   depends_on: z
     .array(z.string().min(1))
     .optional()

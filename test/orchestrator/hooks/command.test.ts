@@ -2,21 +2,22 @@ import { readFile, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { commandHook, HookCommandError, HookOutputError, HookTimeoutError } from "../../../src/orchestrator/hooks/index.ts";
 import { AbortError } from "../../../src/errors.ts";
+import { commandHook, HookCommandError, HookOutputError, HookTimeoutError } from "../../../src/orchestrator/hooks/index.ts";
 import { it } from "../../support/fixtures.ts";
 import { hookInput } from "../../support/hook-input.ts";
 import { isGone } from "../../support/processes.ts";
 
 const context = (signal = new AbortController().signal) => ({ toolUseId: "toolu_1", signal });
 
-const preToolUse = (command: string) => hookInput({
-  hook_event_name: "PreToolUse",
-  session_id: "s1",
-  tool_name: "Bash",
-  tool_input: { command },
-  tool_use_id: "toolu_1",
-});
+const preToolUse = (command: string) =>
+  hookInput({
+    hook_event_name: "PreToolUse",
+    session_id: "s1",
+    tool_name: "Bash",
+    tool_input: { command },
+    tool_use_id: "toolu_1",
+  });
 
 /** The error `run` fails with; a test that expected a failure fails if there is none. */
 async function errorOf(run: () => unknown): Promise<unknown> {
@@ -34,9 +35,7 @@ async function pids(file: string): Promise<number[]> {
 
 describe("commandHook: exit codes", () => {
   it("exit 0 with a JSON object on stdout answers with that object, and the command reads the input on stdin", async () => {
-    const hook = commandHook(
-      `input=$(cat); case "$input" in *'"command":"rm -rf /"'*) echo '{"decision":"block","reason":"saw rm"}';; esac`,
-    );
+    const hook = commandHook(`input=$(cat); case "$input" in *'"command":"rm -rf /"'*) echo '{"decision":"block","reason":"saw rm"}';; esac`);
     expect(await hook(preToolUse("rm -rf /"), context())).toEqual({ decision: "block", reason: "saw rm" });
     expect(await hook(preToolUse("ls"), context())).toEqual({});
   });
@@ -185,10 +184,7 @@ describe("commandHook: no process is left behind", () => {
   it("ends what the command left running in the background once it exits, without waiting for it", async ({ tmp: dir }) => {
     const file = join(dir, "pids");
     const started = Date.now();
-    const result = await commandHook('sleep 30 & echo $! > "$PIDS"; echo done >&2; exit 2', { env: { PIDS: file } })(
-      preToolUse("x"),
-      context(),
-    );
+    const result = await commandHook('sleep 30 & echo $! > "$PIDS"; echo done >&2; exit 2', { env: { PIDS: file } })(preToolUse("x"), context());
     expect(result.reason).toBe("done");
     expect(Date.now() - started).toBeLessThan(10_000);
     const [pid] = await pids(file);

@@ -93,8 +93,7 @@ describe("withFallback", () => {
     const abort = new AbortController();
     const failures: unknown[] = [];
     const hook = withFallback(
-      (_input, { signal }) =>
-        new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("stopped")), { once: true })),
+      (_input, { signal }) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("stopped")), { once: true })),
       { onError: "deny", onFailure: (e) => failures.push(e) },
     );
     const running = hook(preToolUse, context(abort.signal));

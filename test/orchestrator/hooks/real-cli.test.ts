@@ -71,10 +71,7 @@ describe("hook actions on the real CLI", () => {
 
   it("withFallback deny stops the call when the hook command fails, which the CLI alone would let through", async () => {
     const server = await createRehearsal({
-      failing: [
-        { tool_use: { id: "toolu_guarded", name: "Bash", input: { command: "touch guarded.txt", description: "touch" } } },
-        { text: "done" },
-      ],
+      failing: [{ tool_use: { id: "toolu_guarded", name: "Bash", input: { command: "touch guarded.txt", description: "touch" } } }, { text: "done" }],
     });
     const failures: unknown[] = [];
     const hook = withFallback(commandHook("cat > /dev/null; echo 'policy server unreachable' >&2; exit 1"), {
