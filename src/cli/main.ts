@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { agentsCommand } from "./agents.ts";
 import { mcpCommand } from "./mcp.ts";
 import { runCommand } from "./run.ts";
+import { exitOnStrayErrors, reportUnexpected } from "./unexpected.ts";
 import { validateCommand } from "./validate.ts";
 
 const HELP = `cadre: run many Claude Code agents at once
@@ -28,8 +29,21 @@ function version(): string {
   return manifest.version;
 }
 
-/** Runs the command line and resolves to the process exit code. */
+/**
+ * Runs the command line and resolves to the process exit code. Never throws,
+ * and never prints a stack trace unless CADRE_DEBUG=1 (see unexpected.ts).
+ */
 export async function main(argv: string[]): Promise<number> {
+  const prefix = argv[0] === undefined || argv[0].startsWith("-") ? "cadre" : `cadre ${argv[0]}`;
+  exitOnStrayErrors(prefix);
+  try {
+    return await dispatch(argv);
+  } catch (error) {
+    return reportUnexpected(prefix, error);
+  }
+}
+
+async function dispatch(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === "-h" || command === "--help" || command === "help") {
     process.stdout.write(HELP);

@@ -64,15 +64,27 @@ export async function runCommand(args: string[]): Promise<number> {
   if (config === undefined) return 2;
 
   const outDir = options.defaultOut ? await freshDir(options.outDir) : options.outDir;
-  await mkdir(outDir, { recursive: true });
+  try {
+    await mkdir(outDir, { recursive: true });
+  } catch (error) {
+    process.stderr.write(`cadre run: cannot create the output directory ${outDir}: ${(error as Error).message}\n`);
+    return 2;
+  }
   const rig: RehearsalRig | undefined = options.rehearse ? await startRehearsalRig(config.rehearsal) : undefined;
   const base = orchestratorOptionsFor(config);
-  const orchestrator = new Orchestrator({
-    ...base,
-    concurrency: options.concurrency ?? base.concurrency,
-    outDir: join(outDir, TRANSCRIPTS_DIR),
-    ...(rig && { workerOptions: rig.workerOptions }),
-  });
+  let orchestrator: Orchestrator;
+  try {
+    orchestrator = new Orchestrator({
+      ...base,
+      concurrency: options.concurrency ?? base.concurrency,
+      outDir: join(outDir, TRANSCRIPTS_DIR),
+      ...(rig && { workerOptions: rig.workerOptions }),
+    });
+  } catch (error) {
+    // Nothing else would end the rehearsal server, and the process would wait on it.
+    await rig?.close();
+    throw error;
+  }
 
   const startedAt = Date.now();
   const state = new RunState(config.name, config.tasks, startedAt, config.budget_usd);

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { basename, dirname, extname, resolve } from "node:path";
-import { LineCounter, parseDocument } from "yaml";
+import { dataProblem, readYaml } from "../../util/yaml.ts";
 import { coerceWholeReferences, type Env, interpolateEnv } from "./interpolate.ts";
-import { ConfigError, type ConfigIssue, type PathSegment, sortByDocumentOrder } from "./issues.ts";
+import { ConfigError, type ConfigIssue, issue, type PathSegment, sortByDocumentOrder } from "./issues.ts";
 import { type ConfigResult, type ResolvedSwarmConfig, resolveSwarmConfig } from "./resolve.ts";
 import { SwarmConfigSchema } from "./schema.ts";
 import { fromZodIssues } from "./zod-issues.ts";
@@ -22,26 +22,27 @@ export interface ParseOptions {
 
 function parseText(text: string, format: ConfigFormat): { data?: unknown; issues: ConfigIssue[] } {
   if (format === "json") {
+    let data: unknown;
     try {
-      return { data: JSON.parse(text), issues: [] };
+      data = JSON.parse(text);
     } catch (error) {
       return { issues: [{ path: "", message: `not valid JSON: ${(error as Error).message}` }] };
     }
+    const problem = dataProblem(data);
+    return problem ? { issues: [issue(problem.path, problem.message)] } : { data, issues: [] };
   }
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false });
-  if (document.errors.length > 0) {
-    const lines = text.split(/\r?\n/);
-    return {
-      issues: document.errors.map((error) => {
-        const { line, col } = lineCounter.linePos(error.pos[0]);
-        // `x: [a-{{item}}]` is a YAML flow mapping inside a list; quoting the value fixes it.
-        const hint = lines[line - 1]?.includes("{{") ? 'quote values that contain {{ }}: "review-{{item}}"' : undefined;
-        return { path: "", message: `not valid YAML at line ${line}, column ${col}: ${error.message}`, ...(hint && { hint }) };
-      }),
-    };
-  }
-  return { data: document.toJS(), issues: [] };
+  const read = readYaml(text);
+  if (read.ok) return { data: read.value, issues: [] };
+  const lines = text.split(/\r?\n/);
+  return {
+    issues: read.problems.map((problem) => {
+      if (problem.path !== undefined) return issue(problem.path, problem.message);
+      if (problem.line === undefined) return { path: "", message: `not valid YAML: ${problem.message}` };
+      // `x: [a-{{item}}]` is a YAML flow mapping inside a list; quoting the value fixes it.
+      const hint = lines[problem.line - 1]?.includes("{{") ? 'quote values that contain {{ }}: "review-{{item}}"' : undefined;
+      return { path: "", message: `not valid YAML at line ${problem.line}, column ${problem.column}: ${problem.message}`, ...(hint && { hint }) };
+    }),
+  };
 }
 
 /**
