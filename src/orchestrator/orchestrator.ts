@@ -43,7 +43,9 @@ interface TaskRecord {
   costUsd: number;
   usage: ReturnType<typeof emptyUsage>;
   attempts: number;
-  started: boolean;
+  /** When the task was handed to the orchestrator, and when its first attempt took a slot (epoch ms). */
+  queuedAt: number;
+  startedAt: number | undefined;
   /** Messages of the current attempt, to judge whether a retry is safe. */
   attemptMessages: CliMessage[];
 }
@@ -211,16 +213,22 @@ export class Orchestrator {
       costUsd: 0,
       usage: emptyUsage(),
       attempts: 0,
-      started: false,
+      queuedAt: Date.now(),
+      startedAt: undefined,
       attemptMessages: [],
     };
   }
 
   private async execute(record: TaskRecord, spec: TaskSpec, lentSlot = false): Promise<TaskResult> {
-    const started = Date.now();
     const timeoutMs = spec.timeoutMs ?? this.options.timeoutMs;
     const deadline = new AbortController();
-    const timer = timeoutMs === undefined ? undefined : setTimeout(() => deadline.abort(new TaskTimeoutError("total", timeoutMs)), timeoutMs);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // The time limit counts from the task's start: the time it waited for a slot is not its own.
+    const start = () => {
+      if (record.startedAt !== undefined) return;
+      record.startedAt = Date.now();
+      if (timeoutMs !== undefined) timer = setTimeout(() => deadline.abort(new TaskTimeoutError("total", timeoutMs)), timeoutMs);
+    };
     const stops = [this.closing.signal, this.budgetStop.signal, deadline.signal, spec.signal];
     const stop = AbortSignal.any(stops.filter((s): s is AbortSignal => s !== undefined));
     let turn: TurnResult | undefined;
@@ -229,7 +237,10 @@ export class Orchestrator {
       turn = await retryWithBackoff(
         async () => {
           this.budget.throwIfExceeded();
-          const attempt = (signal: AbortSignal) => this.attempt(record, spec, AbortSignal.any([stop, signal]));
+          const attempt = (signal: AbortSignal) => {
+            start();
+            return this.attempt(record, spec, AbortSignal.any([stop, signal]));
+          };
           return lentSlot ? attempt(stop) : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: stop });
         },
         {
@@ -245,7 +256,7 @@ export class Orchestrator {
     } finally {
       clearTimeout(timer);
     }
-    const result = this.resultOf(record, turn, error, Date.now() - started);
+    const result = this.resultOf(record, turn, error, Date.now());
     this.statusCounts[result.status]++;
     this.hub.emit({ type: "task_finished", task: record.info, result });
     return result;
@@ -253,7 +264,6 @@ export class Orchestrator {
 
   private async attempt(record: TaskRecord, spec: TaskSpec, signal: AbortSignal): Promise<TurnResult> {
     record.attempts++;
-    record.started = true;
     record.attemptMessages = [];
     const cost = new WorkerCost();
     const { info } = record;
@@ -265,7 +275,7 @@ export class Orchestrator {
       idleTimeoutMs: spec.idleTimeoutMs ?? this.options.idleTimeoutMs,
       onStarted: (worker) => {
         this.track(worker);
-        this.hub.emit({ type: "task_started", task: info, attempt: record.attempts, pid: worker.pid });
+        this.hub.emit({ type: "task_started", task: info, attempt: record.attempts, pid: worker.pid, startedAt: record.startedAt ?? Date.now() });
         worker.on((event) => {
           if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
           else if (event.type === "permission_request")
@@ -320,10 +330,11 @@ export class Orchestrator {
     }
   }
 
-  private resultOf(record: TaskRecord, turn: TurnResult | undefined, error: unknown, durationMs: number): TaskResult {
+  private resultOf(record: TaskRecord, turn: TurnResult | undefined, error: unknown, finishedAt: number): TaskResult {
+    const { queuedAt, startedAt } = record;
     let status: TaskStatus = "succeeded";
     if (error !== undefined) {
-      if (error instanceof BudgetExceededError) status = record.started ? "cancelled" : "skipped";
+      if (error instanceof BudgetExceededError) status = startedAt !== undefined ? "cancelled" : "skipped";
       else if (error instanceof AbortError || error instanceof OrchestratorClosedError || error instanceof DOMException) status = "cancelled";
       else status = "failed";
     }
@@ -337,7 +348,10 @@ export class Orchestrator {
       costUsd: record.costUsd,
       usage: { ...record.usage },
       numTurns: turn?.numTurns ?? 0,
-      durationMs,
+      queuedMs: (startedAt ?? finishedAt) - queuedAt,
+      startedAt,
+      finishedAt,
+      durationMs: startedAt === undefined ? 0 : finishedAt - startedAt,
       attempts: record.attempts,
       sessionId: turn?.sessionId,
       error: error === undefined ? undefined : errorSummary(error),

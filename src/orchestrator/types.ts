@@ -15,7 +15,7 @@ export const TaskSpecSchema = z.object({
   agent: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
   cwd: z.string().min(1).optional(),
-  /** The whole task, all attempts included. */
+  /** The whole task from its start (not its time in the queue), all attempts included. */
   timeoutMs: z.number().positive().optional(),
   /** No message from the worker for this long stops the attempt. */
   idleTimeoutMs: z.number().positive().optional(),
@@ -53,6 +53,13 @@ export interface TaskResult {
   costUsd: number;
   usage: Usage;
   numTurns: number;
+  /** How long it waited for its first slot (until it was dropped, if it never got one). */
+  queuedMs: number;
+  /** When its first attempt took a slot (epoch ms); undefined if it never started. */
+  startedAt: number | undefined;
+  /** When it settled (epoch ms). */
+  finishedAt: number;
+  /** Run time: from startedAt to finishedAt, retries and their back-off included; 0 if it never started. */
   durationMs: number;
   attempts: number;
   sessionId: string | undefined;
@@ -69,7 +76,8 @@ export interface TaskInfo {
 
 export type OrchestratorEvent =
   | { type: "task_queued"; task: TaskInfo }
-  | { type: "task_started"; task: TaskInfo; attempt: number; pid: number | undefined }
+  /** `startedAt`: when the task's first attempt took its slot (epoch ms), the start its run time counts from. */
+  | { type: "task_started"; task: TaskInfo; attempt: number; pid: number | undefined; startedAt: number }
   | { type: "task_message"; task: TaskInfo; message: CliMessage }
   | { type: "task_retry"; task: TaskInfo; attempt: number; delayMs: number; error: { code: string; message: string } }
   | { type: "task_finished"; task: TaskInfo; result: TaskResult }

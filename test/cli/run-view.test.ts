@@ -27,6 +27,9 @@ function result(name: string, status: TaskResult["status"], extra: Partial<TaskR
     costUsd: 0.0125,
     usage: { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
     numTurns: 2,
+    queuedMs: 500,
+    startedAt: T0 + 500,
+    finishedAt: T0 + 4700,
     durationMs: 4200,
     attempts: 1,
     sessionId: "s",
@@ -53,8 +56,8 @@ function sampleState(): RunState {
   const events: [number, OrchestratorEvent][] = [
     [0, { type: "task_queued", task: info("a.ts") }],
     [0, { type: "task_queued", task: info("b.ts") }],
-    [500, { type: "task_started", task: info("a.ts"), attempt: 1, pid: 10 }],
-    [600, { type: "task_started", task: info("b.ts"), attempt: 1, pid: 11 }],
+    [500, { type: "task_started", task: info("a.ts"), attempt: 1, pid: 10, startedAt: T0 + 500 }],
+    [600, { type: "task_started", task: info("b.ts"), attempt: 1, pid: 11, startedAt: T0 + 600 }],
     [
       900,
       {
@@ -76,17 +79,30 @@ function sampleState(): RunState {
 const visible = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
 
 describe("the live view's frame", () => {
-  it("shows one row per task (state, elapsed, turns, cost, activity), the totals and the rate-limit state", () => {
+  it("shows one row per task (state, queued, run time, turns, cost, activity), the totals and the rate-limit state", () => {
     const frame = renderFrame(sampleState(), { now: T0 + 5800, width: 100, height: 30, colors: plain });
     expect(frame).not.toContain(ESC);
     const lines = frame.split("\n");
     expect(lines[0]).toBe("cadre review  1/3 done  5.8s");
-    expect(lines[1]).toMatch(/^task +status +time +turns +cost +activity$/);
-    expect(lines[2]).toMatch(/^✔ a\.ts +succeeded +4\.2s +2 turns +\$0\.01 +a\.ts is fine$/);
-    expect(lines[3]).toMatch(/^▶ b\.ts +running +5\.2s +1 turn +“reading”$/);
+    expect(lines[1]).toMatch(/^task +status +queued +time +turns +cost +activity$/);
+    expect(lines[2]).toMatch(/^✔ a\.ts +succeeded +500ms +4\.2s +2 turns +\$0\.01 +a\.ts is fine$/);
+    expect(lines[3]).toMatch(/^▶ b\.ts +running +600ms +5\.2s +1 turn +“reading”$/);
     expect(lines[4]).toMatch(/^· summary +waiting +after a\.ts, b\.ts$/);
     expect(lines[5]).toBe("1 running  1 waiting  1 succeeded  $0.01 of $2.00   rate limited: 2/4 workers, starts paused 2.0s");
     expect(lines).toHaveLength(6);
+  });
+
+  it("counts a task's time from its start, with its wait for a slot apart: the orchestrator's numbers", () => {
+    const state = new RunState("slots", [{ name: "late" }], T0);
+    state.apply({ type: "task_queued", task: info("late") }, T0);
+    const row = (now: number) => renderFrame(state, { now, width: 100, height: 30, colors: plain }).split("\n")[2];
+    expect(row(T0 + 2000)).toMatch(/^○ late +queued +2\.0s +$/);
+    // It took a slot at 3 s; the event comes once its worker is up, and the clock counts from the slot.
+    state.apply({ type: "task_started", task: info("late"), attempt: 1, pid: 1, startedAt: T0 + 3000 }, T0 + 3600);
+    expect(row(T0 + 5000)).toMatch(/^▶ late +running +3\.0s +2\.0s +starting$/);
+    const done = result("late", "succeeded", { queuedMs: 3000, startedAt: T0 + 3000, finishedAt: T0 + 5500, durationMs: 2500 });
+    state.apply({ type: "task_finished", task: info("late"), result: done }, T0 + 5600);
+    expect(row(T0 + 9000)).toMatch(/^✔ late +succeeded +3\.0s +2\.5s +2 turns/);
   });
 
   it("shows the latest tool call as the activity", () => {
@@ -119,7 +135,7 @@ describe("the live view's frame", () => {
       names.map((name) => ({ name })),
       T0,
     );
-    state.apply({ type: "task_started", task: info("t19"), attempt: 1, pid: 1 }, T0);
+    state.apply({ type: "task_started", task: info("t19"), attempt: 1, pid: 1, startedAt: T0 }, T0);
     const lines = renderFrame(state, { now: T0 + 1000, width: 80, height: 10, colors: plain }).split("\n");
     expect(lines.length).toBeLessThanOrEqual(10);
     expect(lines.some((line) => line.startsWith("▶ t19"))).toBe(true);
@@ -142,7 +158,7 @@ describe("plain lines", () => {
   it("turn events into one readable line each, and skip the ones only the live view needs", () => {
     const state = sampleState();
     const line = (event: OrchestratorEvent) => describeEvent(event, state);
-    expect(line({ type: "task_started", task: info("b.ts"), attempt: 2, pid: 1 })).toBe("b.ts: started (attempt 2)");
+    expect(line({ type: "task_started", task: info("b.ts"), attempt: 2, pid: 1, startedAt: T0 })).toBe("b.ts: started (attempt 2)");
     expect(line({ type: "task_finished", task: info("a.ts"), result: result("a.ts", "succeeded") })).toBe(
       "a.ts: succeeded (2 turns, $0.01, 4.2s): a.ts is fine",
     );
@@ -230,9 +246,9 @@ describe("summary", () => {
     expect(summary.exit_code).toBe(1);
     expect(summary.totals).toMatchObject({ tasks: 2, succeeded: 1, failed: 1, cost_usd: 0.03, num_turns: 4, usage: { input_tokens: 200 } });
     const table = renderFinalTable(summary, { width: 100, colors: plain }).split("\n");
-    expect(table[0]).toMatch(/^task +status +turns +cost +time +result$/);
-    expect(table[1]).toMatch(/^a\.ts +succeeded +2 +\$0\.01 +4\.2s +a\.ts is fine$/);
-    expect(table[2]).toMatch(/^b\.ts +failed +2 +\$0\.01 +4\.2s +API error 400$/);
+    expect(table[0]).toMatch(/^task +status +turns +cost +queued +time +result$/);
+    expect(table[1]).toMatch(/^a\.ts +succeeded +2 +\$0\.01 +500ms +4\.2s +a\.ts is fine$/);
+    expect(table[2]).toMatch(/^b\.ts +failed +2 +\$0\.01 +500ms +4\.2s +API error 400$/);
     expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 4 turns, $0.03, 5.0s");
   });
 });

@@ -22,6 +22,12 @@ export const SummaryTaskSchema = z.looseObject({
   cost_usd: z.number(),
   usage: UsageSchema,
   num_turns: z.number(),
+  /** How long it waited for a slot once its dependencies were done. */
+  queued_ms: z.number(),
+  /** When it first took a slot; null if it never ran. */
+  started_at: z.string().nullable(),
+  finished_at: z.string(),
+  /** Run time, from started_at to finished_at: its time limit counts the same way. */
   duration_ms: z.number(),
   attempts: z.number(),
   session_id: z.string().nullable(),
@@ -101,6 +107,9 @@ export function buildSummary(input: SummaryInput): Summary {
       cost_usd: result.costUsd,
       usage: usageJson(result.usage),
       num_turns: result.numTurns,
+      queued_ms: result.queuedMs,
+      started_at: result.startedAt === undefined ? null : new Date(result.startedAt).toISOString(),
+      finished_at: new Date(result.finishedAt).toISOString(),
       duration_ms: result.durationMs,
       attempts: result.attempts,
       session_id: result.sessionId ?? null,
@@ -144,12 +153,13 @@ export async function writeSummary(outDir: string, summary: Summary): Promise<st
 /** The table printed when the run ends: one row per task, then the totals. */
 export function renderFinalTable(summary: Summary, options: { width: number; colors: Colors }): string {
   const c = options.colors;
-  const header = ["task", "status", "turns", "cost", "time", "result"];
+  const header = ["task", "status", "turns", "cost", "queued", "time", "result"];
   const rows = summary.tasks.map((task) => [
     task.name,
     task.status,
     String(task.num_turns),
     formatUsd(task.cost_usd),
+    task.started_at === null && task.queued_ms === 0 ? "" : formatDuration(task.queued_ms),
     formatDuration(task.duration_ms),
     oneLine(task.error ? task.error.message : task.text, 500),
   ]);
