@@ -6,10 +6,14 @@ import { resultReferences } from "./template.ts";
 /**
  * Resolves every task's depends_on to task names (a for_each task named as
  * written stands for all of its copies) and checks the graph: unknown names,
- * cycles, and {{results.x}} for an x the task does not wait for.
- * Returns task name → the names it depends on.
+ * cycles, and {{results.x}} for an x the task does not wait for. Without
+ * `allTaskNames` (a task's name could not be read), a name no task has is
+ * not called unknown. Returns task name → the names it depends on.
  */
-export function resolveDependencies(tasks: ExpandedTask[]): { dependsOn: Map<string, string[]>; issues: ConfigIssue[] } {
+export function resolveDependencies(
+  tasks: ExpandedTask[],
+  { allTaskNames }: { allTaskNames: boolean },
+): { dependsOn: Map<string, string[]>; issues: ConfigIssue[] } {
   const issues = new IssueSet();
   const names = new Set(tasks.map((task) => task.name));
   const groups = new Map<string, string[]>();
@@ -25,7 +29,7 @@ export function resolveDependencies(tasks: ExpandedTask[]): { dependsOn: Map<str
     task.depends_on.forEach((entry, k) => {
       const targets = names.has(entry) ? [entry] : groups.get(entry);
       if (targets === undefined) {
-        issues.add(issue(["tasks", task.index, "depends_on", k], `unknown task "${entry}"`, didYouMean(entry, candidates)));
+        if (allTaskNames) issues.add(issue(["tasks", task.index, "depends_on", k], `unknown task "${entry}"`, didYouMean(entry, candidates)));
       } else {
         resolved.push(...targets.filter((target) => !resolved.includes(target)));
       }
@@ -38,7 +42,7 @@ export function resolveDependencies(tasks: ExpandedTask[]): { dependsOn: Map<str
       if (names.has(ref)) {
         const message = `{{results.${ref}}} needs "${ref}" in depends_on`;
         issues.add(issue(["tasks", task.index, "prompt"], message, `add "${ref}" to the task's depends_on`));
-      } else {
+      } else if (allTaskNames) {
         issues.add(issue(["tasks", task.index, "prompt"], `{{results.${ref}}} refers to an unknown task "${ref}"`, didYouMean(ref, names)));
       }
     }

@@ -4,6 +4,7 @@ import { dataProblem, readYaml } from "../../util/yaml.ts";
 import { coerceWholeReferences, type Env, interpolateEnv } from "./interpolate.ts";
 import { ConfigError, type ConfigIssue, issue, type PathSegment, sortByDocumentOrder } from "./issues.ts";
 import { type ConfigResult, type ResolvedSwarmConfig, resolveSwarmConfig } from "./resolve.ts";
+import { salvageConfig } from "./salvage.ts";
 import { SwarmConfigSchema } from "./schema.ts";
 import { fromZodIssues } from "./zod-issues.ts";
 
@@ -73,14 +74,22 @@ export async function parseSwarmConfig(text: string, options: ParseOptions): Pro
     const unset = new Set(interpolated.issues.map((item) => item.path));
     errors.push(...fromZodIssues(result.error.issues, SwarmConfigSchema).filter((item) => !unset.has(item.path)));
   }
-  if (!result.success || errors.length > 0) return { ok: false, errors: sortByDocumentOrder(errors, interpolated.value) };
 
-  const resolved = await resolveSwarmConfig(result.data, {
-    baseDir: resolve(options.baseDir),
-    ...(options.file !== undefined && { file: resolve(options.file) }),
-    defaultName: options.file === undefined ? "swarm" : basename(options.file, extname(options.file)),
-  });
-  return resolved.ok ? resolved : { ok: false, errors: sortByDocumentOrder(resolved.errors, interpolated.value) };
+  // The semantic checks run on what passes the schema even when not all of it does: every problem in one pass.
+  const checkable = result.success ? { config: result.data, gaps: undefined } : salvageConfig(interpolated.value);
+  const resolved =
+    checkable &&
+    (await resolveSwarmConfig(checkable.config, {
+      baseDir: resolve(options.baseDir),
+      ...(options.file !== undefined && { file: resolve(options.file) }),
+      defaultName: options.file === undefined ? "swarm" : basename(options.file, extname(options.file)),
+      ...(checkable.gaps && { gaps: checkable.gaps }),
+    }));
+  if (errors.length === 0 && resolved?.ok) return resolved;
+  // One problem per place: a value the schema (or an unset variable) already faulted is not faulted again.
+  const reported = new Set(errors.map((item) => item.path));
+  if (resolved && !resolved.ok) errors.push(...resolved.errors.filter((item) => !reported.has(item.path)));
+  return { ok: false, errors: sortByDocumentOrder(errors, interpolated.value) };
 }
 
 /** Reads, parses and validates the swarm config at `path` (YAML, or JSON when it ends in .json). */

@@ -43,9 +43,8 @@ export async function resolveAgents(
   return { agents: resolved, issues };
 }
 
-/** Tasks, hook supervisors and connections may only name agents defined under `agents`. */
-export function checkAgentReferences(config: SwarmConfig): ConfigIssue[] {
-  const known = Object.keys(config.agents ?? {});
+/** Tasks, hook supervisors and connections may only name agents defined under `agents` (`known`: their names). */
+export function checkAgentReferences(config: SwarmConfig, known: string[]): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const check = (path: PathSegment[], name: string) => {
     if (known.includes(name)) return;

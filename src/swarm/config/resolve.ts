@@ -7,6 +7,7 @@ import { expandTasks } from "./expand.ts";
 import type { Hooks } from "./hooks.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
 import { checkAgentReferences, resolveAgents, resolveConfigPath } from "./resolve-agents.ts";
+import type { SalvageGaps } from "./salvage.ts";
 import type { ForEachItem, SwarmConfig } from "./schema.ts";
 
 export type ResolvedDefaults = Omit<NonNullable<SwarmConfig["defaults"]>, "cwd"> & {
@@ -66,17 +67,20 @@ export type ConfigResult = { ok: true; config: ResolvedSwarmConfig } | { ok: fal
 /**
  * The checks no schema can make (agent files, references between tasks and
  * agents, the dependency graph, directories) and the assembly of the config a
- * runner uses.
+ * runner uses. With `gaps`, `input` is what was salvaged of a config that
+ * failed the schema: only the checks are of use then.
  */
 export async function resolveSwarmConfig(
   input: SwarmConfig,
-  context: { baseDir: string; file?: string; defaultName: string },
+  context: { baseDir: string; file?: string; defaultName: string; gaps?: SalvageGaps },
 ): Promise<ConfigResult> {
   const { baseDir } = context;
+  const agentNames = context.gaps?.agentNames ?? Object.keys(input.agents ?? {});
+  const allTaskNames = context.gaps?.allTaskNames ?? true;
   const agents = await resolveAgents(input.agents, baseDir);
   const expanded = expandTasks(input.tasks);
-  const graph = resolveDependencies(expanded.tasks);
-  const issues: ConfigIssue[] = [...agents.issues, ...checkAgentReferences(input), ...expanded.issues, ...graph.issues];
+  const graph = resolveDependencies(expanded.tasks, { allTaskNames });
+  const issues: ConfigIssue[] = [...agents.issues, ...checkAgentReferences(input, agentNames), ...expanded.issues, ...graph.issues];
 
   const directories = new Map<string, PathSegment[]>();
   const directory = (path: PathSegment[], value: string) => {
@@ -114,7 +118,7 @@ export async function resolveSwarmConfig(
     else if (!info.isDirectory()) issues.push(issue(path, `not a directory: ${absolute}`));
   }
 
-  const rehearsal = rehearsalByTask(input.rehearsal ?? {}, tasks, Object.keys(agents.agents), issues);
+  const rehearsal = rehearsalByTask(input.rehearsal ?? {}, tasks, { agentNames, allTaskNames }, issues);
   if (issues.length > 0) return { ok: false, errors: issues };
   return {
     ok: true,
@@ -137,7 +141,7 @@ export async function resolveSwarmConfig(
 function rehearsalByTask(
   scripts: Record<string, RehearsalScript>,
   tasks: ResolvedTask[],
-  agentNames: string[],
+  { agentNames, allTaskNames }: SalvageGaps,
   issues: ConfigIssue[],
 ): Record<string, RehearsalScript> {
   const byTask: Record<string, RehearsalScript> = {};
@@ -149,7 +153,7 @@ function rehearsalByTask(
     if (agent !== undefined) {
       if (agentNames.includes(agent)) byTask[key] = script;
       else issues.push(issue(["rehearsal", key], `unknown agent "${agent}"`, didYouMean(agent, agentNames)));
-    } else if (!names.has(key) && !templates.has(key)) {
+    } else if (allTaskNames && !names.has(key) && !templates.has(key)) {
       const hint = didYouMean(key, [...names, ...templates]) ?? 'keys are task names, "peer:<agent>" or "supervisor:<agent>"';
       issues.push(issue(["rehearsal", key], `unknown task "${key}"`, hint));
     }
