@@ -8,7 +8,7 @@ import { validateCommand } from "./validate.ts";
 const HELP = `cadre: run many Claude Code agents at once
 
 Usage:
-  cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json]
+  cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse [--rehearse-budget]] [--json]
   cadre validate <config>
   cadre mcp [--http HOST:PORT] [--config swarm.yaml]
   cadre agents

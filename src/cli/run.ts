@@ -72,10 +72,13 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   const rig: RehearsalRig | undefined = options.rehearse ? await startRehearsalRig(config.rehearsal) : undefined;
   const base = orchestratorOptionsFor(config);
+  // A rehearsal shows what would run: its made-up costs stop it only when the user asks.
+  const budgetUsd = options.rehearse && !options.rehearseBudget ? undefined : base.budgetUsd;
   let orchestrator: Orchestrator;
   try {
     orchestrator = new Orchestrator({
       ...base,
+      budgetUsd,
       concurrency: options.concurrency ?? base.concurrency,
       outDir: join(outDir, TRANSCRIPTS_DIR),
       ...(rig && { workerOptions: rig.workerOptions }),
@@ -87,7 +90,7 @@ export async function runCommand(args: string[]): Promise<number> {
   }
 
   const startedAt = Date.now();
-  const state = new RunState(config.name, config.tasks, startedAt, config.budget_usd);
+  const state = new RunState(config.name, config.tasks, startedAt, budgetUsd, options.rehearse);
   const out = process.stdout;
   const view: RunView = options.json
     ? new JsonView(out, process.stderr)

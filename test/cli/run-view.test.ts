@@ -105,6 +105,15 @@ describe("the live view's frame", () => {
     expect(row(T0 + 9000)).toMatch(/^✔ late +succeeded +3\.0s +2\.5s +2 turns/);
   });
 
+  it("marks a rehearsal's costs as simulated", () => {
+    const state = new RunState("rehearsed", [{ name: "a" }], T0, undefined, true);
+    state.apply({ type: "task_finished", task: info("a"), result: result("a", "succeeded") }, T0 + 5000);
+    state.apply({ type: "cost", task: info("a"), taskUsd: 0.0125, totalUsd: 0.0125 }, T0 + 5000);
+    const lines = renderFrame(state, { now: T0 + 6000, width: 100, height: 30, colors: plain }).split("\n");
+    expect(lines[2]).toMatch(/ ~\$0\.01 +a is fine$/);
+    expect(lines[3]).toMatch(/^1 succeeded {2}~\$0\.01 \(simulated\) /);
+  });
+
   it("shows the latest tool call as the activity", () => {
     const state = sampleState();
     state.apply(
@@ -247,9 +256,11 @@ describe("summary", () => {
     expect(summary.totals).toMatchObject({ tasks: 2, succeeded: 1, failed: 1, cost_usd: 0.03, num_turns: 4, usage: { input_tokens: 200 } });
     const table = renderFinalTable(summary, { width: 100, colors: plain }).split("\n");
     expect(table[0]).toMatch(/^task +status +turns +cost +queued +time +result$/);
-    expect(table[1]).toMatch(/^a\.ts +succeeded +2 +\$0\.01 +500ms +4\.2s +a\.ts is fine$/);
-    expect(table[2]).toMatch(/^b\.ts +failed +2 +\$0\.01 +500ms +4\.2s +API error 400$/);
-    expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 4 turns, $0.03, 5.0s");
+    // A rehearsal's costs are the scripted model's tokens priced, not money spent: marked as simulated.
+    expect(summary.cost_simulated).toBe(true);
+    expect(table[1]).toMatch(/^a\.ts +succeeded +2 +~\$0\.01 +500ms +4\.2s +a\.ts is fine$/);
+    expect(table[2]).toMatch(/^b\.ts +failed +2 +~\$0\.01 +500ms +4\.2s +API error 400$/);
+    expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 4 turns, ~$0.03 (simulated), 5.0s");
   });
 });
 
@@ -259,7 +270,15 @@ describe("arguments", () => {
     expect(runDirName(now)).toBe("2025-06-01T12-30-05Z");
     expect(parseRunArgs(["x.yaml", "--concurrency", "2", "--rehearse", "--json"], now, "/w")).toEqual({
       kind: "run",
-      options: { config: "x.yaml", concurrency: 2, outDir: "/w/.cadre/runs/2025-06-01T12-30-05Z", defaultOut: true, rehearse: true, json: true },
+      options: {
+        config: "x.yaml",
+        concurrency: 2,
+        outDir: "/w/.cadre/runs/2025-06-01T12-30-05Z",
+        defaultOut: true,
+        rehearse: true,
+        rehearseBudget: false,
+        json: true,
+      },
     });
     expect(parseRunArgs(["x.yaml", "--out", "o"], now, "/w")).toMatchObject({ options: { outDir: "/w/o", defaultOut: false, rehearse: false } });
     expect(parseRunArgs(["x.yaml", "--concurrency", "0"])).toEqual({

@@ -114,8 +114,39 @@ describe("cadre run", () => {
     const usage = await cadre(["run"]);
     expect([usage.exitCode, usage.stderr]).toEqual([
       2,
-      "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json]",
+      "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse [--rehearse-budget]] [--json]",
     ]);
+  });
+
+  it("--rehearse shows what would run: costs marked simulated, budget_usd not applied unless --rehearse-budget", async () => {
+    const file = await config("budget.yaml", [
+      "concurrency: 1",
+      "budget_usd: 0.0001",
+      "tasks:",
+      "  - { name: one, prompt: hi, priority: 2 }",
+      "  - { name: two, prompt: hi, priority: 1 }",
+      "  - { name: three, prompt: hi }",
+      "rehearsal:",
+      "  one: [{ text: done one }]",
+      "  two: [{ text: done two }]",
+      "  three: [{ text: done three }]",
+    ]);
+    const out = join(dir, "budget-out");
+    const run = await cadre(["run", file, "--rehearse", "--out", out]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const summary = await readSummary(out);
+    expect(summary.tasks.map((t) => t.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    expect(summary.cost_simulated).toBe(true);
+    expect(summary.totals.cost_usd).toBeGreaterThan(0.0001);
+    expect(run.stdout).toMatch(/^one +succeeded +1 +~\$\d/m);
+    expect(run.stdout).toMatch(/^total .*~\$[\d.]+ \(simulated\)/m);
+
+    // Asked for, the budget stops the rehearsal on its simulated cost.
+    const capped = join(dir, "budget-capped-out");
+    const second = await cadre(["run", file, "--rehearse", "--rehearse-budget", "--out", capped]);
+    expect(second.exitCode).toBe(1);
+    expect((await readSummary(capped)).tasks.map((t) => t.status)).toEqual(["succeeded", "skipped", "skipped"]);
+    expect(second.stdout).toContain("budget reached");
   });
 
   it("Ctrl-C stops the run: no claude process is left and summary.json marks the unfinished tasks cancelled", async () => {

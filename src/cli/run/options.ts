@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { numberFlag } from "../flags.ts";
 
-export const USAGE = "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json]";
+export const USAGE = "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse [--rehearse-budget]] [--json]";
 
 export const HELP = `${USAGE}
 
@@ -10,12 +10,14 @@ Runs the swarm a config file describes: every task in its own claude worker,
 dependencies first, under the concurrency limit and the config's budget.
 
 Options:
-  --concurrency N  workers running at once (default: the config's, else 4)
-  --out DIR        where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
-  --rehearse       play the config's rehearsal scripts on a built-in scripted model: offline, no account
-  --json           print the run's events as NDJSON on stdout: the orchestrator's, and the swarm's
-                   task_settled with each task's result (the final table goes to stderr)
-  -h, --help       show this help
+  --concurrency N    workers running at once (default: the config's, else 4)
+  --out DIR          where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
+  --rehearse         play the config's rehearsal scripts on a built-in scripted model: offline, no
+                     account. Costs are simulated (shown as ~$) and budget_usd does not stop it
+  --rehearse-budget  with --rehearse: apply budget_usd to the simulated costs (to rehearse the stop)
+  --json             print the run's events as NDJSON on stdout: the orchestrator's, and the swarm's
+                     task_settled with each task's result (the final table goes to stderr)
+  -h, --help         show this help
 
 On a terminal the view redraws in place; otherwise it prints one timestamped line per event.
 Ctrl-C once stops gracefully and writes what finished; twice kills the workers at once.
@@ -31,6 +33,8 @@ export interface RunOptions {
   /** True when --out was not given: the runner then picks a directory no earlier run used. */
   defaultOut: boolean;
   rehearse: boolean;
+  /** Apply budget_usd to a rehearsal's simulated costs. */
+  rehearseBudget: boolean;
   json: boolean;
 }
 
@@ -45,7 +49,7 @@ export function runDirName(date: Date): string {
 }
 
 export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string = process.cwd()): ParsedArgs {
-  let values: { concurrency?: string; out?: string; rehearse?: boolean; json?: boolean; help?: boolean };
+  let values: { concurrency?: string; out?: string; rehearse?: boolean; "rehearse-budget"?: boolean; json?: boolean; help?: boolean };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -54,6 +58,7 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
         concurrency: { type: "string", short: "c" },
         out: { type: "string", short: "o" },
         rehearse: { type: "boolean" },
+        "rehearse-budget": { type: "boolean" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -66,6 +71,7 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   const [config, ...extra] = positionals;
   if (config === undefined) return { kind: "error", message: "no config file given" };
   if (extra.length > 0) return { kind: "error", message: `give one config file (also got "${extra.join('", "')}")` };
+  if (values["rehearse-budget"] && !values.rehearse) return { kind: "error", message: "--rehearse-budget goes with --rehearse" };
 
   let concurrency: number | undefined;
   try {
@@ -76,6 +82,14 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   const outDir = resolve(cwd, values.out ?? `.cadre/runs/${runDirName(now)}`);
   return {
     kind: "run",
-    options: { config, concurrency, outDir, defaultOut: values.out === undefined, rehearse: values.rehearse === true, json: values.json === true },
+    options: {
+      config,
+      concurrency,
+      outDir,
+      defaultOut: values.out === undefined,
+      rehearse: values.rehearse === true,
+      rehearseBudget: values["rehearse-budget"] === true,
+      json: values.json === true,
+    },
   };
 }

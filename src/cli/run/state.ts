@@ -50,7 +50,10 @@ export class RunState {
     readonly swarm: string,
     tasks: readonly { name: string; agent?: string | undefined; depends_on?: string[] }[],
     readonly startedAt: number,
+    /** Applied to this run; a rehearsal ignores budget_usd unless told otherwise. */
     readonly budgetUsd?: number,
+    /** A rehearsal: the scripted model's costs are made up, and shown as such. */
+    readonly costSimulated = false,
   ) {
     this.rows = tasks.map((task) => ({
       name: task.name,

@@ -42,6 +42,8 @@ export const SummarySchema = z.looseObject({
   swarm: z.string(),
   config: z.string(),
   rehearsal: z.boolean(),
+  /** True for a rehearsal: its costs are what the scripted model's tokens would cost, not money spent. */
+  cost_simulated: z.boolean(),
   started_at: z.string(),
   finished_at: z.string(),
   duration_ms: z.number(),
@@ -123,6 +125,7 @@ export function buildSummary(input: SummaryInput): Summary {
     swarm: input.config.name,
     config: input.config.file ?? "",
     rehearsal: input.rehearsal,
+    cost_simulated: input.rehearsal,
     started_at: new Date(input.startedAt).toISOString(),
     finished_at: new Date(input.finishedAt).toISOString(),
     duration_ms: input.finishedAt - input.startedAt,
@@ -158,7 +161,7 @@ export function renderFinalTable(summary: Summary, options: { width: number; col
     task.name,
     task.status,
     String(task.num_turns),
-    formatUsd(task.cost_usd),
+    formatUsd(task.cost_usd, summary.cost_simulated),
     task.started_at === null && task.queued_ms === 0 ? "" : formatDuration(task.queued_ms),
     formatDuration(task.duration_ms),
     oneLine(task.error ? task.error.message : task.text, 500),
@@ -172,7 +175,11 @@ export function renderFinalTable(summary: Summary, options: { width: number; col
   if (t.failed > 0) parts.push(c.red(`${t.failed} failed`));
   if (t.cancelled > 0) parts.push(c.yellow(`${t.cancelled} cancelled`));
   if (t.skipped > 0) parts.push(c.yellow(`${t.skipped} skipped`));
-  parts.push(`${t.num_turns} turns`, formatUsd(t.cost_usd), formatDuration(summary.duration_ms));
+  parts.push(
+    `${t.num_turns} turns`,
+    `${formatUsd(t.cost_usd, summary.cost_simulated)}${summary.cost_simulated ? " (simulated)" : ""}`,
+    formatDuration(summary.duration_ms),
+  );
   if (summary.interrupted) parts.push(c.yellow("interrupted"));
   return [...lines, "", `${c.bold("total")}  ${parts.join(", ")}`].join("\n");
 }

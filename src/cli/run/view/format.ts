@@ -16,8 +16,9 @@ export function colorsFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = 
   return pc.createColors(enabled);
 }
 
-export function formatUsd(usd: number): string {
-  return `$${usd.toFixed(usd > 0 && usd < 0.01 ? 4 : 2)}`;
+/** `$0.12`; a simulated cost (a rehearsal's) is `~$0.12`. */
+export function formatUsd(usd: number, simulated = false): string {
+  return `${simulated ? "~" : ""}$${usd.toFixed(usd > 0 && usd < 0.01 ? 4 : 2)}`;
 }
 
 /** 950ms, 12.3s, 4m05s, 1h02m. */

@@ -73,7 +73,7 @@ export function renderFrame(state: RunState, options: FrameOptions): string {
     queued(row, now),
     elapsed(row, now),
     row.turns > 0 ? `${row.turns} turn${row.turns === 1 ? "" : "s"}` : "",
-    row.costUsd > 0 ? formatUsd(row.costUsd) : "",
+    row.costUsd > 0 ? formatUsd(row.costUsd, state.costSimulated) : "",
     activity(row),
   ]);
   const lines = table([["task", "status", "queued", "time", "turns", "cost", "activity"], ...cells], width, (r, column, cell) => {
@@ -92,10 +92,10 @@ export function renderFrame(state: RunState, options: FrameOptions): string {
     counts.failed > 0 ? c.red(`${counts.failed} failed`) : undefined,
     counts.cancelled > 0 ? c.yellow(`${counts.cancelled} cancelled`) : undefined,
     counts.skipped > 0 ? c.yellow(`${counts.skipped} skipped`) : undefined,
-    `${formatUsd(state.totalUsd)}${state.budgetUsd === undefined ? "" : ` of ${formatUsd(state.budgetUsd)}`}`,
+    `${formatUsd(state.totalUsd, state.costSimulated)}${state.budgetUsd === undefined ? "" : ` of ${formatUsd(state.budgetUsd)}`}${state.costSimulated ? " (simulated)" : ""}`,
   ].filter((part) => part !== undefined);
   const footer = [parts.join("  "), rateLimitLine(state, now, c)];
-  if (state.budget) footer.push(c.red(`budget reached (${formatUsd(state.budget.spentUsd)}): no new tasks start`));
+  if (state.budget) footer.push(c.red(`budget reached (${formatUsd(state.budget.spentUsd, state.costSimulated)}): no new tasks start`));
   if (state.interrupted) footer.push(c.yellow("interrupting: finishing up; Ctrl-C again kills the workers"));
   return [title, ...lines, footer.join("   ")].join("\n");
 }
