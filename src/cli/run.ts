@@ -108,7 +108,7 @@ export async function runCommand(args: string[]): Promise<number> {
     buildSummary({
       config,
       results,
-      totals: orchestrator.totals,
+      sessions: orchestrator.sessionRecords,
       transcripts: orchestrator.transcriptPaths,
       outDir,
       rehearsal: options.rehearse,

@@ -58,6 +58,13 @@ export class TaskFailedError extends CadreError {
   }
 }
 
+/** The task's turn was interrupted from outside cadre (an interrupt request, or SIGINT to its claude process). */
+export class TaskInterruptedError extends CadreError {
+  constructor() {
+    super("INTERRUPTED", "interrupted");
+  }
+}
+
 /** The orchestrator was closed; the task did not (or will not) finish. */
 export class OrchestratorClosedError extends CadreError {
   constructor() {

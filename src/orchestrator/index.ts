@@ -9,6 +9,7 @@ export type {
   OrchestratorOptions,
   RoutedHook,
   RoutedPermissionHandler,
+  SessionRecord,
   TaskInfo,
   TaskResult,
   TaskSpec,

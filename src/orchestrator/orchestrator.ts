@@ -8,7 +8,15 @@ import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import { Budget } from "./budget.ts";
 import { type AgentSpec, layerWorkerOptions, sessionWorkerOptions, taskWorkerOptions } from "./compose.ts";
-import { BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskFailedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
+import {
+  BudgetExceededError,
+  InvalidTaskError,
+  OrchestratorClosedError,
+  TaskFailedError,
+  TaskInterruptedError,
+  TaskTimeoutError,
+  UnknownAgentError,
+} from "./errors.ts";
 import { errorSummary, isRateLimitStatus, isRetryable } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
@@ -19,6 +27,7 @@ import { TranscriptDirectory } from "./transcripts.ts";
 import {
   type OrchestratorEvent,
   type OrchestratorOptions,
+  type SessionRecord,
   type TaskInfo,
   type TaskResult,
   type TaskSpec,
@@ -43,6 +52,8 @@ interface TaskRecord {
   costUsd: number;
   usage: ReturnType<typeof emptyUsage>;
   attempts: number;
+  /** The session of the latest attempt, from its messages: kept when the task fails. */
+  sessionId: string | undefined;
   /** When the task was handed to the orchestrator, and when its first attempt took a slot (epoch ms). */
   queuedAt: number;
   startedAt: number | undefined;
@@ -62,7 +73,9 @@ export class Orchestrator {
   private readonly closing = new AbortController();
   private readonly budgetStop = new AbortController();
   private readonly transcripts: TranscriptDirectory | undefined;
-  private readonly sessions: AgentSessions;
+  private readonly agentSessions: AgentSessions;
+  /** Peers, supervisors and children in the order they started, each read as it is now. */
+  private readonly records: (() => SessionRecord)[] = [];
   private readonly peers: PeerNetwork<TaskRecord>;
   private readonly liveWorkers = new Set<Worker>();
   private readonly openSessions = new Set<Session>();
@@ -77,15 +90,11 @@ export class Orchestrator {
     });
     this.budget = new Budget(options.budgetUsd);
     this.transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
-    // Peer and supervisor sessions work for many tasks: their cost counts for the run, not for one task.
-    this.sessions = new AgentSessions(
-      (kind, agent, chain) => this.startSessionWorker(kind, agent, chain),
-      (costUsd, usage) => this.charge(undefined, costUsd, usage),
-    );
+    this.agentSessions = new AgentSessions((kind, agent, chain, asker) => this.startSessionWorker(kind, agent, chain, asker));
     this.peers = new PeerNetwork<TaskRecord>({
       agents: () => options.agents ?? {},
       connections: options.connections,
-      sessions: this.sessions,
+      sessions: this.agentSessions,
       spawn: (parent, prompt, agent, signal) => this.spawnChild(parent, prompt, agent, signal),
     });
   }
@@ -104,7 +113,15 @@ export class Orchestrator {
     return { costUsd: this.budget.spentUsd, usage: { ...this.totalUsage }, tasks: { ...this.statusCounts }, budgetExceeded: this.budget.exceeded };
   }
 
-  /** Where each task's transcript was written (task id → path). */
+  /**
+   * The worker sessions beside the tasks: peers, hook supervisors and spawned
+   * children, each with its cost and transcript (transcriptPaths by `id`).
+   */
+  get sessionRecords(): SessionRecord[] {
+    return this.records.map((read) => read());
+  }
+
+  /** Where each task's and session record's transcript was written (id → path). */
   get transcriptPaths(): ReadonlyMap<string, string> {
     return this.transcripts?.paths ?? new Map();
   }
@@ -160,7 +177,7 @@ export class Orchestrator {
     if (!this.closing.signal.aborted) this.closing.abort(new OrchestratorClosedError());
     this.scheduler.clear();
     await Promise.all([...this.openSessions].map((s) => s.close()));
-    await this.sessions.close();
+    await this.agentSessions.close();
     await Promise.all([...this.liveWorkers].map((w) => w.close()));
     await this.scheduler.onIdle();
     await this.transcripts?.close();
@@ -213,6 +230,7 @@ export class Orchestrator {
       costUsd: 0,
       usage: emptyUsage(),
       attempts: 0,
+      sessionId: undefined,
       queuedAt: Date.now(),
       startedAt: undefined,
       attemptMessages: [],
@@ -288,6 +306,7 @@ export class Orchestrator {
         this.onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
       },
     });
+    if (turn.interrupted) throw new TaskInterruptedError();
     if (turn.isError) {
       const status = (turn.result as ResultMessage).api_error_status ?? undefined;
       throw new TaskFailedError(turn.subtype, turn.errors.length > 0 ? turn.errors : [turn.text].filter(Boolean), status ?? undefined);
@@ -299,6 +318,7 @@ export class Orchestrator {
   /** A message from the worker of a task or session: transcript, event, rate limits and, with a result, its cost. */
   private onWorkerMessage(record: TaskRecord, message: CliMessage, usd: number): void {
     this.transcripts?.write(record.info.id, record.info.name, message);
+    record.sessionId = sessionIdOf(message) ?? record.sessionId;
     this.hub.emit({ type: "task_message", task: record.info, message });
     this.watchRateLimits(message);
     if (message.type === "result") this.charge(record, usd, message.usage);
@@ -315,15 +335,13 @@ export class Orchestrator {
     }
   }
 
-  /** Adds a cost to a task (and its ancestors) and to the run; stops the run when the budget is reached. */
-  private charge(record: TaskRecord | undefined, usd: number, usage: Record<string, unknown> | undefined): void {
+  /** Adds a cost to a task (or a session record) and to the run; stops the run when the budget is reached. */
+  private charge(record: TaskRecord | SessionRecord, usd: number, usage: Record<string, unknown> | undefined): void {
     addUsage(this.totalUsage, usage);
-    for (let r = record; r; r = r.parent) {
-      r.costUsd += usd;
-      if (r === record) addUsage(r.usage, usage);
-    }
+    record.costUsd += usd;
+    addUsage(record.usage, usage);
     const reached = this.budget.charge(usd);
-    if (record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd });
+    if ("info" in record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd });
     if (reached) {
       this.hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
       this.budgetStop.abort(reached);
@@ -335,7 +353,7 @@ export class Orchestrator {
     let status: TaskStatus = "succeeded";
     if (error !== undefined) {
       if (error instanceof BudgetExceededError) status = startedAt !== undefined ? "cancelled" : "skipped";
-      else if (error instanceof AbortError || error instanceof OrchestratorClosedError || error instanceof DOMException) status = "cancelled";
+      else if (isCancellation(error)) status = "cancelled";
       else status = "failed";
     }
     return {
@@ -353,7 +371,7 @@ export class Orchestrator {
       finishedAt,
       durationMs: startedAt === undefined ? 0 : finishedAt - startedAt,
       attempts: record.attempts,
-      sessionId: turn?.sessionId,
+      sessionId: turn?.sessionId ?? record.sessionId,
       error: error === undefined ? undefined : errorSummary(error),
     };
   }
@@ -370,7 +388,8 @@ export class Orchestrator {
       const routing: Partial<WorkerOptions> = {
         hooks: routedHookConfig(this.options.hooks, {
           cwd: settled.cwd,
-          ask: async (supervisor, prompt, signal) => (await this.sessions.ask("supervisor", supervisor, prompt, [callerName], signal)).text,
+          ask: async (supervisor, prompt, signal) =>
+            (await this.agentSessions.ask("supervisor", supervisor, prompt, [callerName], signal, record?.info.name)).text,
           onFailure: (event, error) => record && this.hub.emit({ type: "hook_failed", task: record.info, event, error }),
         }),
       };
@@ -388,9 +407,34 @@ export class Orchestrator {
     return layerWorkerOptions({ defaults: this.options.defaults, agent, task: record?.overrides, call });
   }
 
-  private async startSessionWorker(kind: SessionKind, agent: string, chain: () => readonly string[]): Promise<Worker> {
+  /** The worker of a peer or supervisor session, with its own record and transcript; it works for many tasks, so its cost is its own. */
+  private async startSessionWorker(kind: SessionKind, agent: string, chain: () => readonly string[], asker: string | undefined): Promise<Worker> {
     const worker = await Worker.start(this.workerOptionsFor({ kind, name: agent, agent }, undefined, chain), this.closing.signal);
     this.track(worker);
+    const record: SessionRecord = {
+      id: randomUUID().slice(0, 8),
+      role: kind,
+      name: `${kind}:${agent}`,
+      agent,
+      parent: asker,
+      sessionId: undefined,
+      costUsd: 0,
+      usage: emptyUsage(),
+      numTurns: 0,
+      status: undefined,
+    };
+    this.records.push(() => ({ ...record, usage: { ...record.usage } }));
+    const cost = new WorkerCost();
+    worker.on((event) => {
+      if (event.type !== "message") return;
+      const { message } = event;
+      this.transcripts?.write(record.id, record.name, message);
+      record.sessionId = sessionIdOf(message) ?? record.sessionId;
+      this.watchRateLimits(message);
+      if (message.type !== "result") return;
+      record.numTurns += message.num_turns ?? 0;
+      this.charge(record, cost.add(message), message.usage);
+    });
     return worker;
   }
 
@@ -401,8 +445,24 @@ export class Orchestrator {
     const name = `${parent?.info.name ?? "session"}/child`;
     const spec: TaskSpec = { name, prompt, agent, signal };
     const record = this.createRecord(spec, parent);
+    let result: TaskResult | undefined;
+    this.records.push(() => ({
+      id: record.info.id,
+      role: "child",
+      name,
+      agent,
+      parent: parent?.info.name,
+      sessionId: record.sessionId,
+      costUsd: record.costUsd,
+      usage: { ...record.usage },
+      numTurns: result?.numTurns ?? 0,
+      status: result?.status,
+    }));
     // The parent waits on its child: the child runs in the parent's slot, so a full pool cannot deadlock.
-    return this.execute(record, spec, parent !== undefined);
+    return this.execute(record, spec, parent !== undefined).then((settled) => {
+      result = settled;
+      return settled;
+    });
   }
 
   private track(worker: Worker): void {
@@ -411,8 +471,19 @@ export class Orchestrator {
   }
 }
 
+function sessionIdOf(message: CliMessage): string | undefined {
+  const id = (message as { session_id?: unknown }).session_id;
+  return typeof id === "string" && id !== "" ? id : undefined;
+}
+
 function combine(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
   return a ? AbortSignal.any([a, b]) : b;
+}
+
+function isCancellation(error: unknown): boolean {
+  return (
+    error instanceof AbortError || error instanceof OrchestratorClosedError || error instanceof TaskInterruptedError || error instanceof DOMException
+  );
 }
 
 function isStopError(error: unknown): boolean {

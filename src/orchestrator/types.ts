@@ -49,7 +49,7 @@ export interface TaskResult {
   /** The final text of the last turn. */
   text: string;
   structuredOutput: unknown;
-  /** This task's cost, its children's included. */
+  /** This task's own cost; the children it spawned have theirs (Orchestrator.sessionRecords). */
   costUsd: number;
   usage: Usage;
   numTurns: number;
@@ -62,8 +62,30 @@ export interface TaskResult {
   /** Run time: from startedAt to finishedAt, retries and their back-off included; 0 if it never started. */
   durationMs: number;
   attempts: number;
+  /** The session of its last attempt, whatever the outcome (to resume or inspect it). */
   sessionId: string | undefined;
   error: { code: string; message: string } | undefined;
+}
+
+/**
+ * A worker session beside the submitted tasks: a peer that answers ask_peer,
+ * a hook supervisor, or a child started with spawn_worker. Each has its own
+ * transcript (transcriptPaths, by `id`); the run's cost is the tasks' and these.
+ */
+export interface SessionRecord {
+  id: string;
+  role: "peer" | "supervisor" | "child";
+  /** "peer:<agent>", "supervisor:<agent>", or a child's task name ("<parent>/child"). */
+  name: string;
+  agent: string | undefined;
+  /** The task it worked for: a child's parent; for a peer or supervisor, which serve many, the task whose call started it. */
+  parent: string | undefined;
+  sessionId: string | undefined;
+  costUsd: number;
+  usage: Usage;
+  numTurns: number;
+  /** A child's outcome; undefined for peers and supervisors, which answer turn after turn. */
+  status: TaskStatus | undefined;
 }
 
 export interface TaskInfo {

@@ -100,9 +100,10 @@ export function runSwarm({ config, orchestrator, signal }: RunSwarmOptions): Asy
     const prompt = fillResults(task.prompt, (name) => results.get(name)?.text);
     orchestrator.run(taskSpecFor(task, prompt, signal)).then(
       (result) => {
-        // A worker that died from the same Ctrl-C (the terminal signals the whole process group) was interrupted, not failed.
-        const interrupted = signal.aborted && result.status === "failed";
-        settle(task, interrupted ? { ...result, status: "cancelled" } : result, true);
+        // Stopped by the run's interrupt, or its worker died from the same Ctrl-C (the terminal signals the whole
+        // process group): interrupted, whatever the worker said (the CLI's own words are internal diagnostics).
+        const interrupted = signal.aborted && (result.status === "failed" || result.status === "cancelled");
+        settle(task, interrupted ? { ...result, status: "cancelled", error: { code: INTERRUPTED, message: "interrupted" } } : result, true);
         advance();
       },
       // The orchestrator refuses a task it cannot run (e.g. a prompt left empty by an empty dependency result).

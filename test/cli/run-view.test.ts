@@ -240,8 +240,24 @@ describe("summary", () => {
         ["a.ts", result("a.ts", "succeeded")],
         ["b.ts", result("b.ts", "failed")],
       ]),
-      totals: { costUsd: 0.03, usage: { inputTokens: 200, outputTokens: 20, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } },
-      transcripts: new Map([["a.ts", "/out/transcripts/a.ts.jsonl"]]),
+      sessions: [
+        {
+          id: "p1",
+          role: "peer",
+          name: "peer:critic",
+          agent: "critic",
+          parent: "a.ts",
+          sessionId: "s-peer",
+          costUsd: 0.005,
+          usage: { inputTokens: 50, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
+          numTurns: 1,
+          status: undefined,
+        },
+      ],
+      transcripts: new Map([
+        ["a.ts", "/out/transcripts/a.ts.jsonl"],
+        ["p1", "/out/transcripts/peer_critic.jsonl"],
+      ]),
       outDir: "/out",
       rehearsal: true,
       startedAt: T0,
@@ -253,14 +269,26 @@ describe("summary", () => {
       ["b.ts", "failed", null],
     ]);
     expect(summary.exit_code).toBe(1);
-    expect(summary.totals).toMatchObject({ tasks: 2, succeeded: 1, failed: 1, cost_usd: 0.03, num_turns: 4, usage: { input_tokens: 200 } });
+    expect(summary.sessions).toEqual([
+      expect.objectContaining({
+        role: "peer",
+        name: "peer:critic",
+        parent: "a.ts",
+        session_id: "s-peer",
+        transcript: "transcripts/peer_critic.jsonl",
+      }),
+    ]);
+    // The totals are the sum of what is listed: the tasks and the sessions.
+    expect(summary.totals).toMatchObject({ tasks: 2, succeeded: 1, failed: 1, num_turns: 5, usage: { input_tokens: 250, output_tokens: 25 } });
+    expect(summary.totals.cost_usd).toBeCloseTo(0.03, 10);
     const table = renderFinalTable(summary, { width: 100, colors: plain }).split("\n");
     expect(table[0]).toMatch(/^task +status +turns +cost +queued +time +result$/);
     // A rehearsal's costs are the scripted model's tokens priced, not money spent: marked as simulated.
     expect(summary.cost_simulated).toBe(true);
     expect(table[1]).toMatch(/^a\.ts +succeeded +2 +~\$0\.01 +500ms +4\.2s +a\.ts is fine$/);
     expect(table[2]).toMatch(/^b\.ts +failed +2 +~\$0\.01 +500ms +4\.2s +API error 400$/);
-    expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 4 turns, ~$0.03 (simulated), 5.0s");
+    expect(table[3]).toMatch(/^ {2}peer:critic +peer +1 +~\$0\.0050 +peer for a\.ts$/);
+    expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 5 turns, ~$0.03 (simulated), 5.0s");
   });
 });
 

@@ -67,6 +67,23 @@ describe("cadre run", () => {
     expect(summary.totals).toMatchObject({ tasks: 3, succeeded: 1, failed: 1, skipped: 1, cancelled: 0 });
     const broken = await decodeTranscript(join(out, summary.tasks[1]!.transcript!));
     expect(broken.at(-1)).toMatchObject({ type: "result", is_error: true });
+    // The failed task keeps its session, to resume or inspect it.
+    expect(summary.tasks[1]?.session_id).toBe((broken.at(-1) as { session_id?: string }).session_id);
+
+    // The supervisor is on the record too: its own entry and transcript, and the totals are the sum of all entries.
+    expect(summary.sessions).toEqual([
+      expect.objectContaining({ role: "supervisor", name: "supervisor:guard", agent: "guard", parent: "ok", status: null }),
+    ]);
+    const guard = summary.sessions[0]!;
+    expect(guard.cost_usd).toBeGreaterThan(0);
+    const guardTranscript = await decodeTranscript(join(out, guard.transcript!));
+    expect(guardTranscript.find((m) => m.type === "result")).toMatchObject({ session_id: guard.session_id, result: "DENY no shell today" });
+    const listed = [...summary.tasks, ...summary.sessions];
+    expect(summary.totals.cost_usd).toBeCloseTo(
+      listed.reduce((sum, entry) => sum + entry.cost_usd, 0),
+      10,
+    );
+    expect(summary.totals.num_turns).toBe(listed.reduce((sum, entry) => sum + entry.num_turns, 0));
 
     // Not a terminal: timestamped plain lines, then the final table; no escape codes anywhere.
     expect(run.stdout).not.toContain(ESC);
@@ -196,6 +213,32 @@ describe("cadre run", () => {
     expect(events.some((e) => e.type === "task_finished" && e.task?.name === "slow" && e.result?.status === "cancelled")).toBe(true);
     expect(run.stderr).toContain("interrupted: stopping the workers");
     expect(run.stderr).toMatch(/total {2}1\/3 succeeded, 2 cancelled, .*interrupted/);
+  });
+
+  it("Ctrl-C on the terminal (the whole process group) mid-tool: the task says interrupted and keeps its session id", async () => {
+    const file = await config("group.yaml", [
+      "defaults: { allowed_tools: [Bash] }",
+      "tasks:",
+      "  - { name: busy, prompt: hi }",
+      "rehearsal:",
+      "  busy:",
+      "    - tool_use: { name: Bash, input: { command: 'for i in $(seq 60); do sleep 1; done', description: wait } }",
+      "    - text: never",
+    ]);
+    const out = join(dir, "group-out");
+    // Its own process group, as a shell gives a foreground job: the terminal's Ctrl-C reaches cadre and its workers at once.
+    const child = execa("node", [bin, "run", file, "--rehearse", "--out", out], { cwd: repo, reject: false, detached: true });
+    const deadline = Date.now() + 45_000;
+    while (!(await descendants(child.pid!)).some((p) => p.comm === "sleep")) {
+      if (Date.now() > deadline) throw new Error("the Bash tool never started");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    process.kill(-child.pid!, "SIGINT");
+    const run = await child;
+    expect(run.exitCode, run.stderr).toBe(130);
+    const [busy] = (await readSummary(out)).tasks;
+    expect([busy?.status, busy?.error]).toEqual(["cancelled", { code: "INTERRUPTED", message: "interrupted" }]);
+    expect(busy?.session_id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it("a second Ctrl-C kills at once, even a worker that ignores SIGTERM, and still writes summary.json", async () => {

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { z } from "zod";
-import type { TaskResult, Usage } from "../../orchestrator/index.ts";
+import type { SessionRecord, TaskResult, Usage } from "../../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
 import { oneLine } from "./activity.ts";
 import { type Colors, formatDuration, formatUsd, paint, table } from "./view/format.ts";
@@ -37,7 +37,24 @@ export const SummaryTaskSchema = z.looseObject({
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
 });
 
-/** summary.json: what a run did, per task and in total. */
+/** A worker session beside the tasks: a peer (ask_peer), a hook supervisor, or a child (spawn_worker). */
+export const SummarySessionSchema = z.looseObject({
+  role: z.enum(["peer", "supervisor", "child"]),
+  /** "peer:<agent>", "supervisor:<agent>", or a child's task name ("<parent>/child"). */
+  name: z.string(),
+  agent: z.string().nullable(),
+  /** The task it worked for: a child's parent; for a peer or supervisor (which serve many), the task that started it. */
+  parent: z.string().nullable(),
+  session_id: z.string().nullable(),
+  cost_usd: z.number(),
+  usage: UsageSchema,
+  num_turns: z.number(),
+  /** A child's outcome; null for peers and supervisors. */
+  status: z.enum(["succeeded", "failed", "cancelled", "skipped"]).nullable(),
+  transcript: z.string().nullable(),
+});
+
+/** summary.json: what a run did, per task and per other session, and in total. */
 export const SummarySchema = z.looseObject({
   swarm: z.string(),
   config: z.string(),
@@ -56,15 +73,17 @@ export const SummarySchema = z.looseObject({
     failed: z.number(),
     cancelled: z.number(),
     skipped: z.number(),
-    /** Everything the run spent, peer and supervisor sessions included. */
+    /** The sum of the tasks' and the sessions': everything the run spent. */
     cost_usd: z.number(),
     usage: UsageSchema,
     num_turns: z.number(),
   }),
   tasks: z.array(SummaryTaskSchema),
+  sessions: z.array(SummarySessionSchema),
 });
 export type Summary = z.infer<typeof SummarySchema>;
 export type SummaryTask = z.infer<typeof SummaryTaskSchema>;
+export type SummarySession = z.infer<typeof SummarySessionSchema>;
 
 /** 0 every task succeeded, 1 some did not, 130 interrupted (the shell's code for SIGINT). */
 export function exitCodeFor(results: Iterable<TaskResult>, interrupted: boolean): number {
@@ -86,8 +105,9 @@ export interface SummaryInput {
   config: ResolvedSwarmConfig;
   /** By task name; every config task has one. */
   results: ReadonlyMap<string, TaskResult>;
-  totals: { costUsd: number; usage: Usage };
-  /** Orchestrator task id → transcript file. */
+  /** Peers, supervisors and spawned children (Orchestrator.sessionRecords). */
+  sessions: readonly SessionRecord[];
+  /** Orchestrator task or session id → transcript file. */
   transcripts: ReadonlyMap<string, string>;
   outDir: string;
   rehearsal: boolean;
@@ -97,10 +117,13 @@ export interface SummaryInput {
 }
 
 export function buildSummary(input: SummaryInput): Summary {
+  const transcriptOf = (id: string) => {
+    const path = input.transcripts.get(id);
+    return path === undefined ? null : relative(input.outDir, path);
+  };
   const tasks = input.config.tasks.map((task): SummaryTask => {
     const result = input.results.get(task.name);
     if (result === undefined) throw new Error(`no result for task "${task.name}"`);
-    const transcript = input.transcripts.get(result.id);
     return {
       name: task.name,
       agent: task.agent ?? null,
@@ -116,10 +139,26 @@ export function buildSummary(input: SummaryInput): Summary {
       attempts: result.attempts,
       session_id: result.sessionId ?? null,
       depends_on: task.depends_on,
-      transcript: transcript === undefined ? null : relative(input.outDir, transcript),
+      transcript: transcriptOf(result.id),
       error: result.error ?? null,
     };
   });
+  const sessions = input.sessions.map(
+    (session): SummarySession => ({
+      role: session.role,
+      name: session.name,
+      agent: session.agent ?? null,
+      parent: session.parent ?? null,
+      session_id: session.sessionId ?? null,
+      cost_usd: session.costUsd,
+      usage: usageJson(session.usage),
+      num_turns: session.numTurns,
+      status: session.status ?? null,
+      transcript: transcriptOf(session.id),
+    }),
+  );
+  const listed = [...tasks, ...sessions];
+  const sum = (pick: (entry: SummaryTask | SummarySession) => number) => listed.reduce((total, entry) => total + pick(entry), 0);
   const count = (status: SummaryTask["status"]) => tasks.filter((task) => task.status === status).length;
   return {
     swarm: input.config.name,
@@ -137,11 +176,17 @@ export function buildSummary(input: SummaryInput): Summary {
       failed: count("failed"),
       cancelled: count("cancelled"),
       skipped: count("skipped"),
-      cost_usd: input.totals.costUsd,
-      usage: usageJson(input.totals.usage),
-      num_turns: tasks.reduce((sum, task) => sum + task.num_turns, 0),
+      cost_usd: sum((entry) => entry.cost_usd),
+      usage: {
+        input_tokens: sum((entry) => entry.usage.input_tokens),
+        output_tokens: sum((entry) => entry.usage.output_tokens),
+        cache_read_input_tokens: sum((entry) => entry.usage.cache_read_input_tokens),
+        cache_creation_input_tokens: sum((entry) => entry.usage.cache_creation_input_tokens),
+      },
+      num_turns: sum((entry) => entry.num_turns),
     },
     tasks,
+    sessions,
   };
 }
 
@@ -153,7 +198,7 @@ export async function writeSummary(outDir: string, summary: Summary): Promise<st
   return path;
 }
 
-/** The table printed when the run ends: one row per task, then the totals. */
+/** The table printed when the run ends: one row per task, one per other session (indented), then the totals, their sum. */
 export function renderFinalTable(summary: Summary, options: { width: number; colors: Colors }): string {
   const c = options.colors;
   const header = ["task", "status", "turns", "cost", "queued", "time", "result"];
@@ -166,9 +211,19 @@ export function renderFinalTable(summary: Summary, options: { width: number; col
     formatDuration(task.duration_ms),
     oneLine(task.error ? task.error.message : task.text, 500),
   ]);
-  const lines = table([header, ...rows], options.width, (r, column, cell) => {
+  const sessionRows = summary.sessions.map((session) => [
+    `  ${session.name}`,
+    session.status ?? session.role,
+    String(session.num_turns),
+    formatUsd(session.cost_usd, summary.cost_simulated),
+    "",
+    "",
+    `${session.role}${session.parent === null ? "" : ` for ${session.parent}`}`,
+  ]);
+  const statuses = [...summary.tasks.map((task) => task.status), ...summary.sessions.map((session) => session.status ?? "waiting")];
+  const lines = table([header, ...rows, ...sessionRows], options.width, (r, column, cell) => {
     if (r === 0) return c.bold(cell);
-    return column === 1 ? paint(summary.tasks[r - 1]!.status, cell, c) : cell;
+    return column === 1 ? paint(statuses[r - 1]!, cell, c) : cell;
   });
   const t = summary.totals;
   const parts = [`${t.succeeded}/${t.tasks} succeeded`];
