@@ -23,6 +23,8 @@ import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
 import { routedHookConfig } from "./routed-hooks.ts";
 import { QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
+import { SessionRecords, sessionIdOf } from "./session-records.ts";
+import { startTimeLimit } from "./time-limit.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
 import {
   type OrchestratorEvent,
@@ -74,8 +76,7 @@ export class Orchestrator {
   private readonly budgetStop = new AbortController();
   private readonly transcripts: TranscriptDirectory | undefined;
   private readonly agentSessions: AgentSessions;
-  /** Peers, supervisors and children in the order they started, each read as it is now. */
-  private readonly records: (() => SessionRecord)[] = [];
+  private readonly records = new SessionRecords();
   private readonly peers: PeerNetwork<TaskRecord>;
   private readonly liveWorkers = new Set<Worker>();
   private readonly openSessions = new Set<Session>();
@@ -118,7 +119,7 @@ export class Orchestrator {
    * children, each with its cost and transcript (transcriptPaths by `id`).
    */
   get sessionRecords(): SessionRecord[] {
-    return this.records.map((read) => read());
+    return this.records.list();
   }
 
   /** Where each task's and session record's transcript was written (id → path). */
@@ -240,12 +241,14 @@ export class Orchestrator {
   private async execute(record: TaskRecord, spec: TaskSpec, lentSlot = false): Promise<TaskResult> {
     const timeoutMs = spec.timeoutMs ?? this.options.timeoutMs;
     const deadline = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let clearLimit = () => {};
     // The time limit counts from the task's start: the time it waited for a slot is not its own.
     const start = () => {
       if (record.startedAt !== undefined) return;
       record.startedAt = Date.now();
-      if (timeoutMs !== undefined) timer = setTimeout(() => deadline.abort(new TaskTimeoutError("total", timeoutMs)), timeoutMs);
+      if (timeoutMs !== undefined) {
+        clearLimit = startTimeLimit(record.startedAt, timeoutMs, () => deadline.abort(new TaskTimeoutError("total", timeoutMs)));
+      }
     };
     const stops = [this.closing.signal, this.budgetStop.signal, deadline.signal, spec.signal];
     const stop = AbortSignal.any(stops.filter((s): s is AbortSignal => s !== undefined));
@@ -272,7 +275,7 @@ export class Orchestrator {
     } catch (caught) {
       error = stop.aborted && isStopError(caught) ? stop.reason : caught;
     } finally {
-      clearTimeout(timer);
+      clearLimit();
     }
     const result = this.resultOf(record, turn, error, Date.now());
     this.statusCounts[result.status]++;
@@ -411,19 +414,7 @@ export class Orchestrator {
   private async startSessionWorker(kind: SessionKind, agent: string, chain: () => readonly string[], asker: string | undefined): Promise<Worker> {
     const worker = await Worker.start(this.workerOptionsFor({ kind, name: agent, agent }, undefined, chain), this.closing.signal);
     this.track(worker);
-    const record: SessionRecord = {
-      id: randomUUID().slice(0, 8),
-      role: kind,
-      name: `${kind}:${agent}`,
-      agent,
-      parent: asker,
-      sessionId: undefined,
-      costUsd: 0,
-      usage: emptyUsage(),
-      numTurns: 0,
-      status: undefined,
-    };
-    this.records.push(() => ({ ...record, usage: { ...record.usage } }));
+    const record = this.records.openAgentSession(kind, agent, asker);
     const cost = new WorkerCost();
     worker.on((event) => {
       if (event.type !== "message") return;
@@ -446,18 +437,7 @@ export class Orchestrator {
     const spec: TaskSpec = { name, prompt, agent, signal };
     const record = this.createRecord(spec, parent);
     let result: TaskResult | undefined;
-    this.records.push(() => ({
-      id: record.info.id,
-      role: "child",
-      name,
-      agent,
-      parent: parent?.info.name,
-      sessionId: record.sessionId,
-      costUsd: record.costUsd,
-      usage: { ...record.usage },
-      numTurns: result?.numTurns ?? 0,
-      status: result?.status,
-    }));
+    this.records.addChild(record, parent?.info.name, () => result);
     // The parent waits on its child: the child runs in the parent's slot, so a full pool cannot deadlock.
     return this.execute(record, spec, parent !== undefined).then((settled) => {
       result = settled;
@@ -469,11 +449,6 @@ export class Orchestrator {
     this.liveWorkers.add(worker);
     void worker.exited.then(() => this.liveWorkers.delete(worker));
   }
-}
-
-function sessionIdOf(message: CliMessage): string | undefined {
-  const id = (message as { session_id?: unknown }).session_id;
-  return typeof id === "string" && id !== "" ? id : undefined;
 }
 
 function combine(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {

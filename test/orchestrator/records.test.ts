@@ -59,7 +59,8 @@ describe("the record of a run", () => {
     expect(orchestrator.totals.costUsd).toBeCloseTo(listed, 10);
     const listedTokens = lead.usage.outputTokens + records.reduce((sum, r) => sum + r.usage.outputTokens, 0);
     expect(orchestrator.totals.usage.outputTokens).toBe(listedTokens);
-  });
+    // Four claude processes, one after another: room for a loaded machine.
+  }, 120_000);
 
   it("a failed task keeps the session id of its last attempt", async () => {
     const server = await createRehearsal({ broken: [{ text: "never", fail: { status: 400, times: 3, message: "scripted outage" } }] });
