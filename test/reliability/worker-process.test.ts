@@ -1,4 +1,6 @@
-// Faults the real CLI cannot be made to show, played by test/fixtures/fake-claude.mjs.
+// One claude process going wrong under a Worker: missing, dying, killed, hanging, writing
+// what it should not. On the real CLI where it can show the fault; otherwise played by
+// test/fixtures/fake-claude.mjs.
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -10,10 +12,12 @@ import {
   type WorkerOptions,
 } from "../../src/worker/index.ts";
 import { isAlive } from "../support/processes.ts";
+import { createRehearsal } from "../support/rehearsal.ts";
+import { startRehearsedWorker } from "../support/worker.ts";
+import { until } from "./support.ts";
 
 const FAKE_CLAUDE = fileURLToPath(new URL("../fixtures/fake-claude.mjs", import.meta.url));
 const started: Worker[] = [];
-
 
 async function startFake(mode: string, options: WorkerOptions = {}): Promise<Worker> {
   const worker = await Worker.start({ claudePath: FAKE_CLAUDE, env: { FAKE_CLAUDE_MODE: mode }, ...options });
@@ -28,7 +32,7 @@ afterEach(async () => {
   }
 });
 
-describe("worker faults", () => {
+describe("one worker process", () => {
   it("names where it looked when the CLI is missing", async () => {
     const error = await Worker.start({ claudePath: "/nonexistent/claude" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClaudeNotFoundError);
@@ -74,6 +78,23 @@ describe("worker faults", () => {
     expect(states).toContain("awaiting_permission");
     expect(worker.state).toBe("failed");
     expect(isAlive(worker.pid)).toBe(false);
+  });
+
+  it("kill mid-stream (real CLI): the turn fails at once with WORKER_EXITED and the signal", async () => {
+    const server = await createRehearsal({ stream: [{ text: "one two three four five six seven eight nine ten", chunk_delay_ms: 1_000 }] });
+    const { worker } = await startRehearsedWorker(server, "stream", { includePartialMessages: true });
+    let deltas = 0;
+    worker.on((e) => {
+      if (e.type === "message" && e.message.type === "stream_event" && JSON.stringify(e.message).includes("text_delta")) deltas++;
+    });
+    const turn = worker.send("go");
+    await until(() => (deltas > 0 ? true : undefined), 30_000, "the first text delta");
+    process.kill(worker.pid!, "SIGKILL");
+    const error = await turn.result.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkerExitedError);
+    expect((error as WorkerExitedError).signal).toBe("SIGKILL");
+    expect(deltas).toBeLessThan(10);
+    expect(worker.state).toBe("failed");
   });
 
   it("ends the worker with a typed error on a line over the limit", async () => {
