@@ -8,6 +8,7 @@ import { isLoopback, parseHostPort, serveHttp } from "../mcp/http.ts";
 import { McpRuntime, type McpRuntimeOptions } from "../mcp/runtime.ts";
 import { serveStdio } from "../mcp/stdio.ts";
 import { orchestratorOptionsFor } from "../orchestrator/config/index.ts";
+import { stopOnSignals } from "./signals.ts";
 
 const USAGE = "usage: cadre mcp [--http HOST:PORT] [--token T] [--config swarm.yaml] [--rehearse] [--scripts FILE] [options]";
 
@@ -73,19 +74,7 @@ async function loadScripts(path: string): Promise<RehearsalScripts> {
   return loadRehearsalScripts(text);
 }
 
-/** Resolves when SIGINT or SIGTERM arrives; a second one ends the process at once. */
-function stopSignal(): AbortSignal {
-  const stop = new AbortController();
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stop.signal.aborted) process.exit(signal === "SIGINT" ? 130 : 143);
-    stop.abort();
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  return stop.signal;
-}
-
-/** `cadre mcp`: serves until the client goes (stdio) or a signal; every child is closed before it returns. */
+/** `cadre mcp`: serves until the client goes (stdio) or a signal (SIGINT, SIGTERM, SIGHUP); every child is closed before it returns. */
 export async function mcpCommand(args: string[]): Promise<number> {
   let options: McpRuntimeOptions;
   let http: { host: string; port: number } | undefined;
@@ -129,7 +118,8 @@ export async function mcpCommand(args: string[]): Promise<number> {
     return 2;
   }
 
-  const stop = stopSignal();
+  // A second signal exits at once; the reaper then ends the children.
+  const stop = stopOnSignals("the server").signal;
   const runtime = await McpRuntime.start(options);
   try {
     if (!http) {

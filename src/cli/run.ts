@@ -10,7 +10,7 @@ import { missingScripts } from "./run/rehearsal.ts";
 import { startRehearsalRig, type RehearsalRig } from "../orchestrator/rehearsal-rig.ts";
 import { INTERRUPTED, runSwarm, unrunResult } from "./run/runner.ts";
 import { orchestratorOptionsFor } from "../orchestrator/config/index.ts";
-import { interruptOnSignals } from "./run/signals.ts";
+import { stopOnSignals, type StopSignal } from "./signals.ts";
 import { RunState } from "./run/state.ts";
 import { buildSummary, renderFinalTable, SUMMARY_FILE, writeSummary, type Summary } from "./run/summary.ts";
 import { colorsFor } from "./run/view/format.ts";
@@ -80,16 +80,13 @@ export async function runCommand(args: string[]): Promise<number> {
       ? new TtyView(out, state, colorsFor(out))
       : new LinesView(out, state);
   const results = new Map<string, TaskResult>();
-  const livePids = new Map<string, number>();
   const onEvent = (event: OrchestratorEvent) => {
-    if (event.type === "task_started" && event.pid !== undefined) livePids.set(event.task.id, event.pid);
-    if (event.type === "task_finished") livePids.delete(event.task.id);
     state.apply(event, Date.now());
     view.event(event);
   };
   orchestrator.on(onEvent);
 
-  const summaryOf = (finishedAt: number, interrupted: boolean): Summary =>
+  const summaryOf = (finishedAt: number, stoppedBy: StopSignal | undefined): Summary =>
     buildSummary({
       config,
       results,
@@ -99,26 +96,20 @@ export async function runCommand(args: string[]): Promise<number> {
       rehearsal: options.rehearse,
       startedAt,
       finishedAt,
-      interrupted,
+      stoppedBy,
     });
-  const signals = interruptOnSignals({
-    onInterrupt: () => {
+  const stopping = stopOnSignals("the run", {
+    onStop: () => {
       state.interrupted = true;
       view.notice("interrupted: stopping the workers and writing what finished (Ctrl-C again to kill them)");
     },
+    // The reaper kills the workers once this process has exited.
     onKill: () => {
       view.stop();
-      for (const pid of livePids.values()) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // Already gone.
-        }
-      }
       for (const task of config.tasks) {
-        if (!results.has(task.name)) results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second Ctrl-C" }));
+        if (!results.has(task.name)) results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second signal" }));
       }
-      writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summaryOf(Date.now(), true), null, 2)}\n`);
+      writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summaryOf(Date.now(), stopping.received), null, 2)}\n`);
       process.stderr.write(`cadre run: killed; ${join(outDir, SUMMARY_FILE)} lists what finished\n`);
     },
   });
@@ -126,7 +117,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
   view.notice(`cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${mode}, output in ${outDir}`);
   try {
-    await runSwarm({ config, orchestrator, interrupt: signals.signal, emit: onEvent, results });
+    await runSwarm({ config, orchestrator, interrupt: stopping.signal, emit: onEvent, results });
   } finally {
     // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
     await orchestrator.close();
@@ -134,10 +125,9 @@ export async function runCommand(args: string[]): Promise<number> {
     view.stop();
     await rig?.close();
   }
-  const interrupted = signals.signal.aborted;
-  signals.dispose();
+  stopping.dispose();
 
-  const summary = summaryOf(state.finishedAt, interrupted);
+  const summary = summaryOf(state.finishedAt, stopping.received);
   const path = await writeSummary(outDir, summary);
   const tableOut = options.json ? process.stderr : out;
   tableOut.write(`\n${renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) })}\n\nsummary: ${path}\n`);

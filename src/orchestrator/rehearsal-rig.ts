@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineClaudeEnv, startRehearsalServer, type RehearsalScripts, type RehearsalServer } from "../rehearsal/index.ts";
+import { removeOnExit } from "../worker/index.ts";
 import type { OrchestratorOptions, WorkerContext } from "./types.ts";
 
 /**
@@ -27,6 +28,8 @@ export interface RehearsalRig {
 export async function startRehearsalRig(scripts: RehearsalScripts): Promise<RehearsalRig> {
   const server = await startRehearsalServer({ scripts });
   const home = await mkdtemp(join(tmpdir(), "cadre-rehearse-"));
+  // Also when cadre is killed or exits at once (a second Ctrl-C), without reaching close().
+  const removed = removeOnExit(home);
   return {
     server,
     // Not inherited: the user's CLAUDE_CONFIG_DIR, credentials or endpoint must not leak into a rehearsal.
@@ -37,6 +40,7 @@ export async function startRehearsalRig(scripts: RehearsalScripts): Promise<Rehe
     async close() {
       await server.close();
       await rm(home, { recursive: true, force: true, maxRetries: 3 });
+      removed();
     },
   };
 }

@@ -13,3 +13,4 @@ export {
   type PermissionRequest,
   type Question,
 } from "./permissions.ts";
+export { removeOnExit } from "./reaper.ts";

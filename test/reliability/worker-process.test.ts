@@ -14,7 +14,7 @@ import {
 import { isAlive } from "../support/processes.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { startRehearsedWorker } from "../support/worker.ts";
-import { until } from "./support.ts";
+import { MINUTE_OF_BASH, survivors, treeWithBashTool, until } from "./support.ts";
 
 const FAKE_CLAUDE = fileURLToPath(new URL("../fixtures/fake-claude.mjs", import.meta.url));
 const started: Worker[] = [];
@@ -95,6 +95,16 @@ describe("one worker process", () => {
     expect((error as WorkerExitedError).signal).toBe("SIGKILL");
     expect(deltas).toBeLessThan(10);
     expect(worker.state).toBe("failed");
+  });
+
+  it("kill() ends the CLI's tools too, though the CLI starts them in their own session (real CLI)", async () => {
+    const server = await createRehearsal({ busy: [{ tool_use: MINUTE_OF_BASH }, { text: "done" }] });
+    const { worker } = await startRehearsedWorker(server, "busy", { allowedTools: ["Bash"] });
+    const turn = worker.send("go");
+    turn.result.catch(() => {});
+    const tree = [{ pid: worker.pid!, comm: "claude" }, ...(await treeWithBashTool(worker.pid!))];
+    await worker.kill();
+    expect(await survivors(tree, Date.now() + 5_000)).toEqual([]);
   });
 
   it("ends the worker with a typed error on a line over the limit", async () => {
