@@ -4,13 +4,14 @@ import { parseArgs } from "node:util";
 import { formatIssue } from "../orchestrator/config/issues.ts";
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../orchestrator/config/index.ts";
 import { loadRehearsalScripts, type RehearsalScripts } from "../rehearsal/index.ts";
+import { isHostEntry } from "../mcp/allowed-hosts.ts";
 import { isLoopback, parseHostPort, serveHttp } from "../mcp/http.ts";
 import { McpRuntime, type McpRuntimeOptions } from "../mcp/runtime.ts";
 import { serveStdio } from "../mcp/stdio.ts";
 import { orchestratorOptionsFor } from "../orchestrator/config/index.ts";
 import { stopOnSignals } from "./signals.ts";
 
-const USAGE = "usage: cadre mcp [--http HOST:PORT] [--token T] [--config swarm.yaml] [--rehearse] [--scripts FILE] [options]";
+const USAGE = "usage: cadre mcp [--http HOST:PORT] [--token T] [--allowed-hosts A,B] [--config swarm.yaml] [--rehearse] [--scripts FILE] [options]";
 
 const HELP = `${USAGE}
 
@@ -21,6 +22,9 @@ over stdio unless --http is given. Add it to Claude Code with:
 Options:
   --http HOST:PORT          Streamable HTTP on /mcp instead of stdio (loopback unless --token is given)
   --token TOKEN             bearer token for --http (or CADRE_MCP_TOKEN); generated and shown when absent
+  --allowed-hosts A,B       names requests may carry in Host and Origin besides loopback and the bound
+                            address: "name" (any port) or "name:port"; also needed on 0.0.0.0 or [::]
+  --max-clients N           live HTTP clients at once; one more gets 503 (default 64)
   --config FILE             a swarm config: its agents, defaults, budget and concurrency
   --concurrency N           turns running at once over all sessions
   --max-sessions N          live child sessions at once (default 16)
@@ -36,6 +40,8 @@ Options:
 const OPTIONS = {
   http: { type: "string" },
   token: { type: "string" },
+  "allowed-hosts": { type: "string" },
+  "max-clients": { type: "string" },
   config: { type: "string" },
   concurrency: { type: "string" },
   "max-sessions": { type: "string" },
@@ -58,6 +64,14 @@ function number(name: string, value: string | undefined, { integer = false, min 
   return parsed;
 }
 
+/** --allowed-hosts "a,b:8080" → ["a", "b:8080"]. */
+function allowedHosts(value: string | undefined): string[] {
+  const entries = (value ?? "").split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");
+  const bad = entries.find((entry) => !isHostEntry(entry));
+  if (bad !== undefined) throw new UsageError(`--allowed-hosts wants host names or addresses, each with an optional :PORT, got "${bad}"`);
+  return entries;
+}
+
 async function loadConfig(path: string): Promise<ResolvedSwarmConfig> {
   const result = await loadSwarmConfig(path);
   if (result.ok) return result.config;
@@ -77,7 +91,7 @@ async function loadScripts(path: string): Promise<RehearsalScripts> {
 /** `cadre mcp`: serves until the client goes (stdio) or a signal (SIGINT, SIGTERM, SIGHUP); every child is closed before it returns. */
 export async function mcpCommand(args: string[]): Promise<number> {
   let options: McpRuntimeOptions;
-  let http: { host: string; port: number } | undefined;
+  let http: { host: string; port: number; allowedHosts: string[]; maxClients: number | undefined } | undefined;
   let token: string | undefined;
   try {
     const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true });
@@ -108,10 +122,16 @@ export async function mcpCommand(args: string[]): Promise<number> {
     token = values.token ?? process.env.CADRE_MCP_TOKEN;
     if (token !== undefined && token.length < 16) throw new UsageError("the token must be at least 16 characters");
     if (values.http !== undefined) {
-      http = parseHostPort(values.http);
+      http = {
+        ...parseHostPort(values.http),
+        allowedHosts: allowedHosts(values["allowed-hosts"]),
+        maxClients: number("max-clients", values["max-clients"], { integer: true, min: 1 }),
+      };
       if (!isLoopback(http.host) && token === undefined) {
         throw new UsageError(`refusing to serve on ${http.host} without --token: anyone who can reach it could run claude here`);
       }
+    } else if (values["allowed-hosts"] !== undefined || values["max-clients"] !== undefined) {
+      throw new UsageError(`--${values["allowed-hosts"] !== undefined ? "allowed-hosts" : "max-clients"} applies to --http only`);
     }
   } catch (error) {
     process.stderr.write(`cadre mcp: ${(error as Error).message}\n${error instanceof UsageError ? "" : `${USAGE}\n`}`);
@@ -128,6 +148,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     }
     const serving = await serveHttp(runtime, { ...http, token });
     process.stderr.write(`cadre mcp: listening on ${serving.url}\n`);
+    process.stderr.write(`cadre mcp: allowed hosts (Host and Origin): ${serving.allowedHosts}\n`);
     if (serving.tokenGenerated) process.stderr.write(`cadre mcp: token: ${serving.token}\n`);
     if (!stop.aborted) await new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
     await serving.close();
