@@ -1,14 +1,14 @@
 import { readFile } from "node:fs/promises";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { formatIssue } from "../orchestrator/config/issues.ts";
-import { loadSwarmConfig, type ResolvedSwarmConfig } from "../orchestrator/config/index.ts";
-import { loadRehearsalScripts, type RehearsalScripts } from "../rehearsal/index.ts";
 import { isHostEntry } from "../mcp/allowed-hosts.ts";
 import { isLoopback, parseHostPort, serveHttp } from "../mcp/http.ts";
 import { McpRuntime, type McpRuntimeOptions } from "../mcp/runtime.ts";
 import { serveStdio } from "../mcp/stdio.ts";
-import { orchestratorOptionsFor } from "../orchestrator/config/index.ts";
+import { loadRehearsalScripts, type RehearsalScripts } from "../rehearsal/index.ts";
+import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
+import { formatIssue } from "../swarm/config/issues.ts";
+import { numberFlag, UsageError } from "./flags.ts";
 import { stopOnSignals } from "./signals.ts";
 
 const USAGE = "usage: cadre mcp [--http HOST:PORT] [--token T] [--allowed-hosts A,B] [--config swarm.yaml] [--rehearse] [--scripts FILE] [options]";
@@ -53,20 +53,12 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-class UsageError extends Error {}
-
-function number(name: string, value: string | undefined, { integer = false, min = 0 } = {}): number | undefined {
-  if (value === undefined) return undefined;
-  const parsed = Number(value);
-  if (value.trim() === "" || !Number.isFinite(parsed) || parsed < min || (integer && !Number.isInteger(parsed))) {
-    throw new UsageError(`--${name} wants ${integer ? "a whole number" : "a number"} of at least ${min}, got "${value}"`);
-  }
-  return parsed;
-}
-
 /** --allowed-hosts "a,b:8080" → ["a", "b:8080"]. */
 function allowedHosts(value: string | undefined): string[] {
-  const entries = (value ?? "").split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");
+  const entries = (value ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
   const bad = entries.find((entry) => !isHostEntry(entry));
   if (bad !== undefined) throw new UsageError(`--allowed-hosts wants host names or addresses, each with an optional :PORT, got "${bad}"`);
   return entries;
@@ -107,13 +99,13 @@ export async function mcpCommand(args: string[]): Promise<number> {
       throw new UsageError("--rehearse needs scripts: a --config with a rehearsal section, or --scripts FILE");
     }
     const seconds = (name: string, value: string | undefined) => {
-      const s = number(name, value);
+      const s = numberFlag(name, value);
       return s === undefined ? undefined : s * 1000;
     };
     options = {
       ...(config && { orchestrator: orchestratorOptionsFor(config) }),
-      concurrency: number("concurrency", values.concurrency, { integer: true, min: 1 }),
-      maxSessions: number("max-sessions", values["max-sessions"], { integer: true, min: 1 }),
+      concurrency: numberFlag("concurrency", values.concurrency, { integer: true, min: 1 }),
+      maxSessions: numberFlag("max-sessions", values["max-sessions"], { integer: true, min: 1 }),
       idleTimeoutMs: seconds("idle-timeout-s", values["idle-timeout-s"]),
       permissionTimeoutMs: seconds("permission-timeout-s", values["permission-timeout-s"]),
       elicitation: values["no-elicitation"] !== true,
@@ -125,7 +117,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
       http = {
         ...parseHostPort(values.http),
         allowedHosts: allowedHosts(values["allowed-hosts"]),
-        maxClients: number("max-clients", values["max-clients"], { integer: true, min: 1 }),
+        maxClients: numberFlag("max-clients", values["max-clients"], { integer: true, min: 1 }),
       };
       if (!isLoopback(http.host) && token === undefined) {
         throw new UsageError(`refusing to serve on ${http.host} without --token: anyone who can reach it could run claude here`);

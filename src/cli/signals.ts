@@ -1,5 +1,5 @@
 import process from "node:process";
-import { AbortError } from "../worker/index.ts";
+import { AbortError } from "../errors.ts";
 
 /** How a shell reports a process a signal stopped: 128 + the signal's number. */
 export const SIGNAL_EXIT_CODES = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;

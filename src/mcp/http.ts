@@ -3,10 +3,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 import { bracketed, HostPolicy } from "./allowed-hosts.ts";
 import { McpServeError } from "./errors.ts";
 import type { McpRuntime } from "./runtime.ts";
-import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 
 /**
  * Streamable HTTP for `cadre mcp --http`: one MCP session per client, each
@@ -97,13 +97,16 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
   const sessionIdleMs = options.sessionIdleMs ?? runtime.registry.idleTimeoutMs;
   const sweep =
     sessionIdleMs > 0
-      ? setInterval(() => {
-          const cutoff = Date.now() - sessionIdleMs;
-          for (const session of sessions.values()) {
-            const liveChildren = runtime.registry.list(session.owner).some((child) => child.status !== "closed");
-            if (session.lastSeen < cutoff && !liveChildren) void session.close();
-          }
-        }, Math.min(60_000, Math.max(250, sessionIdleMs / 4)))
+      ? setInterval(
+          () => {
+            const cutoff = Date.now() - sessionIdleMs;
+            for (const session of sessions.values()) {
+              const liveChildren = runtime.registry.list(session.owner).some((child) => child.status !== "closed");
+              if (session.lastSeen < cutoff && !liveChildren) void session.close();
+            }
+          },
+          Math.min(60_000, Math.max(250, sessionIdleMs / 4)),
+        )
       : undefined;
   sweep?.unref?.();
   // Known once the port is (it may be ephemeral).
@@ -125,7 +128,8 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
       } catch {
         // an unparsable origin is refused below
       }
-      if (originHost === undefined || !hosts.allows(originHost)) return sendError(res, 403, `Origin "${origin}" is not allowed (see --allowed-hosts)`);
+      if (originHost === undefined || !hosts.allows(originHost))
+        return sendError(res, 403, `Origin "${origin}" is not allowed (see --allowed-hosts)`);
     }
     if (!authorized(req)) return sendError(res, 401, "a bearer token is required", { "www-authenticate": 'Bearer realm="cadre"' });
     if (new URL(req.url ?? "/", "http://x").pathname !== MCP_PATH) return sendError(res, 404, `the MCP endpoint is ${MCP_PATH}`);
@@ -183,7 +187,9 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
     handle(req, res).catch((error: unknown) => sendError(res, 500, `cadre mcp: ${(error as Error).message}`));
   });
   await new Promise<void>((resolve, reject) => {
-    httpServer.once("error", (error) => reject(new McpServeError(`cannot listen on ${options.host}:${options.port}: ${error.message}`, { cause: error })));
+    httpServer.once("error", (error) =>
+      reject(new McpServeError(`cannot listen on ${options.host}:${options.port}: ${error.message}`, { cause: error })),
+    );
     httpServer.listen(options.port, options.host, () => resolve());
   });
   const { port } = httpServer.address() as AddressInfo;

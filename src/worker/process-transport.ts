@@ -1,8 +1,8 @@
 import process from "node:process";
 import { execa } from "execa";
-import { DEFAULT_MAX_LINE_BYTES, NdjsonDecoder, encodeLine } from "../protocol/ndjson.ts";
+import { DEFAULT_MAX_LINE_BYTES, encodeLine, NdjsonDecoder } from "../protocol/ndjson.ts";
+import { reaper } from "../util/reaper.ts";
 import type { ExitDetails } from "./errors.ts";
-import { reaper } from "./reaper.ts";
 
 export interface ProcessTransportOptions {
   command: string;

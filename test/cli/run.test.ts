@@ -97,12 +97,24 @@ describe("cadre run", () => {
     expect(existsSync(out)).toBe(false);
 
     // Valid, but --rehearse needs a script for every task.
-    const unscripted = await config("unscripted.yaml", ["tasks:", "  - { name: a, prompt: hi }", "  - { name: b, prompt: hi }", "rehearsal:", "  a: [{ text: hi }]"]);
+    const unscripted = await config("unscripted.yaml", [
+      "tasks:",
+      "  - { name: a, prompt: hi }",
+      "  - { name: b, prompt: hi }",
+      "rehearsal:",
+      "  a: [{ text: hi }]",
+    ]);
     const second = await cadre(["run", unscripted, "--rehearse", "--out", out]);
-    expect([second.exitCode, second.stderr]).toEqual([2, `rehearsal: no script for task "b"\ncadre run: ${unscripted} is not valid for --rehearse (1 problem)`]);
+    expect([second.exitCode, second.stderr]).toEqual([
+      2,
+      `rehearsal: no script for task "b"\ncadre run: ${unscripted} is not valid for --rehearse (1 problem)`,
+    ]);
 
     const usage = await cadre(["run"]);
-    expect([usage.exitCode, usage.stderr]).toEqual([2, "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json]"]);
+    expect([usage.exitCode, usage.stderr]).toEqual([
+      2,
+      "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json]",
+    ]);
   });
 
   const hasScript = spawnSync("script", ["--version"]).status === 0;

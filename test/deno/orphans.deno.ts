@@ -3,7 +3,7 @@
 // HOME is removed, as on Node (test/reliability/).
 // Run by `deno task test` (node:test maps onto Deno.test); vitest does not pick it up.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
@@ -61,7 +61,12 @@ test("deno: SIGKILL of cadre mcp ends every child and tool within 5 s and remove
     await writeFile(scriptsFile, JSON.stringify({ busy: [{ tool_use: MINUTE_OF_BASH }, { text: "too late" }] }));
     const cadre = cadreOnDeno(["mcp", "--scripts", scriptsFile], { PATH: process.env.PATH ?? "", HOME: home, TMPDIR: tmp }, cwd);
     const send = (message: unknown) => cadre.child.stdin!.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
     const spawnArgs = { prompt: "go", name: "busy", wait_s: 0, allowed_tools: ["Bash"] };
     send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "spawn_session", arguments: spawnArgs } });
@@ -88,7 +93,10 @@ test("deno: a hang-up stops cadre run gracefully: summary.json, exit 129, nothin
     assert.deepEqual(await rehearsalHomesLeft(tmp), []);
     const summary = JSON.parse(await readFile(join(out, "summary.json"), "utf8")) as { exit_code: number; tasks: { status: string }[] };
     assert.equal(summary.exit_code, 129);
-    assert.deepEqual(summary.tasks.map((t) => t.status), ["cancelled"]);
+    assert.deepEqual(
+      summary.tasks.map((t) => t.status),
+      ["cancelled"],
+    );
   } finally {
     killAll(tree.map((p) => p.pid));
     await remove();

@@ -1,8 +1,8 @@
 // `cadre mcp --http` as a child process, and raw HTTP requests whose headers can be anything.
 import http from "node:http";
 import { execa, type ResultPromise } from "execa";
+import { onTestFinished } from "vitest";
 import type { RehearsalScriptsInput } from "../../src/rehearsal/script.ts";
-import { registerCleanup } from "../support/cleanup.ts";
 import { CADRE_BIN, scriptedWorkspace, until } from "./support.ts";
 
 export const INIT = {
@@ -31,7 +31,7 @@ export async function startHttpCadre(scripts: RehearsalScriptsInput, args: strin
   });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  registerCleanup(async () => {
+  onTestFinished(async () => {
     if (child.exitCode === null) child.kill("SIGKILL");
     await child;
   });

@@ -64,12 +64,16 @@ describe("cadre mcp --http", () => {
     const init = await raw(served.url, { headers: auth, body: JSON.stringify(INIT) });
     expect(init.status).toBe(200);
     const sessionId = await new Promise<string>((resolve, reject) => {
-      const req = http.request(served.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...auth } }, (res) => {
-        res.resume();
-        const id = res.headers["mcp-session-id"];
-        if (typeof id === "string") resolve(id);
-        else reject(new Error("no mcp-session-id"));
-      });
+      const req = http.request(
+        served.url,
+        { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...auth } },
+        (res) => {
+          res.resume();
+          const id = res.headers["mcp-session-id"];
+          if (typeof id === "string") resolve(id);
+          else reject(new Error("no mcp-session-id"));
+        },
+      );
       req.end(JSON.stringify(INIT));
     });
     const ping = () =>

@@ -1,7 +1,6 @@
 // Limits of `cadre mcp`: idle children are closed. (No child outliving the server, whatever
 // stops it: test/reliability/mcp-signals.test.ts.)
 import { describe, expect, it } from "vitest";
-import "../support/cleanup.ts";
 import { call, claudeDescendants, startStdioCadre, until } from "./support.ts";
 
 describe("cadre mcp lifecycle", () => {

@@ -56,7 +56,10 @@ describe("cadre mcp --http refuses", () => {
     expect(JSON.parse(refused.body).error.message).toMatch(/2 clients/);
     // A client already in keeps being served.
     const sessionId = first.headers["mcp-session-id"] as string;
-    const ping = await raw(url, { headers: { ...AUTH, "mcp-session-id": sessionId }, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }) });
+    const ping = await raw(url, {
+      headers: { ...AUTH, "mcp-session-id": sessionId },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
+    });
     expect(ping.status).toBe(200);
     expect((await raw(url, { method: "DELETE", headers: { ...AUTH, "mcp-session-id": sessionId }, body: "" })).status).toBe(200);
     expect((await raw(url, { headers: AUTH })).status).toBe(200);
@@ -67,10 +70,27 @@ describe("the Host and Origin policy", () => {
   it("keeps the checks on a wildcard address: loopback names at the bound port and --allowed-hosts, nothing else", () => {
     for (const bound of ["0.0.0.0", "::"]) {
       const policy = new HostPolicy({ bound, port: 8787, allowedHosts: ["cadre.example", "proxy.example:443"] });
-      for (const host of ["localhost:8787", "LOCALHOST:8787", "127.0.0.1:8787", "[::1]:8787", "cadre.example", "cadre.example:1234", "proxy.example:443"]) {
+      for (const host of [
+        "localhost:8787",
+        "LOCALHOST:8787",
+        "127.0.0.1:8787",
+        "[::1]:8787",
+        "cadre.example",
+        "cadre.example:1234",
+        "proxy.example:443",
+      ]) {
         expect(policy.allows(host), `${bound}: ${host}`).toBe(true);
       }
-      for (const host of ["0.0.0.0:8787", "[::]:8787", "192.168.1.20:8787", "evil.example:8787", "localhost:9999", "proxy.example", "proxy.example:80", ""]) {
+      for (const host of [
+        "0.0.0.0:8787",
+        "[::]:8787",
+        "192.168.1.20:8787",
+        "evil.example:8787",
+        "localhost:9999",
+        "proxy.example",
+        "proxy.example:80",
+        "",
+      ]) {
         expect(policy.allows(host), `${bound}: ${host}`).toBe(false);
       }
     }

@@ -2,8 +2,7 @@
 // closing stdin in the middle of a child's turn. No claude child or tool it runs is left, and
 // no rehearsal HOME is left in the temp directory.
 import { execa, type ResultPromise } from "execa";
-import { describe, expect, it } from "vitest";
-import { registerCleanup } from "../support/cleanup.ts";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { CADRE_BIN, scriptedWorkspace } from "../mcp/support.ts";
 import { MINUTE_OF_BASH, rehearsalHomesLeft, survivors, treeWithBashTool, until } from "./support.ts";
 
@@ -38,7 +37,7 @@ class RawMcp {
       buffer: false,
       reject: false,
     });
-    registerCleanup(async () => {
+    onTestFinished(async () => {
       if (child.exitCode === null) child.kill("SIGKILL");
       await child;
     });

@@ -43,7 +43,9 @@ describe("rate-limit storms", () => {
     }
     // The CLI reported its retries with their statuses, and the orchestrator lowered its limit and backed off.
     const retried = events.flatMap((e) =>
-      e.type === "task_message" && e.message.type === "system" && e.message.subtype === "api_retry" ? [(e.message as { error_status?: number }).error_status] : [],
+      e.type === "task_message" && e.message.type === "system" && e.message.subtype === "api_retry"
+        ? [(e.message as { error_status?: number }).error_status]
+        : [],
     );
     expect(retried.filter((status) => status === 429).length).toBeGreaterThanOrEqual(4);
     expect(retried.filter((status) => status === 529).length).toBeGreaterThanOrEqual(4);

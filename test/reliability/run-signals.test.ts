@@ -3,14 +3,14 @@
 // no rehearsal HOME is left in the temp directory, and summary.json is written whenever
 // cadre can still write it.
 import { spawnSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { descendants } from "../support/processes.ts";
 import { bin, readSummary, repo } from "../cli/run-support.ts";
+import { descendants } from "../support/processes.ts";
 import { MINUTE_OF_BASH, rehearsalHomesLeft, survivors, treeWithBashTool, until } from "./support.ts";
 
 let dir: string;
@@ -130,11 +130,7 @@ describe("cadre run under signals", () => {
       reject: false,
       env: { TMPDIR: tmp, SHELL: "/bin/sh" },
     });
-    const cadre = await until(
-      async () => (await descendants(terminal.pid!)).find((p) => p.comm === "node")?.pid,
-      20_000,
-      "cadre under script",
-    );
+    const cadre = await until(async () => (await descendants(terminal.pid!)).find((p) => p.comm === "node")?.pid, 20_000, "cadre under script");
     const tree = [{ pid: cadre, comm: "node" }, ...(await treeWithBashTool(cadre))];
     terminal.kill("SIGKILL");
     await terminal;

@@ -1,11 +1,10 @@
 // A claude worker killed from outside (the OOM killer, a user's kill -9) in the middle of a
 // task: the task is retried when nothing has happened yet, fails cleanly when a tool already
 // ran (a retry could repeat its side effects), and the tasks beside it never notice.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import type { OrchestratorEvent, TaskResult } from "../../src/orchestrator/index.ts";
-import { registerCleanup } from "../support/cleanup.ts";
-import { isGone } from "../support/processes.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
+import { isGone } from "../support/processes.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { MINUTE_OF_BASH, treeWithBashTool, until } from "./support.ts";
 
@@ -29,7 +28,11 @@ describe("a worker killed from outside mid-task", () => {
     orchestrator.on((e) => events.push(e));
     const running = collect(orchestrator.map(["victim", "calm", "quick"].map((name) => ({ name, prompt: name }))));
     // Mid-reply: the victim's request is waiting on the model, beside the calm one's.
-    await until(() => (server.requests.some((r) => r.script === "victim" && r.outcome === "played") ? true : undefined), 30_000, "the victim's request");
+    await until(
+      () => (server.requests.some((r) => r.script === "victim" && r.outcome === "played") ? true : undefined),
+      30_000,
+      "the victim's request",
+    );
     const [first] = startedPids(events, "victim");
     process.kill(first!, "SIGKILL");
 
@@ -54,7 +57,7 @@ describe("a worker killed from outside mid-task", () => {
     const pid = await until(() => startedPids(events, "victim")[0], 30_000, "the victim's start");
     // Killing only claude leaves its Bash tool to init: end that too once the test is over.
     const tree = await treeWithBashTool(pid);
-    registerCleanup(() => {
+    onTestFinished(() => {
       for (const p of tree) {
         try {
           process.kill(p.pid, "SIGKILL");
