@@ -1,21 +1,20 @@
 import process from "node:process";
-import { fileURLToPath } from "node:url";
 import { execa } from "execa";
+import { REAPER_SCRIPT } from "./reaper-script.ts";
 
-const SCRIPT = fileURLToPath(new URL("./reaper-process.mjs", import.meta.url));
-
-/** The same runtime as cadre runs the reaper's script: Node as it is, Deno without a project's config. */
+/** The same runtime as cadre runs the reaper's script: Node as an ES module, Deno without a project's config. */
 function reaperCommand(): [string, string[]] {
-  if (process.versions.deno !== undefined) return [process.execPath, ["run", "--allow-all", "--no-config", "--quiet", SCRIPT]];
-  return [process.execPath, [SCRIPT]];
+  if (process.versions.deno !== undefined) return [process.execPath, ["eval", "--no-config", "--quiet", REAPER_SCRIPT]];
+  return [process.execPath, ["--input-type=module", "--eval", REAPER_SCRIPT]];
 }
 
 /**
- * A watchdog process (reaper-process.mjs) that outlives cadre for a moment: when cadre
+ * A watchdog process (reaper-script.ts) that outlives cadre for a moment: when cadre
  * ends, however it ends (SIGKILL too), its end of a pipe closes, and the reaper kills
- * every claude process cadre still had, with everything below it, and removes the
- * directories cadre meant to remove. A claude whose stdin merely closes finishes its
- * turn first (model calls, tools), so cadre's death alone would not end it.
+ * every process cadre asked it to watch (the claude workers), with everything below
+ * them, and removes the directories cadre meant to remove. A claude whose stdin merely
+ * closes finishes its turn first (model calls, tools), so cadre's death alone would
+ * not end it.
  *
  * The reaper runs in a session of its own, so that a signal to cadre's process group
  * (Ctrl-C, a closing terminal) does not end it before cadre. It holds no reference to

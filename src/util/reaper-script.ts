@@ -1,15 +1,21 @@
-// The watchdog behind src/util/reaper.ts: a process of its own, in its own session, so
-// that whatever ends cadre (SIGKILL included) does not end it first. Plain JavaScript with
-// node: built-ins only, so Node and Deno both run it as it is.
-//
-// cadre writes one JSON array per line on our stdin:
-//   ["watch", pid]   kill this process and everything below it if cadre goes
-//   ["forget", pid]  it has exited
-//   ["kill", pid]    kill it and everything below it now
-//   ["remove", path] remove this directory if cadre goes
-//   ["keep", path]   cadre removed it itself
-// The end of stdin means cadre is gone, however it went: every watched process tree is
-// killed, every directory removed, and the reaper exits.
+/**
+ * The watchdog that src/util/reaper.ts runs as a process of its own: plain
+ * JavaScript with node: built-ins only, so that Node (`node -e`) and Deno
+ * (`deno eval`) both run it as it is. It is a string rather than a file
+ * because cadre also runs bundled (dist/cli) and compiled file by file (dist/),
+ * where a file beside this module would not be found; the tests run it on both
+ * runtimes.
+ *
+ * cadre writes one JSON array per line on its stdin:
+ *   ["watch", pid]   kill this process and everything below it if cadre goes
+ *   ["forget", pid]  it has exited
+ *   ["kill", pid]    kill it and everything below it now
+ *   ["remove", path] remove this directory if cadre goes
+ *   ["keep", path]   cadre removed it itself
+ * The end of stdin means cadre is gone, however it went: every watched process
+ * tree is killed, every directory removed, and the reaper exits.
+ */
+export const REAPER_SCRIPT = String.raw`
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import process from "node:process";
 
@@ -29,7 +35,7 @@ function parents() {
     if (!/^\d+$/.test(entry)) continue;
     let stat;
     try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      stat = readFileSync("/proc/" + entry + "/stat", "utf8");
     } catch {
       continue;
     }
@@ -75,7 +81,7 @@ function killTrees(roots) {
 function isRunning(pid) {
   let stat;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    stat = readFileSync("/proc/" + pid + "/stat", "utf8");
   } catch {
     return process.platform !== "linux" && signal(pid, 0);
   }
@@ -123,3 +129,4 @@ process.stdin.on("data", (chunk) => {
 });
 process.stdin.on("end", () => void cadreIsGone());
 process.stdin.on("error", () => void cadreIsGone());
+`;
