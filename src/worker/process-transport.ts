@@ -158,10 +158,11 @@ export class ProcessTransport {
    * Kills at once, without a grace period, with everything the process started:
    * the CLI runs its tools in sessions of their own, which a SIGKILL to the CLI
    * alone would leave running. The reaper walks the tree; should it not answer,
-   * the process group is killed directly.
+   * the process group is killed directly. stdin stays open until the process is
+   * dead: a CLI that saw it close could still end its turn and answer it.
    */
   async kill(): Promise<ExitDetails> {
-    this.endInput();
+    this.inputEnded = true;
     const pid = this.livePid();
     if (pid !== undefined && reaper().killTree(pid) && (await this.exitsWithin(REAPER_KILL_MS))) return this.exited;
     this.signal("SIGKILL");

@@ -123,6 +123,14 @@ describe("one worker process", () => {
     expect(isAlive(worker.pid)).toBe(false);
   });
 
+  it("kill() gives the CLI no last word: stdin stays open until the process is dead", async () => {
+    // A CLI that ends its turn when stdin closes would otherwise answer a turn that kill() was meant to end.
+    const worker = await startFake("result-on-eof");
+    const turn = worker.send("go");
+    await worker.kill();
+    await expect(turn.result).rejects.toThrow();
+  });
+
   it("kill() does not wait for a close() already in its grace period", async () => {
     const worker = await startFake("hang", { closeGraceMs: 60_000 });
     const closing = worker.close();
