@@ -51,6 +51,10 @@ describe("cadre run under signals", () => {
     async (signal) => {
       const { file, out, tmp } = await busySwarm(`graceful-${signal}`);
       const child = startRun([file, "--rehearse", "--json", "--out", out], tmp);
+      let stdout = "";
+      child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+      // The quick task has finished and the busy one is in its Bash tool.
+      await until(() => (/"type":"task_finished".*"name":"quick"/.test(stdout) ? true : undefined), 45_000, "the quick task's end");
       const tree = await treeWithBashTool(child.pid!);
       child.kill(signal);
       const run = await child;
@@ -125,12 +129,24 @@ describe("cadre run under signals", () => {
   it.skipIf(!hasScript)("closing its terminal is a hang-up: the run stops gracefully and writes summary.json with exit code 129", async () => {
     const { file, out, tmp } = await busySwarm("hangup");
     // script(1) gives cadre a terminal; killing script closes it, as closing a terminal window does.
-    const terminal = execa("script", ["-qec", `node ${bin} run ${file} --rehearse --out ${out}`, "/dev/null"], {
+    const terminal = execa("script", ["-qec", `stty cols 120 rows 40; node ${bin} run ${file} --rehearse --out ${out}`, "/dev/null"], {
       cwd: repo,
       reject: false,
       env: { TMPDIR: tmp, SHELL: "/bin/sh" },
     });
-    const cadre = await until(async () => (await descendants(terminal.pid!)).find((p) => p.comm === "node")?.pid, 20_000, "cadre under script");
+    let screen = "";
+    terminal.stdout!.on("data", (chunk: Buffer) => (screen += chunk.toString("utf8")));
+    // The lowest node pid below script: cadre's reaper, also node, starts after it.
+    const cadre = await until(
+      async () => {
+        const nodes = (await descendants(terminal.pid!)).filter((p) => p.comm === "node").map((p) => p.pid);
+        return nodes.length > 0 ? Math.min(...nodes) : undefined;
+      },
+      20_000,
+      "cadre under script",
+    );
+    // The view's title says when the quick task is done; the busy one is then in its Bash tool.
+    await until(() => (screen.includes("1/3 done") ? true : undefined), 45_000, "the quick task's end on the screen");
     const tree = [{ pid: cadre, comm: "node" }, ...(await treeWithBashTool(cadre))];
     terminal.kill("SIGKILL");
     await terminal;
