@@ -43,11 +43,12 @@ export class WorkerOptionsError extends CadreError {
 /** The CLI cannot restore files to the given message (checkpointing off, or no checkpoint there). */
 export class RewindFilesError extends CadreError {
   constructor(
-    readonly userMessageId: string,
+    /** Where the rewind was to go: "message <id>", "turn <n>". */
+    readonly target: string,
     reason: string,
     cause?: unknown,
   ) {
-    super("REWIND_FAILED", `cannot rewind files to message ${userMessageId}: ${reason}`, { cause });
+    super("REWIND_FAILED", `cannot rewind files to ${target}: ${reason}`, { cause });
   }
 }
 

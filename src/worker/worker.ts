@@ -232,17 +232,17 @@ export class Worker {
    */
   async rewindFiles(userMessageId: string, options: { dryRun?: boolean } = {}): Promise<RewindFilesResponse> {
     if (!this.options.fileCheckpointing)
-      throw new RewindFilesError(userMessageId, "file checkpointing is off; start the worker with fileCheckpointing: true");
+      throw new RewindFilesError(`message ${userMessageId}`, "file checkpointing is off; start the worker with fileCheckpointing: true");
     let payload: ControlPayload;
     try {
       payload = await this.control({ subtype: "rewind_files", user_message_id: userMessageId, ...(options.dryRun && { dry_run: true }) });
     } catch (error) {
       // The CLI refuses a message it holds no checkpoint for.
-      if (error instanceof ControlRequestError) throw new RewindFilesError(userMessageId, error.cliMessage, error);
+      if (error instanceof ControlRequestError) throw new RewindFilesError(`message ${userMessageId}`, error.cliMessage, error);
       throw error;
     }
     const answer = RewindFilesResponseSchema.parse(payload);
-    if (!answer.canRewind) throw new RewindFilesError(userMessageId, answer.error ?? "the CLI cannot rewind to that message");
+    if (!answer.canRewind) throw new RewindFilesError(`message ${userMessageId}`, answer.error ?? "the CLI cannot rewind to that message");
     return answer;
   }
 
