@@ -7,7 +7,7 @@ import { loadSwarmConfig, type ResolvedSwarmConfig } from "../orchestrator/confi
 import { Orchestrator, type OrchestratorEvent, type TaskResult } from "../orchestrator/index.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
 import { missingScripts } from "./run/rehearsal.ts";
-import { startRehearsalRig, type RehearsalRig } from "../orchestrator/rehearsal-rig.ts";
+import type { RehearsalRig } from "../orchestrator/rehearsal-rig.ts";
 import { INTERRUPTED, runSwarm, unrunResult } from "./run/runner.ts";
 import { orchestratorOptionsFor } from "../orchestrator/config/index.ts";
 import { interruptOnSignals } from "./run/signals.ts";
@@ -16,7 +16,6 @@ import { buildSummary, renderFinalTable, SUMMARY_FILE, writeSummary, type Summar
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
-import { TtyView } from "./run/view/tty.ts";
 import type { RunView } from "./run/view/view.ts";
 
 /** Where the task transcripts go inside the run directory, beside summary.json. */
@@ -62,7 +61,10 @@ export async function runCommand(args: string[]): Promise<number> {
 
   const outDir = options.defaultOut ? await freshDir(options.outDir) : options.outDir;
   await mkdir(outDir, { recursive: true });
-  const rig: RehearsalRig | undefined = options.rehearse ? await startRehearsalRig(config.rehearsal) : undefined;
+  // Loaded only when used: the scripted model for --rehearse, the live view on a terminal.
+  const rig: RehearsalRig | undefined = options.rehearse
+    ? await (await import("../orchestrator/rehearsal-rig.ts")).startRehearsalRig(config.rehearsal)
+    : undefined;
   const base = orchestratorOptionsFor(config);
   const orchestrator = new Orchestrator({
     ...base,
@@ -77,7 +79,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const view: RunView = options.json
     ? new JsonView(out, process.stderr)
     : out.isTTY
-      ? new TtyView(out, state, colorsFor(out))
+      ? new (await import("./run/view/tty.ts")).TtyView(out, state, colorsFor(out))
       : new LinesView(out, state);
   const results = new Map<string, TaskResult>();
   const livePids = new Map<string, number>();
