@@ -102,7 +102,12 @@ function summarize(samples: Sample[]): Summary {
 }
 
 /** Both runtimes, turn about, RUNS times after the warm-up. */
-async function compare(commands: Record<"node" | "deno", string[]>, cwd: string, env: Env, input?: string): Promise<Record<"node" | "deno", Summary>> {
+async function compare(
+  commands: Record<"node" | "deno", string[]>,
+  cwd: string,
+  env: Env,
+  input?: string,
+): Promise<Record<"node" | "deno", Summary>> {
   const samples = { node: [] as Sample[], deno: [] as Sample[] };
   for (let run = 0; run < WARMUP + RUNS; run++) {
     const order = run % 2 === 0 ? (["node", "deno"] as const) : (["deno", "node"] as const);
@@ -137,7 +142,9 @@ async function main(): Promise<void> {
       { name: "cadre validate", args: ["validate", example] },
       { name: "cadre mcp → initialize", args: ["mcp"], input: INITIALIZE },
     ];
-    console.log(`${"".padEnd(24)} ${"node wall".padStart(10)} ${"deno wall".padStart(10)} ${"ratio".padStart(6)}   ${"node CPU".padStart(9)} ${"deno CPU".padStart(9)} ${"ratio".padStart(6)}   ${"node RSS".padStart(9)} ${"deno RSS".padStart(9)}`);
+    console.log(
+      `${"".padEnd(24)} ${"node wall".padStart(10)} ${"deno wall".padStart(10)} ${"ratio".padStart(6)}   ${"node CPU".padStart(9)} ${"deno CPU".padStart(9)} ${"ratio".padStart(6)}   ${"node RSS".padStart(9)} ${"deno RSS".padStart(9)}`,
+    );
     for (const { name, args, input } of cases) {
       const r = await compare({ node: [...node, ...args], deno: [...deno, ...args] }, dir, env, input);
       console.log(
@@ -147,12 +154,17 @@ async function main(): Promise<void> {
       );
     }
     const bare = await compare({ node: [process.execPath, "-e", "0"], deno: [DENO, "eval", "0"] }, dir, env);
-    console.log(`${"bare runtime (-e 0)".padEnd(24)} ${ms(bare.node.wallMs).padStart(10)} ${ms(bare.deno.wallMs).padStart(10)} ${ratio(bare.node.wallMs, bare.deno.wallMs).padStart(6)}   ${ms(bare.node.cpuMs).padStart(9)} ${ms(bare.deno.cpuMs).padStart(9)}`);
+    console.log(
+      `${"bare runtime (-e 0)".padEnd(24)} ${ms(bare.node.wallMs).padStart(10)} ${ms(bare.deno.wallMs).padStart(10)} ${ratio(bare.node.wallMs, bare.deno.wallMs).padStart(6)}   ${ms(bare.node.cpuMs).padStart(9)} ${ms(bare.deno.cpuMs).padStart(9)}`,
+    );
     if (extraCerts !== undefined) {
       const samples: Sample[] = [];
-      for (let run = 0; run < RUNS; run++) samples.push(await sample([process.execPath, "-e", "0"], dir, { ...env, NODE_EXTRA_CA_CERTS: extraCerts }));
+      for (let run = 0; run < RUNS; run++)
+        samples.push(await sample([process.execPath, "-e", "0"], dir, { ...env, NODE_EXTRA_CA_CERTS: extraCerts }));
       const withCerts = summarize(samples);
-      console.log(`\nNODE_EXTRA_CA_CERTS is set here: it adds ${ms(withCerts.wallMs - bare.node.wallMs)} to every Node start (node -e 0: ${ms(withCerts.wallMs)} with it); the figures above are without it.`);
+      console.log(
+        `\nNODE_EXTRA_CA_CERTS is set here: it adds ${ms(withCerts.wallMs - bare.node.wallMs)} to every Node start (node -e 0: ${ms(withCerts.wallMs)} with it); the figures above are without it.`,
+      );
     }
     if (!existsSync(TIME)) console.log(`\n(no ${TIME}: install GNU time for CPU and RSS figures)`);
   } finally {

@@ -14,16 +14,22 @@
  * @module
  */
 
-// The orchestrator: tasks, sessions, events, results.
-export { Orchestrator } from "./orchestrator/index.ts";
+// Errors: CadreError is the base of every error cadre throws; each has a stable `code`.
+export { AbortError, CadreError } from "./errors.ts";
+
+// The orchestrator: tasks, sessions, their events and results, and its errors.
 export type {
   AgentSpec,
   HookAction,
   OrchestratorEvent,
   OrchestratorOptions,
+  PendingPermission,
   RateLimitState,
   RoutedHook,
   RoutedPermissionHandler,
+  SessionPermissions,
+  SessionSpec,
+  SessionStatus,
   TaskInfo,
   TaskResult,
   TaskSpec,
@@ -31,59 +37,37 @@ export type {
   Usage,
   WorkerContext,
 } from "./orchestrator/index.ts";
-export { Session } from "./orchestrator/index.ts";
-export type { PendingPermission, SessionPermissions, SessionSpec, SessionStatus } from "./orchestrator/index.ts";
-
-// One worker: a claude process and its session.
-export { Worker, Turn } from "./worker/index.ts";
-export type {
-  AgentDefinition,
-  ExternalMcpServer,
-  PermissionMode,
-  Prompt,
-  SettingSource,
-  TurnResult,
-  WorkerEvent,
-  WorkerListener,
-  WorkerOptions,
-  WorkerState,
-} from "./worker/index.ts";
-export type { HookCallback, HookConfig, HookContext, HookInput, HookMatcher, HookResult } from "./worker/index.ts";
-export { askUserQuestion, planReview } from "./worker/index.ts";
-export type { PermissionDecision, PermissionHandler, PermissionPolicy, PermissionRequest, Question } from "./worker/index.ts";
-
-// Errors: each has a stable `code`.
-export { CadreError } from "./errors.ts";
 export {
   BudgetExceededError,
   InvalidTaskError,
+  Orchestrator,
   OrchestratorClosedError,
+  Session,
   TaskFailedError,
   TaskTimeoutError,
   UnknownAgentError,
 } from "./orchestrator/index.ts";
-export {
-  AbortError,
-  ClaudeNotFoundError,
-  ControlRequestError,
-  ControlTimeoutError,
-  ProtocolError,
-  WorkerClosedError,
-  WorkerExitedError,
-  WorkingDirectoryError,
-} from "./worker/index.ts";
-export type { ExitDetails } from "./worker/index.ts";
 
-// Swarm files, as `cadre run` and `cadre validate` read them.
-export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "./orchestrator/config/index.ts";
-export type { ConfigIssue, ConfigResult, ResolvedSwarmConfig, ResolvedTask } from "./orchestrator/config/index.ts";
+// The CLI's stream-json protocol: what a turn yields, and the shapes agents and hooks take.
+export type {
+  AgentDefinition,
+  AssistantMessage,
+  CliMessage,
+  ContentBlock,
+  HookInput,
+  HookOutput,
+  PermissionMode,
+  ResultMessage,
+  SystemInitMessage,
+  SystemMessage,
+  UserEchoMessage,
+} from "./protocol/index.ts";
 
 // The scripted model: workers that talk to it need no account and no network.
-export { startRehearsalRig, type RehearsalRig } from "./orchestrator/rehearsal-rig.ts";
-export { loadRehearsalScripts, offlineClaudeEnv, RehearsalScriptError, RehearsalServer, startRehearsalServer } from "./rehearsal/index.ts";
 export type {
   OfflineClaudeEnvOptions,
   RecordedRequest,
+  RehearsalRig,
   RehearsalScript,
   RehearsalScriptInput,
   RehearsalScripts,
@@ -91,14 +75,51 @@ export type {
   RehearsalServerOptions,
   RehearsalStep,
 } from "./rehearsal/index.ts";
+export {
+  loadRehearsalScripts,
+  offlineClaudeEnv,
+  RehearsalScriptError,
+  RehearsalServer,
+  startRehearsalRig,
+  startRehearsalServer,
+} from "./rehearsal/index.ts";
 
-// What a worker's turn yields: the CLI's stream-json messages.
+// Swarm files, as `cadre run` and `cadre validate` read them.
+export type { ConfigIssue, ConfigResult, ResolvedSwarmConfig, ResolvedTask } from "./swarm/config/index.ts";
+export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "./swarm/config/index.ts";
+
+// One worker: a claude process and its session; permission helpers; its errors.
 export type {
-  AssistantMessage,
-  CliMessage,
-  ContentBlock,
-  ResultMessage,
-  SystemInitMessage,
-  SystemMessage,
-  UserEchoMessage,
-} from "./protocol/index.ts";
+  ExitDetails,
+  ExternalMcpServer,
+  HookCallback,
+  HookConfig,
+  HookContext,
+  HookMatcher,
+  PermissionDecision,
+  PermissionHandler,
+  PermissionPolicy,
+  PermissionRequest,
+  Prompt,
+  Question,
+  SettingSource,
+  TurnResult,
+  WorkerEvent,
+  WorkerListener,
+  WorkerOptions,
+  WorkerState,
+} from "./worker/index.ts";
+export {
+  askUserQuestion,
+  ClaudeNotFoundError,
+  ControlRequestError,
+  ControlTimeoutError,
+  InvalidControlAnswerError,
+  ProtocolError,
+  planReview,
+  Turn,
+  Worker,
+  WorkerClosedError,
+  WorkerExitedError,
+  WorkingDirectoryError,
+} from "./worker/index.ts";

@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import type { McpRuntimeOptions } from "../mcp/runtime.ts";
 import type { OrchestratorOptions } from "../orchestrator/index.ts";
 import type { RehearsalScripts } from "../rehearsal/index.ts";
+import { numberFlag, UsageError } from "./flags.ts";
 
 const USAGE = "usage: cadre mcp [--http HOST:PORT] [--token T] [--config swarm.yaml] [--rehearse] [--scripts FILE] [options]";
 
@@ -42,23 +43,12 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-class UsageError extends Error {}
-
-function number(name: string, value: string | undefined, { integer = false, min = 0 } = {}): number | undefined {
-  if (value === undefined) return undefined;
-  const parsed = Number(value);
-  if (value.trim() === "" || !Number.isFinite(parsed) || parsed < min || (integer && !Number.isInteger(parsed))) {
-    throw new UsageError(`--${name} wants ${integer ? "a whole number" : "a number"} of at least ${min}, got "${value}"`);
-  }
-  return parsed;
-}
-
 // The modules behind an option load only when the option is given: `cadre mcp` starts with every
 // Claude Code session, and a plain stdio server needs neither YAML nor an HTTP stack.
 
 /** What `cadre mcp` takes from a swarm config: the orchestrator it describes, and its rehearsal scripts. */
 async function loadConfig(path: string): Promise<{ orchestrator: OrchestratorOptions; rehearsal: RehearsalScripts }> {
-  const { formatIssue, loadSwarmConfig, orchestratorOptionsFor } = await import("../orchestrator/config/index.ts");
+  const { formatIssue, loadSwarmConfig, orchestratorOptionsFor } = await import("../swarm/config/index.ts");
   const result = await loadSwarmConfig(path);
   if (result.ok) return { orchestrator: orchestratorOptionsFor(result.config), rehearsal: result.config.rehearsal };
   throw new UsageError(`${path} is not valid:\n${result.errors.map((issue) => `  ${formatIssue(issue, path)}`).join("\n")}`);
@@ -106,13 +96,13 @@ export async function mcpCommand(args: string[]): Promise<number> {
       throw new UsageError("--rehearse needs scripts: a --config with a rehearsal section, or --scripts FILE");
     }
     const seconds = (name: string, value: string | undefined) => {
-      const s = number(name, value);
+      const s = numberFlag(name, value);
       return s === undefined ? undefined : s * 1000;
     };
     options = {
       ...(config && { orchestrator: config.orchestrator }),
-      concurrency: number("concurrency", values.concurrency, { integer: true, min: 1 }),
-      maxSessions: number("max-sessions", values["max-sessions"], { integer: true, min: 1 }),
+      concurrency: numberFlag("concurrency", values.concurrency, { integer: true, min: 1 }),
+      maxSessions: numberFlag("max-sessions", values["max-sessions"], { integer: true, min: 1 }),
       idleTimeoutMs: seconds("idle-timeout-s", values["idle-timeout-s"]),
       permissionTimeoutMs: seconds("permission-timeout-s", values["permission-timeout-s"]),
       elicitation: values["no-elicitation"] !== true,

@@ -1,8 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Orchestrator } from "../orchestrator/orchestrator.ts";
 import type { OrchestratorOptions } from "../orchestrator/types.ts";
-import type { RehearsalRig } from "../orchestrator/rehearsal-rig.ts";
-import type { RehearsalScripts } from "../rehearsal/index.ts";
+import type { RehearsalRig, RehearsalScripts } from "../rehearsal/index.ts";
 import { createCadreServer } from "./server.ts";
 import { SessionRegistry, type SessionRegistryOptions } from "./session-registry.ts";
 
@@ -38,9 +37,7 @@ export class McpRuntime {
 
   static async start(options: McpRuntimeOptions = {}): Promise<McpRuntime> {
     // The scripted model's server and script parser load only for a rehearsal.
-    const rehearsal = options.rehearsal
-      ? await (await import("../orchestrator/rehearsal-rig.ts")).startRehearsalRig(options.rehearsal.scripts)
-      : undefined;
+    const rehearsal = options.rehearsal ? await (await import("../rehearsal/rig.ts")).startRehearsalRig(options.rehearsal.scripts) : undefined;
     const base = options.orchestrator ?? {};
     const orchestrator = new Orchestrator({
       ...base,

@@ -1,11 +1,11 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { CADRE_VERSION } from "../util/version.ts";
 import { askByElicitation, supportsElicitation } from "./elicitation.ts";
 import { registerResources } from "./resources.ts";
 import type { SessionRegistry } from "./session-registry.ts";
 import { registerControlTools } from "./tools/control.ts";
 import { registerInspectTools } from "./tools/inspect.ts";
 import { registerTurnTools } from "./tools/turns.ts";
-import { CADRE_VERSION } from "../util/version.ts";
 
 export interface CadreServerOptions {
   /** Agent names a child may run as (from the config). */

@@ -32,25 +32,3 @@ export class WorkerCost {
     return delta;
   }
 }
-
-/** The run's spending against its budget. */
-export class Budget {
-  private spent = 0;
-
-  constructor(readonly limitUsd: number | undefined) {}
-
-  get spentUsd(): number {
-    return this.spent;
-  }
-
-  get exceeded(): boolean {
-    return this.limitUsd !== undefined && this.spent >= this.limitUsd;
-  }
-
-  /** Adds a cost; true when this addition reached the budget. */
-  charge(usd: number): boolean {
-    const before = this.exceeded;
-    this.spent += usd;
-    return !before && this.exceeded;
-  }
-}

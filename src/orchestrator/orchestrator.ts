@@ -1,33 +1,28 @@
 import { randomUUID } from "node:crypto";
+import { AbortError } from "../errors.ts";
 import type { CliMessage, ResultMessage } from "../protocol/index.ts";
-import { AbortError, Worker, type PermissionHandler, type TurnResult, type WorkerOptions } from "../worker/index.ts";
-import { Budget, WorkerCost, addUsage, emptyUsage } from "./accounting.ts";
+import { EventHub } from "../util/event-hub.ts";
+import { type PermissionHandler, type TurnResult, Worker, type WorkerOptions } from "../worker/index.ts";
+import { addUsage, emptyUsage, WorkerCost } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
-import { agentWorkerOptions, composeWorkerOptions, type AgentSpec } from "./compose.ts";
-import {
-  BudgetExceededError,
-  InvalidTaskError,
-  OrchestratorClosedError,
-  TaskFailedError,
-  TaskTimeoutError,
-  UnknownAgentError,
-} from "./errors.ts";
-import { EventHub } from "./event-hub.ts";
+import { Budget } from "./budget.ts";
+import { type AgentSpec, layerWorkerOptions, sessionWorkerOptions, taskWorkerOptions } from "./compose.ts";
+import { BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskFailedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
 import { errorSummary, isRateLimitStatus, isRetryable } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
 import { routedHookConfig } from "./routed-hooks.ts";
-import { Scheduler, retryWithBackoff } from "./scheduler/index.ts";
+import { QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
 import {
-  TaskSpecSchema,
   type OrchestratorEvent,
   type OrchestratorOptions,
   type TaskInfo,
   type TaskResult,
   type TaskSpec,
+  TaskSpecSchema,
   type TaskStatus,
   type WorkerContext,
 } from "./types.ts";
@@ -73,11 +68,8 @@ export class Orchestrator {
   private readonly statusCounts: Record<TaskStatus, number> = { succeeded: 0, failed: 0, cancelled: 0, skipped: 0 };
 
   constructor(readonly options: OrchestratorOptions = {}) {
-    const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-    if (!Number.isInteger(concurrency) || concurrency < 1) {
-      throw new InvalidTaskError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
-    }
-    this.scheduler = new Scheduler({ concurrency, keyLimits: options.agentLimits });
+    // First, so that a bad limit fails here: the scheduler is the one place that checks `concurrency` and `agentLimits`.
+    this.scheduler = new Scheduler({ concurrency: options.concurrency ?? DEFAULT_CONCURRENCY, keyLimits: options.agentLimits });
     this.scheduler.onEvent((event) => {
       if (event.type === "rate_limit") this.hub.emit({ type: "rate_limit", state: event.state });
     });
@@ -103,7 +95,7 @@ export class Orchestrator {
 
   /** Every event from now on as a stream, until the signal aborts or the orchestrator closes. */
   events(signal?: AbortSignal): AsyncIterable<OrchestratorEvent> {
-    return this.hub.stream(signal);
+    return this.hub.stream({ signal });
   }
 
   get totals(): { costUsd: number; usage: ReturnType<typeof emptyUsage>; tasks: Record<TaskStatus, number>; budgetExceeded: boolean } {
@@ -126,29 +118,17 @@ export class Orchestrator {
    * orchestrator closes every session).
    */
   openSession(spec: SessionSpec = {}): Session {
-    const record = this.newRecord(spec.name, spec.agent, undefined, {
-      model: spec.model,
-      cwd: spec.cwd,
-      appendSystemPrompt: spec.appendSystemPrompt,
-      allowedTools: spec.allowedTools,
-      permissionMode: spec.permissionMode,
-      ...spec.worker,
-    });
+    const record = this.newRecord(spec.name, spec.agent, undefined, sessionWorkerOptions(spec));
     const host: SessionHost = {
-      schedule: (job, key, signal) => {
+      schedule: async (job, key, signal) => {
         const stop = AbortSignal.any([this.closing.signal, this.budgetStop.signal, ...(signal ? [signal] : [])]);
-        if (this.budget.exceeded) return Promise.reject(new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0));
+        this.budget.throwIfExceeded();
         return this.scheduler.schedule((slot) => job(AbortSignal.any([stop, slot])), { key, signal: stop });
       },
       workerOptions: (_session, canUseTool) =>
         this.workerOptionsFor({ kind: "session", name: record.info.name, agent: record.info.agent }, record, undefined, canUseTool),
       track: (worker) => this.track(worker),
-      onMessage: (_session, message, usd) => {
-        this.transcripts?.write(record.info.id, record.info.name, message);
-        this.hub.emit({ type: "task_message", task: record.info, message });
-        this.watchRateLimits(message);
-        if (message.type === "result") this.charge(record, usd, message.usage);
-      },
+      onMessage: (_session, message, usd) => this.onWorkerMessage(record, message, usd),
       onStatus: (session) => {
         this.hub.emit({ type: "session_status", task: record.info, status: session.status });
         if (session.status === "closed") this.openSessions.delete(session);
@@ -162,9 +142,7 @@ export class Orchestrator {
   /** Runs tasks under the limits and yields each result as it finishes. */
   async *map(tasks: Iterable<TaskSpec>, options: { signal?: AbortSignal } = {}): AsyncIterable<TaskResult> {
     const specs = [...tasks].map((spec) => (options.signal ? { ...spec, signal: combine(spec.signal, options.signal) } : spec));
-    const records = specs.map((spec) =>
-      this.createRecord(spec, undefined),
-    );
+    const records = specs.map((spec) => this.createRecord(spec, undefined));
     const pending = new Map(
       records.map((record, i) => [record.info.id, this.execute(record, specs[i]!).then((result) => ({ id: record.info.id, result }))]),
     );
@@ -187,6 +165,17 @@ export class Orchestrator {
     this.hub.endStreams();
   }
 
+  /**
+   * Ends every live worker (tasks, sessions, peers, supervisors) at once with
+   * SIGKILL, before it returns, for when waiting is not an option (a second
+   * Ctrl-C). Nothing new starts; close() still flushes the transcripts.
+   */
+  kill(): void {
+    if (!this.closing.signal.aborted) this.closing.abort(new OrchestratorClosedError());
+    this.scheduler.clear();
+    for (const worker of this.liveWorkers) void worker.kill();
+  }
+
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
@@ -198,13 +187,18 @@ export class Orchestrator {
       const issue = parsed.error.issues[0];
       throw new InvalidTaskError(`invalid task${spec.name ? ` "${spec.name}"` : ""}: ${issue?.path.join(".") || "task"}: ${issue?.message}`);
     }
-    const record = this.newRecord(spec.name, spec.agent, parent, { model: spec.model, cwd: spec.cwd, ...spec.worker });
+    const record = this.newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec));
     this.hub.emit({ type: "task_queued", task: record.info });
     return record;
   }
 
   /** The record of a task or session; throws for an agent the orchestrator does not know. */
-  private newRecord(name: string | undefined, agentName: string | undefined, parent: TaskRecord | undefined, overrides: Partial<WorkerOptions>): TaskRecord {
+  private newRecord(
+    name: string | undefined,
+    agentName: string | undefined,
+    parent: TaskRecord | undefined,
+    overrides: Partial<WorkerOptions>,
+  ): TaskRecord {
     const agents = this.options.agents ?? {};
     if (agentName !== undefined && !agents[agentName]) throw new UnknownAgentError(agentName, Object.keys(agents));
     const id = randomUUID().slice(0, 8);
@@ -234,7 +228,7 @@ export class Orchestrator {
     try {
       turn = await retryWithBackoff(
         async () => {
-          if (this.budget.exceeded) throw new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0);
+          this.budget.throwIfExceeded();
           const attempt = (signal: AbortSignal) => this.attempt(record, spec, AbortSignal.any([stop, signal]));
           return lentSlot ? attempt(stop) : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: stop });
         },
@@ -274,16 +268,14 @@ export class Orchestrator {
         this.hub.emit({ type: "task_started", task: info, attempt: record.attempts, pid: worker.pid });
         worker.on((event) => {
           if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
-          else if (event.type === "permission_request") this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
+          else if (event.type === "permission_request")
+            this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
           else if (event.type === "permission_settled") this.hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });
         });
       },
       onMessage: (message) => {
         record.attemptMessages.push(message);
-        this.transcripts?.write(info.id, info.name, message);
-        this.hub.emit({ type: "task_message", task: info, message });
-        this.watchRateLimits(message);
-        if (message.type === "result") this.charge(record, cost.add(message), message.usage);
+        this.onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
       },
     });
     if (turn.isError) {
@@ -292,6 +284,14 @@ export class Orchestrator {
     }
     this.scheduler.reportSuccess();
     return turn;
+  }
+
+  /** A message from the worker of a task or session: transcript, event, rate limits and, with a result, its cost. */
+  private onWorkerMessage(record: TaskRecord, message: CliMessage, usd: number): void {
+    this.transcripts?.write(record.info.id, record.info.name, message);
+    this.hub.emit({ type: "task_message", task: record.info, message });
+    this.watchRateLimits(message);
+    if (message.type === "result") this.charge(record, usd, message.usage);
   }
 
   private watchRateLimits(message: CliMessage): void {
@@ -315,9 +315,8 @@ export class Orchestrator {
     const reached = this.budget.charge(usd);
     if (record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd });
     if (reached) {
-      const error = new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0);
-      this.hub.emit({ type: "budget_exceeded", spentUsd: this.budget.spentUsd, budgetUsd: this.budget.limitUsd ?? 0 });
-      this.budgetStop.abort(error);
+      this.hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
+      this.budgetStop.abort(reached);
     }
   }
 
@@ -345,32 +344,34 @@ export class Orchestrator {
     };
   }
 
-  /** The options of a task worker: defaults, agent, task, routing, then the per-worker hook. */
+  /** The options of any worker: defaults < agent < the task's or session's own < this start's (permissions, routing, the per-worker hook). */
   private workerOptionsFor(
     context: WorkerContext,
     record: TaskRecord | undefined,
     chain: () => readonly string[] = () => [],
     canUseTool?: PermissionHandler,
   ): WorkerOptions {
-    const agent = context.agent ? this.options.agents?.[context.agent] : undefined;
-    const base = composeWorkerOptions(this.options.defaults, agentWorkerOptions(agent), record?.overrides, canUseTool && { canUseTool });
     const callerName = context.agent ?? context.name;
-    const routing: Partial<WorkerOptions> = {
-      hooks: routedHookConfig(this.options.hooks, {
-        cwd: base.cwd,
-        ask: async (supervisor, prompt, signal) => (await this.sessions.ask("supervisor", supervisor, prompt, [callerName], signal)).text,
-        onFailure: (event, error) => record && this.hub.emit({ type: "hook_failed", task: record.info, event, error }),
-      }),
+    const call = (settled: WorkerOptions) => {
+      const routing: Partial<WorkerOptions> = {
+        hooks: routedHookConfig(this.options.hooks, {
+          cwd: settled.cwd,
+          ask: async (supervisor, prompt, signal) => (await this.sessions.ask("supervisor", supervisor, prompt, [callerName], signal)).text,
+          onFailure: (event, error) => record && this.hub.emit({ type: "hook_failed", task: record.info, event, error }),
+        }),
+      };
+      const handler = this.options.canUseTool;
+      if (handler && !canUseTool && !settled.canUseTool && record) routing.canUseTool = (request) => handler(request, record.info);
+      // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.
+      const peerTools = this.options.peerTools ?? Object.keys(this.options.agents ?? {}).length > 0;
+      if (peerTools) {
+        routing.sdkMcpServers = { cadre: this.peers.serverFor(callerName, record, chain) };
+        routing.allowedTools = [...PEER_TOOL_IDS];
+      }
+      return [canUseTool && { canUseTool }, routing, this.options.workerOptions?.(context)];
     };
-    const handler = this.options.canUseTool;
-    if (handler && !base.canUseTool && record) routing.canUseTool = (request) => handler(request, record.info);
-    // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.
-    const peerTools = this.options.peerTools ?? Object.keys(this.options.agents ?? {}).length > 0;
-    if (peerTools) {
-      routing.sdkMcpServers = { cadre: this.peers.serverFor(callerName, record, chain) };
-      routing.allowedTools = [...PEER_TOOL_IDS];
-    }
-    return composeWorkerOptions(base, routing, this.options.workerOptions?.(context));
+    const agent = context.agent ? this.options.agents?.[context.agent] : undefined;
+    return layerWorkerOptions({ defaults: this.options.defaults, agent, task: record?.overrides, call });
   }
 
   private async startSessionWorker(kind: SessionKind, agent: string, chain: () => readonly string[]): Promise<Worker> {
@@ -401,5 +402,5 @@ function combine(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
 }
 
 function isStopError(error: unknown): boolean {
-  return error instanceof AbortError || (error instanceof Error && (error.name === "AbortError" || (error as { code?: string }).code === "QUEUE_CLEARED"));
+  return error instanceof AbortError || error instanceof QueueClearedError || (error instanceof Error && error.name === "AbortError");
 }

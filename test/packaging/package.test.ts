@@ -55,21 +55,28 @@ describe("the npm package", () => {
       console.log(typeof Orchestrator, typeof Worker.start);
       await import("cadre/dist/worker/locate-cli.js").catch((error) => console.log(error.code));
     `;
-    const result = await execa("node", ["--input-type=module", "-e", script], { cwd: installed.dir, env: userEnv(), extendEnv: false, reject: false });
+    const result = await execa("node", ["--input-type=module", "-e", script], {
+      cwd: installed.dir,
+      env: userEnv(),
+      extendEnv: false,
+      reject: false,
+    });
     expect(result.stderr).toBe("");
     expect(result.stdout.split("\n")).toEqual(["function function", "ERR_PACKAGE_PATH_NOT_EXPORTED"]);
   });
 
-  it("type-checks a TypeScript consumer against the shipped .d.ts, and rejects a wrong option type", async () => {
-    const { dir } = installed;
-    const tsconfig = {
-      compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, types: ["node"] },
-      files: ["good.ts", "bad.ts"],
-    };
-    await writeFile(join(dir, "tsconfig.json"), JSON.stringify(tsconfig));
-    await writeFile(
-      join(dir, "good.ts"),
-      `import { CadreError, Orchestrator, Worker, type OrchestratorEvent, type TaskResult } from "cadre";
+  it(
+    "type-checks a TypeScript consumer against the shipped .d.ts, and rejects a wrong option type",
+    async () => {
+      const { dir } = installed;
+      const tsconfig = {
+        compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, types: ["node"] },
+        files: ["good.ts", "bad.ts"],
+      };
+      await writeFile(join(dir, "tsconfig.json"), JSON.stringify(tsconfig));
+      await writeFile(
+        join(dir, "good.ts"),
+        `import { CadreError, Orchestrator, Worker, type OrchestratorEvent, type TaskResult } from "cadre";
       const orchestrator = new Orchestrator({ concurrency: 2, budgetUsd: 1, retries: 1 });
       orchestrator.on((event: OrchestratorEvent) => event.type === "task_finished" && console.log(event.result.status));
       const result: TaskResult = await orchestrator.run({ name: "t", prompt: "hi" });
@@ -82,12 +89,16 @@ describe("the npm package", () => {
         if (error instanceof CadreError) console.log(error.code.toLowerCase());
       }
       `,
-    );
-    await writeFile(join(dir, "bad.ts"), `import { Orchestrator } from "cadre";\nnew Orchestrator({ concurrency: "8" });\n`);
-    const result = await execa("node", [TSC, "-p", dir], { cwd: dir, reject: false });
-    expect(result.stdout.trim().split("\n")).toEqual([expect.stringMatching(/^bad\.ts\(2,\d+\): error TS2322: Type 'string' is not assignable to type 'number'\.$/)]);
-    expect(result.exitCode).not.toBe(0);
-  }, SLOW_TEST_MS);
+      );
+      await writeFile(join(dir, "bad.ts"), `import { Orchestrator } from "cadre";\nnew Orchestrator({ concurrency: "8" });\n`);
+      const result = await execa("node", [TSC, "-p", dir], { cwd: dir, reject: false });
+      expect(result.stdout.trim().split("\n")).toEqual([
+        expect.stringMatching(/^bad\.ts\(2,\d+\): error TS2322: Type 'string' is not assignable to type 'number'\.$/),
+      ]);
+      expect(result.exitCode).not.toBe(0);
+    },
+    SLOW_TEST_MS,
+  );
 
   it(
     "runs `npx cadre run <example> --rehearse` from the installed package",
