@@ -1,13 +1,9 @@
 import { readFile } from "node:fs/promises";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { isHostEntry } from "../mcp/allowed-hosts.ts";
-import { isLoopback, parseHostPort, serveHttp } from "../mcp/http.ts";
-import { McpRuntime, type McpRuntimeOptions } from "../mcp/runtime.ts";
-import { serveStdio } from "../mcp/stdio.ts";
-import { loadRehearsalScripts, type RehearsalScripts } from "../rehearsal/index.ts";
-import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
-import { formatIssue } from "../swarm/config/issues.ts";
+import type { McpRuntimeOptions } from "../mcp/runtime.ts";
+import type { OrchestratorOptions } from "../orchestrator/index.ts";
+import type { RehearsalScripts } from "../rehearsal/index.ts";
 import { numberFlag, UsageError } from "./flags.ts";
 import { stopOnSignals } from "./signals.ts";
 
@@ -53,20 +49,14 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-/** --allowed-hosts "a,b:8080" → ["a", "b:8080"]. */
-function allowedHosts(value: string | undefined): string[] {
-  const entries = (value ?? "")
-    .split(",")
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== "");
-  const bad = entries.find((entry) => !isHostEntry(entry));
-  if (bad !== undefined) throw new UsageError(`--allowed-hosts wants host names or addresses, each with an optional :PORT, got "${bad}"`);
-  return entries;
-}
+// The modules behind an option load only when the option is given: `cadre mcp` starts with every
+// Claude Code session, and a plain stdio server needs neither YAML nor an HTTP stack.
 
-async function loadConfig(path: string): Promise<ResolvedSwarmConfig> {
+/** What `cadre mcp` takes from a swarm config: the orchestrator it describes, and its rehearsal scripts. */
+async function loadConfig(path: string): Promise<{ orchestrator: OrchestratorOptions; rehearsal: RehearsalScripts }> {
+  const { formatIssue, loadSwarmConfig, orchestratorOptionsFor } = await import("../swarm/config/index.ts");
   const result = await loadSwarmConfig(path);
-  if (result.ok) return result.config;
+  if (result.ok) return { orchestrator: orchestratorOptionsFor(result.config), rehearsal: result.config.rehearsal };
   throw new UsageError(`${path} is not valid:\n${result.errors.map((issue) => `  ${formatIssue(issue, path)}`).join("\n")}`);
 }
 
@@ -77,6 +67,7 @@ async function loadScripts(path: string): Promise<RehearsalScripts> {
   } catch (error) {
     throw new UsageError(`cannot read --scripts ${path}: ${(error as Error).message}`);
   }
+  const { loadRehearsalScripts } = await import("../rehearsal/index.ts");
   return loadRehearsalScripts(text);
 }
 
@@ -103,7 +94,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
       return s === undefined ? undefined : s * 1000;
     };
     options = {
-      ...(config && { orchestrator: orchestratorOptionsFor(config) }),
+      ...(config && { orchestrator: config.orchestrator }),
       concurrency: numberFlag("concurrency", values.concurrency, { integer: true, min: 1 }),
       maxSessions: numberFlag("max-sessions", values["max-sessions"], { integer: true, min: 1 }),
       idleTimeoutMs: seconds("idle-timeout-s", values["idle-timeout-s"]),
@@ -114,9 +105,11 @@ export async function mcpCommand(args: string[]): Promise<number> {
     token = values.token ?? process.env.CADRE_MCP_TOKEN;
     if (token !== undefined && token.length < 16) throw new UsageError("the token must be at least 16 characters");
     if (values.http !== undefined) {
+      const { isLoopback, parseHostPort } = await import("../mcp/http.ts");
+      const { parseAllowedHosts } = await import("../mcp/allowed-hosts.ts");
       http = {
         ...parseHostPort(values.http),
-        allowedHosts: allowedHosts(values["allowed-hosts"]),
+        allowedHosts: parseAllowedHosts(values["allowed-hosts"]),
         maxClients: numberFlag("max-clients", values["max-clients"], { integer: true, min: 1 }),
       };
       if (!isLoopback(http.host) && token === undefined) {
@@ -132,12 +125,15 @@ export async function mcpCommand(args: string[]): Promise<number> {
 
   // A second signal exits at once; the reaper then ends the children.
   const stop = stopOnSignals("the server").signal;
+  const { McpRuntime } = await import("../mcp/runtime.ts");
   const runtime = await McpRuntime.start(options);
   try {
     if (!http) {
+      const { serveStdio } = await import("../mcp/stdio.ts");
       await serveStdio(runtime, stop);
       return 0;
     }
+    const { serveHttp } = await import("../mcp/http.ts");
     const serving = await serveHttp(runtime, { ...http, token });
     process.stderr.write(`cadre mcp: listening on ${serving.url}\n`);
     process.stderr.write(`cadre mcp: allowed hosts (Host and Origin): ${serving.allowedHosts}\n`);

@@ -1,3 +1,5 @@
+import { McpServeError } from "./errors.ts";
+
 /**
  * Which Host and Origin values `cadre mcp --http` answers. A page in a browser
  * can reach a server on this machine through a name that resolves here (DNS
@@ -69,7 +71,15 @@ export class HostPolicy {
   }
 }
 
-/** Checks one --allowed-hosts entry: a host name or IP address, optionally with a port. */
-export function isHostEntry(entry: string): boolean {
-  return /^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9.-]*[a-z0-9])?)(:\d{1,5})?$/i.test(entry);
+const HOST_ENTRY = /^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9.-]*[a-z0-9])?)(:\d{1,5})?$/i;
+
+/** --allowed-hosts "a,b:8080" → ["a", "b:8080"]: host names or addresses, each with an optional port. */
+export function parseAllowedHosts(value: string | undefined): string[] {
+  const entries = (value ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  const bad = entries.find((entry) => !HOST_ENTRY.test(entry));
+  if (bad !== undefined) throw new McpServeError(`--allowed-hosts wants host names or addresses, each with an optional :PORT, got "${bad}"`);
+  return entries;
 }
