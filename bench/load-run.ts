@@ -1,6 +1,7 @@
 /**
  * The cadre side of `npm run bench:load`, in its own process so that its
- * memory and CPU are its own (the scripted model lives in the parent):
+ * memory and CPU are its own (the scripted model lives in the parent, which
+ * runs this file bundled, as dist/cli is):
  *
  *   load-run.ts <workers> <rehearsal base URL>
  *
@@ -16,7 +17,7 @@ import { join } from "node:path";
 import { Orchestrator } from "../src/orchestrator/index.ts";
 import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
 import type { PermissionDecision } from "../src/worker/index.ts";
-import { claudeChildren, claudeChildrenReaped, reapedChildrenCpuMs } from "./proc.ts";
+import { claudeChildren, claudeChildrenReaped, peakRssMb, reapedChildrenCpuMs } from "./proc.ts";
 
 export interface LoadReport {
   workers: number;
@@ -100,7 +101,7 @@ async function main(): Promise<void> {
       wallMs,
       ownCpuMs: (own.user + own.system) / 1000,
       workersCpuMs: (await reapedChildrenCpuMs()) - childrenBefore,
-      maxRssMb: process.resourceUsage().maxRSS / 1024,
+      maxRssMb: await peakRssMb(),
       workersRssMb,
       failures,
     };

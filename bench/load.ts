@@ -5,17 +5,21 @@
  * flight at the peak.
  *
  * cadre runs in its own node process (bench/load-run.ts), so its memory and
- * CPU are its own; the rehearsal server runs here. Goal (reported, not
- * asserted): 100 live workers with cadre's own peak RSS at most 150 MB.
+ * CPU are its own; the rehearsal server runs here. That process runs cadre
+ * compiled as `cadre run` runs on Node (bundled by rolldown, as dist/cli is),
+ * not through tsx, whose compiler would be most of its memory. Goal (reported,
+ * not asserted): 100 live workers with cadre's own peak RSS at most 150 MB.
  */
 import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { freemem, loadavg } from "node:os";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs, promisify } from "node:util";
+import { build } from "rolldown";
 import { startRehearsalServer } from "../src/rehearsal/server.ts";
 import type { LoadReport } from "./load-run.ts";
 
-const RUNNER = resolve(import.meta.dirname, "load-run.ts");
+const REPO = resolve(import.meta.dirname, "..");
 const SCRIPT = "load";
 /** The answer after the denied Write waits this long, so that the workers' requests overlap. */
 const REPLY_DELAY_MS = 2_000;
@@ -27,6 +31,24 @@ if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers wants 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const load = () => loadavg()[0]!.toFixed(1);
 
+/** bench/load-run.ts bundled into a directory inside the repository, from where its imports find node_modules. */
+async function bundleRunner(): Promise<{ file: string; remove: () => Promise<void> }> {
+  await mkdir(join(REPO, ".cadre"), { recursive: true });
+  const dir = await mkdtemp(join(REPO, ".cadre", "bench-load-"));
+  const file = join(dir, "load-run.js");
+  await build({
+    input: join(REPO, "bench", "load-run.ts"),
+    platform: "node",
+    // As in rolldown.config.ts: the claude binary's package is resolved at run time.
+    external: [/^@anthropic-ai\/claude-code/],
+    tsconfig: join(REPO, "tsconfig.json"),
+    logLevel: "silent",
+    output: { file, format: "esm" },
+  });
+  return { file, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+const runner = await bundleRunner();
 const server = await startRehearsalServer({
   scripts: {
     [SCRIPT]: [
@@ -38,7 +60,7 @@ const server = await startRehearsalServer({
 try {
   const loadBefore = load();
   const freeBefore = freemem() / 2 ** 30;
-  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", RUNNER, String(workers), server.baseUrlFor(SCRIPT)], {
+  const { stdout } = await promisify(execFile)(process.execPath, [runner.file, String(workers), server.baseUrlFor(SCRIPT)], {
     maxBuffer: 16 * 1024 * 1024,
   });
   const r = JSON.parse(stdout.trim().split("\n").at(-1)!) as LoadReport;
@@ -56,4 +78,5 @@ try {
   }
 } finally {
   await server.close();
+  await runner.remove();
 }

@@ -16,7 +16,7 @@ import { join, resolve } from "node:path";
 import { query } from "@anthropic-ai/claude-agent-sdk";
 import { Orchestrator } from "../src/orchestrator/index.ts";
 import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
-import { claudeChildrenReaped, reapedChildrenCpuMs } from "./proc.ts";
+import { claudeChildrenReaped, peakRssMb, reapedChildrenCpuMs } from "./proc.ts";
 
 export type Side = "cadre" | "cadre-nopeer" | "sdk";
 
@@ -111,7 +111,7 @@ async function main(): Promise<void> {
       wallMs,
       ownCpuMs: (own.user + own.system) / 1000,
       workersCpuMs: (await reapedChildrenCpuMs()) - childrenBefore,
-      maxRssMb: process.resourceUsage().maxRSS / 1024,
+      maxRssMb: await peakRssMb(),
       failures,
     };
     process.stdout.write(`${JSON.stringify(report)}\n`);

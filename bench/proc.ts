@@ -1,7 +1,7 @@
 /**
  * What the benchmarks read from Linux /proc about the process running them
- * and its children: CPU of the children it has reaped, and whether its claude
- * children are gone yet.
+ * and its children: its own peak RSS, CPU of the children it has reaped, and
+ * whether its claude children are gone yet.
  */
 import { execFileSync } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
@@ -12,6 +12,15 @@ const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf
 async function statFields(pid: number | "self"): Promise<string[] | undefined> {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
   return stat?.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/**
+ * This process's peak resident set, in MB (VmHWM). Not getrusage's maxrss: that one
+ * keeps the peak of the parent it was forked from, a large bench parent included.
+ */
+export async function peakRssMb(): Promise<number> {
+  const status = await readFile("/proc/self/status", "utf8");
+  return Number(/^VmHWM:\s*(\d+)/m.exec(status)?.[1] ?? 0) / 1024;
 }
 
 /** CPU of reaped children so far, in ms (cutime + cstime): the claude processes and whatever they started. */
