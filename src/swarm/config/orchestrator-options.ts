@@ -26,6 +26,9 @@ const WORKER_SETTINGS = {
   cwd: "cwd",
   add_dirs: "additionalDirectories",
   output_schema: "jsonSchema",
+  fallback_model: "fallbackModel",
+  betas: "betas",
+  plugin_dirs: "pluginDirs",
 } as const satisfies Record<string, keyof WorkerOptions>;
 
 type WrittenSettings = { [K in keyof typeof WORKER_SETTINGS]?: WorkerOptions[(typeof WORKER_SETTINGS)[K]] } & {
@@ -120,7 +123,7 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
     ...(config.budget_usd !== undefined && { budgetUsd: config.budget_usd }),
     ...(config.defaults.retries !== undefined && { retries: config.defaults.retries }),
     agents: mapValues(config.agents, agentSpec),
-    defaults: workerSettings(config.defaults),
+    defaults: { ...workerSettings(config.defaults), ...(config.session_persistence === false && { persistSession: false }) },
     hooks: hooksOf(config),
     // No connections means every agent may reach every other.
     connections: Object.keys(config.connections).length > 0 ? config.connections : undefined,

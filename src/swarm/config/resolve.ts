@@ -58,6 +58,8 @@ export interface ResolvedSwarmConfig {
   base_dir: string;
   concurrency?: number;
   budget_usd?: number;
+  /** False: workers keep no session files. Absent: true. */
+  session_persistence?: boolean;
   defaults: ResolvedDefaults;
   agents: Record<string, SwarmAgent>;
   tasks: ResolvedTask[];
@@ -100,11 +102,12 @@ export async function resolveSwarmConfig(
     ...graph.issues,
   ];
 
-  const { add_dirs: defaultDirs, ...defaultSettings } = input.defaults ?? {};
+  const { add_dirs: defaultDirs, plugin_dirs: pluginDirs, ...defaultSettings } = input.defaults ?? {};
   const defaults: ResolvedDefaults = {
     ...defaultSettings,
     cwd: input.defaults?.cwd === undefined ? baseDir : directory(["defaults", "cwd"], input.defaults.cwd),
     ...(defaultDirs !== undefined && { add_dirs: defaultDirs.map((dir, index) => directory(["defaults", "add_dirs", index], dir)) }),
+    ...(pluginDirs !== undefined && { plugin_dirs: pluginDirs.map((dir, index) => directory(["defaults", "plugin_dirs", index], dir)) }),
   };
   const tasks = expanded.tasks.map((task) => resolveTask(task, defaults, graph.dependsOn, directory));
 
@@ -128,6 +131,7 @@ export async function resolveSwarmConfig(
       base_dir: baseDir,
       ...(input.concurrency !== undefined && { concurrency: input.concurrency }),
       ...(input.budget_usd !== undefined && { budget_usd: input.budget_usd }),
+      session_persistence: input.session_persistence,
       defaults,
       agents: agents.agents,
       tasks,

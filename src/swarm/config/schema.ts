@@ -32,6 +32,9 @@ export const DefaultsSchema = z
     max_turns: z.int().positive().optional(),
     timeout_s: Seconds.optional().describe("Time limit of one task, in seconds; default: none, as in the library."),
     retries: Retries.optional(),
+    fallback_model: z.string().min(1).optional().describe("Models to fall back to, comma-separated in order, when the main one is overloaded."),
+    betas: z.array(z.string().min(1)).optional().describe("API beta headers (API-key users only; the CLI sends only betas it knows)."),
+    plugin_dirs: z.array(z.string().min(1)).optional().describe("Claude Code plugin directories every worker loads, relative to this file."),
     ...reachKeys,
   })
   .describe("Settings every task starts from.");
@@ -115,6 +118,10 @@ export const SwarmConfigSchema = z
     name: z.string().min(1).optional().describe("The swarm's name; default: the config file's name."),
     concurrency: z.int().positive().optional().describe("How many workers may run at once."),
     budget_usd: z.number().positive().optional().describe("Stop starting tasks once the swarm has spent this much."),
+    session_persistence: z
+      .boolean()
+      .default(true)
+      .describe("false: workers write no session files under ~/.claude/projects (their sessions cannot be resumed)."),
     defaults: DefaultsSchema.optional(),
     agents: z
       .record(z.string().min(1), AgentEntrySchema)
