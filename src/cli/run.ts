@@ -3,20 +3,20 @@ import { mkdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { Orchestrator, type TaskResult } from "../orchestrator/index.ts";
-import { type RehearsalRig, startRehearsalRig } from "../rehearsal/index.ts";
+import type { RehearsalRig } from "../rehearsal/index.ts";
 import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
-import { INTERRUPTED, runSwarm, unrunResult } from "../swarm/runner.ts";
+import { INTERRUPTED, newRunId, runSwarm, unrunResult } from "../swarm/runner.ts";
+import { RunWorktrees, type WorktreeOutcome } from "../swarm/worktree.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
-import { interruptOnSignals } from "./run/signals.ts";
 import { type RunEvent, RunState } from "./run/state.ts";
 import { buildSummary, renderFinalTable, SUMMARY_FILE, type Summary, writeSummary } from "./run/summary.ts";
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
-import { TtyView } from "./run/view/tty.ts";
 import type { RunView } from "./run/view/view.ts";
+import { type StopSignal, stopOnSignals } from "./signals.ts";
 
 /** Where the task transcripts go inside the run directory, beside summary.json. */
 const TRANSCRIPTS_DIR = "transcripts";
@@ -70,7 +70,10 @@ export async function runCommand(args: string[]): Promise<number> {
     process.stderr.write(`cadre run: cannot create the output directory ${outDir}: ${(error as Error).message}\n`);
     return 2;
   }
-  const rig: RehearsalRig | undefined = options.rehearse ? await startRehearsalRig(config.rehearsal) : undefined;
+  // Loaded only when used: the scripted model for --rehearse, the live view on a terminal.
+  const rig: RehearsalRig | undefined = options.rehearse
+    ? await (await import("../rehearsal/rig.ts")).startRehearsalRig(config.rehearsal)
+    : undefined;
   const base = orchestratorOptionsFor(config);
   // A rehearsal shows what would run: its made-up costs stop it only when the user asks.
   const budgetUsd = options.rehearse && !options.rehearseBudget ? undefined : base.budgetUsd;
@@ -90,12 +93,15 @@ export async function runCommand(args: string[]): Promise<number> {
   }
 
   const startedAt = Date.now();
+  const runId = newRunId(new Date(startedAt));
+  const worktrees = new RunWorktrees(runId, config.keep_worktrees);
+  const worktreeOutcomes = new Map<string, WorktreeOutcome>();
   const state = new RunState(config.name, config.tasks, startedAt, budgetUsd, options.rehearse);
   const out = process.stdout;
   const view: RunView = options.json
     ? new JsonView(out, process.stderr)
     : out.isTTY
-      ? new TtyView(out, state, colorsFor(out))
+      ? new (await import("./run/view/tty.ts")).TtyView(out, state, colorsFor(out))
       : new LinesView(out, state);
   const results = new Map<string, TaskResult>();
   const onEvent = (event: RunEvent) => {
@@ -104,31 +110,35 @@ export async function runCommand(args: string[]): Promise<number> {
   };
   orchestrator.on(onEvent);
 
-  const summaryOf = (finishedAt: number, interrupted: boolean): Summary =>
+  const summaryOf = (finishedAt: number, stoppedBy: StopSignal | undefined): Summary =>
     buildSummary({
       config,
       results,
       sessions: orchestrator.sessionRecords,
       transcripts: orchestrator.transcriptPaths,
+      worktrees: worktreeOutcomes,
+      runId,
       outDir,
       rehearsal: options.rehearse,
       startedAt,
       finishedAt,
-      interrupted,
+      stoppedBy,
     });
-  const signals = interruptOnSignals({
-    onInterrupt: () => {
+  const stopping = stopOnSignals("the run", {
+    onStop: () => {
       state.interrupted = true;
       view.notice("interrupted: stopping the workers and writing what finished (Ctrl-C again to kill them)");
     },
+    // The reaper kills each worker with its tools, also once this process has exited.
     onKill: () => {
       view.stop();
       orchestrator.kill();
+      worktrees.discardSync();
       for (const task of config.tasks) {
         if (!results.has(task.name))
-          results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second Ctrl-C" }));
+          results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second signal" }));
       }
-      writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summaryOf(Date.now(), true), null, 2)}\n`);
+      writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summaryOf(Date.now(), stopping.received), null, 2)}\n`);
       process.stderr.write(`cadre run: killed; ${join(outDir, SUMMARY_FILE)} lists what finished\n`);
     },
   });
@@ -136,21 +146,22 @@ export async function runCommand(args: string[]): Promise<number> {
   const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
   view.notice(`cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${mode}, output in ${outDir}`);
   try {
-    for await (const event of runSwarm({ config, orchestrator, signal: signals.signal })) {
+    for await (const event of runSwarm({ config, orchestrator, signal: stopping.signal, worktrees })) {
       results.set(event.task.name, event.result);
+      if (event.worktree !== undefined) worktreeOutcomes.set(event.task.name, event.worktree);
       onEvent(event);
     }
   } finally {
     // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
     await orchestrator.close();
+    await worktrees.dispose();
     state.finishedAt = Date.now();
     view.stop();
     await rig?.close();
   }
-  const interrupted = signals.signal.aborted;
-  signals.dispose();
+  stopping.dispose();
 
-  const summary = summaryOf(state.finishedAt, interrupted);
+  const summary = summaryOf(state.finishedAt, stopping.received);
   const path = await writeSummary(outDir, summary);
   const tableOut = options.json ? process.stderr : out;
   tableOut.write(`\n${renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) })}\n\nsummary: ${path}\n`);

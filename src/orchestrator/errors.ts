@@ -65,6 +65,23 @@ export class TaskInterruptedError extends CadreError {
   }
 }
 
+/**
+ * A task with an output schema (WorkerOptions.jsonSchema) ended without an
+ * answer in that shape: the model never called the StructuredOutput tool
+ * (STRUCTURED_OUTPUT_MISSING), or every answer it gave failed the schema until
+ * the CLI gave up (STRUCTURED_OUTPUT_INVALID).
+ */
+export class StructuredOutputError extends CadreError {
+  constructor(kind: "missing" | "invalid", detail: string) {
+    super(
+      kind === "missing" ? "STRUCTURED_OUTPUT_MISSING" : "STRUCTURED_OUTPUT_INVALID",
+      kind === "missing"
+        ? `the model ended without answering in the output schema (it never called the StructuredOutput tool)${detail ? `; its last text: ${detail}` : ""}`
+        : `the model's answers never matched the output schema: ${detail}`,
+    );
+  }
+}
+
 /** The orchestrator was closed; the task did not (or will not) finish. */
 export class OrchestratorClosedError extends CadreError {
   constructor() {
@@ -76,5 +93,15 @@ export class OrchestratorClosedError extends CadreError {
 export class InvalidTaskError extends CadreError {
   constructor(message: string) {
     super("INVALID_TASK", message);
+  }
+}
+
+/** A session whose process ended cannot go on: it kept no session file to resume from. */
+export class SessionNotResumableError extends CadreError {
+  constructor(name: string) {
+    super(
+      "SESSION_NOT_RESUMABLE",
+      `session "${name}" lost its claude process and cannot be resumed: it runs without session persistence (persistSession: false), so the CLI kept no session file. Open a new session, or leave session persistence on`,
+    );
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AbortError } from "../errors.ts";
-import type { CliMessage, ResultMessage } from "../protocol/index.ts";
+import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { type PermissionHandler, type TurnResult, Worker, type WorkerOptions } from "../worker/index.ts";
 import { addUsage, emptyUsage, WorkerCost } from "./accounting.ts";
@@ -12,12 +12,11 @@ import {
   BudgetExceededError,
   InvalidTaskError,
   OrchestratorClosedError,
-  TaskFailedError,
   TaskInterruptedError,
   TaskTimeoutError,
   UnknownAgentError,
 } from "./errors.ts";
-import { errorSummary, isRateLimitStatus, isRetryable } from "./failure.ts";
+import { errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
 import { routedHookConfig } from "./routed-hooks.ts";
@@ -39,7 +38,8 @@ import {
 } from "./types.ts";
 
 const DEFAULT_CONCURRENCY = 4;
-const DEFAULT_RETRIES = 2;
+/** Further attempts after a transient failure, for tasks that do not say (the swarm file's default too). */
+export const DEFAULT_RETRIES = 2;
 /** Children may spawn children, but not without end. */
 const MAX_SPAWN_DEPTH = 3;
 
@@ -59,6 +59,8 @@ interface TaskRecord {
   /** When the task was handed to the orchestrator, and when its first attempt took a slot (epoch ms). */
   queuedAt: number;
   startedAt: number | undefined;
+  /** Whether the task's prepareWorker has run (it runs once, whatever the attempts). */
+  prepared: boolean;
   /** Messages of the current attempt, to judge whether a retry is safe. */
   attemptMessages: CliMessage[];
 }
@@ -234,6 +236,7 @@ export class Orchestrator {
       sessionId: undefined,
       queuedAt: Date.now(),
       startedAt: undefined,
+      prepared: false,
       attemptMessages: [],
     };
   }
@@ -286,6 +289,10 @@ export class Orchestrator {
   private async attempt(record: TaskRecord, spec: TaskSpec, signal: AbortSignal): Promise<TurnResult> {
     record.attempts++;
     record.attemptMessages = [];
+    if (spec.prepareWorker && !record.prepared) {
+      record.prepared = true;
+      record.overrides = { ...record.overrides, ...(await spec.prepareWorker(signal)) };
+    }
     const cost = new WorkerCost();
     const { info } = record;
     const workerOptions = this.workerOptionsFor({ kind: "task", name: info.name, agent: info.agent }, record);
@@ -309,11 +316,8 @@ export class Orchestrator {
         this.onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
       },
     });
-    if (turn.interrupted) throw new TaskInterruptedError();
-    if (turn.isError) {
-      const status = (turn.result as ResultMessage).api_error_status ?? undefined;
-      throw new TaskFailedError(turn.subtype, turn.errors.length > 0 ? turn.errors : [turn.text].filter(Boolean), status ?? undefined);
-    }
+    const failure = turnFailure(turn, workerOptions.jsonSchema !== undefined);
+    if (failure) throw failure;
     this.scheduler.reportSuccess();
     return turn;
   }

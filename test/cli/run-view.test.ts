@@ -209,10 +209,12 @@ describe("the swarm's task_settled events", () => {
 });
 
 describe("summary", () => {
-  it("exit code: 0 when all succeeded, 1 when any did not, 130 when interrupted", () => {
-    expect(exitCodeFor([result("a", "succeeded")], false)).toBe(0);
-    expect(exitCodeFor([result("a", "succeeded"), result("b", "skipped")], false)).toBe(1);
-    expect(exitCodeFor([result("a", "succeeded")], true)).toBe(130);
+  it("exit code: 0 when all succeeded, 1 when any did not, 128 + the signal's number when a signal stopped the run", () => {
+    expect(exitCodeFor([result("a", "succeeded")], undefined)).toBe(0);
+    expect(exitCodeFor([result("a", "succeeded"), result("b", "skipped")], undefined)).toBe(1);
+    expect(exitCodeFor([result("a", "succeeded")], "SIGINT")).toBe(130);
+    expect(exitCodeFor([result("a", "succeeded")], "SIGHUP")).toBe(129);
+    expect(exitCodeFor([result("a", "succeeded")], "SIGTERM")).toBe(143);
   });
 
   it("the final table lists every task and the totals", () => {
@@ -225,6 +227,7 @@ describe("summary", () => {
         hooks: {},
         connections: {},
         rehearsal: {},
+        keep_worktrees: false,
         tasks: ["a.ts", "b.ts"].map((name, index) => ({
           name,
           template: name,
@@ -234,6 +237,7 @@ describe("summary", () => {
           cwd: "/x",
           retries: 0,
           priority: 0,
+          settings: {},
         })),
       },
       results: new Map([
@@ -258,11 +262,13 @@ describe("summary", () => {
         ["a.ts", "/out/transcripts/a.ts.jsonl"],
         ["p1", "/out/transcripts/peer_critic.jsonl"],
       ]),
+      worktrees: new Map(),
+      runId: "20250601-120000-abcd",
       outDir: "/out",
       rehearsal: true,
       startedAt: T0,
       finishedAt: T0 + 5000,
-      interrupted: false,
+      stoppedBy: undefined,
     });
     expect(summary.tasks.map((t) => [t.name, t.status, t.transcript])).toEqual([
       ["a.ts", "succeeded", "transcripts/a.ts.jsonl"],

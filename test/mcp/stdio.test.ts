@@ -26,6 +26,7 @@ describe("cadre mcp over stdio", () => {
         "interrupt_session",
         "list_sessions",
         "query_session",
+        "rewind_session_files",
         "spawn_session",
         "wait_sessions",
       ].sort(),
@@ -125,5 +126,8 @@ describe("cadre mcp over stdio", () => {
     expect((resource.contents[0] as { text: string }).text).toContain("alpha heard: hello alpha");
     const list = await client.readResource({ uri: "cadre://sessions" });
     expect(JSON.parse((list.contents[0] as { text: string }).text).map((s: { name: string }) => s.name)).toEqual(["alpha", "beta", "gamma"]);
+    // A session that does not exist: MCP's "resource not found", not an internal error.
+    const missing = await client.readResource({ uri: "cadre://sessions/nope/transcript" }).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ code: -32002, message: expect.stringContaining("No session") });
   });
 });

@@ -17,12 +17,12 @@ describe("a turn's result", () => {
   it("an interrupted turn says interrupted, not the CLI's internal diagnostics", () => {
     const result = capturedResult("cancel.jsonl");
     expect(result.errors?.[0]).toMatch(/^\[ede_diagnostic\]/);
-    const turn = turnResult(result, []);
+    const turn = turnResult(result, [], undefined);
     expect([turn.isError, turn.interrupted, turn.errors]).toEqual([true, true, ["interrupted"]]);
   });
 
   it("any other error keeps the CLI's words", () => {
-    const turn = turnResult(capturedResult("maxturns.jsonl"), []);
+    const turn = turnResult(capturedResult("maxturns.jsonl"), [], undefined);
     expect([turn.isError, turn.interrupted, turn.errors]).toEqual([true, false, ["Reached maximum number of turns (1)"]]);
   });
 });

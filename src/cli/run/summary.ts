@@ -3,7 +3,9 @@ import { join, relative } from "node:path";
 import { z } from "zod";
 import type { SessionRecord, TaskResult, Usage } from "../../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
-import { oneLine } from "./activity.ts";
+import type { WorktreeOutcome } from "../../swarm/worktree.ts";
+import { SIGNAL_EXIT_CODES, type StopSignal } from "../signals.ts";
+import { oneLine, resultLine, worktreeLine } from "./activity.ts";
 import { type Colors, formatDuration, formatUsd, paint, table } from "./view/format.ts";
 
 const UsageSchema = z.looseObject({
@@ -19,6 +21,8 @@ export const SummaryTaskSchema = z.looseObject({
   status: z.enum(["succeeded", "failed", "cancelled", "skipped"]),
   /** The final text of the task's last turn. */
   text: z.string(),
+  /** With an output_schema: the answer, as the CLI validated it against the schema; else null. */
+  structured_output: z.unknown(),
   cost_usd: z.number(),
   usage: UsageSchema,
   num_turns: z.number(),
@@ -35,6 +39,15 @@ export const SummaryTaskSchema = z.looseObject({
   /** The task's JSONL transcript, relative to the summary; null when the worker never said anything. */
   transcript: z.string().nullable(),
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  /** With a worktree: the branch holding what the task changed, and its commit (null when it changed nothing: no branch is left). */
+  branch: z.string().nullable().optional(),
+  commit: z.string().nullable().optional(),
+  /** With a worktree: the commit it started from. */
+  base: z.string().optional(),
+  /** With a worktree: `git diff --shortstat` from base to commit. */
+  diff_stat: z.string().optional(),
+  /** With keep_worktrees: where the task's worktree still is. */
+  worktree: z.string().nullable().optional(),
 });
 
 /** A worker session beside the tasks: a peer (ask_peer), a hook supervisor, or a child (spawn_worker). */
@@ -57,6 +70,8 @@ export const SummarySessionSchema = z.looseObject({
 /** summary.json: what a run did, per task and per other session, and in total. */
 export const SummarySchema = z.looseObject({
   swarm: z.string(),
+  /** Names the run's branches: cadre/<run_id>/<task>. */
+  run_id: z.string(),
   config: z.string(),
   rehearsal: z.boolean(),
   /** True for a rehearsal: its costs are what the scripted model's tokens would cost, not money spent. */
@@ -64,7 +79,7 @@ export const SummarySchema = z.looseObject({
   started_at: z.string(),
   finished_at: z.string(),
   duration_ms: z.number(),
-  /** True when Ctrl-C stopped the run; unfinished tasks are then "cancelled". */
+  /** True when a signal (Ctrl-C, SIGTERM, a hang-up) stopped the run; unfinished tasks are then "cancelled". */
   interrupted: z.boolean(),
   exit_code: z.number(),
   totals: z.looseObject({
@@ -85,9 +100,9 @@ export type Summary = z.infer<typeof SummarySchema>;
 export type SummaryTask = z.infer<typeof SummaryTaskSchema>;
 export type SummarySession = z.infer<typeof SummarySessionSchema>;
 
-/** 0 every task succeeded, 1 some did not, 130 interrupted (the shell's code for SIGINT). */
-export function exitCodeFor(results: Iterable<TaskResult>, interrupted: boolean): number {
-  if (interrupted) return 130;
+/** 0 every task succeeded, 1 some did not, 128 + the signal's number when a signal stopped the run (130 for Ctrl-C). */
+export function exitCodeFor(results: Iterable<TaskResult>, stoppedBy: StopSignal | undefined): number {
+  if (stoppedBy !== undefined) return SIGNAL_EXIT_CODES[stoppedBy];
   for (const result of results) if (result.status !== "succeeded") return 1;
   return 0;
 }
@@ -109,11 +124,15 @@ export interface SummaryInput {
   sessions: readonly SessionRecord[];
   /** Orchestrator task or session id → transcript file. */
   transcripts: ReadonlyMap<string, string>;
+  /** By task name, for tasks that worked in a worktree. */
+  worktrees: ReadonlyMap<string, WorktreeOutcome>;
+  runId: string;
   outDir: string;
   rehearsal: boolean;
   startedAt: number;
   finishedAt: number;
-  interrupted: boolean;
+  /** The signal that stopped the run, if one did. */
+  stoppedBy: StopSignal | undefined;
 }
 
 export function buildSummary(input: SummaryInput): Summary {
@@ -124,11 +143,13 @@ export function buildSummary(input: SummaryInput): Summary {
   const tasks = input.config.tasks.map((task): SummaryTask => {
     const result = input.results.get(task.name);
     if (result === undefined) throw new Error(`no result for task "${task.name}"`);
+    const worktree = input.worktrees.get(task.name);
     return {
       name: task.name,
       agent: task.agent ?? null,
       status: result.status,
       text: result.text,
+      structured_output: result.structuredOutput ?? null,
       cost_usd: result.costUsd,
       usage: usageJson(result.usage),
       num_turns: result.numTurns,
@@ -141,6 +162,13 @@ export function buildSummary(input: SummaryInput): Summary {
       depends_on: task.depends_on,
       transcript: transcriptOf(result.id),
       error: result.error ?? null,
+      ...(worktree !== undefined && {
+        branch: worktree.branch,
+        commit: worktree.commit,
+        base: worktree.base,
+        diff_stat: worktree.diffStat,
+        worktree: worktree.path,
+      }),
     };
   });
   const sessions = input.sessions.map(
@@ -162,14 +190,15 @@ export function buildSummary(input: SummaryInput): Summary {
   const count = (status: SummaryTask["status"]) => tasks.filter((task) => task.status === status).length;
   return {
     swarm: input.config.name,
+    run_id: input.runId,
     config: input.config.file ?? "",
     rehearsal: input.rehearsal,
     cost_simulated: input.rehearsal,
     started_at: new Date(input.startedAt).toISOString(),
     finished_at: new Date(input.finishedAt).toISOString(),
     duration_ms: input.finishedAt - input.startedAt,
-    interrupted: input.interrupted,
-    exit_code: exitCodeFor(input.results.values(), input.interrupted),
+    interrupted: input.stoppedBy !== undefined,
+    exit_code: exitCodeFor(input.results.values(), input.stoppedBy),
     totals: {
       tasks: tasks.length,
       succeeded: count("succeeded"),
@@ -198,6 +227,13 @@ export async function writeSummary(outDir: string, summary: Summary): Promise<st
   return path;
 }
 
+/** A task's result column: its error or answer, after the branch its worktree's work went to. */
+function resultCell(task: SummaryTask): string {
+  const answer = resultLine({ text: task.text, error: task.error ?? undefined, structuredOutput: task.structured_output ?? undefined }, 500);
+  if (task.diff_stat === undefined) return answer;
+  return oneLine(`${worktreeLine({ branch: task.branch ?? null, diffStat: task.diff_stat })}; ${answer}`, 500);
+}
+
 /** The table printed when the run ends: one row per task, one per other session (indented), then the totals, their sum. */
 export function renderFinalTable(summary: Summary, options: { width: number; colors: Colors }): string {
   const c = options.colors;
@@ -209,7 +245,7 @@ export function renderFinalTable(summary: Summary, options: { width: number; col
     formatUsd(task.cost_usd, summary.cost_simulated),
     task.started_at === null && task.queued_ms === 0 ? "" : formatDuration(task.queued_ms),
     formatDuration(task.duration_ms),
-    oneLine(task.error ? task.error.message : task.text, 500),
+    resultCell(task),
   ]);
   const sessionRows = summary.sessions.map((session) => [
     `  ${session.name}`,

@@ -78,8 +78,8 @@ export function salvageConfig(value: unknown): { config: SwarmConfig; gaps: Salv
   if (!isRecord(value)) return undefined;
   const { shape } = SwarmConfigSchema;
   const config: Record_ = {};
-  for (const key of ["name", "concurrency", "budget_usd", "defaults"] as const) {
-    const checked = valid(shape[key], value[key]);
+  for (const [key, schema] of Object.entries(shape)) {
+    const checked = valid(schema, value[key]);
     if (checked !== undefined) config[key] = checked;
   }
   const agents = validEntries(shape.agents.unwrap().valueType, value.agents);
