@@ -28,19 +28,20 @@ const endOf = (task: SummaryTask) => Date.parse(task.finished_at as string);
 
 describe("time limits", () => {
   it("tasks queued longer than their timeout_s still get their whole limit to run", async () => {
-    const names = ["t1", "t2", "t3", "t4", "t5"];
+    // Each task runs about 4 s, far within its 12 s; the last one waits for five of them.
+    const names = ["t1", "t2", "t3", "t4", "t5", "t6"];
     const { result, summary } = await run("queued", [
       "concurrency: 1",
-      "defaults: { timeout_s: 8 }",
+      "defaults: { timeout_s: 12 }",
       "tasks:",
       ...names.map((name) => `  - { name: ${name}, prompt: work }`),
       "rehearsal:",
-      ...names.map((name) => `  ${name}: [{ text: done ${name}, delay_ms: 2500 }]`),
+      ...names.map((name) => `  ${name}: [{ text: done ${name}, delay_ms: 3000 }]`),
     ]);
     const byStart = [...summary.tasks].sort((a, b) => startOf(a) - startOf(b));
     const last = byStart.at(-1)!;
     // The scenario holds: the last task waited longer than the limit before it could start.
-    expect(last.queued_ms).toBeGreaterThan(8_000);
+    expect(last.queued_ms).toBeGreaterThan(12_000);
     expect(summary.tasks.map((t) => [t.name, t.status, t.error?.message])).toEqual(names.map((name) => [name, "succeeded", undefined]));
     expect(result.exitCode, result.stderr).toBe(0);
   });
@@ -60,9 +61,9 @@ describe("time limits", () => {
       expect(task.duration_ms).toBe(endOf(task) - startOf(task));
       expect(task.duration_ms).toBeGreaterThanOrEqual(1500);
     }
-    // One slot: the second started when the first was done, and its wait is counted as queued, not as run time.
-    expect(startOf(b)).toBeGreaterThanOrEqual(endOf(a));
-    expect(b.queued_ms).toBeGreaterThanOrEqual(a.duration_ms);
+    // One slot: the second started once the first had its scripted reply, and that wait is counted as queued, not as run time.
+    expect(startOf(b) - startOf(a)).toBeGreaterThanOrEqual(1500);
+    expect(b.queued_ms).toBeGreaterThanOrEqual(1500);
     expect(b.queued_ms).toBeGreaterThan(a.queued_ms);
   });
 
