@@ -2,11 +2,13 @@ export { Worker, type WorkerEvent, type WorkerListener, type WorkerState } from 
 export { Turn, type Prompt, type TurnResult } from "./turn.ts";
 export * from "./errors.ts";
 export { locateClaude } from "./locate-cli.ts";
+export { resetConversation, type ConversationReset } from "./reset.ts";
 export type { AgentDefinition, ExternalMcpServer, PermissionMode, SettingSource, WorkerOptions } from "./options.ts";
 export type { HookCallback, HookConfig, HookContext, HookInput, HookMatcher, HookResult } from "./hooks.ts";
 export {
   askUserQuestion,
   planReview,
+  policyDecision,
   type PermissionDecision,
   type PermissionHandler,
   type PermissionPolicy,
