@@ -1,7 +1,12 @@
 import type { HookConfig } from "../worker/hooks.ts";
 import type { AgentDefinition, WorkerOptions } from "../worker/index.ts";
+import type { ReuseOption } from "./types.ts";
 
-export type AgentSpec = AgentDefinition & { permissionMode?: WorkerOptions["permissionMode"] };
+/** An agent as the orchestrator runs it: what the CLI knows of an agent, the worker settings it brings, and whether its processes are reused. */
+export type AgentSpec = AgentDefinition & { permissionMode?: WorkerOptions["permissionMode"]; reuse?: ReuseOption };
+
+/** What `reuse: true` means: a bound on what one process accumulates (caches, memory) over its tasks. */
+const DEFAULT_TASKS_PER_PROCESS = 50;
 
 function joinPrompts(...parts: (string | undefined)[]): string | undefined {
   const present = parts.filter((p): p is string => p !== undefined && p.trim() !== "");
@@ -26,6 +31,13 @@ export function agentWorkerOptions(agent: AgentSpec | undefined): Partial<Worker
     ...(agent.model && { model: agent.model }),
     ...(agent.permissionMode && { permissionMode: agent.permissionMode }),
   };
+}
+
+/** Tasks one process serves at most: 1 without reuse. */
+export function tasksPerProcess(agent: AgentSpec | undefined, defaults: ReuseOption | undefined): number {
+  const reuse = agent?.reuse ?? defaults ?? false;
+  if (reuse === false) return 1;
+  return reuse === true ? DEFAULT_TASKS_PER_PROCESS : Math.max(1, Math.floor(reuse));
 }
 
 /**
