@@ -13,6 +13,7 @@ function agentsOf(config: ResolvedSwarmConfig): NonNullable<OrchestratorOptions[
         ...(agent.disallowed_tools && { disallowedTools: agent.disallowed_tools }),
         ...(agent.model && { model: agent.model }),
         ...(agent.permission_mode && { permissionMode: agent.permission_mode }),
+        ...(agent.reuse !== undefined && { reuse: agent.reuse }),
       },
     ]),
   );
@@ -57,6 +58,7 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
   return {
     ...(config.concurrency !== undefined && { concurrency: config.concurrency }),
     ...(config.budget_usd !== undefined && { budgetUsd: config.budget_usd }),
+    ...(config.defaults.reuse !== undefined && { reuse: config.defaults.reuse }),
     agents,
     defaults: defaultsOf(config),
     hooks: hooksOf(config),

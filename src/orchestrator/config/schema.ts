@@ -12,6 +12,12 @@ import { HooksSchema } from "./hooks.ts";
 
 const ToolNames = z.array(z.string().min(1));
 const Seconds = z.number().positive();
+export const ReuseSchema = z
+  .union([z.boolean(), z.int().positive()])
+  .describe(
+    "Let a finished task's claude process serve the next task with identical worker settings, after a reset to a fresh session " +
+      "(saves the process start); a number caps the tasks per process (true: 50). A process whose task could leave state behind is ended instead.",
+  );
 
 export const DefaultsSchema = z
   .strictObject({
@@ -23,6 +29,7 @@ export const DefaultsSchema = z
     cwd: z.string().min(1).optional().describe("Working directory of the workers, relative to this file; default: this file's directory."),
     max_turns: z.int().positive().optional(),
     timeout_s: Seconds.optional().describe("Time limit of one task, in seconds."),
+    reuse: ReuseSchema.optional(),
   })
   .describe("Settings every task starts from.");
 
@@ -35,6 +42,7 @@ export const InlineAgentSchema = z
     model: z.string().min(1).optional().describe('Model alias or id; "inherit" or absent means the default model.'),
     permission_mode: PermissionModeSchema.optional(),
     max_turns: z.int().positive().optional(),
+    reuse: ReuseSchema.optional().describe("Reuse this agent's processes across its tasks (see defaults.reuse); wins over defaults.reuse."),
   })
   .describe("An agent defined in place.");
 
