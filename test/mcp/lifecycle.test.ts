@@ -9,7 +9,7 @@ describe("cadre mcp lifecycle", () => {
     const { client, pid } = await startStdioCadre({
       quick: [{ text: "quick done" }],
       slow: [{ text: "slow done", delay_ms: 60_000 }],
-    });
+    }, ["--warm", "0"]);
     await call(client, "spawn_session", { prompt: "go", name: "quick" });
     const slow = await call(client, "spawn_session", { prompt: "go", name: "slow", wait_s: 0 });
     expect(slow.structuredContent!.status).not.toBe("idle");
@@ -24,7 +24,7 @@ describe("cadre mcp lifecycle", () => {
   });
 
   it("closes a child that stays idle past --idle-timeout-s", async () => {
-    const { client, pid } = await startStdioCadre({ napper: [{ text: "awake" }] }, ["--idle-timeout-s", "1"]);
+    const { client, pid } = await startStdioCadre({ napper: [{ text: "awake" }] }, ["--idle-timeout-s", "1", "--warm", "0"]);
     const spawned = await call(client, "spawn_session", { prompt: "go", name: "napper" });
     expect(spawned.structuredContent!.status).toBe("idle");
     const closed = await until(async () => {
