@@ -2,17 +2,16 @@ import { writeFileSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { formatIssue } from "../orchestrator/config/issues.ts";
-import { loadSwarmConfig, type ResolvedSwarmConfig } from "../orchestrator/config/index.ts";
-import { Orchestrator, type OrchestratorEvent, type TaskResult } from "../orchestrator/index.ts";
+import { Orchestrator, type TaskResult } from "../orchestrator/index.ts";
+import { type RehearsalRig, startRehearsalRig } from "../rehearsal/index.ts";
+import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
+import { formatIssue } from "../swarm/config/issues.ts";
+import { missingScripts } from "../swarm/rehearsal.ts";
+import { INTERRUPTED, runSwarm, unrunResult } from "../swarm/runner.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
-import { missingScripts } from "./run/rehearsal.ts";
-import { startRehearsalRig, type RehearsalRig } from "../orchestrator/rehearsal-rig.ts";
-import { INTERRUPTED, runSwarm, unrunResult } from "./run/runner.ts";
-import { orchestratorOptionsFor } from "../orchestrator/config/index.ts";
 import { interruptOnSignals } from "./run/signals.ts";
-import { RunState } from "./run/state.ts";
-import { buildSummary, renderFinalTable, SUMMARY_FILE, writeSummary, type Summary } from "./run/summary.ts";
+import { type RunEvent, RunState } from "./run/state.ts";
+import { buildSummary, renderFinalTable, SUMMARY_FILE, type Summary, writeSummary } from "./run/summary.ts";
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
@@ -37,7 +36,11 @@ async function loadConfig(options: RunOptions): Promise<ResolvedSwarmConfig | un
     return undefined;
   }
   const result = await loadSwarmConfig(options.config);
-  const problems = result.ok ? (options.rehearse ? missingScripts(result.config) : []) : result.errors.map((item) => formatIssue(item, options.config));
+  const problems = result.ok
+    ? options.rehearse
+      ? missingScripts(result.config)
+      : []
+    : result.errors.map((item) => formatIssue(item, options.config));
   if (result.ok && problems.length === 0) return result.config;
   for (const line of problems) process.stderr.write(`${line}\n`);
   const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
@@ -80,10 +83,7 @@ export async function runCommand(args: string[]): Promise<number> {
       ? new TtyView(out, state, colorsFor(out))
       : new LinesView(out, state);
   const results = new Map<string, TaskResult>();
-  const livePids = new Map<string, number>();
-  const onEvent = (event: OrchestratorEvent) => {
-    if (event.type === "task_started" && event.pid !== undefined) livePids.set(event.task.id, event.pid);
-    if (event.type === "task_finished") livePids.delete(event.task.id);
+  const onEvent = (event: RunEvent) => {
     state.apply(event, Date.now());
     view.event(event);
   };
@@ -108,15 +108,10 @@ export async function runCommand(args: string[]): Promise<number> {
     },
     onKill: () => {
       view.stop();
-      for (const pid of livePids.values()) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // Already gone.
-        }
-      }
+      orchestrator.kill();
       for (const task of config.tasks) {
-        if (!results.has(task.name)) results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second Ctrl-C" }));
+        if (!results.has(task.name))
+          results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second Ctrl-C" }));
       }
       writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summaryOf(Date.now(), true), null, 2)}\n`);
       process.stderr.write(`cadre run: killed; ${join(outDir, SUMMARY_FILE)} lists what finished\n`);
@@ -126,7 +121,10 @@ export async function runCommand(args: string[]): Promise<number> {
   const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
   view.notice(`cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${mode}, output in ${outDir}`);
   try {
-    await runSwarm({ config, orchestrator, interrupt: signals.signal, emit: onEvent, results });
+    for await (const event of runSwarm({ config, orchestrator, signal: signals.signal })) {
+      results.set(event.task.name, event.result);
+      onEvent(event);
+    }
   } finally {
     // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
     await orchestrator.close();

@@ -1,5 +1,5 @@
 import type { CliMessage } from "../protocol/index.ts";
-import { ProtocolError, WorkerClosedError, WorkerExitedError, type TurnResult, type Worker } from "../worker/index.ts";
+import { ProtocolError, type TurnResult, type Worker, WorkerClosedError, WorkerExitedError } from "../worker/index.ts";
 import { TaskTimeoutError } from "./errors.ts";
 import type { WorkerOrigin } from "./types.ts";
 import type { Lease } from "./worker-pool.ts";
@@ -85,10 +85,14 @@ async function runTurn(lease: Lease, options: AttemptOptions, stop: AbortSignal,
       const failedAtOnce = lease.origin !== "cold" && !heard && !stop.aborted;
       throw failedAtOnce && isProcessFailure(error) ? new StaleProcess("an idle process failed at once", { cause: error }) : error;
     });
-    if (first !== "stopped") return (clean = first);
+    if (first !== "stopped") {
+      clean = first;
+      return first;
+    }
     const late = await Promise.race([collected.catch(() => undefined), sleep(INTERRUPT_GRACE_MS)]);
-    if (late && stoppedAfterResult) return (clean = late);
-    throw stop.reason;
+    if (!late || !stoppedAfterResult) throw stop.reason;
+    clean = late;
+    return late;
   } finally {
     clearTimeout(idleTimer);
     off();

@@ -1,5 +1,8 @@
-export { Orchestrator } from "./orchestrator.ts";
+export type { AgentSpec } from "./compose.ts";
 export * from "./errors.ts";
+export { Orchestrator } from "./orchestrator.ts";
+export type { RateLimitState } from "./scheduler/index.ts";
+export { type PendingPermission, Session, type SessionPermissions, type SessionSpec, type SessionStatus } from "./session.ts";
 export type {
   HookAction,
   OrchestratorEvent,
@@ -14,6 +17,3 @@ export type {
   WorkerContext,
 } from "./types.ts";
 export { TaskSpecSchema } from "./types.ts";
-export type { AgentSpec } from "./compose.ts";
-export type { RateLimitState } from "./scheduler/index.ts";
-export { Session, type PendingPermission, type SessionPermissions, type SessionSpec, type SessionStatus } from "./session.ts";

@@ -1,32 +1,26 @@
 import { randomUUID } from "node:crypto";
+import { AbortError } from "../errors.ts";
 import type { CliMessage, ResultMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
-import { AbortError, type TurnResult, type Worker, type WorkerOptions } from "../worker/index.ts";
-import { WorkerCost, addUsage, emptyUsage } from "./accounting.ts";
+import type { TurnResult, Worker, WorkerOptions } from "../worker/index.ts";
+import { addUsage, emptyUsage, WorkerCost } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import { Budget } from "./budget.ts";
-import { tasksPerProcess, type AgentSpec } from "./compose.ts";
-import {
-  BudgetExceededError,
-  InvalidTaskError,
-  OrchestratorClosedError,
-  TaskFailedError,
-  TaskTimeoutError,
-  UnknownAgentError,
-} from "./errors.ts";
+import { type AgentSpec, sessionWorkerOptions, tasksPerProcess, taskWorkerOptions } from "./compose.ts";
+import { BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskFailedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
 import { errorSummary, isRateLimitStatus, isRetryable } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
-import { QueueClearedError, Scheduler, retryWithBackoff } from "./scheduler/index.ts";
+import { QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
 import {
-  TaskSpecSchema,
   type OrchestratorEvent,
   type OrchestratorOptions,
   type TaskInfo,
   type TaskResult,
   type TaskSpec,
+  TaskSpecSchema,
   type TaskStatus,
 } from "./types.ts";
 import { WorkerFactory } from "./worker-factory.ts";
@@ -138,10 +132,15 @@ export class Orchestrator {
    * orchestrator closes every session).
    */
   openSession(spec: SessionSpec = {}): Session {
-    const record = this.newRecord(spec.name, spec.agent, undefined, sessionOverrides(spec));
+    const record = this.newRecord(spec.name, spec.agent, undefined, sessionWorkerOptions(spec));
     const host: SessionHost = {
       startWorker: async (_session, canUseTool, resume, signal) => {
-        const plan = this.#factory.plan({ context: { kind: "session", name: record.info.name, agent: record.info.agent }, overrides: record.overrides, record, canUseTool });
+        const plan = this.#factory.plan({
+          context: { kind: "session", name: record.info.name, agent: record.info.agent },
+          overrides: record.overrides,
+          record,
+          canUseTool,
+        });
         // A resumed session continues its own conversation: only a new process can.
         if (resume) return (await plan.start(signal, { resume })).worker;
         return (await this.#pool.lease(plan, { maxTasks: 1, signal })).worker;
@@ -171,16 +170,17 @@ export class Orchestrator {
   async prewarm(agentOrSpec: string | SessionSpec = {}, count = 1): Promise<void> {
     const spec = typeof agentOrSpec === "string" ? { agent: agentOrSpec } : agentOrSpec;
     this.agentSpec(spec.agent);
-    const plan = this.#factory.plan({ context: { kind: "session", name: spec.name ?? "spare", agent: spec.agent }, overrides: sessionOverrides(spec) });
+    const plan = this.#factory.plan({
+      context: { kind: "session", name: spec.name ?? "spare", agent: spec.agent },
+      overrides: sessionWorkerOptions(spec),
+    });
     await this.#pool.prewarm(plan.key, count, () => plan.start(undefined));
   }
 
   /** Runs tasks under the limits and yields each result as it finishes. */
   async *map(tasks: Iterable<TaskSpec>, options: { signal?: AbortSignal } = {}): AsyncIterable<TaskResult> {
     const specs = [...tasks].map((spec) => (options.signal ? { ...spec, signal: combine(spec.signal, options.signal) } : spec));
-    const records = specs.map((spec) =>
-      this.createRecord(spec, undefined),
-    );
+    const records = specs.map((spec) => this.createRecord(spec, undefined));
     const pending = new Map(
       records.map((record, i) => [record.info.id, this.execute(record, specs[i]!).then((result) => ({ id: record.info.id, result }))]),
     );
@@ -203,6 +203,17 @@ export class Orchestrator {
     this.hub.endStreams();
   }
 
+  /**
+   * Ends every live worker (tasks, sessions, peers, supervisors) at once with
+   * SIGKILL, before it returns, for when waiting is not an option (a second
+   * Ctrl-C). Nothing new starts; close() still flushes the transcripts.
+   */
+  kill(): void {
+    if (!this.closing.signal.aborted) this.closing.abort(new OrchestratorClosedError());
+    this.scheduler.clear();
+    for (const worker of this.liveWorkers) void worker.kill();
+  }
+
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
@@ -214,13 +225,18 @@ export class Orchestrator {
       const issue = parsed.error.issues[0];
       throw new InvalidTaskError(`invalid task${spec.name ? ` "${spec.name}"` : ""}: ${issue?.path.join(".") || "task"}: ${issue?.message}`);
     }
-    const record = this.newRecord(spec.name, spec.agent, parent, { model: spec.model, cwd: spec.cwd, ...spec.worker });
+    const record = this.newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec));
     this.hub.emit({ type: "task_queued", task: record.info });
     return record;
   }
 
   /** The record of a task or session; throws for an agent the orchestrator does not know. */
-  private newRecord(name: string | undefined, agentName: string | undefined, parent: TaskRecord | undefined, overrides: Partial<WorkerOptions>): TaskRecord {
+  private newRecord(
+    name: string | undefined,
+    agentName: string | undefined,
+    parent: TaskRecord | undefined,
+    overrides: Partial<WorkerOptions>,
+  ): TaskRecord {
     const agent = this.agentSpec(agentName);
     const id = randomUUID().slice(0, 8);
     return {
@@ -297,7 +313,8 @@ export class Orchestrator {
         this.hub.emit({ type: "task_started", task: info, attempt: record.attempts, pid: worker.pid, worker: origin });
         return worker.on((event) => {
           if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
-          else if (event.type === "permission_request") this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
+          else if (event.type === "permission_request")
+            this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
           else if (event.type === "permission_settled") this.hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });
         });
       },
@@ -392,18 +409,6 @@ export class Orchestrator {
     this.liveWorkers.add(worker);
     void worker.exited.then(() => this.liveWorkers.delete(worker));
   }
-}
-
-/** The worker settings a session asks for itself. */
-function sessionOverrides(spec: SessionSpec): Partial<WorkerOptions> {
-  return {
-    model: spec.model,
-    cwd: spec.cwd,
-    appendSystemPrompt: spec.appendSystemPrompt,
-    allowedTools: spec.allowedTools,
-    permissionMode: spec.permissionMode,
-    ...spec.worker,
-  };
 }
 
 function combine(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {

@@ -1,10 +1,21 @@
 import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
-import { askUserQuestion, planReview, Worker, WorkerClosedError, type PermissionDecision, type PermissionHandler, type PermissionRequest, type TurnResult, type WorkerOptions } from "../worker/index.ts";
+import {
+  askUserQuestion,
+  type PermissionDecision,
+  type PermissionHandler,
+  type PermissionRequest,
+  planReview,
+  type TurnResult,
+  type Worker,
+  WorkerClosedError,
+  type WorkerOptions,
+} from "../worker/index.ts";
 import { WorkerCost } from "./accounting.ts";
 import type { TaskInfo } from "./types.ts";
 
-export type SessionStatus = "starting" | "running" | "awaiting_permission" | "idle" | "failed" | "closed";
+export const SESSION_STATUSES = ["starting", "running", "awaiting_permission", "idle", "failed", "closed"] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 /** How a session's permission requests are decided. "ask": they wait for answerPermission(). */
 export type SessionPermissions = "ask" | "deny" | "allow" | PermissionHandler;
@@ -143,23 +154,27 @@ export class Session {
   send(prompt: string, options: { signal?: AbortSignal } = {}): Promise<TurnResult> {
     if (this.#closed) return Promise.reject(new WorkerClosedError("the turn"));
     const turn = this.#tail.then(() =>
-      this.#host.schedule(async (slotSignal) => {
-        const signal = options.signal ? AbortSignal.any([slotSignal, options.signal]) : slotSignal;
-        const worker = await this.#liveWorker(signal);
-        this.#setStatus("running");
-        try {
-          const result = await worker.run(prompt, { signal });
-          this.#turns++;
-          this.#lastResult = result;
-          this.#lastError = result.isError ? { code: "TURN_ERROR", message: result.errors.join("; ") || result.subtype } : undefined;
-          return result;
-        } catch (error) {
-          this.#lastError = { code: (error as { code?: string }).code ?? "ERROR", message: (error as Error).message };
-          throw error;
-        } finally {
-          if (!this.#closed) this.#setStatus(worker.state === "failed" || worker.state === "exited" ? "failed" : "idle");
-        }
-      }, this.spec.agent, options.signal),
+      this.#host.schedule(
+        async (slotSignal) => {
+          const signal = options.signal ? AbortSignal.any([slotSignal, options.signal]) : slotSignal;
+          const worker = await this.#liveWorker(signal);
+          this.#setStatus("running");
+          try {
+            const result = await worker.run(prompt, { signal });
+            this.#turns++;
+            this.#lastResult = result;
+            this.#lastError = result.isError ? { code: "TURN_ERROR", message: result.errors.join("; ") || result.subtype } : undefined;
+            return result;
+          } catch (error) {
+            this.#lastError = { code: (error as { code?: string }).code ?? "ERROR", message: (error as Error).message };
+            throw error;
+          } finally {
+            if (!this.#closed) this.#setStatus(worker.state === "failed" || worker.state === "exited" ? "failed" : "idle");
+          }
+        },
+        this.spec.agent,
+        options.signal,
+      ),
     );
     this.#tail = turn.catch(() => undefined);
     return turn;
@@ -225,10 +240,14 @@ export class Session {
           message: `no answer to this permission request within ${Math.round(timeoutMs / 1000)} s, so it was denied`,
         });
       }, timeoutMs);
-      request.signal.addEventListener("abort", () => {
-        this.#pending.delete(request.requestId);
-        clearTimeout(timer);
-      }, { once: true });
+      request.signal.addEventListener(
+        "abort",
+        () => {
+          this.#pending.delete(request.requestId);
+          clearTimeout(timer);
+        },
+        { once: true },
+      );
       this.#pending.set(request.requestId, { entry, resolve: settle });
       this.#setStatus("awaiting_permission");
       // A listener's bug does not answer the request: it still waits for answerPermission().

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { CliMessage } from "../protocol/index.ts";
+import type { CliMessage, HookEvent } from "../protocol/index.ts";
 import type { HookCallback } from "../worker/hooks.ts";
-import type { AgentSpec } from "./compose.ts";
 import type { PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
+import type { AgentSpec } from "./compose.ts";
 import type { RateLimitState } from "./scheduler/index.ts";
 import type { SessionStatus } from "./session.ts";
 
@@ -115,10 +115,7 @@ export type RoutedHook = HookAction & {
 };
 
 /** Decides a worker's permission request; `task` says whose it is. */
-export type RoutedPermissionHandler = (
-  request: PermissionRequest,
-  task: TaskInfo,
-) => PermissionDecision | Promise<PermissionDecision>;
+export type RoutedPermissionHandler = (request: PermissionRequest, task: TaskInfo) => PermissionDecision | Promise<PermissionDecision>;
 
 /** Which worker a set of worker options is for: a task's attempt, a peer session, or a supervisor. */
 export interface WorkerContext {
@@ -153,7 +150,7 @@ export interface OrchestratorOptions {
    */
   reuse?: ReuseOption;
   /** One registry of hooks for all workers: event name → routed hooks. */
-  hooks?: Record<string, RoutedHook[]>;
+  hooks?: Partial<Record<HookEvent, RoutedHook[]>>;
   /** Permission requests of every worker; without it each worker's policy (deny) applies. */
   canUseTool?: RoutedPermissionHandler;
   /** Agent name → agents it may reach with ask_peer/tell_peer. Absent: every agent may reach every other. */

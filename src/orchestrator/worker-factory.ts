@@ -1,12 +1,12 @@
-import { policyDecision, Worker, type PermissionHandler, type WorkerOptions } from "../worker/index.ts";
 import { stableKey } from "../util/stable-key.ts";
+import { type PermissionHandler, policyDecision, Worker, type WorkerOptions } from "../worker/index.ts";
 import type { AgentSessions } from "./agent-sessions.ts";
-import { agentWorkerOptions, composeWorkerOptions } from "./compose.ts";
+import { layerWorkerOptions, type WorkerLayers } from "./compose.ts";
 import type { PeerNetwork } from "./peer-network.ts";
 import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
 import { routedHookConfig } from "./routed-hooks.ts";
 import type { OrchestratorEvent, OrchestratorOptions, TaskInfo, WorkerContext } from "./types.ts";
-import { BoundWorker, type Binding } from "./worker-binding.ts";
+import { type Binding, BoundWorker } from "./worker-binding.ts";
 
 export interface WorkerFactoryDeps<R extends { info: TaskInfo }> {
   options: OrchestratorOptions;
@@ -59,13 +59,14 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     const { options } = this.#deps;
     const { context } = work;
     const agent = context.agent ? options.agents?.[context.agent] : undefined;
-    const settled = composeWorkerOptions(options.defaults, agentWorkerOptions(agent), work.overrides);
+    const layers = { defaults: options.defaults, agent, task: work.overrides };
+    const settled = layerWorkerOptions(layers);
     const perWorker = options.workerOptions?.(context) ?? {};
     // Routing (hooks, permissions, peer tools) is bound late, so it is the same for every work of these settings.
     const key = stableKey({ agent: context.agent, settled, perWorker });
     return {
       key,
-      start: (signal, extra) => this.#start(key, work, settled, perWorker, signal, extra),
+      start: (signal, extra) => this.#start(key, work, layers, perWorker, signal, extra),
       adopt: (bound) => bound.bindTo(context, work.record, work.canUseTool),
     };
   }
@@ -73,7 +74,7 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
   async #start(
     key: string,
     work: WorkItem<R>,
-    settled: WorkerOptions,
+    layers: Omit<WorkerLayers, "call">,
     perWorker: Partial<WorkerOptions>,
     signal: AbortSignal | undefined,
     extra: Partial<WorkerOptions> | undefined,
@@ -88,8 +89,15 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     };
     const process = this.#deps.options.processOptions?.();
     const { canUseTool: ownHandler, ...perWorkerRest } = perWorker;
-    const options = composeWorkerOptions(settled, this.#routing(binding, settled), perWorkerRest, process?.options, extra);
-    options.canUseTool = this.#permissions(binding, ownHandler, settled.canUseTool, options);
+    let settledHandler: PermissionHandler | undefined;
+    const options = layerWorkerOptions({
+      ...layers,
+      call: (settled) => {
+        settledHandler = settled.canUseTool;
+        return [this.#routing(binding, settled), perWorkerRest, process?.options, extra];
+      },
+    });
+    options.canUseTool = this.#permissions(binding, ownHandler, settledHandler, options);
     process?.bind(work.context);
     let worker: Worker;
     try {
@@ -118,7 +126,13 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     };
     // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.
     if (options.peerTools ?? Object.keys(options.agents ?? {}).length > 0) {
-      routing.sdkMcpServers = { cadre: peers.serverFor(caller, () => binding.record, () => binding.chain()) };
+      routing.sdkMcpServers = {
+        cadre: peers.serverFor(
+          caller,
+          () => binding.record,
+          () => binding.chain(),
+        ),
+      };
       routing.allowedTools = [...PEER_TOOL_IDS];
     }
     return routing;

@@ -1,5 +1,5 @@
-import { resetConversation, type Worker } from "../worker/index.ts";
 import type { CliMessage } from "../protocol/index.ts";
+import { resetConversation, type Worker } from "../worker/index.ts";
 import { whyNotReusable, whyResetLeftState } from "./reuse-verdict.ts";
 import type { TaskInfo, WorkerOrigin } from "./types.ts";
 import type { BoundWorker } from "./worker-binding.ts";
@@ -120,8 +120,7 @@ export class WorkerPool<R extends { info: TaskInfo }> {
     const fits = this.#entries.filter((e) => e.key === key && !e.claimed && (reuse || e.spare));
     // Ready before pending, reused before spares (a spare is kept for work that cannot reuse). A
     // pending one is still worth the wait: it is further along than a start begun now.
-    const entry =
-      fits.find((e) => !e.pending && !e.spare) ?? fits.find((e) => !e.pending) ?? fits.find((e) => !e.spare) ?? fits[0];
+    const entry = fits.find((e) => !e.pending && !e.spare) ?? fits.find((e) => !e.pending) ?? fits.find((e) => !e.spare) ?? fits[0];
     if (!entry) return undefined;
     entry.claimed = true;
     const bound = await entry.ready;

@@ -1,5 +1,6 @@
 import type { BackgroundTasksChangedMessage, CliMessage, ResultMessage, SystemInitMessage } from "../protocol/index.ts";
 import { ResetFailedError } from "./errors.ts";
+import type { TurnResult } from "./turn.ts";
 import type { Worker } from "./worker.ts";
 
 /** What a reset left: the new session, and what the CLI still runs from before it. */
@@ -27,7 +28,7 @@ const DEFAULT_RESET_TIMEOUT_MS = 10_000;
 export async function resetConversation(worker: Worker, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ConversationReset> {
   const before = worker.sessionId;
   const limit = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_RESET_TIMEOUT_MS);
-  let turn;
+  let turn: TurnResult;
   try {
     turn = await worker.run("/clear", { signal: options.signal ? AbortSignal.any([options.signal, limit]) : limit });
   } catch (error) {

@@ -1,24 +1,25 @@
 import { statSync } from "node:fs";
-import type { CliMessage, SystemInitMessage } from "../protocol/index.ts";
+import { AbortError } from "../errors.ts";
+import type { CliMessage, InitializeRequest, McpServerConfig, OutboundControlRequest, PermissionMode, SystemInitMessage } from "../protocol/index.ts";
 import { parseCliMessage, userMessage } from "../protocol/index.ts";
 import { EventHub, type Listener } from "../util/event-hub.ts";
-import { ControlChannel } from "./control-channel.ts";
+import { ControlChannel, type ControlPayload } from "./control-channel.ts";
 import {
-  AbortError,
+  type ExitDetails,
+  type InvalidControlAnswerError,
   ProtocolError,
   WorkerClosedError,
   WorkerExitedError,
   WorkingDirectoryError,
-  type ExitDetails,
 } from "./errors.ts";
 import { HookRegistry } from "./hooks.ts";
+import { InboundRequests, refuseUnknownControlRequest } from "./inbound.ts";
 import { locateClaude } from "./locate-cli.ts";
 import { McpBridge } from "./mcp-bridge.ts";
-import { buildArgs, buildEnv, type PermissionMode, type WorkerOptions } from "./options.ts";
-import { InboundRequests, refuseUnknownControlRequest } from "./inbound.ts";
+import { buildArgs, buildEnv, type WorkerOptions } from "./options.ts";
 import type { PermissionRequest } from "./permissions.ts";
 import { ProcessTransport } from "./process-transport.ts";
-import { Turn, type Prompt, type TurnResult } from "./turn.ts";
+import { type Prompt, Turn, type TurnResult } from "./turn.ts";
 
 export type WorkerState = "starting" | "ready" | "busy" | "awaiting_permission" | "idle" | "closing" | "exited" | "failed";
 
@@ -27,7 +28,9 @@ export type WorkerEvent =
   | { type: "message"; message: CliMessage }
   | { type: "malformed_line"; line: string; error: Error }
   | { type: "permission_request"; requestId: string; request: Omit<PermissionRequest, "signal"> }
-  | { type: "permission_settled"; requestId: string };
+  | { type: "permission_settled"; requestId: string }
+  /** A handler answered a CLI request with something the protocol does not allow; the CLI got an error answer. */
+  | { type: "invalid_answer"; requestId: string; error: InvalidControlAnswerError };
 
 export type WorkerListener = Listener<WorkerEvent>;
 
@@ -52,7 +55,7 @@ function isBackgroundResult(result: Record<string, unknown>): boolean {
  * in both directions, and an end that is always observed.
  */
 export class Worker {
-  #initializeResponse: Record<string, unknown> = {};
+  #initializeResponse: ControlPayload = {};
   #session: SystemInitMessage | undefined;
   readonly #events = new EventHub<WorkerEvent>();
   private stateValue: WorkerState = "starting";
@@ -86,7 +89,9 @@ export class Worker {
         onFatal: (error) => this.fail(new ProtocolError(`claude's output could not be read: ${error.message}`, error)),
       },
     );
-    this.channel = new ControlChannel((message) => this.transport.write(message));
+    this.channel = new ControlChannel((message) => this.transport.write(message), {
+      onInvalidAnswer: (requestId, error) => this.#events.emit({ type: "invalid_answer", requestId, error }),
+    });
     this.inbound = new InboundRequests({
       channel: this.channel,
       hooks: this.hooks,
@@ -139,7 +144,7 @@ export class Worker {
   }
 
   /** The CLI's answer to initialize (commands, models, account, …). */
-  get initializeResponse(): Record<string, unknown> {
+  get initializeResponse(): ControlPayload {
     return this.#initializeResponse;
   }
 
@@ -215,16 +220,16 @@ export class Worker {
     await this.control({ subtype: "set_max_thinking_tokens", max_thinking_tokens: tokens });
   }
 
-  async mcpStatus(): Promise<Record<string, unknown>> {
+  async mcpStatus(): Promise<ControlPayload> {
     return this.control({ subtype: "mcp_status" });
   }
 
-  async mcpSetServers(servers: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async mcpSetServers(servers: Record<string, McpServerConfig>): Promise<ControlPayload> {
     return this.control({ subtype: "mcp_set_servers", servers });
   }
 
-  /** Sends any control request and resolves with the CLI's success payload. */
-  control(request: { subtype: string } & Record<string, unknown>): Promise<Record<string, unknown>> {
+  /** Sends any control request the protocol knows and resolves with the CLI's success payload. */
+  control(request: OutboundControlRequest): Promise<ControlPayload> {
     if (this.failure) return Promise.reject(this.failure);
     return this.channel.request(request, this.options.controlTimeoutMs ?? DEFAULTS.controlTimeoutMs);
   }
@@ -241,12 +246,11 @@ export class Worker {
     return this.closing;
   }
 
-  /** Ends the process at once. */
+  /** Ends the process at once (SIGKILL, sent before this returns), also while a close() is still waiting on it. */
   kill(): Promise<ExitDetails> {
-    if (!this.closing) {
-      if (!this.transport.hasExited) this.setState("closing");
-      this.closing = this.transport.kill();
-    }
+    if (!this.transport.hasExited) this.setState("closing");
+    const killed = this.transport.kill();
+    this.closing ??= killed;
     return this.closing;
   }
 
@@ -256,7 +260,7 @@ export class Worker {
 
   private async initialize(signal?: AbortSignal): Promise<void> {
     const o = this.options;
-    const request = {
+    const request: InitializeRequest = {
       subtype: "initialize",
       ...(!this.hooks.isEmpty && { hooks: this.hooks.toInitialize() }),
       ...(this.mcp.names.length > 0 && { sdkMcpServers: this.mcp.names }),
@@ -281,7 +285,7 @@ export class Worker {
   private startTurn(turn: Turn): void {
     this.setState("busy");
     const content = typeof turn.prompt === "string" ? turn.prompt : [...turn.prompt];
-    if (!this.transport.write(userMessage(content as Parameters<typeof userMessage>[0]))) {
+    if (!this.transport.write(userMessage(content))) {
       turn.fail(this.failure ?? new WorkerClosedError("the turn"));
     }
   }
@@ -316,7 +320,7 @@ export class Worker {
         if (refuseUnknownControlRequest(this.channel, message.raw)) return;
         break;
       case "system":
-        if (message.subtype === "init") this.#session = message as SystemInitMessage;
+        if (message.subtype === "init") this.#session = message;
         break;
     }
     this.#events.emit({ type: "message", message });

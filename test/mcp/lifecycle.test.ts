@@ -1,15 +1,17 @@
 // Limits and cleanup of `cadre mcp`: idle children are closed, and no child outlives the server.
 import { describe, expect, it } from "vitest";
-import "../support/cleanup.ts";
 import { isGone } from "../support/processes.ts";
 import { call, claudeDescendants, startStdioCadre, until } from "./support.ts";
 
 describe("cadre mcp lifecycle", () => {
   it("SIGTERM to the server leaves no child process", async () => {
-    const { client, pid } = await startStdioCadre({
-      quick: [{ text: "quick done" }],
-      slow: [{ text: "slow done", delay_ms: 60_000 }],
-    }, ["--warm", "0"]);
+    const { client, pid } = await startStdioCadre(
+      {
+        quick: [{ text: "quick done" }],
+        slow: [{ text: "slow done", delay_ms: 60_000 }],
+      },
+      ["--warm", "0"],
+    );
     await call(client, "spawn_session", { prompt: "go", name: "quick" });
     const slow = await call(client, "spawn_session", { prompt: "go", name: "slow", wait_s: 0 });
     expect(slow.structuredContent!.status).not.toBe("idle");

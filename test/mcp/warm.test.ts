@@ -1,7 +1,6 @@
 // `cadre mcp --warm N`: spare children on the real CLI. spawn_session takes one and a replacement
 // starts; spares are not sessions; none outlives the server, whether its client goes or it gets SIGTERM.
 import { describe, expect, it } from "vitest";
-import "../support/cleanup.ts";
 import { isGone } from "../support/processes.ts";
 import { call, claudeDescendants, startStdioCadre, textOf, until } from "./support.ts";
 

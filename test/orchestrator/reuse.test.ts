@@ -4,6 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import type { Orchestrator, OrchestratorEvent, TaskResult } from "../../src/orchestrator/index.ts";
+import type { PermissionUpdate } from "../../src/protocol/index.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { isGone } from "../support/processes.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
@@ -56,7 +57,10 @@ describe("process reuse on the real CLI", () => {
     // Each transcript holds its task's own session and nothing of the reset.
     await orchestrator.close();
     for (const result of results) {
-      const lines = (await readFile(orchestrator.transcriptPaths.get(result.id)!, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+      const lines = (await readFile(orchestrator.transcriptPaths.get(result.id)!, "utf8"))
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       expect(lines.find((m) => m.type === "system" && m.subtype === "init")?.session_id).toBe(result.sessionId);
       expect(lines.filter((m) => m.type === "result")).toHaveLength(1);
       expect(lines.some((m) => m.type === "conversation_reset")).toBe(false);
@@ -70,9 +74,14 @@ describe("process reuse on the real CLI", () => {
       reuse: true,
       concurrency: 1,
       script: () => "s",
-      canUseTool: (request, task) => {
+      canUseTool: (_request, task) => {
         asked.push(task.name);
-        const rule = { type: "addRules", rules: [{ toolName: "Bash", ruleContent: "touch:*" }], behavior: "allow", destination: "session" };
+        const rule: PermissionUpdate = {
+          type: "addRules",
+          rules: [{ toolName: "Bash", ruleContent: "touch:*" }],
+          behavior: "allow",
+          destination: "session",
+        };
         return { behavior: "allow", ...(task.name === "granting" && { updatedPermissions: [rule] }) };
       },
     });

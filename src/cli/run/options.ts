@@ -13,7 +13,8 @@ Options:
   --concurrency N  workers running at once (default: the config's, else 4)
   --out DIR        where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
   --rehearse       play the config's rehearsal scripts on a built-in scripted model: offline, no account
-  --json           print the orchestrator's events as NDJSON on stdout (the final table goes to stderr)
+  --json           print the run's events as NDJSON on stdout: the orchestrator's, and the swarm's
+                   task_settled with each task's result (the final table goes to stderr)
   -h, --help       show this help
 
 On a terminal the view redraws in place; otherwise it prints one timestamped line per event.
@@ -37,7 +38,10 @@ export type ParsedArgs = { kind: "help" } | { kind: "error"; message: string } |
 
 /** `2025-06-01T12-30-05Z`: sortable, and valid in a file name everywhere. */
 export function runDirName(date: Date): string {
-  return date.toISOString().replace(/\.\d+Z$/, "Z").replaceAll(":", "-");
+  return date
+    .toISOString()
+    .replace(/\.\d+Z$/, "Z")
+    .replaceAll(":", "-");
 }
 
 export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string = process.cwd()): ParsedArgs {
@@ -70,5 +74,8 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
     return { kind: "error", message: (error as Error).message };
   }
   const outDir = resolve(cwd, values.out ?? `.cadre/runs/${runDirName(now)}`);
-  return { kind: "run", options: { config, concurrency, outDir, defaultOut: values.out === undefined, rehearse: values.rehearse === true, json: values.json === true } };
+  return {
+    kind: "run",
+    options: { config, concurrency, outDir, defaultOut: values.out === undefined, rehearse: values.rehearse === true, json: values.json === true },
+  };
 }

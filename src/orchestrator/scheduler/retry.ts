@@ -1,4 +1,4 @@
-import { AbortError } from "../../worker/errors.ts";
+import { AbortError } from "../../errors.ts";
 import { backoffDelay } from "./backoff.ts";
 import { requireDelay, SchedulerOptionError } from "./errors.ts";
 

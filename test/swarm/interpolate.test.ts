@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { interpolateEnv } from "../../src/orchestrator/config/interpolate.ts";
-import { parseSwarmConfig } from "../../src/orchestrator/config/load.ts";
+import { interpolateEnv } from "../../src/swarm/config/interpolate.ts";
+import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
 
 const baseDir = fileURLToPath(new URL("../fixtures/config/", import.meta.url));
 const parse = (text: string, env: Record<string, string>) => parseSwarmConfig(text, { baseDir, env });
@@ -45,7 +45,9 @@ describe("${VAR} interpolation", () => {
   });
 
   it("fills values before the semantic checks see them", async () => {
-    const result = await parse(`agents:\n  rev: { description: d, prompt: p }\ntasks: [{ name: a, prompt: p, agent: "\${AGENT}" }]`, { AGENT: "reviewr" });
+    const result = await parse(`agents:\n  rev: { description: d, prompt: p }\ntasks: [{ name: a, prompt: p, agent: "\${AGENT}" }]`, {
+      AGENT: "reviewr",
+    });
     expect(result).toEqual({ ok: false, errors: [{ path: "tasks[0].agent", message: 'unknown agent "reviewr"', hint: 'did you mean "rev"?' }] });
   });
 });

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { discoverAgents } from "../../src/orchestrator/agents/discover.ts";
-import { AgentFileError, parseAgentFile, readAgentFile } from "../../src/orchestrator/agents/file.ts";
+import { discoverAgents } from "../../src/swarm/agents/discover.ts";
+import { AgentFileError, parseAgentFile, readAgentFile } from "../../src/swarm/agents/file.ts";
 
 const fixtures = fileURLToPath(new URL("../fixtures/config/agents/", import.meta.url));
 

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { renderSwarmJsonSchema, SWARM_SCHEMA_PATH, swarmJsonSchema } from "../../src/orchestrator/config/json-schema.ts";
-import { HOOK_EVENTS } from "../../src/orchestrator/config/hooks.ts";
+import { HookEventSchema } from "../../src/protocol/index.ts";
+import { renderSwarmJsonSchema, SWARM_SCHEMA_PATH, swarmJsonSchema } from "../../src/swarm/config/json-schema.ts";
+
+const HOOK_EVENTS = HookEventSchema.options;
 
 describe("schema/swarm.schema.json", () => {
   it("is up to date with the zod schema (run `npm run schema` to regenerate)", () => {

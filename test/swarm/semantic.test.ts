@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { ConfigIssue } from "../../src/orchestrator/config/issues.ts";
-import { parseSwarmConfig } from "../../src/orchestrator/config/load.ts";
+import type { ConfigIssue } from "../../src/swarm/config/issues.ts";
+import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
 
 const baseDir = fileURLToPath(new URL("../fixtures/config/", import.meta.url));
 
@@ -43,12 +43,7 @@ describe("references to agents", () => {
   });
 
   it("reports a missing agent file with its resolved path, and an invalid one with its problem", async () => {
-    const errors = await errorsOf([
-      "agents:",
-      "  gone: ./agents/gone.md",
-      "  bare: ./agents/no-front-matter.md",
-      "tasks: [{ name: a, prompt: p }]",
-    ]);
+    const errors = await errorsOf(["agents:", "  gone: ./agents/gone.md", "  bare: ./agents/no-front-matter.md", "tasks: [{ name: a, prompt: p }]"]);
     expect(errors).toEqual([
       {
         path: "agents.gone",

@@ -1,35 +1,46 @@
+import type { OrchestratorOptions, RoutedHook, TaskSpec } from "../../orchestrator/types.ts";
+import type { WorkerOptions } from "../../worker/index.ts";
 import type { ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
-import type { OrchestratorOptions, RoutedHook, TaskSpec } from "../types.ts";
 
-/** Swarm-config agents (snake_case) as the orchestrator takes them. */
+/**
+ * The edge between the swarm config (snake_case, as people write it) and the
+ * orchestrator (camelCase): the one place one becomes the other. Worker
+ * settings pass through as written, each at its own layer (defaults, agent,
+ * task); the orchestrator decides what wins (layerWorkerOptions).
+ */
+
+/** The worker settings a swarm file may give, as it spells them → as the orchestrator does. */
+const WORKER_SETTINGS = {
+  model: "model",
+  permission_mode: "permissionMode",
+  max_turns: "maxTurns",
+  tools: "tools",
+  disallowed_tools: "disallowedTools",
+  allowed_tools: "allowedTools",
+  append_system_prompt: "appendSystemPrompt",
+  cwd: "cwd",
+} as const satisfies Record<string, keyof WorkerOptions>;
+
+type WrittenSettings = { [K in keyof typeof WORKER_SETTINGS]?: WorkerOptions[(typeof WORKER_SETTINGS)[K]] };
+type WorkerSettings = Partial<Pick<WorkerOptions, (typeof WORKER_SETTINGS)[keyof typeof WORKER_SETTINGS]>>;
+
+/** The worker settings among `written` (defaults or an agent), renamed; the other keys stay behind. */
+function workerSettings(written: WrittenSettings): WorkerSettings {
+  const settings: Record<string, unknown> = {};
+  for (const [key, name] of Object.entries(WORKER_SETTINGS)) {
+    const value = written[key as keyof WrittenSettings];
+    if (value !== undefined) settings[name] = value;
+  }
+  return settings as WorkerSettings;
+}
+
 function agentsOf(config: ResolvedSwarmConfig): NonNullable<OrchestratorOptions["agents"]> {
   return Object.fromEntries(
     Object.entries(config.agents).map(([name, agent]) => [
       name,
-      {
-        description: agent.description,
-        prompt: agent.prompt,
-        ...(agent.tools && { tools: agent.tools }),
-        ...(agent.disallowed_tools && { disallowedTools: agent.disallowed_tools }),
-        ...(agent.model && { model: agent.model }),
-        ...(agent.permission_mode && { permissionMode: agent.permission_mode }),
-        ...(agent.reuse !== undefined && { reuse: agent.reuse }),
-      },
+      { description: agent.description, prompt: agent.prompt, ...workerSettings(agent), ...(agent.reuse !== undefined && { reuse: agent.reuse }) },
     ]),
   );
-}
-
-function defaultsOf(config: ResolvedSwarmConfig): OrchestratorOptions["defaults"] {
-  const d = config.defaults;
-  return {
-    cwd: d.cwd,
-    ...(d.model && { model: d.model }),
-    ...(d.permission_mode && { permissionMode: d.permission_mode }),
-    ...(d.append_system_prompt && { appendSystemPrompt: d.append_system_prompt }),
-    ...(d.allowed_tools && { allowedTools: d.allowed_tools }),
-    ...(d.disallowed_tools && { disallowedTools: d.disallowed_tools }),
-    ...(d.max_turns && { maxTurns: d.max_turns }),
-  };
 }
 
 function hooksOf(config: ResolvedSwarmConfig): OrchestratorOptions["hooks"] {
@@ -60,7 +71,7 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
     ...(config.budget_usd !== undefined && { budgetUsd: config.budget_usd }),
     ...(config.defaults.reuse !== undefined && { reuse: config.defaults.reuse }),
     agents,
-    defaults: defaultsOf(config),
+    defaults: workerSettings(config.defaults),
     hooks: hooksOf(config),
     // No connections means every agent may reach every other.
     connections: Object.keys(config.connections).length > 0 ? config.connections : undefined,
@@ -74,14 +85,10 @@ export function taskSpecFor(task: ResolvedTask, prompt: string, signal: AbortSig
     prompt,
     ...(task.agent !== undefined && { agent: task.agent }),
     ...(task.model !== undefined && { model: task.model }),
-    cwd: task.cwd,
+    ...(task.cwd !== undefined && { cwd: task.cwd }),
     ...(task.timeout_s !== undefined && { timeoutMs: task.timeout_s * 1000 }),
     retries: task.retries,
     priority: task.priority,
-    worker: {
-      ...(task.max_turns !== undefined && { maxTurns: task.max_turns }),
-      ...(task.permission_mode !== undefined && { permissionMode: task.permission_mode }),
-    },
     signal,
   };
 }

@@ -3,7 +3,8 @@ import { basename } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { CadreError } from "../../errors.ts";
-import { type AgentDefinition, normalizeModel, PERMISSION_MODES, toToolList } from "./definition.ts";
+import { PERMISSION_MODES } from "../../worker/index.ts";
+import { type AgentDefinition, normalizeModel, toToolList } from "./definition.ts";
 
 /** An agent file that cannot be used: no front matter, bad YAML, a missing name or description, an empty body. */
 export class AgentFileError extends CadreError {
@@ -83,10 +84,7 @@ const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)
 export function parseAgentFile(text: string, file: string): AgentDefinition {
   const match = FRONT_MATTER.exec(text);
   if (!match) {
-    throw new AgentFileError(
-      file,
-      "no YAML front matter: an agent file starts with a --- block holding at least name and description",
-    );
+    throw new AgentFileError(file, "no YAML front matter: an agent file starts with a --- block holding at least name and description");
   }
   let data: unknown;
   try {

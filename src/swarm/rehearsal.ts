@@ -1,4 +1,5 @@
-import type { ResolvedSwarmConfig } from "../../orchestrator/config/index.ts";
+import { agentScriptName } from "../rehearsal/index.ts";
+import type { ResolvedSwarmConfig } from "./config/index.ts";
 
 /** What a config lacks for --rehearse: one `rehearsal.<key>: …` line per missing script. */
 export function missingScripts(config: ResolvedSwarmConfig): string[] {
@@ -9,7 +10,8 @@ export function missingScripts(config: ResolvedSwarmConfig): string[] {
   }
   const supervisors = new Set(Object.values(config.hooks).flatMap((entries) => (entries ?? []).flatMap((e) => (e.supervisor ? [e.supervisor] : []))));
   for (const agent of supervisors) {
-    if (config.rehearsal[`supervisor:${agent}`] === undefined) problems.push(`rehearsal: no script "supervisor:${agent}" for the hook supervisor "${agent}"`);
+    const script = agentScriptName("supervisor", agent);
+    if (config.rehearsal[script] === undefined) problems.push(`rehearsal: no script "${script}" for the hook supervisor "${agent}"`);
   }
   return problems;
 }

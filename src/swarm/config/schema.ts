@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { PermissionModeSchema } from "../agents/definition.ts";
 import { RehearsalScriptSchema } from "../../rehearsal/script.ts";
+import { SwarmPermissionModeSchema } from "../agents/definition.ts";
 import { HooksSchema } from "./hooks.ts";
 
 /**
@@ -22,7 +22,7 @@ export const ReuseSchema = z
 export const DefaultsSchema = z
   .strictObject({
     model: z.string().min(1).optional().describe("Model alias or id for every worker unless its task or agent says otherwise."),
-    permission_mode: PermissionModeSchema.optional(),
+    permission_mode: SwarmPermissionModeSchema.optional(),
     append_system_prompt: z.string().optional().describe("Text appended to every worker's system prompt."),
     allowed_tools: ToolNames.optional().describe('Tools that run without asking, e.g. ["Read", "Bash(git diff:*)"].'),
     disallowed_tools: ToolNames.optional().describe("Tools no worker may use."),
@@ -40,7 +40,7 @@ export const InlineAgentSchema = z
     tools: ToolNames.optional().describe("The tools it may use; absent means all, [] none."),
     disallowed_tools: ToolNames.optional(),
     model: z.string().min(1).optional().describe('Model alias or id; "inherit" or absent means the default model.'),
-    permission_mode: PermissionModeSchema.optional(),
+    permission_mode: SwarmPermissionModeSchema.optional(),
     max_turns: z.int().positive().optional(),
     reuse: ReuseSchema.optional().describe("Reuse this agent's processes across its tasks (see defaults.reuse); wins over defaults.reuse."),
   })
@@ -61,11 +61,7 @@ export const TaskSchema = z.strictObject({
     .string()
     .min(1)
     .describe("The task's first user message. {{item}} / {{item.field}} with for_each; {{results.<task>}} for a dependency's result."),
-  for_each: z
-    .array(ForEachItemSchema)
-    .min(1)
-    .optional()
-    .describe("Run one copy of this task per item (strings, numbers or objects)."),
+  for_each: z.array(ForEachItemSchema).min(1).optional().describe("Run one copy of this task per item (strings, numbers or objects)."),
   depends_on: z
     .array(z.string().min(1))
     .optional()

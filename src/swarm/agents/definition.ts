@@ -1,12 +1,8 @@
 import { z } from "zod";
+import { PERMISSION_MODES } from "../../worker/index.ts";
 
-/**
- * The permission modes a worker can start in (`--permission-mode`). The CLI
- * also knows "auto" and "manual", but the worker layer types only these.
- */
-export const PERMISSION_MODES = ["default", "acceptEdits", "bypassPermissions", "plan", "dontAsk"] as const;
-export const PermissionModeSchema = z.enum(PERMISSION_MODES);
-export type PermissionMode = z.infer<typeof PermissionModeSchema>;
+/** The permission modes a swarm file may name: the ones a cadre worker offers. */
+export const SwarmPermissionModeSchema = z.enum(PERMISSION_MODES);
 
 /**
  * An agent as cadre uses it, whether it was written inline in a swarm config
@@ -23,7 +19,7 @@ export const AgentDefinitionSchema = z.object({
   disallowed_tools: z.array(z.string()).optional(),
   /** A model alias or id; absent (or "inherit" in a file) means the swarm's default model. */
   model: z.string().optional(),
-  permission_mode: PermissionModeSchema.optional(),
+  permission_mode: SwarmPermissionModeSchema.optional(),
   max_turns: z.int().positive().optional(),
   /** cadre's, not Claude Code's: reuse the agent's processes across its tasks (inline agents only). */
   reuse: z.union([z.boolean(), z.int().positive()]).optional(),

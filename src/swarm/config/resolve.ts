@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
-import type { AgentDefinition, PermissionMode } from "../agents/definition.ts";
-import type { RehearsalScript } from "../../rehearsal/script.ts";
+import { parseAgentScriptName, type RehearsalScript } from "../../rehearsal/index.ts";
+import type { AgentDefinition } from "../agents/definition.ts";
 import { resolveDependencies } from "./dependencies.ts";
 import { didYouMean } from "./did-you-mean.ts";
 import { expandTasks } from "./expand.ts";
@@ -14,7 +14,12 @@ export type ResolvedDefaults = Omit<NonNullable<SwarmConfig["defaults"]>, "cwd">
   cwd: string;
 };
 
-/** One task ready to run: for_each applied, settings merged (task, then agent, then defaults), paths absolute. */
+/**
+ * One task ready to run: for_each applied, dependencies resolved, paths
+ * absolute. Its worker settings (model, cwd) are its own, as written: the
+ * orchestrator layers them over its agent's and the defaults. Its time limit
+ * is a task's alone, so the defaults' applies here.
+ */
 export interface ResolvedTask {
   name: string;
   /** The name as written; differs from `name` for a for_each copy. */
@@ -29,10 +34,9 @@ export interface ResolvedTask {
   /** Names of the tasks that must finish first (for_each groups expanded). */
   depends_on: string[];
   model?: string;
-  permission_mode?: PermissionMode;
-  max_turns?: number;
   timeout_s?: number;
-  cwd: string;
+  /** Absolute; absent when the task does not set one (the defaults' applies). */
+  cwd?: string;
   retries: number;
   priority: number;
 }
@@ -86,10 +90,7 @@ export async function resolveSwarmConfig(
     cwd: input.defaults?.cwd === undefined ? baseDir : directory(["defaults", "cwd"], input.defaults.cwd),
   };
   const tasks = expanded.tasks.map((task): ResolvedTask => {
-    const agent = task.entry.agent === undefined ? undefined : agents.agents[task.entry.agent];
-    const model = task.entry.model ?? agent?.model ?? defaults.model;
-    const permissionMode = agent?.permission_mode ?? defaults.permission_mode;
-    const maxTurns = agent?.max_turns ?? defaults.max_turns;
+    // Not the orchestrator's default time limit: that would cover the workers a task spawns too.
     const timeout = task.entry.timeout_s ?? defaults.timeout_s;
     return {
       name: task.name,
@@ -99,11 +100,9 @@ export async function resolveSwarmConfig(
       ...(task.entry.agent !== undefined && { agent: task.entry.agent }),
       prompt: task.prompt,
       depends_on: graph.dependsOn.get(task.name) ?? [],
-      ...(model !== undefined && { model }),
-      ...(permissionMode !== undefined && { permission_mode: permissionMode }),
-      ...(maxTurns !== undefined && { max_turns: maxTurns }),
+      ...(task.entry.model !== undefined && { model: task.entry.model }),
       ...(timeout !== undefined && { timeout_s: timeout }),
-      cwd: task.cwd === undefined ? defaults.cwd : directory(["tasks", task.index, "cwd"], task.cwd),
+      ...(task.cwd !== undefined && { cwd: directory(["tasks", task.index, "cwd"], task.cwd) }),
       retries: task.entry.retries,
       priority: task.entry.priority,
     };
@@ -135,13 +134,6 @@ export async function resolveSwarmConfig(
   };
 }
 
-/**
- * Workers that are not tasks play scripts named after their role and agent:
- * "peer:<agent>" answers ask_peer questions to that agent, "supervisor:<agent>"
- * decides the hooks that agent supervises.
- */
-const SESSION_SCRIPT = /^(peer|supervisor):(.+)$/;
-
 function rehearsalByTask(
   scripts: Record<string, RehearsalScript>,
   tasks: ResolvedTask[],
@@ -152,9 +144,9 @@ function rehearsalByTask(
   const names = new Set(tasks.map((task) => task.name));
   const templates = new Set(tasks.map((task) => task.template));
   for (const [key, script] of Object.entries(scripts)) {
-    const session = SESSION_SCRIPT.exec(key);
-    if (session) {
-      const agent = session[2]!;
+    // Workers that are not tasks play scripts named after their role and agent ("peer:<agent>", "supervisor:<agent>").
+    const agent = parseAgentScriptName(key)?.agent;
+    if (agent !== undefined) {
       if (agentNames.includes(agent)) byTask[key] = script;
       else issues.push(issue(["rehearsal", key], `unknown agent "${agent}"`, didYouMean(agent, agentNames)));
     } else if (!names.has(key) && !templates.has(key)) {
