@@ -50,6 +50,8 @@ interface SpareLine<R extends { info: TaskInfo }> {
 
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 const MAX_SPARE_FAILURES = 3;
+/** The longest a taken spare's replacement waits for the taker's first turn to end. */
+const REPLACE_AFTER_MS = 10_000;
 
 /**
  * Processes waiting for work: spares started ahead of demand (prewarm), and
@@ -125,7 +127,7 @@ export class WorkerPool<R extends { info: TaskInfo }> {
     entry.claimed = true;
     const bound = await entry.ready;
     this.#remove(entry);
-    if (entry.spare) this.#replaceSpare(key);
+    if (entry.spare) this.#replaceSpare(key, bound?.worker);
     // A process that died while it waited is not handed out; the work gets a new one.
     const live = bound && bound.worker.state === (entry.spare ? "ready" : "idle");
     return live ? { bound, spare: entry.spare } : undefined;
@@ -188,11 +190,28 @@ export class WorkerPool<R extends { info: TaskInfo }> {
     if (index >= 0) this.#entries.splice(index, 1);
   }
 
-  #replaceSpare(key: string): void {
+  /**
+   * A spare was taken: its replacement starts once the taken process has
+   * answered its first turn (or after REPLACE_AFTER_MS), so that the start
+   * does not compete with that turn for the CPU.
+   */
+  #replaceSpare(key: string, taken: Worker | undefined): void {
     const line = this.#spares.get(key);
     if (!line) return;
     line.have--;
-    void this.#startSpare(key, line);
+    if (!taken) return void this.#startSpare(key, line);
+    let replaced = false;
+    const replace = () => {
+      if (replaced) return;
+      replaced = true;
+      off();
+      clearTimeout(timer);
+      void this.#startSpare(key, line);
+    };
+    const off = taken.on((event) => event.type === "message" && event.message.type === "result" && replace());
+    const timer = setTimeout(replace, REPLACE_AFTER_MS);
+    timer.unref?.();
+    void taken.exited.then(replace);
   }
 
   /** Starts a spare if the line wants one; resolves with the error that made it give up, if any. */
