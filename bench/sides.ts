@@ -1,0 +1,54 @@
+/**
+ * Running one side of a comparison (bench/orchestrator-run.ts) in its own node
+ * process against the rehearsal server here, and the helpers both benchmarks
+ * print with.
+ */
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { resolve } from "node:path";
+import { promisify } from "node:util";
+import type { RehearsalServer } from "../src/rehearsal/server.ts";
+import type { RunReport, Side } from "./orchestrator-run.ts";
+
+/** The script every benchmark task plays: one text reply naming the prompt. */
+export const SCRIPT = "bench";
+export const SCRIPTS = { [SCRIPT]: [{ text: "done {{prompt}}" }] };
+const RUNNER = resolve(import.meta.dirname, "orchestrator-run.ts");
+export const CLAUDE_BIN = resolve(import.meta.dirname, "../node_modules/.bin/claude");
+export const CLAUDE_VERSION = (
+  JSON.parse(readFileSync(resolve(import.meta.dirname, "../node_modules/@anthropic-ai/claude-code/package.json"), "utf8")) as { version: string }
+).version;
+
+const run = promisify(execFile);
+
+/** Runs `tasks` one-turn tasks on one side; throws unless every one reached the model and came back right. */
+export async function runSide(server: RehearsalServer, side: Side, tasks: number, concurrency: number): Promise<RunReport> {
+  const before = server.requests.filter((r) => r.outcome === "played").length;
+  const args = ["--import", "tsx", RUNNER, side, String(tasks), String(concurrency), server.baseUrlFor(SCRIPT)];
+  const { stdout } = await run(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
+  const report = JSON.parse(stdout.trim().split("\n").at(-1)!) as RunReport;
+  const played = server.requests.filter((r) => r.outcome === "played").length - before;
+  if (report.failures.length > 0 || played !== tasks) {
+    throw new Error(
+      `${side} at concurrency ${concurrency}: ${played} of ${tasks} turns reached the model; failures:\n  ${report.failures.join("\n  ")}`,
+    );
+  }
+  return report;
+}
+
+/** Reports of several rounds as one: times summed, peak RSS the largest. */
+export function total(reports: RunReport[]): RunReport {
+  const sum = (pick: (r: RunReport) => number) => reports.reduce((acc, r) => acc + pick(r), 0);
+  return {
+    ...reports[0]!,
+    tasks: sum((r) => r.tasks),
+    wallMs: sum((r) => r.wallMs),
+    ownCpuMs: sum((r) => r.ownCpuMs),
+    workersCpuMs: sum((r) => r.workersCpuMs),
+    maxRssMb: Math.max(...reports.map((r) => r.maxRssMb)),
+  };
+}
+
+export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+export const load = () => loadavg()[0]!.toFixed(1);
