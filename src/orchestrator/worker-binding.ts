@@ -27,8 +27,6 @@ export interface SessionBaseline {
 
 /** One process and who it works for; what the worker pool keeps and hands on. */
 export class BoundWorker<R extends { info: TaskInfo }> {
-  /** Tasks and sessions this process has served. */
-  served = 0;
   #baseline: SessionBaseline | undefined;
 
   constructor(
@@ -39,6 +37,8 @@ export class BoundWorker<R extends { info: TaskInfo }> {
     readonly process: ProcessSetup | undefined,
     /** Names of the MCP servers the CLI runs itself: their state lives outside cadre's reach. */
     readonly externalMcpServers: readonly string[],
+    /** Tasks and sessions this process has served. */
+    public served: number,
   ) {}
 
   /** From the first session this process ran (its init message); known once it has served a task. */

@@ -66,7 +66,7 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     const key = stableKey({ agent: context.agent, settled, perWorker });
     return {
       key,
-      start: (signal, extra) => this.#start(key, work, layers, perWorker, signal, extra),
+      start: (signal, extra) => this.#start(key, work, { ...layers, settled, perWorker }, signal, extra),
       adopt: (bound) => bound.bindTo(context, work.record, work.canUseTool),
     };
   }
@@ -74,8 +74,7 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
   async #start(
     key: string,
     work: WorkItem<R>,
-    layers: Omit<WorkerLayers, "call">,
-    perWorker: Partial<WorkerOptions>,
+    { settled, perWorker, ...layers }: Omit<WorkerLayers, "call"> & { settled: WorkerOptions; perWorker: Partial<WorkerOptions> },
     signal: AbortSignal | undefined,
     extra: Partial<WorkerOptions> | undefined,
   ): Promise<BoundWorker<R>> {
@@ -89,15 +88,8 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     };
     const process = this.#deps.options.processOptions?.();
     const { canUseTool: ownHandler, ...perWorkerRest } = perWorker;
-    let settledHandler: PermissionHandler | undefined;
-    const options = layerWorkerOptions({
-      ...layers,
-      call: (settled) => {
-        settledHandler = settled.canUseTool;
-        return [this.#routing(binding, settled), perWorkerRest, process?.options, extra];
-      },
-    });
-    options.canUseTool = this.#permissions(binding, ownHandler, settledHandler, options);
+    const options = layerWorkerOptions({ ...layers, call: (below) => [this.#routing(binding, below), perWorkerRest, process?.options, extra] });
+    options.canUseTool = this.#permissions(binding, ownHandler, settled.canUseTool, options);
     process?.bind(work.context);
     let worker: Worker;
     try {
@@ -108,9 +100,8 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     }
     if (process?.release) void worker.exited.then(() => process.release?.());
     this.#deps.track(worker);
-    const bound = new BoundWorker(worker, key, binding, process, Object.keys(options.mcpServers ?? {}));
-    bound.served = work.record ? 1 : 0;
-    return bound;
+    // A spare has served nobody yet; work started for itself counts as served.
+    return new BoundWorker(worker, key, binding, process, Object.keys(options.mcpServers ?? {}), work.record ? 1 : 0);
   }
 
   /** Hooks and peer tools, reading the binding when they are used. */

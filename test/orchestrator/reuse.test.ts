@@ -101,7 +101,7 @@ describe("process reuse on the real CLI", () => {
     const server = await createRehearsal({ s: [{ text: "done {{prompt}}" }] });
     const { orchestrator } = await rehearsedOrchestrator(server, {
       reuse: true,
-      concurrency: 2,
+      concurrency: 1,
       script: () => "s",
       agents: {
         alpha: { description: "A", prompt: "You are alpha." },
@@ -110,25 +110,19 @@ describe("process reuse on the real CLI", () => {
       peerTools: false,
     });
     const { started } = watch(orchestrator);
-    const kinds = ["m1", "m2", "alpha", "beta"];
-    const specs = Array.from({ length: 12 }, (_, i) => {
-      const kind = kinds[i % 4]!;
-      return { name: `${kind}-${i}`, prompt: `p${i}`, ...(kind.startsWith("m") ? { model: `model-${kind}` } : { agent: kind }) };
-    });
-    for await (const result of orchestrator.map(specs)) expect(result.status, result.error?.message).toBe("succeeded");
+    // Each kind twice in a row, then the first kind again: every task after the first finds an
+    // idle process, of its own settings or of others'.
+    const names = ["m1-0", "m1-1", "m2-0", "m2-1", "alpha-0", "alpha-1", "beta-0", "beta-1", "m1-2"];
+    const kindOf = (name: string) => name.split("-")[0]!;
+    await runInOrder(orchestrator, names, (name) => (kindOf(name).startsWith("m") ? { model: `model-${kindOf(name)}` } : { agent: kindOf(name) }));
 
     const kindsByPid = new Map<number, Set<string>>();
-    for (const event of started.values()) {
-      const set = kindsByPid.get(event.pid!) ?? new Set();
-      set.add(event.task.name.split("-")[0]!);
-      kindsByPid.set(event.pid!, set);
-    }
-    for (const [pid, served] of kindsByPid) expect([...served], `pid ${pid}`).toHaveLength(1);
-    expect([...started.values()].filter((e) => e.worker === "reused").length).toBeGreaterThan(0);
-    // The settings reached the model as asked: each request's model is its task's.
+    for (const event of started.values()) kindsByPid.set(event.pid!, (kindsByPid.get(event.pid!) ?? new Set()).add(kindOf(event.task.name)));
+    for (const [pid, kinds] of kindsByPid) expect([...kinds], `pid ${pid}`).toHaveLength(1);
+    expect(names.map((name) => started.get(name)!.worker)).toEqual(["cold", "reused", "cold", "reused", "cold", "reused", "cold", "reused", "cold"]);
+    // The settings reached the model as asked: each request's model or system prompt is its task's.
     for (const request of server.requests.filter((r) => r.outcome === "played")) {
-      const prompt = /p(\d+)/.exec(conversationText(request))![1]!;
-      const kind = kinds[Number(prompt) % 4]!;
+      const kind = kindOf(names.find((name) => conversationText(request).includes(name))!);
       if (kind.startsWith("m")) expect(request.model).toBe(`model-${kind}`);
       else expect(request.system).toContain(`You are ${kind}.`);
     }
