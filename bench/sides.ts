@@ -3,8 +3,9 @@
  * process against the rehearsal server here, and the helpers both benchmarks
  * print with.
  */
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
@@ -48,6 +49,35 @@ export function total(reports: RunReport[]): RunReport {
     workersCpuMs: sum((r) => r.workersCpuMs),
     maxRssMb: Math.max(...reports.map((r) => r.maxRssMb)),
   };
+}
+
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/**
+ * CPU in ms from /proc/<pid>/stat: the process's own (utime + stime), or that
+ * of the children it has reaped (cutime + cstime: the claude processes and
+ * whatever they started).
+ */
+export async function cpuMs(pid: number | "self", of: "own" | "reaped children" = "own"): Promise<number> {
+  const fields = statFields(await readFile(`/proc/${pid}/stat`, "utf8"));
+  const first = of === "own" ? 11 : 13;
+  return ((Number(fields[first]) + Number(fields[first + 1])) * 1000) / CLOCK_TICKS;
+}
+
+/** Pids of this process's children not yet reaped, those whose process name starts with `name` if given. */
+export async function childPids(name = ""): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    if (stat !== "" && Number(statFields(stat)[1]) === process.pid && comm.startsWith(name)) pids.push(Number(entry));
+  }
+  return pids;
 }
 
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;

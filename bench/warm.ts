@@ -21,7 +21,7 @@ import { Orchestrator } from "../src/orchestrator/index.ts";
 import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
 import { type RehearsalServer, startRehearsalServer } from "../src/rehearsal/server.ts";
 import type { RunReport, Side } from "./orchestrator-run.ts";
-import { CLAUDE_BIN, CLAUDE_VERSION, load, runSide, SCRIPT, SCRIPTS, seconds, total } from "./sides.ts";
+import { CLAUDE_BIN, CLAUDE_VERSION, childPids, cpuMs, load, runSide, SCRIPT, SCRIPTS, seconds, total } from "./sides.ts";
 
 const TASKS = 32;
 const CONCURRENCY = 4;
@@ -32,8 +32,12 @@ const SIDES: Side[] = ["cadre-reuse", "cadre", "sdk"];
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const ms = (value: number) => `${Math.round(value)} ms`;
 
-/** Milliseconds from a session's first send to its child's first assistant message. */
-async function firstReply(server: RehearsalServer, home: string, withSpare: boolean): Promise<number> {
+/**
+ * From a session's first send to its child's first assistant message: the
+ * wall time, and the CPU the child spent in it (a cold child's start included;
+ * a spare's start was paid before).
+ */
+async function firstReply(server: RehearsalServer, home: string, withSpare: boolean): Promise<{ wallMs: number; cpuMs: number }> {
   const env = { ...offlineClaudeEnv({ baseUrl: server.baseUrlFor(SCRIPT), home }), TMPDIR: join(home, "tmp") };
   const orchestrator = new Orchestrator({
     defaults: { cwd: join(home, "work"), claudePath: CLAUDE_BIN },
@@ -41,6 +45,8 @@ async function firstReply(server: RehearsalServer, home: string, withSpare: bool
   });
   try {
     if (withSpare) await orchestrator.prewarm({}, 1);
+    const [spare] = await childPids("claude");
+    const spareCpu = spare === undefined ? 0 : await cpuMs(spare);
     const replied = new Promise<number>((resolve) => {
       orchestrator.on((event) => event.type === "task_message" && event.message.type === "assistant" && resolve(performance.now()));
     });
@@ -48,8 +54,10 @@ async function firstReply(server: RehearsalServer, home: string, withSpare: bool
     const sent = performance.now();
     const turn = session.send("hello");
     const at = await replied;
+    const childCpu = await cpuMs(session.pid!);
     if ((await turn).text !== "done hello") throw new Error("the child did not answer as scripted");
-    return at - sent;
+    if (withSpare && session.pid !== spare) throw new Error("the session did not take the spare");
+    return { wallMs: at - sent, cpuMs: childCpu - spareCpu };
   } finally {
     await orchestrator.close();
   }
@@ -60,19 +68,24 @@ async function spareVersusCold(server: RehearsalServer): Promise<void> {
   await Promise.all([mkdir(join(home, "work")), mkdir(join(home, "tmp"))]);
   try {
     await firstReply(server, home, false);
-    const times = { cold: [] as number[], spare: [] as number[] };
+    const runs = { cold: [] as { wallMs: number; cpuMs: number }[], spare: [] as { wallMs: number; cpuMs: number }[] };
+    const loadBefore = load();
     for (let round = 0; round < FIRST_REPLIES; round++) {
       // Alternate who goes first, so that load drifting on a shared machine hits both alike.
       for (const kind of round % 2 === 0 ? (["cold", "spare"] as const) : (["spare", "cold"] as const)) {
-        times[kind].push(await firstReply(server, home, kind === "spare"));
+        runs[kind].push(await firstReply(server, home, kind === "spare"));
       }
     }
-    const cold = median(times.cold);
-    const spare = median(times.spare);
-    console.log(`request to the child's first assistant message, median of ${FIRST_REPLIES} (load ${load()}):`);
-    console.log(`  cold start ${ms(cold).padStart(8)}   (${times.cold.map(ms).join(", ")})`);
-    console.log(`  spare      ${ms(spare).padStart(8)}   (${times.spare.map(ms).join(", ")})`);
-    console.log(`  spare is ${(cold / spare).toFixed(1)}x faster (goal: >= 4x)\n`);
+    const wall = (kind: keyof typeof runs) => median(runs[kind].map((r) => r.wallMs));
+    const cpu = (kind: keyof typeof runs) => median(runs[kind].map((r) => r.cpuMs));
+    console.log(`request to the child's first assistant message, median of ${FIRST_REPLIES} (load ${loadBefore} → ${load()}):`);
+    for (const kind of ["cold", "spare"] as const) {
+      const all = runs[kind].map((r) => ms(r.wallMs)).join(", ");
+      console.log(`  ${kind.padEnd(6)} ${ms(wall(kind)).padStart(8)} wall, the child's CPU ${ms(cpu(kind)).padStart(7)}   (${all})`);
+    }
+    console.log(
+      `  spare is ${(wall("cold") / wall("spare")).toFixed(1)}x faster (goal: >= 4x); ${(cpu("cold") / cpu("spare")).toFixed(1)}x less CPU until then\n`,
+    );
   } finally {
     await rm(home, { recursive: true, force: true, maxRetries: 3 });
   }
