@@ -1,4 +1,4 @@
-import type { CliMessage } from "../protocol/index.ts";
+import type { CliMessage, RewindFilesResponse } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import {
   askUserQuestion,
@@ -6,6 +6,7 @@ import {
   type PermissionHandler,
   type PermissionRequest,
   planReview,
+  RewindFilesError,
   type TurnResult,
   type Worker,
   WorkerClosedError,
@@ -77,6 +78,8 @@ export class Session {
   readonly #pending = new Map<string, { entry: PendingPermission; resolve: (d: PermissionDecision) => void }>();
   #tail: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** The id each finished turn's prompt was sent with, in order: where rewindFiles can go back to. */
+  readonly #turnMessageIds: string[] = [];
   readonly #permissionRequests = new EventHub<PendingPermission>();
   readonly #host: SessionHost;
 
@@ -162,6 +165,7 @@ export class Session {
           try {
             const result = await worker.run(prompt, { signal });
             this.#turns++;
+            if (result.userMessageId !== undefined) this.#turnMessageIds.push(result.userMessageId);
             this.#lastResult = result;
             this.#lastError = result.isError ? { code: "TURN_ERROR", message: result.errors.join("; ") || result.subtype } : undefined;
             return result;
@@ -182,6 +186,27 @@ export class Session {
 
   async interrupt(): Promise<void> {
     await this.#worker?.interrupt();
+  }
+
+  /**
+   * Restores the files this session edited to how they were when turn `turn`
+   * (1 = the first) began; with `dryRun`, only reports what would change.
+   * Needs the worker option `fileCheckpointing` and the session's live process.
+   */
+  async rewindFiles(turn: number, options: { dryRun?: boolean } = {}): Promise<RewindFilesResponse> {
+    const userMessageId = this.#turnMessageIds[turn - 1];
+    if (userMessageId === undefined) {
+      const why =
+        this.#turns > 0 && this.#turnMessageIds.length === 0
+          ? "file checkpointing is off; open the session with worker: { fileCheckpointing: true }"
+          : `the session has ${this.#turnMessageIds.length} finished turn(s)`;
+      throw new RewindFilesError(`turn ${turn}`, why);
+    }
+    const worker = this.#worker;
+    if (!worker || worker.state === "exited" || worker.state === "failed" || worker.state === "closing") {
+      throw new RewindFilesError(`turn ${turn}`, "the session's process has ended, and its checkpoints with it");
+    }
+    return worker.rewindFiles(userMessageId, options);
   }
 
   async close(): Promise<void> {

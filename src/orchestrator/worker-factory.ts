@@ -2,6 +2,7 @@ import { stableKey } from "../util/stable-key.ts";
 import { type PermissionHandler, policyDecision, Worker, type WorkerOptions } from "../worker/index.ts";
 import type { AgentSessions } from "./agent-sessions.ts";
 import { layerWorkerOptions, type WorkerLayers } from "./compose.ts";
+import { SessionNotResumableError } from "./errors.ts";
 import type { PeerNetwork } from "./peer-network.ts";
 import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
 import { routedHookConfig } from "./routed-hooks.ts";
@@ -90,6 +91,8 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     const { canUseTool: ownHandler, ...perWorkerRest } = perWorker;
     const options = layerWorkerOptions({ ...layers, call: (below) => [this.#routing(binding, below), perWorkerRest, process?.options, extra] });
     options.canUseTool = this.#permissions(binding, ownHandler, settled.canUseTool, options);
+    // Without a session file there is nothing to resume from.
+    if (options.resume !== undefined && options.persistSession === false) throw new SessionNotResumableError(work.context.name);
     process?.bind(work.context);
     let worker: Worker;
     try {
