@@ -74,7 +74,7 @@ export async function runCommand(args: string[]): Promise<number> {
     ...base,
     concurrency: options.concurrency ?? base.concurrency,
     outDir: join(outDir, TRANSCRIPTS_DIR),
-    ...(rig && { workerOptions: rig.workerOptions }),
+    ...(rig && { workerOptions: rig.workerOptions, processOptions: rig.processOptions }),
   });
 
   const startedAt = Date.now();

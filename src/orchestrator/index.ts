@@ -7,6 +7,8 @@ export type {
   HookAction,
   OrchestratorEvent,
   OrchestratorOptions,
+  ProcessSetup,
+  ReuseOption,
   RoutedHook,
   RoutedPermissionHandler,
   TaskInfo,
@@ -15,5 +17,6 @@ export type {
   TaskStatus,
   Usage,
   WorkerContext,
+  WorkerOrigin,
 } from "./types.ts";
 export { TaskSpecSchema } from "./types.ts";

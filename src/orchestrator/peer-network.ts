@@ -25,12 +25,16 @@ export class PeerNetwork<P extends ParentTask = ParentTask> {
 
   constructor(private readonly options: PeerNetworkOptions<P>) {}
 
-  /** The "cadre" MCP server for one worker: `name` is who it speaks as, `chain` who waits on its current turn. */
-  serverFor(name: string, parent: P | undefined, chain: () => readonly string[]): McpServer {
-    return createPeerServer(() => ({ name, waitChain: chain() }), this.directoryFor(parent));
+  /**
+   * The "cadre" MCP server for one worker, asked at each call (a process may
+   * change task): `name` is who it speaks as, `parent` the task its children
+   * are charged to, `chain` who waits on its current turn.
+   */
+  serverFor(name: () => string, parent: () => P | undefined, chain: () => readonly string[]): McpServer {
+    return createPeerServer(() => ({ name: name(), waitChain: chain() }), this.directoryFor(parent));
   }
 
-  private directoryFor(parent: P | undefined): PeerDirectory {
+  private directoryFor(parent: () => P | undefined): PeerDirectory {
     const { agents, sessions, spawn } = this.options;
     return {
       listPeers: (caller): PeerInfo[] =>
@@ -57,7 +61,7 @@ export class PeerNetwork<P extends ParentTask = ParentTask> {
         return inbox;
       },
       spawn: async (_caller, prompt, agent, signal) => {
-        const result = await spawn(parent, prompt, agent, signal);
+        const result = await spawn(parent(), prompt, agent, signal);
         if (result.status !== "succeeded") throw new Error(`the child task ${result.status}: ${result.error?.message ?? "no details"}`);
         return { taskId: result.id, text: result.text, costUsd: result.costUsd };
       },

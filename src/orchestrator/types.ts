@@ -76,7 +76,7 @@ export interface TaskInfo {
 
 export type OrchestratorEvent =
   | { type: "task_queued"; task: TaskInfo }
-  | { type: "task_started"; task: TaskInfo; attempt: number; pid: number | undefined }
+  | { type: "task_started"; task: TaskInfo; attempt: number; pid: number | undefined; worker: WorkerOrigin }
   | { type: "task_message"; task: TaskInfo; message: CliMessage }
   | { type: "task_retry"; task: TaskInfo; attempt: number; delayMs: number; error: { code: string; message: string } }
   | { type: "task_finished"; task: TaskInfo; result: TaskResult }
@@ -87,7 +87,25 @@ export type OrchestratorEvent =
   | { type: "permission_request"; task: TaskInfo; requestId: string; request: Omit<PermissionRequest, "signal"> }
   | { type: "permission_settled"; task: TaskInfo; requestId: string }
   | { type: "hook_failed"; task: TaskInfo; event: string; error: { code: string; message: string } }
-  | { type: "session_status"; task: TaskInfo; status: SessionStatus };
+  | { type: "session_status"; task: TaskInfo; status: SessionStatus }
+  /** A task's process was closed instead of serving the next task (see OrchestratorOptions.reuse). */
+  | { type: "worker_recycled"; task: TaskInfo; pid: number | undefined; reason: string };
+
+/** Where a task's process came from: started for it, a spare (prewarm), or reused from an earlier task. */
+export type WorkerOrigin = "cold" | "spare" | "reused";
+
+/** Reuse a finished task's process for the next task of the same configuration: true, or at most this many tasks per process. */
+export type ReuseOption = boolean | number;
+
+/** What one process brings that is not part of the work it does: see OrchestratorOptions.processOptions. */
+export interface ProcessSetup {
+  /** Merged last into the options the process starts with. */
+  options: Partial<WorkerOptions>;
+  /** From now on the process works for `context`: at its start, and whenever a spare or reused process is handed on. */
+  bind(context: WorkerContext): void;
+  /** The process has ended. */
+  release?(): void;
+}
 
 /** What a routed hook does: a function, a shell command, a built-in policy, or a supervisor agent. */
 export type HookAction =
@@ -124,8 +142,20 @@ export interface OrchestratorOptions {
   agents?: Record<string, AgentSpec>;
   /** Worker options for every worker. */
   defaults?: Partial<WorkerOptions>;
-  /** Per-worker options computed at start (environment, HOME, rehearsal URL, …), merged last. */
+  /** Per-worker options computed at start (environment, HOME, …), merged last. */
   workerOptions?: (context: WorkerContext) => Partial<WorkerOptions>;
+  /**
+   * Settings of one process rather than of its work (e.g. the rehearsal route it
+   * talks to), called once per process. Unlike workerOptions, they are not
+   * compared when a spare or a reused process is matched to work.
+   */
+  processOptions?: () => ProcessSetup;
+  /**
+   * Let a finished task's process serve the next task whose worker settings are
+   * identical, after a reset that gives that task a fresh session; `true` means
+   * at most 50 tasks per process. An agent's own `reuse` wins. Default false.
+   */
+  reuse?: ReuseOption;
   /** One registry of hooks for all workers: event name → routed hooks. */
   hooks?: Partial<Record<HookEvent, RoutedHook[]>>;
   /** Permission requests of every worker; without it each worker's policy (deny) applies. */

@@ -53,8 +53,8 @@ function sampleState(): RunState {
   const events: [number, OrchestratorEvent][] = [
     [0, { type: "task_queued", task: info("a.ts") }],
     [0, { type: "task_queued", task: info("b.ts") }],
-    [500, { type: "task_started", task: info("a.ts"), attempt: 1, pid: 10 }],
-    [600, { type: "task_started", task: info("b.ts"), attempt: 1, pid: 11 }],
+    [500, { type: "task_started", task: info("a.ts"), attempt: 1, pid: 10, worker: "cold" }],
+    [600, { type: "task_started", task: info("b.ts"), attempt: 1, pid: 11, worker: "cold" }],
     [
       900,
       {
@@ -119,7 +119,7 @@ describe("the live view's frame", () => {
       names.map((name) => ({ name })),
       T0,
     );
-    state.apply({ type: "task_started", task: info("t19"), attempt: 1, pid: 1 }, T0);
+    state.apply({ type: "task_started", task: info("t19"), attempt: 1, pid: 1, worker: "cold" }, T0);
     const lines = renderFrame(state, { now: T0 + 1000, width: 80, height: 10, colors: plain }).split("\n");
     expect(lines.length).toBeLessThanOrEqual(10);
     expect(lines.some((line) => line.startsWith("▶ t19"))).toBe(true);
@@ -142,7 +142,7 @@ describe("plain lines", () => {
   it("turn events into one readable line each, and skip the ones only the live view needs", () => {
     const state = sampleState();
     const line = (event: OrchestratorEvent) => describeEvent(event, state);
-    expect(line({ type: "task_started", task: info("b.ts"), attempt: 2, pid: 1 })).toBe("b.ts: started (attempt 2)");
+    expect(line({ type: "task_started", task: info("b.ts"), attempt: 2, pid: 1, worker: "cold" })).toBe("b.ts: started (attempt 2)");
     expect(line({ type: "task_finished", task: info("a.ts"), result: result("a.ts", "succeeded") })).toBe(
       "a.ts: succeeded (2 turns, $0.01, 4.2s): a.ts is fine",
     );
