@@ -8,7 +8,7 @@ import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import { Budget } from "./budget.ts";
 import { type AgentSpec, layerWorkerOptions, sessionWorkerOptions, tasksPerProcess, taskWorkerOptions } from "./compose.ts";
-import { BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskFailedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
+import { BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
 import { errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";

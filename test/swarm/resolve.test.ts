@@ -1,17 +1,8 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { layerWorkerOptions, tasksPerProcess, taskWorkerOptions } from "../../src/orchestrator/compose.ts";
-import {
-  ConfigError,
-  fillResults,
-  loadSwarmConfig,
-  loadSwarmConfigOrThrow,
-  orchestratorOptionsFor,
-  type ResolvedSwarmConfig,
-  type ResolvedTask,
-  taskSpecFor,
-} from "../../src/swarm/config/index.ts";
+import { layerWorkerOptions, tasksPerProcess } from "../../src/orchestrator/compose.ts";
+import { ConfigError, fillResults, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "../../src/swarm/config/index.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
 import { workerOf } from "../support/swarm.ts";
 
