@@ -7,7 +7,8 @@ import type { RehearsalRig } from "../rehearsal/index.ts";
 import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
-import { INTERRUPTED, runSwarm, unrunResult } from "../swarm/runner.ts";
+import { INTERRUPTED, newRunId, runSwarm, unrunResult } from "../swarm/runner.ts";
+import { RunWorktrees, type WorktreeOutcome } from "../swarm/worktree.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
 import { type RunEvent, RunState } from "./run/state.ts";
 import { buildSummary, renderFinalTable, SUMMARY_FILE, type Summary, writeSummary } from "./run/summary.ts";
@@ -77,6 +78,9 @@ export async function runCommand(args: string[]): Promise<number> {
   });
 
   const startedAt = Date.now();
+  const runId = newRunId(new Date(startedAt));
+  const worktrees = new RunWorktrees(runId, config.keep_worktrees);
+  const worktreeOutcomes = new Map<string, WorktreeOutcome>();
   const state = new RunState(config.name, config.tasks, startedAt, config.budget_usd);
   const out = process.stdout;
   const view: RunView = options.json
@@ -97,6 +101,8 @@ export async function runCommand(args: string[]): Promise<number> {
       results,
       totals: orchestrator.totals,
       transcripts: orchestrator.transcriptPaths,
+      worktrees: worktreeOutcomes,
+      runId,
       outDir,
       rehearsal: options.rehearse,
       startedAt,
@@ -112,6 +118,7 @@ export async function runCommand(args: string[]): Promise<number> {
     onKill: () => {
       view.stop();
       orchestrator.kill();
+      worktrees.discardSync();
       for (const task of config.tasks) {
         if (!results.has(task.name))
           results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second signal" }));
@@ -124,13 +131,15 @@ export async function runCommand(args: string[]): Promise<number> {
   const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
   view.notice(`cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${mode}, output in ${outDir}`);
   try {
-    for await (const event of runSwarm({ config, orchestrator, signal: stopping.signal })) {
+    for await (const event of runSwarm({ config, orchestrator, signal: stopping.signal, worktrees })) {
       results.set(event.task.name, event.result);
+      if (event.worktree !== undefined) worktreeOutcomes.set(event.task.name, event.worktree);
       onEvent(event);
     }
   } finally {
     // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
     await orchestrator.close();
+    await worktrees.dispose();
     state.finishedAt = Date.now();
     view.stop();
     await rig?.close();

@@ -1,6 +1,6 @@
 export type { AgentSpec } from "./compose.ts";
 export * from "./errors.ts";
-export { Orchestrator } from "./orchestrator.ts";
+export { DEFAULT_RETRIES, Orchestrator } from "./orchestrator.ts";
 export type { RateLimitState } from "./scheduler/index.ts";
 export { type PendingPermission, Session, type SessionPermissions, type SessionSpec, type SessionStatus } from "./session.ts";
 export type {

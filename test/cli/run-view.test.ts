@@ -202,6 +202,7 @@ describe("summary", () => {
         hooks: {},
         connections: {},
         rehearsal: {},
+        keep_worktrees: false,
         tasks: ["a.ts", "b.ts"].map((name, index) => ({
           name,
           template: name,
@@ -211,6 +212,7 @@ describe("summary", () => {
           cwd: "/x",
           retries: 0,
           priority: 0,
+          settings: {},
         })),
       },
       results: new Map([
@@ -219,6 +221,8 @@ describe("summary", () => {
       ]),
       totals: { costUsd: 0.03, usage: { inputTokens: 200, outputTokens: 20, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } },
       transcripts: new Map([["a.ts", "/out/transcripts/a.ts.jsonl"]]),
+      worktrees: new Map(),
+      runId: "20250601-120000-abcd",
       outDir: "/out",
       rehearsal: true,
       startedAt: T0,

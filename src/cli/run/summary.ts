@@ -3,8 +3,9 @@ import { join, relative } from "node:path";
 import { z } from "zod";
 import type { TaskResult, Usage } from "../../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
+import type { WorktreeOutcome } from "../../swarm/worktree.ts";
 import { SIGNAL_EXIT_CODES, type StopSignal } from "../signals.ts";
-import { oneLine } from "./activity.ts";
+import { oneLine, resultLine, worktreeLine } from "./activity.ts";
 import { type Colors, formatDuration, formatUsd, paint, table } from "./view/format.ts";
 
 const UsageSchema = z.looseObject({
@@ -20,6 +21,8 @@ export const SummaryTaskSchema = z.looseObject({
   status: z.enum(["succeeded", "failed", "cancelled", "skipped"]),
   /** The final text of the task's last turn. */
   text: z.string(),
+  /** With an output_schema: the answer, as the CLI validated it against the schema; else null. */
+  structured_output: z.unknown(),
   cost_usd: z.number(),
   usage: UsageSchema,
   num_turns: z.number(),
@@ -30,11 +33,22 @@ export const SummaryTaskSchema = z.looseObject({
   /** The task's JSONL transcript, relative to the summary; null when the worker never said anything. */
   transcript: z.string().nullable(),
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  /** With a worktree: the branch holding what the task changed, and its commit (null when it changed nothing: no branch is left). */
+  branch: z.string().nullable().optional(),
+  commit: z.string().nullable().optional(),
+  /** With a worktree: the commit it started from. */
+  base: z.string().optional(),
+  /** With a worktree: `git diff --shortstat` from base to commit. */
+  diff_stat: z.string().optional(),
+  /** With keep_worktrees: where the task's worktree still is. */
+  worktree: z.string().nullable().optional(),
 });
 
 /** summary.json: what a run did, per task and in total. */
 export const SummarySchema = z.looseObject({
   swarm: z.string(),
+  /** Names the run's branches: cadre/<run_id>/<task>. */
+  run_id: z.string(),
   config: z.string(),
   rehearsal: z.boolean(),
   started_at: z.string(),
@@ -82,6 +96,9 @@ export interface SummaryInput {
   totals: { costUsd: number; usage: Usage };
   /** Orchestrator task id → transcript file. */
   transcripts: ReadonlyMap<string, string>;
+  /** By task name, for tasks that worked in a worktree. */
+  worktrees: ReadonlyMap<string, WorktreeOutcome>;
+  runId: string;
   outDir: string;
   rehearsal: boolean;
   startedAt: number;
@@ -95,11 +112,13 @@ export function buildSummary(input: SummaryInput): Summary {
     const result = input.results.get(task.name);
     if (result === undefined) throw new Error(`no result for task "${task.name}"`);
     const transcript = input.transcripts.get(result.id);
+    const worktree = input.worktrees.get(task.name);
     return {
       name: task.name,
       agent: task.agent ?? null,
       status: result.status,
       text: result.text,
+      structured_output: result.structuredOutput ?? null,
       cost_usd: result.costUsd,
       usage: usageJson(result.usage),
       num_turns: result.numTurns,
@@ -109,11 +128,19 @@ export function buildSummary(input: SummaryInput): Summary {
       depends_on: task.depends_on,
       transcript: transcript === undefined ? null : relative(input.outDir, transcript),
       error: result.error ?? null,
+      ...(worktree !== undefined && {
+        branch: worktree.branch,
+        commit: worktree.commit,
+        base: worktree.base,
+        diff_stat: worktree.diffStat,
+        worktree: worktree.path,
+      }),
     };
   });
   const count = (status: SummaryTask["status"]) => tasks.filter((task) => task.status === status).length;
   return {
     swarm: input.config.name,
+    run_id: input.runId,
     config: input.config.file ?? "",
     rehearsal: input.rehearsal,
     started_at: new Date(input.startedAt).toISOString(),
@@ -143,6 +170,13 @@ export async function writeSummary(outDir: string, summary: Summary): Promise<st
   return path;
 }
 
+/** A task's result column: its error or answer, after the branch its worktree's work went to. */
+function resultCell(task: SummaryTask): string {
+  const answer = resultLine({ text: task.text, error: task.error ?? undefined, structuredOutput: task.structured_output ?? undefined }, 500);
+  if (task.diff_stat === undefined) return answer;
+  return oneLine(`${worktreeLine({ branch: task.branch ?? null, diffStat: task.diff_stat })}; ${answer}`, 500);
+}
+
 /** The table printed when the run ends: one row per task, then the totals. */
 export function renderFinalTable(summary: Summary, options: { width: number; colors: Colors }): string {
   const c = options.colors;
@@ -153,7 +187,7 @@ export function renderFinalTable(summary: Summary, options: { width: number; col
     String(task.num_turns),
     formatUsd(task.cost_usd),
     formatDuration(task.duration_ms),
-    oneLine(task.error ? task.error.message : task.text, 500),
+    resultCell(task),
   ]);
   const lines = table([header, ...rows], options.width, (r, column, cell) => {
     if (r === 0) return c.bold(cell);
