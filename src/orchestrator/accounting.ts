@@ -1,5 +1,5 @@
 import type { ResultMessage } from "../protocol/index.ts";
-import type { Usage } from "./types.ts";
+import type { BudgetLedger, Usage } from "./types.ts";
 
 export function emptyUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
@@ -33,8 +33,8 @@ export class WorkerCost {
   }
 }
 
-/** The run's spending against its budget. */
-export class Budget {
+/** The run's spending against its budget, in this process (the default ledger). */
+export class Budget implements BudgetLedger {
   private spent = 0;
 
   constructor(readonly limitUsd: number | undefined) {}
@@ -47,10 +47,7 @@ export class Budget {
     return this.limitUsd !== undefined && this.spent >= this.limitUsd;
   }
 
-  /** Adds a cost; true when this addition reached the budget. */
-  charge(usd: number): boolean {
-    const before = this.exceeded;
+  charge(usd: number): void {
     this.spent += usd;
-    return !before && this.exceeded;
   }
 }

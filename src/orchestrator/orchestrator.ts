@@ -16,6 +16,7 @@ import {
 import { EventHub } from "./event-hub.ts";
 import { errorSummary, isRateLimitStatus, isRetryable } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
+import { MemoryInbox } from "./peers/inbox.ts";
 import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
 import { routedHookConfig } from "./routed-hooks.ts";
 import { Scheduler, retryWithBackoff } from "./scheduler/index.ts";
@@ -27,7 +28,9 @@ import {
   type OrchestratorOptions,
   type TaskInfo,
   type TaskResult,
+  type TaskRunner,
   type TaskSpec,
+  type BudgetLedger,
   type TaskStatus,
   type WorkerContext,
 } from "./types.ts";
@@ -58,10 +61,10 @@ interface TaskRecord {
  * retries, time limits, a budget, rate-limit back-off, one hook registry and
  * the built-in peer tools that let workers ask each other.
  */
-export class Orchestrator {
+export class Orchestrator implements TaskRunner {
   readonly scheduler: Scheduler;
   private readonly hub = new EventHub<OrchestratorEvent>();
-  private readonly budget: Budget;
+  private readonly budget: BudgetLedger;
   private readonly closing = new AbortController();
   private readonly budgetStop = new AbortController();
   private readonly transcripts: TranscriptDirectory | undefined;
@@ -81,7 +84,8 @@ export class Orchestrator {
     this.scheduler.onEvent((event) => {
       if (event.type === "rate_limit") this.hub.emit({ type: "rate_limit", state: event.state });
     });
-    this.budget = new Budget(options.budgetUsd);
+    this.budget = options.budget ?? new Budget(options.budgetUsd);
+    this.budget.onExceeded?.(() => this.stopForBudget());
     this.transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
     // Peer and supervisor sessions work for many tasks: their cost counts for the run, not for one task.
     this.sessions = new AgentSessions(
@@ -92,6 +96,7 @@ export class Orchestrator {
       agents: () => options.agents ?? {},
       connections: options.connections,
       sessions: this.sessions,
+      inbox: options.inbox ?? new MemoryInbox(),
       spawn: (parent, prompt, agent, signal) => this.spawnChild(parent, prompt, agent, signal),
     });
   }
@@ -198,16 +203,21 @@ export class Orchestrator {
       const issue = parsed.error.issues[0];
       throw new InvalidTaskError(`invalid task${spec.name ? ` "${spec.name}"` : ""}: ${issue?.path.join(".") || "task"}: ${issue?.message}`);
     }
-    const record = this.newRecord(spec.name, spec.agent, parent, { model: spec.model, cwd: spec.cwd, ...spec.worker });
+    const record = this.newRecord(spec.name, spec.agent, parent, { model: spec.model, cwd: spec.cwd, ...spec.worker }, spec.id);
     this.hub.emit({ type: "task_queued", task: record.info });
     return record;
   }
 
   /** The record of a task or session; throws for an agent the orchestrator does not know. */
-  private newRecord(name: string | undefined, agentName: string | undefined, parent: TaskRecord | undefined, overrides: Partial<WorkerOptions>): TaskRecord {
+  private newRecord(
+    name: string | undefined,
+    agentName: string | undefined,
+    parent: TaskRecord | undefined,
+    overrides: Partial<WorkerOptions>,
+    id = randomUUID().slice(0, 8),
+  ): TaskRecord {
     const agents = this.options.agents ?? {};
     if (agentName !== undefined && !agents[agentName]) throw new UnknownAgentError(agentName, Object.keys(agents));
-    const id = randomUUID().slice(0, 8);
     return {
       info: { id, name: name ?? `task-${id}`, agent: agentName, parentId: parent?.info.id },
       overrides,
@@ -307,18 +317,24 @@ export class Orchestrator {
 
   /** Adds a cost to a task (and its ancestors) and to the run; stops the run when the budget is reached. */
   private charge(record: TaskRecord | undefined, usd: number, usage: Record<string, unknown> | undefined): void {
+    const added = emptyUsage();
+    addUsage(added, usage);
     addUsage(this.totalUsage, usage);
     for (let r = record; r; r = r.parent) {
       r.costUsd += usd;
       if (r === record) addUsage(r.usage, usage);
     }
-    const reached = this.budget.charge(usd);
+    this.budget.charge(usd, added);
     if (record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd });
-    if (reached) {
-      const error = new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0);
-      this.hub.emit({ type: "budget_exceeded", spentUsd: this.budget.spentUsd, budgetUsd: this.budget.limitUsd ?? 0 });
-      this.budgetStop.abort(error);
-    }
+    if (this.budget.exceeded) this.stopForBudget();
+  }
+
+  /** Once the budget is reached (here or, with a shared ledger, elsewhere): no new starts, running tasks stop. */
+  private stopForBudget(): void {
+    if (this.budgetStop.signal.aborted) return;
+    const error = new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0);
+    this.hub.emit({ type: "budget_exceeded", spentUsd: this.budget.spentUsd, budgetUsd: this.budget.limitUsd ?? 0 });
+    this.budgetStop.abort(error);
   }
 
   private resultOf(record: TaskRecord, turn: TurnResult | undefined, error: unknown, durationMs: number): TaskResult {

@@ -2,11 +2,14 @@ import { z } from "zod";
 import type { CliMessage } from "../protocol/index.ts";
 import type { HookCallback } from "../worker/hooks.ts";
 import type { AgentDefinition, PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
+import type { InboxStore } from "./peers/inbox.ts";
 import type { RateLimitState } from "./scheduler/index.ts";
 import type { SessionStatus } from "./session.ts";
 
 /** The data of a task, validated when it is submitted. */
 export const TaskSpecSchema = z.object({
+  /** The task's id in events, results and transcripts; default: a fresh one. Lets a caller follow a task across processes. */
+  id: z.string().min(1).optional(),
   /** Shown in events, transcripts and summaries; unique names make transcripts easy to find. */
   name: z.string().min(1).optional(),
   prompt: z.string().min(1, "a task needs a non-empty prompt"),
@@ -29,6 +32,12 @@ export interface TaskSpec extends TaskSpecData {
   /** Any other worker options for this task (merged over the agent's and the defaults). */
   worker?: Partial<WorkerOptions>;
   signal?: AbortSignal;
+}
+
+/** What runs one task to its end: an Orchestrator here, or a distributed run's coordinator. */
+export interface TaskRunner {
+  /** Resolves with the task's result whatever the outcome; rejects only on invalid input. */
+  run(spec: TaskSpec): Promise<TaskResult>;
 }
 
 export type TaskStatus = "succeeded" | "failed" | "cancelled" | "skipped";
@@ -109,6 +118,22 @@ export interface WorkerContext {
   agent: string | undefined;
 }
 
+/**
+ * The run's spending against its budget. The default lives in the
+ * orchestrator; orchestrators in several processes that share one budget
+ * share a ledger kept elsewhere (cadre's distributed runs keep it in Redis).
+ */
+export interface BudgetLedger {
+  readonly limitUsd: number | undefined;
+  /** Spent so far, as far as this process knows. */
+  readonly spentUsd: number;
+  readonly exceeded: boolean;
+  /** Adds a cost of this process and its token usage. */
+  charge(usd: number, usage: Usage): void;
+  /** A shared ledger calls `listener` when spending elsewhere reaches the budget: running tasks here stop too. */
+  onExceeded?(listener: () => void): void;
+}
+
 export interface OrchestratorOptions {
   /** Live task workers at once. Default 4. */
   concurrency?: number;
@@ -116,6 +141,8 @@ export interface OrchestratorOptions {
   agentLimits?: Record<string, number>;
   /** Stop starting tasks and interrupt running ones once this much is spent. */
   budgetUsd?: number;
+  /** Where spending is counted, instead of in this orchestrator (then `budgetUsd` is the ledger's business). */
+  budget?: BudgetLedger;
   agents?: Record<string, AgentDefinition & { permissionMode?: WorkerOptions["permissionMode"] }>;
   /** Worker options for every worker. */
   defaults?: Partial<WorkerOptions>;
@@ -127,6 +154,8 @@ export interface OrchestratorOptions {
   canUseTool?: RoutedPermissionHandler;
   /** Agent name → agents it may reach with ask_peer/tell_peer. Absent: every agent may reach every other. */
   connections?: Record<string, string[]>;
+  /** Where tell_peer leaves messages and read_inbox takes them; default: in this orchestrator. */
+  inbox?: InboxStore;
   /** Give workers the built-in "cadre" MCP server (ask_peer, spawn_worker, …). Default: when there are agents. */
   peerTools?: boolean;
   /** Write one JSONL transcript per task here. */
