@@ -1,0 +1,287 @@
+import { Queue, QueueEvents } from "bullmq";
+import type { Redis } from "ioredis";
+import { emptyUsage } from "../orchestrator/accounting.ts";
+import { EventHub } from "../orchestrator/event-hub.ts";
+import { errorSummary } from "../orchestrator/failure.ts";
+import {
+  InvalidTaskError,
+  type OrchestratorEvent,
+  type TaskInfo,
+  type TaskResult,
+  type TaskRunner,
+  type TaskSpec,
+  type TaskStatus,
+  type Usage,
+} from "../orchestrator/index.ts";
+import { Scheduler } from "../orchestrator/scheduler/index.ts";
+import { TranscriptDirectory } from "../orchestrator/transcripts.ts";
+import type { RehearsalScripts } from "../rehearsal/index.ts";
+import { AbortError } from "../worker/index.ts";
+import type { RedisUnreachableError } from "./errors.ts";
+import { EventReader } from "./event-stream.ts";
+import { CONTROL_CHANNEL, jobIdFor, PREFIX, RUNS_KEY, type RunKeys, runKeys } from "./keys.ts";
+import { readTotals } from "./ledger.ts";
+import { connectRedis, DEFAULT_REDIS_LOSS_MS, watchLoss } from "./redis.ts";
+import { type ControlMessage, type RunRecord, RunRecordSchema, readJobResult, readJson, type SharedOrchestratorOptions } from "./wire.ts";
+
+export interface CoordinatorOptions {
+  redisUrl: string;
+  /** A new id starts a run; the id of a run whose coordinator stopped picks it up where it was. */
+  runId: string;
+  swarm: string;
+  /** Tasks running at once over all hosts. */
+  concurrency: number;
+  options: SharedOrchestratorOptions;
+  /** Under --rehearse: the scripts each host's scripted model plays. */
+  rehearsal?: RehearsalScripts;
+  /** Write one JSONL transcript per task here, from the events the hosts send. */
+  transcriptsDir?: string;
+  /** Redis down this long mid-run fails the tasks still running. Default 30 s. */
+  redisLossMs?: number;
+}
+
+const UNNAMED = "a distributed task needs a name: it makes the task's job id";
+/** BullMQ: 1 is the highest priority and 2^21 the lowest; cadre: higher first, 0 by default. */
+const PRIORITY_ZERO = 1 << 20;
+
+function bullPriority(priority: number | undefined): number {
+  return Math.min(2 ** 21, Math.max(1, PRIORITY_ZERO - (priority ?? 0)));
+}
+
+/** The result of a task that ended without a host's result: removed while waiting, its hosts lost, Redis lost. */
+function endedResult(task: TaskInfo, status: TaskStatus, error: { code: string; message: string }, attempts: number, durationMs: number): TaskResult {
+  return {
+    id: task.id,
+    name: task.name,
+    agent: task.agent,
+    status,
+    text: "",
+    structuredOutput: undefined,
+    costUsd: 0,
+    usage: emptyUsage(),
+    numTurns: 0,
+    durationMs,
+    attempts,
+    sessionId: undefined,
+    error,
+  };
+}
+
+/**
+ * The coordinator of a distributed run: a TaskRunner whose tasks run on the
+ * hosts (`cadre worker`) that serve the run's BullMQ queue. It enqueues each
+ * task (the swarm runner calls run() as dependencies finish), relays the
+ * hosts' orchestrator events, writes the transcripts here, and resolves each
+ * task with the result its host returned. The run's limits live in Redis:
+ * the queue's global concurrency, the budget ledger, the fleet's rate limit.
+ */
+export class Coordinator implements TaskRunner {
+  readonly #keys: RunKeys;
+  readonly #hub = new EventHub<OrchestratorEvent>();
+  readonly #hosts = new Map<string, string>();
+  readonly #pending = new Set<(error: RedisUnreachableError) => void>();
+  readonly #agentGate: Scheduler | undefined;
+  readonly #transcripts: TranscriptDirectory | undefined;
+  #reader!: EventReader;
+  #totals: { costUsd: number; usage: Usage } = { costUsd: 0, usage: emptyUsage() };
+  #lost: RedisUnreachableError | undefined;
+  #stopWatching: () => void = () => {};
+
+  private constructor(
+    readonly runId: string,
+    /** True when the run was already in Redis: this coordinator picks it up. */
+    readonly resumed: boolean,
+    private readonly redis: Redis,
+    private readonly queue: Queue,
+    private readonly queueEvents: QueueEvents,
+    options: CoordinatorOptions,
+  ) {
+    this.#keys = runKeys(runId);
+    this.#transcripts = options.transcriptsDir ? new TranscriptDirectory(options.transcriptsDir) : undefined;
+    const limits = options.options.agentLimits;
+    // Per-agent limits hold by admission: a task enters the queue only while its agent is below its limit.
+    this.#agentGate = limits && Object.keys(limits).length > 0 ? new Scheduler({ concurrency: Number.MAX_SAFE_INTEGER, keyLimits: limits }) : undefined;
+  }
+
+  /** Connects, registers the run (or finds it, to resume it) and tells the hosts. Throws RedisUnreachableError at once when Redis is not there. */
+  static async start(options: CoordinatorOptions): Promise<Coordinator> {
+    const redis = await connectRedis(options.redisUrl, `cadre-run-${options.runId}`);
+    try {
+      const keys = runKeys(options.runId);
+      const record: RunRecord = {
+        version: 1,
+        swarm: options.swarm,
+        concurrency: options.concurrency,
+        options: options.options,
+        rehearsal: options.rehearsal ?? null,
+        createdAt: Date.now(),
+      };
+      const created = await redis.set(keys.record, JSON.stringify(record), "NX");
+      const stored = created ? record : readJson(RunRecordSchema, (await redis.get(keys.record)) ?? "", `run ${options.runId}`);
+      const queue = new Queue(keys.queue, { connection: redis, prefix: PREFIX });
+      await queue.setGlobalConcurrency(stored.concurrency);
+      const queueEvents = new QueueEvents(keys.queue, { connection: redis, prefix: PREFIX });
+      await queueEvents.waitUntilReady();
+      const coordinator = new Coordinator(options.runId, created !== "OK", redis, queue, queueEvents, options);
+      coordinator.#listen(options);
+      await redis.sadd(RUNS_KEY, options.runId);
+      await coordinator.#poke({ type: "runs" });
+      return coordinator;
+    } catch (error) {
+      redis.disconnect();
+      throw error;
+    }
+  }
+
+  on(listener: (event: OrchestratorEvent) => void): () => void {
+    return this.#hub.on(listener);
+  }
+
+  /** Cost and token usage of the run on every host, peer and supervisor sessions included, as of the last finished task. */
+  get totals(): { costUsd: number; usage: Usage } {
+    return this.#totals;
+  }
+
+  get transcriptPaths(): ReadonlyMap<string, string> {
+    return this.#transcripts?.paths ?? new Map();
+  }
+
+  /** Task id → the host that ran it (its last attempt). */
+  get hosts(): ReadonlyMap<string, string> {
+    return this.#hosts;
+  }
+
+  /** Set once Redis was lost for too long: running tasks then end as failed with this error. */
+  get lost(): RedisUnreachableError | undefined {
+    return this.#lost;
+  }
+
+  /** Runs one task on some host; resolves with its result whatever the outcome. */
+  async run(spec: TaskSpec): Promise<TaskResult> {
+    if (spec.name === undefined) throw new InvalidTaskError(UNNAMED);
+    const task: TaskInfo = { id: jobIdFor(spec.name), name: spec.name, agent: spec.agent, parentId: undefined };
+    const queued = Date.now();
+    this.#hub.emit({ type: "task_queued", task });
+    if (!this.#agentGate) return this.#runJob(task, spec, queued);
+    try {
+      return await this.#agentGate.schedule(() => this.#runJob(task, spec, queued), { key: spec.agent, priority: spec.priority, signal: spec.signal });
+    } catch (error) {
+      if (!(error instanceof AbortError)) throw error;
+      return this.#settle(task, endedResult(task, "cancelled", { code: error.code, message: error.message }, 0, Date.now() - queued));
+    }
+  }
+
+  /**
+   * The run is over: hosts stop serving it and its data leaves Redis; the
+   * transcripts are flushed. After a loss of Redis only the connections close
+   * (a coordinator started later with the same run id picks the run up).
+   */
+  async close(): Promise<void> {
+    this.#stopWatching();
+    this.#agentGate?.clear();
+    await this.#reader.stop();
+    if (this.#lost === undefined) {
+      this.#totals = await readTotals(this.redis, this.#keys);
+      await this.redis.srem(RUNS_KEY, this.runId);
+      await this.#poke({ type: "runs" });
+      await this.queue.obliterate({ force: true });
+      const keys = await this.redis.keys(`${this.#keys.base}:*`);
+      if (keys.length > 0) await this.redis.del(...keys);
+    }
+    await this.queueEvents.close();
+    await this.queue.close();
+    this.redis.disconnect();
+    await this.#transcripts?.close();
+  }
+
+  #listen(options: CoordinatorOptions): void {
+    const blocking = this.redis.duplicate();
+    blocking.on("error", () => {
+      // Reported by the watchdog on the main connection.
+    });
+    this.#reader = new EventReader(
+      blocking,
+      this.#keys.events,
+      (event) => this.#relay(event),
+      (error) => this.#fail(error as RedisUnreachableError),
+    );
+    this.#stopWatching = watchLoss(this.redis, options.redisUrl, options.redisLossMs ?? DEFAULT_REDIS_LOSS_MS, (error) => this.#fail(error));
+  }
+
+  /** A host's event, as if this process's orchestrator had sent it; a pid means nothing off its host. */
+  #relay(event: OrchestratorEvent): void {
+    const local = event.type === "task_started" ? { ...event, pid: undefined } : event;
+    if (local.type === "task_message") this.#transcripts?.write(local.task.id, local.task.name, local.message);
+    this.#hub.emit(local);
+  }
+
+  async #runJob(task: TaskInfo, spec: TaskSpec, queued: number): Promise<TaskResult> {
+    const ended = (status: TaskStatus, error: { code: string; message: string }, attempts = 0) =>
+      this.#settle(task, endedResult(task, status, error, attempts, Date.now() - queued));
+    if (this.#lost) return ended("failed", this.#lost);
+    const { signal, worker, ...data } = spec;
+    const job = await this.queue.add(task.name, { spec: { ...data, worker } }, { jobId: task.id, priority: bullPriority(spec.priority) });
+    // Whichever comes first: the host's result, the job gone before a host took it, BullMQ giving up, Redis lost.
+    let settle!: (outcome: { result: TaskResult } | { ended: () => TaskResult }) => void;
+    const outcome = new Promise<{ result: TaskResult } | { ended: () => TaskResult }>((resolve) => (settle = resolve));
+    const onLost = (error: RedisUnreachableError) => settle({ ended: () => ended("failed", error) });
+    this.#pending.add(onLost);
+    const onAbort = () => {
+      void this.#cancel(task.id).then((removed) => {
+        if (removed) settle({ ended: () => ended("cancelled", { code: "ABORTED", message: "cancelled before a host took it" }) });
+      });
+    };
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+    job.waitUntilFinished(this.queueEvents).then(
+      (value: unknown) => {
+        try {
+          const { host, result } = readJobResult(value);
+          this.#hosts.set(task.id, host);
+          settle({ result });
+        } catch (error) {
+          settle({ ended: () => ended("failed", errorSummary(error)) });
+        }
+      },
+      // BullMQ failed the job: it stalled too often (its hosts died), or no host could run it at all.
+      async (error: Error) => {
+        const attempts = (await this.queue.getJob(task.id).catch(() => undefined))?.attemptsStarted ?? 0;
+        settle({ ended: () => ended("failed", { code: "TASK_LOST", message: `no host could finish the task: ${error.message}` }, attempts) });
+      },
+    );
+    const settled = await outcome;
+    this.#pending.delete(onLost);
+    signal?.removeEventListener("abort", onAbort);
+    if (!this.#lost) {
+      // Every event the host sent before it returned, in order, comes before the result.
+      await this.#reader.caughtUp(this.redis);
+      this.#totals = await readTotals(this.redis, this.#keys);
+    }
+    // A host's result was announced by its own task_finished event.
+    return "result" in settled ? settled.result : settled.ended();
+  }
+
+  /** Announces a result no host announced. */
+  #settle(task: TaskInfo, result: TaskResult): TaskResult {
+    this.#hub.emit({ type: "task_finished", task, result });
+    return result;
+  }
+
+  /** Marks the job cancelled (a host checks before it starts it) and tells its host; true when it was still waiting and is gone. */
+  async #cancel(jobId: string): Promise<boolean> {
+    await this.redis.sadd(this.#keys.cancelled, jobId);
+    await this.#poke({ type: "cancel", run: this.runId, job: jobId });
+    return (await this.queue.remove(jobId)) === 1;
+  }
+
+  async #poke(message: ControlMessage): Promise<void> {
+    await this.redis.publish(CONTROL_CHANNEL, JSON.stringify(message));
+  }
+
+  #fail(error: RedisUnreachableError): void {
+    if (this.#lost) return;
+    this.#lost = error;
+    for (const fail of this.#pending) fail(error);
+    this.#pending.clear();
+  }
+}
