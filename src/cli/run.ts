@@ -4,12 +4,11 @@ import { join, resolve } from "node:path";
 import process from "node:process";
 import { formatIssue } from "../orchestrator/config/issues.ts";
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../orchestrator/config/index.ts";
-import { Orchestrator, type OrchestratorEvent, type TaskResult } from "../orchestrator/index.ts";
+import type { OrchestratorEvent, TaskResult } from "../orchestrator/index.ts";
+import { type RunEngine, startEngine } from "./run/engine.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
 import { missingScripts } from "./run/rehearsal.ts";
-import { startRehearsalRig, type RehearsalRig } from "../orchestrator/rehearsal-rig.ts";
 import { INTERRUPTED, runSwarm, unrunResult } from "./run/runner.ts";
-import { orchestratorOptionsFor } from "../orchestrator/config/index.ts";
 import { interruptOnSignals } from "./run/signals.ts";
 import { RunState } from "./run/state.ts";
 import { buildSummary, renderFinalTable, SUMMARY_FILE, writeSummary, type Summary } from "./run/summary.ts";
@@ -18,9 +17,6 @@ import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
 import { TtyView } from "./run/view/tty.ts";
 import type { RunView } from "./run/view/view.ts";
-
-/** Where the task transcripts go inside the run directory, beside summary.json. */
-const TRANSCRIPTS_DIR = "transcripts";
 
 /** The default run directory, made unique if a run in the same second already took it. */
 async function freshDir(dir: string): Promise<string> {
@@ -62,14 +58,14 @@ export async function runCommand(args: string[]): Promise<number> {
 
   const outDir = options.defaultOut ? await freshDir(options.outDir) : options.outDir;
   await mkdir(outDir, { recursive: true });
-  const rig: RehearsalRig | undefined = options.rehearse ? await startRehearsalRig(config.rehearsal) : undefined;
-  const base = orchestratorOptionsFor(config);
-  const orchestrator = new Orchestrator({
-    ...base,
-    concurrency: options.concurrency ?? base.concurrency,
-    outDir: join(outDir, TRANSCRIPTS_DIR),
-    ...(rig && { workerOptions: rig.workerOptions }),
-  });
+  let engine: RunEngine;
+  try {
+    engine = await startEngine(config, options, outDir);
+  } catch (error) {
+    // Redis not there: one line, no hang (bad input was refused earlier).
+    process.stderr.write(`cadre run: ${(error as Error).message}\n`);
+    return 1;
+  }
 
   const startedAt = Date.now();
   const state = new RunState(config.name, config.tasks, startedAt, config.budget_usd);
@@ -87,14 +83,15 @@ export async function runCommand(args: string[]): Promise<number> {
     state.apply(event, Date.now());
     view.event(event);
   };
-  orchestrator.on(onEvent);
+  engine.on(onEvent);
 
   const summaryOf = (finishedAt: number, interrupted: boolean): Summary =>
     buildSummary({
       config,
       results,
-      totals: orchestrator.totals,
-      transcripts: orchestrator.transcriptPaths,
+      totals: engine.totals,
+      transcripts: engine.transcriptPaths,
+      ...(engine.hosts && { hosts: engine.hosts }),
       outDir,
       rehearsal: options.rehearse,
       startedAt,
@@ -123,16 +120,13 @@ export async function runCommand(args: string[]): Promise<number> {
     },
   });
 
-  const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
-  view.notice(`cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${mode}, output in ${outDir}`);
+  view.notice(`cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${engine.description}, output in ${outDir}`);
   try {
-    await runSwarm({ config, orchestrator, interrupt: signals.signal, emit: onEvent, results });
+    await runSwarm({ config, orchestrator: engine, interrupt: signals.signal, emit: onEvent, results });
   } finally {
-    // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
-    await orchestrator.close();
+    await engine.close();
     state.finishedAt = Date.now();
     view.stop();
-    await rig?.close();
   }
   const interrupted = signals.signal.aborted;
   signals.dispose();
@@ -141,6 +135,6 @@ export async function runCommand(args: string[]): Promise<number> {
   const path = await writeSummary(outDir, summary);
   const tableOut = options.json ? process.stderr : out;
   tableOut.write(`\n${renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) })}\n\nsummary: ${path}\n`);
-  for (const warning of rig?.server.warnings ?? []) process.stderr.write(`cadre run: ${warning}\n`);
+  for (const warning of engine.warnings()) process.stderr.write(`cadre run: ${warning}\n`);
   return summary.exit_code;
 }

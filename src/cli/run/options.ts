@@ -1,7 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { RUN_ID_PATTERN, redisUrlProblem } from "../../distributed/index.ts";
 
-export const USAGE = "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json]";
+export const USAGE = "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json] [--redis URL [--run-id ID]]";
 
 export const HELP = `${USAGE}
 
@@ -13,6 +15,10 @@ Options:
   --out DIR        where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
   --rehearse       play the config's rehearsal scripts on a built-in scripted model: offline, no account
   --json           print the orchestrator's events as NDJSON on stdout (the final table goes to stderr)
+  --redis URL      run the tasks on the hosts that serve this Redis (\`cadre worker --redis URL\`);
+                   --concurrency and the budget then hold over all hosts
+  --run-id ID      the distributed run's id (default: made up and shown); give the id of a run
+                   whose \`cadre run\` stopped to pick it up where it was
   -h, --help       show this help
 
 On a terminal the view redraws in place; otherwise it prints one timestamped line per event.
@@ -30,6 +36,10 @@ export interface RunOptions {
   defaultOut: boolean;
   rehearse: boolean;
   json: boolean;
+  /** Run on the hosts of this Redis instead of in this process. */
+  redis: string | undefined;
+  /** The distributed run's id (letters, digits, . _ -). */
+  runId: string;
 }
 
 export type ParsedArgs = { kind: "help" } | { kind: "error"; message: string } | { kind: "run"; options: RunOptions };
@@ -40,7 +50,7 @@ export function runDirName(date: Date): string {
 }
 
 export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string = process.cwd()): ParsedArgs {
-  let values: { concurrency?: string; out?: string; rehearse?: boolean; json?: boolean; help?: boolean };
+  let values: { concurrency?: string; out?: string; rehearse?: boolean; json?: boolean; redis?: string; "run-id"?: string; help?: boolean };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -50,6 +60,8 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
         out: { type: "string", short: "o" },
         rehearse: { type: "boolean" },
         json: { type: "boolean" },
+        redis: { type: "string" },
+        "run-id": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -69,6 +81,23 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
       return { kind: "error", message: `--concurrency wants a whole number of at least 1, got "${values.concurrency}"` };
     }
   }
+  const redisProblem = values.redis === undefined ? undefined : redisUrlProblem(values.redis);
+  if (redisProblem) return { kind: "error", message: `--redis: ${redisProblem}` };
+  if (values["run-id"] !== undefined && values.redis === undefined) return { kind: "error", message: "--run-id goes with --redis" };
+  const runId = values["run-id"] ?? `${runDirName(now)}-${randomBytes(3).toString("hex")}`;
+  if (!RUN_ID_PATTERN.test(runId)) return { kind: "error", message: `--run-id may hold letters, digits, ".", "_" and "-" (at most 80), got "${runId}"` };
   const outDir = resolve(cwd, values.out ?? `.cadre/runs/${runDirName(now)}`);
-  return { kind: "run", options: { config, concurrency, outDir, defaultOut: values.out === undefined, rehearse: values.rehearse === true, json: values.json === true } };
+  return {
+    kind: "run",
+    options: {
+      config,
+      concurrency,
+      outDir,
+      defaultOut: values.out === undefined,
+      rehearse: values.rehearse === true,
+      json: values.json === true,
+      redis: values.redis,
+      runId,
+    },
+  };
 }

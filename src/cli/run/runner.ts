@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { fillResults, type ResolvedSwarmConfig, type ResolvedTask } from "../../orchestrator/config/index.ts";
-import type { Orchestrator, OrchestratorEvent, TaskResult, TaskStatus } from "../../orchestrator/index.ts";
+import type { OrchestratorEvent, TaskResult, TaskRunner, TaskStatus } from "../../orchestrator/index.ts";
 import { taskSpecFor } from "../../orchestrator/config/index.ts";
 
 /** Codes of the results the runner decides itself, without a worker. */
@@ -9,7 +9,8 @@ export const INTERRUPTED = "INTERRUPTED";
 
 export interface RunSwarmOptions {
   config: ResolvedSwarmConfig;
-  orchestrator: Orchestrator;
+  /** Where a ready task starts: the orchestrator here, or the coordinator of a distributed run. */
+  orchestrator: TaskRunner;
   /** Aborted by the first Ctrl-C: nothing new starts, running tasks are stopped. */
   interrupt: AbortSignal;
   /** Receives the task_finished events of tasks that never reach the orchestrator (skipped, interrupted while waiting). */

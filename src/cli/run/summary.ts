@@ -29,6 +29,8 @@ export const SummaryTaskSchema = z.looseObject({
   /** The task's JSONL transcript, relative to the summary; null when the worker never said anything. */
   transcript: z.string().nullable(),
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  /** Distributed runs: the host (`cadre worker --name`) that ran the task; null when none did. */
+  host: z.string().nullable().optional(),
 });
 
 /** summary.json: what a run did, per task and in total. */
@@ -81,6 +83,8 @@ export interface SummaryInput {
   totals: { costUsd: number; usage: Usage };
   /** Orchestrator task id → transcript file. */
   transcripts: ReadonlyMap<string, string>;
+  /** Distributed runs: task id → the host that ran it. */
+  hosts?: ReadonlyMap<string, string>;
   outDir: string;
   rehearsal: boolean;
   startedAt: number;
@@ -107,6 +111,7 @@ export function buildSummary(input: SummaryInput): Summary {
       depends_on: task.depends_on,
       transcript: transcript === undefined ? null : relative(input.outDir, transcript),
       error: result.error ?? null,
+      ...(input.hosts && { host: input.hosts.get(result.id) ?? null }),
     };
   });
   const count = (status: SummaryTask["status"]) => tasks.filter((task) => task.status === status).length;

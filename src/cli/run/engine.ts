@@ -1,0 +1,81 @@
+import { join } from "node:path";
+import type { ResolvedSwarmConfig } from "../../orchestrator/config/index.ts";
+import { orchestratorOptionsFor } from "../../orchestrator/config/index.ts";
+import { Orchestrator, type OrchestratorEvent, type TaskRunner, type Usage } from "../../orchestrator/index.ts";
+import { startRehearsalRig } from "../../orchestrator/rehearsal-rig.ts";
+import { Coordinator, redactUrl } from "../../distributed/index.ts";
+import type { RunOptions } from "./options.ts";
+
+/** Where the task transcripts go inside the run directory, beside summary.json. */
+const TRANSCRIPTS_DIR = "transcripts";
+
+/** What runs a swarm's tasks for `cadre run`: the orchestrator in this process, or the hosts of a distributed run. */
+export interface RunEngine extends TaskRunner {
+  on(listener: (event: OrchestratorEvent) => void): () => void;
+  readonly totals: { costUsd: number; usage: Usage };
+  readonly transcriptPaths: ReadonlyMap<string, string>;
+  /** Task id → the host that ran it (distributed runs). */
+  readonly hosts?: ReadonlyMap<string, string>;
+  /** Ends every process and connection of the run; resolves once the transcripts are written. */
+  close(): Promise<void>;
+  /** What the run tells the user at its start. */
+  readonly description: string;
+  /** Problems to report after the run (scripted-model warnings, a lost Redis). */
+  warnings(): readonly string[];
+}
+
+export async function startEngine(config: ResolvedSwarmConfig, options: RunOptions, outDir: string): Promise<RunEngine> {
+  const { concurrency = 4, ...shared } = orchestratorOptionsFor(config);
+  const transcriptsDir = join(outDir, TRANSCRIPTS_DIR);
+  const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
+  if (options.redis !== undefined) {
+    const coordinator = await Coordinator.start({
+      redisUrl: options.redis,
+      runId: options.runId,
+      swarm: config.name,
+      concurrency: options.concurrency ?? concurrency,
+      options: shared,
+      ...(options.rehearse && { rehearsal: config.rehearsal }),
+      transcriptsDir,
+    });
+    const resumed = coordinator.resumed ? ", picked up where it was" : "";
+    return {
+      run: (spec) => coordinator.run(spec),
+      on: (listener) => coordinator.on(listener),
+      get totals() {
+        return coordinator.totals;
+      },
+      get transcriptPaths() {
+        return coordinator.transcriptPaths;
+      },
+      hosts: coordinator.hosts,
+      close: () => coordinator.close(),
+      description: `${mode}, on the hosts of ${redactUrl(options.redis)} (run id ${options.runId}${resumed})`,
+      warnings: () => (coordinator.lost ? [coordinator.lost.message] : []),
+    };
+  }
+  const rig = options.rehearse ? await startRehearsalRig(config.rehearsal) : undefined;
+  const orchestrator = new Orchestrator({
+    ...shared,
+    concurrency: options.concurrency ?? concurrency,
+    outDir: transcriptsDir,
+    ...(rig && { workerOptions: rig.workerOptions }),
+  });
+  return {
+    run: (spec) => orchestrator.run(spec),
+    on: (listener) => orchestrator.on(listener),
+    get totals() {
+      return orchestrator.totals;
+    },
+    get transcriptPaths() {
+      return orchestrator.transcriptPaths;
+    },
+    async close() {
+      // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
+      await orchestrator.close();
+      await rig?.close();
+    },
+    description: mode,
+    warnings: () => rig?.server.warnings ?? [],
+  };
+}
