@@ -19,6 +19,7 @@ import type { RehearsalScripts } from "../rehearsal/index.ts";
 import { AbortError } from "../worker/index.ts";
 import type { RedisUnreachableError } from "./errors.ts";
 import { EventReader } from "./event-stream.ts";
+import { FleetLimit } from "./fleet-limit.ts";
 import { CONTROL_CHANNEL, jobIdFor, PREFIX, RUNS_KEY, type RunKeys, runKeys } from "./keys.ts";
 import { readTotals } from "./ledger.ts";
 import { connectRedis, DEFAULT_REDIS_LOSS_MS, watchLoss } from "./redis.ts";
@@ -43,6 +44,12 @@ export interface CoordinatorOptions {
 const UNNAMED = "a distributed task needs a name: it makes the task's job id";
 /** BullMQ: 1 is the highest priority and 2^21 the lowest; cadre: higher first, 0 by default. */
 const PRIORITY_ZERO = 1 << 20;
+/**
+ * BullMQ honours a manual rate limit (queue.rateLimit, which a host sets when
+ * it meets a 429 or 529) only on a queue that has a limiter; this one never
+ * binds by itself: so many starts per second never happen.
+ */
+const UNBINDING_LIMITER = { max: 2 ** 40, durationMs: 1_000 };
 
 function bullPriority(priority: number | undefined): number {
   return Math.min(2 ** 21, Math.max(1, PRIORITY_ZERO - (priority ?? 0)));
@@ -83,6 +90,7 @@ export class Coordinator implements TaskRunner {
   readonly #agentGate: Scheduler | undefined;
   readonly #transcripts: TranscriptDirectory | undefined;
   #reader!: EventReader;
+  #fleet!: FleetLimit;
   #totals: { costUsd: number; usage: Usage } = { costUsd: 0, usage: emptyUsage() };
   #lost: RedisUnreachableError | undefined;
   #stopWatching: () => void = () => {};
@@ -120,10 +128,11 @@ export class Coordinator implements TaskRunner {
       const stored = created ? record : readJson(RunRecordSchema, (await redis.get(keys.record)) ?? "", `run ${options.runId}`);
       const queue = new Queue(keys.queue, { connection: redis, prefix: PREFIX });
       await queue.setGlobalConcurrency(stored.concurrency);
+      await queue.setGlobalRateLimit(UNBINDING_LIMITER.max, UNBINDING_LIMITER.durationMs);
       const queueEvents = new QueueEvents(keys.queue, { connection: redis, prefix: PREFIX });
       await queueEvents.waitUntilReady();
       const coordinator = new Coordinator(options.runId, created !== "OK", redis, queue, queueEvents, options);
-      coordinator.#listen(options);
+      coordinator.#listen(options, stored.concurrency);
       await redis.sadd(RUNS_KEY, options.runId);
       await coordinator.#poke({ type: "runs" });
       return coordinator;
@@ -178,6 +187,7 @@ export class Coordinator implements TaskRunner {
    */
   async close(): Promise<void> {
     this.#stopWatching();
+    this.#fleet.stop();
     this.#agentGate?.clear();
     await this.#reader.stop();
     if (this.#lost === undefined) {
@@ -194,7 +204,8 @@ export class Coordinator implements TaskRunner {
     await this.#transcripts?.close();
   }
 
-  #listen(options: CoordinatorOptions): void {
+  #listen(options: CoordinatorOptions, concurrency: number): void {
+    this.#fleet = new FleetLimit(concurrency, this.queue, (state) => this.#hub.emit({ type: "rate_limit", state }));
     const blocking = this.redis.duplicate();
     blocking.on("error", () => {
       // Reported by the watchdog on the main connection.
@@ -208,8 +219,17 @@ export class Coordinator implements TaskRunner {
     this.#stopWatching = watchLoss(this.redis, options.redisUrl, options.redisLossMs ?? DEFAULT_REDIS_LOSS_MS, (error) => this.#fail(error));
   }
 
-  /** A host's event, as if this process's orchestrator had sent it; a pid means nothing off its host. */
+  /**
+   * A host's event, as if this process's orchestrator had sent it; a pid means
+   * nothing off its host. A host's rate-limit state is its own: it feeds the
+   * fleet's, which is what the run shows.
+   */
   #relay(event: OrchestratorEvent): void {
+    if (event.type === "rate_limit") {
+      if (event.state.backoffUntil !== null) this.#fleet.rateLimited(event.state.backoffUntil);
+      return;
+    }
+    if (event.type === "task_finished" && event.result.status === "succeeded") this.#fleet.succeeded();
     const local = event.type === "task_started" ? { ...event, pid: undefined } : event;
     if (local.type === "task_message") this.#transcripts?.write(local.task.id, local.task.name, local.message);
     this.#hub.emit(local);

@@ -1,6 +1,6 @@
-import { type Job, Queue, WaitingError, Worker as QueueWorker } from "bullmq";
+import { type Job, WaitingError, Worker as QueueWorker } from "bullmq";
 import type { Redis } from "ioredis";
-import { Orchestrator, type OrchestratorEvent, type TaskResult } from "../orchestrator/index.ts";
+import { Orchestrator, type TaskResult } from "../orchestrator/index.ts";
 import { type RehearsalRig, startRehearsalRig } from "../orchestrator/rehearsal-rig.ts";
 import { AbortError } from "../worker/index.ts";
 import { EventWriter } from "./event-stream.ts";
@@ -27,13 +27,12 @@ export interface HostContext {
  * One run, served by one host: a local orchestrator configured as the run's
  * coordinator says (agents, hooks, peers), whose budget and inboxes are in
  * Redis, fed by a BullMQ worker on the run's queue. Its events go to the
- * run's stream; a rate limit it meets pauses the whole queue.
+ * run's stream, for the coordinator.
  */
 export class RunHost {
   readonly #keys: RunKeys;
   readonly #budget: RedisBudget;
   readonly #events: EventWriter;
-  readonly #queue: Queue;
   /** Aborted to give the running tasks back to the queue (the host's second signal). */
   readonly #handBack = new AbortController();
   readonly #running = new Map<string, AbortController>();
@@ -49,7 +48,6 @@ export class RunHost {
     this.#keys = runKeys(runId);
     this.#budget = new RedisBudget(host.redis, runId, this.#keys, record.options.budgetUsd);
     this.#events = new EventWriter(host.redis, this.#keys.events, host.name);
-    this.#queue = new Queue(this.#keys.queue, { connection: host.redis, prefix: PREFIX });
   }
 
   async start(): Promise<void> {
@@ -61,7 +59,8 @@ export class RunHost {
       inbox: new RedisInbox(this.host.redis, this.#keys),
       ...(this.#rig && { workerOptions: this.#rig.workerOptions }),
     });
-    this.#orchestrator.on((event) => this.#onEvent(event));
+    // Every event goes to the coordinator; a rate limit met here holds back the fleet from there (FleetLimit).
+    this.#orchestrator.on((event) => this.#events.push(event));
     this.#worker = new QueueWorker(this.#keys.queue, (job, token) => this.#process(job, token), {
       connection: this.host.redis,
       prefix: PREFIX,
@@ -92,7 +91,6 @@ export class RunHost {
     await this.#orchestrator.close();
     await this.#events.flush();
     await this.#budget.flush();
-    await this.#queue.close();
     await this.#rig?.close();
   }
 
@@ -127,14 +125,6 @@ export class RunHost {
     }
   }
 
-  #onEvent(event: OrchestratorEvent): void {
-    this.#events.push(event);
-    // A rate limit met here holds back every host: none takes a task from the queue until the back-off ends.
-    if (event.type === "rate_limit" && event.state.backoffUntil !== null) {
-      const ms = event.state.backoffUntil - Date.now();
-      if (ms > 0) void this.#queue.rateLimit(ms).catch((error: Error) => this.host.log(`run ${this.runId}: rate limit not shared: ${error.message}`));
-    }
-  }
 }
 
 function withEarlierAttempts(result: TaskResult, earlier: number): TaskResult {

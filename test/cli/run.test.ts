@@ -103,7 +103,7 @@ describe("cadre run", () => {
     expect([second.exitCode, second.stderr]).toEqual([2, `rehearsal: no script for task "b"\ncadre run: ${unscripted} is not valid for --rehearse (1 problem)`]);
 
     const usage = await cadre(["run"]);
-    expect([usage.exitCode, usage.stderr]).toEqual([2, "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json]"]);
+    expect([usage.exitCode, usage.stderr]).toEqual([2, "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json] [--redis URL [--run-id ID]]"]);
   });
 
   it("Ctrl-C stops the run: no claude process is left and summary.json marks the unfinished tasks cancelled", async () => {
