@@ -106,7 +106,7 @@ export async function workerCommand(args: string[]): Promise<number> {
     stopped,
     host.failed.then(async (error) => {
       process.stderr.write(`cadre worker: ${error.message}\n`);
-      await host.stop(true);
+      await host.abandon();
       return 1;
     }),
   ]);

@@ -17,12 +17,13 @@ import { Scheduler } from "../orchestrator/scheduler/index.ts";
 import { TranscriptDirectory } from "../orchestrator/transcripts.ts";
 import type { RehearsalScripts } from "../rehearsal/index.ts";
 import { AbortError } from "../worker/index.ts";
-import type { RedisUnreachableError } from "./errors.ts";
+import { CadreError } from "../errors.ts";
+import { RedisUnreachableError } from "./errors.ts";
 import { EventReader } from "./event-stream.ts";
 import { FleetLimit } from "./fleet-limit.ts";
 import { CONTROL_CHANNEL, jobIdFor, PREFIX, RUNS_KEY, type RunKeys, runKeys } from "./keys.ts";
 import { readTotals } from "./ledger.ts";
-import { connectRedis, DEFAULT_REDIS_LOSS_MS, watchLoss } from "./redis.ts";
+import { connectRedis, DEFAULT_REDIS_LOSS_MS, redactUrl, watchLoss } from "./redis.ts";
 import { type ControlMessage, type RunRecord, RunRecordSchema, readJobResult, readJson, type SharedOrchestratorOptions } from "./wire.ts";
 
 export interface CoordinatorOptions {
@@ -86,13 +87,17 @@ export class Coordinator implements TaskRunner {
   readonly #keys: RunKeys;
   readonly #hub = new EventHub<OrchestratorEvent>();
   readonly #hosts = new Map<string, string>();
-  readonly #pending = new Set<(error: RedisUnreachableError) => void>();
+  /** Resolves when the run cannot go on with Redis (lost too long, or its events unreadable). */
+  readonly #failed: Promise<CadreError>;
+  #fail!: (error: CadreError) => void;
   readonly #agentGate: Scheduler | undefined;
   readonly #transcripts: TranscriptDirectory | undefined;
+  /** One abort listener per signal (the whole run shares one), however many tasks wait on it. */
+  readonly #onAbort = new WeakMap<AbortSignal, Set<() => void>>();
   #reader!: EventReader;
   #fleet!: FleetLimit;
   #totals: { costUsd: number; usage: Usage } = { costUsd: 0, usage: emptyUsage() };
-  #lost: RedisUnreachableError | undefined;
+  #failure: CadreError | undefined;
   #stopWatching: () => void = () => {};
 
   private constructor(
@@ -105,6 +110,14 @@ export class Coordinator implements TaskRunner {
     options: CoordinatorOptions,
   ) {
     this.#keys = runKeys(runId);
+    this.#failed = new Promise((resolve) => {
+      this.#fail = (error) => {
+        this.#failure ??= error;
+        resolve(this.#failure);
+      };
+    });
+    // BullMQ listens for the queue closing once per job being waited on: as many as the tasks in flight.
+    queue.setMaxListeners(0);
     this.#transcripts = options.transcriptsDir ? new TranscriptDirectory(options.transcriptsDir) : undefined;
     const limits = options.options.agentLimits;
     // Per-agent limits hold by admission: a task enters the queue only while its agent is below its limit.
@@ -130,6 +143,9 @@ export class Coordinator implements TaskRunner {
       await queue.setGlobalConcurrency(stored.concurrency);
       await queue.setGlobalRateLimit(UNBINDING_LIMITER.max, UNBINDING_LIMITER.durationMs);
       const queueEvents = new QueueEvents(keys.queue, { connection: redis, prefix: PREFIX });
+      // Connection errors are the watchdog's to report (once, and only when they last).
+      queue.on("error", () => {});
+      queueEvents.on("error", () => {});
       await queueEvents.waitUntilReady();
       const coordinator = new Coordinator(options.runId, created !== "OK", redis, queue, queueEvents, options);
       coordinator.#listen(options, stored.concurrency);
@@ -160,9 +176,9 @@ export class Coordinator implements TaskRunner {
     return this.#hosts;
   }
 
-  /** Set once Redis was lost for too long: running tasks then end as failed with this error. */
-  get lost(): RedisUnreachableError | undefined {
-    return this.#lost;
+  /** Set once the run cannot go on with Redis (lost for too long): running tasks then end as failed with it. */
+  get failure(): CadreError | undefined {
+    return this.#failure;
   }
 
   /** Runs one task on some host; resolves with its result whatever the outcome. */
@@ -190,16 +206,19 @@ export class Coordinator implements TaskRunner {
     this.#fleet.stop();
     this.#agentGate?.clear();
     await this.#reader.stop();
-    if (this.#lost === undefined) {
+    if (this.#failure === undefined) {
       this.#totals = await readTotals(this.redis, this.#keys);
       await this.redis.srem(RUNS_KEY, this.runId);
       await this.#poke({ type: "runs" });
       await this.queue.obliterate({ force: true });
       const keys = await this.redis.keys(`${this.#keys.base}:*`);
       if (keys.length > 0) await this.redis.del(...keys);
+      await this.queueEvents.close();
+      await this.queue.close();
+    } else {
+      // Nothing more can be said to Redis: drop the connections, without waiting on replies that will not come.
+      void Promise.all([this.queueEvents.disconnect(), this.queue.disconnect()]).catch(() => undefined);
     }
-    await this.queueEvents.close();
-    await this.queue.close();
     this.redis.disconnect();
     await this.#transcripts?.close();
   }
@@ -214,7 +233,7 @@ export class Coordinator implements TaskRunner {
       blocking,
       this.#keys.events,
       (event) => this.#relay(event),
-      (error) => this.#fail(error as RedisUnreachableError),
+      (error) => this.#fail(error instanceof CadreError ? error : new RedisUnreachableError(redactUrl(options.redisUrl), String(error), { cause: error })),
     );
     this.#stopWatching = watchLoss(this.redis, options.redisUrl, options.redisLossMs ?? DEFAULT_REDIS_LOSS_MS, (error) => this.#fail(error));
   }
@@ -236,24 +255,27 @@ export class Coordinator implements TaskRunner {
   }
 
   async #runJob(task: TaskInfo, spec: TaskSpec, queued: number): Promise<TaskResult> {
+    type Ended = { ended: () => TaskResult };
+    type Outcome = { result: TaskResult } | Ended;
     const ended = (status: TaskStatus, error: { code: string; message: string }, attempts = 0) =>
       this.#settle(task, endedResult(task, status, error, attempts, Date.now() - queued));
-    if (this.#lost) return ended("failed", this.#lost);
+    // Commands wait while Redis reconnects: each wait also ends when the run gives up on Redis.
+    const failed = this.#failed.then((error): Ended => ({ ended: () => ended("failed", error) }));
     const { signal, worker, ...data } = spec;
-    const job = await this.queue.add(task.name, { spec: { ...data, worker } }, { jobId: task.id, priority: bullPriority(spec.priority) });
+    const adding = this.queue.add(task.name, { spec: { ...data, worker } }, { jobId: task.id, priority: bullPriority(spec.priority) });
+    const added = await Promise.race([adding, failed]);
+    if ("ended" in added) return added.ended();
     // Whichever comes first: the host's result, the job gone before a host took it, BullMQ giving up, Redis lost.
-    let settle!: (outcome: { result: TaskResult } | { ended: () => TaskResult }) => void;
-    const outcome = new Promise<{ result: TaskResult } | { ended: () => TaskResult }>((resolve) => (settle = resolve));
-    const onLost = (error: RedisUnreachableError) => settle({ ended: () => ended("failed", error) });
-    this.#pending.add(onLost);
-    const onAbort = () => {
-      void this.#cancel(task.id).then((removed) => {
-        if (removed) settle({ ended: () => ended("cancelled", { code: "ABORTED", message: "cancelled before a host took it" }) });
-      });
-    };
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener("abort", onAbort, { once: true });
-    job.waitUntilFinished(this.queueEvents).then(
+    let settle!: (outcome: Outcome) => void;
+    const outcome = new Promise<Outcome>((resolve) => (settle = resolve));
+    const unwatch = signal
+      ? this.#whenAborted(signal, () => {
+          void this.#cancel(task.id).then((removed) => {
+            if (removed) settle({ ended: () => ended("cancelled", { code: "ABORTED", message: "cancelled before a host took it" }) });
+          });
+        })
+      : () => {};
+    added.waitUntilFinished(this.queueEvents).then(
       (value: unknown) => {
         try {
           const { host, result } = readJobResult(value);
@@ -269,16 +291,35 @@ export class Coordinator implements TaskRunner {
         settle({ ended: () => ended("failed", { code: "TASK_LOST", message: `no host could finish the task: ${error.message}` }, attempts) });
       },
     );
-    const settled = await outcome;
-    this.#pending.delete(onLost);
-    signal?.removeEventListener("abort", onAbort);
-    if (!this.#lost) {
-      // Every event the host sent before it returned, in order, comes before the result.
+    const settled = await Promise.race([outcome, failed]);
+    unwatch();
+    // Every event the host sent before it returned, in order, comes before the result.
+    const caughtUp = async () => {
       await this.#reader.caughtUp(this.redis);
       this.#totals = await readTotals(this.redis, this.#keys);
-    }
+    };
+    await Promise.race([caughtUp(), this.#failed]);
     // A host's result was announced by its own task_finished event.
     return "result" in settled ? settled.result : settled.ended();
+  }
+
+  /** Calls `listener` when `signal` aborts (at once if it has); returns the function that stops that. */
+  #whenAborted(signal: AbortSignal, listener: () => void): () => void {
+    if (signal.aborted) {
+      listener();
+      return () => {};
+    }
+    let listeners = this.#onAbort.get(signal);
+    if (!listeners) {
+      const all = new Set<() => void>();
+      signal.addEventListener("abort", () => {
+        for (const call of all) call();
+      }, { once: true });
+      this.#onAbort.set(signal, all);
+      listeners = all;
+    }
+    listeners.add(listener);
+    return () => listeners.delete(listener);
   }
 
   /** Announces a result no host announced. */
@@ -296,12 +337,5 @@ export class Coordinator implements TaskRunner {
 
   async #poke(message: ControlMessage): Promise<void> {
     await this.redis.publish(CONTROL_CHANNEL, JSON.stringify(message));
-  }
-
-  #fail(error: RedisUnreachableError): void {
-    if (this.#lost) return;
-    this.#lost = error;
-    for (const fail of this.#pending) fail(error);
-    this.#pending.clear();
   }
 }

@@ -90,8 +90,10 @@ export class EventReader {
   /** Stops reading (after handing over what it has) and closes its connection. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    // A connection that is down does not fail its waiting read on disconnect: the loop is left behind then.
+    const up = this.blocking.status === "ready";
     this.blocking.disconnect();
-    await this.#done;
+    if (up) await this.#done;
     for (const waiter of this.#waiters.splice(0)) waiter.resolve();
   }
 

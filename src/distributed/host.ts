@@ -74,11 +74,20 @@ export class Host {
    * closes every worker process and connection.
    */
   async stop(handBack = false): Promise<void> {
+    await this.#end((run) => run.stop(handBack));
+  }
+
+  /** After Redis was lost: ends every worker process and connection without a word to Redis. */
+  async abandon(): Promise<void> {
+    await this.#end((run) => run.abandon());
+  }
+
+  async #end(stopRun: (run: RunHost) => Promise<void>): Promise<void> {
     this.#stopping = true;
     clearInterval(this.#timer);
     this.#stopWatching();
-    await this.#sync;
-    await Promise.all([...this.#runs.values()].map((run) => run.stop(handBack)));
+    await Promise.race([this.#sync, this.#failed]);
+    await Promise.all([...this.#runs.values()].map(stopRun));
     this.#runs.clear();
     this.subscriber.disconnect();
     this.redis.disconnect();

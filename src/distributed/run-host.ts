@@ -94,6 +94,12 @@ export class RunHost {
     await this.#rig?.close();
   }
 
+  /** Redis is gone: ends every worker process here and lets go; the tasks' locks run out and other hosts take them up. */
+  async abandon(): Promise<void> {
+    await this.#orchestrator.close();
+    await Promise.all([this.#worker.close(true).catch(() => undefined), this.#rig?.close()]);
+  }
+
   async #process(job: Job, token: string | undefined): Promise<JobResult> {
     const { spec } = JobDataSchema.parse(job.data);
     const id = job.id ?? spec.name ?? "";

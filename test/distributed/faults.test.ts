@@ -2,7 +2,11 @@
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
+import { Coordinator } from "../../src/distributed/coordinator.ts";
+import { Host } from "../../src/distributed/host.ts";
+import type { OrchestratorEvent } from "../../src/orchestrator/index.ts";
 import type { RecordedRequest } from "../../src/rehearsal/server.ts";
+import { liveClaudeChildren } from "../support/processes.ts";
 import { bin, readSummary, repo } from "../cli/run-support.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 import { killHost, runDistributed, startHost, startRedis, swarmFile } from "./support.ts";
@@ -97,5 +101,34 @@ describe("distributed faults", () => {
 
     const bad = await execa("node", [bin, "worker", "--redis", "http://127.0.0.1:1"], { cwd: repo, reject: false });
     expect([bad.exitCode, bad.stderr]).toEqual([2, "cadre worker: http://127.0.0.1:1 is not a Redis URL; it must start with redis:// or rediss://; usage: cadre worker --redis URL [--concurrency N] [--name NAME] [--stall-s S]"]);
+  }, 60_000);
+
+  it("Redis lost mid-run: the running task fails with REDIS_UNREACHABLE and the host ends its workers, both without hanging", async () => {
+    const redis = await startRedis();
+    const lossMs = 1_500;
+    const host = await Host.start({ redisUrl: redis.url, name: "h", concurrency: 1, stallMs: 30_000, log: () => {}, redisLossMs: lossMs });
+    const coordinator = await Coordinator.start({
+      redisUrl: redis.url,
+      runId: "lost-1",
+      swarm: "lost",
+      concurrency: 1,
+      options: {},
+      // The host plays it on a scripted model of its own.
+      rehearsal: { slow: [{ text: "too late", delay_ms: 30_000 }] },
+      redisLossMs: lossMs,
+    });
+    const events: OrchestratorEvent[] = [];
+    coordinator.on((event) => events.push(event));
+    const result = coordinator.run({ name: "slow", prompt: "hi" });
+    await until(() => events.some((e) => e.type === "task_started"), 30_000, "the task to start on the host");
+    await redis.client.shutdown("NOSAVE").catch(() => undefined);
+
+    const failed = await result;
+    expect(failed).toMatchObject({ status: "failed", error: { code: "REDIS_UNREACHABLE" } });
+    expect(failed.error?.message).toMatch(/^cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+: lost for 1\.5 s/);
+    expect((await host.failed).code).toBe("REDIS_UNREACHABLE");
+    await host.abandon();
+    await coordinator.close();
+    expect(await liveClaudeChildren()).toEqual([]);
   }, 60_000);
 });

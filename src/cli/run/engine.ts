@@ -51,7 +51,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: RunOptio
       hosts: coordinator.hosts,
       close: () => coordinator.close(),
       description: `${mode}, on the hosts of ${redactUrl(options.redis)} (run id ${options.runId}${resumed})`,
-      warnings: () => (coordinator.lost ? [coordinator.lost.message] : []),
+      warnings: () => (coordinator.failure ? [coordinator.failure.message] : []),
     };
   }
   const rig = options.rehearse ? await startRehearsalRig(config.rehearsal) : undefined;
