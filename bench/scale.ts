@@ -63,7 +63,10 @@ interface Rig {
 async function timedRun(rig: Rig, label: string, extra: string[]): Promise<number> {
   const before = rig.server.requests.filter((r) => r.outcome === "played").length;
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, "run", rig.config, "--out", join(rig.dir, label), ...extra], { env: rig.env, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(process.execPath, [BIN, "run", rig.config, "--out", join(rig.dir, label), ...extra], {
+    env: rig.env,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   const code = await exited(child);
   const wallMs = performance.now() - started;
   const played = rig.server.requests.filter((r) => r.outcome === "played").length - before;
@@ -94,7 +97,9 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "cadre-bench-scale-"));
   await mkdir(join(dir, "home"));
   const port = await freePort();
-  const redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: ["ignore", "pipe", "inherit"] });
+  const redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const server = await startRehearsalServer({ scripts: { [SCRIPT]: [{ text: "done {{prompt}}", delay_ms: MODEL_MS }] } });
   try {
     await printed(redis, /Ready to accept connections/, "redis-server");
@@ -109,7 +114,9 @@ async function main(): Promise<void> {
       redisUrl: `redis://127.0.0.1:${port}`,
       config,
     };
-    console.log(`${TASKS} one-turn tasks, the scripted model answers after ${s(MODEL_MS)}, ${SLOTS_PER_HOST} slots per host (load ${loadavg()[0]!.toFixed(1)})`);
+    console.log(
+      `${TASKS} one-turn tasks, the scripted model answers after ${s(MODEL_MS)}, ${SLOTS_PER_HOST} slots per host (load ${loadavg()[0]!.toFixed(1)})`,
+    );
     const local = await timedRun(rig, "in-process", ["--concurrency", String(SLOTS_PER_HOST)]);
     console.log(`  in-process, ${SLOTS_PER_HOST} at once      wall ${s(local).padStart(7)}`);
     const one = await onHosts(rig, 1);

@@ -1,7 +1,7 @@
 // Writes schema/swarm.schema.json from the zod schema of the swarm config (`npm run schema`).
-// test/config/json-schema.test.ts fails when the committed file is stale.
+// test/swarm/json-schema.test.ts fails when the committed file is stale.
 import { writeFileSync } from "node:fs";
-import { renderSwarmJsonSchema, SWARM_SCHEMA_PATH } from "../src/orchestrator/config/json-schema.ts";
+import { renderSwarmJsonSchema, SWARM_SCHEMA_PATH } from "../src/swarm/config/json-schema.ts";
 
 const target = new URL(`../${SWARM_SCHEMA_PATH}`, import.meta.url);
 writeFileSync(target, renderSwarmJsonSchema());

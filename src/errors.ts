@@ -11,3 +11,10 @@ export class CadreError extends Error {
     this.code = code;
   }
 }
+
+/** An operation was aborted through its AbortSignal. */
+export class AbortError extends CadreError {
+  constructor(operation: string, cause?: unknown) {
+    super("ABORTED", `${operation} was aborted`, { cause });
+  }
+}

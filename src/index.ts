@@ -1,7 +1,16 @@
 // cadre's public API: the orchestrator, one worker, the swarm config, the scripted model.
+
+export { AbortError, CadreError } from "./errors.ts";
 export * from "./orchestrator/index.ts";
+export type {
+  AgentDefinition,
+  CliMessage,
+  HookInput,
+  HookOutput,
+  PermissionMode,
+  ResultMessage,
+  SystemInitMessage,
+} from "./protocol/index.ts";
+export { loadRehearsalScripts, offlineClaudeEnv, type RehearsalRig, startRehearsalRig, startRehearsalServer } from "./rehearsal/index.ts";
+export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "./swarm/config/index.ts";
 export * from "./worker/index.ts";
-export { loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor, ConfigError } from "./orchestrator/config/index.ts";
-export { startRehearsalRig, type RehearsalRig } from "./orchestrator/rehearsal-rig.ts";
-export { startRehearsalServer, offlineClaudeEnv, loadRehearsalScripts } from "./rehearsal/index.ts";
-export type { CliMessage, ResultMessage, SystemInitMessage } from "./protocol/index.ts";

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { relative, sep } from "node:path";
 import { parseArgs } from "node:util";
-import { agentSearchDirs, type DiscoveredAgent, discoverAgents } from "../orchestrator/agents/discover.ts";
+import { agentSearchDirs, type DiscoveredAgent, discoverAgents } from "../swarm/agents/discover.ts";
 
 const USAGE = "usage: cadre agents";
 // Descriptions are often paragraphs (Claude Code uses them for routing); a table shows the start.

@@ -1,13 +1,13 @@
 import { readFile } from "node:fs/promises";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { formatIssue } from "../orchestrator/config/issues.ts";
-import { loadSwarmConfig, type ResolvedSwarmConfig } from "../orchestrator/config/index.ts";
-import { loadRehearsalScripts, type RehearsalScripts } from "../rehearsal/index.ts";
 import { isLoopback, parseHostPort, serveHttp } from "../mcp/http.ts";
 import { McpRuntime, type McpRuntimeOptions } from "../mcp/runtime.ts";
 import { serveStdio } from "../mcp/stdio.ts";
-import { orchestratorOptionsFor } from "../orchestrator/config/index.ts";
+import { loadRehearsalScripts, type RehearsalScripts } from "../rehearsal/index.ts";
+import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
+import { formatIssue } from "../swarm/config/issues.ts";
+import { numberFlag, UsageError } from "./flags.ts";
 
 const USAGE = "usage: cadre mcp [--http HOST:PORT] [--token T] [--config swarm.yaml] [--rehearse] [--scripts FILE] [options]";
 
@@ -45,17 +45,6 @@ const OPTIONS = {
   "no-elicitation": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
-
-class UsageError extends Error {}
-
-function number(name: string, value: string | undefined, { integer = false, min = 0 } = {}): number | undefined {
-  if (value === undefined) return undefined;
-  const parsed = Number(value);
-  if (value.trim() === "" || !Number.isFinite(parsed) || parsed < min || (integer && !Number.isInteger(parsed))) {
-    throw new UsageError(`--${name} wants ${integer ? "a whole number" : "a number"} of at least ${min}, got "${value}"`);
-  }
-  return parsed;
-}
 
 async function loadConfig(path: string): Promise<ResolvedSwarmConfig> {
   const result = await loadSwarmConfig(path);
@@ -104,13 +93,13 @@ export async function mcpCommand(args: string[]): Promise<number> {
       throw new UsageError("--rehearse needs scripts: a --config with a rehearsal section, or --scripts FILE");
     }
     const seconds = (name: string, value: string | undefined) => {
-      const s = number(name, value);
+      const s = numberFlag(name, value);
       return s === undefined ? undefined : s * 1000;
     };
     options = {
       ...(config && { orchestrator: orchestratorOptionsFor(config) }),
-      concurrency: number("concurrency", values.concurrency, { integer: true, min: 1 }),
-      maxSessions: number("max-sessions", values["max-sessions"], { integer: true, min: 1 }),
+      concurrency: numberFlag("concurrency", values.concurrency, { integer: true, min: 1 }),
+      maxSessions: numberFlag("max-sessions", values["max-sessions"], { integer: true, min: 1 }),
       idleTimeoutMs: seconds("idle-timeout-s", values["idle-timeout-s"]),
       permissionTimeoutMs: seconds("permission-timeout-s", values["permission-timeout-s"]),
       elicitation: values["no-elicitation"] !== true,

@@ -2,16 +2,16 @@ import { writeFileSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { formatIssue } from "../orchestrator/config/issues.ts";
-import { loadSwarmConfig, type ResolvedSwarmConfig } from "../orchestrator/config/index.ts";
-import type { OrchestratorEvent, TaskResult } from "../orchestrator/index.ts";
+import type { TaskResult } from "../orchestrator/index.ts";
+import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
+import { formatIssue } from "../swarm/config/issues.ts";
+import { missingScripts } from "../swarm/rehearsal.ts";
+import { INTERRUPTED, runSwarm, unrunResult } from "../swarm/runner.ts";
 import { type RunEngine, startEngine } from "./run/engine.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
-import { missingScripts } from "./run/rehearsal.ts";
-import { INTERRUPTED, runSwarm, unrunResult } from "./run/runner.ts";
 import { interruptOnSignals } from "./run/signals.ts";
-import { RunState } from "./run/state.ts";
-import { buildSummary, renderFinalTable, SUMMARY_FILE, writeSummary, type Summary } from "./run/summary.ts";
+import { type RunEvent, RunState } from "./run/state.ts";
+import { buildSummary, renderFinalTable, SUMMARY_FILE, type Summary, writeSummary } from "./run/summary.ts";
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
@@ -33,7 +33,11 @@ async function loadConfig(options: RunOptions): Promise<ResolvedSwarmConfig | un
     return undefined;
   }
   const result = await loadSwarmConfig(options.config);
-  const problems = result.ok ? (options.rehearse ? missingScripts(result.config) : []) : result.errors.map((item) => formatIssue(item, options.config));
+  const problems = result.ok
+    ? options.rehearse
+      ? missingScripts(result.config)
+      : []
+    : result.errors.map((item) => formatIssue(item, options.config));
   if (result.ok && problems.length === 0) return result.config;
   for (const line of problems) process.stderr.write(`${line}\n`);
   const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
@@ -76,10 +80,7 @@ export async function runCommand(args: string[]): Promise<number> {
       ? new TtyView(out, state, colorsFor(out))
       : new LinesView(out, state);
   const results = new Map<string, TaskResult>();
-  const livePids = new Map<string, number>();
-  const onEvent = (event: OrchestratorEvent) => {
-    if (event.type === "task_started" && event.pid !== undefined) livePids.set(event.task.id, event.pid);
-    if (event.type === "task_finished") livePids.delete(event.task.id);
+  const onEvent = (event: RunEvent) => {
     state.apply(event, Date.now());
     view.event(event);
   };
@@ -105,24 +106,24 @@ export async function runCommand(args: string[]): Promise<number> {
     },
     onKill: () => {
       view.stop();
-      for (const pid of livePids.values()) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // Already gone.
-        }
-      }
+      engine.kill();
       for (const task of config.tasks) {
-        if (!results.has(task.name)) results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second Ctrl-C" }));
+        if (!results.has(task.name))
+          results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second Ctrl-C" }));
       }
       writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summaryOf(Date.now(), true), null, 2)}\n`);
       process.stderr.write(`cadre run: killed; ${join(outDir, SUMMARY_FILE)} lists what finished\n`);
     },
   });
 
-  view.notice(`cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${engine.description}, output in ${outDir}`);
+  view.notice(
+    `cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${engine.description}, output in ${outDir}`,
+  );
   try {
-    await runSwarm({ config, orchestrator: engine, interrupt: signals.signal, emit: onEvent, results });
+    for await (const event of runSwarm({ config, orchestrator: engine, signal: signals.signal })) {
+      results.set(event.task.name, event.result);
+      onEvent(event);
+    }
   } finally {
     await engine.close();
     state.finishedAt = Date.now();

@@ -1,8 +1,8 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { formatIssue } from "../orchestrator/config/issues.ts";
-import { loadSwarmConfig } from "../orchestrator/config/load.ts";
+import { formatIssue } from "../swarm/config/issues.ts";
+import { loadSwarmConfig } from "../swarm/config/load.ts";
 
 const USAGE = "usage: cadre validate <config.(yaml|json)>";
 

@@ -55,7 +55,8 @@ function parseWorkerArgs(args: string[]): WorkerArgs | { help: true } | { error:
   const problem = redisUrlProblem(values.redis);
   if (problem) return { error: problem };
   const concurrency = Number(values.concurrency ?? DEFAULT_CONCURRENCY);
-  if (!Number.isInteger(concurrency) || concurrency < 1) return { error: `--concurrency wants a whole number of at least 1, got "${values.concurrency}"` };
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    return { error: `--concurrency wants a whole number of at least 1, got "${values.concurrency}"` };
   const stallS = Number(values["stall-s"] ?? DEFAULT_STALL_S);
   if (!Number.isFinite(stallS) || stallS < 1) return { error: `--stall-s wants a number of seconds of at least 1, got "${values["stall-s"]}"` };
   const name = values.name ?? `${hostname()}-${process.pid}`;

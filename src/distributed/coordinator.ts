@@ -1,7 +1,7 @@
 import { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
+import { AbortError, CadreError } from "../errors.ts";
 import { emptyUsage } from "../orchestrator/accounting.ts";
-import { EventHub } from "../orchestrator/event-hub.ts";
 import { errorSummary } from "../orchestrator/failure.ts";
 import {
   InvalidTaskError,
@@ -16,8 +16,7 @@ import {
 import { Scheduler } from "../orchestrator/scheduler/index.ts";
 import { TranscriptDirectory } from "../orchestrator/transcripts.ts";
 import type { RehearsalScripts } from "../rehearsal/index.ts";
-import { AbortError } from "../worker/index.ts";
-import { CadreError } from "../errors.ts";
+import { EventHub } from "../util/event-hub.ts";
 import { RedisUnreachableError } from "./errors.ts";
 import { EventReader } from "./event-stream.ts";
 import { FleetLimit } from "./fleet-limit.ts";
@@ -121,7 +120,8 @@ export class Coordinator implements TaskRunner {
     this.#transcripts = options.transcriptsDir ? new TranscriptDirectory(options.transcriptsDir) : undefined;
     const limits = options.options.agentLimits;
     // Per-agent limits hold by admission: a task enters the queue only while its agent is below its limit.
-    this.#agentGate = limits && Object.keys(limits).length > 0 ? new Scheduler({ concurrency: Number.MAX_SAFE_INTEGER, keyLimits: limits }) : undefined;
+    this.#agentGate =
+      limits && Object.keys(limits).length > 0 ? new Scheduler({ concurrency: Number.MAX_SAFE_INTEGER, keyLimits: limits }) : undefined;
   }
 
   /** Connects, registers the run (or finds it, to resume it) and tells the hosts. Throws RedisUnreachableError at once when Redis is not there. */
@@ -189,7 +189,11 @@ export class Coordinator implements TaskRunner {
     this.#hub.emit({ type: "task_queued", task });
     if (!this.#agentGate) return this.#runJob(task, spec, queued);
     try {
-      return await this.#agentGate.schedule(() => this.#runJob(task, spec, queued), { key: spec.agent, priority: spec.priority, signal: spec.signal });
+      return await this.#agentGate.schedule(() => this.#runJob(task, spec, queued), {
+        key: spec.agent,
+        priority: spec.priority,
+        signal: spec.signal,
+      });
     } catch (error) {
       if (!(error instanceof AbortError)) throw error;
       return this.#settle(task, endedResult(task, "cancelled", { code: error.code, message: error.message }, 0, Date.now() - queued));
@@ -233,7 +237,8 @@ export class Coordinator implements TaskRunner {
       blocking,
       this.#keys.events,
       (event) => this.#relay(event),
-      (error) => this.#fail(error instanceof CadreError ? error : new RedisUnreachableError(redactUrl(options.redisUrl), String(error), { cause: error })),
+      (error) =>
+        this.#fail(error instanceof CadreError ? error : new RedisUnreachableError(redactUrl(options.redisUrl), String(error), { cause: error })),
     );
     this.#stopWatching = watchLoss(this.redis, options.redisUrl, options.redisLossMs ?? DEFAULT_REDIS_LOSS_MS, (error) => this.#fail(error));
   }
@@ -312,9 +317,13 @@ export class Coordinator implements TaskRunner {
     let listeners = this.#onAbort.get(signal);
     if (!listeners) {
       const all = new Set<() => void>();
-      signal.addEventListener("abort", () => {
-        for (const call of all) call();
-      }, { once: true });
+      signal.addEventListener(
+        "abort",
+        () => {
+          for (const call of all) call();
+        },
+        { once: true },
+      );
       this.#onAbort.set(signal, all);
       listeners = all;
     }

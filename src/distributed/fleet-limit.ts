@@ -54,12 +54,14 @@ export class FleetLimit {
     if (last.effectiveLimit === state.effectiveLimit && last.backoffUntil === state.backoffUntil && last.rateLimited === state.rateLimited) return;
     this.#published = state;
     this.publish(state);
-    this.#applying = this.#applying.then(async () => {
-      await this.queue.setGlobalConcurrency(state.effectiveLimit);
-      const left = (state.backoffUntil ?? 0) - Date.now();
-      if (left > 0) await this.queue.rateLimit(left);
-    }).catch(() => {
-      // Redis is down: the watchdog reports it; the next change tries again, and each host's own back-off holds meanwhile.
-    });
+    this.#applying = this.#applying
+      .then(async () => {
+        await this.queue.setGlobalConcurrency(state.effectiveLimit);
+        const left = (state.backoffUntil ?? 0) - Date.now();
+        if (left > 0) await this.queue.rateLimit(left);
+      })
+      .catch(() => {
+        // Redis is down: the watchdog reports it; the next change tries again, and each host's own back-off holds meanwhile.
+      });
   }
 }

@@ -1,9 +1,9 @@
 import type { Redis } from "ioredis";
+import type { RedisUnreachableError } from "./errors.ts";
 import { CONTROL_CHANNEL, RUNS_KEY, runKeys } from "./keys.ts";
 import { connectRedis, DEFAULT_REDIS_LOSS_MS, watchLoss } from "./redis.ts";
 import { type HostContext, RunHost } from "./run-host.ts";
-import { ControlMessageSchema, RunRecordSchema, readJson } from "./wire.ts";
-import type { RedisUnreachableError } from "./errors.ts";
+import { type ControlMessage, ControlMessageSchema, RunRecordSchema, readJson } from "./wire.ts";
 
 export interface HostOptions {
   redisUrl: string;
@@ -94,7 +94,7 @@ export class Host {
   }
 
   #onControl(text: string): void {
-    let message;
+    let message: ControlMessage;
     try {
       message = readJson(ControlMessageSchema, text, "a control message");
     } catch (error) {

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { BudgetLedger, Usage } from "../orchestrator/index.ts";
+import type { SpendingLedger, Usage } from "../orchestrator/index.ts";
 import { CONTROL_CHANNEL, type RunKeys } from "./keys.ts";
 import type { ControlMessage } from "./wire.ts";
 
@@ -21,40 +21,38 @@ export async function readTotals(redis: Redis, keys: RunKeys): Promise<{ costUsd
 }
 
 /**
- * One budget for a run on many hosts: every charge is added to a counter in
+ * One ledger for a run on many hosts: every charge is added to a counter in
  * Redis (INCRBYFLOAT is atomic), and the total it answers is what this host
- * knows. The host that takes the total over the limit says so on the control
- * channel; every host then stops the run's tasks (onExceeded). `sync()`
- * reads the total before a task starts.
+ * knows. The host whose charge takes the total over the limit says so on the
+ * control channel; every host then learns it (sync) and its orchestrator
+ * stops the run's tasks (onChange). `sync()` also runs before a task starts.
  */
-export class RedisBudget implements BudgetLedger {
+export class RedisLedger implements SpendingLedger {
   readonly #redis: Redis;
   readonly #keys: RunKeys;
   readonly #runId: string;
+  readonly #limitUsd: number | undefined;
   readonly #listeners: Array<() => void> = [];
   #known = 0;
   #announced = false;
-  #pending = new Set<Promise<unknown>>();
+  readonly #pending = new Set<Promise<unknown>>();
 
-  constructor(redis: Redis, runId: string, keys: RunKeys, readonly limitUsd: number | undefined) {
+  constructor(redis: Redis, runId: string, keys: RunKeys, limitUsd: number | undefined) {
     this.#redis = redis;
     this.#runId = runId;
     this.#keys = keys;
+    this.#limitUsd = limitUsd;
   }
 
   get spentUsd(): number {
     return this.#known;
   }
 
-  get exceeded(): boolean {
-    return this.limitUsd !== undefined && this.#known >= this.limitUsd;
-  }
-
-  onExceeded(listener: () => void): void {
+  onChange(listener: () => void): void {
     this.#listeners.push(listener);
   }
 
-  charge(usd: number, usage: Usage): void {
+  add(usd: number, usage: Usage): void {
     // What this host adds counts at once; the answer brings what other hosts added meanwhile.
     this.#known += usd;
     const write = this.#redis
@@ -65,13 +63,20 @@ export class RedisBudget implements BudgetLedger {
       .hincrby(this.#keys.usage, "cacheReadInputTokens", usage.cacheReadInputTokens)
       .hincrby(this.#keys.usage, "cacheCreationInputTokens", usage.cacheCreationInputTokens)
       .exec()
-      .then((replies) => this.#learn(Number(replies?.[0]?.[1] ?? 0), true));
+      .then((replies) => {
+        this.#learn(Number(replies?.[0]?.[1] ?? 0));
+        if (this.#limitUsd !== undefined && this.#known >= this.#limitUsd && !this.#announced) {
+          this.#announced = true;
+          const message: ControlMessage = { type: "budget", run: this.#runId };
+          this.#track(this.#redis.publish(CONTROL_CHANNEL, JSON.stringify(message)));
+        }
+      });
     this.#track(write);
   }
 
   /** Reads the run's total from Redis (before a task starts, and when another host says the budget is reached). */
   async sync(): Promise<void> {
-    this.#learn(Number((await this.#redis.get(this.#keys.spent)) ?? 0), false);
+    this.#learn(Number((await this.#redis.get(this.#keys.spent)) ?? 0));
   }
 
   /** Resolves once every charge so far is in Redis. */
@@ -79,19 +84,14 @@ export class RedisBudget implements BudgetLedger {
     await Promise.all(this.#pending);
   }
 
-  #learn(total: number, byCharge: boolean): void {
-    this.#known = Math.max(this.#known, total);
-    if (!this.exceeded) return;
-    if (byCharge && !this.#announced) {
-      this.#announced = true;
-      const message: ControlMessage = { type: "budget", run: this.#runId };
-      this.#track(this.#redis.publish(CONTROL_CHANNEL, JSON.stringify(message)));
-    }
-    for (const listener of this.#listeners.splice(0)) listener();
+  #learn(total: number): void {
+    if (total <= this.#known) return;
+    this.#known = total;
+    for (const listener of this.#listeners) listener();
   }
 
   #track(promise: Promise<unknown>): void {
-    // A failed write is the connection's problem, which the host's watchdog reports.
+    // A failed write is the connection's problem, which the watchdog reports.
     const settled = promise.catch(() => undefined).finally(() => this.#pending.delete(settled));
     this.#pending.add(settled);
   }

@@ -1,12 +1,12 @@
-import { type Job, WaitingError, Worker as QueueWorker } from "bullmq";
+import { type Job, Worker as QueueWorker, WaitingError } from "bullmq";
 import type { Redis } from "ioredis";
+import { AbortError } from "../errors.ts";
 import { Orchestrator, type TaskResult } from "../orchestrator/index.ts";
-import { type RehearsalRig, startRehearsalRig } from "../orchestrator/rehearsal-rig.ts";
-import { AbortError } from "../worker/index.ts";
+import { type RehearsalRig, startRehearsalRig } from "../rehearsal/index.ts";
 import { EventWriter } from "./event-stream.ts";
 import { RedisInbox } from "./inbox.ts";
 import { PREFIX, type RunKeys, runKeys } from "./keys.ts";
-import { RedisBudget } from "./ledger.ts";
+import { RedisLedger } from "./ledger.ts";
 import { JobDataSchema, type JobResult, type RunRecord } from "./wire.ts";
 
 /** How often one task may lose its host (the host died) before BullMQ gives up on it. */
@@ -31,7 +31,7 @@ export interface HostContext {
  */
 export class RunHost {
   readonly #keys: RunKeys;
-  readonly #budget: RedisBudget;
+  readonly #ledger: RedisLedger;
   readonly #events: EventWriter;
   /** Aborted to give the running tasks back to the queue (the host's second signal). */
   readonly #handBack = new AbortController();
@@ -46,7 +46,7 @@ export class RunHost {
     private readonly record: RunRecord,
   ) {
     this.#keys = runKeys(runId);
-    this.#budget = new RedisBudget(host.redis, runId, this.#keys, record.options.budgetUsd);
+    this.#ledger = new RedisLedger(host.redis, runId, this.#keys, record.options.budgetUsd);
     this.#events = new EventWriter(host.redis, this.#keys.events, host.name);
   }
 
@@ -55,7 +55,7 @@ export class RunHost {
     this.#orchestrator = new Orchestrator({
       ...this.record.options,
       concurrency: this.host.concurrency,
-      budget: this.#budget,
+      ledger: this.#ledger,
       inbox: new RedisInbox(this.host.redis, this.#keys),
       ...(this.#rig && { workerOptions: this.#rig.workerOptions }),
     });
@@ -81,7 +81,7 @@ export class RunHost {
 
   /** Another host reached the budget: learn it now, so the tasks here stop too. */
   async budgetReached(): Promise<void> {
-    await this.#budget.sync();
+    await this.#ledger.sync();
   }
 
   /** Takes no more tasks; finishes those it runs (or, with `handBack`, stops them and puts them back in the queue). */
@@ -90,7 +90,7 @@ export class RunHost {
     await this.#worker.close();
     await this.#orchestrator.close();
     await this.#events.flush();
-    await this.#budget.flush();
+    await this.#ledger.flush();
     await this.#rig?.close();
   }
 
@@ -110,7 +110,7 @@ export class RunHost {
     try {
       if (await this.host.redis.sismember(this.#keys.cancelled, id)) cancel.abort(new AbortError("the task (cancelled by the coordinator)"));
       // The shared budget, checked before each start: another host may have spent it.
-      await this.#budget.sync();
+      await this.#ledger.sync();
       this.host.log(`run ${this.runId}: ${spec.name} starts${earlier > 0 ? ` (attempt ${earlier + 1})` : ""}`);
       const result = await this.#orchestrator.run({
         ...spec,
@@ -118,7 +118,7 @@ export class RunHost {
         ...(spec.retries !== undefined && { retries: Math.max(0, spec.retries - earlier) }),
         signal: AbortSignal.any([cancel.signal, this.#handBack.signal]),
       });
-      await Promise.all([this.#events.flush(), this.#budget.flush()]);
+      await Promise.all([this.#events.flush(), this.#ledger.flush()]);
       if (this.#handBack.signal.aborted && !cancel.signal.aborted && result.status === "cancelled") {
         this.host.log(`run ${this.runId}: ${spec.name} goes back to the queue`);
         await job.moveToWait(token);
@@ -130,7 +130,6 @@ export class RunHost {
       this.#running.delete(id);
     }
   }
-
 }
 
 function withEarlierAttempts(result: TaskResult, earlier: number): TaskResult {

@@ -74,7 +74,10 @@ export function readJobResult(value: unknown): JobResult {
   const parsed = JobResultSchema.safeParse(value);
   if (!parsed.success) throw new DistributedDataError("a job's result", parsed.error.issues[0]?.message ?? "invalid");
   const { host, result } = parsed.data;
-  return { host, result: { ...result, agent: result.agent, structuredOutput: result.structuredOutput, sessionId: result.sessionId, error: result.error } };
+  return {
+    host,
+    result: { ...result, agent: result.agent, structuredOutput: result.structuredOutput, sessionId: result.sessionId, error: result.error },
+  };
 }
 
 /** A poke on the control channel: hosts re-read what it names. */

@@ -1,4 +1,5 @@
 import type { PendingPermission, Session, SessionStatus } from "../orchestrator/session.ts";
+import { EventHub } from "../util/event-hub.ts";
 import type { TurnResult } from "../worker/index.ts";
 import { SessionBusyError, SessionClosedError } from "./errors.ts";
 
@@ -9,18 +10,22 @@ import { SessionBusyError, SessionClosedError } from "./errors.ts";
  */
 export class ManagedSession {
   /** When a prompt was last sent; idle time counts from here or the last message. */
-  private sentAt = Date.now();
-  private inFlight = false;
-  private turnError: { code: string; message: string } | undefined;
-  private lastTurn: TurnResult | undefined;
-  private readonly listeners = new Set<() => void>();
-  /** Why the server closed it, when it was not close_session ("idle", "disconnected", …). */
-  closedReason: string | undefined;
+  #sentAt = Date.now();
+  #inFlight = false;
+  #turnError: { code: string; message: string } | undefined;
+  #lastTurn: TurnResult | undefined;
+  readonly #changes = new EventHub<void>();
+  #closedReason: string | undefined;
 
   constructor(
     readonly session: Session,
     readonly owner: string,
   ) {}
+
+  /** Why the server closed it, when it was not close_session ("idle", "disconnected", …). */
+  get closedReason(): string | undefined {
+    return this.#closedReason;
+  }
 
   get id(): string {
     return this.session.info.id;
@@ -36,31 +41,31 @@ export class ManagedSession {
 
   /** True while a turn is queued or running (also while it waits for a permission answer). */
   get busy(): boolean {
-    return this.inFlight;
+    return this.#inFlight;
   }
 
   get status(): SessionStatus {
     const status = this.session.status;
     if (status === "closed") return "closed";
     // A worker that never started leaves the session "starting"; the turn's failure says what happened.
-    if (!this.inFlight && this.turnError && status === "starting") return "failed";
+    if (!this.#inFlight && this.#turnError && status === "starting") return "failed";
     // The next turn waits for a free slot.
-    if (this.inFlight && status === "idle") return "running";
+    if (this.#inFlight && status === "idle") return "running";
     return status;
   }
 
   /** No turn is running, or the turn waits for a permission answer: the parent has something to do. */
   get settled(): boolean {
-    return !this.inFlight || this.session.pendingPermissions().length > 0;
+    return !this.#inFlight || this.session.pendingPermissions().length > 0;
   }
 
   /** The last finished turn, when no turn runs now. */
   get result(): TurnResult | undefined {
-    return this.inFlight ? undefined : this.lastTurn;
+    return this.#inFlight ? undefined : this.#lastTurn;
   }
 
   get error(): { code: string; message: string } | undefined {
-    return this.inFlight ? undefined : this.turnError;
+    return this.#inFlight ? undefined : this.#turnError;
   }
 
   get pending(): PendingPermission[] {
@@ -68,51 +73,54 @@ export class ManagedSession {
   }
 
   get lastActivityAt(): number {
-    return Math.max(this.sentAt, this.session.lastActivityAt);
+    return Math.max(this.#sentAt, this.session.lastActivityAt);
   }
 
   /** Starts a turn; its outcome is kept for get_session. */
   send(prompt: string): void {
     if (this.session.status === "closed") throw new SessionClosedError(this.id);
-    if (this.inFlight) throw new SessionBusyError(this.id, this.status);
-    this.inFlight = true;
-    this.turnError = undefined;
-    this.sentAt = Date.now();
-    this.session.send(prompt).then(
-      (turn) => {
-        this.lastTurn = turn;
-        if (turn.isError) this.turnError = { code: "TURN_ERROR", message: turn.errors.join("; ") || turn.text || turn.subtype };
-      },
-      (error: unknown) => {
-        this.turnError = {
-          code: (error as { code?: string }).code ?? "ERROR",
-          message: error instanceof Error ? error.message : String(error),
-        };
-      },
-    ).finally(() => {
-      this.inFlight = false;
-      this.changed();
-    });
+    if (this.#inFlight) throw new SessionBusyError(this.id, this.status);
+    this.#inFlight = true;
+    this.#turnError = undefined;
+    this.#sentAt = Date.now();
+    this.session
+      .send(prompt)
+      .then(
+        (turn) => {
+          this.#lastTurn = turn;
+          if (turn.isError) this.#turnError = { code: "TURN_ERROR", message: turn.errors.join("; ") || turn.text || turn.subtype };
+        },
+        (error: unknown) => {
+          this.#turnError = {
+            code: (error as { code?: string }).code ?? "ERROR",
+            message: error instanceof Error ? error.message : String(error),
+          };
+        },
+      )
+      .finally(() => {
+        this.#inFlight = false;
+        this.changed();
+      });
     this.changed();
   }
 
   async interrupt(): Promise<void> {
-    if (this.inFlight) await this.session.interrupt();
+    if (this.#inFlight) await this.session.interrupt();
   }
 
   async close(reason?: string): Promise<void> {
-    if (this.session.status !== "closed" && reason) this.closedReason = reason;
+    if (this.session.status !== "closed" && reason) this.#closedReason = reason;
     await this.session.close();
     this.changed();
   }
 
   /** Subscribes to changes of status, turn and permission requests. Returns the unsubscribe function. */
   onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.#changes.on(listener);
   }
 
+  /** Tells the listeners; also called by whoever changed the session from outside (an answered permission). */
   changed(): void {
-    for (const listener of this.listeners) listener();
+    this.#changes.emit();
   }
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { PendingPermission } from "../orchestrator/session.ts";
+import { type PendingPermission, SESSION_STATUSES } from "../orchestrator/session.ts";
 import { askUserQuestion, planReview } from "../worker/index.ts";
 import type { ManagedSession } from "./managed-session.ts";
 
@@ -8,8 +8,6 @@ import type { ManagedSession } from "./managed-session.ts";
  * and as the short text a model reads. Long texts are cut so that one tool
  * result cannot flood the parent's context.
  */
-
-export const SESSION_STATUSES = ["starting", "running", "awaiting_permission", "idle", "failed", "closed"] as const;
 
 const MAX_RESULT_CHARS = 20_000;
 const MAX_INPUT_STRING_CHARS = 2_000;

@@ -1,5 +1,6 @@
 import type { Orchestrator } from "../orchestrator/orchestrator.ts";
 import type { PendingPermission, SessionSpec, SessionStatus } from "../orchestrator/session.ts";
+import { EventHub } from "../util/event-hub.ts";
 import { NameInUseError, SessionLimitError, UnknownSessionError } from "./errors.ts";
 import { ManagedSession } from "./managed-session.ts";
 
@@ -27,32 +28,35 @@ const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
  * children, and they are closed when it goes).
  */
 export class SessionRegistry {
-  private readonly sessions = new Map<string, ManagedSession>();
-  private readonly permissionListeners = new Map<string, PermissionListener>();
-  private readonly reaper: ReturnType<typeof setInterval> | undefined;
-  private readonly offEvents: () => void;
+  readonly #orchestrator: Orchestrator;
+  readonly #keepClosed: number;
+  readonly #sessions = new Map<string, ManagedSession>();
+  readonly #permissionRequests = new EventHub<{ session: ManagedSession; pending: PendingPermission }>();
+  /** Owner → the unsubscribe function of its one permission route. */
+  readonly #permissionRoutes = new Map<string, () => void>();
+  readonly #reaper: ReturnType<typeof setInterval> | undefined;
+  readonly #offEvents: () => void;
   readonly maxSessions: number;
   readonly idleTimeoutMs: number;
   readonly permissionTimeoutMs: number;
 
-  constructor(
-    private readonly orchestrator: Orchestrator,
-    private readonly options: SessionRegistryOptions = {},
-  ) {
+  constructor(orchestrator: Orchestrator, options: SessionRegistryOptions = {}) {
+    this.#orchestrator = orchestrator;
+    this.#keepClosed = options.keepClosed ?? DEFAULT_KEEP_CLOSED;
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.permissionTimeoutMs = options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
-    this.offEvents = orchestrator.on((event) => {
-      if (event.type === "session_status") this.sessions.get(event.task.id)?.changed();
+    this.#offEvents = orchestrator.on((event) => {
+      if (event.type === "session_status") this.#sessions.get(event.task.id)?.changed();
     });
     if (this.idleTimeoutMs > 0) {
-      this.reaper = setInterval(() => void this.reapIdle(), Math.min(30_000, Math.max(250, this.idleTimeoutMs / 4)));
-      this.reaper.unref();
+      this.#reaper = setInterval(() => void this.#reapIdle(), Math.min(30_000, Math.max(250, this.idleTimeoutMs / 4)));
+      this.#reaper.unref();
     }
   }
 
   get liveCount(): number {
-    return [...this.sessions.values()].filter((s) => s.status !== "closed").length;
+    return [...this.#sessions.values()].filter((s) => s.status !== "closed").length;
   }
 
   /** Opens a session for `owner`; it is "ask" for permissions so that its parent decides. */
@@ -62,7 +66,7 @@ export class SessionRegistry {
       const holder = this.list(owner).find((s) => s.name === spec.name && s.status !== "closed");
       if (holder) throw new NameInUseError(spec.name, holder.id);
     }
-    const session = this.orchestrator.openSession({
+    const session = this.#orchestrator.openSession({
       ...spec,
       permissions: "ask",
       permissionTimeoutMs: this.permissionTimeoutMs,
@@ -70,59 +74,69 @@ export class SessionRegistry {
     const managed = new ManagedSession(session, owner);
     session.onPermissionRequest((pending) => {
       managed.changed();
-      this.permissionListeners.get(owner)?.(managed, pending);
+      this.#permissionRequests.emit({ session: managed, pending });
     });
-    this.sessions.set(managed.id, managed);
-    this.forgetOldClosed();
+    this.#sessions.set(managed.id, managed);
+    this.#forgetOldClosed();
     return managed;
   }
 
   /** A session of `owner` by id, or by name (a live one first). */
   find(owner: string, idOrName: string): ManagedSession {
-    const byId = this.sessions.get(idOrName);
+    const byId = this.#sessions.get(idOrName);
     if (byId && byId.owner === owner) return byId;
     const named = this.list(owner).filter((s) => s.name === idOrName);
     const found = named.find((s) => s.status !== "closed") ?? named.at(-1);
     if (found) return found;
-    throw new UnknownSessionError(idOrName, this.list(owner).map((s) => (s.name === s.id ? s.id : `${s.id} (${s.name})`)));
+    throw new UnknownSessionError(
+      idOrName,
+      this.list(owner).map((s) => (s.name === s.id ? s.id : `${s.id} (${s.name})`)),
+    );
   }
 
   list(owner: string, statuses?: readonly SessionStatus[]): ManagedSession[] {
-    return [...this.sessions.values()].filter((s) => s.owner === owner && (!statuses || statuses.includes(s.status)));
+    return [...this.#sessions.values()].filter((s) => s.owner === owner && (!statuses || statuses.includes(s.status)));
   }
 
-  /** Routes the owner's permission requests (e.g. to MCP elicitation). Returns the unsubscribe function. */
+  /** Routes the owner's permission requests (e.g. to MCP elicitation), replacing its earlier route. Returns the unsubscribe function. */
   onPermissionRequest(owner: string, listener: PermissionListener): () => void {
-    this.permissionListeners.set(owner, listener);
+    this.#dropPermissionRoute(owner);
+    const off = this.#permissionRequests.on(({ session, pending }) => {
+      if (session.owner === owner) listener(session, pending);
+    });
+    this.#permissionRoutes.set(owner, off);
     return () => {
-      if (this.permissionListeners.get(owner) === listener) this.permissionListeners.delete(owner);
+      if (this.#permissionRoutes.get(owner) === off) this.#dropPermissionRoute(owner);
     };
   }
 
   /** Closes every session of a client that went away. */
   async closeOwner(owner: string, reason = "the client disconnected"): Promise<void> {
-    this.permissionListeners.delete(owner);
+    this.#dropPermissionRoute(owner);
     await Promise.all(this.list(owner).map((s) => s.close(reason)));
   }
 
   async closeAll(reason = "the server stopped"): Promise<void> {
-    if (this.reaper) clearInterval(this.reaper);
-    this.offEvents();
-    this.permissionListeners.clear();
-    await Promise.all([...this.sessions.values()].map((s) => s.close(reason)));
+    if (this.#reaper) clearInterval(this.#reaper);
+    this.#offEvents();
+    for (const owner of [...this.#permissionRoutes.keys()]) this.#dropPermissionRoute(owner);
+    await Promise.all([...this.#sessions.values()].map((s) => s.close(reason)));
   }
 
-  private async reapIdle(): Promise<void> {
+  async #reapIdle(): Promise<void> {
     const cutoff = Date.now() - this.idleTimeoutMs;
-    const idle = [...this.sessions.values()].filter(
-      (s) => s.status !== "closed" && !s.busy && s.pending.length === 0 && s.lastActivityAt < cutoff,
-    );
+    const idle = [...this.#sessions.values()].filter((s) => s.status !== "closed" && !s.busy && s.pending.length === 0 && s.lastActivityAt < cutoff);
     await Promise.all(idle.map((s) => s.close(`idle for more than ${Math.round(this.idleTimeoutMs / 1000)} s`)));
   }
 
-  private forgetOldClosed(): void {
-    const closed = [...this.sessions.values()].filter((s) => s.status === "closed");
-    const excess = closed.length - (this.options.keepClosed ?? DEFAULT_KEEP_CLOSED);
-    for (const session of closed.slice(0, Math.max(0, excess))) this.sessions.delete(session.id);
+  #dropPermissionRoute(owner: string): void {
+    this.#permissionRoutes.get(owner)?.();
+    this.#permissionRoutes.delete(owner);
+  }
+
+  #forgetOldClosed(): void {
+    const closed = [...this.#sessions.values()].filter((s) => s.status === "closed");
+    const excess = closed.length - this.#keepClosed;
+    for (const session of closed.slice(0, Math.max(0, excess))) this.#sessions.delete(session.id);
   }
 }

@@ -1,5 +1,5 @@
 import type { ResultMessage } from "../protocol/index.ts";
-import type { BudgetLedger, Usage } from "./types.ts";
+import type { Usage } from "./types.ts";
 
 export function emptyUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
@@ -30,24 +30,5 @@ export class WorkerCost {
     const delta = Math.max(0, total - this.reportedTotal);
     this.reportedTotal = Math.max(this.reportedTotal, total);
     return delta;
-  }
-}
-
-/** The run's spending against its budget, in this process (the default ledger). */
-export class Budget implements BudgetLedger {
-  private spent = 0;
-
-  constructor(readonly limitUsd: number | undefined) {}
-
-  get spentUsd(): number {
-    return this.spent;
-  }
-
-  get exceeded(): boolean {
-    return this.limitUsd !== undefined && this.spent >= this.limitUsd;
-  }
-
-  charge(usd: number): void {
-    this.spent += usd;
   }
 }

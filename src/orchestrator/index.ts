@@ -1,12 +1,17 @@
-export { Orchestrator } from "./orchestrator.ts";
+export type { AgentSpec } from "./compose.ts";
 export * from "./errors.ts";
+export { Orchestrator } from "./orchestrator.ts";
+export type { InboxMessage } from "./peers/directory.ts";
+export { type InboxStore, MemoryInbox } from "./peers/inbox.ts";
+export type { RateLimitState } from "./scheduler/index.ts";
+export { type PendingPermission, Session, type SessionPermissions, type SessionSpec, type SessionStatus } from "./session.ts";
 export type {
-  BudgetLedger,
   HookAction,
   OrchestratorEvent,
   OrchestratorOptions,
   RoutedHook,
   RoutedPermissionHandler,
+  SpendingLedger,
   TaskInfo,
   TaskResult,
   TaskRunner,
@@ -16,8 +21,3 @@ export type {
   WorkerContext,
 } from "./types.ts";
 export { TaskSpecSchema } from "./types.ts";
-export type { AgentSpec } from "./compose.ts";
-export type { RateLimitState } from "./scheduler/index.ts";
-export { Session, type PendingPermission, type SessionPermissions, type SessionSpec, type SessionStatus } from "./session.ts";
-export type { InboxMessage } from "./peers/directory.ts";
-export { type InboxStore, MemoryInbox } from "./peers/inbox.ts";

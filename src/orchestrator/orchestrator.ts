@@ -1,36 +1,30 @@
 import { randomUUID } from "node:crypto";
+import { AbortError } from "../errors.ts";
 import type { CliMessage, ResultMessage } from "../protocol/index.ts";
-import { AbortError, Worker, type PermissionHandler, type TurnResult, type WorkerOptions } from "../worker/index.ts";
-import { Budget, WorkerCost, addUsage, emptyUsage } from "./accounting.ts";
+import { EventHub } from "../util/event-hub.ts";
+import { type PermissionHandler, type TurnResult, Worker, type WorkerOptions } from "../worker/index.ts";
+import { addUsage, emptyUsage, WorkerCost } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
-import { agentWorkerOptions, composeWorkerOptions, type AgentSpec } from "./compose.ts";
-import {
-  BudgetExceededError,
-  InvalidTaskError,
-  OrchestratorClosedError,
-  TaskFailedError,
-  TaskTimeoutError,
-  UnknownAgentError,
-} from "./errors.ts";
-import { EventHub } from "./event-hub.ts";
+import { Budget } from "./budget.ts";
+import { type AgentSpec, layerWorkerOptions, sessionWorkerOptions, taskWorkerOptions } from "./compose.ts";
+import { BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskFailedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
 import { errorSummary, isRateLimitStatus, isRetryable } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { MemoryInbox } from "./peers/inbox.ts";
 import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
 import { routedHookConfig } from "./routed-hooks.ts";
-import { Scheduler, retryWithBackoff } from "./scheduler/index.ts";
+import { QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
 import {
-  TaskSpecSchema,
   type OrchestratorEvent,
   type OrchestratorOptions,
   type TaskInfo,
   type TaskResult,
   type TaskRunner,
   type TaskSpec,
-  type BudgetLedger,
+  TaskSpecSchema,
   type TaskStatus,
   type WorkerContext,
 } from "./types.ts";
@@ -64,7 +58,7 @@ interface TaskRecord {
 export class Orchestrator implements TaskRunner {
   readonly scheduler: Scheduler;
   private readonly hub = new EventHub<OrchestratorEvent>();
-  private readonly budget: BudgetLedger;
+  private readonly budget: Budget;
   private readonly closing = new AbortController();
   private readonly budgetStop = new AbortController();
   private readonly transcripts: TranscriptDirectory | undefined;
@@ -76,16 +70,14 @@ export class Orchestrator implements TaskRunner {
   private readonly statusCounts: Record<TaskStatus, number> = { succeeded: 0, failed: 0, cancelled: 0, skipped: 0 };
 
   constructor(readonly options: OrchestratorOptions = {}) {
-    const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-    if (!Number.isInteger(concurrency) || concurrency < 1) {
-      throw new InvalidTaskError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
-    }
-    this.scheduler = new Scheduler({ concurrency, keyLimits: options.agentLimits });
+    // First, so that a bad limit fails here: the scheduler is the one place that checks `concurrency` and `agentLimits`.
+    this.scheduler = new Scheduler({ concurrency: options.concurrency ?? DEFAULT_CONCURRENCY, keyLimits: options.agentLimits });
     this.scheduler.onEvent((event) => {
       if (event.type === "rate_limit") this.hub.emit({ type: "rate_limit", state: event.state });
     });
-    this.budget = options.budget ?? new Budget(options.budgetUsd);
-    this.budget.onExceeded?.(() => this.stopForBudget());
+    this.budget = new Budget(options.budgetUsd, options.ledger);
+    // With a shared ledger, spending elsewhere may reach the budget: the tasks here stop too.
+    this.budget.onReached((reached) => this.stopForBudget(reached));
     this.transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
     // Peer and supervisor sessions work for many tasks: their cost counts for the run, not for one task.
     this.sessions = new AgentSessions(
@@ -108,7 +100,7 @@ export class Orchestrator implements TaskRunner {
 
   /** Every event from now on as a stream, until the signal aborts or the orchestrator closes. */
   events(signal?: AbortSignal): AsyncIterable<OrchestratorEvent> {
-    return this.hub.stream(signal);
+    return this.hub.stream({ signal });
   }
 
   get totals(): { costUsd: number; usage: ReturnType<typeof emptyUsage>; tasks: Record<TaskStatus, number>; budgetExceeded: boolean } {
@@ -131,29 +123,17 @@ export class Orchestrator implements TaskRunner {
    * orchestrator closes every session).
    */
   openSession(spec: SessionSpec = {}): Session {
-    const record = this.newRecord(spec.name, spec.agent, undefined, {
-      model: spec.model,
-      cwd: spec.cwd,
-      appendSystemPrompt: spec.appendSystemPrompt,
-      allowedTools: spec.allowedTools,
-      permissionMode: spec.permissionMode,
-      ...spec.worker,
-    });
+    const record = this.newRecord(spec.name, spec.agent, undefined, sessionWorkerOptions(spec));
     const host: SessionHost = {
-      schedule: (job, key, signal) => {
+      schedule: async (job, key, signal) => {
         const stop = AbortSignal.any([this.closing.signal, this.budgetStop.signal, ...(signal ? [signal] : [])]);
-        if (this.budget.exceeded) return Promise.reject(new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0));
+        this.budget.throwIfExceeded();
         return this.scheduler.schedule((slot) => job(AbortSignal.any([stop, slot])), { key, signal: stop });
       },
       workerOptions: (_session, canUseTool) =>
         this.workerOptionsFor({ kind: "session", name: record.info.name, agent: record.info.agent }, record, undefined, canUseTool),
       track: (worker) => this.track(worker),
-      onMessage: (_session, message, usd) => {
-        this.transcripts?.write(record.info.id, record.info.name, message);
-        this.hub.emit({ type: "task_message", task: record.info, message });
-        this.watchRateLimits(message);
-        if (message.type === "result") this.charge(record, usd, message.usage);
-      },
+      onMessage: (_session, message, usd) => this.onWorkerMessage(record, message, usd),
       onStatus: (session) => {
         this.hub.emit({ type: "session_status", task: record.info, status: session.status });
         if (session.status === "closed") this.openSessions.delete(session);
@@ -167,9 +147,7 @@ export class Orchestrator implements TaskRunner {
   /** Runs tasks under the limits and yields each result as it finishes. */
   async *map(tasks: Iterable<TaskSpec>, options: { signal?: AbortSignal } = {}): AsyncIterable<TaskResult> {
     const specs = [...tasks].map((spec) => (options.signal ? { ...spec, signal: combine(spec.signal, options.signal) } : spec));
-    const records = specs.map((spec) =>
-      this.createRecord(spec, undefined),
-    );
+    const records = specs.map((spec) => this.createRecord(spec, undefined));
     const pending = new Map(
       records.map((record, i) => [record.info.id, this.execute(record, specs[i]!).then((result) => ({ id: record.info.id, result }))]),
     );
@@ -192,6 +170,17 @@ export class Orchestrator implements TaskRunner {
     this.hub.endStreams();
   }
 
+  /**
+   * Ends every live worker (tasks, sessions, peers, supervisors) at once with
+   * SIGKILL, before it returns, for when waiting is not an option (a second
+   * Ctrl-C). Nothing new starts; close() still flushes the transcripts.
+   */
+  kill(): void {
+    if (!this.closing.signal.aborted) this.closing.abort(new OrchestratorClosedError());
+    this.scheduler.clear();
+    for (const worker of this.liveWorkers) void worker.kill();
+  }
+
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
@@ -203,7 +192,7 @@ export class Orchestrator implements TaskRunner {
       const issue = parsed.error.issues[0];
       throw new InvalidTaskError(`invalid task${spec.name ? ` "${spec.name}"` : ""}: ${issue?.path.join(".") || "task"}: ${issue?.message}`);
     }
-    const record = this.newRecord(spec.name, spec.agent, parent, { model: spec.model, cwd: spec.cwd, ...spec.worker }, spec.id);
+    const record = this.newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec), spec.id);
     this.hub.emit({ type: "task_queued", task: record.info });
     return record;
   }
@@ -244,7 +233,7 @@ export class Orchestrator implements TaskRunner {
     try {
       turn = await retryWithBackoff(
         async () => {
-          if (this.budget.exceeded) throw new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0);
+          this.budget.throwIfExceeded();
           const attempt = (signal: AbortSignal) => this.attempt(record, spec, AbortSignal.any([stop, signal]));
           return lentSlot ? attempt(stop) : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: stop });
         },
@@ -284,16 +273,14 @@ export class Orchestrator implements TaskRunner {
         this.hub.emit({ type: "task_started", task: info, attempt: record.attempts, pid: worker.pid });
         worker.on((event) => {
           if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
-          else if (event.type === "permission_request") this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
+          else if (event.type === "permission_request")
+            this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
           else if (event.type === "permission_settled") this.hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });
         });
       },
       onMessage: (message) => {
         record.attemptMessages.push(message);
-        this.transcripts?.write(info.id, info.name, message);
-        this.hub.emit({ type: "task_message", task: info, message });
-        this.watchRateLimits(message);
-        if (message.type === "result") this.charge(record, cost.add(message), message.usage);
+        this.onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
       },
     });
     if (turn.isError) {
@@ -302,6 +289,14 @@ export class Orchestrator implements TaskRunner {
     }
     this.scheduler.reportSuccess();
     return turn;
+  }
+
+  /** A message from the worker of a task or session: transcript, event, rate limits and, with a result, its cost. */
+  private onWorkerMessage(record: TaskRecord, message: CliMessage, usd: number): void {
+    this.transcripts?.write(record.info.id, record.info.name, message);
+    this.hub.emit({ type: "task_message", task: record.info, message });
+    this.watchRateLimits(message);
+    if (message.type === "result") this.charge(record, usd, message.usage);
   }
 
   private watchRateLimits(message: CliMessage): void {
@@ -324,17 +319,15 @@ export class Orchestrator implements TaskRunner {
       r.costUsd += usd;
       if (r === record) addUsage(r.usage, usage);
     }
-    this.budget.charge(usd, added);
+    const reached = this.budget.charge(usd, added);
     if (record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd });
-    if (this.budget.exceeded) this.stopForBudget();
+    if (reached) this.stopForBudget(reached);
   }
 
-  /** Once the budget is reached (here or, with a shared ledger, elsewhere): no new starts, running tasks stop. */
-  private stopForBudget(): void {
-    if (this.budgetStop.signal.aborted) return;
-    const error = new BudgetExceededError(this.budget.spentUsd, this.budget.limitUsd ?? 0);
-    this.hub.emit({ type: "budget_exceeded", spentUsd: this.budget.spentUsd, budgetUsd: this.budget.limitUsd ?? 0 });
-    this.budgetStop.abort(error);
+  /** The budget is reached (by a charge here or, with a shared ledger, elsewhere): no new starts, running tasks stop. */
+  private stopForBudget(reached: BudgetExceededError): void {
+    this.hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
+    this.budgetStop.abort(reached);
   }
 
   private resultOf(record: TaskRecord, turn: TurnResult | undefined, error: unknown, durationMs: number): TaskResult {
@@ -361,32 +354,34 @@ export class Orchestrator implements TaskRunner {
     };
   }
 
-  /** The options of a task worker: defaults, agent, task, routing, then the per-worker hook. */
+  /** The options of any worker: defaults < agent < the task's or session's own < this start's (permissions, routing, the per-worker hook). */
   private workerOptionsFor(
     context: WorkerContext,
     record: TaskRecord | undefined,
     chain: () => readonly string[] = () => [],
     canUseTool?: PermissionHandler,
   ): WorkerOptions {
-    const agent = context.agent ? this.options.agents?.[context.agent] : undefined;
-    const base = composeWorkerOptions(this.options.defaults, agentWorkerOptions(agent), record?.overrides, canUseTool && { canUseTool });
     const callerName = context.agent ?? context.name;
-    const routing: Partial<WorkerOptions> = {
-      hooks: routedHookConfig(this.options.hooks, {
-        cwd: base.cwd,
-        ask: async (supervisor, prompt, signal) => (await this.sessions.ask("supervisor", supervisor, prompt, [callerName], signal)).text,
-        onFailure: (event, error) => record && this.hub.emit({ type: "hook_failed", task: record.info, event, error }),
-      }),
+    const call = (settled: WorkerOptions) => {
+      const routing: Partial<WorkerOptions> = {
+        hooks: routedHookConfig(this.options.hooks, {
+          cwd: settled.cwd,
+          ask: async (supervisor, prompt, signal) => (await this.sessions.ask("supervisor", supervisor, prompt, [callerName], signal)).text,
+          onFailure: (event, error) => record && this.hub.emit({ type: "hook_failed", task: record.info, event, error }),
+        }),
+      };
+      const handler = this.options.canUseTool;
+      if (handler && !canUseTool && !settled.canUseTool && record) routing.canUseTool = (request) => handler(request, record.info);
+      // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.
+      const peerTools = this.options.peerTools ?? Object.keys(this.options.agents ?? {}).length > 0;
+      if (peerTools) {
+        routing.sdkMcpServers = { cadre: this.peers.serverFor(callerName, record, chain) };
+        routing.allowedTools = [...PEER_TOOL_IDS];
+      }
+      return [canUseTool && { canUseTool }, routing, this.options.workerOptions?.(context)];
     };
-    const handler = this.options.canUseTool;
-    if (handler && !base.canUseTool && record) routing.canUseTool = (request) => handler(request, record.info);
-    // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.
-    const peerTools = this.options.peerTools ?? Object.keys(this.options.agents ?? {}).length > 0;
-    if (peerTools) {
-      routing.sdkMcpServers = { cadre: this.peers.serverFor(callerName, record, chain) };
-      routing.allowedTools = [...PEER_TOOL_IDS];
-    }
-    return composeWorkerOptions(base, routing, this.options.workerOptions?.(context));
+    const agent = context.agent ? this.options.agents?.[context.agent] : undefined;
+    return layerWorkerOptions({ defaults: this.options.defaults, agent, task: record?.overrides, call });
   }
 
   private async startSessionWorker(kind: SessionKind, agent: string, chain: () => readonly string[]): Promise<Worker> {
@@ -417,5 +412,5 @@ function combine(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
 }
 
 function isStopError(error: unknown): boolean {
-  return error instanceof AbortError || (error instanceof Error && (error.name === "AbortError" || (error as { code?: string }).code === "QUEUE_CLEARED"));
+  return error instanceof AbortError || error instanceof QueueClearedError || (error instanceof Error && error.name === "AbortError");
 }

@@ -1,7 +1,8 @@
-import type { HookCallback, HookConfig, HookInput } from "../worker/hooks.ts";
-import { allowResult, commandHook, denyResult, policyHook, withFallback } from "./hooks/index.ts";
+import { HookEventSchema, type HookInput } from "../protocol/index.ts";
+import type { HookCallback, HookConfig } from "../worker/hooks.ts";
 import { errorSummary } from "./failure.ts";
-import type { RoutedHook } from "./types.ts";
+import { allowResult, commandHook, denyResult, policyHook, withFallback } from "./hooks/index.ts";
+import type { OrchestratorOptions, RoutedHook } from "./types.ts";
 
 /** Asks a supervisor agent and resolves with its final text. */
 export type AskSupervisor = (agent: string, prompt: string, signal: AbortSignal) => Promise<string>;
@@ -48,12 +49,14 @@ function actionCallback(hook: RoutedHook, ask: AskSupervisor, cwd: string | unde
  * fallback (deny unless told otherwise) and is reported.
  */
 export function routedHookConfig(
-  hooks: Record<string, RoutedHook[]> | undefined,
+  hooks: OrchestratorOptions["hooks"],
   options: { ask: AskSupervisor; cwd: string | undefined; onFailure: (event: string, error: { code: string; message: string }) => void },
 ): HookConfig | undefined {
   if (!hooks) return undefined;
   const config: HookConfig = {};
-  for (const [event, routed] of Object.entries(hooks)) {
+  for (const event of HookEventSchema.options) {
+    const routed = hooks[event];
+    if (!routed) continue;
     config[event] = routed.map((hook) => {
       const timeoutMs = hook.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
       const callback = withFallback(actionCallback(hook, options.ask, options.cwd), {

@@ -1,9 +1,21 @@
 import type { CliMessage } from "../protocol/index.ts";
-import { askUserQuestion, planReview, Worker, WorkerClosedError, type PermissionDecision, type PermissionHandler, type PermissionRequest, type TurnResult, type WorkerOptions } from "../worker/index.ts";
+import { EventHub } from "../util/event-hub.ts";
+import {
+  askUserQuestion,
+  type PermissionDecision,
+  type PermissionHandler,
+  type PermissionRequest,
+  planReview,
+  type TurnResult,
+  Worker,
+  WorkerClosedError,
+  type WorkerOptions,
+} from "../worker/index.ts";
 import { WorkerCost } from "./accounting.ts";
 import type { TaskInfo } from "./types.ts";
 
-export type SessionStatus = "starting" | "running" | "awaiting_permission" | "idle" | "failed" | "closed";
+export const SESSION_STATUSES = ["starting", "running", "awaiting_permission", "idle", "failed", "closed"] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 /** How a session's permission requests are decided. "ask": they wait for answerPermission(). */
 export type SessionPermissions = "ask" | "deny" | "allow" | PermissionHandler;
@@ -51,43 +63,73 @@ const MAX_KEPT_MESSAGES = 5_000;
  * by one that resumes the same session id.
  */
 export class Session {
-  status: SessionStatus = "starting";
-  turns = 0;
-  costUsd = 0;
-  lastResult: TurnResult | undefined;
-  lastError: { code: string; message: string } | undefined;
   readonly createdAt = Date.now();
-  lastActivityAt = Date.now();
-  private worker: Worker | undefined;
-  private cost = new WorkerCost();
-  private readonly kept: CliMessage[] = [];
-  private dropped = 0;
-  private readonly pending = new Map<string, { entry: PendingPermission; resolve: (d: PermissionDecision) => void }>();
-  private tail: Promise<unknown> = Promise.resolve();
-  private closed = false;
-  private readonly permissionListeners = new Set<(pending: PendingPermission) => void>();
+  #status: SessionStatus = "starting";
+  #turns = 0;
+  #costUsd = 0;
+  #lastResult: TurnResult | undefined;
+  #lastError: { code: string; message: string } | undefined;
+  #lastActivityAt = Date.now();
+  #worker: Worker | undefined;
+  #cost = new WorkerCost();
+  readonly #kept: CliMessage[] = [];
+  #dropped = 0;
+  readonly #pending = new Map<string, { entry: PendingPermission; resolve: (d: PermissionDecision) => void }>();
+  #tail: Promise<unknown> = Promise.resolve();
+  #closed = false;
+  readonly #permissionRequests = new EventHub<PendingPermission>();
+  readonly #host: SessionHost;
 
   constructor(
     readonly info: TaskInfo,
     readonly spec: SessionSpec,
-    private readonly host: SessionHost,
-  ) {}
+    host: SessionHost,
+  ) {
+    this.#host = host;
+  }
+
+  get status(): SessionStatus {
+    return this.#status;
+  }
+
+  /** Turns that ended with a result. */
+  get turns(): number {
+    return this.#turns;
+  }
+
+  get costUsd(): number {
+    return this.#costUsd;
+  }
+
+  get lastResult(): TurnResult | undefined {
+    return this.#lastResult;
+  }
+
+  /** Why the last turn failed; undefined after a turn that succeeded. */
+  get lastError(): { code: string; message: string } | undefined {
+    return this.#lastError;
+  }
+
+  /** Epoch milliseconds of the last message from the worker. */
+  get lastActivityAt(): number {
+    return this.#lastActivityAt;
+  }
 
   get sessionId(): string | undefined {
-    return this.lastResult?.sessionId ?? this.worker?.sessionId;
+    return this.#lastResult?.sessionId ?? this.#worker?.sessionId;
   }
 
   get pid(): number | undefined {
-    return this.worker?.pid;
+    return this.#worker?.pid;
   }
 
   /** Messages so far; `offset` is the index of the first one kept (older ones are dropped past a bound). */
   transcript(): { offset: number; messages: readonly CliMessage[] } {
-    return { offset: this.dropped, messages: this.kept };
+    return { offset: this.#dropped, messages: this.#kept };
   }
 
   pendingPermissions(): PendingPermission[] {
-    return [...this.pending.values()].map((p) => p.entry);
+    return [...this.#pending.values()].map((p) => p.entry);
   }
 
   /**
@@ -95,90 +137,93 @@ export class Session {
    * "ask"), so a host can ask someone at once instead of polling. Returns the unsubscribe function.
    */
   onPermissionRequest(listener: (pending: PendingPermission) => void): () => void {
-    this.permissionListeners.add(listener);
-    return () => this.permissionListeners.delete(listener);
+    return this.#permissionRequests.on(listener);
   }
 
   /** Answers a waiting permission request. False when no such request waits. */
   answerPermission(requestId: string, decision: PermissionDecision): boolean {
-    const waiting = this.pending.get(requestId);
+    const waiting = this.#pending.get(requestId);
     if (!waiting) return false;
-    this.pending.delete(requestId);
+    this.#pending.delete(requestId);
     waiting.resolve(decision);
-    this.setStatus(this.pending.size > 0 ? "awaiting_permission" : "running");
+    this.#setStatus(this.#pending.size > 0 ? "awaiting_permission" : "running");
     return true;
   }
 
   /** Runs a turn; turns run one after another. */
   send(prompt: string, options: { signal?: AbortSignal } = {}): Promise<TurnResult> {
-    if (this.closed) return Promise.reject(new WorkerClosedError("the turn"));
-    const turn = this.tail.then(() =>
-      this.host.schedule(async (slotSignal) => {
-        const signal = options.signal ? AbortSignal.any([slotSignal, options.signal]) : slotSignal;
-        const worker = await this.liveWorker(signal);
-        this.setStatus("running");
-        try {
-          const result = await worker.run(prompt, { signal });
-          this.turns++;
-          this.lastResult = result;
-          this.lastError = result.isError ? { code: "TURN_ERROR", message: result.errors.join("; ") || result.subtype } : undefined;
-          return result;
-        } catch (error) {
-          this.lastError = { code: (error as { code?: string }).code ?? "ERROR", message: (error as Error).message };
-          throw error;
-        } finally {
-          if (!this.closed) this.setStatus(worker.state === "failed" || worker.state === "exited" ? "failed" : "idle");
-        }
-      }, this.spec.agent, options.signal),
+    if (this.#closed) return Promise.reject(new WorkerClosedError("the turn"));
+    const turn = this.#tail.then(() =>
+      this.#host.schedule(
+        async (slotSignal) => {
+          const signal = options.signal ? AbortSignal.any([slotSignal, options.signal]) : slotSignal;
+          const worker = await this.#liveWorker(signal);
+          this.#setStatus("running");
+          try {
+            const result = await worker.run(prompt, { signal });
+            this.#turns++;
+            this.#lastResult = result;
+            this.#lastError = result.isError ? { code: "TURN_ERROR", message: result.errors.join("; ") || result.subtype } : undefined;
+            return result;
+          } catch (error) {
+            this.#lastError = { code: (error as { code?: string }).code ?? "ERROR", message: (error as Error).message };
+            throw error;
+          } finally {
+            if (!this.#closed) this.#setStatus(worker.state === "failed" || worker.state === "exited" ? "failed" : "idle");
+          }
+        },
+        this.spec.agent,
+        options.signal,
+      ),
     );
-    this.tail = turn.catch(() => undefined);
+    this.#tail = turn.catch(() => undefined);
     return turn;
   }
 
   async interrupt(): Promise<void> {
-    await this.worker?.interrupt();
+    await this.#worker?.interrupt();
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (const [id, waiting] of this.pending) {
-      this.pending.delete(id);
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const [id, waiting] of this.#pending) {
+      this.#pending.delete(id);
       waiting.resolve({ behavior: "deny", message: "the session was closed" });
     }
-    await this.worker?.close();
-    this.setStatus("closed");
+    await this.#worker?.close();
+    this.#setStatus("closed");
   }
 
-  private async liveWorker(signal: AbortSignal): Promise<Worker> {
-    const alive = this.worker && this.worker.state !== "exited" && this.worker.state !== "failed" && this.worker.state !== "closing";
-    if (alive) return this.worker!;
+  async #liveWorker(signal: AbortSignal): Promise<Worker> {
+    const alive = this.#worker && this.#worker.state !== "exited" && this.#worker.state !== "failed" && this.#worker.state !== "closing";
+    if (alive) return this.#worker!;
     const resume = this.sessionId;
-    const options = this.host.workerOptions(this, this.permissionHandler());
+    const options = this.#host.workerOptions(this, this.#permissionHandler());
     const worker = await Worker.start(resume ? { ...options, resume } : options, signal);
-    this.worker = worker;
-    this.cost = new WorkerCost();
-    this.host.track(worker);
+    this.#worker = worker;
+    this.#cost = new WorkerCost();
+    this.#host.track(worker);
     worker.on((event) => {
       if (event.type !== "message") return;
-      this.lastActivityAt = Date.now();
-      this.keep(event.message);
-      const usd = event.message.type === "result" ? this.cost.add(event.message) : 0;
-      this.costUsd += usd;
-      this.host.onMessage(this, event.message, usd);
+      this.#lastActivityAt = Date.now();
+      this.#keep(event.message);
+      const usd = event.message.type === "result" ? this.#cost.add(event.message) : 0;
+      this.#costUsd += usd;
+      this.#host.onMessage(this, event.message, usd);
     });
     return worker;
   }
 
-  private permissionHandler(): PermissionHandler | undefined {
+  #permissionHandler(): PermissionHandler | undefined {
     const mode = this.spec.permissions;
     if (mode === undefined || mode === "deny") return undefined;
     if (mode === "allow") return () => ({ behavior: "allow" });
     if (typeof mode === "function") return mode;
-    return (request) => this.waitForAnswer(request);
+    return (request) => this.#waitForAnswer(request);
   }
 
-  private waitForAnswer(request: PermissionRequest): Promise<PermissionDecision> {
+  #waitForAnswer(request: PermissionRequest): Promise<PermissionDecision> {
     const timeoutMs = this.spec.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
     return new Promise((resolve) => {
       const entry: PendingPermission = {
@@ -198,33 +243,32 @@ export class Session {
           message: `no answer to this permission request within ${Math.round(timeoutMs / 1000)} s, so it was denied`,
         });
       }, timeoutMs);
-      request.signal.addEventListener("abort", () => {
-        this.pending.delete(request.requestId);
-        clearTimeout(timer);
-      }, { once: true });
-      this.pending.set(request.requestId, { entry, resolve: settle });
-      this.setStatus("awaiting_permission");
-      for (const listener of this.permissionListeners) {
-        try {
-          listener(entry);
-        } catch {
-          // A listener's bug must not answer the request; it still waits for answerPermission().
-        }
-      }
+      request.signal.addEventListener(
+        "abort",
+        () => {
+          this.#pending.delete(request.requestId);
+          clearTimeout(timer);
+        },
+        { once: true },
+      );
+      this.#pending.set(request.requestId, { entry, resolve: settle });
+      this.#setStatus("awaiting_permission");
+      // A listener's bug does not answer the request: it still waits for answerPermission().
+      this.#permissionRequests.emit(entry);
     });
   }
 
-  private keep(message: CliMessage): void {
-    this.kept.push(message);
-    if (this.kept.length > MAX_KEPT_MESSAGES) {
-      this.kept.shift();
-      this.dropped++;
+  #keep(message: CliMessage): void {
+    this.#kept.push(message);
+    if (this.#kept.length > MAX_KEPT_MESSAGES) {
+      this.#kept.shift();
+      this.#dropped++;
     }
   }
 
-  private setStatus(status: SessionStatus): void {
-    if (this.status === status || this.status === "closed") return;
-    this.status = status;
-    this.host.onStatus(this);
+  #setStatus(status: SessionStatus): void {
+    if (this.#status === status || this.#status === "closed") return;
+    this.#status = status;
+    this.#host.onStatus(this);
   }
 }

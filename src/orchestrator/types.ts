@@ -1,7 +1,8 @@
 import { z } from "zod";
-import type { CliMessage } from "../protocol/index.ts";
+import type { CliMessage, HookEvent } from "../protocol/index.ts";
 import type { HookCallback } from "../worker/hooks.ts";
-import type { AgentDefinition, PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
+import type { PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
+import type { AgentSpec } from "./compose.ts";
 import type { InboxStore } from "./peers/inbox.ts";
 import type { RateLimitState } from "./scheduler/index.ts";
 import type { SessionStatus } from "./session.ts";
@@ -105,10 +106,7 @@ export type RoutedHook = HookAction & {
 };
 
 /** Decides a worker's permission request; `task` says whose it is. */
-export type RoutedPermissionHandler = (
-  request: PermissionRequest,
-  task: TaskInfo,
-) => PermissionDecision | Promise<PermissionDecision>;
+export type RoutedPermissionHandler = (request: PermissionRequest, task: TaskInfo) => PermissionDecision | Promise<PermissionDecision>;
 
 /** Which worker a set of worker options is for: a task's attempt, a peer session, or a supervisor. */
 export interface WorkerContext {
@@ -119,19 +117,19 @@ export interface WorkerContext {
 }
 
 /**
- * The run's spending against its budget. The default lives in the
- * orchestrator; orchestrators in several processes that share one budget
- * share a ledger kept elsewhere (cadre's distributed runs keep it in Redis).
+ * Where a run's spending is counted. The default is in the orchestrator;
+ * orchestrators in several processes that share one budget share a ledger
+ * kept elsewhere (cadre's distributed runs keep it in Redis). The budget
+ * itself (the limit, and what happens when it is reached) stays the
+ * orchestrator's.
  */
-export interface BudgetLedger {
-  readonly limitUsd: number | undefined;
+export interface SpendingLedger {
   /** Spent so far, as far as this process knows. */
   readonly spentUsd: number;
-  readonly exceeded: boolean;
   /** Adds a cost of this process and its token usage. */
-  charge(usd: number, usage: Usage): void;
-  /** A shared ledger calls `listener` when spending elsewhere reaches the budget: running tasks here stop too. */
-  onExceeded?(listener: () => void): void;
+  add(usd: number, usage: Usage): void;
+  /** A shared ledger calls `listener` when it learns of spending elsewhere. */
+  onChange?(listener: () => void): void;
 }
 
 export interface OrchestratorOptions {
@@ -141,15 +139,15 @@ export interface OrchestratorOptions {
   agentLimits?: Record<string, number>;
   /** Stop starting tasks and interrupt running ones once this much is spent. */
   budgetUsd?: number;
-  /** Where spending is counted, instead of in this orchestrator (then `budgetUsd` is the ledger's business). */
-  budget?: BudgetLedger;
-  agents?: Record<string, AgentDefinition & { permissionMode?: WorkerOptions["permissionMode"] }>;
+  /** Where spending is counted, when it is shared with orchestrators elsewhere. */
+  ledger?: SpendingLedger;
+  agents?: Record<string, AgentSpec>;
   /** Worker options for every worker. */
   defaults?: Partial<WorkerOptions>;
   /** Per-worker options computed at start (environment, HOME, rehearsal URL, …), merged last. */
   workerOptions?: (context: WorkerContext) => Partial<WorkerOptions>;
   /** One registry of hooks for all workers: event name → routed hooks. */
-  hooks?: Record<string, RoutedHook[]>;
+  hooks?: Partial<Record<HookEvent, RoutedHook[]>>;
   /** Permission requests of every worker; without it each worker's policy (deny) applies. */
   canUseTool?: RoutedPermissionHandler;
   /** Agent name → agents it may reach with ask_peer/tell_peer. Absent: every agent may reach every other. */

@@ -1,11 +1,13 @@
 /**
  * Payloads (`response.response`) of successful control responses. The CLI's answers
  * to host requests are parsed with these by whoever sent the request (the envelope
- * itself is ControlResponseMessageSchema); McpMessageResponse is what the host sends
- * back for an mcp_message request.
+ * itself is ControlResponseMessageSchema); CONTROL_ANSWER_SCHEMAS says what the host
+ * answers each CLI request with.
  */
 import { z } from "zod";
-import { JsonRpcMessageSchema, McpServerConfigSchema } from "./control.ts";
+import { type InboundControlRequest, JsonRpcMessageSchema, McpServerConfigSchema } from "./control.ts";
+import { HookOutputSchema } from "./hooks.ts";
+import { PermissionResultSchema } from "./permissions.ts";
 
 export const SlashCommandSchema = z.looseObject({
   name: z.string(),
@@ -79,6 +81,14 @@ export const McpMessageResponseSchema = z.looseObject({
   mcp_response: JsonRpcMessageSchema,
 });
 export type McpMessageResponse = z.infer<typeof McpMessageResponseSchema>;
+
+/** The success payload the host answers each CLI → host request with, by the request's subtype. */
+export const CONTROL_ANSWER_SCHEMAS = {
+  can_use_tool: PermissionResultSchema,
+  hook_callback: HookOutputSchema,
+  mcp_message: McpMessageResponseSchema,
+} as const satisfies Record<InboundControlRequest["subtype"], z.ZodType>;
+export type ControlAnswer<S extends InboundControlRequest["subtype"]> = z.infer<(typeof CONTROL_ANSWER_SCHEMAS)[S]>;
 
 /** Answer to `interrupt`: uuids of user messages still queued. */
 export const InterruptResponseSchema = z.looseObject({

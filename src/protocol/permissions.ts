@@ -10,13 +10,7 @@ export type PermissionMode = z.infer<typeof PermissionModeSchema>;
 export const PermissionBehaviorSchema = z.enum(["allow", "deny", "ask"]);
 export type PermissionBehavior = z.infer<typeof PermissionBehaviorSchema>;
 
-export const PermissionUpdateDestinationSchema = z.enum([
-  "userSettings",
-  "projectSettings",
-  "localSettings",
-  "session",
-  "cliArg",
-]);
+export const PermissionUpdateDestinationSchema = z.enum(["userSettings", "projectSettings", "localSettings", "session", "cliArg"]);
 export type PermissionUpdateDestination = z.infer<typeof PermissionUpdateDestinationSchema>;
 
 export const PermissionRuleValueSchema = z.looseObject({
@@ -67,6 +61,7 @@ export const PermissionAllowSchema = z.looseObject({
   toolUseID: z.string().optional(),
   decisionClassification: DecisionClassificationSchema.optional(),
 });
+export type PermissionAllow = z.infer<typeof PermissionAllowSchema>;
 
 export const PermissionDenySchema = z.looseObject({
   behavior: z.literal("deny"),
@@ -77,6 +72,7 @@ export const PermissionDenySchema = z.looseObject({
   toolUseID: z.string().optional(),
   decisionClassification: DecisionClassificationSchema.optional(),
 });
+export type PermissionDeny = z.infer<typeof PermissionDenySchema>;
 
 /** The success payload answering a `can_use_tool` control request. */
 export const PermissionResultSchema = z.discriminatedUnion("behavior", [PermissionAllowSchema, PermissionDenySchema]);

@@ -2,15 +2,17 @@
  * Messages a host writes to the CLI's stdin, and small builders for them.
  */
 import { z } from "zod";
-import { ContentBlockParamSchema, type ContentBlockParam } from "./content.ts";
+import { type ContentBlockParam, ContentBlockParamSchema } from "./content.ts";
 import {
   ControlCancelRequestMessageSchema,
-  ControlResponseMessageSchema,
-  OutboundControlRequestMessageSchema,
   type ControlResponseMessage,
+  ControlResponseMessageSchema,
+  type InboundControlRequest,
   type OutboundControlRequest,
   type OutboundControlRequestMessage,
+  OutboundControlRequestMessageSchema,
 } from "./control.ts";
+import type { ControlAnswer } from "./control-responses.ts";
 import { KeepAliveMessageSchema } from "./messages.ts";
 
 /** A prompt. The first one after initialize starts the session; each later one starts a turn. */
@@ -53,9 +55,9 @@ export function controlRequest(requestId: string, payload: OutboundControlReques
 
 /**
  * Answers a CLI request: a PermissionResult for can_use_tool, a HookOutput for
- * hook_callback, an McpMessageResponse for mcp_message.
+ * hook_callback, an McpMessageResponse for mcp_message (see CONTROL_ANSWER_SCHEMAS).
  */
-export function controlSuccess(requestId: string, payload: Record<string, unknown>): ControlResponseMessage {
+export function controlSuccess(requestId: string, payload: ControlAnswer<InboundControlRequest["subtype"]>): ControlResponseMessage {
   return { type: "control_response", response: { subtype: "success", request_id: requestId, response: payload } };
 }
 

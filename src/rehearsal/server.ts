@@ -1,8 +1,9 @@
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 import { apiErrorBody, apiErrorHeaders } from "./api-error.ts";
-import { buildReply, estimateTokens, textReply, type Reply } from "./reply.ts";
+import { buildReply, estimateTokens, type Reply, textReply } from "./reply.ts";
 import {
   parseScript,
   parseScripts,
@@ -12,9 +13,8 @@ import {
   type RehearsalStep,
 } from "./script.ts";
 import { classifyRequest } from "./side-requests.ts";
-import { messageJson, sseFrames, type MessageMeta } from "./sse.ts";
-import { templateContext, type ApiMessage } from "./template.ts";
-import { BodyTooLargeError, readBody } from "../util/read-body.ts";
+import { type MessageMeta, messageJson, sseFrames } from "./sse.ts";
+import { type ApiMessage, templateContext } from "./template.ts";
 
 /**
  * A scripted Anthropic Messages API on loopback that the real claude CLI

@@ -1,12 +1,34 @@
 import { randomUUID } from "node:crypto";
-import { ControlRequestError, ControlTimeoutError } from "./errors.ts";
+import {
+  CONTROL_ANSWER_SCHEMAS,
+  type ControlAnswer,
+  type ControlResponseMessage,
+  type ControlSuccess,
+  controlError,
+  controlRequest,
+  controlSuccess,
+  type InboundControlRequest,
+  type OutboundControlRequest,
+  type StdinMessage,
+} from "../protocol/index.ts";
+import { ControlRequestError, ControlTimeoutError, InvalidControlAnswerError } from "./errors.ts";
 
 /** What the channel needs from the transport: write one message; false when the process can take no more input. */
-export type WriteMessage = (message: unknown) => boolean;
+export type WriteMessage = (message: StdinMessage) => boolean;
+
+/** The CLI's success payload for a request cadre sent; a request with nothing to report gets {}. */
+export type ControlPayload = NonNullable<ControlSuccess["response"]>;
+
+type InboundSubtype = InboundControlRequest["subtype"];
+
+export interface ControlChannelOptions {
+  /** A handler's answer failed its schema: the CLI was sent an error answer instead, and this is told why. */
+  onInvalidAnswer?(requestId: string, error: InvalidControlAnswerError): void;
+}
 
 interface PendingOutbound {
   subtype: string;
-  resolve(payload: Record<string, unknown>): void;
+  resolve(payload: ControlPayload): void;
   reject(error: unknown): void;
   timer: ReturnType<typeof setTimeout> | undefined;
 }
@@ -23,14 +45,18 @@ export interface InboundOptions {
 
 /**
  * The control protocol's request/response correlation, both directions. Knows
- * request ids, time limits and cancellation, not what the requests mean.
+ * request ids, time limits, cancellation and the schema each answer must match,
+ * not what the requests mean.
  */
 export class ControlChannel {
   private readonly outbound = new Map<string, PendingOutbound>();
   private readonly inbound = new Map<string, RunningInbound>();
   private closedWith: unknown;
 
-  constructor(private readonly write: WriteMessage) {}
+  constructor(
+    private readonly write: WriteMessage,
+    private readonly options: ControlChannelOptions = {},
+  ) {}
 
   get pendingOutbound(): number {
     return this.outbound.size;
@@ -41,44 +67,46 @@ export class ControlChannel {
   }
 
   /** Sends a control request to the CLI and resolves with its success payload. */
-  request(payload: { subtype: string } & Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
+  request(payload: OutboundControlRequest, timeoutMs: number): Promise<ControlPayload> {
     if (this.closedWith !== undefined) return Promise.reject(this.closedWith);
     const requestId = `cadre-${randomUUID()}`;
     return new Promise((resolve, reject) => {
-      const timer = timeoutMs > 0 && Number.isFinite(timeoutMs)
-        ? setTimeout(() => {
-            this.outbound.delete(requestId);
-            reject(new ControlTimeoutError(payload.subtype, timeoutMs));
-          }, timeoutMs)
-        : undefined;
+      const timer =
+        timeoutMs > 0 && Number.isFinite(timeoutMs)
+          ? setTimeout(() => {
+              this.outbound.delete(requestId);
+              reject(new ControlTimeoutError(payload.subtype, timeoutMs));
+            }, timeoutMs)
+          : undefined;
       this.outbound.set(requestId, { subtype: payload.subtype, resolve, reject, timer });
-      if (!this.write({ type: "control_request", request_id: requestId, request: payload })) {
+      if (!this.write(controlRequest(requestId, payload))) {
         this.settle(requestId)?.reject(this.closedWith ?? new ControlRequestError(payload.subtype, "the process no longer takes input"));
       }
     });
   }
 
   /** Routes a control_response from the CLI to the request waiting for it. Returns false for an unknown id. */
-  handleResponse(response: { subtype: string; request_id: string; response?: unknown; error?: unknown }): boolean {
+  handleResponse(response: ControlResponseMessage["response"]): boolean {
     const pending = this.settle(response.request_id);
     if (!pending) return false;
     if (response.subtype === "success") {
-      pending.resolve(isRecord(response.response) ? response.response : {});
+      pending.resolve(response.response ?? {});
     } else {
-      pending.reject(new ControlRequestError(pending.subtype, String(response.error ?? "unknown error")));
+      pending.reject(new ControlRequestError(pending.subtype, response.error));
     }
     return true;
   }
 
   /**
    * Runs the handler for a control request from the CLI and answers it: its
-   * payload as success, a throw or time-out as error. A cancelled request
-   * (control_cancel_request) gets no answer at all.
+   * payload as success once it matches the protocol's schema for that request,
+   * a throw, time-out or payload that does not match as error. A cancelled
+   * request (control_cancel_request) gets no answer at all.
    */
-  handleRequest(
+  handleRequest<S extends InboundSubtype>(
     requestId: string,
-    subtype: string,
-    handler: (signal: AbortSignal) => Promise<Record<string, unknown>>,
+    subtype: S,
+    handler: (signal: AbortSignal) => Promise<ControlAnswer<S>>,
     options: InboundOptions = {},
   ): Promise<void> {
     const controller = new AbortController();
@@ -94,11 +122,19 @@ export class ControlChannel {
     });
     return Promise.race([Promise.resolve().then(() => handler(controller.signal)), timedOut])
       .then(
-        (payload) => this.answer(requestId, controller, { subtype: "success", request_id: requestId, response: payload }),
-        (error: unknown) =>
-          this.answer(requestId, controller, { subtype: "error", request_id: requestId, error: errorText(error) }),
+        (payload) => {
+          if (this.stillWaiting(requestId, controller)) this.write(this.checkedAnswer(requestId, subtype, payload));
+        },
+        (error: unknown) => {
+          if (this.stillWaiting(requestId, controller)) this.write(controlError(requestId, errorText(error)));
+        },
       )
       .finally(() => clearTimeout(timer));
+  }
+
+  /** Answers a request of a kind cadre does not handle: an error saying so. */
+  refuse(requestId: string, message: string): void {
+    this.write(controlError(requestId, message));
   }
 
   /** The CLI withdrew a request: abort its handler; no answer is written. */
@@ -120,11 +156,20 @@ export class ControlChannel {
     }
   }
 
-  private answer(requestId: string, controller: AbortController, response: Record<string, unknown>): void {
-    // Cancelled or closed meanwhile: the CLI no longer waits for this answer.
-    if (this.inbound.get(requestId)?.controller !== controller) return;
+  /** True, once, for a request the CLI still waits on; false when it was cancelled or the channel closed meanwhile. */
+  private stillWaiting(requestId: string, controller: AbortController): boolean {
+    if (this.inbound.get(requestId)?.controller !== controller) return false;
     this.inbound.delete(requestId);
-    this.write({ type: "control_response", response });
+    return true;
+  }
+
+  /** A malformed answer is never sent: the CLI gets an error answer and the owner hears why. */
+  private checkedAnswer<S extends InboundSubtype>(requestId: string, subtype: S, payload: ControlAnswer<S>): ControlResponseMessage {
+    const checked = CONTROL_ANSWER_SCHEMAS[subtype].safeParse(payload);
+    if (checked.success) return controlSuccess(requestId, payload);
+    const error = new InvalidControlAnswerError(subtype, checked.error);
+    this.options.onInvalidAnswer?.(requestId, error);
+    return controlError(requestId, error.message);
   }
 
   private settle(requestId: string): PendingOutbound | undefined {
@@ -134,10 +179,6 @@ export class ControlChannel {
     clearTimeout(pending.timer);
     return pending;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function errorText(error: unknown): string {

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { CadreError } from "../errors.ts";
 
 /** The claude executable could not be found anywhere cadre looks. */
@@ -16,7 +17,10 @@ export class ClaudeNotFoundError extends CadreError {
 
 /** The working directory given to a worker does not exist or is not a directory. */
 export class WorkingDirectoryError extends CadreError {
-  constructor(readonly cwd: string, cause?: unknown) {
+  constructor(
+    readonly cwd: string,
+    cause?: unknown,
+  ) {
     super("CWD_NOT_FOUND", `working directory "${cwd}" does not exist or is not a directory; create it or pass another cwd`, { cause });
   }
 }
@@ -37,11 +41,7 @@ export class WorkerExitedError extends CadreError implements ExitDetails {
   constructor(details: ExitDetails, during: string, cause?: unknown) {
     const how = details.signal ? `was killed by ${details.signal}` : `exited with code ${details.exitCode}`;
     const tail = details.stderrTail.trim();
-    super(
-      "WORKER_EXITED",
-      `claude ${how} ${during}` + (tail ? `; its stderr ended with:\n${tail}` : "; it wrote nothing to stderr"),
-      { cause },
-    );
+    super("WORKER_EXITED", `claude ${how} ${during}` + (tail ? `; its stderr ended with:\n${tail}` : "; it wrote nothing to stderr"), { cause });
     this.exitCode = details.exitCode;
     this.signal = details.signal;
     this.stderrTail = details.stderrTail;
@@ -57,15 +57,44 @@ export class WorkerClosedError extends CadreError {
 
 /** A control request to the CLI got no answer in time. */
 export class ControlTimeoutError extends CadreError {
-  constructor(readonly subtype: string, readonly timeoutMs: number) {
+  constructor(
+    readonly subtype: string,
+    readonly timeoutMs: number,
+  ) {
     super("CONTROL_TIMEOUT", `the claude CLI did not answer the "${subtype}" control request within ${timeoutMs} ms`);
   }
 }
 
 /** The CLI answered a control request with an error. */
 export class ControlRequestError extends CadreError {
-  constructor(readonly subtype: string, readonly cliMessage: string) {
+  constructor(
+    readonly subtype: string,
+    readonly cliMessage: string,
+  ) {
     super("CONTROL_ERROR", `the claude CLI refused the "${subtype}" control request: ${cliMessage}`);
+  }
+}
+
+/** Who produces the answer to each kind of CLI request, for messages that point at the code to fix. */
+const ANSWERED_BY: Record<string, string> = {
+  can_use_tool: "the permission handler (canUseTool)",
+  hook_callback: "a hook callback",
+  mcp_message: "an in-process MCP server",
+};
+
+/** cadre's answer to a CLI control request does not match the protocol; the CLI got an error answer instead. */
+export class InvalidControlAnswerError extends CadreError {
+  constructor(
+    readonly subtype: string,
+    cause: z.ZodError,
+  ) {
+    const issues = cause.issues.map((issue) => `${issue.path.join(".") || "(top level)"}: ${issue.message}`);
+    super(
+      "INVALID_CONTROL_ANSWER",
+      `${ANSWERED_BY[subtype] ?? "a handler"} answered the claude CLI's "${subtype}" request with something the protocol does not allow ` +
+        `(${issues.join("; ")}); the CLI was sent an error instead`,
+      { cause },
+    );
   }
 }
 
@@ -73,12 +102,5 @@ export class ControlRequestError extends CadreError {
 export class ProtocolError extends CadreError {
   constructor(message: string, cause?: unknown) {
     super("PROTOCOL_ERROR", message, { cause });
-  }
-}
-
-/** An operation was aborted through its AbortSignal. */
-export class AbortError extends CadreError {
-  constructor(operation: string, cause?: unknown) {
-    super("ABORTED", `${operation} was aborted`, { cause });
   }
 }

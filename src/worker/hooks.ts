@@ -3,15 +3,14 @@
  * id, tells the CLI about them in `initialize`, and runs the right one when a
  * `hook_callback` control request names its id.
  */
-
-/** The hook input the CLI sends (session_id, hook_event_name, tool_name, tool_input, …); fields vary by event. */
-export type HookInput = { hook_event_name: string; session_id?: string; tool_name?: string; tool_input?: unknown } & Record<
-  string,
-  unknown
->;
-
-/** Claude Code's hook JSON output (continue, decision, reason, hookSpecificOutput, …). */
-export type HookResult = Record<string, unknown>;
+import {
+  type HookCallbackMatcher,
+  type HookEvent,
+  HookEventSchema,
+  type HookInput,
+  type HookOutput,
+  type InitializeRequest,
+} from "../protocol/index.ts";
 
 export interface HookContext {
   toolUseId: string | undefined;
@@ -19,38 +18,33 @@ export interface HookContext {
   signal: AbortSignal;
 }
 
-export type HookCallback = (input: HookInput, context: HookContext) => HookResult | Promise<HookResult>;
+export type HookCallback = (input: HookInput, context: HookContext) => HookOutput | Promise<HookOutput>;
 
-export interface HookMatcher {
-  /** A tool-name pattern as Claude Code understands it ("Bash", "Write|Edit", "mcp__.*"); absent matches all. */
-  matcher?: string;
+/**
+ * One matcher of a worker's hooks: the protocol's HookCallbackMatcher with
+ * functions in place of callback ids. `onFailure` (what the CLI does when a
+ * callback throws, times out or answers nonsense) defaults to "block" here,
+ * not to the CLI's "continue": a guard that breaks must not open the gate.
+ */
+export type HookMatcher = Pick<HookCallbackMatcher, "matcher" | "onFailure"> & {
   hooks: HookCallback[];
   /** The CLI's own limit for these callbacks, in seconds. */
   timeoutSeconds?: number;
-  /**
-   * What the CLI does when a callback fails (throws, times out, answers
-   * nonsense): "continue" lets the action go ahead, "block" blocks it. Default
-   * "block": a guard that breaks must not open the gate.
-   */
-  onFailure?: "continue" | "block";
-}
+};
 
 /** Event name (PreToolUse, PostToolUse, Stop, …) → matchers. */
-export type HookConfig = Record<string, HookMatcher[]>;
+export type HookConfig = Partial<Record<HookEvent, HookMatcher[]>>;
 
-interface InitializeMatcher {
-  matcher?: string;
-  hookCallbackIds: string[];
-  timeout?: number;
-  onFailure: "continue" | "block";
-}
+type InitializeHooks = NonNullable<InitializeRequest["hooks"]>;
 
 export class HookRegistry {
   private readonly callbacks = new Map<string, HookCallback>();
-  private readonly initializeHooks: Record<string, InitializeMatcher[]> = {};
+  private readonly initializeHooks: InitializeHooks = {};
 
   constructor(config: HookConfig = {}) {
-    for (const [event, matchers] of Object.entries(config)) {
+    for (const event of HookEventSchema.options) {
+      const matchers = config[event];
+      if (!matchers) continue;
       this.initializeHooks[event] = matchers.map((m) => {
         const ids = m.hooks.map((callback) => {
           const id = `hook_${this.callbacks.size}`;
@@ -72,11 +66,11 @@ export class HookRegistry {
   }
 
   /** The `hooks` field of the initialize request. */
-  toInitialize(): Record<string, InitializeMatcher[]> {
+  toInitialize(): InitializeHooks {
     return this.initializeHooks;
   }
 
-  async invoke(callbackId: string, input: HookInput, context: HookContext): Promise<HookResult> {
+  async invoke(callbackId: string, input: HookInput, context: HookContext): Promise<HookOutput> {
     const callback = this.callbacks.get(callbackId);
     if (!callback) throw new Error(`no hook callback is registered as "${callbackId}"`);
     return await callback(input, context);

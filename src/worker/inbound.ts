@@ -1,11 +1,9 @@
-import type { CliMessage } from "../protocol/index.ts";
+import type { CanUseToolRequest, ControlRequestMessage, PermissionResult } from "../protocol/index.ts";
 import type { ControlChannel } from "./control-channel.ts";
-import type { HookInput, HookRegistry } from "./hooks.ts";
+import type { HookRegistry } from "./hooks.ts";
 import type { McpBridge } from "./mcp-bridge.ts";
 import type { WorkerOptions } from "./options.ts";
-import { permissionRequestFrom, permissionResponse, policyDecision, type PermissionRequest } from "./permissions.ts";
-
-type InboundControlRequest = Extract<CliMessage, { type: "control_request" }>;
+import { type PermissionRequest, permissionRequestFrom, permissionResponse, policyDecision } from "./permissions.ts";
 
 export interface InboundContext {
   channel: ControlChannel;
@@ -26,7 +24,7 @@ export interface InboundContext {
 export class InboundRequests {
   constructor(private readonly context: InboundContext) {}
 
-  route(message: InboundControlRequest): void {
+  route(message: ControlRequestMessage): void {
     const { channel, hooks, mcp, hookTimeoutMs, options } = this.context;
     const { request_id: requestId, request } = message;
     switch (request.subtype) {
@@ -39,7 +37,7 @@ export class InboundRequests {
         void channel.handleRequest(
           requestId,
           request.subtype,
-          (signal) => hooks.invoke(request.callback_id, request.input as HookInput, { toolUseId: request.tool_use_id ?? undefined, signal }),
+          (signal) => hooks.invoke(request.callback_id, request.input, { toolUseId: request.tool_use_id, signal }),
           { timeoutMs: hookTimeoutMs },
         );
         return;
@@ -49,11 +47,7 @@ export class InboundRequests {
     }
   }
 
-  private async decidePermission(
-    requestId: string,
-    raw: InboundControlRequest["request"] & { subtype: "can_use_tool" },
-    signal: AbortSignal,
-  ): Promise<Record<string, unknown>> {
+  private async decidePermission(requestId: string, raw: CanUseToolRequest, signal: AbortSignal): Promise<PermissionResult> {
     const { options } = this.context;
     const request = permissionRequestFrom(requestId, raw, signal);
     const { signal: _omit, ...visible } = request;
@@ -76,8 +70,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function refuseUnknownControlRequest(channel: ControlChannel, raw: unknown): boolean {
   if (!isRecord(raw) || raw.type !== "control_request" || typeof raw.request_id !== "string") return false;
   const subtype = isRecord(raw.request) ? String(raw.request.subtype) : "?";
-  void channel.handleRequest(raw.request_id, subtype, async () => {
-    throw new Error(`cadre does not handle "${subtype}" control requests`);
-  });
+  channel.refuse(raw.request_id, `cadre does not handle "${subtype}" control requests`);
   return true;
 }

@@ -1,15 +1,16 @@
-export { Worker, type WorkerEvent, type WorkerListener, type WorkerState } from "./worker.ts";
-export { Turn, type Prompt, type TurnResult } from "./turn.ts";
+export type { ControlPayload } from "./control-channel.ts";
 export * from "./errors.ts";
+export type { HookCallback, HookConfig, HookContext, HookMatcher } from "./hooks.ts";
 export { locateClaude } from "./locate-cli.ts";
-export type { AgentDefinition, ExternalMcpServer, PermissionMode, SettingSource, WorkerOptions } from "./options.ts";
-export type { HookCallback, HookConfig, HookContext, HookInput, HookMatcher, HookResult } from "./hooks.ts";
+export { type ExternalMcpServer, PERMISSION_MODES, type SettingSource, type WorkerOptions } from "./options.ts";
 export {
   askUserQuestion,
-  planReview,
   type PermissionDecision,
   type PermissionHandler,
   type PermissionPolicy,
   type PermissionRequest,
+  planReview,
   type Question,
 } from "./permissions.ts";
+export { type Prompt, Turn, type TurnResult } from "./turn.ts";
+export { Worker, type WorkerEvent, type WorkerListener, type WorkerState } from "./worker.ts";

@@ -1,6 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { McpMessageResponse } from "../protocol/index.ts";
 
 type JsonRpcId = string | number;
 
@@ -47,7 +48,7 @@ export class ControlChannelMcpTransport implements Transport {
   }
 
   /** Hands one JSON-RPC message from the CLI to the server; resolves with what goes back as `mcp_response`. */
-  async handle(message: unknown, signal: AbortSignal): Promise<unknown> {
+  async handle(message: unknown, signal: AbortSignal): Promise<JSONRPCMessage> {
     if (this.closed) throw new Error("the in-process MCP server is closed");
     if (!isRecord(message) || typeof message.method !== "string") {
       throw new Error("mcp_message did not carry a JSON-RPC request or notification");
@@ -60,12 +61,16 @@ export class ControlChannelMcpTransport implements Transport {
     if (typeof id !== "string" && typeof id !== "number") throw new Error("mcp_message has an invalid JSON-RPC id");
     const response = new Promise<JSONRPCMessage>((resolve, reject) => {
       this.waiting.set(id, resolve);
-      signal.addEventListener("abort", () => {
-        this.waiting.delete(id);
-        // Tell the server its request is void, as an MCP client would.
-        this.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } } as JSONRPCMessage);
-        reject(signal.reason);
-      }, { once: true });
+      signal.addEventListener(
+        "abort",
+        () => {
+          this.waiting.delete(id);
+          // Tell the server its request is void, as an MCP client would.
+          this.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } } as JSONRPCMessage);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
     this.onmessage?.(message as JSONRPCMessage);
     return await response;
@@ -92,7 +97,7 @@ export class McpBridge {
     return [...this.transports.keys()];
   }
 
-  async handle(serverName: string, message: unknown, signal: AbortSignal): Promise<Record<string, unknown>> {
+  async handle(serverName: string, message: unknown, signal: AbortSignal): Promise<McpMessageResponse> {
     const transport = this.transports.get(serverName);
     if (!transport) {
       throw new Error(`no in-process MCP server named "${serverName}" (this worker has: ${this.names.join(", ") || "none"})`);

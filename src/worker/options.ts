@@ -1,25 +1,15 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import process from "node:process";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { type AgentDefinition, type McpServerConfig, type PermissionMode, PermissionModeSchema } from "../protocol/index.ts";
 import type { HookConfig } from "./hooks.ts";
 import type { PermissionHandler, PermissionPolicy } from "./permissions.ts";
 
-export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "dontAsk";
+/** The modes cadre offers a worker (`--permission-mode`): the protocol's, less "auto", which cadre does not offer. */
+export const PERMISSION_MODES = PermissionModeSchema.exclude(["auto"]).options;
 export type SettingSource = "user" | "project" | "local";
 
-/** A subagent the worker's Claude can delegate to (the `agents` field of initialize). */
-export interface AgentDefinition {
-  description: string;
-  prompt: string;
-  tools?: string[];
-  disallowedTools?: string[];
-  model?: string;
-  [field: string]: unknown;
-}
-
-/** An MCP server the CLI starts or connects to itself (`--mcp-config`). */
-export type ExternalMcpServer =
-  | { type?: "stdio"; command: string; args?: string[]; env?: Record<string, string> }
-  | { type: "sse" | "http"; url: string; headers?: Record<string, string> };
+/** An MCP server the CLI starts or connects to itself (`--mcp-config`); in-process ones go in sdkMcpServers. */
+export type ExternalMcpServer = Exclude<McpServerConfig, { type: "sdk" }>;
 
 export interface WorkerOptions {
   /** The claude executable; otherwise CADRE_CLAUDE_BIN, the pinned CLI, then PATH. */
@@ -53,7 +43,7 @@ export interface WorkerOptions {
   /** Extra flags: `{ "flag-name": "value" }` becomes `--flag-name value`; null means a flag without value. */
   extraArgs?: Record<string, string | null>;
 
-  /** Sent in `initialize`. */
+  /** Subagents the worker's Claude can delegate to; sent in `initialize`. */
   agents?: Record<string, AgentDefinition>;
   hooks?: HookConfig;
   systemPrompt?: string;

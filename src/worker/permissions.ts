@@ -3,6 +3,7 @@
  * handler is set, and typed helpers for the two interactive tools that arrive as
  * permission requests: AskUserQuestion and ExitPlanMode.
  */
+import type { CanUseToolRequest, PermissionAllow, PermissionDeny, PermissionResult, PermissionUpdate } from "../protocol/index.ts";
 
 export interface PermissionRequest {
   /** The control request's id: unique within the worker. */
@@ -11,7 +12,7 @@ export interface PermissionRequest {
   input: Record<string, unknown>;
   toolUseId: string | undefined;
   /** The CLI's own suggestions for rules that would stop it asking again. */
-  suggestions: unknown[];
+  suggestions: PermissionUpdate[];
   blockedPath: string | undefined;
   decisionReason: string | undefined;
   displayName: string | undefined;
@@ -19,42 +20,31 @@ export interface PermissionRequest {
   mcpServer: string | undefined;
   agentId: string | undefined;
   /** The whole request as the CLI sent it. */
-  raw: Record<string, unknown>;
+  raw: CanUseToolRequest;
   /** Aborted when the CLI withdraws the request or the worker dies. */
   signal: AbortSignal;
 }
 
+/** A handler's decision: a PermissionResult without what cadre fills in (toolUseID; on allow, the unchanged input). */
 export type PermissionDecision =
-  | { behavior: "allow"; updatedInput?: Record<string, unknown>; updatedPermissions?: unknown[] }
-  | { behavior: "deny"; message: string; interrupt?: boolean };
+  | Pick<PermissionAllow, "behavior" | "updatedInput" | "updatedPermissions">
+  | Pick<PermissionDeny, "behavior" | "message" | "interrupt">;
 
 export type PermissionHandler = (request: PermissionRequest) => PermissionDecision | Promise<PermissionDecision>;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
-
 /** A can_use_tool request as the CLI sent it, in the shape handlers get. */
-export function permissionRequestFrom(
-  requestId: string,
-  raw: { tool_name: string } & Record<string, unknown>,
-  signal: AbortSignal,
-): PermissionRequest {
-  const mcpServer = raw.mcp_server;
+export function permissionRequestFrom(requestId: string, raw: CanUseToolRequest, signal: AbortSignal): PermissionRequest {
   return {
     requestId,
     toolName: raw.tool_name,
-    input: isRecord(raw.input) ? raw.input : {},
-    toolUseId: str(raw.tool_use_id),
-    suggestions: Array.isArray(raw.permission_suggestions) ? raw.permission_suggestions : [],
-    blockedPath: str(raw.blocked_path),
-    decisionReason: str(raw.decision_reason),
-    displayName: str(raw.display_name),
-    // { name, source } on 2.1.330; a plain name in older write-ups.
-    mcpServer: str(mcpServer) ?? (isRecord(mcpServer) ? str(mcpServer.name) : undefined),
-    agentId: str(raw.agent_id),
+    input: raw.input,
+    toolUseId: raw.tool_use_id,
+    suggestions: raw.permission_suggestions ?? [],
+    blockedPath: raw.blocked_path,
+    decisionReason: raw.decision_reason,
+    displayName: raw.display_name,
+    mcpServer: raw.mcp_server?.name,
+    agentId: raw.agent_id,
     raw,
     signal,
   };
@@ -73,8 +63,12 @@ export function policyDecision(policy: PermissionPolicy, toolName: string): Perm
   };
 }
 
-/** The control_response payload for a decision. The CLI wants updatedInput on every allow. */
-export function permissionResponse(decision: PermissionDecision, request: PermissionRequest): Record<string, unknown> {
+/**
+ * The control_response payload for a decision. The CLI wants updatedInput on every allow.
+ * A behavior other than allow is copied as it is, so that a handler's typo fails the check
+ * of the answer instead of passing for a deny.
+ */
+export function permissionResponse(decision: PermissionDecision, request: PermissionRequest): PermissionResult {
   const toolUseID = request.toolUseId;
   if (decision.behavior === "allow") {
     return {
@@ -85,7 +79,7 @@ export function permissionResponse(decision: PermissionDecision, request: Permis
     };
   }
   return {
-    behavior: "deny",
+    behavior: decision.behavior,
     message: decision.message,
     ...(decision.interrupt && { interrupt: true }),
     ...(toolUseID && { toolUseID }),

@@ -1,7 +1,7 @@
-import type { CliMessage, ResultMessage } from "../protocol/index.ts";
+import type { CliMessage, ContentBlockParam, ResultMessage, Usage } from "../protocol/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 
-export type Prompt = string | ReadonlyArray<Record<string, unknown>>;
+export type Prompt = string | readonly ContentBlockParam[];
 
 /** The buffered outcome of one turn. */
 export interface TurnResult {
@@ -14,7 +14,7 @@ export interface TurnResult {
   /** success, error_max_turns, error_during_execution, … */
   subtype: string;
   costUsd: number;
-  usage: Record<string, unknown>;
+  usage: Usage;
   numTurns: number;
   durationMs: number;
   errors: string[];
@@ -24,18 +24,17 @@ export interface TurnResult {
 }
 
 export function turnResult(result: ResultMessage, messages: CliMessage[]): TurnResult {
-  const r = result as ResultMessage & Record<string, unknown>;
   return {
-    sessionId: String(r.session_id ?? ""),
-    text: typeof r.result === "string" ? r.result : "",
-    structuredOutput: r.structured_output,
-    isError: r.is_error === true,
-    subtype: String(r.subtype),
-    costUsd: typeof r.total_cost_usd === "number" ? r.total_cost_usd : 0,
-    usage: (r.usage as Record<string, unknown> | undefined) ?? {},
-    numTurns: typeof r.num_turns === "number" ? r.num_turns : 0,
-    durationMs: typeof r.duration_ms === "number" ? r.duration_ms : 0,
-    errors: Array.isArray(r.errors) ? r.errors.map(String) : [],
+    sessionId: result.session_id ?? "",
+    text: result.result ?? "",
+    structuredOutput: result.structured_output,
+    isError: result.is_error === true,
+    subtype: result.subtype,
+    costUsd: result.total_cost_usd ?? 0,
+    usage: result.usage ?? {},
+    numTurns: result.num_turns ?? 0,
+    durationMs: result.duration_ms ?? 0,
+    errors: result.errors ?? [],
     messages,
     result,
   };

@@ -1,24 +1,25 @@
 import { statSync } from "node:fs";
-import type { CliMessage, SystemInitMessage } from "../protocol/index.ts";
+import { AbortError } from "../errors.ts";
+import type { CliMessage, InitializeRequest, McpServerConfig, OutboundControlRequest, PermissionMode, SystemInitMessage } from "../protocol/index.ts";
 import { parseCliMessage, userMessage } from "../protocol/index.ts";
-import { AsyncQueue } from "../util/async-queue.ts";
-import { ControlChannel } from "./control-channel.ts";
+import { EventHub, type Listener } from "../util/event-hub.ts";
+import { ControlChannel, type ControlPayload } from "./control-channel.ts";
 import {
-  AbortError,
+  type ExitDetails,
+  type InvalidControlAnswerError,
   ProtocolError,
   WorkerClosedError,
   WorkerExitedError,
   WorkingDirectoryError,
-  type ExitDetails,
 } from "./errors.ts";
 import { HookRegistry } from "./hooks.ts";
+import { InboundRequests, refuseUnknownControlRequest } from "./inbound.ts";
 import { locateClaude } from "./locate-cli.ts";
 import { McpBridge } from "./mcp-bridge.ts";
-import { buildArgs, buildEnv, type PermissionMode, type WorkerOptions } from "./options.ts";
-import { InboundRequests, refuseUnknownControlRequest } from "./inbound.ts";
+import { buildArgs, buildEnv, type WorkerOptions } from "./options.ts";
 import type { PermissionRequest } from "./permissions.ts";
 import { ProcessTransport } from "./process-transport.ts";
-import { Turn, type Prompt, type TurnResult } from "./turn.ts";
+import { type Prompt, Turn, type TurnResult } from "./turn.ts";
 
 export type WorkerState = "starting" | "ready" | "busy" | "awaiting_permission" | "idle" | "closing" | "exited" | "failed";
 
@@ -27,9 +28,11 @@ export type WorkerEvent =
   | { type: "message"; message: CliMessage }
   | { type: "malformed_line"; line: string; error: Error }
   | { type: "permission_request"; requestId: string; request: Omit<PermissionRequest, "signal"> }
-  | { type: "permission_settled"; requestId: string };
+  | { type: "permission_settled"; requestId: string }
+  /** A handler answered a CLI request with something the protocol does not allow; the CLI got an error answer. */
+  | { type: "invalid_answer"; requestId: string; error: InvalidControlAnswerError };
 
-export type WorkerListener = (event: WorkerEvent) => void;
+export type WorkerListener = Listener<WorkerEvent>;
 
 const DEFAULTS = {
   initializeTimeoutMs: 60_000,
@@ -52,13 +55,10 @@ function isBackgroundResult(result: Record<string, unknown>): boolean {
  * in both directions, and an end that is always observed.
  */
 export class Worker {
-  /** The CLI's answer to initialize (commands, models, account, …). */
-  initializeResponse: Record<string, unknown> = {};
-  /** The latest system/init message: session id, tools, model, MCP servers, agents. */
-  session: SystemInitMessage | undefined;
-
+  #initializeResponse: ControlPayload = {};
+  #session: SystemInitMessage | undefined;
+  readonly #events = new EventHub<WorkerEvent>();
   private stateValue: WorkerState = "starting";
-  private readonly listeners = new Set<WorkerListener>();
   private readonly transport: ProcessTransport;
   private readonly channel: ControlChannel;
   private readonly hooks: HookRegistry;
@@ -85,11 +85,13 @@ export class Worker {
       },
       {
         onValue: (value) => this.receive(value),
-        onMalformedLine: (line, error) => this.emit({ type: "malformed_line", line, error }),
+        onMalformedLine: (line, error) => this.#events.emit({ type: "malformed_line", line, error }),
         onFatal: (error) => this.fail(new ProtocolError(`claude's output could not be read: ${error.message}`, error)),
       },
     );
-    this.channel = new ControlChannel((message) => this.transport.write(message));
+    this.channel = new ControlChannel((message) => this.transport.write(message), {
+      onInvalidAnswer: (requestId, error) => this.#events.emit({ type: "invalid_answer", requestId, error }),
+    });
     this.inbound = new InboundRequests({
       channel: this.channel,
       hooks: this.hooks,
@@ -99,11 +101,11 @@ export class Worker {
       onPermissionStart: (requestId, request) => {
         this.pendingPermissions++;
         if (this.stateValue === "busy") this.setState("awaiting_permission");
-        this.emit({ type: "permission_request", requestId, request });
+        this.#events.emit({ type: "permission_request", requestId, request });
       },
       onPermissionEnd: (requestId) => {
         this.pendingPermissions--;
-        this.emit({ type: "permission_settled", requestId });
+        this.#events.emit({ type: "permission_settled", requestId });
         if (this.pendingPermissions === 0 && this.stateValue === "awaiting_permission") this.setState("busy");
       },
     });
@@ -141,8 +143,18 @@ export class Worker {
     return this.transport.pid;
   }
 
+  /** The CLI's answer to initialize (commands, models, account, …). */
+  get initializeResponse(): ControlPayload {
+    return this.#initializeResponse;
+  }
+
+  /** The latest system/init message: session id, tools, model, MCP servers, agents. */
+  get session(): SystemInitMessage | undefined {
+    return this.#session;
+  }
+
   get sessionId(): string | undefined {
-    return this.session?.session_id;
+    return this.#session?.session_id;
   }
 
   /** Resolves when the process has exited, however it ended. */
@@ -152,31 +164,17 @@ export class Worker {
 
   /** Subscribes to state changes, messages and permission requests. Returns the unsubscribe function. */
   on(listener: WorkerListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.#events.on(listener);
   }
 
   /** The worker's events as a stream, until it exits or the signal aborts. */
   events(signal?: AbortSignal): AsyncIterable<WorkerEvent> {
-    const queue = new AsyncQueue<WorkerEvent>();
-    const off = this.on((event) => {
-      queue.push(event);
-      if (event.type === "state" && (event.state === "exited" || event.state === "failed")) queue.end();
+    const stream = this.#events.stream({
+      signal,
+      endAfter: (event) => event.type === "state" && (event.state === "exited" || event.state === "failed"),
     });
-    signal?.addEventListener("abort", () => queue.end(), { once: true });
-    void this.exited.then(() => queue.end());
-    return {
-      [Symbol.asyncIterator]: () => {
-        const it = queue[Symbol.asyncIterator]();
-        return {
-          next: () => it.next(),
-          return: async () => {
-            off();
-            return it.return!();
-          },
-        };
-      },
-    };
+    void this.exited.then(() => stream.end());
+    return stream;
   }
 
   /**
@@ -222,16 +220,16 @@ export class Worker {
     await this.control({ subtype: "set_max_thinking_tokens", max_thinking_tokens: tokens });
   }
 
-  async mcpStatus(): Promise<Record<string, unknown>> {
+  async mcpStatus(): Promise<ControlPayload> {
     return this.control({ subtype: "mcp_status" });
   }
 
-  async mcpSetServers(servers: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async mcpSetServers(servers: Record<string, McpServerConfig>): Promise<ControlPayload> {
     return this.control({ subtype: "mcp_set_servers", servers });
   }
 
-  /** Sends any control request and resolves with the CLI's success payload. */
-  control(request: { subtype: string } & Record<string, unknown>): Promise<Record<string, unknown>> {
+  /** Sends any control request the protocol knows and resolves with the CLI's success payload. */
+  control(request: OutboundControlRequest): Promise<ControlPayload> {
     if (this.failure) return Promise.reject(this.failure);
     return this.channel.request(request, this.options.controlTimeoutMs ?? DEFAULTS.controlTimeoutMs);
   }
@@ -248,12 +246,11 @@ export class Worker {
     return this.closing;
   }
 
-  /** Ends the process at once. */
+  /** Ends the process at once (SIGKILL, sent before this returns), also while a close() is still waiting on it. */
   kill(): Promise<ExitDetails> {
-    if (!this.closing) {
-      if (!this.transport.hasExited) this.setState("closing");
-      this.closing = this.transport.kill();
-    }
+    if (!this.transport.hasExited) this.setState("closing");
+    const killed = this.transport.kill();
+    this.closing ??= killed;
     return this.closing;
   }
 
@@ -263,7 +260,7 @@ export class Worker {
 
   private async initialize(signal?: AbortSignal): Promise<void> {
     const o = this.options;
-    const request = {
+    const request: InitializeRequest = {
       subtype: "initialize",
       ...(!this.hooks.isEmpty && { hooks: this.hooks.toInitialize() }),
       ...(this.mcp.names.length > 0 && { sdkMcpServers: this.mcp.names }),
@@ -281,14 +278,14 @@ export class Worker {
     });
     const answered = this.channel.request(request, o.initializeTimeoutMs ?? DEFAULTS.initializeTimeoutMs);
     exitedEarly.catch(() => {});
-    this.initializeResponse = await Promise.race([answered, exitedEarly, aborted]);
+    this.#initializeResponse = await Promise.race([answered, exitedEarly, aborted]);
     this.setState("ready");
   }
 
   private startTurn(turn: Turn): void {
     this.setState("busy");
     const content = typeof turn.prompt === "string" ? turn.prompt : [...turn.prompt];
-    if (!this.transport.write(userMessage(content as Parameters<typeof userMessage>[0]))) {
+    if (!this.transport.write(userMessage(content))) {
       turn.fail(this.failure ?? new WorkerClosedError("the turn"));
     }
   }
@@ -323,10 +320,10 @@ export class Worker {
         if (refuseUnknownControlRequest(this.channel, message.raw)) return;
         break;
       case "system":
-        if (message.subtype === "init") this.session = message as SystemInitMessage;
+        if (message.subtype === "init") this.#session = message;
         break;
     }
-    this.emit({ type: "message", message });
+    this.#events.emit({ type: "message", message });
     const turn = this.turns[0];
     if (!turn) return;
     if (message.type === "result" && isBackgroundResult(message)) {
@@ -371,16 +368,6 @@ export class Worker {
     const previous = this.stateValue;
     if (previous === state || previous === "exited" || previous === "failed") return;
     this.stateValue = state;
-    this.emit({ type: "state", state, previous });
-  }
-
-  private emit(event: WorkerEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch {
-        // A listener's bug must not break the protocol loop.
-      }
-    }
+    this.#events.emit({ type: "state", state, previous });
   }
 }

@@ -6,8 +6,8 @@ import { Coordinator } from "../../src/distributed/coordinator.ts";
 import { Host } from "../../src/distributed/host.ts";
 import type { OrchestratorEvent } from "../../src/orchestrator/index.ts";
 import type { RecordedRequest } from "../../src/rehearsal/server.ts";
-import { liveClaudeChildren } from "../support/processes.ts";
 import { bin, readSummary, repo } from "../cli/run-support.ts";
+import { liveClaudeChildren } from "../support/processes.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 import { killHost, runDistributed, startHost, startRedis, swarmFile } from "./support.ts";
 
@@ -95,12 +95,21 @@ describe("distributed faults", () => {
     const file = await swarmFile(["tasks:", "  - { name: t1, prompt: hi }"]);
 
     const worker = await execa("node", [bin, "worker", "--redis", url], { cwd: repo, reject: false, timeout: 30_000 });
-    expect([worker.exitCode, worker.stderr]).toEqual([1, `cadre worker: cannot reach Redis at ${url}: connect ECONNREFUSED ${url.slice(8)}; is redis-server running there?`]);
+    expect([worker.exitCode, worker.stderr]).toEqual([
+      1,
+      `cadre worker: cannot reach Redis at ${url}: connect ECONNREFUSED ${url.slice(8)}; is redis-server running there?`,
+    ]);
     const run = await runDistributed(file, { ...redis, url }, join(await tempHome("cadre-out-"), "run"));
-    expect([run.exitCode, run.stderr]).toEqual([1, `cadre run: cannot reach Redis at ${url}: connect ECONNREFUSED ${url.slice(8)}; is redis-server running there?`]);
+    expect([run.exitCode, run.stderr]).toEqual([
+      1,
+      `cadre run: cannot reach Redis at ${url}: connect ECONNREFUSED ${url.slice(8)}; is redis-server running there?`,
+    ]);
 
     const bad = await execa("node", [bin, "worker", "--redis", "http://127.0.0.1:1"], { cwd: repo, reject: false });
-    expect([bad.exitCode, bad.stderr]).toEqual([2, "cadre worker: http://127.0.0.1:1 is not a Redis URL; it must start with redis:// or rediss://; usage: cadre worker --redis URL [--concurrency N] [--name NAME] [--stall-s S]"]);
+    expect([bad.exitCode, bad.stderr]).toEqual([
+      2,
+      "cadre worker: http://127.0.0.1:1 is not a Redis URL; it must start with redis:// or rediss://; usage: cadre worker --redis URL [--concurrency N] [--name NAME] [--stall-s S]",
+    ]);
   }, 60_000);
 
   it("Redis lost mid-run: the running task fails with REDIS_UNREACHABLE and the host ends its workers, both without hanging", async () => {

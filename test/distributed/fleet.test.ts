@@ -14,7 +14,10 @@ describe("cadre run --redis on two hosts", () => {
     const redis = await startRedis();
     const model = await createRehearsal({ fleet: [{ text: "done {{prompt}}", delay_ms: 1_500 }] });
     // Four slots over the two hosts, three allowed at once by the run.
-    const hosts = [await startHost(redis, model, { name: "a", script: "fleet", concurrency: 2 }), await startHost(redis, model, { name: "b", script: "fleet", concurrency: 2 })];
+    const hosts = [
+      await startHost(redis, model, { name: "a", script: "fleet", concurrency: 2 }),
+      await startHost(redis, model, { name: "b", script: "fleet", concurrency: 2 }),
+    ];
     const file = await swarmFile(["name: fleet", "concurrency: 3", "tasks:", ...tasks(9)]);
     const out = join(await tempHome("cadre-out-"), "run");
 
@@ -37,7 +40,10 @@ describe("cadre run --redis on two hosts", () => {
     for (const task of summary.tasks) byHost.set(task.host!, (byHost.get(task.host!) ?? 0) + 1);
     expect([...byHost.keys()].sort()).toEqual(["a", "b"]);
     // The run's cost is the hosts' together, counted once in Redis.
-    expect(summary.totals.cost_usd).toBeCloseTo(summary.tasks.reduce((sum, task) => sum + task.cost_usd, 0), 6);
+    expect(summary.totals.cost_usd).toBeCloseTo(
+      summary.tasks.reduce((sum, task) => sum + task.cost_usd, 0),
+      6,
+    );
     expect(summary.totals.cost_usd).toBeGreaterThan(0);
     // The run is gone from Redis once it is over; the hosts stop serving it.
     expect(await redis.client.keys("cadre:run*")).toEqual([]);
@@ -99,7 +105,12 @@ describe("cadre run --redis on two hosts", () => {
     // The slow host's task was stopped, not waited for; no task after the budget reached the model.
     const cancelled = summary.tasks.find((task) => task.status === "cancelled")!;
     expect(cancelled.duration_ms).toBeLessThan(25_000);
-    expect(model.requests.filter((r) => r.outcome !== "side").map((r) => r.script).sort()).toEqual(["fast", "slow"]);
+    expect(
+      model.requests
+        .filter((r) => r.outcome !== "side")
+        .map((r) => r.script)
+        .sort(),
+    ).toEqual(["fast", "slow"]);
     expect(summary.totals.cost_usd).toBeGreaterThan(0.01);
   }, 120_000);
 });

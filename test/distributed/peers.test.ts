@@ -1,8 +1,7 @@
 // tell_peer and read_inbox between two hosts: each host's orchestrator keeps its inboxes in Redis.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { RedisInbox } from "../../src/distributed/inbox.ts";
 import { runKeys } from "../../src/distributed/keys.ts";
-import { registerCleanup } from "../support/cleanup.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { startRedis } from "./support.ts";
@@ -12,7 +11,10 @@ describe("peer messages across hosts", () => {
     const redis = await startRedis();
     const keys = runKeys("peers-1");
     const model = await createRehearsal({
-      writer: [{ tool_use: { name: "mcp__cadre__tell_peer", input: { peer: "reader", message: "hello across hosts" } } }, { text: "told: {{tool_result}}" }],
+      writer: [
+        { tool_use: { name: "mcp__cadre__tell_peer", input: { peer: "reader", message: "hello across hosts" } } },
+        { text: "told: {{tool_result}}" },
+      ],
       reader: [{ tool_use: { name: "mcp__cadre__read_inbox", input: {} } }, { text: "inbox: {{tool_result}}" }],
     });
     const agents = {
@@ -21,8 +23,10 @@ describe("peer messages across hosts", () => {
     };
     const host = async () => {
       const connection = redis.client.duplicate();
-      registerCleanup(() => connection.disconnect());
-      return (await rehearsedOrchestrator(model, { agents, inbox: new RedisInbox(connection, keys), script: (context) => context.agent ?? context.name })).orchestrator;
+      onTestFinished(() => connection.disconnect());
+      return (
+        await rehearsedOrchestrator(model, { agents, inbox: new RedisInbox(connection, keys), script: (context) => context.agent ?? context.name })
+      ).orchestrator;
     };
     const [one, two] = [await host(), await host()];
 

@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { Redis } from "ioredis";
+import { onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import type { RehearsalServer } from "../../src/rehearsal/server.ts";
 import { bin, repo } from "../cli/run-support.ts";
-import { registerCleanup } from "../support/cleanup.ts";
 import { descendants, isAlive, isGone } from "../support/processes.ts";
 import { tempHome } from "../support/rehearsal.ts";
 
@@ -40,7 +40,7 @@ export async function startRedis(): Promise<RedisServer> {
     stdout: "ignore",
     stderr: "pipe",
   });
-  registerCleanup(async () => {
+  onTestFinished(async () => {
     server.kill("SIGKILL");
     await server;
     await rm(dir, { recursive: true, force: true });
@@ -59,7 +59,7 @@ export async function startRedis(): Promise<RedisServer> {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
-  registerCleanup(() => client.disconnect());
+  onTestFinished(() => client.disconnect());
   return { url, port, client };
 }
 
@@ -85,7 +85,18 @@ export async function startHost(
 ): Promise<HostProcess> {
   const home = await tempHome("cadre-host-");
   await mkdir(join(home, "tmp"));
-  const args = [bin, "worker", "--redis", redis.url, "--name", options.name, "--concurrency", String(options.concurrency ?? 1), "--stall-s", String(options.stallS ?? 30)];
+  const args = [
+    bin,
+    "worker",
+    "--redis",
+    redis.url,
+    "--name",
+    options.name,
+    "--concurrency",
+    String(options.concurrency ?? 1),
+    "--stall-s",
+    String(options.stallS ?? 30),
+  ];
   const child = execa("node", args, {
     cwd: repo,
     env: { ...offlineClaudeEnv({ baseUrl: server.baseUrlFor(options.script), home }), TMPDIR: join(home, "tmp") },
@@ -126,7 +137,7 @@ export async function startHost(
         check();
       }),
   };
-  registerCleanup(async () => {
+  onTestFinished(async () => {
     const group = await descendants(child.pid!);
     if (isAlive(child.pid)) child.kill("SIGTERM");
     const stopped = await Promise.race([child.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000))]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BudgetExceededError, TaskFailedError } from "../../src/orchestrator/errors.ts";
+import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
 
 describe("orchestrator error messages", () => {
   it("says a turn failed without naming the CLI's misleading 'success' subtype, and how to log in", () => {
@@ -16,5 +17,9 @@ describe("orchestrator error messages", () => {
 
   it("keeps small budgets readable", () => {
     expect(new BudgetExceededError(0.0123, 0.01).message).toContain("the budget of $0.010 is spent ($0.012 used)");
+  });
+
+  it("rejects a bad concurrency at construction, in p-queue's words", () => {
+    expect(() => new Orchestrator({ concurrency: 0 })).toThrow("Expected `concurrency` to be a whole number from 1 and up, got `0` (number)");
   });
 });

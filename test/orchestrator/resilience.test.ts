@@ -36,9 +36,7 @@ describe("orchestrator resilience on the real CLI", () => {
     const limited = new Set(["t0", "t2", "t4"]);
     const names = ["t0", "t1", "t2", "t3", "t4", "t5"];
     const server = await createRehearsal(
-      Object.fromEntries(
-        names.map((name) => [name, [{ text: `done ${name}`, ...(limited.has(name) && { fail: { status: 429, times: 2 } }) }]]),
-      ),
+      Object.fromEntries(names.map((name) => [name, [{ text: `done ${name}`, ...(limited.has(name) && { fail: { status: 429, times: 2 } }) }]])),
     );
     const { orchestrator } = await rehearsedOrchestrator(server, { concurrency: 3 });
     const events = record(orchestrator);
@@ -114,6 +112,48 @@ describe("orchestrator resilience on the real CLI", () => {
     const results = await running;
     expect([...results.values()].map((r) => r.status)).toEqual(["cancelled", "cancelled", "cancelled", "cancelled"]);
     expect(server.requests.filter((r) => r.outcome === "played")).toHaveLength(4);
+  }, 60_000);
+
+  it("kill() ends every live worker before it returns, without close(): tasks, a session, a peer and a supervisor", async () => {
+    const waiting = { text: "too late", delay_ms: 30_000 };
+    const server = await createRehearsal({
+      asker: [{ tool_use: { id: "toolu_ask", name: "mcp__cadre__ask_peer", input: { peer: "critic", question: "ok?" } } }, { text: "never" }],
+      "peer-critic": [waiting],
+      toucher: [{ tool_use: { id: "toolu_touch", name: "Bash", input: { command: "touch x", description: "touch" } } }, { text: "never" }],
+      "supervisor-guard": [waiting],
+      chat: [waiting],
+    });
+    const { orchestrator } = await rehearsedOrchestrator(server, {
+      concurrency: 4,
+      agents: {
+        researcher: { description: "asks", prompt: "You research." },
+        critic: { description: "judges", prompt: "You judge." },
+        guard: { description: "approves commands", prompt: "You guard the shell." },
+      },
+      hooks: { PreToolUse: [{ matcher: "Bash", supervisor: "guard" }] },
+    });
+    const tasks = Promise.all([
+      orchestrator.run({ name: "asker", agent: "researcher", prompt: "ask the critic" }),
+      orchestrator.run({ name: "toucher", prompt: "make the file" }),
+    ]);
+    const turn = orchestrator
+      .openSession({ name: "chat" })
+      .send("hi")
+      .then(
+        () => "answered",
+        () => "ended",
+      );
+    // The asker waits on its peer, the toucher on its supervisor; those two and the session wait on the model.
+    const asked = (script: string) => server.requests.some((r) => r.script === script);
+    await until(() => ["peer-critic", "supervisor-guard", "chat"].every(asked), 40_000, "the peer, the supervisor and the session at the model");
+    const workers = await liveClaudeChildren();
+    expect(workers).toHaveLength(5);
+
+    orchestrator.kill();
+    // Graceful stops would take seconds (an interrupt grace, then stdin EOF and SIGTERM); peers, supervisors and sessions end only at close().
+    for (const pid of workers) expect(await isGone(pid), `claude ${pid} survived kill()`).toBe(true);
+    expect((await tasks).map((r) => r.status)).toEqual(["cancelled", "cancelled"]);
+    expect(await turn).toBe("ended");
   }, 60_000);
 
   it("a per-task time limit fails the task with TASK_TIMEOUT and ends its process", async () => {

@@ -1,5 +1,6 @@
 // Control requests from cadre to the real CLI: interrupt, set_model, mcp_status.
 import { describe, expect, it } from "vitest";
+import type { Worker } from "../../src/worker/index.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { requestsOf } from "../support/requests.ts";
 import { startRehearsedWorker } from "../support/worker.ts";
@@ -50,6 +51,18 @@ describe("worker control requests", () => {
     await worker.run("second");
     const models = requestsOf(server.requests, "s").map((r) => r.model);
     expect(models).toEqual(["claude-sonnet-4-5", "claude-haiku-4-5"]);
+  });
+
+  it("takes only requests the protocol declares (checked by tsc: each line below must not compile)", () => {
+    const misuse = (worker: Worker) => [
+      // @ts-expect-error no such subtype
+      worker.control({ subtype: "set_modle", model: "claude-haiku-4-5" }),
+      // @ts-expect-error not a permission mode
+      worker.control({ subtype: "set_permission_mode", mode: "yolo" }),
+      // @ts-expect-error rewind_files needs user_message_id
+      worker.control({ subtype: "rewind_files" }),
+    ];
+    expect(misuse).toBeTypeOf("function");
   });
 
   it("mcp_status answers with the servers", async () => {

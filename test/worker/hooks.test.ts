@@ -2,10 +2,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { HookInput } from "../../src/worker/index.ts";
+import type { HookInput, HookOutput } from "../../src/protocol/index.ts";
+import { InvalidControlAnswerError } from "../../src/worker/index.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { requestsOf, toolResults } from "../support/requests.ts";
-import { startRehearsedWorker } from "../support/worker.ts";
+import { invalidAnswers, startRehearsedWorker } from "../support/worker.ts";
 
 describe("worker hooks", () => {
   it("a PreToolUse hook denies a Bash command: it does not run and the model is told", async () => {
@@ -46,13 +47,40 @@ describe("worker hooks", () => {
     expect(toolResults(last).join("\n")).toContain("HOOK-SAYS-NO");
   });
 
+  it("a hook's malformed answer is not sent: the CLI gets an error answer, the tool is blocked, the owner is told", async () => {
+    const server = await createRehearsal({
+      s: [{ tool_use: { name: "Bash", input: { command: "touch misanswered.txt" } } }, { text: "after" }],
+    });
+    // A hook written without the types: "maybe" is no permission decision.
+    const malformed = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "maybe" } } as unknown as HookOutput;
+    const { worker, cwd } = await startRehearsedWorker(server, "s", {
+      canUseTool: () => ({ behavior: "allow" }),
+      hooks: { PreToolUse: [{ hooks: [() => malformed] }] },
+    });
+    const invalid = invalidAnswers(worker);
+    expect((await worker.run("go")).subtype).toBe("success");
+    expect(existsSync(join(cwd, "misanswered.txt"))).toBe(false);
+    expect(invalid).toEqual([expect.any(InvalidControlAnswerError)]);
+    expect(invalid[0]).toMatchObject({ code: "INVALID_CONTROL_ANSWER", message: expect.stringMatching(/hook callback.*hookSpecificOutput/) });
+  });
+
   it("a hook that throws blocks the tool (fails closed) and the worker goes on", async () => {
     const server = await createRehearsal({
       s: [{ tool_use: { name: "Bash", input: { command: "touch broken-guard.txt" } } }, { text: "after" }, { text: "again" }],
     });
     const { worker, cwd } = await startRehearsedWorker(server, "s", {
       canUseTool: () => ({ behavior: "allow" }),
-      hooks: { PreToolUse: [{ hooks: [() => { throw new Error("hook bug"); }] }] },
+      hooks: {
+        PreToolUse: [
+          {
+            hooks: [
+              () => {
+                throw new Error("hook bug");
+              },
+            ],
+          },
+        ],
+      },
     });
     const first = await worker.run("go");
     expect(first.subtype).toBe("success");

@@ -2,10 +2,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { askUserQuestion, type PermissionRequest } from "../../src/worker/index.ts";
+import { askUserQuestion, InvalidControlAnswerError, type PermissionDecision, type PermissionRequest } from "../../src/worker/index.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { requestsOf, toolResults } from "../support/requests.ts";
-import { startRehearsedWorker } from "../support/worker.ts";
+import { invalidAnswers, startRehearsedWorker } from "../support/worker.ts";
 
 const touch = (file: string) => ({ name: "Bash", input: { command: `touch ${file}`, description: "Create a file" } });
 
@@ -50,6 +50,23 @@ describe("worker permissions", () => {
     const last = requestsOf(server.requests, "s").at(-1);
     expect(toolResults(last).join("\n")).toContain("has no permission handler");
     expect(states).toContain("awaiting_permission");
+  });
+
+  it("does not send a malformed decision: the CLI gets an error answer, the tool does not run, the owner is told", async () => {
+    const server = await createRehearsal({ s: [{ tool_use: touch("malformed.txt") }, { text: "ok" }, { text: "still here" }] });
+    const { worker, cwd } = await startRehearsedWorker(server, "s", {
+      // A handler written without the types: a deny needs a message.
+      canUseTool: () => ({ behavior: "deny" }) as unknown as PermissionDecision,
+    });
+    const invalid = invalidAnswers(worker);
+    expect((await worker.run("make the file")).subtype).toBe("success");
+    expect(existsSync(join(cwd, "malformed.txt"))).toBe(false);
+    expect(invalid).toEqual([expect.any(InvalidControlAnswerError)]);
+    expect(invalid[0]).toMatchObject({ code: "INVALID_CONTROL_ANSWER", message: expect.stringMatching(/canUseTool.*message:/) });
+    const last = requestsOf(server.requests, "s").at(-1);
+    // The model reads why the tool did not run: the error cadre answered with.
+    expect(toolResults(last).join("\n")).toContain("the protocol does not allow");
+    expect((await worker.run("go on")).text).toBe("still here");
   });
 
   it("answers AskUserQuestion with the chosen option", async () => {

@@ -1,9 +1,8 @@
 import { join } from "node:path";
-import type { ResolvedSwarmConfig } from "../../orchestrator/config/index.ts";
-import { orchestratorOptionsFor } from "../../orchestrator/config/index.ts";
-import { Orchestrator, type OrchestratorEvent, type TaskRunner, type Usage } from "../../orchestrator/index.ts";
-import { startRehearsalRig } from "../../orchestrator/rehearsal-rig.ts";
 import { Coordinator, redactUrl } from "../../distributed/index.ts";
+import { Orchestrator, type OrchestratorEvent, type TaskRunner, type Usage } from "../../orchestrator/index.ts";
+import { startRehearsalRig } from "../../rehearsal/index.ts";
+import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../../swarm/config/index.ts";
 import type { RunOptions } from "./options.ts";
 
 /** Where the task transcripts go inside the run directory, beside summary.json. */
@@ -18,6 +17,8 @@ export interface RunEngine extends TaskRunner {
   readonly hosts?: ReadonlyMap<string, string>;
   /** Ends every process and connection of the run; resolves once the transcripts are written. */
   close(): Promise<void>;
+  /** SIGKILLs every worker process this engine started here, at once (the second Ctrl-C). */
+  kill(): void;
   /** What the run tells the user at its start. */
   readonly description: string;
   /** Problems to report after the run (scripted-model warnings, a lost Redis). */
@@ -50,6 +51,8 @@ export async function startEngine(config: ResolvedSwarmConfig, options: RunOptio
       },
       hosts: coordinator.hosts,
       close: () => coordinator.close(),
+      // The hosts own the workers; they stop them on the cancellations of the first Ctrl-C.
+      kill: () => {},
       description: `${mode}, on the hosts of ${redactUrl(options.redis)} (run id ${options.runId}${resumed})`,
       warnings: () => (coordinator.failure ? [coordinator.failure.message] : []),
     };
@@ -75,6 +78,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: RunOptio
       await orchestrator.close();
       await rig?.close();
     },
+    kill: () => orchestrator.kill(),
     description: mode,
     warnings: () => rig?.server.warnings ?? [],
   };

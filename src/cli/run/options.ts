@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { RUN_ID_PATTERN, redisUrlProblem } from "../../distributed/index.ts";
+import { numberFlag } from "../flags.ts";
 
 export const USAGE = "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json] [--redis URL [--run-id ID]]";
 
@@ -14,7 +15,8 @@ Options:
   --concurrency N  workers running at once (default: the config's, else 4)
   --out DIR        where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
   --rehearse       play the config's rehearsal scripts on a built-in scripted model: offline, no account
-  --json           print the orchestrator's events as NDJSON on stdout (the final table goes to stderr)
+  --json           print the run's events as NDJSON on stdout: the orchestrator's, and the swarm's
+                   task_settled with each task's result (the final table goes to stderr)
   --redis URL      run the tasks on the hosts that serve this Redis (\`cadre worker --redis URL\`);
                    --concurrency and the budget then hold over all hosts
   --run-id ID      the distributed run's id (default: made up and shown); give the id of a run
@@ -46,7 +48,10 @@ export type ParsedArgs = { kind: "help" } | { kind: "error"; message: string } |
 
 /** `2025-06-01T12-30-05Z`: sortable, and valid in a file name everywhere. */
 export function runDirName(date: Date): string {
-  return date.toISOString().replace(/\.\d+Z$/, "Z").replaceAll(":", "-");
+  return date
+    .toISOString()
+    .replace(/\.\d+Z$/, "Z")
+    .replaceAll(":", "-");
 }
 
 export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string = process.cwd()): ParsedArgs {
@@ -75,17 +80,17 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   if (extra.length > 0) return { kind: "error", message: `give one config file (also got "${extra.join('", "')}")` };
 
   let concurrency: number | undefined;
-  if (values.concurrency !== undefined) {
-    concurrency = Number(values.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency < 1) {
-      return { kind: "error", message: `--concurrency wants a whole number of at least 1, got "${values.concurrency}"` };
-    }
+  try {
+    concurrency = numberFlag("concurrency", values.concurrency, { integer: true, min: 1 });
+  } catch (error) {
+    return { kind: "error", message: (error as Error).message };
   }
   const redisProblem = values.redis === undefined ? undefined : redisUrlProblem(values.redis);
   if (redisProblem) return { kind: "error", message: `--redis: ${redisProblem}` };
   if (values["run-id"] !== undefined && values.redis === undefined) return { kind: "error", message: "--run-id goes with --redis" };
   const runId = values["run-id"] ?? `${runDirName(now)}-${randomBytes(3).toString("hex")}`;
-  if (!RUN_ID_PATTERN.test(runId)) return { kind: "error", message: `--run-id may hold letters, digits, ".", "_" and "-" (at most 80), got "${runId}"` };
+  if (!RUN_ID_PATTERN.test(runId))
+    return { kind: "error", message: `--run-id may hold letters, digits, ".", "_" and "-" (at most 80), got "${runId}"` };
   const outDir = resolve(cwd, values.out ?? `.cadre/runs/${runDirName(now)}`);
   return {
     kind: "run",

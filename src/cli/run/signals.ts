@@ -1,5 +1,5 @@
 import process from "node:process";
-import { AbortError } from "../../worker/index.ts";
+import { AbortError } from "../../errors.ts";
 
 export interface InterruptHandlers {
   /** The first Ctrl-C (or SIGTERM): the run is stopping gracefully. */

@@ -1,5 +1,9 @@
-import type { OrchestratorEvent, RateLimitState, TaskStatus } from "../../orchestrator/index.ts";
+import type { OrchestratorEvent, RateLimitState, TaskResult, TaskStatus } from "../../orchestrator/index.ts";
+import type { SwarmEvent } from "../../swarm/runner.ts";
 import { describeMessage, oneLine } from "./activity.ts";
+
+/** What a run shows: the orchestrator's events and the swarm's. */
+export type RunEvent = OrchestratorEvent | SwarmEvent;
 
 /** Where a task is: before it is handed to the orchestrator (waiting), in its queue, running, or done. */
 export type RowStatus = "waiting" | "queued" | "running" | "retrying" | TaskStatus;
@@ -23,7 +27,7 @@ export interface TaskRow {
 }
 
 /**
- * What the views show, built from the orchestrator's events only: one row per
+ * What the views show, built from the run's events only: one row per
  * task in config order (spawned workers after their parent), totals, rate
  * limiting and the budget. Views render it; they never see the orchestrator.
  */
@@ -63,8 +67,14 @@ export class RunState {
     return counts;
   }
 
-  apply(event: OrchestratorEvent, now: number): void {
+  apply(event: RunEvent, now: number): void {
     switch (event.type) {
+      case "task_settled": {
+        // The swarm's word is final: a task stopped by Ctrl-C counts as cancelled even if its worker failed.
+        const row = this.rows.find((r) => r.name === event.task.name && r.parentName === undefined);
+        if (row) finish(row, event.result, now);
+        return;
+      }
       case "rate_limit":
         this.rateLimit = event.state;
         return;
@@ -104,16 +114,9 @@ export class RunState {
         row.activity = describeMessage(message) ?? row.activity;
         break;
       }
-      case "task_finished": {
-        const { result } = event;
-        row.status = result.status;
-        row.finishedAt = now;
-        row.durationMs = result.durationMs;
-        row.turns = Math.max(row.turns, result.numTurns);
-        row.costUsd = result.costUsd;
-        row.activity = oneLine(result.error ? result.error.message : result.text);
+      case "task_finished":
+        finish(row, event.result, now);
         break;
-      }
       case "permission_request":
         row.activity = oneLine(`waiting for permission: ${event.request.toolName}`);
         break;
@@ -146,4 +149,13 @@ export class RunState {
     for (const bound of this.byId.values()) if (bound === row) return true;
     return false;
   }
+}
+
+function finish(row: TaskRow, result: TaskResult, now: number): void {
+  row.status = result.status;
+  row.finishedAt ??= now;
+  row.durationMs = result.durationMs;
+  row.turns = Math.max(row.turns, result.numTurns);
+  row.costUsd = result.costUsd;
+  row.activity = oneLine(result.error ? result.error.message : result.text);
 }

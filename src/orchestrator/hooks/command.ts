@@ -1,13 +1,13 @@
 import process from "node:process";
 import { execa } from "execa";
+import { AbortError } from "../../errors.ts";
 import type { HookCallback } from "../../worker/hooks.ts";
-import { AbortError } from "../../worker/errors.ts";
 import { HookCommandError, HookOutputError, HookTimeoutError } from "./errors.ts";
 import { parseCommandOutput } from "./output.ts";
 import { denyResult } from "./results.ts";
 
 export interface CommandHookOptions {
-  /** Where the command runs. Default: the session's cwd from the hook input (as Claude Code does), else this process's. */
+  /** Where the command runs. Default: the session's cwd from the hook input, as Claude Code does. */
   cwd?: string;
   /** Variables set for the command on top of this process's environment. */
   env?: Record<string, string | undefined>;
@@ -63,7 +63,7 @@ export function commandHook(command: string, options: CommandHookOptions = {}): 
   return async (input, { signal }) => {
     if (signal.aborted) throw new AbortError(what, signal.reason);
     const event = input.hook_event_name;
-    const cwd = options.cwd ?? (typeof input.cwd === "string" ? input.cwd : process.cwd());
+    const cwd = options.cwd ?? input.cwd;
     const subprocess = execa(command, {
       shell: true,
       cwd,
@@ -91,7 +91,7 @@ export function commandHook(command: string, options: CommandHookOptions = {}): 
       // command exits also lets its output end.
       subprocess.once("exit", () => killGroup(pid));
     }
-    let result;
+    let result: Awaited<typeof subprocess>;
     try {
       result = await subprocess;
     } finally {
@@ -107,9 +107,6 @@ export function commandHook(command: string, options: CommandHookOptions = {}): 
     if (result.exitCode === 2) {
       return denyResult(event, result.stderr.trim() || `${what} blocked this (exit code 2) without giving a reason on stderr`);
     }
-    throw new HookCommandError(
-      { command, cwd, exitCode: result.exitCode, signal: result.signal, stderr: result.stderr },
-      result.cause,
-    );
+    throw new HookCommandError({ command, cwd, exitCode: result.exitCode, signal: result.signal, stderr: result.stderr }, result.cause);
   };
 }

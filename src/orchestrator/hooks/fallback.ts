@@ -1,4 +1,5 @@
-import type { HookCallback, HookResult } from "../../worker/hooks.ts";
+import type { HookOutput } from "../../protocol/index.ts";
+import type { HookCallback } from "../../worker/hooks.ts";
 import { HookTimeoutError } from "./errors.ts";
 import { denyResult, noOpinion } from "./results.ts";
 
@@ -57,7 +58,7 @@ export function withFallback(callback: HookCallback, options: FallbackOptions): 
   };
 }
 
-function fallback(event: string, onError: "deny" | "allow", error: unknown): HookResult {
+function fallback(event: string, onError: "deny" | "allow", error: unknown): HookOutput {
   if (onError === "allow") return noOpinion();
   return denyResult(event, `denied because the ${event} hook failed (on_error: deny): ${describe(error)}`);
 }

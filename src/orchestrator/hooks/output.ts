@@ -1,5 +1,4 @@
-import { SyncHookOutputSchema } from "../../protocol/hooks.ts";
-import type { HookResult } from "../../worker/hooks.ts";
+import { type HookOutput, SyncHookOutputSchema } from "../../protocol/hooks.ts";
 import { HookOutputError } from "./errors.ts";
 import { plainStdoutResult } from "./results.ts";
 
@@ -8,7 +7,7 @@ import { plainStdoutResult } from "./results.ts";
  * whole output is one JSON object it is the hook's answer; other text is
  * context for the events that take it, and ignored elsewhere.
  */
-export function parseCommandOutput(command: string, event: string, stdout: string): HookResult {
+export function parseCommandOutput(command: string, event: string, stdout: string): HookOutput {
   const text = stdout.trim();
   if (!text.startsWith("{")) return plainStdoutResult(event, text);
   let json: unknown;

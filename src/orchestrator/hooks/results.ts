@@ -1,4 +1,4 @@
-import type { HookResult } from "../../worker/hooks.ts";
+import type { HookOutput } from "../../protocol/index.ts";
 
 /**
  * The decision shapes of Claude Code's hook output, in one place. The CLI
@@ -14,7 +14,7 @@ const STDOUT_IS_CONTEXT = new Set(["SessionStart", "UserPromptSubmit", "UserProm
 const PROMPT_EVENTS = new Set(["UserPromptSubmit", "UserPromptExpansion"]);
 
 /** No opinion: the CLI carries on as if the hook were not there. */
-export function noOpinion(): HookResult {
+export function noOpinion(): HookOutput {
   return {};
 }
 
@@ -26,8 +26,8 @@ export function noOpinion(): HookResult {
  * the agent working with the reason as feedback, PostToolUse shows the reason
  * to the model; events that cannot be blocked show it to the user only.
  */
-export function denyResult(event: string, reason: string): HookResult {
-  const result: HookResult = { decision: "block", reason };
+export function denyResult(event: string, reason: string): HookOutput {
+  const result: HookOutput = { decision: "block", reason };
   if (event === "PreToolUse") {
     result.hookSpecificOutput = { hookEventName: event, permissionDecision: "deny", permissionDecisionReason: reason };
   } else if (event === "PermissionRequest") {
@@ -43,7 +43,7 @@ export function denyResult(event: string, reason: string): HookResult {
  * without asking for permission, PermissionRequest grants it. Other events
  * have nothing to approve, so the answer is no opinion.
  */
-export function allowResult(event: string, reason?: string): HookResult {
+export function allowResult(event: string, reason?: string): HookOutput {
   if (event === "PreToolUse") {
     return {
       hookSpecificOutput: {
@@ -58,7 +58,7 @@ export function allowResult(event: string, reason?: string): HookResult {
 }
 
 /** What plain stdout of a command that exited 0 means: context for the model on some events, else nothing. */
-export function plainStdoutResult(event: string, stdout: string): HookResult {
+export function plainStdoutResult(event: string, stdout: string): HookOutput {
   if (stdout === "" || !STDOUT_IS_CONTEXT.has(event)) return noOpinion();
   return { hookSpecificOutput: { hookEventName: event, additionalContext: stdout } };
 }

@@ -42,8 +42,9 @@ export class AdaptiveLimit {
   #streak = 0;
   #successes = 0;
 
+  /** `limit` is trusted: the Scheduler checked it. */
   constructor(limit: number, options: AdaptiveLimitOptions = {}) {
-    this.limit = requireLimit("concurrency", limit);
+    this.limit = limit;
     this.#effective = limit;
     this.#baseBackoffMs = requireDelay("rateLimit.baseBackoffMs", options.baseBackoffMs ?? 1000);
     this.#maxBackoffMs = requireDelay("rateLimit.maxBackoffMs", options.maxBackoffMs ?? 60_000);

@@ -7,23 +7,20 @@ export class QueueClearedError extends CadreError {
   }
 }
 
-/** A scheduler or retry option is out of range (a programming error in the caller). */
+/** A scheduler or retry option is out of range (a programming error in the caller); worded like p-queue's own checks. */
 export class SchedulerOptionError extends CadreError {
-  constructor(message: string) {
-    super("SCHEDULER_OPTION", message);
+  constructor(name: string, expected: string, value: unknown) {
+    super("SCHEDULER_OPTION", `Expected \`${name}\` to be ${expected}, got \`${String(value)}\` (${typeof value})`);
   }
 }
 
+/** A limit on jobs at once. */
 export function requireLimit(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) {
-    throw new SchedulerOptionError(`${name} must be a whole number of at least 1, got ${String(value)}`);
-  }
+  if (!Number.isInteger(value) || value < 1) throw new SchedulerOptionError(name, "a whole number from 1 and up", value);
   return value;
 }
 
 export function requireDelay(name: string, value: number): number {
-  if (!Number.isFinite(value) || value < 0) {
-    throw new SchedulerOptionError(`${name} must be a finite number of milliseconds >= 0, got ${String(value)}`);
-  }
+  if (!Number.isFinite(value) || value < 0) throw new SchedulerOptionError(name, "a finite number of milliseconds from 0 and up", value);
   return value;
 }

@@ -1,4 +1,4 @@
-import { AbortError } from "../../worker/errors.ts";
+import { AbortError } from "../../errors.ts";
 import { backoffDelay } from "./backoff.ts";
 import { requireDelay, SchedulerOptionError } from "./errors.ts";
 
@@ -25,7 +25,7 @@ export interface RetryOptions {
 export async function retryWithBackoff<T>(fn: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
   const { retries, isRetryable, signal, onRetry } = options;
   if (!Number.isInteger(retries) || retries < 0) {
-    throw new SchedulerOptionError(`retries must be a whole number >= 0, got ${String(retries)}`);
+    throw new SchedulerOptionError("retries", "a whole number from 0 and up", retries);
   }
   const baseDelayMs = requireDelay("baseDelayMs", options.baseDelayMs ?? 1000);
   const maxDelayMs = requireDelay("maxDelayMs", options.maxDelayMs ?? 30_000);

@@ -1,7 +1,8 @@
 import PQueue from "p-queue";
-import { AbortError } from "../../worker/errors.ts";
+import { AbortError } from "../../errors.ts";
+import { EventHub, type Listener } from "../../util/event-hub.ts";
 import { AdaptiveLimit, type AdaptiveLimitOptions, type RateLimitState } from "./adaptive-limit.ts";
-import { QueueClearedError, SchedulerOptionError, requireLimit } from "./errors.ts";
+import { QueueClearedError, requireLimit, SchedulerOptionError } from "./errors.ts";
 
 export interface SchedulerOptions {
   /** Jobs running at once, across all keys. */
@@ -24,7 +25,7 @@ export type SchedulerEvent =
   | { type: "job_started"; key: string | undefined }
   | { type: "job_finished"; key: string | undefined };
 
-export type SchedulerListener = (event: SchedulerEvent) => void;
+export type SchedulerListener = Listener<SchedulerEvent>;
 
 export interface KeyCounts {
   running: number;
@@ -80,7 +81,7 @@ export class Scheduler {
   readonly #adaptive: AdaptiveLimit;
   /** Every job not yet settled, by key. */
   readonly #entries = new Map<string | undefined, Set<Entry>>();
-  readonly #listeners = new Set<SchedulerListener>();
+  readonly #events = new EventHub<SchedulerEvent>();
   #idleWaiters: Array<() => void> = [];
   #seq = 0;
   #total = 0;
@@ -90,9 +91,11 @@ export class Scheduler {
   #backoffTimer: ReturnType<typeof setTimeout> | undefined;
   #published: RateLimitState;
 
+  /** The one check of the limits (the Orchestrator's `concurrency` and `agentLimits` included); inside they are trusted. */
   constructor(options: SchedulerOptions) {
-    this.#adaptive = new AdaptiveLimit(options.concurrency, options.rateLimit);
-    this.#global = new PQueue({ concurrency: options.concurrency });
+    const concurrency = requireLimit("concurrency", options.concurrency);
+    this.#adaptive = new AdaptiveLimit(concurrency, options.rateLimit);
+    this.#global = new PQueue({ concurrency });
     for (const [key, limit] of Object.entries(options.keyLimits ?? {})) {
       this.#keyQueues.set(key, new PQueue({ concurrency: requireLimit(`keyLimits.${key}`, limit) }));
     }
@@ -102,7 +105,7 @@ export class Scheduler {
   schedule<T>(job: (signal: AbortSignal) => Promise<T>, options: ScheduleOptions = {}): Promise<T> {
     const { key, priority = 0, signal } = options;
     if (!Number.isFinite(priority)) {
-      return Promise.reject(new SchedulerOptionError(`priority must be a finite number, got ${String(priority)}`));
+      return Promise.reject(new SchedulerOptionError("priority", "a finite number", priority));
     }
     if (signal?.aborted) return Promise.reject(new AbortError("the scheduled job", signal.reason));
     return new Promise<T>((resolve, reject) => {
@@ -205,8 +208,7 @@ export class Scheduler {
 
   /** Returns a function that removes the listener. */
   onEvent(listener: SchedulerListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#events.on(listener);
   }
 
   #enqueue(entry: Entry): void {
@@ -262,14 +264,14 @@ export class Scheduler {
     entry.phase = "running";
     this.#running += 1;
     this.#peakRunning = Math.max(this.#peakRunning, this.#running);
-    this.#emit({ type: "job_started", key: entry.key });
+    this.#events.emit({ type: "job_started", key: entry.key });
   }
 
   #finished(entry: Entry): void {
     entry.phase = "done";
     this.#running -= 1;
     this.#untrack(entry);
-    this.#emit({ type: "job_finished", key: entry.key });
+    this.#events.emit({ type: "job_finished", key: entry.key });
   }
 
   #track(entry: Entry): void {
@@ -313,26 +315,9 @@ export class Scheduler {
     }
 
     const last = this.#published;
-    if (
-      last.effectiveLimit !== state.effectiveLimit ||
-      last.backoffUntil !== state.backoffUntil ||
-      last.rateLimited !== state.rateLimited
-    ) {
+    if (last.effectiveLimit !== state.effectiveLimit || last.backoffUntil !== state.backoffUntil || last.rateLimited !== state.rateLimited) {
       this.#published = state;
-      this.#emit({ type: "rate_limit", state });
-    }
-  }
-
-  #emit(event: SchedulerEvent): void {
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(event);
-      } catch (error) {
-        // A failing listener must not break the bookkeeping around it; its error still surfaces, uncaught.
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
+      this.#events.emit({ type: "rate_limit", state });
     }
   }
 }

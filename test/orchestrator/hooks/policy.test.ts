@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { HookPolicyError, policyHook } from "../../../src/orchestrator/hooks/index.ts";
-import type { HookInput, HookResult } from "../../../src/worker/hooks.ts";
+import type { HookInput, HookOutput } from "../../../src/protocol/index.ts";
+import { hookInput } from "../../support/hook-input.ts";
 
 const context = { toolUseId: "toolu_1", signal: new AbortController().signal };
 
 function call(tool: string, toolInput: Record<string, unknown> = {}, event = "PreToolUse"): HookInput {
-  return { hook_event_name: event, tool_name: tool, tool_input: toolInput, tool_use_id: "toolu_1" };
+  return hookInput({ hook_event_name: event, tool_name: tool, tool_input: toolInput, tool_use_id: "toolu_1" });
 }
 const bash = (command: string) => call("Bash", { command });
 
-function reasonOf(result: HookResult): string | undefined {
+function reasonOf(result: HookOutput): string | undefined {
   const specific = result.hookSpecificOutput as { permissionDecision?: string; permissionDecisionReason?: string } | undefined;
   return specific?.permissionDecision === "deny" ? specific.permissionDecisionReason : undefined;
 }
@@ -63,7 +64,7 @@ describe("policyHook", () => {
     const hook = policyHook({ deny_tools: ["Bash"], deny_commands: ["."] });
     expect(await hook(call("Bash", { command: "rm" }, "PostToolUse"), context)).toEqual({});
     expect(await hook(call("Bash", { command: "rm" }, "PermissionRequest"), context)).toEqual({});
-    expect(await hook({ hook_event_name: "UserPromptSubmit", prompt: "rm" }, context)).toEqual({});
+    expect(await hook(hookInput({ hook_event_name: "UserPromptSubmit", prompt: "rm" }), context)).toEqual({});
   });
 
   it("rejects an invalid regular expression when it is built, naming the rule and the pattern", () => {

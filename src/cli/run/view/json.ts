@@ -1,15 +1,15 @@
-import type { OrchestratorEvent } from "../../../orchestrator/index.ts";
 import { encodeLine } from "../../../protocol/ndjson.ts";
+import type { RunEvent } from "../state.ts";
 import type { RunView, ViewStream } from "./view.ts";
 
-/** `--json`: every orchestrator event as one NDJSON line on `out`; notices go to `err`, never into the data. */
+/** `--json`: every event of the run (the orchestrator's and the swarm's) as one NDJSON line on `out`; notices go to `err`, never into the data. */
 export class JsonView implements RunView {
   constructor(
     private readonly out: ViewStream,
     private readonly err: ViewStream,
   ) {}
 
-  event(event: OrchestratorEvent): void {
+  event(event: RunEvent): void {
     this.out.write(encodeLine(event));
   }
 

@@ -1,6 +1,6 @@
-import type { OrchestratorEvent } from "../../../orchestrator/index.ts";
+import type { TaskResult } from "../../../orchestrator/index.ts";
 import { describeMessage, oneLine } from "../activity.ts";
-import type { RunState } from "../state.ts";
+import type { RunEvent, RunState } from "../state.ts";
 import { formatDuration, formatUsd } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
 
@@ -11,8 +11,11 @@ export function clock(ms: number): string {
 }
 
 /** The line an event deserves in a log, or undefined for events that only feed the live view. */
-export function describeEvent(event: OrchestratorEvent, state: RunState): string | undefined {
+export function describeEvent(event: RunEvent, state: RunState): string | undefined {
   switch (event.type) {
+    case "task_settled":
+      // A task that ran was described when the orchestrator finished it.
+      return event.started ? undefined : describeResult(event.result, state);
     case "task_started":
       return `${event.task.name}: started${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}`;
     case "task_message": {
@@ -21,13 +24,8 @@ export function describeEvent(event: OrchestratorEvent, state: RunState): string
     }
     case "task_retry":
       return `${event.task.name}: retry in ${formatDuration(event.delayMs)} after ${oneLine(event.error.message)}`;
-    case "task_finished": {
-      const { result } = event;
-      const row = state.rows.find((r) => r.name === result.name);
-      const stats = `${result.numTurns} turn${result.numTurns === 1 ? "" : "s"}, ${formatUsd(result.costUsd)}, ${formatDuration(result.durationMs)}`;
-      const detail = result.error ? oneLine(result.error.message) : oneLine(result.text);
-      return `${result.name}: ${result.status}${result.attempts > 0 ? ` (${stats})` : ""}${detail ? `: ${detail}` : ""}${row?.parentName ? ` [for ${row.parentName}]` : ""}`;
-    }
+    case "task_finished":
+      return describeResult(event.result, state);
     case "rate_limit": {
       const { state: limit } = event;
       if (!limit.rateLimited) return `rate limit lifted: up to ${limit.effectiveLimit} workers`;
@@ -45,6 +43,13 @@ export function describeEvent(event: OrchestratorEvent, state: RunState): string
   }
 }
 
+function describeResult(result: TaskResult, state: RunState): string {
+  const row = state.rows.find((r) => r.name === result.name);
+  const stats = `${result.numTurns} turn${result.numTurns === 1 ? "" : "s"}, ${formatUsd(result.costUsd)}, ${formatDuration(result.durationMs)}`;
+  const detail = result.error ? oneLine(result.error.message) : oneLine(result.text);
+  return `${result.name}: ${result.status}${result.attempts > 0 ? ` (${stats})` : ""}${detail ? `: ${detail}` : ""}${row?.parentName ? ` [for ${row.parentName}]` : ""}`;
+}
+
 /** Not a terminal (CI, pipes): one plain, timestamped line per event worth logging. */
 export class LinesView implements RunView {
   constructor(
@@ -53,7 +58,7 @@ export class LinesView implements RunView {
     private readonly now: () => number = Date.now,
   ) {}
 
-  event(event: OrchestratorEvent): void {
+  event(event: RunEvent): void {
     const line = describeEvent(event, this.state);
     if (line !== undefined) this.write(line);
   }

@@ -1,6 +1,5 @@
 import { createLogUpdate } from "log-update";
-import type { OrchestratorEvent } from "../../../orchestrator/index.ts";
-import type { RowStatus, RunState, TaskRow } from "../state.ts";
+import type { RowStatus, RunEvent, RunState, TaskRow } from "../state.ts";
 import { type Colors, formatDuration, formatUsd, paint, table } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
 
@@ -110,7 +109,7 @@ export class TtyView implements RunView {
     this.draw();
   }
 
-  event(_event: OrchestratorEvent): void {
+  event(_event: RunEvent): void {
     this.pending ??= setTimeout(() => {
       this.pending = undefined;
       this.draw();

@@ -1,8 +1,8 @@
-import type { OrchestratorEvent } from "../../../orchestrator/index.ts";
+import type { RunEvent } from "../state.ts";
 
 /** How a run is shown. The command applies each event to the RunState first, then hands it to the view. */
 export interface RunView {
-  event(event: OrchestratorEvent): void;
+  event(event: RunEvent): void;
   /** A message about the run itself (start, interrupt). */
   notice(text: string): void;
   /** The run is over: stop drawing; the final table follows. */

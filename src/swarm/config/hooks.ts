@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { type HookEvent, HookEventSchema } from "../../protocol/index.ts";
+
+/** The hook events a `policy` can decide on: it judges tool calls before they run. */
+export const POLICY_EVENTS: readonly HookEvent[] = ["PreToolUse"];
+
+const RegexSchema = z
+  .string()
+  .min(1)
+  .superRefine((pattern, ctx) => {
+    try {
+      new RegExp(pattern);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: `not a valid regular expression: ${(error as Error).message}` });
+    }
+  });
+
+export const PolicySchema = z
+  .strictObject({
+    deny_commands: z
+      .array(RegexSchema)
+      .optional()
+      .describe("Bash commands matching any of these regular expressions (JavaScript syntax, unanchored) are denied."),
+    allow_commands: z
+      .array(RegexSchema)
+      .optional()
+      .describe("An allow-list: when given, every Bash command must match one of these, or it is denied. deny_commands still wins."),
+    deny_tools: z.array(z.string().min(1)).optional().describe("Tool names that are denied outright (e.g. WebFetch, mcp__github__*)."),
+  })
+  .superRefine((policy, ctx) => {
+    if (policy.deny_commands === undefined && policy.deny_tools === undefined && policy.allow_commands === undefined) {
+      ctx.addIssue({ code: "custom", message: "a policy needs at least one of deny_commands, allow_commands or deny_tools" });
+    }
+  })
+  .describe("A built-in rule set cadre applies itself, without starting a process.");
+export type Policy = z.infer<typeof PolicySchema>;
+
+const ACTIONS = ["policy", "command", "supervisor"] as const;
+
+export const HookMatcherSchema = z
+  .strictObject({
+    matcher: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Which tools (or sources) this applies to, as Claude Code understands it: "Bash", "Write|Edit", "mcp__.*". Absent: all.'),
+    policy: PolicySchema.optional(),
+    command: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("A shell command run per event with the hook input JSON on stdin (Claude Code's hook contract: exit 2 or a JSON decision blocks)."),
+    supervisor: z.string().min(1).optional().describe("The name of an agent (under agents) that reads the event and decides allow or deny."),
+    timeout_s: z.number().positive().optional().describe("How long the action may take, in seconds."),
+    on_error: z.enum(["deny", "allow"]).default("deny").describe("What happens when the action fails or times out (default deny: fail closed)."),
+  })
+  .superRefine((matcher, ctx) => {
+    const given = ACTIONS.filter((action) => matcher[action] !== undefined);
+    if (given.length !== 1) {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          given.length === 0
+            ? `needs an action: one of ${ACTIONS.join(", ")}`
+            : `has ${given.join(" and ")}; give exactly one action per entry (split it into two entries)`,
+      });
+    }
+  });
+export type HookMatcher = z.infer<typeof HookMatcherSchema>;
+
+export const HooksSchema = z
+  .partialRecord(HookEventSchema, z.array(HookMatcherSchema))
+  .describe("Hook event → entries, each with an optional matcher and exactly one action: policy, command or supervisor.");
+export type Hooks = z.infer<typeof HooksSchema>;

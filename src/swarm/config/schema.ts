@@ -1,0 +1,91 @@
+import { z } from "zod";
+import { RehearsalScriptSchema } from "../../rehearsal/script.ts";
+import { SwarmPermissionModeSchema } from "../agents/definition.ts";
+import { HooksSchema } from "./hooks.ts";
+
+/**
+ * The swarm config as written (YAML or JSON). Objects are strict: a misspelt
+ * key is an error with a suggestion, not a silently ignored setting. Strings
+ * may use ${VAR} and ${VAR:-default}; relative paths are relative to the config
+ * file. This schema also generates schema/swarm.schema.json for editors.
+ */
+
+const ToolNames = z.array(z.string().min(1));
+const Seconds = z.number().positive();
+
+export const DefaultsSchema = z
+  .strictObject({
+    model: z.string().min(1).optional().describe("Model alias or id for every worker unless its task or agent says otherwise."),
+    permission_mode: SwarmPermissionModeSchema.optional(),
+    append_system_prompt: z.string().optional().describe("Text appended to every worker's system prompt."),
+    allowed_tools: ToolNames.optional().describe('Tools that run without asking, e.g. ["Read", "Bash(git diff:*)"].'),
+    disallowed_tools: ToolNames.optional().describe("Tools no worker may use."),
+    cwd: z.string().min(1).optional().describe("Working directory of the workers, relative to this file; default: this file's directory."),
+    max_turns: z.int().positive().optional(),
+    timeout_s: Seconds.optional().describe("Time limit of one task, in seconds."),
+  })
+  .describe("Settings every task starts from.");
+
+export const InlineAgentSchema = z
+  .strictObject({
+    description: z.string().min(1).describe("What the agent is for (shown by `cadre agents`, and to peers)."),
+    prompt: z.string().min(1).describe("The agent's system prompt."),
+    tools: ToolNames.optional().describe("The tools it may use; absent means all, [] none."),
+    disallowed_tools: ToolNames.optional(),
+    model: z.string().min(1).optional().describe('Model alias or id; "inherit" or absent means the default model.'),
+    permission_mode: SwarmPermissionModeSchema.optional(),
+    max_turns: z.int().positive().optional(),
+  })
+  .describe("An agent defined in place.");
+
+export const AgentEntrySchema = z.union([
+  z.string().min(1).describe("Path to a Markdown agent file (Claude Code's subagent format), relative to this file."),
+  InlineAgentSchema,
+]);
+
+export const ForEachItemSchema = z.union([z.string(), z.number(), z.record(z.string(), z.unknown())]);
+export type ForEachItem = z.infer<typeof ForEachItemSchema>;
+
+export const TaskSchema = z.strictObject({
+  name: z.string().min(1).describe("Unique task name; with for_each, use {{item}} or {{item.field}} to tell the copies apart."),
+  agent: z.string().min(1).optional().describe("An agent defined under agents; absent: a plain worker with the defaults."),
+  prompt: z
+    .string()
+    .min(1)
+    .describe("The task's first user message. {{item}} / {{item.field}} with for_each; {{results.<task>}} for a dependency's result."),
+  for_each: z.array(ForEachItemSchema).min(1).optional().describe("Run one copy of this task per item (strings, numbers or objects)."),
+  depends_on: z
+    .array(z.string().min(1))
+    .optional()
+    .describe("Tasks that must finish first. Naming a for_each task as written (with {{item}}) means all of its copies."),
+  model: z.string().min(1).optional(),
+  cwd: z.string().min(1).optional().describe("Working directory, relative to this file."),
+  timeout_s: Seconds.optional(),
+  retries: z.int().min(0).default(0).describe("How many times a failed run is tried again."),
+  priority: z.int().default(0).describe("Higher runs first among tasks that are ready."),
+});
+export type TaskConfig = z.infer<typeof TaskSchema>;
+
+export const SwarmConfigSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe("The JSON Schema this file follows (for editors)."),
+    name: z.string().min(1).optional().describe("The swarm's name; default: the config file's name."),
+    concurrency: z.int().positive().optional().describe("How many workers may run at once."),
+    budget_usd: z.number().positive().optional().describe("Stop starting tasks once the swarm has spent this much."),
+    defaults: DefaultsSchema.optional(),
+    agents: z.record(z.string().min(1), AgentEntrySchema).optional().describe("Agent name → inline definition or path to an agent file."),
+    tasks: z.array(TaskSchema).min(1).describe("What to do; each task runs in its own worker."),
+    hooks: HooksSchema.optional(),
+    connections: z
+      .record(z.string().min(1), z.array(z.string().min(1)))
+      .optional()
+      .describe("Agent name → the agents its workers may reach with ask_peer / tell_peer."),
+    rehearsal: z
+      .record(z.string().min(1), RehearsalScriptSchema)
+      .optional()
+      .describe(
+        'Task name → script the scripted model plays for it under --rehearse (a for_each task as written covers all copies); "peer:<agent>" for the agent\'s ask_peer answers, "supervisor:<agent>" for its hook decisions.',
+      ),
+  })
+  .meta({ title: "cadre swarm config", description: "A swarm for `cadre run`: agents, tasks, hooks and who may talk to whom." });
+export type SwarmConfig = z.infer<typeof SwarmConfigSchema>;

@@ -1,0 +1,17 @@
+import { agentScriptName } from "../rehearsal/index.ts";
+import type { ResolvedSwarmConfig } from "./config/index.ts";
+
+/** What a config lacks for --rehearse: one `rehearsal.<key>: …` line per missing script. */
+export function missingScripts(config: ResolvedSwarmConfig): string[] {
+  const problems: string[] = [];
+  if (Object.keys(config.rehearsal).length === 0) return ["rehearsal: the config has no rehearsal section; --rehearse needs a script per task"];
+  for (const task of config.tasks) {
+    if (config.rehearsal[task.name] === undefined) problems.push(`rehearsal: no script for task "${task.name}"`);
+  }
+  const supervisors = new Set(Object.values(config.hooks).flatMap((entries) => (entries ?? []).flatMap((e) => (e.supervisor ? [e.supervisor] : []))));
+  for (const agent of supervisors) {
+    const script = agentScriptName("supervisor", agent);
+    if (config.rehearsal[script] === undefined) problems.push(`rehearsal: no script "${script}" for the hook supervisor "${agent}"`);
+  }
+  return problems;
+}

@@ -1,0 +1,134 @@
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { layerWorkerOptions, taskWorkerOptions } from "../../src/orchestrator/compose.ts";
+import {
+  ConfigError,
+  fillResults,
+  loadSwarmConfig,
+  loadSwarmConfigOrThrow,
+  orchestratorOptionsFor,
+  type ResolvedSwarmConfig,
+  type ResolvedTask,
+  taskSpecFor,
+} from "../../src/swarm/config/index.ts";
+import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
+
+const dir = fileURLToPath(new URL("../fixtures/config/", import.meta.url)).replace(/\/$/, "");
+const fixture = join(dir, "swarm.yaml");
+
+/** The options a task's worker starts with: the config converted at its edge, then layered by the orchestrator. */
+function workerOf(config: ResolvedSwarmConfig, task: ResolvedTask) {
+  const options = orchestratorOptionsFor(config);
+  const spec = taskSpecFor(task, task.prompt, new AbortController().signal);
+  const agent = spec.agent === undefined ? undefined : options.agents?.[spec.agent];
+  return layerWorkerOptions({ defaults: options.defaults, agent, task: taskWorkerOptions(spec) });
+}
+
+describe("loadSwarmConfig on a complete swarm", () => {
+  it("expands for_each, resolves dependencies and merges settings", async () => {
+    const result = await loadSwarmConfig(fixture, { env: { CADRE_TEST_CONCURRENCY: "6" } });
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const { config } = result;
+    expect(config).toMatchObject({ name: "review-swarm", file: fixture, base_dir: dir, concurrency: 6, budget_usd: 1.5 });
+    expect(config.tasks.map((task) => [task.name, task.depends_on])).toEqual([
+      ["review-a.ts", []],
+      ["review-b.ts", []],
+      ["fix-a.ts", ["review-a.ts"]],
+      ["fix-b.ts", ["review-b.ts"]],
+      ["summary", ["fix-a.ts", "fix-b.ts"]],
+    ]);
+    const [reviewA, , fixA, , summary] = config.tasks;
+    expect(reviewA).toMatchObject({ template: "review-{{item}}", index: 0, item: "a.ts", prompt: "Review a.ts", retries: 0, priority: 0 });
+    // {{item}} is filled in now; {{results.…}} is left for the runner.
+    expect(fixA).toMatchObject({
+      item: { file: "a.ts", line: 3 },
+      prompt: "Fix a.ts around line 3: {{results.review-a.ts}}",
+      retries: 2,
+      priority: 1,
+    });
+    // Model: task, then agent, then defaults; the reviewer's file says "inherit".
+    const [reviewAWorker, fixAWorker, summaryWorker] = [reviewA!, fixA!, summary!].map((task) => workerOf(config, task));
+    expect([reviewAWorker?.model, fixAWorker?.model, summaryWorker?.model]).toEqual(["sonnet", "opus", "haiku"]);
+    expect(
+      config.tasks.every(
+        (task) =>
+          workerOf(config, task).cwd === join(dir, "work") && task.timeout_s === 300 && workerOf(config, task).permissionMode === "acceptEdits",
+      ),
+    ).toBe(true);
+  });
+
+  it("resolves agents from files and inline definitions", async () => {
+    const result = await loadSwarmConfig(fixture, { env: {} });
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    expect(result.config.concurrency).toBe(2);
+    expect(result.config.agents).toEqual({
+      reviewer: {
+        name: "reviewer",
+        description: "Reviews code for bugs",
+        prompt: "You are a code reviewer. Report bugs with file:line references.",
+        tools: ["Read", "Grep", "Glob"],
+        file: join(dir, "agents", "reviewer.md"),
+      },
+      fixer: { name: "fixer", description: "Fixes what the reviewer found", prompt: "You fix code.", tools: ["Read", "Edit"], model: "opus" },
+    });
+  });
+
+  it("keeps hooks with defaults applied and gives rehearsal scripts per task", async () => {
+    const result = await loadSwarmConfig(fixture, { env: {} });
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const { hooks, rehearsal, connections } = result.config;
+    expect(hooks.PreToolUse?.map((entry) => entry.on_error)).toEqual(["deny", "deny"]);
+    expect(hooks.Stop).toEqual([{ command: "./notify.sh", on_error: "allow" }]);
+    expect(connections).toEqual({ fixer: ["reviewer"] });
+    expect(Object.keys(rehearsal)).toEqual(["review-a.ts", "review-b.ts", "summary"]);
+    expect(rehearsal.summary?.[0]).toMatchObject({ tool_use: { name: "Read", input: { file_path: "a.ts" } } });
+  });
+
+  it("reads JSON configs and names a swarm after its file by default", async () => {
+    const result = await loadSwarmConfig(join(dir, "swarm.json"), { env: {} });
+    expect(result.ok && [result.config.name, result.config.defaults.cwd, workerOf(result.config, result.config.tasks[0]!).cwd]).toEqual([
+      "swarm",
+      dir,
+      dir,
+    ]);
+  });
+
+  it("reports a missing file as an issue, or throws ConfigError when asked to", async () => {
+    const missing = join(dir, "nope.yaml");
+    expect(await loadSwarmConfig(missing)).toEqual({ ok: false, errors: [{ path: "", message: `cannot read ${missing}: no such file` }] });
+    const error = await loadSwarmConfigOrThrow(missing).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toMatchObject({ code: "CONFIG_INVALID", issues: [{ path: "" }] });
+    expect((error as Error).message).toBe(`${missing} has 1 problem: cannot read ${missing}: no such file`);
+  });
+});
+
+describe("agent settings", () => {
+  it("stay with the agent, as written, and reach every worker that runs as it once converted", async () => {
+    const text = [
+      "defaults: { max_turns: 20, permission_mode: default }",
+      "agents:",
+      "  a: { description: d, prompt: p, max_turns: 3, permission_mode: plan }",
+      "tasks:",
+      "  - { name: t, agent: a, prompt: go }",
+    ].join("\n");
+    const result = await parseSwarmConfig(text, { baseDir: dir, env: {} });
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const { config } = result;
+    expect(config.agents.a).toMatchObject({ max_turns: 3, permission_mode: "plan" });
+    expect(config.tasks[0]).not.toHaveProperty("max_turns");
+    const options = orchestratorOptionsFor(config);
+    expect(options.agents?.a).toMatchObject({ maxTurns: 3, permissionMode: "plan" });
+    // A task's worker, and a peer or supervisor session of the agent (no task layer).
+    expect(workerOf(config, config.tasks[0]!)).toMatchObject({ maxTurns: 3, permissionMode: "plan" });
+    expect(layerWorkerOptions({ defaults: options.defaults, agent: options.agents?.a })).toMatchObject({ maxTurns: 3, permissionMode: "plan" });
+  });
+});
+
+describe("fillResults", () => {
+  it("replaces known results and leaves the rest as written", () => {
+    const lookup = (name: string) => ({ "review-a.ts": "LGTM" })[name];
+    expect(fillResults("a: {{results.review-a.ts}} b: {{ results.other }}", lookup)).toBe("a: LGTM b: {{ results.other }}");
+  });
+});

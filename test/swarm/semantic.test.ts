@@ -1,0 +1,151 @@
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { ConfigIssue } from "../../src/swarm/config/issues.ts";
+import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
+
+const baseDir = fileURLToPath(new URL("../fixtures/config/", import.meta.url));
+
+async function errorsOf(lines: string[]): Promise<ConfigIssue[]> {
+  const result = await parseSwarmConfig(lines.join("\n"), { baseDir, env: {} });
+  if (result.ok) throw new Error("expected the config to be rejected");
+  return result.errors;
+}
+
+const AGENTS = ["agents:", "  reviewer: { description: d, prompt: p }", "  writer: { description: d, prompt: p }"];
+
+describe("references to agents", () => {
+  it("finds unknown agents in tasks, hook supervisors and connections, with did-you-mean", async () => {
+    const errors = await errorsOf([
+      ...AGENTS,
+      "tasks:",
+      "  - { name: a, prompt: p, agent: reviewr }",
+      "  - { name: b, prompt: p, agent: zzz }",
+      "hooks:",
+      "  PreToolUse:",
+      "    - { matcher: Bash, supervisor: revewer }",
+      "connections:",
+      "  writr: [reviewer, nobody]",
+    ]);
+    expect(errors).toEqual([
+      { path: "tasks[0].agent", message: 'unknown agent "reviewr"', hint: 'did you mean "reviewer"?' },
+      { path: "tasks[1].agent", message: 'unknown agent "zzz"', hint: "defined agents: reviewer, writer" },
+      { path: "hooks.PreToolUse[0].supervisor", message: 'unknown agent "revewer"', hint: 'did you mean "reviewer"?' },
+      { path: "connections.writr", message: 'unknown agent "writr"', hint: 'did you mean "writer"?' },
+      { path: "connections.writr[1]", message: 'unknown agent "nobody"', hint: "defined agents: reviewer, writer" },
+    ]);
+  });
+
+  it("says where to define an agent when there are none", async () => {
+    expect(await errorsOf(["tasks: [{ name: a, prompt: p, agent: reviewer }]"])).toEqual([
+      { path: "tasks[0].agent", message: 'unknown agent "reviewer"', hint: "define it under agents:" },
+    ]);
+  });
+
+  it("reports a missing agent file with its resolved path, and an invalid one with its problem", async () => {
+    const errors = await errorsOf(["agents:", "  gone: ./agents/gone.md", "  bare: ./agents/no-front-matter.md", "tasks: [{ name: a, prompt: p }]"]);
+    expect(errors).toEqual([
+      {
+        path: "agents.gone",
+        message: `agent file not found: ${join(baseDir, "agents", "gone.md")}`,
+        hint: `paths are relative to the config file's directory (${baseDir.replace(/\/$/, "")})`,
+      },
+      {
+        path: "agents.bare",
+        message: expect.stringMatching(/^agent file .*no-front-matter\.md: no YAML front matter/),
+      },
+    ]);
+  });
+
+  it("allows a policy only where tool calls are decided", async () => {
+    expect(await errorsOf(["hooks:", "  Stop: [{ policy: { deny_tools: [Bash] } }]", "tasks: [{ name: a, prompt: p }]"])).toEqual([
+      { path: "hooks.Stop[0].policy", message: "a policy judges tool calls before they run, so it works only under PreToolUse" },
+    ]);
+  });
+});
+
+describe("tasks", () => {
+  it("rejects duplicate names, also after for_each expansion", async () => {
+    const errors = await errorsOf([
+      "tasks:",
+      "  - { name: a, prompt: p }",
+      "  - { name: a, prompt: p }",
+      "  - { name: same, prompt: p, for_each: [1, 2] }",
+      "  - { name: 'x-{{item}}', prompt: p, for_each: [a, b, a] }",
+      "  - { name: x-b, prompt: p }",
+    ]);
+    expect(errors).toEqual([
+      { path: "tasks[1].name", message: 'duplicate task name "a" (tasks[0] has it too)' },
+      { path: "tasks[2].name", message: 'every for_each copy is named "same"', hint: "put {{item}} or {{item.field}} in the name" },
+      { path: "tasks[3].for_each[2]", message: 'gives the task name "x-a", which tasks[3].for_each[0] has too', hint: "task names must be unique" },
+      { path: "tasks[4].name", message: 'duplicate task name "x-b" (tasks[3].for_each[1] has it too)' },
+    ]);
+  });
+
+  it("checks {{item}} placeholders against for_each", async () => {
+    const errors = await errorsOf([
+      "tasks:",
+      "  - { name: 'a-{{item}}', prompt: p }",
+      "  - { name: 'b-{{item.file}}', prompt: 'line {{item.line}}', for_each: [{ file: x, line: 1 }, { file: y }] }",
+    ]);
+    expect(errors).toEqual([
+      {
+        path: "tasks[0].name",
+        message: "{{item}} is only filled in for a task with for_each",
+        hint: "add for_each: [...] to the task, or remove the placeholder",
+      },
+      { path: "tasks[1].for_each[1]", message: 'item has no field "line" (the task uses {{item.line}})' },
+    ]);
+  });
+
+  it("finds unknown dependencies, self-dependencies and cycles", async () => {
+    const errors = await errorsOf([
+      "tasks:",
+      "  - { name: build, prompt: p, depends_on: [tset] }",
+      "  - { name: test, prompt: p, depends_on: [test] }",
+      "  - { name: c1, prompt: p, depends_on: [c3] }",
+      "  - { name: c2, prompt: p, depends_on: [c1] }",
+      "  - { name: c3, prompt: p, depends_on: [c2] }",
+    ]);
+    expect(errors).toEqual([
+      { path: "tasks[0].depends_on[0]", message: 'unknown task "tset"', hint: 'did you mean "test"?' },
+      { path: "tasks[1].depends_on", message: 'task "test" depends on itself' },
+      { path: "tasks[2].depends_on", message: "dependency cycle: c1 → c3 → c2 → c1" },
+    ]);
+  });
+
+  it("requires {{results.x}} to name a task in depends_on", async () => {
+    const errors = await errorsOf([
+      "tasks:",
+      "  - { name: review, prompt: p }",
+      "  - { name: fix, prompt: 'use {{results.review}} and {{results.reveiw}}' }",
+    ]);
+    expect(errors).toEqual([
+      { path: "tasks[1].prompt", message: '{{results.review}} needs "review" in depends_on', hint: 'add "review" to the task\'s depends_on' },
+      { path: "tasks[1].prompt", message: '{{results.reveiw}} refers to an unknown task "reveiw"', hint: 'did you mean "review"?' },
+    ]);
+  });
+
+  it("reports a problem shared by all for_each copies once", async () => {
+    const errors = await errorsOf(["tasks:", "  - { name: 'a-{{item}}', prompt: 'p {{results.nope}}', for_each: [1, 2, 3], depends_on: [nope] }"]);
+    expect(errors).toEqual([
+      { path: "tasks[0].prompt", message: '{{results.nope}} refers to an unknown task "nope"' },
+      { path: "tasks[0].depends_on[0]", message: 'unknown task "nope"' },
+    ]);
+  });
+
+  it("checks working directories and rehearsal task names", async () => {
+    const errors = await errorsOf([
+      "defaults: { cwd: ./nowhere }",
+      "tasks:",
+      "  - { name: summary, prompt: p, cwd: ./swarm.yaml }",
+      "rehearsal:",
+      "  sumary: [{ text: hi }]",
+    ]);
+    expect(errors).toEqual([
+      { path: "defaults.cwd", message: `directory not found: ${join(baseDir, "nowhere")}` },
+      { path: "tasks[0].cwd", message: `not a directory: ${join(baseDir, "swarm.yaml")}` },
+      { path: "rehearsal.sumary", message: 'unknown task "sumary"', hint: 'did you mean "summary"?' },
+    ]);
+  });
+});
