@@ -50,6 +50,33 @@ describe("cadre run --redis on two hosts", () => {
     for (const host of hosts) await host.waitFor(/run \S+: ended/);
   }, 120_000);
 
+  it("holds an agent's max_concurrency over both hosts while other tasks run beside it", async () => {
+    const redis = await startRedis();
+    const model = await createRehearsal({ fleet: [{ text: "done {{prompt}}", delay_ms: 1_200 }] });
+    await startHost(redis, model, { name: "a", script: "fleet", concurrency: 2 });
+    await startHost(redis, model, { name: "b", script: "fleet", concurrency: 2 });
+    const file = await swarmFile([
+      "name: solo",
+      "concurrency: 4",
+      "agents:",
+      "  solo: { description: Works alone, prompt: You work alone., max_concurrency: 1 }",
+      "tasks:",
+      ...[1, 2, 3].map((i) => `  - { name: s${i}, agent: solo, prompt: solo ${i} }`),
+      ...tasks(3),
+    ]);
+    const out = join(await tempHome("cadre-out-"), "run");
+
+    const run = await runDistributed(file, redis, out);
+    expect(run.exitCode, run.stderr + run.stdout).toBe(0);
+    expect((await readSummary(out)).totals.succeeded).toBe(6);
+    // Measured at the model: no two of the agent's requests at once (each takes 1.2 s), while others ran.
+    const solo = model.requests.filter((r) => r.outcome === "played" && r.system.includes("You work alone."));
+    expect(solo).toHaveLength(3);
+    const overlapping = solo.filter((a, i) => solo.some((b, j) => i !== j && Math.abs(a.at - b.at) < 1_150));
+    expect(overlapping.map((r) => r.at - solo[0]!.at)).toEqual([]);
+    expect(model.peakInFlight).toBeGreaterThanOrEqual(2);
+  }, 120_000);
+
   it("a 429 storm on one host holds back the other: it starts nothing while the back-off lasts", async () => {
     const redis = await startRedis();
     const model = await createRehearsal({

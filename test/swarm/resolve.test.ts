@@ -124,6 +124,22 @@ describe("agent settings", () => {
     expect(workerOf(config, config.tasks[0]!)).toMatchObject({ maxTurns: 3, permissionMode: "plan" });
     expect(layerWorkerOptions({ defaults: options.defaults, agent: options.agents?.a })).toMatchObject({ maxTurns: 3, permissionMode: "plan" });
   });
+
+  it("max_concurrency becomes the orchestrator's limit for that agent, not a worker setting", async () => {
+    const text = [
+      "agents:",
+      "  solo: { description: d, prompt: p, max_concurrency: 1 }",
+      "  free: { description: d, prompt: p }",
+      "tasks:",
+      "  - { name: t, agent: solo, prompt: go }",
+    ].join("\n");
+    const result = await parseSwarmConfig(text, { baseDir: dir, env: {} });
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const options = orchestratorOptionsFor(result.config);
+    expect(options.agentLimits).toEqual({ solo: 1 });
+    expect(options.agents?.solo).not.toHaveProperty("max_concurrency");
+    expect(orchestratorOptionsFor({ ...result.config, agents: { free: result.config.agents.free! } }).agentLimits).toBeUndefined();
+  });
 });
 
 describe("fillResults", () => {

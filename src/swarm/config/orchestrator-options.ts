@@ -60,11 +60,21 @@ function hooksOf(config: ResolvedSwarmConfig): OrchestratorOptions["hooks"] {
   return Object.keys(hooks).length > 0 ? hooks : undefined;
 }
 
+/** Agent → max_concurrency, for the agents that set one; undefined when none does. */
+function agentLimitsOf(config: ResolvedSwarmConfig): OrchestratorOptions["agentLimits"] {
+  const limits = Object.entries(config.agents).flatMap(([name, agent]) =>
+    agent.max_concurrency === undefined ? [] : [[name, agent.max_concurrency] as const],
+  );
+  return limits.length > 0 ? Object.fromEntries(limits) : undefined;
+}
+
 /** The orchestrator a swarm config describes; the caller adds per-run settings (out dir, worker environment). */
 export function orchestratorOptionsFor(config: ResolvedSwarmConfig): OrchestratorOptions {
   const agents = agentsOf(config);
+  const agentLimits = agentLimitsOf(config);
   return {
     ...(config.concurrency !== undefined && { concurrency: config.concurrency }),
+    ...(agentLimits && { agentLimits }),
     ...(config.budget_usd !== undefined && { budgetUsd: config.budget_usd }),
     agents,
     defaults: workerSettings(config.defaults),

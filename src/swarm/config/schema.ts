@@ -35,6 +35,7 @@ export const InlineAgentSchema = z
     model: z.string().min(1).optional().describe('Model alias or id; "inherit" or absent means the default model.'),
     permission_mode: SwarmPermissionModeSchema.optional(),
     max_turns: z.int().positive().optional(),
+    max_concurrency: z.int().positive().optional().describe("Tasks of this agent running at once, over all hosts with --redis."),
   })
   .describe("An agent defined in place.");
 
