@@ -6,6 +6,7 @@ import { errorSummary } from "../orchestrator/failure.ts";
 import {
   InvalidTaskError,
   type OrchestratorEvent,
+  resultWithoutTurn,
   type TaskInfo,
   type TaskResult,
   type TaskRunner,
@@ -53,25 +54,6 @@ const UNBINDING_LIMITER = { max: 2 ** 40, durationMs: 1_000 };
 
 function bullPriority(priority: number | undefined): number {
   return Math.min(2 ** 21, Math.max(1, PRIORITY_ZERO - (priority ?? 0)));
-}
-
-/** The result of a task that ended without a host's result: removed while waiting, its hosts lost, Redis lost. */
-function endedResult(task: TaskInfo, status: TaskStatus, error: { code: string; message: string }, attempts: number, durationMs: number): TaskResult {
-  return {
-    id: task.id,
-    name: task.name,
-    agent: task.agent,
-    status,
-    text: "",
-    structuredOutput: undefined,
-    costUsd: 0,
-    usage: emptyUsage(),
-    numTurns: 0,
-    durationMs,
-    attempts,
-    sessionId: undefined,
-    error,
-  };
 }
 
 /**
@@ -196,7 +178,10 @@ export class Coordinator implements TaskRunner {
       });
     } catch (error) {
       if (!(error instanceof AbortError)) throw error;
-      return this.#settle(task, endedResult(task, "cancelled", { code: error.code, message: error.message }, 0, Date.now() - queued));
+      return this.#settle(
+        task,
+        resultWithoutTurn(task, "cancelled", { code: error.code, message: error.message }, { durationMs: Date.now() - queued }),
+      );
     }
   }
 
@@ -263,7 +248,7 @@ export class Coordinator implements TaskRunner {
     type Ended = { ended: () => TaskResult };
     type Outcome = { result: TaskResult } | Ended;
     const ended = (status: TaskStatus, error: { code: string; message: string }, attempts = 0) =>
-      this.#settle(task, endedResult(task, status, error, attempts, Date.now() - queued));
+      this.#settle(task, resultWithoutTurn(task, status, error, { attempts, durationMs: Date.now() - queued }));
     // Commands wait while Redis reconnects: each wait also ends when the run gives up on Redis.
     const failed = this.#failed.then((error): Ended => ({ ended: () => ended("failed", error) }));
     const { signal, worker, ...data } = spec;

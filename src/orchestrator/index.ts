@@ -21,3 +21,4 @@ export type {
   WorkerContext,
 } from "./types.ts";
 export { TaskSpecSchema } from "./types.ts";
+export { resultWithoutTurn } from "./unrun.ts";

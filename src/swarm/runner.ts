@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { TaskResult, TaskRunner, TaskStatus } from "../orchestrator/index.ts";
+import { resultWithoutTurn, type TaskResult, type TaskRunner, type TaskStatus } from "../orchestrator/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { fillResults, type ResolvedSwarmConfig, type ResolvedTask, taskSpecFor } from "./config/index.ts";
 
@@ -33,21 +33,7 @@ export interface RunSwarmOptions {
 
 /** A result for a task that never ran. */
 export function unrunResult(task: ResolvedTask, status: TaskStatus, error: { code: string; message: string }): TaskResult {
-  return {
-    id: randomUUID().slice(0, 8),
-    name: task.name,
-    agent: task.agent,
-    status,
-    text: "",
-    structuredOutput: undefined,
-    costUsd: 0,
-    usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-    numTurns: 0,
-    durationMs: 0,
-    attempts: 0,
-    sessionId: undefined,
-    error,
-  };
+  return resultWithoutTurn({ id: randomUUID().slice(0, 8), name: task.name, agent: task.agent }, status, error);
 }
 
 /**

@@ -25,6 +25,24 @@ export interface RunEngine extends TaskRunner {
   warnings(): readonly string[];
 }
 
+/** What the orchestrator and the coordinator both offer a run. */
+type Core = Pick<RunEngine, "run" | "on" | "totals" | "transcriptPaths">;
+
+/** `core` as a RunEngine: its tasks, events and records, and the rest as given. */
+function engineOf(core: Core, rest: Omit<RunEngine, keyof Core>): RunEngine {
+  return {
+    run: (spec) => core.run(spec),
+    on: (listener) => core.on(listener),
+    get totals() {
+      return core.totals;
+    },
+    get transcriptPaths() {
+      return core.transcriptPaths;
+    },
+    ...rest,
+  };
+}
+
 export async function startEngine(config: ResolvedSwarmConfig, options: RunOptions, outDir: string): Promise<RunEngine> {
   const { concurrency = 4, ...shared } = orchestratorOptionsFor(config);
   const transcriptsDir = join(outDir, TRANSCRIPTS_DIR);
@@ -40,22 +58,14 @@ export async function startEngine(config: ResolvedSwarmConfig, options: RunOptio
       transcriptsDir,
     });
     const resumed = coordinator.resumed ? ", picked up where it was" : "";
-    return {
-      run: (spec) => coordinator.run(spec),
-      on: (listener) => coordinator.on(listener),
-      get totals() {
-        return coordinator.totals;
-      },
-      get transcriptPaths() {
-        return coordinator.transcriptPaths;
-      },
+    return engineOf(coordinator, {
       hosts: coordinator.hosts,
       close: () => coordinator.close(),
       // The hosts own the workers; they stop them on the cancellations of the first Ctrl-C.
       kill: () => {},
       description: `${mode}, on the hosts of ${redactUrl(options.redis)} (run id ${options.runId}${resumed})`,
       warnings: () => (coordinator.failure ? [coordinator.failure.message] : []),
-    };
+    });
   }
   const rig = options.rehearse ? await startRehearsalRig(config.rehearsal) : undefined;
   const orchestrator = new Orchestrator({
@@ -64,15 +74,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: RunOptio
     outDir: transcriptsDir,
     ...(rig && { workerOptions: rig.workerOptions }),
   });
-  return {
-    run: (spec) => orchestrator.run(spec),
-    on: (listener) => orchestrator.on(listener),
-    get totals() {
-      return orchestrator.totals;
-    },
-    get transcriptPaths() {
-      return orchestrator.transcriptPaths;
-    },
+  return engineOf(orchestrator, {
     async close() {
       // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
       await orchestrator.close();
@@ -81,5 +83,5 @@ export async function startEngine(config: ResolvedSwarmConfig, options: RunOptio
     kill: () => orchestrator.kill(),
     description: mode,
     warnings: () => rig?.server.warnings ?? [],
-  };
+  });
 }
