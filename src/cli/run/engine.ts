@@ -48,9 +48,10 @@ export async function startEngine(config: ResolvedSwarmConfig, options: RunOptio
   const transcriptsDir = join(outDir, TRANSCRIPTS_DIR);
   const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
   if (options.redis !== undefined) {
+    const { url, runId } = options.redis;
     const coordinator = await Coordinator.start({
-      redisUrl: options.redis,
-      runId: options.runId,
+      redisUrl: url,
+      runId,
       swarm: config.name,
       concurrency: options.concurrency ?? concurrency,
       options: shared,
@@ -63,7 +64,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: RunOptio
       close: () => coordinator.close(),
       // The hosts own the workers; they stop them on the cancellations of the first Ctrl-C.
       kill: () => {},
-      description: `${mode}, on the hosts of ${redactUrl(options.redis)} (run id ${options.runId}${resumed})`,
+      description: `${mode}, on the hosts of ${redactUrl(url)} (run id ${runId}${resumed})`,
       warnings: () => (coordinator.failure ? [coordinator.failure.message] : []),
     });
   }

@@ -38,10 +38,8 @@ export interface RunOptions {
   defaultOut: boolean;
   rehearse: boolean;
   json: boolean;
-  /** Run on the hosts of this Redis instead of in this process. */
-  redis: string | undefined;
-  /** The distributed run's id (letters, digits, . _ -). */
-  runId: string;
+  /** Run on the hosts of this Redis instead of in this process, as the run of this id (letters, digits, . _ -). */
+  redis: { url: string; runId: string } | undefined;
 }
 
 export type ParsedArgs = { kind: "help" } | { kind: "error"; message: string } | { kind: "run"; options: RunOptions };
@@ -89,8 +87,10 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   if (redisProblem) return { kind: "error", message: `--redis: ${redisProblem}` };
   if (values["run-id"] !== undefined && values.redis === undefined) return { kind: "error", message: "--run-id goes with --redis" };
   const runId = values["run-id"] ?? `${runDirName(now)}-${randomBytes(3).toString("hex")}`;
-  if (!RUN_ID_PATTERN.test(runId))
+  if (!RUN_ID_PATTERN.test(runId)) {
     return { kind: "error", message: `--run-id may hold letters, digits, ".", "_" and "-" (at most 80), got "${runId}"` };
+  }
+  const redis = values.redis === undefined ? undefined : { url: values.redis, runId };
   const outDir = resolve(cwd, values.out ?? `.cadre/runs/${runDirName(now)}`);
   return {
     kind: "run",
@@ -101,8 +101,7 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
       defaultOut: values.out === undefined,
       rehearse: values.rehearse === true,
       json: values.json === true,
-      redis: values.redis,
-      runId,
+      redis,
     },
   };
 }
