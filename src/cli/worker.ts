@@ -64,8 +64,9 @@ function parseWorkerArgs(args: string[]): WorkerArgs | { help: true } | { error:
   return { redis: values.redis, concurrency, name, stallMs: Math.round(stallS * 1000) };
 }
 
+/** A host runs for days: its log lines carry the whole time, to the millisecond. */
 function log(line: string): void {
-  process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
+  process.stdout.write(`${new Date().toISOString()} ${line}\n`);
 }
 
 /** `cadre worker`: serves distributed runs until SIGINT/SIGTERM (or Redis is lost). */

@@ -85,7 +85,7 @@ describe("cadre run --redis on two hosts", () => {
       calm: [{ text: "done {{prompt}}", delay_ms: 200 }],
     });
     await startHost(redis, model, { name: "stormy", script: "storm" });
-    await startHost(redis, model, { name: "calm", script: "calm" });
+    const calm = await startHost(redis, model, { name: "calm", script: "calm" });
     const file = await swarmFile(["name: storm", "concurrency: 2", "tasks:", ...tasks(8)]);
     const out = join(await tempHome("cadre-out-"), "run");
 
@@ -97,15 +97,14 @@ describe("cadre run --redis on two hosts", () => {
     const failed = model.requests.filter((r) => r.script === "storm" && r.outcome === "failed");
     expect(failed).toHaveLength(4);
     // From the second 429 to the last, the fleet was backing off (and down to one task at once, held by
-    // the stormy host): a calm host left alone would have started several tasks then (about one a
-    // second); it started none. The slack at the start covers a calm task fetched just before the
-    // first back-off, whose claude was still starting.
+    // the stormy host). A calm host left alone would have taken several tasks then (about one a second);
+    // it took none. Measured where it takes them: its log says when it took each task from the queue.
     const from = failed[1]!.at;
     const to = failed[3]!.at;
     expect(to - from).toBeGreaterThan(3_000);
-    const calmDuringStorm = model.requests.filter((r) => r.script === "calm" && r.at > from + 1_500 && r.at < to);
-    expect(calmDuringStorm.map((r) => r.at - from)).toEqual([]);
-    expect(model.requests.filter((r) => r.script === "calm" && r.outcome === "played").length).toBeGreaterThanOrEqual(4);
+    const taken = [...calm.output().matchAll(/^(\S+) run \S+: t\d+ starts/gm)].map((m) => Date.parse(m[1]!));
+    expect(taken.length).toBeGreaterThanOrEqual(4);
+    expect(taken.filter((at) => at > from && at < to).map((at) => at - from)).toEqual([]);
   }, 120_000);
 
   it("one budget for both hosts: the result that reaches it stops the other host's running task, and nothing else starts", async () => {
@@ -132,12 +131,10 @@ describe("cadre run --redis on two hosts", () => {
     // The slow host's task was stopped, not waited for; no task after the budget reached the model.
     const cancelled = summary.tasks.find((task) => task.status === "cancelled")!;
     expect(cancelled.duration_ms).toBeLessThan(25_000);
-    expect(
-      model.requests
-        .filter((r) => r.outcome !== "side")
-        .map((r) => r.script)
-        .sort(),
-    ).toEqual(["fast", "slow"]);
+    const reached = model.requests.filter((r) => r.outcome !== "side");
+    expect(reached.filter((r) => r.script === "fast")).toHaveLength(1);
+    // The slow host's one request, if its claude got that far before it was stopped.
+    expect(reached.filter((r) => r.script === "slow").length).toBeLessThanOrEqual(1);
     expect(summary.totals.cost_usd).toBeGreaterThan(0.01);
   }, 120_000);
 });
