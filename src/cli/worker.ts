@@ -95,7 +95,8 @@ export async function workerCommand(args: string[]): Promise<number> {
       signals++;
       if (signals === 1) {
         log(`${signal}: taking no new tasks; finishing the running ones (again to hand them back)`);
-        void host.stop().then(() => resolve(0));
+        // A second signal meanwhile makes this stop one that handed tasks back.
+        void host.stop().then(() => resolve(signals > 1 ? 130 : 0));
       } else if (signals === 2) {
         log(`${signal}: handing the running tasks back to the queue`);
         void host.stop(true).then(() => resolve(130));

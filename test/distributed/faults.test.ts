@@ -7,7 +7,7 @@ import { Host } from "../../src/distributed/host.ts";
 import type { OrchestratorEvent } from "../../src/orchestrator/index.ts";
 import type { RecordedRequest } from "../../src/rehearsal/server.ts";
 import { bin, readSummary, repo } from "../cli/run-support.ts";
-import { liveClaudeChildren } from "../support/processes.ts";
+import { claudeDescendants, isGone, liveClaudeChildren } from "../support/processes.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 import { killHost, runDistributed, startHost, startRedis, swarmFile } from "./support.ts";
 
@@ -55,6 +55,48 @@ describe("distributed faults", () => {
     expect(played.map(promptOf).sort()).toEqual(["item 1", "item 2", "item 3", "item 4"]);
   }, 120_000);
 
+  it("a host stopped with SIGTERM finishes its task and takes no more; stopped twice, it hands its task back", async () => {
+    const redis = await startRedis();
+    const model = await createRehearsal({
+      a: [{ text: "done {{prompt}} on a", delay_ms: 2_500 }],
+      slowA: [{ text: "done {{prompt}} on a", delay_ms: 30_000 }],
+      b: [{ text: "done {{prompt}} on b", delay_ms: 300 }],
+    });
+    const file = await swarmFile(["name: stop", "concurrency: 2", "tasks:", ...[1, 2, 3].map((i) => `  - { name: t${i}, prompt: item ${i} }`)]);
+    const home = await tempHome("cadre-out-");
+
+    // Once: the task under way on a ends there; the rest go to b.
+    const a = await startHost(redis, model, { name: "a", script: "a" });
+    await startHost(redis, model, { name: "b", script: "b" });
+    const graceful = runDistributed(file, redis, join(home, "graceful"));
+    await until(() => model.requests.some((r) => r.script === "a"), 60_000, "host a's model request");
+    a.process.kill("SIGTERM");
+    expect((await a.process).exitCode).toBe(0);
+    expect((await graceful).exitCode).toBe(0);
+    const once = await readSummary(join(home, "graceful"));
+    expect(once.tasks.filter((task) => task.host === "a").map((task) => [task.status, task.text.endsWith("on a")])).toEqual([["succeeded", true]]);
+    expect(once.tasks.filter((task) => task.host === "b")).toHaveLength(2);
+
+    // Twice: the task under way on the slow host goes back to the queue, and b runs it.
+    const slow = await startHost(redis, model, { name: "slow", script: "slowA" });
+    const handedBack = runDistributed(file, redis, join(home, "handed-back"));
+    await until(() => model.requests.some((r) => r.script === "slowA"), 60_000, "the slow host's model request");
+    const workers = await claudeDescendants(slow.process.pid!);
+    slow.process.kill("SIGTERM");
+    await slow.waitFor(/taking no new tasks/);
+    slow.process.kill("SIGTERM");
+    expect((await slow.process).exitCode).toBe(130);
+    for (const pid of workers) expect(await isGone(pid), `claude ${pid} survived`).toBe(true);
+    expect((await handedBack).exitCode).toBe(0);
+    const twice = await readSummary(join(home, "handed-back"));
+    expect(twice.tasks.map((task) => [task.status, task.host])).toEqual([
+      ["succeeded", "b"],
+      ["succeeded", "b"],
+      ["succeeded", "b"],
+    ]);
+    expect(twice.tasks.map((task) => task.attempts).sort()).toEqual([1, 1, 2]);
+  }, 180_000);
+
   it("a coordinator that restarts with the same run id picks up where it was", async () => {
     const redis = await startRedis();
     const model = await createRehearsal({ fleet: [{ text: "done {{prompt}}", delay_ms: 1_000 }] });
@@ -85,6 +127,29 @@ describe("distributed faults", () => {
     // Nothing ran twice, and the transcripts of what ran before the restart are there too.
     expect(model.requests.filter((r) => r.outcome === "played")).toHaveLength(3);
     for (const task of summary.tasks) expect(task.transcript).toBe(`transcripts/${task.name}.jsonl`);
+  }, 120_000);
+
+  it("Ctrl-C on cadre run cancels the tasks on the hosts: their claude processes end, summary.json says cancelled", async () => {
+    const redis = await startRedis();
+    const model = await createRehearsal({ slow: [{ text: "too late", delay_ms: 30_000 }] });
+    const host = await startHost(redis, model, { name: "h", script: "slow", concurrency: 2 });
+    const file = await swarmFile(["name: stop", "concurrency: 2", "tasks:", ...[1, 2, 3].map((i) => `  - { name: t${i}, prompt: item ${i} }`)]);
+    const out = join(await tempHome("cadre-out-"), "run");
+    const run = runDistributed(file, redis, out);
+    await until(() => model.inFlight === 2, 60_000, "two model requests in flight");
+    const workers = await claudeDescendants(host.process.pid!);
+    expect(workers).toHaveLength(2);
+
+    run.kill("SIGINT");
+    const done = await run;
+    expect(done.exitCode, done.stderr + done.stdout).toBe(130);
+    for (const pid of workers) expect(await isGone(pid, 10_000), `claude ${pid} survived`).toBe(true);
+    const summary = await readSummary(out);
+    expect(summary.interrupted).toBe(true);
+    expect(summary.tasks.map((task) => task.status)).toEqual(["cancelled", "cancelled", "cancelled"]);
+    // The host goes on serving: it only stopped the run's tasks.
+    await host.waitFor(/run \S+: ended/);
+    expect(host.process.exitCode).toBeNull();
   }, 120_000);
 
   it("Redis not there: both commands say so in one line and exit 1, without hanging", async () => {
