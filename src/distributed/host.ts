@@ -3,7 +3,7 @@ import type { RedisUnreachableError } from "./errors.ts";
 import { CONTROL_CHANNEL, RUNS_KEY, runKeys } from "./keys.ts";
 import { connectRedis, DEFAULT_REDIS_LOSS_MS, watchLoss } from "./redis.ts";
 import { type HostContext, RunHost } from "./run-host.ts";
-import { type ControlMessage, ControlMessageSchema, RunRecordSchema, readJson } from "./wire.ts";
+import { type ControlMessage, ControlMessageSchema, type RunRecord, RunRecordSchema, readJson } from "./wire.ts";
 
 export interface HostOptions {
   redisUrl: string;
@@ -25,6 +25,7 @@ const RESYNC_MS = 5_000;
  */
 export class Host {
   readonly #runs = new Map<string, RunHost>();
+  readonly #unreadable = new Set<string>();
   readonly #context: HostContext;
   readonly #failed: Promise<RedisUnreachableError>;
   #sync: Promise<void> = Promise.resolve();
@@ -120,9 +121,19 @@ export class Host {
         }
         for (const id of ids) {
           if (this.#runs.has(id)) continue;
+          if (this.#unreadable.has(id)) continue;
           const text = await this.redis.get(runKeys(id).record);
           if (text === null) continue;
-          const run = new RunHost(this.#context, id, readJson(RunRecordSchema, text, `run ${id}`));
+          let record: RunRecord;
+          try {
+            record = readJson(RunRecordSchema, text, `run ${id}`);
+          } catch (error) {
+            // Said once: another cadre version's run, which this host cannot serve.
+            this.#unreadable.add(id);
+            this.options.log(`run ${id}: not served: ${(error as Error).message}`);
+            continue;
+          }
+          const run = new RunHost(this.#context, id, record);
           this.#runs.set(id, run);
           await run.start();
         }
