@@ -7,7 +7,7 @@ import { EventWriter } from "./event-stream.ts";
 import { RedisInbox } from "./inbox.ts";
 import { PREFIX, type RunKeys, runKeys } from "./keys.ts";
 import { RedisLedger } from "./ledger.ts";
-import { JobDataSchema, type JobResult, type RunRecord } from "./wire.ts";
+import { type JobResult, type RunRecord, readJobData } from "./wire.ts";
 
 /** How often one task may lose its host (the host died) before BullMQ gives up on it. */
 export const MAX_HOST_LOSSES = 2;
@@ -101,7 +101,7 @@ export class RunHost {
   }
 
   async #process(job: Job, token: string | undefined): Promise<JobResult> {
-    const { spec } = JobDataSchema.parse(job.data);
+    const { spec } = readJobData(job.data);
     const id = job.id ?? spec.name ?? "";
     // A start lost with its host counts as an attempt, and uses up a retry.
     const earlier = job.attemptsStarted - 1;

@@ -39,6 +39,11 @@ export const JobDataSchema = z.object({
 });
 export type JobData = z.infer<typeof JobDataSchema>;
 
+/** A job's data, checked; a DistributedDataError (the job then fails) when it is not a task. */
+export function readJobData(value: unknown): JobData {
+  return readValue(JobDataSchema, value, "a job's task");
+}
+
 const UsageSchema = z.object({
   inputTokens: z.number(),
   outputTokens: z.number(),
@@ -71,9 +76,7 @@ export type JobResult = { host: string; result: TaskResult };
 
 /** A job's return value, checked; a DistributedDataError when it is not one. */
 export function readJobResult(value: unknown): JobResult {
-  const parsed = JobResultSchema.safeParse(value);
-  if (!parsed.success) throw new DistributedDataError("a job's result", parsed.error.issues[0]?.message ?? "invalid");
-  const { host, result } = parsed.data;
+  const { host, result } = readValue(JobResultSchema, value, "a job's result");
   return {
     host,
     result: { ...result, agent: result.agent, structuredOutput: result.structuredOutput, sessionId: result.sessionId, error: result.error },
@@ -91,7 +94,15 @@ export const ControlMessageSchema = z.discriminatedUnion("type", [
 ]);
 export type ControlMessage = z.infer<typeof ControlMessageSchema>;
 
-/** Parses JSON read from Redis against a schema; `what` names it in the error. */
+/** A value read from Redis, checked against its schema; `what` names it in the error. */
+export function readValue<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new DistributedDataError(what, `${issue?.path.join(".") || "(top)"}: ${issue?.message}`);
+}
+
+/** JSON read from Redis, checked against its schema. */
 export function readJson<S extends z.ZodType>(schema: S, text: string, what: string): z.infer<S> {
   let value: unknown;
   try {
@@ -99,12 +110,7 @@ export function readJson<S extends z.ZodType>(schema: S, text: string, what: str
   } catch {
     throw new DistributedDataError(what, "not JSON");
   }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new DistributedDataError(what, `${issue?.path.join(".") || "(top)"}: ${issue?.message}`);
-  }
-  return parsed.data;
+  return readValue(schema, value, what);
 }
 
 /** An event from a host's orchestrator; only its type is checked (hosts wrote it from orchestrator events). */
