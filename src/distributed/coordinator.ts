@@ -109,8 +109,13 @@ export class Coordinator implements TaskRunner {
   /** Connects, registers the run (or finds it, to resume it) and tells the hosts. Throws RedisUnreachableError at once when Redis is not there. */
   static async start(options: CoordinatorOptions): Promise<Coordinator> {
     const redis = await connectRedis(options.redisUrl, `cadre-run-${options.runId}`);
+    const keys = runKeys(options.runId);
+    const queue = new Queue(keys.queue, { connection: redis, prefix: PREFIX });
+    const queueEvents = new QueueEvents(keys.queue, { connection: redis, prefix: PREFIX });
+    // Connection errors are the watchdog's to report (once, and only when they last).
+    queue.on("error", () => {});
+    queueEvents.on("error", () => {});
     try {
-      const keys = runKeys(options.runId);
       const record: RunRecord = {
         version: 1,
         swarm: options.swarm,
@@ -121,13 +126,8 @@ export class Coordinator implements TaskRunner {
       };
       const created = await redis.set(keys.record, JSON.stringify(record), "NX");
       const stored = created ? record : readJson(RunRecordSchema, (await redis.get(keys.record)) ?? "", `run ${options.runId}`);
-      const queue = new Queue(keys.queue, { connection: redis, prefix: PREFIX });
       await queue.setGlobalConcurrency(stored.concurrency);
       await queue.setGlobalRateLimit(UNBINDING_LIMITER.max, UNBINDING_LIMITER.durationMs);
-      const queueEvents = new QueueEvents(keys.queue, { connection: redis, prefix: PREFIX });
-      // Connection errors are the watchdog's to report (once, and only when they last).
-      queue.on("error", () => {});
-      queueEvents.on("error", () => {});
       await queueEvents.waitUntilReady();
       const coordinator = new Coordinator(options.runId, created !== "OK", redis, queue, queueEvents, options);
       coordinator.#listen(options, stored.concurrency);
@@ -135,6 +135,7 @@ export class Coordinator implements TaskRunner {
       await coordinator.#poke({ type: "runs" });
       return coordinator;
     } catch (error) {
+      await Promise.all([queueEvents.close(), queue.close()]).catch(() => undefined);
       redis.disconnect();
       throw error;
     }
