@@ -150,7 +150,7 @@ export async function startHost(
       }
     }
   });
-  await host.waitFor(/serving runs from/);
+  await host.waitFor(/serving runs from/, 60_000);
   return host;
 }
 
