@@ -15,7 +15,6 @@ import { buildSummary, renderFinalTable, SUMMARY_FILE, type Summary, writeSummar
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
-import { TtyView } from "./run/view/tty.ts";
 import type { RunView } from "./run/view/view.ts";
 
 /** The default run directory, made unique if a run in the same second already took it. */
@@ -77,7 +76,8 @@ export async function runCommand(args: string[]): Promise<number> {
   const view: RunView = options.json
     ? new JsonView(out, process.stderr)
     : out.isTTY
-      ? new TtyView(out, state, colorsFor(out))
+      ? // Loaded only when used: the live view on a terminal.
+        new (await import("./run/view/tty.ts")).TtyView(out, state, colorsFor(out))
       : new LinesView(out, state);
   const results = new Map<string, TaskResult>();
   const onEvent = (event: RunEvent) => {

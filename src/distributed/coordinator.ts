@@ -23,7 +23,8 @@ import { EventReader } from "./event-stream.ts";
 import { FleetLimit } from "./fleet-limit.ts";
 import { CONTROL_CHANNEL, jobIdFor, PREFIX, RUNS_KEY, type RunKeys, runKeys } from "./keys.ts";
 import { readTotals } from "./ledger.ts";
-import { connectRedis, DEFAULT_REDIS_LOSS_MS, redactUrl, watchLoss } from "./redis.ts";
+import { connectRedis, DEFAULT_REDIS_LOSS_MS, watchLoss } from "./redis.ts";
+import { redactUrl } from "./url.ts";
 import { type ControlMessage, type RunRecord, RunRecordSchema, readJobResult, readJson, type SharedOrchestratorOptions } from "./wire.ts";
 
 export interface CoordinatorOptions {

@@ -1,9 +1,10 @@
-import { readFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { CADRE_VERSION } from "../util/version.ts";
 import { askByElicitation, supportsElicitation } from "./elicitation.ts";
 import { registerResources } from "./resources.ts";
 import type { SessionRegistry } from "./session-registry.ts";
 import { registerControlTools } from "./tools/control.ts";
+import { registerFileTools } from "./tools/files.ts";
 import { registerInspectTools } from "./tools/inspect.ts";
 import { registerTurnTools } from "./tools/turns.ts";
 
@@ -18,11 +19,6 @@ export interface CadreServerOptions {
 
 const DEFAULT_WAIT_S = 30;
 
-function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  return manifest.version;
-}
-
 /**
  * The cadre MCP server for one client connection (an McpServer serves one
  * transport): the session tools and resources over the shared registry,
@@ -30,7 +26,7 @@ function version(): string {
  */
 export function createCadreServer(registry: SessionRegistry, owner: string, options: CadreServerOptions = {}): McpServer {
   const server = new McpServer(
-    { name: "cadre", version: version() },
+    { name: "cadre", version: CADRE_VERSION },
     {
       instructions:
         "Run child Claude Code sessions: spawn_session starts one on a task, query_session continues it, " +
@@ -41,6 +37,7 @@ export function createCadreServer(registry: SessionRegistry, owner: string, opti
   registerTurnTools(server, context);
   registerInspectTools(server, context);
   registerControlTools(server, context);
+  registerFileTools(server, context);
   registerResources(server, registry, owner);
   if (options.elicitation !== false) {
     registry.onPermissionRequest(owner, (session, pending) => {

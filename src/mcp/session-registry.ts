@@ -68,6 +68,8 @@ export class SessionRegistry {
     }
     const session = this.#orchestrator.openSession({
       ...spec,
+      // So that a parent can undo what a child wrote (rewind_session_files).
+      worker: { fileCheckpointing: true, ...spec.worker },
       permissions: "ask",
       permissionTimeoutMs: this.permissionTimeoutMs,
     });

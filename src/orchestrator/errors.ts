@@ -71,3 +71,13 @@ export class InvalidTaskError extends CadreError {
     super("INVALID_TASK", message);
   }
 }
+
+/** A session whose process ended cannot go on: it kept no session file to resume from. */
+export class SessionNotResumableError extends CadreError {
+  constructor(name: string) {
+    super(
+      "SESSION_NOT_RESUMABLE",
+      `session "${name}" lost its claude process and cannot be resumed: it runs without session persistence (persistSession: false), so the CLI kept no session file. Open a new session, or leave session persistence on`,
+    );
+  }
+}

@@ -1,4 +1,4 @@
-import type { CliMessage } from "../protocol/index.ts";
+import type { CliMessage, RewindFilesResponse } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import {
   askUserQuestion,
@@ -6,12 +6,14 @@ import {
   type PermissionHandler,
   type PermissionRequest,
   planReview,
+  RewindFilesError,
   type TurnResult,
   Worker,
   WorkerClosedError,
   type WorkerOptions,
 } from "../worker/index.ts";
 import { WorkerCost } from "./accounting.ts";
+import { SessionNotResumableError } from "./errors.ts";
 import type { TaskInfo } from "./types.ts";
 
 export const SESSION_STATUSES = ["starting", "running", "awaiting_permission", "idle", "failed", "closed"] as const;
@@ -77,6 +79,8 @@ export class Session {
   readonly #pending = new Map<string, { entry: PendingPermission; resolve: (d: PermissionDecision) => void }>();
   #tail: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** The id each finished turn's prompt was sent with, in order: where rewindFiles can go back to. */
+  readonly #turnMessageIds: string[] = [];
   readonly #permissionRequests = new EventHub<PendingPermission>();
   readonly #host: SessionHost;
 
@@ -162,6 +166,7 @@ export class Session {
           try {
             const result = await worker.run(prompt, { signal });
             this.#turns++;
+            if (result.userMessageId !== undefined) this.#turnMessageIds.push(result.userMessageId);
             this.#lastResult = result;
             this.#lastError = result.isError ? { code: "TURN_ERROR", message: result.errors.join("; ") || result.subtype } : undefined;
             return result;
@@ -184,6 +189,27 @@ export class Session {
     await this.#worker?.interrupt();
   }
 
+  /**
+   * Restores the files this session edited to how they were when turn `turn`
+   * (1 = the first) began; with `dryRun`, only reports what would change.
+   * Needs the worker option `fileCheckpointing` and the session's live process.
+   */
+  async rewindFiles(turn: number, options: { dryRun?: boolean } = {}): Promise<RewindFilesResponse> {
+    const userMessageId = this.#turnMessageIds[turn - 1];
+    if (userMessageId === undefined) {
+      const why =
+        this.#turns > 0 && this.#turnMessageIds.length === 0
+          ? "file checkpointing is off; open the session with worker: { fileCheckpointing: true }"
+          : `the session has ${this.#turnMessageIds.length} finished turn(s)`;
+      throw new RewindFilesError(`turn ${turn}`, why);
+    }
+    const worker = this.#worker;
+    if (!worker || worker.state === "exited" || worker.state === "failed" || worker.state === "closing") {
+      throw new RewindFilesError(`turn ${turn}`, "the session's process has ended, and its checkpoints with it");
+    }
+    return worker.rewindFiles(userMessageId, options);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -200,6 +226,7 @@ export class Session {
     if (alive) return this.#worker!;
     const resume = this.sessionId;
     const options = this.#host.workerOptions(this, this.#permissionHandler());
+    if (resume && options.persistSession === false) throw new SessionNotResumableError(this.info.name);
     const worker = await Worker.start(resume ? { ...options, resume } : options, signal);
     this.#worker = worker;
     this.#cost = new WorkerCost();

@@ -39,13 +39,14 @@ export const StdinMessageSchema = z.discriminatedUnion("type", [
 ]);
 export type StdinMessage = z.infer<typeof StdinMessageSchema>;
 
-/** A user message; a string becomes one text block. */
-export function userMessage(content: string | ContentBlockParam[]): UserInputMessage {
+/** A user message; a string becomes one text block. `uuid` names it for rewind_files and --resume-session-at. */
+export function userMessage(content: string | ContentBlockParam[], uuid?: string): UserInputMessage {
   return {
     type: "user",
     session_id: "",
     message: { role: "user", content: typeof content === "string" ? [{ type: "text", text: content }] : content },
     parent_tool_use_id: null,
+    ...(uuid !== undefined && { uuid }),
   };
 }
 

@@ -62,6 +62,8 @@ export interface RecordedRequest {
   sessionId: string | undefined;
   /** Set on subagent calls (x-claude-code-agent-id). */
   agentId: string | undefined;
+  /** The API betas the request asked for (the anthropic-beta header, split at commas). */
+  betas: string[];
   /** Epoch milliseconds. */
   at: number;
 }
@@ -266,6 +268,7 @@ export class RehearsalServer {
       maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,
       sessionId: header(req, "x-claude-code-session-id"),
       agentId,
+      betas: (header(req, "anthropic-beta") ?? "").split(",").filter((beta) => beta !== ""),
       at: Date.now(),
     };
     this.#requests.push(record);

@@ -33,6 +33,25 @@ export interface ExitDetails {
 }
 
 /** The claude process ended while cadre still expected it to work. */
+/** Worker options that contradict each other; nothing was started. */
+export class WorkerOptionsError extends CadreError {
+  constructor(problem: string) {
+    super("INVALID_WORKER_OPTIONS", `invalid worker options: ${problem}`);
+  }
+}
+
+/** The CLI cannot restore files to the given message (checkpointing off, or no checkpoint there). */
+export class RewindFilesError extends CadreError {
+  constructor(
+    /** Where the rewind was to go: "message <id>", "turn <n>". */
+    readonly target: string,
+    reason: string,
+    cause?: unknown,
+  ) {
+    super("REWIND_FAILED", `cannot rewind files to ${target}: ${reason}`, { cause });
+  }
+}
+
 export class WorkerExitedError extends CadreError implements ExitDetails {
   readonly exitCode: number | null;
   readonly signal: string | null;

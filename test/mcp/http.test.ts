@@ -117,7 +117,7 @@ describe("cadre mcp --http", () => {
     expect((await raw(served.url, {})).status).toBe(401);
     const client = new Client({ name: "t", version: "1" });
     await client.connect(new StreamableHTTPClientTransport(served.url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-    expect((await client.listTools()).tools.length).toBe(9);
+    expect((await client.listTools()).tools.length).toBe(10);
     await client.close();
     served.process.kill("SIGINT");
     expect((await served.process).exitCode).toBe(0);

@@ -26,6 +26,7 @@ describe("cadre mcp over stdio", () => {
         "interrupt_session",
         "list_sessions",
         "query_session",
+        "rewind_session_files",
         "spawn_session",
         "wait_sessions",
       ].sort(),

@@ -1,7 +1,6 @@
 import { join } from "node:path";
-import { Coordinator, redactUrl } from "../../distributed/index.ts";
+import { redactUrl } from "../../distributed/url.ts";
 import { Orchestrator, type OrchestratorEvent, type TaskRunner, type Usage } from "../../orchestrator/index.ts";
-import { startRehearsalRig } from "../../rehearsal/index.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../../swarm/config/index.ts";
 import type { RunOptions } from "./options.ts";
 
@@ -49,6 +48,8 @@ export async function startEngine(config: ResolvedSwarmConfig, options: RunOptio
   const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
   if (options.redis !== undefined) {
     const { url, runId } = options.redis;
+    // Loaded only when used: BullMQ and the Redis client for --redis, the scripted model for --rehearse.
+    const { Coordinator } = await import("../../distributed/coordinator.ts");
     const coordinator = await Coordinator.start({
       redisUrl: url,
       runId,
@@ -68,7 +69,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: RunOptio
       warnings: () => (coordinator.failure ? [coordinator.failure.message] : []),
     });
   }
-  const rig = options.rehearse ? await startRehearsalRig(config.rehearsal) : undefined;
+  const rig = options.rehearse ? await (await import("../../rehearsal/rig.ts")).startRehearsalRig(config.rehearsal) : undefined;
   const orchestrator = new Orchestrator({
     ...shared,
     concurrency: options.concurrency ?? concurrency,

@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { RUN_ID_PATTERN, redisUrlProblem } from "../../distributed/index.ts";
+// The modules that need no Redis client: `cadre run` without --redis never loads BullMQ.
+import { RUN_ID_PATTERN } from "../../distributed/keys.ts";
+import { redisUrlProblem } from "../../distributed/url.ts";
 import { numberFlag } from "../flags.ts";
 
 export const USAGE = "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json] [--redis URL [--run-id ID]]";

@@ -19,6 +19,9 @@ const WORKER_SETTINGS = {
   allowed_tools: "allowedTools",
   append_system_prompt: "appendSystemPrompt",
   cwd: "cwd",
+  fallback_model: "fallbackModel",
+  betas: "betas",
+  plugin_dirs: "pluginDirs",
 } as const satisfies Record<string, keyof WorkerOptions>;
 
 type WrittenSettings = { [K in keyof typeof WORKER_SETTINGS]?: WorkerOptions[(typeof WORKER_SETTINGS)[K]] };
@@ -77,7 +80,7 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
     ...(agentLimits && { agentLimits }),
     ...(config.budget_usd !== undefined && { budgetUsd: config.budget_usd }),
     agents,
-    defaults: workerSettings(config.defaults),
+    defaults: { ...workerSettings(config.defaults), ...(config.session_persistence === false && { persistSession: false }) },
     hooks: hooksOf(config),
     // No connections means every agent may reach every other.
     connections: Object.keys(config.connections).length > 0 ? config.connections : undefined,

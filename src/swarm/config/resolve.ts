@@ -49,6 +49,8 @@ export interface ResolvedSwarmConfig {
   base_dir: string;
   concurrency?: number;
   budget_usd?: number;
+  /** False: workers keep no session files. Absent: true. */
+  session_persistence?: boolean;
   defaults: ResolvedDefaults;
   agents: Record<string, AgentDefinition>;
   tasks: ResolvedTask[];
@@ -88,6 +90,9 @@ export async function resolveSwarmConfig(
   const defaults: ResolvedDefaults = {
     ...input.defaults,
     cwd: input.defaults?.cwd === undefined ? baseDir : directory(["defaults", "cwd"], input.defaults.cwd),
+    ...(input.defaults?.plugin_dirs && {
+      plugin_dirs: input.defaults.plugin_dirs.map((dir, index) => directory(["defaults", "plugin_dirs", index], dir)),
+    }),
   };
   const tasks = expanded.tasks.map((task): ResolvedTask => {
     // Not the orchestrator's default time limit: that would cover the workers a task spawns too.
@@ -124,6 +129,7 @@ export async function resolveSwarmConfig(
       base_dir: baseDir,
       ...(input.concurrency !== undefined && { concurrency: input.concurrency }),
       ...(input.budget_usd !== undefined && { budget_usd: input.budget_usd }),
+      session_persistence: input.session_persistence,
       defaults,
       agents: agents.agents,
       tasks,

@@ -23,6 +23,9 @@ export const DefaultsSchema = z
     cwd: z.string().min(1).optional().describe("Working directory of the workers, relative to this file; default: this file's directory."),
     max_turns: z.int().positive().optional(),
     timeout_s: Seconds.optional().describe("Time limit of one task, in seconds."),
+    fallback_model: z.string().min(1).optional().describe("Models to fall back to, comma-separated in order, when the main one is overloaded."),
+    betas: z.array(z.string().min(1)).optional().describe("API beta headers (API-key users only; the CLI sends only betas it knows)."),
+    plugin_dirs: z.array(z.string().min(1)).optional().describe("Claude Code plugin directories every worker loads, relative to this file."),
   })
   .describe("Settings every task starts from.");
 
@@ -73,6 +76,10 @@ export const SwarmConfigSchema = z
     name: z.string().min(1).optional().describe("The swarm's name; default: the config file's name."),
     concurrency: z.int().positive().optional().describe("How many workers may run at once."),
     budget_usd: z.number().positive().optional().describe("Stop starting tasks once the swarm has spent this much."),
+    session_persistence: z
+      .boolean()
+      .default(true)
+      .describe("false: workers write no session files under ~/.claude/projects (their sessions cannot be resumed)."),
     defaults: DefaultsSchema.optional(),
     agents: z.record(z.string().min(1), AgentEntrySchema).optional().describe("Agent name → inline definition or path to an agent file."),
     tasks: z.array(TaskSchema).min(1).describe("What to do; each task runs in its own worker."),
