@@ -85,7 +85,8 @@ describe("distributed faults", () => {
     slow.process.kill("SIGTERM");
     await slow.waitFor(/taking no new tasks/);
     slow.process.kill("SIGTERM");
-    expect((await slow.process).exitCode).toBe(130);
+    const stopped = await slow.process;
+    expect([stopped.exitCode, stopped.signal], slow.output()).toEqual([130, undefined]);
     for (const pid of workers) expect(await isGone(pid), `claude ${pid} survived`).toBe(true);
     expect((await handedBack).exitCode).toBe(0);
     const twice = await readSummary(join(home, "handed-back"));
