@@ -43,6 +43,7 @@ export {
   Orchestrator,
   OrchestratorClosedError,
   Session,
+  StructuredOutputError,
   TaskFailedError,
   TaskTimeoutError,
   UnknownAgentError,

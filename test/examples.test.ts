@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CliMessage } from "../src/protocol/index.ts";
 import { cadre, decodeTranscript, readSummary, repo } from "./cli/run-support.ts";
@@ -99,7 +100,35 @@ describe("examples with --rehearse", () => {
       "guarded-shell.yaml",
       "library.ts",
       "research-critic.yaml",
+      "worktrees.yaml",
     ]);
     expect(existsSync(join(repo, "examples", "build"))).toBe(false);
+  });
+
+  it("worktrees: two agents edit the same file on two branches; a third task starts from one of them; the checkout stays as it was", async () => {
+    const git = async (args: string[]) => (await execa("git", args, { cwd: repo })).stdout.trim();
+    const before = { head: await git(["rev-parse", "HEAD"]), status: await git(["status", "--porcelain"]) };
+    const { run, summary } = await rehearse("worktrees");
+    const branches = summary.tasks.flatMap((t) => (t.branch ? [t.branch] : []));
+    try {
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(summary.tasks.map((t) => [t.name, t.status, t.branch])).toEqual([
+        ["harden", "succeeded", `cadre/${summary.run_id}/harden`],
+        ["document", "succeeded", `cadre/${summary.run_id}/document`],
+        // It read the hardener's version and changed nothing: no branch.
+        ["review", "succeeded", null],
+      ]);
+      const file = (branch: string) => git(["show", `${branch}:examples/code/slug.ts`]);
+      const [hardened, documented] = await Promise.all(branches.map(file));
+      expect(hardened).toContain('if (typeof title !== "string") return "";');
+      expect(hardened).not.toContain("/** slug(");
+      expect(documented).toContain('/** slug("Hello, World!") === "hello-world" */');
+      expect(documented).not.toContain("typeof title");
+      expect(summary.tasks[2]?.base).toBe(summary.tasks[0]?.commit);
+      expect(summary.tasks[2]?.text).toContain('if (typeof title !== "string") return "";');
+      expect({ head: await git(["rev-parse", "HEAD"]), status: await git(["status", "--porcelain"]) }).toEqual(before);
+    } finally {
+      if (branches.length > 0) await git(["branch", "-D", ...branches]);
+    }
   });
 });

@@ -6,16 +6,17 @@ import type { TaskResult } from "../orchestrator/index.ts";
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
-import { INTERRUPTED, runSwarm, unrunResult } from "../swarm/runner.ts";
+import { INTERRUPTED, newRunId, runSwarm, unrunResult } from "../swarm/runner.ts";
+import { RunWorktrees, type WorktreeOutcome } from "../swarm/worktree.ts";
 import { type RunEngine, startEngine } from "./run/engine.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
-import { interruptOnSignals } from "./run/signals.ts";
 import { type RunEvent, RunState } from "./run/state.ts";
 import { buildSummary, renderFinalTable, SUMMARY_FILE, type Summary, writeSummary } from "./run/summary.ts";
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
 import type { RunView } from "./run/view/view.ts";
+import { type StopSignal, stopOnSignals } from "./signals.ts";
 
 /** The default run directory, made unique if a run in the same second already took it. */
 async function freshDir(dir: string): Promise<string> {
@@ -71,6 +72,9 @@ export async function runCommand(args: string[]): Promise<number> {
   }
 
   const startedAt = Date.now();
+  const runId = newRunId(new Date(startedAt));
+  const worktrees = new RunWorktrees(runId, config.keep_worktrees);
+  const worktreeOutcomes = new Map<string, WorktreeOutcome>();
   const state = new RunState(config.name, config.tasks, startedAt, config.budget_usd);
   const out = process.stdout;
   const view: RunView = options.json
@@ -86,32 +90,36 @@ export async function runCommand(args: string[]): Promise<number> {
   };
   engine.on(onEvent);
 
-  const summaryOf = (finishedAt: number, interrupted: boolean): Summary =>
+  const summaryOf = (finishedAt: number, stoppedBy: StopSignal | undefined): Summary =>
     buildSummary({
       config,
       results,
       totals: engine.totals,
       transcripts: engine.transcriptPaths,
       ...(engine.hosts && { hosts: engine.hosts }),
+      worktrees: worktreeOutcomes,
+      runId,
       outDir,
       rehearsal: options.rehearse,
       startedAt,
       finishedAt,
-      interrupted,
+      stoppedBy,
     });
-  const signals = interruptOnSignals({
-    onInterrupt: () => {
+  const stopping = stopOnSignals("the run", {
+    onStop: () => {
       state.interrupted = true;
       view.notice("interrupted: stopping the workers and writing what finished (Ctrl-C again to kill them)");
     },
+    // The reaper kills each worker with its tools, also once this process has exited.
     onKill: () => {
       view.stop();
       engine.kill();
+      worktrees.discardSync();
       for (const task of config.tasks) {
         if (!results.has(task.name))
-          results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second Ctrl-C" }));
+          results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second signal" }));
       }
-      writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summaryOf(Date.now(), true), null, 2)}\n`);
+      writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summaryOf(Date.now(), stopping.received), null, 2)}\n`);
       process.stderr.write(`cadre run: killed; ${join(outDir, SUMMARY_FILE)} lists what finished\n`);
     },
   });
@@ -120,19 +128,21 @@ export async function runCommand(args: string[]): Promise<number> {
     `cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${engine.description}, output in ${outDir}`,
   );
   try {
-    for await (const event of runSwarm({ config, orchestrator: engine, signal: signals.signal })) {
+    for await (const event of runSwarm({ config, orchestrator: engine, signal: stopping.signal, worktrees })) {
       results.set(event.task.name, event.result);
+      if (event.worktree !== undefined) worktreeOutcomes.set(event.task.name, event.worktree);
       onEvent(event);
     }
   } finally {
+    // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
     await engine.close();
+    await worktrees.dispose();
     state.finishedAt = Date.now();
     view.stop();
   }
-  const interrupted = signals.signal.aborted;
-  signals.dispose();
+  stopping.dispose();
 
-  const summary = summaryOf(state.finishedAt, interrupted);
+  const summary = summaryOf(state.finishedAt, stopping.received);
   const path = await writeSummary(outDir, summary);
   const tableOut = options.json ? process.stderr : out;
   tableOut.write(`\n${renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) })}\n\nsummary: ${path}\n`);

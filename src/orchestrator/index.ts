@@ -1,6 +1,6 @@
 export type { AgentSpec } from "./compose.ts";
 export * from "./errors.ts";
-export { Orchestrator } from "./orchestrator.ts";
+export { DEFAULT_RETRIES, Orchestrator } from "./orchestrator.ts";
 export type { InboxMessage } from "./peers/directory.ts";
 export { type InboxStore, MemoryInbox } from "./peers/inbox.ts";
 export type { RateLimitState } from "./scheduler/index.ts";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AbortError } from "../errors.ts";
-import type { CliMessage, ResultMessage } from "../protocol/index.ts";
+import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { type PermissionHandler, type TurnResult, Worker, type WorkerOptions } from "../worker/index.ts";
 import { addUsage, emptyUsage, WorkerCost } from "./accounting.ts";
@@ -8,8 +8,8 @@ import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import { Budget } from "./budget.ts";
 import { type AgentSpec, layerWorkerOptions, sessionWorkerOptions, taskWorkerOptions } from "./compose.ts";
-import { BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskFailedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
-import { errorSummary, isRateLimitStatus, isRetryable } from "./failure.ts";
+import { BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
+import { errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { MemoryInbox } from "./peers/inbox.ts";
 import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
@@ -30,7 +30,8 @@ import {
 } from "./types.ts";
 
 const DEFAULT_CONCURRENCY = 4;
-const DEFAULT_RETRIES = 2;
+/** Further attempts after a transient failure, for tasks that do not say (the swarm file's default too). */
+export const DEFAULT_RETRIES = 2;
 /** Children may spawn children, but not without end. */
 const MAX_SPAWN_DEPTH = 3;
 
@@ -46,6 +47,8 @@ interface TaskRecord {
   usage: ReturnType<typeof emptyUsage>;
   attempts: number;
   started: boolean;
+  /** Whether the task's prepareWorker has run (it runs once, whatever the attempts). */
+  prepared: boolean;
   /** Messages of the current attempt, to judge whether a retry is safe. */
   attemptMessages: CliMessage[];
 }
@@ -217,6 +220,7 @@ export class Orchestrator implements TaskRunner {
       usage: emptyUsage(),
       attempts: 0,
       started: false,
+      prepared: false,
       attemptMessages: [],
     };
   }
@@ -260,6 +264,10 @@ export class Orchestrator implements TaskRunner {
     record.attempts++;
     record.started = true;
     record.attemptMessages = [];
+    if (spec.prepareWorker && !record.prepared) {
+      record.prepared = true;
+      record.overrides = { ...record.overrides, ...(await spec.prepareWorker(signal)) };
+    }
     const cost = new WorkerCost();
     const { info } = record;
     const workerOptions = this.workerOptionsFor({ kind: "task", name: info.name, agent: info.agent }, record);
@@ -283,10 +291,8 @@ export class Orchestrator implements TaskRunner {
         this.onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
       },
     });
-    if (turn.isError) {
-      const status = (turn.result as ResultMessage).api_error_status ?? undefined;
-      throw new TaskFailedError(turn.subtype, turn.errors.length > 0 ? turn.errors : [turn.text].filter(Boolean), status ?? undefined);
-    }
+    const failure = turnFailure(turn, workerOptions.jsonSchema !== undefined);
+    if (failure) throw failure;
     this.scheduler.reportSuccess();
     return turn;
   }

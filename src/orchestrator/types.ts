@@ -32,6 +32,13 @@ export type TaskSpecData = z.infer<typeof TaskSpecSchema>;
 export interface TaskSpec extends TaskSpecData {
   /** Any other worker options for this task (merged over the agent's and the defaults). */
   worker?: Partial<WorkerOptions>;
+  /**
+   * Runs once, in the task's slot, before its first worker starts (so that
+   * tasks waiting for a slot cost nothing yet), e.g. to make the directory it
+   * works in. What it returns replaces the task's own worker settings of the
+   * same names. A failure fails the task.
+   */
+  prepareWorker?: (signal: AbortSignal) => Promise<Partial<WorkerOptions>>;
   signal?: AbortSignal;
 }
 

@@ -184,10 +184,12 @@ describe("the swarm's task_settled events", () => {
 });
 
 describe("summary", () => {
-  it("exit code: 0 when all succeeded, 1 when any did not, 130 when interrupted", () => {
-    expect(exitCodeFor([result("a", "succeeded")], false)).toBe(0);
-    expect(exitCodeFor([result("a", "succeeded"), result("b", "skipped")], false)).toBe(1);
-    expect(exitCodeFor([result("a", "succeeded")], true)).toBe(130);
+  it("exit code: 0 when all succeeded, 1 when any did not, 128 + the signal's number when a signal stopped the run", () => {
+    expect(exitCodeFor([result("a", "succeeded")], undefined)).toBe(0);
+    expect(exitCodeFor([result("a", "succeeded"), result("b", "skipped")], undefined)).toBe(1);
+    expect(exitCodeFor([result("a", "succeeded")], "SIGINT")).toBe(130);
+    expect(exitCodeFor([result("a", "succeeded")], "SIGHUP")).toBe(129);
+    expect(exitCodeFor([result("a", "succeeded")], "SIGTERM")).toBe(143);
   });
 
   it("the final table lists every task and the totals", () => {
@@ -200,6 +202,7 @@ describe("summary", () => {
         hooks: {},
         connections: {},
         rehearsal: {},
+        keep_worktrees: false,
         tasks: ["a.ts", "b.ts"].map((name, index) => ({
           name,
           template: name,
@@ -209,6 +212,7 @@ describe("summary", () => {
           cwd: "/x",
           retries: 0,
           priority: 0,
+          settings: {},
         })),
       },
       results: new Map([
@@ -217,11 +221,13 @@ describe("summary", () => {
       ]),
       totals: { costUsd: 0.03, usage: { inputTokens: 200, outputTokens: 20, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } },
       transcripts: new Map([["a.ts", "/out/transcripts/a.ts.jsonl"]]),
+      worktrees: new Map(),
+      runId: "20250601-120000-abcd",
       outDir: "/out",
       rehearsal: true,
       startedAt: T0,
       finishedAt: T0 + 5000,
-      interrupted: false,
+      stoppedBy: undefined,
     });
     expect(summary.tasks.map((t) => [t.name, t.status, t.transcript])).toEqual([
       ["a.ts", "succeeded", "transcripts/a.ts.jsonl"],

@@ -43,10 +43,6 @@ describe("parseAgentFile", () => {
     });
   });
 
-  it("reads cadre's maxConcurrency: tasks of the agent running at once", () => {
-    expect(parseAgentFile("---\nname: a\ndescription: d\nmaxConcurrency: 2\n---\nbody", "/x/a.md")).toMatchObject({ max_concurrency: 2 });
-  });
-
   it("explains a file without front matter", async () => {
     const error = await readAgentFile(join(fixtures, "no-front-matter.md")).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AgentFileError);
@@ -61,7 +57,6 @@ describe("parseAgentFile", () => {
     expect(failure("---\nname: a\ndescription: d\ntools: 3\n---\nbody").reason).toBe('"tools" must be a comma-separated string or a list of names');
     expect(failure("---\nname: a\ndescription: d\npermissionMode: yolo\n---\nbody").reason).toMatch(/^"permissionMode" must be one of default, /);
     expect(failure("---\nname: a\ndescription: d\n---\n\n").reason).toBe("the body (the agent's system prompt) is empty");
-    expect(failure("---\nname: a\ndescription: d\nmaxConcurrency: 0\n---\nbody").reason).toBe('"maxConcurrency" must be a positive integer');
     expect(failure("---\n- a\n- b\n---\nbody").reason).toBe("front matter must be a YAML mapping (name: …, description: …)");
     expect(failure("---\nname: a\n- b\n---\nbody").reason).toMatch(/^front matter is not valid YAML: /);
   });

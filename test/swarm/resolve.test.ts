@@ -1,29 +1,13 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { layerWorkerOptions, taskWorkerOptions } from "../../src/orchestrator/compose.ts";
-import {
-  ConfigError,
-  fillResults,
-  loadSwarmConfig,
-  loadSwarmConfigOrThrow,
-  orchestratorOptionsFor,
-  type ResolvedSwarmConfig,
-  type ResolvedTask,
-  taskSpecFor,
-} from "../../src/swarm/config/index.ts";
+import { layerWorkerOptions } from "../../src/orchestrator/compose.ts";
+import { ConfigError, fillResults, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "../../src/swarm/config/index.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
+import { workerOf } from "../support/swarm.ts";
 
 const dir = fileURLToPath(new URL("../fixtures/config/", import.meta.url)).replace(/\/$/, "");
 const fixture = join(dir, "swarm.yaml");
-
-/** The options a task's worker starts with: the config converted at its edge, then layered by the orchestrator. */
-function workerOf(config: ResolvedSwarmConfig, task: ResolvedTask) {
-  const options = orchestratorOptionsFor(config);
-  const spec = taskSpecFor(task, task.prompt, new AbortController().signal);
-  const agent = spec.agent === undefined ? undefined : options.agents?.[spec.agent];
-  return layerWorkerOptions({ defaults: options.defaults, agent, task: taskWorkerOptions(spec) });
-}
 
 describe("loadSwarmConfig on a complete swarm", () => {
   it("expands for_each, resolves dependencies and merges settings", async () => {
@@ -39,7 +23,9 @@ describe("loadSwarmConfig on a complete swarm", () => {
       ["summary", ["fix-a.ts", "fix-b.ts"]],
     ]);
     const [reviewA, , fixA, , summary] = config.tasks;
-    expect(reviewA).toMatchObject({ template: "review-{{item}}", index: 0, item: "a.ts", prompt: "Review a.ts", retries: 0, priority: 0 });
+    expect(reviewA).toMatchObject({ template: "review-{{item}}", index: 0, item: "a.ts", prompt: "Review a.ts", priority: 0 });
+    // No retries written: the orchestrator's default applies, the same as in the library.
+    expect(reviewA).not.toHaveProperty("retries");
     // {{item}} is filled in now; {{results.…}} is left for the runner.
     expect(fixA).toMatchObject({
       item: { file: "a.ts", line: 3 },
@@ -124,27 +110,12 @@ describe("agent settings", () => {
     expect(workerOf(config, config.tasks[0]!)).toMatchObject({ maxTurns: 3, permissionMode: "plan" });
     expect(layerWorkerOptions({ defaults: options.defaults, agent: options.agents?.a })).toMatchObject({ maxTurns: 3, permissionMode: "plan" });
   });
-
-  it("max_concurrency becomes the orchestrator's limit for that agent, not a worker setting", async () => {
-    const text = [
-      "agents:",
-      "  solo: { description: d, prompt: p, max_concurrency: 1 }",
-      "  free: { description: d, prompt: p }",
-      "tasks:",
-      "  - { name: t, agent: solo, prompt: go }",
-    ].join("\n");
-    const result = await parseSwarmConfig(text, { baseDir: dir, env: {} });
-    if (!result.ok) throw new Error(JSON.stringify(result.errors));
-    const options = orchestratorOptionsFor(result.config);
-    expect(options.agentLimits).toEqual({ solo: 1 });
-    expect(options.agents?.solo).not.toHaveProperty("max_concurrency");
-    expect(orchestratorOptionsFor({ ...result.config, agents: { free: result.config.agents.free! } }).agentLimits).toBeUndefined();
-  });
 });
 
 describe("fillResults", () => {
   it("replaces known results and leaves the rest as written", () => {
-    const lookup = (name: string) => ({ "review-a.ts": "LGTM" })[name];
-    expect(fillResults("a: {{results.review-a.ts}} b: {{ results.other }}", lookup)).toBe("a: LGTM b: {{ results.other }}");
+    const names = new Set(["review-a.ts", "review-a", "other"]);
+    const lookup = (name: string) => (name === "review-a.ts" ? { text: "LGTM" } : undefined);
+    expect(fillResults("a: {{results.review-a.ts}} b: {{ results.other }}", names, lookup)).toBe("a: LGTM b: {{ results.other }}");
   });
 });

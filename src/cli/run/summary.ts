@@ -3,7 +3,9 @@ import { join, relative } from "node:path";
 import { z } from "zod";
 import type { TaskResult, Usage } from "../../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
-import { oneLine } from "./activity.ts";
+import type { WorktreeOutcome } from "../../swarm/worktree.ts";
+import { SIGNAL_EXIT_CODES, type StopSignal } from "../signals.ts";
+import { oneLine, resultLine, worktreeLine } from "./activity.ts";
 import { type Colors, formatDuration, formatUsd, paint, table } from "./view/format.ts";
 
 const UsageSchema = z.looseObject({
@@ -19,6 +21,8 @@ export const SummaryTaskSchema = z.looseObject({
   status: z.enum(["succeeded", "failed", "cancelled", "skipped"]),
   /** The final text of the task's last turn. */
   text: z.string(),
+  /** With an output_schema: the answer, as the CLI validated it against the schema; else null. */
+  structured_output: z.unknown(),
   cost_usd: z.number(),
   usage: UsageSchema,
   num_turns: z.number(),
@@ -31,17 +35,28 @@ export const SummaryTaskSchema = z.looseObject({
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
   /** Distributed runs: the host (`cadre worker --name`) that ran the task; null when none did. */
   host: z.string().nullable().optional(),
+  /** With a worktree: the branch holding what the task changed, and its commit (null when it changed nothing: no branch is left). */
+  branch: z.string().nullable().optional(),
+  commit: z.string().nullable().optional(),
+  /** With a worktree: the commit it started from. */
+  base: z.string().optional(),
+  /** With a worktree: `git diff --shortstat` from base to commit. */
+  diff_stat: z.string().optional(),
+  /** With keep_worktrees: where the task's worktree still is. */
+  worktree: z.string().nullable().optional(),
 });
 
 /** summary.json: what a run did, per task and in total. */
 export const SummarySchema = z.looseObject({
   swarm: z.string(),
+  /** Names the run's branches: cadre/<run_id>/<task>. */
+  run_id: z.string(),
   config: z.string(),
   rehearsal: z.boolean(),
   started_at: z.string(),
   finished_at: z.string(),
   duration_ms: z.number(),
-  /** True when Ctrl-C stopped the run; unfinished tasks are then "cancelled". */
+  /** True when a signal (Ctrl-C, SIGTERM, a hang-up) stopped the run; unfinished tasks are then "cancelled". */
   interrupted: z.boolean(),
   exit_code: z.number(),
   totals: z.looseObject({
@@ -60,9 +75,9 @@ export const SummarySchema = z.looseObject({
 export type Summary = z.infer<typeof SummarySchema>;
 export type SummaryTask = z.infer<typeof SummaryTaskSchema>;
 
-/** 0 every task succeeded, 1 some did not, 130 interrupted (the shell's code for SIGINT). */
-export function exitCodeFor(results: Iterable<TaskResult>, interrupted: boolean): number {
-  if (interrupted) return 130;
+/** 0 every task succeeded, 1 some did not, 128 + the signal's number when a signal stopped the run (130 for Ctrl-C). */
+export function exitCodeFor(results: Iterable<TaskResult>, stoppedBy: StopSignal | undefined): number {
+  if (stoppedBy !== undefined) return SIGNAL_EXIT_CODES[stoppedBy];
   for (const result of results) if (result.status !== "succeeded") return 1;
   return 0;
 }
@@ -85,11 +100,15 @@ export interface SummaryInput {
   transcripts: ReadonlyMap<string, string>;
   /** Distributed runs: task id → the host that ran it. */
   hosts?: ReadonlyMap<string, string>;
+  /** By task name, for tasks that worked in a worktree. */
+  worktrees: ReadonlyMap<string, WorktreeOutcome>;
+  runId: string;
   outDir: string;
   rehearsal: boolean;
   startedAt: number;
   finishedAt: number;
-  interrupted: boolean;
+  /** The signal that stopped the run, if one did. */
+  stoppedBy: StopSignal | undefined;
 }
 
 export function buildSummary(input: SummaryInput): Summary {
@@ -97,11 +116,13 @@ export function buildSummary(input: SummaryInput): Summary {
     const result = input.results.get(task.name);
     if (result === undefined) throw new Error(`no result for task "${task.name}"`);
     const transcript = input.transcripts.get(result.id);
+    const worktree = input.worktrees.get(task.name);
     return {
       name: task.name,
       agent: task.agent ?? null,
       status: result.status,
       text: result.text,
+      structured_output: result.structuredOutput ?? null,
       cost_usd: result.costUsd,
       usage: usageJson(result.usage),
       num_turns: result.numTurns,
@@ -112,18 +133,26 @@ export function buildSummary(input: SummaryInput): Summary {
       transcript: transcript === undefined ? null : relative(input.outDir, transcript),
       error: result.error ?? null,
       ...(input.hosts && { host: input.hosts.get(result.id) ?? null }),
+      ...(worktree !== undefined && {
+        branch: worktree.branch,
+        commit: worktree.commit,
+        base: worktree.base,
+        diff_stat: worktree.diffStat,
+        worktree: worktree.path,
+      }),
     };
   });
   const count = (status: SummaryTask["status"]) => tasks.filter((task) => task.status === status).length;
   return {
     swarm: input.config.name,
+    run_id: input.runId,
     config: input.config.file ?? "",
     rehearsal: input.rehearsal,
     started_at: new Date(input.startedAt).toISOString(),
     finished_at: new Date(input.finishedAt).toISOString(),
     duration_ms: input.finishedAt - input.startedAt,
-    interrupted: input.interrupted,
-    exit_code: exitCodeFor(input.results.values(), input.interrupted),
+    interrupted: input.stoppedBy !== undefined,
+    exit_code: exitCodeFor(input.results.values(), input.stoppedBy),
     totals: {
       tasks: tasks.length,
       succeeded: count("succeeded"),
@@ -146,6 +175,13 @@ export async function writeSummary(outDir: string, summary: Summary): Promise<st
   return path;
 }
 
+/** A task's result column: its error or answer, after the branch its worktree's work went to. */
+function resultCell(task: SummaryTask): string {
+  const answer = resultLine({ text: task.text, error: task.error ?? undefined, structuredOutput: task.structured_output ?? undefined }, 500);
+  if (task.diff_stat === undefined) return answer;
+  return oneLine(`${worktreeLine({ branch: task.branch ?? null, diffStat: task.diff_stat })}; ${answer}`, 500);
+}
+
 /** The table printed when the run ends: one row per task, then the totals. */
 export function renderFinalTable(summary: Summary, options: { width: number; colors: Colors }): string {
   const c = options.colors;
@@ -156,7 +192,7 @@ export function renderFinalTable(summary: Summary, options: { width: number; col
     String(task.num_turns),
     formatUsd(task.cost_usd),
     formatDuration(task.duration_ms),
-    oneLine(task.error ? task.error.message : task.text, 500),
+    resultCell(task),
   ]);
   const lines = table([header, ...rows], options.width, (r, column, cell) => {
     if (r === 0) return c.bold(cell);

@@ -21,8 +21,6 @@ export const AgentDefinitionSchema = z.object({
   model: z.string().optional(),
   permission_mode: SwarmPermissionModeSchema.optional(),
   max_turns: z.int().positive().optional(),
-  /** Tasks of this agent running at once (over all hosts of a distributed run); absent: only the swarm's concurrency. */
-  max_concurrency: z.int().positive().optional(),
   /** The absolute path of the Markdown file it came from; absent for inline definitions. */
   file: z.string().optional(),
 });

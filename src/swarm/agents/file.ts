@@ -41,8 +41,6 @@ const FrontMatterSchema = z.looseObject({
     })
     .optional(),
   maxTurns: z.int({ error: `"maxTurns" must be a positive integer` }).positive(`"maxTurns" must be a positive integer`).optional(),
-  /** cadre's, not Claude Code's: tasks of this agent running at once. */
-  maxConcurrency: z.int({ error: `"maxConcurrency" must be a positive integer` }).positive(`"maxConcurrency" must be a positive integer`).optional(),
 });
 
 const SPECIAL = /[{}[\]*&#!|>%@`]|: /;
@@ -114,7 +112,6 @@ export function parseAgentFile(text: string, file: string): AgentDefinition {
     ...(normalizeModel(front.model) !== undefined && { model: normalizeModel(front.model) }),
     ...(front.permissionMode !== undefined && { permission_mode: front.permissionMode }),
     ...(front.maxTurns !== undefined && { max_turns: front.maxTurns }),
-    ...(front.maxConcurrency !== undefined && { max_concurrency: front.maxConcurrency }),
     file,
   };
 }
