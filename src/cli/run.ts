@@ -2,13 +2,13 @@ import { writeFileSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { Orchestrator, type TaskResult } from "../orchestrator/index.ts";
-import type { RehearsalRig } from "../rehearsal/index.ts";
-import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
+import type { TaskResult } from "../orchestrator/index.ts";
+import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
 import { INTERRUPTED, newRunId, runSwarm, unrunResult } from "../swarm/runner.ts";
 import { RunWorktrees, type WorktreeOutcome } from "../swarm/worktree.ts";
+import { type RunEngine, startEngine } from "./run/engine.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
 import { type RunEvent, RunState } from "./run/state.ts";
 import { buildSummary, renderFinalTable, SUMMARY_FILE, type Summary, writeSummary } from "./run/summary.ts";
@@ -17,9 +17,6 @@ import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
 import type { RunView } from "./run/view/view.ts";
 import { type StopSignal, stopOnSignals } from "./signals.ts";
-
-/** Where the task transcripts go inside the run directory, beside summary.json. */
-const TRANSCRIPTS_DIR = "transcripts";
 
 /** The default run directory, made unique if a run in the same second already took it. */
 async function freshDir(dir: string): Promise<string> {
@@ -65,17 +62,14 @@ export async function runCommand(args: string[]): Promise<number> {
 
   const outDir = options.defaultOut ? await freshDir(options.outDir) : options.outDir;
   await mkdir(outDir, { recursive: true });
-  // Loaded only when used: the scripted model for --rehearse, the live view on a terminal.
-  const rig: RehearsalRig | undefined = options.rehearse
-    ? await (await import("../rehearsal/rig.ts")).startRehearsalRig(config.rehearsal)
-    : undefined;
-  const base = orchestratorOptionsFor(config);
-  const orchestrator = new Orchestrator({
-    ...base,
-    concurrency: options.concurrency ?? base.concurrency,
-    outDir: join(outDir, TRANSCRIPTS_DIR),
-    ...(rig && { workerOptions: rig.workerOptions, processOptions: rig.processOptions }),
-  });
+  let engine: RunEngine;
+  try {
+    engine = await startEngine(config, options, outDir);
+  } catch (error) {
+    // Redis not there: one line, no hang (bad input was refused earlier).
+    process.stderr.write(`cadre run: ${(error as Error).message}\n`);
+    return 1;
+  }
 
   const startedAt = Date.now();
   const runId = newRunId(new Date(startedAt));
@@ -86,21 +80,23 @@ export async function runCommand(args: string[]): Promise<number> {
   const view: RunView = options.json
     ? new JsonView(out, process.stderr)
     : out.isTTY
-      ? new (await import("./run/view/tty.ts")).TtyView(out, state, colorsFor(out))
+      ? // Loaded only when used: the live view on a terminal.
+        new (await import("./run/view/tty.ts")).TtyView(out, state, colorsFor(out))
       : new LinesView(out, state);
   const results = new Map<string, TaskResult>();
   const onEvent = (event: RunEvent) => {
     state.apply(event, Date.now());
     view.event(event);
   };
-  orchestrator.on(onEvent);
+  engine.on(onEvent);
 
   const summaryOf = (finishedAt: number, stoppedBy: StopSignal | undefined): Summary =>
     buildSummary({
       config,
       results,
-      totals: orchestrator.totals,
-      transcripts: orchestrator.transcriptPaths,
+      totals: engine.totals,
+      transcripts: engine.transcriptPaths,
+      ...(engine.hosts && { hosts: engine.hosts }),
       worktrees: worktreeOutcomes,
       runId,
       outDir,
@@ -117,7 +113,7 @@ export async function runCommand(args: string[]): Promise<number> {
     // The reaper kills each worker with its tools, also once this process has exited.
     onKill: () => {
       view.stop();
-      orchestrator.kill();
+      engine.kill();
       worktrees.discardSync();
       for (const task of config.tasks) {
         if (!results.has(task.name))
@@ -128,21 +124,21 @@ export async function runCommand(args: string[]): Promise<number> {
     },
   });
 
-  const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
-  view.notice(`cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${mode}, output in ${outDir}`);
+  view.notice(
+    `cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${engine.description}, output in ${outDir}`,
+  );
   try {
-    for await (const event of runSwarm({ config, orchestrator, signal: stopping.signal, worktrees })) {
+    for await (const event of runSwarm({ config, orchestrator: engine, signal: stopping.signal, worktrees })) {
       results.set(event.task.name, event.result);
       if (event.worktree !== undefined) worktreeOutcomes.set(event.task.name, event.worktree);
       onEvent(event);
     }
   } finally {
     // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
-    await orchestrator.close();
+    await engine.close();
     await worktrees.dispose();
     state.finishedAt = Date.now();
     view.stop();
-    await rig?.close();
   }
   stopping.dispose();
 
@@ -150,6 +146,6 @@ export async function runCommand(args: string[]): Promise<number> {
   const path = await writeSummary(outDir, summary);
   const tableOut = options.json ? process.stderr : out;
   tableOut.write(`\n${renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) })}\n\nsummary: ${path}\n`);
-  for (const warning of rig?.server.warnings ?? []) process.stderr.write(`cadre run: ${warning}\n`);
+  for (const warning of engine.warnings()) process.stderr.write(`cadre run: ${warning}\n`);
   return summary.exit_code;
 }

@@ -1,6 +1,8 @@
 export type { AgentSpec } from "./compose.ts";
 export * from "./errors.ts";
 export { DEFAULT_RETRIES, Orchestrator } from "./orchestrator.ts";
+export type { InboxMessage } from "./peers/directory.ts";
+export { type InboxStore, MemoryInbox } from "./peers/inbox.ts";
 export type { RateLimitState } from "./scheduler/index.ts";
 export { type PendingPermission, Session, type SessionPermissions, type SessionSpec, type SessionStatus } from "./session.ts";
 export type {
@@ -11,8 +13,10 @@ export type {
   ReuseOption,
   RoutedHook,
   RoutedPermissionHandler,
+  SpendingLedger,
   TaskInfo,
   TaskResult,
+  TaskRunner,
   TaskSpec,
   TaskStatus,
   Usage,
@@ -20,3 +24,4 @@ export type {
   WorkerOrigin,
 } from "./types.ts";
 export { TaskSpecSchema } from "./types.ts";
+export { resultWithoutTurn } from "./unrun.ts";

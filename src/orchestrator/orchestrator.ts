@@ -11,6 +11,7 @@ import { type AgentSpec, layerWorkerOptions, sessionWorkerOptions, tasksPerProce
 import { BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
 import { errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
+import { MemoryInbox } from "./peers/inbox.ts";
 import { QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
@@ -19,6 +20,7 @@ import {
   type OrchestratorOptions,
   type TaskInfo,
   type TaskResult,
+  type TaskRunner,
   type TaskSpec,
   TaskSpecSchema,
   type TaskStatus,
@@ -55,7 +57,7 @@ interface TaskRecord {
  * retries, time limits, a budget, rate-limit back-off, one hook registry and
  * the built-in peer tools that let workers ask each other.
  */
-export class Orchestrator {
+export class Orchestrator implements TaskRunner {
   readonly scheduler: Scheduler;
   private readonly hub = new EventHub<OrchestratorEvent>();
   private readonly budget: Budget;
@@ -77,7 +79,9 @@ export class Orchestrator {
     this.scheduler.onEvent((event) => {
       if (event.type === "rate_limit") this.hub.emit({ type: "rate_limit", state: event.state });
     });
-    this.budget = new Budget(options.budgetUsd);
+    this.budget = new Budget(options.budgetUsd, options.ledger);
+    // With a shared ledger, spending elsewhere may reach the budget: the tasks here stop too.
+    this.budget.onReached((reached) => this.stopForBudget(reached));
     this.transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
     // Peer and supervisor sessions work for many tasks: their cost counts for the run, not for one task.
     this.sessions = new AgentSessions(
@@ -88,6 +92,7 @@ export class Orchestrator {
       agents: () => options.agents ?? {},
       connections: options.connections,
       sessions: this.sessions,
+      inbox: options.inbox ?? new MemoryInbox(),
       spawn: (parent, prompt, agent, signal) => this.spawnChild(parent, prompt, agent, signal),
     });
     this.#factory = new WorkerFactory({
@@ -228,7 +233,7 @@ export class Orchestrator {
       const issue = parsed.error.issues[0];
       throw new InvalidTaskError(`invalid task${spec.name ? ` "${spec.name}"` : ""}: ${issue?.path.join(".") || "task"}: ${issue?.message}`);
     }
-    const record = this.newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec));
+    const record = this.newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec), spec.id);
     this.hub.emit({ type: "task_queued", task: record.info });
     return record;
   }
@@ -239,9 +244,9 @@ export class Orchestrator {
     agentName: string | undefined,
     parent: TaskRecord | undefined,
     overrides: Partial<WorkerOptions>,
+    id = randomUUID().slice(0, 8),
   ): TaskRecord {
     const agent = this.agentSpec(agentName);
-    const id = randomUUID().slice(0, 8);
     return {
       info: { id, name: name ?? `task-${id}`, agent: agentName, parentId: parent?.info.id },
       overrides,
@@ -360,17 +365,22 @@ export class Orchestrator {
 
   /** Adds a cost to a task (and its ancestors) and to the run; stops the run when the budget is reached. */
   private charge(record: TaskRecord | undefined, usd: number, usage: Record<string, unknown> | undefined): void {
+    const added = emptyUsage();
+    addUsage(added, usage);
     addUsage(this.totalUsage, usage);
     for (let r = record; r; r = r.parent) {
       r.costUsd += usd;
       if (r === record) addUsage(r.usage, usage);
     }
-    const reached = this.budget.charge(usd);
+    const reached = this.budget.charge(usd, added);
     if (record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd });
-    if (reached) {
-      this.hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
-      this.budgetStop.abort(reached);
-    }
+    if (reached) this.stopForBudget(reached);
+  }
+
+  /** The budget is reached (by a charge here or, with a shared ledger, elsewhere): no new starts, running tasks stop. */
+  private stopForBudget(reached: BudgetExceededError): void {
+    this.hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
+    this.budgetStop.abort(reached);
   }
 
   private resultOf(record: TaskRecord, turn: TurnResult | undefined, error: unknown, durationMs: number): TaskResult {

@@ -3,11 +3,14 @@ import type { CliMessage, HookEvent } from "../protocol/index.ts";
 import type { HookCallback } from "../worker/hooks.ts";
 import type { PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
 import type { AgentSpec } from "./compose.ts";
+import type { InboxStore } from "./peers/inbox.ts";
 import type { RateLimitState } from "./scheduler/index.ts";
 import type { SessionStatus } from "./session.ts";
 
 /** The data of a task, validated when it is submitted. */
 export const TaskSpecSchema = z.object({
+  /** The task's id in events, results and transcripts; default: a fresh one. Lets a caller follow a task across processes. */
+  id: z.string().min(1).optional(),
   /** Shown in events, transcripts and summaries; unique names make transcripts easy to find. */
   name: z.string().min(1).optional(),
   prompt: z.string().min(1, "a task needs a non-empty prompt"),
@@ -37,6 +40,12 @@ export interface TaskSpec extends TaskSpecData {
    */
   prepareWorker?: (signal: AbortSignal) => Promise<Partial<WorkerOptions>>;
   signal?: AbortSignal;
+}
+
+/** What runs one task to its end: an Orchestrator here, or a distributed run's coordinator. */
+export interface TaskRunner {
+  /** Resolves with the task's result whatever the outcome; rejects only on invalid input. */
+  run(spec: TaskSpec): Promise<TaskResult>;
 }
 
 export type TaskStatus = "succeeded" | "failed" | "cancelled" | "skipped";
@@ -132,6 +141,22 @@ export interface WorkerContext {
   agent: string | undefined;
 }
 
+/**
+ * Where a run's spending is counted. The default is in the orchestrator;
+ * orchestrators in several processes that share one budget share a ledger
+ * kept elsewhere (cadre's distributed runs keep it in Redis). The budget
+ * itself (the limit, and what happens when it is reached) stays the
+ * orchestrator's.
+ */
+export interface SpendingLedger {
+  /** Spent so far, as far as this process knows. */
+  readonly spentUsd: number;
+  /** Adds a cost of this process and its token usage. */
+  add(usd: number, usage: Usage): void;
+  /** A shared ledger calls `listener` when it learns of spending elsewhere. */
+  onChange?(listener: () => void): void;
+}
+
 export interface OrchestratorOptions {
   /** Live task workers at once. Default 4. */
   concurrency?: number;
@@ -139,6 +164,8 @@ export interface OrchestratorOptions {
   agentLimits?: Record<string, number>;
   /** Stop starting tasks and interrupt running ones once this much is spent. */
   budgetUsd?: number;
+  /** Where spending is counted, when it is shared with orchestrators elsewhere. */
+  ledger?: SpendingLedger;
   agents?: Record<string, AgentSpec>;
   /** Worker options for every worker. */
   defaults?: Partial<WorkerOptions>;
@@ -162,6 +189,8 @@ export interface OrchestratorOptions {
   canUseTool?: RoutedPermissionHandler;
   /** Agent name → agents it may reach with ask_peer/tell_peer. Absent: every agent may reach every other. */
   connections?: Record<string, string[]>;
+  /** Where tell_peer leaves messages and read_inbox takes them; default: in this orchestrator. */
+  inbox?: InboxStore;
   /** Give workers the built-in "cadre" MCP server (ask_peer, spawn_worker, …). Default: when there are agents. */
   peerTools?: boolean;
   /** Write one JSONL transcript per task here. */

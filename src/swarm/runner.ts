@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Orchestrator, TaskResult, TaskStatus } from "../orchestrator/index.ts";
+import { resultWithoutTurn, type TaskResult, type TaskRunner, type TaskStatus } from "../orchestrator/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { fillResults, type ResolvedSwarmConfig, type ResolvedTask, type ResultFields, taskSpecFor } from "./config/index.ts";
 import { type OpenWorktree, RunWorktrees, type WorktreeOutcome } from "./worktree.ts";
@@ -28,7 +28,8 @@ export type SwarmEvent = TaskSettledEvent;
 
 export interface RunSwarmOptions {
   config: ResolvedSwarmConfig;
-  orchestrator: Orchestrator;
+  /** Where a ready task starts: the orchestrator here, or the coordinator of a distributed run. */
+  orchestrator: TaskRunner;
   /** Aborted by the first Ctrl-C: nothing new starts, running tasks are stopped. */
   signal: AbortSignal;
   /**
@@ -50,21 +51,7 @@ export function newRunId(now: Date = new Date()): string {
 
 /** A result for a task that never ran. */
 export function unrunResult(task: ResolvedTask, status: TaskStatus, error: { code: string; message: string }): TaskResult {
-  return {
-    id: randomUUID().slice(0, 8),
-    name: task.name,
-    agent: task.agent,
-    status,
-    text: "",
-    structuredOutput: undefined,
-    costUsd: 0,
-    usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-    numTurns: 0,
-    durationMs: 0,
-    attempts: 0,
-    sessionId: undefined,
-    error,
-  };
+  return resultWithoutTurn({ id: randomUUID().slice(0, 8), name: task.name, agent: task.agent }, status, error);
 }
 
 /**

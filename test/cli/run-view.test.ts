@@ -259,4 +259,22 @@ describe("arguments", () => {
     expect(parseRunArgs([])).toEqual({ kind: "error", message: "no config file given" });
     expect(parseRunArgs(["--nope", "x.yaml"]).kind).toBe("error");
   });
+
+  it("reads --redis and --run-id; a run id is made up when not given", () => {
+    const now = new Date("2025-06-01T12:30:05.123Z");
+    expect(parseRunArgs(["x.yaml", "--redis", "redis://q:6379", "--run-id", "r-1"], now)).toMatchObject({
+      options: { redis: { url: "redis://q:6379", runId: "r-1" } },
+    });
+    const made = parseRunArgs(["x.yaml", "--redis", "redis://q:6379"], now);
+    expect(made.kind === "run" && made.options.redis?.runId).toMatch(/^2025-06-01T12-30-05Z-[0-9a-f]{6}$/);
+    expect(parseRunArgs(["x.yaml", "--run-id", "r-1"])).toEqual({ kind: "error", message: "--run-id goes with --redis" });
+    expect(parseRunArgs(["x.yaml", "--redis", "http://q"])).toEqual({
+      kind: "error",
+      message: "--redis: http://q is not a Redis URL; it must start with redis:// or rediss://",
+    });
+    expect(parseRunArgs(["x.yaml", "--redis", "redis://q", "--run-id", "a:b"])).toEqual({
+      kind: "error",
+      message: '--run-id may hold letters, digits, ".", "_" and "-" (at most 80), got "a:b"',
+    });
+  });
 });

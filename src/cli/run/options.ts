@@ -1,8 +1,12 @@
+import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+// The modules that need no Redis client: `cadre run` without --redis never loads BullMQ.
+import { RUN_ID_PATTERN } from "../../distributed/keys.ts";
+import { redisUrlProblem } from "../../distributed/url.ts";
 import { numberFlag } from "../flags.ts";
 
-export const USAGE = "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json]";
+export const USAGE = "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json] [--redis URL [--run-id ID]]";
 
 export const HELP = `${USAGE}
 
@@ -15,6 +19,10 @@ Options:
   --rehearse       play the config's rehearsal scripts on a built-in scripted model: offline, no account
   --json           print the run's events as NDJSON on stdout: the orchestrator's, and the swarm's
                    task_settled with each task's result (the final table goes to stderr)
+  --redis URL      run the tasks on the hosts that serve this Redis (\`cadre worker --redis URL\`);
+                   --concurrency and the budget then hold over all hosts
+  --run-id ID      the distributed run's id (default: made up and shown); give the id of a run
+                   whose \`cadre run\` stopped to pick it up where it was
   -h, --help       show this help
 
 On a terminal the view redraws in place; otherwise it prints one timestamped line per event.
@@ -34,6 +42,8 @@ export interface RunOptions {
   defaultOut: boolean;
   rehearse: boolean;
   json: boolean;
+  /** Run on the hosts of this Redis instead of in this process, as the run of this id (letters, digits, . _ -). */
+  redis: { url: string; runId: string } | undefined;
 }
 
 export type ParsedArgs = { kind: "help" } | { kind: "error"; message: string } | { kind: "run"; options: RunOptions };
@@ -47,7 +57,7 @@ export function runDirName(date: Date): string {
 }
 
 export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string = process.cwd()): ParsedArgs {
-  let values: { concurrency?: string; out?: string; rehearse?: boolean; json?: boolean; help?: boolean };
+  let values: { concurrency?: string; out?: string; rehearse?: boolean; json?: boolean; redis?: string; "run-id"?: string; help?: boolean };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -57,6 +67,8 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
         out: { type: "string", short: "o" },
         rehearse: { type: "boolean" },
         json: { type: "boolean" },
+        redis: { type: "string" },
+        "run-id": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -75,9 +87,25 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   } catch (error) {
     return { kind: "error", message: (error as Error).message };
   }
+  const redisProblem = values.redis === undefined ? undefined : redisUrlProblem(values.redis);
+  if (redisProblem) return { kind: "error", message: `--redis: ${redisProblem}` };
+  if (values["run-id"] !== undefined && values.redis === undefined) return { kind: "error", message: "--run-id goes with --redis" };
+  const runId = values["run-id"] ?? `${runDirName(now)}-${randomBytes(3).toString("hex")}`;
+  if (!RUN_ID_PATTERN.test(runId)) {
+    return { kind: "error", message: `--run-id may hold letters, digits, ".", "_" and "-" (at most 80), got "${runId}"` };
+  }
+  const redis = values.redis === undefined ? undefined : { url: values.redis, runId };
   const outDir = resolve(cwd, values.out ?? `.cadre/runs/${runDirName(now)}`);
   return {
     kind: "run",
-    options: { config, concurrency, outDir, defaultOut: values.out === undefined, rehearse: values.rehearse === true, json: values.json === true },
+    options: {
+      config,
+      concurrency,
+      outDir,
+      defaultOut: values.out === undefined,
+      rehearse: values.rehearse === true,
+      json: values.json === true,
+      redis,
+    },
   };
 }

@@ -33,6 +33,8 @@ export const SummaryTaskSchema = z.looseObject({
   /** The task's JSONL transcript, relative to the summary; null when the worker never said anything. */
   transcript: z.string().nullable(),
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  /** Distributed runs: the host (`cadre worker --name`) that ran the task; null when none did. */
+  host: z.string().nullable().optional(),
   /** With a worktree: the branch holding what the task changed, and its commit (null when it changed nothing: no branch is left). */
   branch: z.string().nullable().optional(),
   commit: z.string().nullable().optional(),
@@ -96,6 +98,8 @@ export interface SummaryInput {
   totals: { costUsd: number; usage: Usage };
   /** Orchestrator task id → transcript file. */
   transcripts: ReadonlyMap<string, string>;
+  /** Distributed runs: task id → the host that ran it. */
+  hosts?: ReadonlyMap<string, string>;
   /** By task name, for tasks that worked in a worktree. */
   worktrees: ReadonlyMap<string, WorktreeOutcome>;
   runId: string;
@@ -128,6 +132,7 @@ export function buildSummary(input: SummaryInput): Summary {
       depends_on: task.depends_on,
       transcript: transcript === undefined ? null : relative(input.outDir, transcript),
       error: result.error ?? null,
+      ...(input.hosts && { host: input.hosts.get(result.id) ?? null }),
       ...(worktree !== undefined && {
         branch: worktree.branch,
         commit: worktree.commit,
