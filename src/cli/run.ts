@@ -10,13 +10,13 @@ import { missingScripts } from "../swarm/rehearsal.ts";
 import { INTERRUPTED, newRunId, runSwarm, unrunResult } from "../swarm/runner.ts";
 import { RunWorktrees, type WorktreeOutcome } from "../swarm/worktree.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
-import { interruptOnSignals } from "./run/signals.ts";
 import { type RunEvent, RunState } from "./run/state.ts";
 import { buildSummary, renderFinalTable, SUMMARY_FILE, type Summary, writeSummary } from "./run/summary.ts";
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
 import type { RunView } from "./run/view/view.ts";
+import { type StopSignal, stopOnSignals } from "./signals.ts";
 
 /** Where the task transcripts go inside the run directory, beside summary.json. */
 const TRANSCRIPTS_DIR = "transcripts";
@@ -95,7 +95,7 @@ export async function runCommand(args: string[]): Promise<number> {
   };
   orchestrator.on(onEvent);
 
-  const summaryOf = (finishedAt: number, interrupted: boolean): Summary =>
+  const summaryOf = (finishedAt: number, stoppedBy: StopSignal | undefined): Summary =>
     buildSummary({
       config,
       results,
@@ -107,22 +107,23 @@ export async function runCommand(args: string[]): Promise<number> {
       rehearsal: options.rehearse,
       startedAt,
       finishedAt,
-      interrupted,
+      stoppedBy,
     });
-  const signals = interruptOnSignals({
-    onInterrupt: () => {
+  const stopping = stopOnSignals("the run", {
+    onStop: () => {
       state.interrupted = true;
       view.notice("interrupted: stopping the workers and writing what finished (Ctrl-C again to kill them)");
     },
+    // The reaper kills each worker with its tools, also once this process has exited.
     onKill: () => {
       view.stop();
       orchestrator.kill();
       worktrees.discardSync();
       for (const task of config.tasks) {
         if (!results.has(task.name))
-          results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second Ctrl-C" }));
+          results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second signal" }));
       }
-      writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summaryOf(Date.now(), true), null, 2)}\n`);
+      writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summaryOf(Date.now(), stopping.received), null, 2)}\n`);
       process.stderr.write(`cadre run: killed; ${join(outDir, SUMMARY_FILE)} lists what finished\n`);
     },
   });
@@ -130,7 +131,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
   view.notice(`cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${mode}, output in ${outDir}`);
   try {
-    for await (const event of runSwarm({ config, orchestrator, signal: signals.signal, worktrees })) {
+    for await (const event of runSwarm({ config, orchestrator, signal: stopping.signal, worktrees })) {
       results.set(event.task.name, event.result);
       if (event.worktree !== undefined) worktreeOutcomes.set(event.task.name, event.worktree);
       onEvent(event);
@@ -143,10 +144,9 @@ export async function runCommand(args: string[]): Promise<number> {
     view.stop();
     await rig?.close();
   }
-  const interrupted = signals.signal.aborted;
-  signals.dispose();
+  stopping.dispose();
 
-  const summary = summaryOf(state.finishedAt, interrupted);
+  const summary = summaryOf(state.finishedAt, stopping.received);
   const path = await writeSummary(outDir, summary);
   const tableOut = options.json ? process.stderr : out;
   tableOut.write(`\n${renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) })}\n\nsummary: ${path}\n`);

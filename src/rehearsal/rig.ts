@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { removeOnExit } from "../util/reaper.ts";
 import { offlineClaudeEnv } from "./env.ts";
 import type { RehearsalScripts } from "./script.ts";
 import { type RehearsalServer, startRehearsalServer } from "./server.ts";
@@ -57,6 +58,8 @@ export interface RehearsalRig {
 export async function startRehearsalRig(scripts: RehearsalScripts): Promise<RehearsalRig> {
   const server = await startRehearsalServer({ scripts });
   const home = await mkdtemp(join(tmpdir(), "cadre-rehearse-"));
+  // Also when cadre is killed or exits at once (a second Ctrl-C), without reaching close().
+  const removed = removeOnExit(home);
   return {
     server,
     // Not inherited: the user's CLAUDE_CONFIG_DIR, credentials or endpoint must not leak into a rehearsal.
@@ -67,6 +70,7 @@ export async function startRehearsalRig(scripts: RehearsalScripts): Promise<Rehe
     async close() {
       await server.close();
       await rm(home, { recursive: true, force: true, maxRetries: 3 });
+      removed();
     },
   };
 }

@@ -184,10 +184,12 @@ describe("the swarm's task_settled events", () => {
 });
 
 describe("summary", () => {
-  it("exit code: 0 when all succeeded, 1 when any did not, 130 when interrupted", () => {
-    expect(exitCodeFor([result("a", "succeeded")], false)).toBe(0);
-    expect(exitCodeFor([result("a", "succeeded"), result("b", "skipped")], false)).toBe(1);
-    expect(exitCodeFor([result("a", "succeeded")], true)).toBe(130);
+  it("exit code: 0 when all succeeded, 1 when any did not, 128 + the signal's number when a signal stopped the run", () => {
+    expect(exitCodeFor([result("a", "succeeded")], undefined)).toBe(0);
+    expect(exitCodeFor([result("a", "succeeded"), result("b", "skipped")], undefined)).toBe(1);
+    expect(exitCodeFor([result("a", "succeeded")], "SIGINT")).toBe(130);
+    expect(exitCodeFor([result("a", "succeeded")], "SIGHUP")).toBe(129);
+    expect(exitCodeFor([result("a", "succeeded")], "SIGTERM")).toBe(143);
   });
 
   it("the final table lists every task and the totals", () => {
@@ -225,7 +227,7 @@ describe("summary", () => {
       rehearsal: true,
       startedAt: T0,
       finishedAt: T0 + 5000,
-      interrupted: false,
+      stoppedBy: undefined,
     });
     expect(summary.tasks.map((t) => [t.name, t.status, t.transcript])).toEqual([
       ["a.ts", "succeeded", "transcripts/a.ts.jsonl"],

@@ -18,8 +18,10 @@ Options:
   -h, --help       show this help
 
 On a terminal the view redraws in place; otherwise it prints one timestamped line per event.
-Ctrl-C once stops gracefully and writes what finished; twice kills the workers at once.
-Exit status: 0 all tasks succeeded, 1 some did not, 2 the config or the arguments are wrong, 130 interrupted.
+Ctrl-C (or SIGTERM, or the terminal closing) once stops gracefully and writes what finished;
+twice kills the workers at once.
+Exit status: 0 all tasks succeeded, 1 some did not, 2 the config or the arguments are wrong;
+129, 130, 143 stopped by a hang-up (SIGHUP), Ctrl-C (SIGINT), SIGTERM: the summary is still written.
 `;
 
 export interface RunOptions {

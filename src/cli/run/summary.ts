@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { TaskResult, Usage } from "../../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
 import type { WorktreeOutcome } from "../../swarm/worktree.ts";
+import { SIGNAL_EXIT_CODES, type StopSignal } from "../signals.ts";
 import { oneLine, resultLine, worktreeLine } from "./activity.ts";
 import { type Colors, formatDuration, formatUsd, paint, table } from "./view/format.ts";
 
@@ -53,7 +54,7 @@ export const SummarySchema = z.looseObject({
   started_at: z.string(),
   finished_at: z.string(),
   duration_ms: z.number(),
-  /** True when Ctrl-C stopped the run; unfinished tasks are then "cancelled". */
+  /** True when a signal (Ctrl-C, SIGTERM, a hang-up) stopped the run; unfinished tasks are then "cancelled". */
   interrupted: z.boolean(),
   exit_code: z.number(),
   totals: z.looseObject({
@@ -72,9 +73,9 @@ export const SummarySchema = z.looseObject({
 export type Summary = z.infer<typeof SummarySchema>;
 export type SummaryTask = z.infer<typeof SummaryTaskSchema>;
 
-/** 0 every task succeeded, 1 some did not, 130 interrupted (the shell's code for SIGINT). */
-export function exitCodeFor(results: Iterable<TaskResult>, interrupted: boolean): number {
-  if (interrupted) return 130;
+/** 0 every task succeeded, 1 some did not, 128 + the signal's number when a signal stopped the run (130 for Ctrl-C). */
+export function exitCodeFor(results: Iterable<TaskResult>, stoppedBy: StopSignal | undefined): number {
+  if (stoppedBy !== undefined) return SIGNAL_EXIT_CODES[stoppedBy];
   for (const result of results) if (result.status !== "succeeded") return 1;
   return 0;
 }
@@ -102,7 +103,8 @@ export interface SummaryInput {
   rehearsal: boolean;
   startedAt: number;
   finishedAt: number;
-  interrupted: boolean;
+  /** The signal that stopped the run, if one did. */
+  stoppedBy: StopSignal | undefined;
 }
 
 export function buildSummary(input: SummaryInput): Summary {
@@ -144,8 +146,8 @@ export function buildSummary(input: SummaryInput): Summary {
     started_at: new Date(input.startedAt).toISOString(),
     finished_at: new Date(input.finishedAt).toISOString(),
     duration_ms: input.finishedAt - input.startedAt,
-    interrupted: input.interrupted,
-    exit_code: exitCodeFor(input.results.values(), input.interrupted),
+    interrupted: input.stoppedBy !== undefined,
+    exit_code: exitCodeFor(input.results.values(), input.stoppedBy),
     totals: {
       tasks: tasks.length,
       succeeded: count("succeeded"),
