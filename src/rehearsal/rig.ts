@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineClaudeEnv } from "./env.ts";
@@ -46,7 +46,7 @@ export function rehearsalScriptFor(context: ScriptedWorker, scripts: RehearsalSc
   return context.name;
 }
 
-/** The scripted model and a private HOME for the workers of one run; close() removes both. */
+/** The scripted model and a private HOME for the workers of one run; close() stops the one and removes the other (unless it was given). */
 export interface RehearsalRig {
   server: RehearsalServer;
   /** For OrchestratorOptions.workerOptions: points each worker at its script. */
@@ -54,9 +54,16 @@ export interface RehearsalRig {
   close(): Promise<void>;
 }
 
-export async function startRehearsalRig(scripts: RehearsalScripts): Promise<RehearsalRig> {
+/**
+ * `home`: a HOME to keep (made if missing), so that the CLI's session files
+ * outlive the run and a resumed rehearsal can continue its sessions; by
+ * default a temporary one, removed on close.
+ */
+export async function startRehearsalRig(scripts: RehearsalScripts, options: { home?: string } = {}): Promise<RehearsalRig> {
   const server = await startRehearsalServer({ scripts });
-  const home = await mkdtemp(join(tmpdir(), "cadre-rehearse-"));
+  const kept = options.home;
+  if (kept !== undefined) await mkdir(kept, { recursive: true });
+  const home = kept ?? (await mkdtemp(join(tmpdir(), "cadre-rehearse-")));
   return {
     server,
     // Not inherited: the user's CLAUDE_CONFIG_DIR, credentials or endpoint must not leak into a rehearsal.
@@ -66,7 +73,7 @@ export async function startRehearsalRig(scripts: RehearsalScripts): Promise<Rehe
     }),
     async close() {
       await server.close();
-      await rm(home, { recursive: true, force: true, maxRetries: 3 });
+      if (kept === undefined) await rm(home, { recursive: true, force: true, maxRetries: 3 });
     },
   };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Orchestrator, TaskResult, TaskStatus } from "../orchestrator/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { fillResults, type ResolvedSwarmConfig, type ResolvedTask, taskSpecFor } from "./config/index.ts";
+import { type TaskFingerprint, taskFingerprint } from "./fingerprint.ts";
 
 /** Codes of the results the runner decides itself, without a worker. */
 export const DEPENDENCY_FAILED = "DEPENDENCY_FAILED";
@@ -18,16 +19,38 @@ export interface TaskSettledEvent {
   task: { name: string; agent: string | undefined };
   result: TaskResult;
   started: boolean;
+  /** True when the result was kept from the run being resumed instead of running the task. */
+  carriedOver?: boolean;
+  /** What the result depends on (the prompt it was sent, its worker's settings); absent for a task that never started. */
+  fingerprint?: TaskFingerprint;
+}
+
+/** A resumed run runs this task again, and says why. */
+export interface TaskRerunEvent {
+  type: "task_rerun";
+  task: { name: string; agent: string | undefined };
+  reason: string;
+  /** The claude session it continues, when its earlier attempt left one. */
+  resumedSession: string | undefined;
 }
 
 /** What a swarm run reports beyond the orchestrator's events. */
-export type SwarmEvent = TaskSettledEvent;
+export type SwarmEvent = TaskSettledEvent | TaskRerunEvent;
+
+/**
+ * How a resumed run treats a task that is ready (its prompt filled in): keep
+ * the result an earlier attempt left, or run it again, continuing the claude
+ * session of that attempt when there is one.
+ */
+export type CarryDecision = { kind: "keep"; result: TaskResult } | { kind: "run"; reason: string; resumeSession?: string };
 
 export interface RunSwarmOptions {
   config: ResolvedSwarmConfig;
   orchestrator: Orchestrator;
   /** Aborted by the first Ctrl-C: nothing new starts, running tasks are stopped. */
   signal: AbortSignal;
+  /** When resuming a run: decides, per ready task, whether it runs again. Absent: every task runs. */
+  carryOver?: (task: ResolvedTask, fingerprint: TaskFingerprint) => CarryDecision | undefined;
 }
 
 /** A result for a task that never ran. */
@@ -57,14 +80,21 @@ export function unrunResult(task: ResolvedTask, status: TaskStatus, error: { cod
  * and says which one. Starts at once; the stream has one task_settled event
  * per task, in the order they settle, and ends when every task has one.
  */
-export function runSwarm({ config, orchestrator, signal }: RunSwarmOptions): AsyncIterable<SwarmEvent> {
+export function runSwarm({ config, orchestrator, signal, carryOver }: RunSwarmOptions): AsyncIterable<SwarmEvent> {
   const events = new AsyncQueue<SwarmEvent>();
   const results = new Map<string, TaskResult>();
   const waiting = new Set(config.tasks);
 
-  const settle = (task: ResolvedTask, result: TaskResult, started: boolean) => {
+  const settle = (task: ResolvedTask, result: TaskResult, started: boolean, fingerprint?: TaskFingerprint, carriedOver = false) => {
     results.set(task.name, result);
-    events.push({ type: "task_settled", task: { name: task.name, agent: task.agent }, result, started });
+    events.push({
+      type: "task_settled",
+      task: { name: task.name, agent: task.agent },
+      result,
+      started,
+      ...(fingerprint && { fingerprint }),
+      ...(carriedOver && { carriedOver }),
+    });
   };
 
   const advance = () => {
@@ -95,11 +125,31 @@ export function runSwarm({ config, orchestrator, signal }: RunSwarmOptions): Asy
 
   const start = (task: ResolvedTask) => {
     const prompt = fillResults(task.prompt, (name) => results.get(name)?.text);
-    orchestrator.run(taskSpecFor(task, prompt, signal)).then(
+    const fingerprint = taskFingerprint(config, task, prompt);
+    const decision = carryOver?.(task, fingerprint);
+    if (decision?.kind === "keep") {
+      // Settled on the next tick, so that advance() finishes its pass over the waiting tasks first.
+      queueMicrotask(() => {
+        settle(task, decision.result, false, fingerprint, true);
+        advance();
+      });
+      return;
+    }
+    const spec = taskSpecFor(task, prompt, signal);
+    if (decision?.kind === "run") {
+      events.push({
+        type: "task_rerun",
+        task: { name: task.name, agent: task.agent },
+        reason: decision.reason,
+        resumedSession: decision.resumeSession,
+      });
+      if (decision.resumeSession !== undefined) spec.worker = { ...spec.worker, resume: decision.resumeSession };
+    }
+    orchestrator.run(spec).then(
       (result) => {
         // A worker that died from the same Ctrl-C (the terminal signals the whole process group) was interrupted, not failed.
         const interrupted = signal.aborted && result.status === "failed";
-        settle(task, interrupted ? { ...result, status: "cancelled" } : result, true);
+        settle(task, interrupted ? { ...result, status: "cancelled" } : result, true, fingerprint);
         advance();
       },
       // The orchestrator refuses a task it cannot run (e.g. a prompt left empty by an empty dependency result).

@@ -14,8 +14,11 @@ export function clock(ms: number): string {
 export function describeEvent(event: RunEvent, state: RunState): string | undefined {
   switch (event.type) {
     case "task_settled":
+      if (event.carriedOver) return `${event.task.name}: carried over from the resumed run (${event.result.status})`;
       // A task that ran was described when the orchestrator finished it.
       return event.started ? undefined : describeResult(event.result, state);
+    case "task_rerun":
+      return `${event.task.name}: runs again, ${event.reason}${event.resumedSession ? `; continuing session ${event.resumedSession}` : ""}`;
     case "task_started":
       return `${event.task.name}: started${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}`;
     case "task_message": {
