@@ -1,22 +1,26 @@
-import { writeFileSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import process from "node:process";
 import type { TaskResult } from "../orchestrator/index.ts";
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
+import type { TaskFingerprint } from "../swarm/fingerprint.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
 import { INTERRUPTED, newRunId, runSwarm, unrunResult } from "../swarm/runner.ts";
 import { RunWorktrees, type WorktreeOutcome } from "../swarm/worktree.ts";
 import { type RunEngine, startEngine } from "./run/engine.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
+import { planResume, ResumeError, type ResumePlan } from "./run/resume.ts";
 import { type RunEvent, RunState } from "./run/state.ts";
-import { buildSummary, renderFinalTable, SUMMARY_FILE, type Summary, writeSummary } from "./run/summary.ts";
+import { buildSummary, renderFinalTable, type Summary, type SummaryTask, writeSummarySync } from "./run/summary.ts";
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
 import type { RunView } from "./run/view/view.ts";
 import { type StopSignal, stopOnSignals } from "./signals.ts";
+
+/** Where runs go by default; --resume looks here for the newest run of a config. */
+const RUNS_DIR = ".cadre/runs";
 
 /** The default run directory, made unique if a run in the same second already took it. */
 async function freshDir(dir: string): Promise<string> {
@@ -58,9 +62,23 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   const { options } = parsed;
   const config = await loadConfig(options);
-  if (config === undefined) return 2;
+  if (config === undefined) {
+    if (options.resume !== undefined)
+      process.stderr.write(`cadre run: cannot resume ${options.resume || `the newest run of ${options.config}`}: the config must load first\n`);
+    return 2;
+  }
+  let plan: ResumePlan | undefined;
+  if (options.resume !== undefined) {
+    try {
+      plan = await planResume(config, { dir: options.resume || undefined, runsDir: resolve(RUNS_DIR), fresh: options.fresh });
+    } catch (error) {
+      if (!(error instanceof ResumeError)) throw error;
+      process.stderr.write(`cadre run: ${error.message}\n`);
+      return 2;
+    }
+  }
 
-  const outDir = options.defaultOut ? await freshDir(options.outDir) : options.outDir;
+  const outDir = plan?.dir ?? (options.defaultOut ? await freshDir(options.outDir) : options.outDir);
   await mkdir(outDir, { recursive: true });
   let engine: RunEngine;
   try {
@@ -84,6 +102,8 @@ export async function runCommand(args: string[]): Promise<number> {
         new (await import("./run/view/tty.ts")).TtyView(out, state, colorsFor(out))
       : new LinesView(out, state);
   const results = new Map<string, TaskResult>();
+  const fingerprints = new Map<string, TaskFingerprint>();
+  const carriedOver = new Map<string, SummaryTask>();
   const onEvent = (event: RunEvent) => {
     state.apply(event, Date.now());
     view.event(event);
@@ -104,6 +124,10 @@ export async function runCommand(args: string[]): Promise<number> {
       startedAt,
       finishedAt,
       stoppedBy,
+      fingerprints,
+      carriedOver,
+      attempt: (plan?.previous.attempt ?? 1) + (plan ? 1 : 0),
+      earlierCostUsd: plan?.previous.totals.cost_usd ?? 0,
     });
   const stopping = stopOnSignals("the run", {
     onStop: () => {
@@ -119,18 +143,34 @@ export async function runCommand(args: string[]): Promise<number> {
         if (!results.has(task.name))
           results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second signal" }));
       }
-      writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summaryOf(Date.now(), stopping.received), null, 2)}\n`);
-      process.stderr.write(`cadre run: killed; ${join(outDir, SUMMARY_FILE)} lists what finished\n`);
+      const path = writeSummarySync(outDir, summaryOf(Date.now(), stopping.received));
+      process.stderr.write(`cadre run: killed; ${path} lists what finished\n`);
     },
   });
 
   view.notice(
     `cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${engine.description}, output in ${outDir}`,
   );
+  if (plan) view.notice(`cadre run: resuming ${plan.dir} (attempt ${(plan.previous.attempt ?? 1) + 1})`);
+  for (const name of plan?.removed ?? [])
+    view.notice(`cadre run: task "${name}" of the resumed run is no longer in the config; its result is dropped`);
   try {
-    for await (const event of runSwarm({ config, orchestrator: engine, signal: stopping.signal, worktrees })) {
-      results.set(event.task.name, event.result);
-      if (event.worktree !== undefined) worktreeOutcomes.set(event.task.name, event.worktree);
+    for await (const event of runSwarm({
+      config,
+      orchestrator: engine,
+      signal: stopping.signal,
+      worktrees,
+      ...(plan && { carryOver: plan.carryOver }),
+    })) {
+      if (event.type === "task_settled") {
+        results.set(event.task.name, event.result);
+        if (event.worktree !== undefined) worktreeOutcomes.set(event.task.name, event.worktree);
+        if (event.fingerprint) fingerprints.set(event.task.name, event.fingerprint);
+        const earlier = event.carriedOver ? plan?.previous.tasks.find((task) => task.name === event.task.name) : undefined;
+        if (earlier) carriedOver.set(event.task.name, earlier);
+        // The record follows every task, so that a run killed at any point can be resumed.
+        writeSummarySync(outDir, summaryOf(Date.now(), undefined));
+      }
       onEvent(event);
     }
   } finally {
@@ -143,7 +183,7 @@ export async function runCommand(args: string[]): Promise<number> {
   stopping.dispose();
 
   const summary = summaryOf(state.finishedAt, stopping.received);
-  const path = await writeSummary(outDir, summary);
+  const path = writeSummarySync(outDir, summary);
   const tableOut = options.json ? process.stderr : out;
   tableOut.write(`\n${renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) })}\n\nsummary: ${path}\n`);
   for (const warning of engine.warnings()) process.stderr.write(`cadre run: ${warning}\n`);

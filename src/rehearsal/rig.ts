@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeOnExit } from "../util/reaper.ts";
@@ -54,7 +54,7 @@ export interface ScriptedProcess {
   release(): void;
 }
 
-/** The scripted model and a private HOME for the workers of one run; close() removes both. */
+/** The scripted model and a private HOME for the workers of one run; close() stops the one and removes the other (unless it was given). */
 export interface RehearsalRig {
   server: RehearsalServer;
   /** For OrchestratorOptions.workerOptions: the offline environment, the same for every worker. */
@@ -68,11 +68,18 @@ export interface RehearsalRig {
   close(): Promise<void>;
 }
 
-export async function startRehearsalRig(scripts: RehearsalScripts): Promise<RehearsalRig> {
+/**
+ * `home`: a HOME to keep (made if missing), so that the CLI's session files
+ * outlive the run and a resumed rehearsal can continue its sessions; by
+ * default a temporary one, removed on close.
+ */
+export async function startRehearsalRig(scripts: RehearsalScripts, options: { home?: string } = {}): Promise<RehearsalRig> {
   const server = await startRehearsalServer({ scripts });
-  const home = await mkdtemp(join(tmpdir(), "cadre-rehearse-"));
-  // Also when cadre is killed or exits at once (a second Ctrl-C), without reaching close().
-  const removed = removeOnExit(home);
+  const kept = options.home;
+  if (kept !== undefined) await mkdir(kept, { recursive: true });
+  const home = kept ?? (await mkdtemp(join(tmpdir(), "cadre-rehearse-")));
+  // Also when cadre is killed or exits at once (a second Ctrl-C), without reaching close(); a kept HOME stays.
+  const removed = kept === undefined ? removeOnExit(home) : () => {};
   let processes = 0;
   return {
     server,
@@ -88,7 +95,7 @@ export async function startRehearsalRig(scripts: RehearsalScripts): Promise<Rehe
     },
     async close() {
       await server.close();
-      await rm(home, { recursive: true, force: true, maxRetries: 3 });
+      if (kept === undefined) await rm(home, { recursive: true, force: true, maxRetries: 3 });
       removed();
     },
   };

@@ -6,6 +6,8 @@ import type { RunOptions } from "./options.ts";
 
 /** Where the task transcripts go inside the run directory, beside summary.json. */
 const TRANSCRIPTS_DIR = "transcripts";
+/** A rehearsal's HOME, inside the run directory. */
+const REHEARSAL_HOME_DIR = "rehearsal-home";
 
 /** What runs a swarm's tasks for `cadre run`: the orchestrator in this process, or the hosts of a distributed run. */
 export interface RunEngine extends TaskRunner {
@@ -69,7 +71,11 @@ export async function startEngine(config: ResolvedSwarmConfig, options: RunOptio
       warnings: () => (coordinator.failure ? [coordinator.failure.message] : []),
     });
   }
-  const rig = options.rehearse ? await (await import("../../rehearsal/rig.ts")).startRehearsalRig(config.rehearsal) : undefined;
+  // Kept in the run directory, so that a resumed rehearsal finds the CLI's session files.
+  const rehearsalHome = join(outDir, REHEARSAL_HOME_DIR);
+  const rig = options.rehearse
+    ? await (await import("../../rehearsal/rig.ts")).startRehearsalRig(config.rehearsal, { home: rehearsalHome })
+    : undefined;
   const orchestrator = new Orchestrator({
     ...shared,
     concurrency: options.concurrency ?? concurrency,

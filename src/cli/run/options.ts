@@ -6,7 +6,8 @@ import { RUN_ID_PATTERN } from "../../distributed/keys.ts";
 import { redisUrlProblem } from "../../distributed/url.ts";
 import { numberFlag } from "../flags.ts";
 
-export const USAGE = "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json] [--redis URL [--run-id ID]]";
+export const USAGE =
+  "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse] [--json] [--redis URL [--run-id ID]]";
 
 export const HELP = `${USAGE}
 
@@ -16,6 +17,10 @@ dependencies first, under the concurrency limit and the config's budget.
 Options:
   --concurrency N  workers running at once (default: the config's, else 4)
   --out DIR        where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
+  --resume [DIR]   go on with an earlier run (default: the newest run of this config under .cadre/runs):
+                   tasks that succeeded keep their results; the others run again, continuing
+                   their claude sessions; a task whose prompt or settings changed runs anew
+  --fresh          with --resume: tasks that run again start new sessions
   --rehearse       play the config's rehearsal scripts on a built-in scripted model: offline, no account
   --json           print the run's events as NDJSON on stdout: the orchestrator's, and the swarm's
                    task_settled with each task's result (the final table goes to stderr)
@@ -44,6 +49,9 @@ export interface RunOptions {
   json: boolean;
   /** Run on the hosts of this Redis instead of in this process, as the run of this id (letters, digits, . _ -). */
   redis: { url: string; runId: string } | undefined;
+  /** Set by --resume: the run directory given, or "" for the newest run of the config. */
+  resume: string | undefined;
+  fresh: boolean;
 }
 
 export type ParsedArgs = { kind: "help" } | { kind: "error"; message: string } | { kind: "run"; options: RunOptions };
@@ -56,12 +64,31 @@ export function runDirName(date: Date): string {
     .replaceAll(":", "-");
 }
 
+/** `--resume` takes an optional directory: alone (last, or before another flag) it means "the newest run". */
+function withResumeValue(args: string[]): string[] {
+  return args.map((arg, index) => {
+    const next = args[index + 1];
+    const bare = next === undefined || next.startsWith("-") || /\.(ya?ml|json)$/i.test(next);
+    return arg === "--resume" && bare ? "--resume=" : arg;
+  });
+}
+
 export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string = process.cwd()): ParsedArgs {
-  let values: { concurrency?: string; out?: string; rehearse?: boolean; json?: boolean; redis?: string; "run-id"?: string; help?: boolean };
+  let values: {
+    concurrency?: string;
+    out?: string;
+    rehearse?: boolean;
+    json?: boolean;
+    redis?: string;
+    "run-id"?: string;
+    help?: boolean;
+    resume?: string;
+    fresh?: boolean;
+  };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
-      args,
+      args: withResumeValue(args),
       options: {
         concurrency: { type: "string", short: "c" },
         out: { type: "string", short: "o" },
@@ -69,6 +96,8 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
         json: { type: "boolean" },
         redis: { type: "string" },
         "run-id": { type: "string" },
+        resume: { type: "string" },
+        fresh: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -95,6 +124,9 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
     return { kind: "error", message: `--run-id may hold letters, digits, ".", "_" and "-" (at most 80), got "${runId}"` };
   }
   const redis = values.redis === undefined ? undefined : { url: values.redis, runId };
+  if (values.resume !== undefined && values.out !== undefined)
+    return { kind: "error", message: "--resume writes into the run it resumes; leave out --out" };
+  if (values.fresh && values.resume === undefined) return { kind: "error", message: "--fresh goes with --resume" };
   const outDir = resolve(cwd, values.out ?? `.cadre/runs/${runDirName(now)}`);
   return {
     kind: "run",
@@ -106,6 +138,8 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
       rehearse: values.rehearse === true,
       json: values.json === true,
       redis,
+      resume: values.resume === undefined ? undefined : values.resume === "" ? "" : resolve(cwd, values.resume),
+      fresh: values.fresh === true,
     },
   };
 }

@@ -1,8 +1,11 @@
-import { writeFile } from "node:fs/promises";
+import { renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import process from "node:process";
 import { z } from "zod";
 import type { TaskResult, Usage } from "../../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
+import type { TaskFingerprint } from "../../swarm/fingerprint.ts";
+import { unrunResult } from "../../swarm/runner.ts";
 import type { WorktreeOutcome } from "../../swarm/worktree.ts";
 import { SIGNAL_EXIT_CODES, type StopSignal } from "../signals.ts";
 import { oneLine, resultLine, worktreeLine } from "./activity.ts";
@@ -44,6 +47,10 @@ export const SummaryTaskSchema = z.looseObject({
   diff_stat: z.string().optional(),
   /** With keep_worktrees: where the task's worktree still is. */
   worktree: z.string().nullable().optional(),
+  /** What the result depends on; `cadre run --resume` keeps a result while both still match. Null for a task that never started. */
+  fingerprint: z.object({ prompt: z.string(), settings: z.string() }).nullable().optional(),
+  /** True when this result was kept from an earlier attempt of the run (`--resume`) rather than run in this one. */
+  carried_over: z.boolean().optional(),
 });
 
 /** summary.json: what a run did, per task and in total. */
@@ -58,6 +65,16 @@ export const SummarySchema = z.looseObject({
   duration_ms: z.number(),
   /** True when a signal (Ctrl-C, SIGTERM, a hang-up) stopped the run; unfinished tasks are then "cancelled". */
   interrupted: z.boolean(),
+  /**
+   * False while the run is still going: the record is rewritten as each task
+   * ends, and a task not yet finished shows as cancelled (UNFINISHED), so a
+   * run that was killed can be resumed from it.
+   */
+  complete: z.boolean().optional(),
+  /** 1 for the first run; each `--resume` adds one. */
+  attempt: z.number().optional(),
+  /** What this attempt alone spent and ran; `totals` are for the whole run, earlier attempts included. */
+  attempt_totals: z.looseObject({ tasks_run: z.number(), cost_usd: z.number() }).optional(),
   exit_code: z.number(),
   totals: z.looseObject({
     tasks: z.number(),
@@ -93,8 +110,15 @@ function usageJson(usage: Usage): SummaryTask["usage"] {
 
 export interface SummaryInput {
   config: ResolvedSwarmConfig;
-  /** By task name; every config task has one. */
+  /** By task name; a task without one is still running or waiting (the record is then not complete). */
   results: ReadonlyMap<string, TaskResult>;
+  /** By task name, for the tasks that started or were carried over. */
+  fingerprints?: ReadonlyMap<string, TaskFingerprint>;
+  /** The rows of tasks whose result was kept from an earlier attempt: they stand in the record as they were. */
+  carriedOver?: ReadonlyMap<string, SummaryTask>;
+  /** This attempt's number (default 1: no --resume), and what earlier attempts spent (default 0). */
+  attempt?: number;
+  earlierCostUsd?: number;
   totals: { costUsd: number; usage: Usage };
   /** Orchestrator task id → transcript file. */
   transcripts: ReadonlyMap<string, string>;
@@ -112,11 +136,14 @@ export interface SummaryInput {
 }
 
 export function buildSummary(input: SummaryInput): Summary {
+  const complete = input.config.tasks.every((task) => input.results.has(task.name));
   const tasks = input.config.tasks.map((task): SummaryTask => {
-    const result = input.results.get(task.name);
-    if (result === undefined) throw new Error(`no result for task "${task.name}"`);
+    const kept = input.carriedOver?.get(task.name);
+    if (kept !== undefined) return { ...kept, carried_over: true };
+    const result = input.results.get(task.name) ?? unrunResult(task, "cancelled", UNFINISHED);
     const transcript = input.transcripts.get(result.id);
     const worktree = input.worktrees.get(task.name);
+    const fingerprint = input.fingerprints?.get(task.name);
     return {
       name: task.name,
       agent: task.agent ?? null,
@@ -140,6 +167,7 @@ export function buildSummary(input: SummaryInput): Summary {
         diff_stat: worktree.diffStat,
         worktree: worktree.path,
       }),
+      fingerprint: fingerprint ?? null,
     };
   });
   const count = (status: SummaryTask["status"]) => tasks.filter((task) => task.status === status).length;
@@ -152,6 +180,8 @@ export function buildSummary(input: SummaryInput): Summary {
     finished_at: new Date(input.finishedAt).toISOString(),
     duration_ms: input.finishedAt - input.startedAt,
     interrupted: input.stoppedBy !== undefined,
+    complete,
+    attempt: input.attempt ?? 1,
     exit_code: exitCodeFor(input.results.values(), input.stoppedBy),
     totals: {
       tasks: tasks.length,
@@ -159,19 +189,32 @@ export function buildSummary(input: SummaryInput): Summary {
       failed: count("failed"),
       cancelled: count("cancelled"),
       skipped: count("skipped"),
-      cost_usd: input.totals.costUsd,
+      cost_usd: (input.earlierCostUsd ?? 0) + input.totals.costUsd,
       usage: usageJson(input.totals.usage),
       num_turns: tasks.reduce((sum, task) => sum + task.num_turns, 0),
+    },
+    attempt_totals: {
+      tasks_run: tasks.filter((task) => task.fingerprint !== null && !task.carried_over).length,
+      cost_usd: input.totals.costUsd,
     },
     tasks,
   };
 }
 
+/** How a task that has not finished shows in a record written while the run goes on. */
+const UNFINISHED = { code: "UNFINISHED", message: "still running or waiting when this record was written" };
+
 export const SUMMARY_FILE = "summary.json";
 
-export async function writeSummary(outDir: string, summary: Summary): Promise<string> {
+/**
+ * Writes summary.json whole or not at all (a temporary file renamed over
+ * it), so a reader, or a resume after SIGKILL, never finds half a record.
+ */
+export function writeSummarySync(outDir: string, summary: Summary): string {
   const path = join(outDir, SUMMARY_FILE);
-  await writeFile(path, `${JSON.stringify(summary, null, 2)}\n`);
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(summary, null, 2)}\n`);
+  renameSync(temporary, path);
   return path;
 }
 
