@@ -2,9 +2,10 @@
  * One side of the orchestrator benchmark, in its own process so that its CPU
  * and memory are its own (the rehearsal server lives in the parent):
  *
- *   orchestrator-run.ts <cadre|cadre-nopeer|sdk> <tasks> <concurrency> <rehearsal base URL>
+ *   orchestrator-run.ts <cadre|cadre-nopeer|cadre-reuse|sdk> <tasks> <concurrency> <rehearsal base URL>
  *
- * "cadre-nopeer" is cadre without its built-in "cadre" MCP server (peerTools: false).
+ * "cadre-nopeer" is cadre without its built-in "cadre" MCP server (peerTools: false);
+ * "cadre-reuse" is cadre with process reuse (reuse: true).
  *
  * Runs the tasks to their end and prints one JSON line (RunReport). Workers'
  * CPU is read from /proc/self/stat (cutime + cstime): the CPU of every child
@@ -18,7 +19,8 @@ import { Orchestrator } from "../src/orchestrator/index.ts";
 import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
 import { claudeChildrenReaped, peakRssMb, reapedChildrenCpuMs } from "./proc.ts";
 
-export type Side = "cadre" | "cadre-nopeer" | "sdk";
+export const SIDES = ["cadre", "cadre-nopeer", "cadre-reuse", "sdk"] as const;
+export type Side = (typeof SIDES)[number];
 
 export interface RunReport {
   side: Side;
@@ -47,11 +49,12 @@ async function limited<T>(items: T[], limit: number, fn: (item: T) => Promise<vo
 
 const expected = (prompt: string) => `done ${prompt}`;
 
-async function runCadre(prompts: string[], concurrency: number, env: Record<string, string>, cwd: string, peerTools: boolean): Promise<string[]> {
+async function runCadre(prompts: string[], concurrency: number, env: Record<string, string>, cwd: string, side: Side): Promise<string[]> {
   const failures: string[] = [];
   const orchestrator = new Orchestrator({
     concurrency,
-    peerTools,
+    peerTools: side !== "cadre-nopeer",
+    reuse: side === "cadre-reuse",
     defaults: { cwd, claudePath: CLAUDE_BIN },
     workerOptions: () => ({ inheritEnv: false, env }),
   });
@@ -84,10 +87,11 @@ async function runSdk(prompts: string[], concurrency: number, env: Record<string
 }
 
 async function main(): Promise<void> {
-  const [side, tasksArg, concurrencyArg, baseUrl] = process.argv.slice(2);
-  if ((side !== "cadre" && side !== "cadre-nopeer" && side !== "sdk") || !baseUrl) {
-    throw new Error("usage: orchestrator-run.ts <cadre|cadre-nopeer|sdk> <tasks> <concurrency> <rehearsal base URL>");
+  const [sideArg, tasksArg, concurrencyArg, baseUrl] = process.argv.slice(2);
+  if (!SIDES.includes(sideArg as Side) || !baseUrl) {
+    throw new Error(`usage: orchestrator-run.ts <${SIDES.join("|")}> <tasks> <concurrency> <rehearsal base URL>`);
   }
+  const side = sideArg as Side;
   const tasks = Number(tasksArg);
   const concurrency = Number(concurrencyArg);
   const home = await mkdtemp(join(tmpdir(), `cadre-bench-${side}-`));
@@ -100,7 +104,7 @@ async function main(): Promise<void> {
     const cpuBefore = process.cpuUsage();
     const childrenBefore = await reapedChildrenCpuMs();
     const started = performance.now();
-    const failures = side === "sdk" ? await runSdk(prompts, concurrency, env, cwd) : await runCadre(prompts, concurrency, env, cwd, side === "cadre");
+    const failures = side === "sdk" ? await runSdk(prompts, concurrency, env, cwd) : await runCadre(prompts, concurrency, env, cwd, side);
     const wallMs = performance.now() - started;
     const own = process.cpuUsage(cpuBefore);
     await claudeChildrenReaped();

@@ -4,16 +4,18 @@ import { exitOnStrayErrors, reportUnexpected } from "./unexpected.ts";
 const HELP = `cadre: run many Claude Code agents at once
 
 Usage:
-  cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse [--rehearse-budget]] [--json]
+  cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse [--rehearse-budget]] [--json] [--redis URL]
   cadre validate <config>
   cadre mcp [--http HOST:PORT] [--config swarm.yaml]
   cadre agents
+  cadre worker --redis URL [--concurrency N]
 
 Commands:
   run       run the swarm a config file describes
   validate  check a swarm config without running it
   mcp       serve cadre's tools to a parent Claude over MCP
   agents    list agent definitions (agents/, .claude/agents, ~/.claude/agents)
+  worker    run the tasks of distributed runs (cadre run --redis) on this host
 
 Options:
   -h, --help     show this help
@@ -50,6 +52,7 @@ async function dispatch(argv: string[]): Promise<number> {
   if (command === "validate") return (await import("./validate.ts")).validateCommand(rest);
   if (command === "agents") return (await import("./agents.ts")).agentsCommand(rest);
   if (command === "mcp") return (await import("./mcp.ts")).mcpCommand(rest);
+  if (command === "worker") return (await import("./worker.ts")).workerCommand(rest);
   process.stderr.write(`cadre: unknown command "${command}"; run "cadre --help" to see the commands\n`);
   return 2;
 }

@@ -7,7 +7,8 @@ import type { RehearsalScripts } from "../rehearsal/index.ts";
 import { numberFlag, UsageError } from "./flags.ts";
 import { stopOnSignals } from "./signals.ts";
 
-const USAGE = "usage: cadre mcp [--http HOST:PORT] [--token T] [--allowed-hosts A,B] [--config swarm.yaml] [--rehearse] [--scripts FILE] [options]";
+const USAGE =
+  "usage: cadre mcp [--http HOST:PORT] [--token T] [--allowed-hosts A,B] [--config swarm.yaml] [--rehearse] [--scripts FILE] [--warm N] [options]";
 
 const HELP = `${USAGE}
 
@@ -24,6 +25,9 @@ Options:
   --config FILE             a swarm config: its agents, defaults, budget and concurrency
   --concurrency N           turns running at once over all sessions
   --max-sessions N          live child sessions at once (default 16)
+  --warm N                  spare children kept started with the default settings, so that a
+                            spawn_session without its own settings starts at once (default 1;
+                            0: none). Spares are not sessions and do not count as such
   --idle-timeout-s S        close a child idle this long, and over HTTP a silent client's
                             MCP session that has no children left (default 900; 0: never)
   --permission-timeout-s S  deny a permission request unanswered this long (default 300)
@@ -41,6 +45,7 @@ const OPTIONS = {
   config: { type: "string" },
   concurrency: { type: "string" },
   "max-sessions": { type: "string" },
+  warm: { type: "string" },
   "idle-timeout-s": { type: "string" },
   "permission-timeout-s": { type: "string" },
   rehearse: { type: "boolean" },
@@ -97,6 +102,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
       ...(config && { orchestrator: config.orchestrator }),
       concurrency: numberFlag("concurrency", values.concurrency, { integer: true, min: 1 }),
       maxSessions: numberFlag("max-sessions", values["max-sessions"], { integer: true, min: 1 }),
+      warm: numberFlag("warm", values.warm, { integer: true, min: 0 }),
       idleTimeoutMs: seconds("idle-timeout-s", values["idle-timeout-s"]),
       permissionTimeoutMs: seconds("permission-timeout-s", values["permission-timeout-s"]),
       elicitation: values["no-elicitation"] !== true,
@@ -127,6 +133,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const stop = stopOnSignals("the server").signal;
   const { McpRuntime } = await import("../mcp/runtime.ts");
   const runtime = await McpRuntime.start(options);
+  runtime.spares.catch((error: unknown) => process.stderr.write(`cadre mcp: no spare child could start: ${(error as Error).message}\n`));
   try {
     if (!http) {
       const { serveStdio } = await import("../mcp/stdio.ts");

@@ -2,15 +2,27 @@ import { type AgentDefinition, HookEventSchema } from "../protocol/index.ts";
 import type { HookConfig } from "../worker/hooks.ts";
 import type { WorkerOptions } from "../worker/index.ts";
 import type { SessionSpec } from "./session.ts";
-import type { TaskSpec } from "./types.ts";
+import type { ReuseOption, TaskSpec } from "./types.ts";
 
 /**
  * An agent as the orchestrator runs it: what the CLI knows of an agent (its
- * prompt, tools, model, …), and in `worker` any further settings its workers
- * start with (environment, MCP servers, an output schema, subagents, …).
+ * prompt, tools, model, …), in `worker` any further settings its workers
+ * start with (environment, MCP servers, an output schema, subagents, …), and
+ * whether its processes are reused across its tasks.
  */
 export interface AgentSpec extends AgentDefinition {
   worker?: Partial<WorkerOptions>;
+  reuse?: ReuseOption;
+}
+
+/** What `reuse: true` means: a bound on what one process accumulates (caches, memory) over its tasks. */
+const DEFAULT_TASKS_PER_PROCESS = 50;
+
+/** Tasks one process serves at most: 1 without reuse. The agent's setting wins over the orchestrator's. */
+export function tasksPerProcess(agent: AgentSpec | undefined, defaults: ReuseOption | undefined): number {
+  const reuse = agent?.reuse ?? defaults ?? false;
+  if (reuse === false) return 1;
+  return reuse === true ? DEFAULT_TASKS_PER_PROCESS : Math.max(1, Math.floor(reuse));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, rmdir, stat } from "node:fs/promises";
+import { mkdtemp, realpath, rm, rmdir, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { CadreError } from "../errors.ts";
@@ -99,12 +99,14 @@ export class RunWorktrees {
     } catch (error) {
       throw new WorktreeError(`could not make a worktree for task "${request.task}": ${(error as Error).message}`, { cause: error });
     }
-    const open: OpenWorktree = { task: request.task, repo, branch, path, cwd: join(path, relative(request.repo, request.cwd)), base: base.stdout };
+    // git names the top level by its real path; the task's directory may be spelt through a symlink.
+    const inside = relative(request.repo, await realpath(request.cwd).catch(() => request.cwd));
+    const open: OpenWorktree = { task: request.task, repo, branch, path, cwd: join(path, inside), base: base.stdout };
     this.#open.add(open);
     const info = await stat(open.cwd).catch(() => undefined);
     if (info?.isDirectory() !== true) {
       await this.close(open, "failed");
-      throw new WorktreeError(`the task's directory ${relative(request.repo, request.cwd)} does not exist at ${request.base} (is it committed?)`);
+      throw new WorktreeError(`the task's directory ${inside} does not exist at ${request.base} (is it committed?)`);
     }
     return open;
   }

@@ -158,11 +158,14 @@ export class ProcessTransport {
    * Kills at once, without a grace period, with everything the process started:
    * the CLI runs its tools in sessions of their own, which a SIGKILL to the CLI
    * alone would leave running. The reaper walks the tree; should it not answer,
-   * the process group is killed directly. stdin stays open until the process is
-   * dead: a CLI that saw it close could still end its turn and answer it.
+   * the process group is killed directly. The process is stopped first, before
+   * this returns, and stdin stays open: in the moment the reaper takes, a CLI
+   * that saw stdin close or read a last control request could still end its turn
+   * and answer it.
    */
   async kill(): Promise<ExitDetails> {
     this.inputEnded = true;
+    this.signal("SIGSTOP");
     const pid = this.livePid();
     if (pid !== undefined && reaper().killTree(pid) && (await this.exitsWithin(REAPER_KILL_MS))) return this.exited;
     this.signal("SIGKILL");
@@ -179,7 +182,7 @@ export class ProcessTransport {
    * on Deno the latter ignores every signal after the first, so SIGKILL would never
    * follow an ignored SIGTERM.
    */
-  private signal(name: "SIGTERM" | "SIGKILL"): void {
+  private signal(name: "SIGSTOP" | "SIGTERM" | "SIGKILL"): void {
     const pid = this.livePid();
     if (pid === undefined) return;
     for (const target of [-pid, pid]) {

@@ -56,8 +56,8 @@ function sampleState(): RunState {
   const events: [number, OrchestratorEvent][] = [
     [0, { type: "task_queued", task: info("a.ts") }],
     [0, { type: "task_queued", task: info("b.ts") }],
-    [500, { type: "task_started", task: info("a.ts"), attempt: 1, pid: 10, startedAt: T0 + 500 }],
-    [600, { type: "task_started", task: info("b.ts"), attempt: 1, pid: 11, startedAt: T0 + 600 }],
+    [500, { type: "task_started", task: info("a.ts"), attempt: 1, pid: 10, worker: "cold", startedAt: T0 + 500 }],
+    [600, { type: "task_started", task: info("b.ts"), attempt: 1, pid: 11, worker: "cold", startedAt: T0 + 600 }],
     [
       900,
       {
@@ -98,7 +98,7 @@ describe("the live view's frame", () => {
     const row = (now: number) => renderFrame(state, { now, width: 100, height: 30, colors: plain }).split("\n")[2];
     expect(row(T0 + 2000)).toMatch(/^○ late +queued +2\.0s +$/);
     // It took a slot at 3 s; the event comes once its worker is up, and the clock counts from the slot.
-    state.apply({ type: "task_started", task: info("late"), attempt: 1, pid: 1, startedAt: T0 + 3000 }, T0 + 3600);
+    state.apply({ type: "task_started", task: info("late"), attempt: 1, pid: 1, worker: "cold", startedAt: T0 + 3000 }, T0 + 3600);
     expect(row(T0 + 5000)).toMatch(/^▶ late +running +3\.0s +2\.0s +starting$/);
     const done = result("late", "succeeded", { queuedMs: 3000, startedAt: T0 + 3000, finishedAt: T0 + 5500, durationMs: 2500 });
     state.apply({ type: "task_finished", task: info("late"), result: done }, T0 + 5600);
@@ -144,7 +144,7 @@ describe("the live view's frame", () => {
       names.map((name) => ({ name })),
       T0,
     );
-    state.apply({ type: "task_started", task: info("t19"), attempt: 1, pid: 1, startedAt: T0 }, T0);
+    state.apply({ type: "task_started", task: info("t19"), attempt: 1, pid: 1, worker: "cold", startedAt: T0 }, T0);
     const lines = renderFrame(state, { now: T0 + 1000, width: 80, height: 10, colors: plain }).split("\n");
     expect(lines.length).toBeLessThanOrEqual(10);
     expect(lines.some((line) => line.startsWith("▶ t19"))).toBe(true);
@@ -167,7 +167,7 @@ describe("plain lines", () => {
   it("turn events into one readable line each, and skip the ones only the live view needs", () => {
     const state = sampleState();
     const line = (event: OrchestratorEvent) => describeEvent(event, state);
-    expect(line({ type: "task_started", task: info("b.ts"), attempt: 2, pid: 1, startedAt: T0 })).toBe("b.ts: started (attempt 2)");
+    expect(line({ type: "task_started", task: info("b.ts"), attempt: 2, pid: 1, worker: "cold", startedAt: T0 })).toBe("b.ts: started (attempt 2)");
     expect(line({ type: "task_finished", task: info("a.ts"), result: result("a.ts", "succeeded") })).toBe(
       "a.ts: succeeded (2 turns, $0.01, 4.2s): a.ts is fine",
     );
@@ -244,6 +244,7 @@ describe("summary", () => {
         ["a.ts", result("a.ts", "succeeded")],
         ["b.ts", result("b.ts", "failed")],
       ]),
+      totals: { costUsd: 0.03, usage: { inputTokens: 250, outputTokens: 25, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } },
       sessions: [
         {
           id: "p1",
@@ -284,7 +285,7 @@ describe("summary", () => {
         transcript: "transcripts/peer_critic.jsonl",
       }),
     ]);
-    // The totals are the sum of what is listed: the tasks and the sessions.
+    // What the run spent, and the turns of every task and session listed.
     expect(summary.totals).toMatchObject({ tasks: 2, succeeded: 1, failed: 1, num_turns: 5, usage: { input_tokens: 250, output_tokens: 25 } });
     expect(summary.totals.cost_usd).toBeCloseTo(0.03, 10);
     const table = renderFinalTable(summary, { width: 100, colors: plain }).split("\n");
@@ -321,5 +322,23 @@ describe("arguments", () => {
     });
     expect(parseRunArgs([])).toEqual({ kind: "error", message: "no config file given" });
     expect(parseRunArgs(["--nope", "x.yaml"]).kind).toBe("error");
+  });
+
+  it("reads --redis and --run-id; a run id is made up when not given", () => {
+    const now = new Date("2025-06-01T12:30:05.123Z");
+    expect(parseRunArgs(["x.yaml", "--redis", "redis://q:6379", "--run-id", "r-1"], now)).toMatchObject({
+      options: { redis: { url: "redis://q:6379", runId: "r-1" } },
+    });
+    const made = parseRunArgs(["x.yaml", "--redis", "redis://q:6379"], now);
+    expect(made.kind === "run" && made.options.redis?.runId).toMatch(/^2025-06-01T12-30-05Z-[0-9a-f]{6}$/);
+    expect(parseRunArgs(["x.yaml", "--run-id", "r-1"])).toEqual({ kind: "error", message: "--run-id goes with --redis" });
+    expect(parseRunArgs(["x.yaml", "--redis", "http://q"])).toEqual({
+      kind: "error",
+      message: "--redis: http://q is not a Redis URL; it must start with redis:// or rediss://",
+    });
+    expect(parseRunArgs(["x.yaml", "--redis", "redis://q", "--run-id", "a:b"])).toEqual({
+      kind: "error",
+      message: '--run-id may hold letters, digits, ".", "_" and "-" (at most 80), got "a:b"',
+    });
   });
 });

@@ -21,7 +21,8 @@ export interface Served {
 /** `cadre mcp --http 127.0.0.1:0 --scripts … <args>`, ended after the test. */
 export async function startHttpCadre(scripts: RehearsalScriptsInput, args: string[], env: Record<string, string> = {}): Promise<Served> {
   const { home, cwd, tmp, scriptsFile } = await scriptedWorkspace(scripts);
-  const child = execa(process.execPath, [CADRE_BIN, "mcp", "--http", "127.0.0.1:0", "--scripts", scriptsFile, ...args], {
+  // No spare: these tests count the children of MCP sessions (test/mcp/warm.test.ts has the spares).
+  const child = execa(process.execPath, [CADRE_BIN, "mcp", "--http", "127.0.0.1:0", "--scripts", scriptsFile, "--warm", "0", ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? "", HOME: home, TMPDIR: tmp, ...env },
     extendEnv: false,

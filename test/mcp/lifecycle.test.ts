@@ -5,7 +5,7 @@ import { call, claudeDescendants, startStdioCadre, until } from "./support.ts";
 
 describe("cadre mcp lifecycle", () => {
   it("closes a child that stays idle past --idle-timeout-s", async () => {
-    const { client, pid } = await startStdioCadre({ napper: [{ text: "awake" }] }, ["--idle-timeout-s", "1"]);
+    const { client, pid } = await startStdioCadre({ napper: [{ text: "awake" }] }, ["--idle-timeout-s", "1", "--warm", "0"]);
     const spawned = await call(client, "spawn_session", { prompt: "go", name: "napper" });
     expect(spawned.structuredContent!.status).toBe("idle");
     const closed = await until(async () => {

@@ -123,7 +123,7 @@ describe("one worker process", () => {
     expect(isAlive(worker.pid)).toBe(false);
   });
 
-  it("kill() gives the CLI no last word: stdin stays open until the process is dead", async () => {
+  it("kill() gives the CLI no last word: it is stopped at once, and stdin stays open until it is dead", async () => {
     // A CLI that ends its turn when stdin closes would otherwise answer a turn that kill() was meant to end.
     const worker = await startFake("result-on-eof");
     const turn = worker.send("go");

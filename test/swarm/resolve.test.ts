@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { layerWorkerOptions } from "../../src/orchestrator/compose.ts";
+import { layerWorkerOptions, tasksPerProcess } from "../../src/orchestrator/compose.ts";
 import { ConfigError, fillResults, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "../../src/swarm/config/index.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
 import { workerOf } from "../support/swarm.ts";
@@ -109,6 +109,47 @@ describe("agent settings", () => {
     // A task's worker, and a peer or supervisor session of the agent (no task layer).
     expect(workerOf(config, config.tasks[0]!)).toMatchObject({ maxTurns: 3, permissionMode: "plan" });
     expect(layerWorkerOptions({ defaults: options.defaults, agent: options.agents?.a })).toMatchObject({ maxTurns: 3, permissionMode: "plan" });
+  });
+});
+
+describe("reuse", () => {
+  it("goes from defaults and inline agents to the orchestrator, the agent's winning, and is not a worker setting", async () => {
+    const text = [
+      "defaults: { reuse: true }",
+      "agents:",
+      "  capped: { description: d, prompt: p, reuse: 5 }",
+      "  single: { description: d, prompt: p, reuse: false }",
+      "  plain: { description: d, prompt: p }",
+      "tasks:",
+      "  - { name: t, agent: capped, prompt: go }",
+    ].join("\n");
+    const result = await parseSwarmConfig(text, { baseDir: dir, env: {} });
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const options = orchestratorOptionsFor(result.config);
+    expect(options.reuse).toBe(true);
+    expect(options.defaults).not.toHaveProperty("reuse");
+    const agents = options.agents!;
+    expect([
+      tasksPerProcess(agents.capped, options.reuse),
+      tasksPerProcess(agents.single, options.reuse),
+      tasksPerProcess(agents.plain, options.reuse),
+    ]).toEqual([5, 1, 50]);
+    expect(tasksPerProcess(undefined, undefined)).toBe(1);
+    expect(workerOf(result.config, result.config.tasks[0]!)).not.toHaveProperty("reuse");
+  });
+
+  it("refuses what is not a boolean or a positive whole number, with its path", async () => {
+    const text = [
+      "defaults: { reuse: 0 }",
+      "agents:",
+      "  a: { description: d, prompt: p, reuse: many }",
+      "tasks:",
+      "  - { name: t, prompt: go }",
+    ].join("\n");
+    const result = await parseSwarmConfig(text, { baseDir: dir, env: {} });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((issue) => issue.path).sort()).toEqual(["agents.a.reuse", "defaults.reuse"]);
   });
 });
 

@@ -96,6 +96,9 @@ describe("RunWorktrees", () => {
     });
     await rm(join(repo, "untracked-dir"), { recursive: true });
     expect(await branches("cadre/kept")).toEqual(["cadre/kept/t"]);
+    // With no worktree left in it, the run's directory goes too.
+    await run.dispose();
+    expect(existsSync(dirname(open.path))).toBe(false);
   });
 
   it("a killed run discards its open worktrees at once, keeping only branches that hold a commit", async () => {

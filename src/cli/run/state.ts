@@ -92,6 +92,8 @@ export class RunState {
         this.totalUsd = Math.max(this.totalUsd, event.totalUsd);
         this.row(event.task).costUsd = event.taskUsd;
         return;
+      case "task_rerun":
+        return;
       default:
         break;
     }

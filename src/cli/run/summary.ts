@@ -1,8 +1,11 @@
-import { writeFile } from "node:fs/promises";
+import { renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import process from "node:process";
 import { z } from "zod";
 import type { SessionRecord, TaskResult, Usage } from "../../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
+import type { TaskFingerprint } from "../../swarm/fingerprint.ts";
+import { unrunResult } from "../../swarm/runner.ts";
 import type { WorktreeOutcome } from "../../swarm/worktree.ts";
 import { SIGNAL_EXIT_CODES, type StopSignal } from "../signals.ts";
 import { oneLine, resultLine, worktreeLine } from "./activity.ts";
@@ -39,6 +42,8 @@ export const SummaryTaskSchema = z.looseObject({
   /** The task's JSONL transcript, relative to the summary; null when the worker never said anything. */
   transcript: z.string().nullable(),
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  /** Distributed runs: the host (`cadre worker --name`) that ran the task; null when none did. */
+  host: z.string().nullable().optional(),
   /** With a worktree: the branch holding what the task changed, and its commit (null when it changed nothing: no branch is left). */
   branch: z.string().nullable().optional(),
   commit: z.string().nullable().optional(),
@@ -48,6 +53,10 @@ export const SummaryTaskSchema = z.looseObject({
   diff_stat: z.string().optional(),
   /** With keep_worktrees: where the task's worktree still is. */
   worktree: z.string().nullable().optional(),
+  /** What the result depends on; `cadre run --resume` keeps a result while both still match. Null for a task that never started. */
+  fingerprint: z.object({ prompt: z.string(), settings: z.string() }).nullable().optional(),
+  /** True when this result was kept from an earlier attempt of the run (`--resume`) rather than run in this one. */
+  carried_over: z.boolean().optional(),
 });
 
 /** A worker session beside the tasks: a peer (ask_peer), a hook supervisor, or a child (spawn_worker). */
@@ -81,6 +90,16 @@ export const SummarySchema = z.looseObject({
   duration_ms: z.number(),
   /** True when a signal (Ctrl-C, SIGTERM, a hang-up) stopped the run; unfinished tasks are then "cancelled". */
   interrupted: z.boolean(),
+  /**
+   * False while the run is still going: the record is rewritten as each task
+   * ends, and a task not yet finished shows as cancelled (UNFINISHED), so a
+   * run that was killed can be resumed from it.
+   */
+  complete: z.boolean().optional(),
+  /** 1 for the first run; each `--resume` adds one. */
+  attempt: z.number().optional(),
+  /** What this attempt alone spent and ran; `totals` are for the whole run, earlier attempts included. */
+  attempt_totals: z.looseObject({ tasks_run: z.number(), cost_usd: z.number() }).optional(),
   exit_code: z.number(),
   totals: z.looseObject({
     tasks: z.number(),
@@ -88,7 +107,7 @@ export const SummarySchema = z.looseObject({
     failed: z.number(),
     cancelled: z.number(),
     skipped: z.number(),
-    /** The sum of the tasks' and the sessions': everything the run spent. */
+    /** Everything the run spent: in a local run, the sum of its tasks' and sessions' (each is listed). */
     cost_usd: z.number(),
     usage: UsageSchema,
     num_turns: z.number(),
@@ -118,12 +137,23 @@ function usageJson(usage: Usage): SummaryTask["usage"] {
 
 export interface SummaryInput {
   config: ResolvedSwarmConfig;
-  /** By task name; every config task has one. */
+  /** By task name; a task without one is still running or waiting (the record is then not complete). */
   results: ReadonlyMap<string, TaskResult>;
+  /** By task name, for the tasks that started or were carried over. */
+  fingerprints?: ReadonlyMap<string, TaskFingerprint>;
+  /** The rows of tasks whose result was kept from an earlier attempt: they stand in the record as they were. */
+  carriedOver?: ReadonlyMap<string, SummaryTask>;
+  /** This attempt's number (default 1: no --resume), and what earlier attempts spent (default 0). */
+  attempt?: number;
+  earlierCostUsd?: number;
+  /** What the engine spent (the tasks and the sessions, when every session is listed). */
+  totals: { costUsd: number; usage: Usage };
   /** Peers, supervisors and spawned children (Orchestrator.sessionRecords). */
   sessions: readonly SessionRecord[];
   /** Orchestrator task or session id → transcript file. */
   transcripts: ReadonlyMap<string, string>;
+  /** Distributed runs: task id → the host that ran it. */
+  hosts?: ReadonlyMap<string, string>;
   /** By task name, for tasks that worked in a worktree. */
   worktrees: ReadonlyMap<string, WorktreeOutcome>;
   runId: string;
@@ -140,10 +170,13 @@ export function buildSummary(input: SummaryInput): Summary {
     const path = input.transcripts.get(id);
     return path === undefined ? null : relative(input.outDir, path);
   };
+  const complete = input.config.tasks.every((task) => input.results.has(task.name));
   const tasks = input.config.tasks.map((task): SummaryTask => {
-    const result = input.results.get(task.name);
-    if (result === undefined) throw new Error(`no result for task "${task.name}"`);
+    const kept = input.carriedOver?.get(task.name);
+    if (kept !== undefined) return { ...kept, carried_over: true };
+    const result = input.results.get(task.name) ?? unrunResult(task, "cancelled", UNFINISHED);
     const worktree = input.worktrees.get(task.name);
+    const fingerprint = input.fingerprints?.get(task.name);
     return {
       name: task.name,
       agent: task.agent ?? null,
@@ -162,6 +195,7 @@ export function buildSummary(input: SummaryInput): Summary {
       depends_on: task.depends_on,
       transcript: transcriptOf(result.id),
       error: result.error ?? null,
+      ...(input.hosts && { host: input.hosts.get(result.id) ?? null }),
       ...(worktree !== undefined && {
         branch: worktree.branch,
         commit: worktree.commit,
@@ -169,6 +203,7 @@ export function buildSummary(input: SummaryInput): Summary {
         diff_stat: worktree.diffStat,
         worktree: worktree.path,
       }),
+      fingerprint: fingerprint ?? null,
     };
   });
   const sessions = input.sessions.map(
@@ -185,8 +220,6 @@ export function buildSummary(input: SummaryInput): Summary {
       transcript: transcriptOf(session.id),
     }),
   );
-  const listed = [...tasks, ...sessions];
-  const sum = (pick: (entry: SummaryTask | SummarySession) => number) => listed.reduce((total, entry) => total + pick(entry), 0);
   const count = (status: SummaryTask["status"]) => tasks.filter((task) => task.status === status).length;
   return {
     swarm: input.config.name,
@@ -198,6 +231,8 @@ export function buildSummary(input: SummaryInput): Summary {
     finished_at: new Date(input.finishedAt).toISOString(),
     duration_ms: input.finishedAt - input.startedAt,
     interrupted: input.stoppedBy !== undefined,
+    complete,
+    attempt: input.attempt ?? 1,
     exit_code: exitCodeFor(input.results.values(), input.stoppedBy),
     totals: {
       tasks: tasks.length,
@@ -205,25 +240,33 @@ export function buildSummary(input: SummaryInput): Summary {
       failed: count("failed"),
       cancelled: count("cancelled"),
       skipped: count("skipped"),
-      cost_usd: sum((entry) => entry.cost_usd),
-      usage: {
-        input_tokens: sum((entry) => entry.usage.input_tokens),
-        output_tokens: sum((entry) => entry.usage.output_tokens),
-        cache_read_input_tokens: sum((entry) => entry.usage.cache_read_input_tokens),
-        cache_creation_input_tokens: sum((entry) => entry.usage.cache_creation_input_tokens),
-      },
-      num_turns: sum((entry) => entry.num_turns),
+      cost_usd: (input.earlierCostUsd ?? 0) + input.totals.costUsd,
+      usage: usageJson(input.totals.usage),
+      num_turns: [...tasks, ...sessions].reduce((sum, entry) => sum + entry.num_turns, 0),
+    },
+    attempt_totals: {
+      tasks_run: tasks.filter((task) => task.fingerprint !== null && !task.carried_over).length,
+      cost_usd: input.totals.costUsd,
     },
     tasks,
     sessions,
   };
 }
 
+/** How a task that has not finished shows in a record written while the run goes on. */
+const UNFINISHED = { code: "UNFINISHED", message: "still running or waiting when this record was written" };
+
 export const SUMMARY_FILE = "summary.json";
 
-export async function writeSummary(outDir: string, summary: Summary): Promise<string> {
+/**
+ * Writes summary.json whole or not at all (a temporary file renamed over
+ * it), so a reader, or a resume after SIGKILL, never finds half a record.
+ */
+export function writeSummarySync(outDir: string, summary: Summary): string {
   const path = join(outDir, SUMMARY_FILE);
-  await writeFile(path, `${JSON.stringify(summary, null, 2)}\n`);
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(summary, null, 2)}\n`);
+  renameSync(temporary, path);
   return path;
 }
 

@@ -87,9 +87,9 @@ function workerSettings(written: WrittenSettings): Partial<WorkerOptions> {
 
 /** An agent as the orchestrator runs it: what the CLI knows of it, and in `worker` the rest of its settings. */
 function agentSpec(agent: SwarmAgent): AgentSpec {
-  const { model: _model, permission_mode: _mode, max_turns: _turns, tools: _tools, disallowed_tools: _disallowed, ...settings } = agent;
+  const { model: _model, permission_mode: _mode, max_turns: _turns, tools: _tools, disallowed_tools: _disallowed, reuse, ...settings } = agent;
   const worker = workerSettings(settings);
-  return { ...cliAgent(agent), ...(Object.keys(worker).length > 0 && { worker }) };
+  return { ...cliAgent(agent), ...(Object.keys(worker).length > 0 && { worker }), ...(reuse !== undefined && { reuse }) };
 }
 
 function hooksOf(config: ResolvedSwarmConfig): OrchestratorOptions["hooks"] {
@@ -122,6 +122,7 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
     ...(limits.length > 0 && { agentLimits: Object.fromEntries(limits) }),
     ...(config.budget_usd !== undefined && { budgetUsd: config.budget_usd }),
     ...(config.defaults.retries !== undefined && { retries: config.defaults.retries }),
+    ...(config.defaults.reuse !== undefined && { reuse: config.defaults.reuse }),
     agents: mapValues(config.agents, agentSpec),
     defaults: { ...workerSettings(config.defaults), ...(config.session_persistence === false && { persistSession: false }) },
     hooks: hooksOf(config),

@@ -21,6 +21,13 @@ const Retries = z
     `Further attempts after a transient failure (rate limit, overload, a worker that died before any tool ran); default ${DEFAULT_RETRIES}, as in the library.`,
   );
 
+export const ReuseSchema = z
+  .union([z.boolean(), z.int().positive()])
+  .describe(
+    "Let a finished task's claude process serve the next task with identical worker settings, after a reset to a fresh session " +
+      "(saves the process start); a number caps the tasks per process (true: 50). A process whose task could leave state behind is ended instead.",
+  );
+
 export const DefaultsSchema = z
   .strictObject({
     model: z.string().min(1).optional().describe("Model alias or id for every worker unless its task or agent says otherwise."),
@@ -36,6 +43,7 @@ export const DefaultsSchema = z
     betas: z.array(z.string().min(1)).optional().describe("API beta headers (API-key users only; the CLI sends only betas it knows)."),
     plugin_dirs: z.array(z.string().min(1)).optional().describe("Claude Code plugin directories every worker loads, relative to this file."),
     ...reachKeys,
+    reuse: ReuseSchema.optional(),
   })
   .describe("Settings every task starts from.");
 
@@ -70,6 +78,7 @@ export const InlineAgentSchema = z
       .describe("Agents the agent's Claude may delegate to with its Agent tool: name → inline definition or path to an agent file."),
     output_schema: OutputSchemaSchema.optional(),
     ...reachKeys,
+    reuse: ReuseSchema.optional().describe("Reuse this agent's processes across its tasks (see defaults.reuse); wins over defaults.reuse."),
   })
   .superRefine((agent, ctx) => {
     if (agent.file !== undefined && agent.prompt !== undefined) {

@@ -14,9 +14,12 @@ export function clock(ms: number): string {
 export function describeEvent(event: RunEvent, state: RunState): string | undefined {
   switch (event.type) {
     case "task_settled":
+      if (event.carriedOver) return `${event.task.name}: carried over from the resumed run (${event.result.status})`;
       // A task that ran was described when the orchestrator finished it; what its worktree came to is known only now.
       if (!event.started) return describeResult(event.result, state);
       return event.worktree === undefined ? undefined : `${event.task.name}: ${worktreeLine(event.worktree)}`;
+    case "task_rerun":
+      return `${event.task.name}: runs again, ${event.reason}${event.resumedSession ? `; continuing session ${event.resumedSession}` : ""}`;
     case "task_started":
       return `${event.task.name}: started${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}`;
     case "task_message": {
