@@ -313,6 +313,7 @@ describe("arguments", () => {
         rehearse: true,
         rehearseBudget: false,
         json: true,
+        fresh: false,
       },
     });
     expect(parseRunArgs(["x.yaml", "--out", "o"], now, "/w")).toMatchObject({ options: { outDir: "/w/o", defaultOut: false, rehearse: false } });
