@@ -402,7 +402,8 @@ export class Orchestrator implements TaskRunner {
       numTurns: turn?.numTurns ?? 0,
       durationMs,
       attempts: record.attempts,
-      sessionId: turn?.sessionId,
+      // A task stopped mid-turn keeps the session its worker had begun, so that it can be resumed and read.
+      sessionId: turn?.sessionId ?? record.attemptMessages.find((message) => message.type === "system" && message.subtype === "init")?.session_id,
       error: error === undefined ? undefined : errorSummary(error),
     };
   }

@@ -249,7 +249,15 @@ describe("arguments", () => {
     expect(runDirName(now)).toBe("2025-06-01T12-30-05Z");
     expect(parseRunArgs(["x.yaml", "--concurrency", "2", "--rehearse", "--json"], now, "/w")).toEqual({
       kind: "run",
-      options: { config: "x.yaml", concurrency: 2, outDir: "/w/.cadre/runs/2025-06-01T12-30-05Z", defaultOut: true, rehearse: true, json: true },
+      options: {
+        config: "x.yaml",
+        concurrency: 2,
+        outDir: "/w/.cadre/runs/2025-06-01T12-30-05Z",
+        defaultOut: true,
+        rehearse: true,
+        json: true,
+        fresh: false,
+      },
     });
     expect(parseRunArgs(["x.yaml", "--out", "o"], now, "/w")).toMatchObject({ options: { outDir: "/w/o", defaultOut: false, rehearse: false } });
     expect(parseRunArgs(["x.yaml", "--concurrency", "0"])).toEqual({
@@ -258,6 +266,16 @@ describe("arguments", () => {
     });
     expect(parseRunArgs([])).toEqual({ kind: "error", message: "no config file given" });
     expect(parseRunArgs(["--nope", "x.yaml"]).kind).toBe("error");
+  });
+
+  it("reads --resume with or without a run directory, and --fresh only beside it", () => {
+    expect(parseRunArgs(["x.yaml", "--resume"], new Date(), "/w")).toMatchObject({ options: { resume: "" } });
+    expect(parseRunArgs(["--resume", "x.yaml"], new Date(), "/w")).toMatchObject({ options: { config: "x.yaml", resume: "" } });
+    expect(parseRunArgs(["x.yaml", "--resume", "runs/a", "--fresh"], new Date(), "/w")).toMatchObject({
+      options: { resume: "/w/runs/a", fresh: true },
+    });
+    expect(parseRunArgs(["x.yaml", "--fresh"])).toEqual({ kind: "error", message: "--fresh goes with --resume" });
+    expect(parseRunArgs(["x.yaml", "--resume", "--out", "o"]).kind).toBe("error");
   });
 
   it("reads --redis and --run-id; a run id is made up when not given", () => {
