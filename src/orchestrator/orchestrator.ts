@@ -444,6 +444,7 @@ export class Orchestrator implements TaskRunner {
       finishedAt,
       durationMs: startedAt === undefined ? 0 : finishedAt - startedAt,
       attempts: record.attempts,
+      // A task stopped mid-turn keeps the session its worker had begun, so that it can be resumed and read.
       sessionId: turn?.sessionId ?? record.sessionId,
       error: error === undefined ? undefined : errorSummary(error),
     };

@@ -325,6 +325,16 @@ describe("arguments", () => {
     expect(parseRunArgs(["--nope", "x.yaml"]).kind).toBe("error");
   });
 
+  it("reads --resume with or without a run directory, and --fresh only beside it", () => {
+    expect(parseRunArgs(["x.yaml", "--resume"], new Date(), "/w")).toMatchObject({ options: { resume: "" } });
+    expect(parseRunArgs(["--resume", "x.yaml"], new Date(), "/w")).toMatchObject({ options: { config: "x.yaml", resume: "" } });
+    expect(parseRunArgs(["x.yaml", "--resume", "runs/a", "--fresh"], new Date(), "/w")).toMatchObject({
+      options: { resume: "/w/runs/a", fresh: true },
+    });
+    expect(parseRunArgs(["x.yaml", "--fresh"])).toEqual({ kind: "error", message: "--fresh goes with --resume" });
+    expect(parseRunArgs(["x.yaml", "--resume", "--out", "o"]).kind).toBe("error");
+  });
+
   it("reads --redis and --run-id; a run id is made up when not given", () => {
     const now = new Date("2025-06-01T12:30:05.123Z");
     expect(parseRunArgs(["x.yaml", "--redis", "redis://q:6379", "--run-id", "r-1"], now)).toMatchObject({
