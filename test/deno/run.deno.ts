@@ -26,7 +26,7 @@ function comparable(summary: Record<string, unknown>): unknown {
     ...rest,
     totals: { ...sums, cost_usd: cost_usd.toFixed(9) },
     attempt_totals: { ...attempt, cost_usd: attempt.cost_usd.toFixed(9) },
-    tasks: (tasks as Record<string, unknown>[]).map(({ duration_ms: _t, session_id, ...task }) => {
+    tasks: (tasks as Record<string, unknown>[]).map(({ queued_ms: _q, started_at: _s, finished_at: _f, duration_ms: _t, session_id, ...task }) => {
       assert.equal(typeof session_id, "string");
       return task;
     }),
