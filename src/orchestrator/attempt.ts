@@ -10,6 +10,8 @@ export interface AttemptOptions {
   idleTimeoutMs: number | undefined;
   /** Called once the worker is up, to observe it. */
   onStarted(worker: Worker): void;
+  /** Holds the prompt of a worker that is up until it may go (the cache stagger); rejects with the signal's reason. */
+  beforeSend?: (signal: AbortSignal) => Promise<void>;
   onMessage(message: CliMessage): void;
 }
 
@@ -50,6 +52,7 @@ export async function runAttempt(options: AttemptOptions): Promise<TurnResult> {
   });
   try {
     options.onStarted(worker);
+    await options.beforeSend?.(stop);
     resetIdle();
     const collected = worker.send(options.prompt, { signal: stop }).collect();
     let stoppedAfterResult = false;

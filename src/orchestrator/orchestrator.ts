@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto";
 import type { CliMessage, ResultMessage } from "../protocol/index.ts";
 import { AbortError } from "../errors.ts";
 import { EventHub } from "../util/event-hub.ts";
-import { Worker, type PermissionHandler, type TurnResult, type WorkerOptions } from "../worker/index.ts";
-import { WorkerCost, addUsage, emptyUsage } from "./accounting.ts";
+import { Worker, promptPrefixKey, type PermissionHandler, type TurnResult, type WorkerOptions } from "../worker/index.ts";
+import { WorkerCost, addUsage, cacheSavingUsd, emptyUsage } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import { Budget } from "./budget.ts";
+import { CacheStagger, type StaggerTicket } from "./cache-stagger.ts";
 import { layerWorkerOptions, sessionWorkerOptions, taskWorkerOptions, type AgentSpec } from "./compose.ts";
 import {
   BudgetExceededError,
@@ -31,6 +32,7 @@ import {
   type TaskResult,
   type TaskSpec,
   type TaskStatus,
+  type Usage,
   type WorkerContext,
 } from "./types.ts";
 
@@ -64,6 +66,8 @@ export class Orchestrator {
   readonly scheduler: Scheduler;
   private readonly hub = new EventHub<OrchestratorEvent>();
   private readonly budget: Budget;
+  /** Undefined when turned off: every worker sends its first prompt at once. */
+  private readonly stagger: CacheStagger | undefined;
   private readonly closing = new AbortController();
   private readonly budgetStop = new AbortController();
   private readonly transcripts: TranscriptDirectory | undefined;
@@ -72,6 +76,7 @@ export class Orchestrator {
   private readonly liveWorkers = new Set<Worker>();
   private readonly openSessions = new Set<Session>();
   private readonly totalUsage = emptyUsage();
+  private cacheSavedUsd = 0;
   private readonly statusCounts: Record<TaskStatus, number> = { succeeded: 0, failed: 0, cancelled: 0, skipped: 0 };
 
   constructor(readonly options: OrchestratorOptions = {}) {
@@ -81,6 +86,8 @@ export class Orchestrator {
       if (event.type === "rate_limit") this.hub.emit({ type: "rate_limit", state: event.state });
     });
     this.budget = new Budget(options.budgetUsd);
+    const stagger = options.cacheStagger ?? true;
+    this.stagger = stagger === false ? undefined : new CacheStagger(stagger === true ? {} : stagger);
     this.transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
     // Peer and supervisor sessions work for many tasks: their cost counts for the run, not for one task.
     this.sessions = new AgentSessions(
@@ -105,8 +112,15 @@ export class Orchestrator {
     return this.hub.stream({ signal });
   }
 
-  get totals(): { costUsd: number; usage: ReturnType<typeof emptyUsage>; tasks: Record<TaskStatus, number>; budgetExceeded: boolean } {
-    return { costUsd: this.budget.spentUsd, usage: { ...this.totalUsage }, tasks: { ...this.statusCounts }, budgetExceeded: this.budget.exceeded };
+  /** What the run spent and used; `cacheSavedUsd` estimates what its cache reads saved (see cacheSavingUsd). */
+  get totals(): { costUsd: number; usage: Usage; cacheSavedUsd: number; tasks: Record<TaskStatus, number>; budgetExceeded: boolean } {
+    return {
+      costUsd: this.budget.spentUsd,
+      usage: { ...this.totalUsage },
+      cacheSavedUsd: this.cacheSavedUsd,
+      tasks: { ...this.statusCounts },
+      budgetExceeded: this.budget.exceeded,
+    };
   }
 
   /** Where each task's transcript was written (task id → path). */
@@ -261,32 +275,53 @@ export class Orchestrator {
     record.attemptMessages = [];
     const cost = new WorkerCost();
     const { info } = record;
-    const workerOptions = this.workerOptionsFor({ kind: "task", name: info.name, agent: info.agent }, record);
-    const turn = await runAttempt({
-      workerOptions,
-      prompt: spec.prompt,
-      signal,
-      idleTimeoutMs: spec.idleTimeoutMs ?? this.options.idleTimeoutMs,
-      onStarted: (worker) => {
-        this.track(worker);
-        this.hub.emit({ type: "task_started", task: info, attempt: record.attempts, pid: worker.pid });
-        worker.on((event) => {
-          if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
-          else if (event.type === "permission_request") this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
-          else if (event.type === "permission_settled") this.hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });
-        });
-      },
-      onMessage: (message) => {
-        record.attemptMessages.push(message);
-        this.onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
-      },
-    });
-    if (turn.isError) {
-      const status = (turn.result as ResultMessage).api_error_status ?? undefined;
-      throw new TaskFailedError(turn.subtype, turn.errors.length > 0 ? turn.errors : [turn.text].filter(Boolean), status ?? undefined);
+    const { workerOptions, ticket, hidePartial } = this.staggered(this.workerOptionsFor({ kind: "task", name: info.name, agent: info.agent }, record));
+    try {
+      const turn = await runAttempt({
+        workerOptions,
+        prompt: spec.prompt,
+        signal,
+        idleTimeoutMs: spec.idleTimeoutMs ?? this.options.idleTimeoutMs,
+        beforeSend: ticket && ((stop) => ticket.ready(stop)),
+        onStarted: (worker) => {
+          this.track(worker);
+          this.hub.emit({ type: "task_started", task: info, attempt: record.attempts, pid: worker.pid });
+          worker.on((event) => {
+            if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
+            else if (event.type === "permission_request") this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
+            else if (event.type === "permission_settled") this.hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });
+          });
+        },
+        onMessage: (message) => {
+          ticket?.observe(message);
+          if (hidePartial && message.type === "stream_event") return;
+          record.attemptMessages.push(message);
+          this.onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
+        },
+      });
+      if (turn.isError) {
+        const status = (turn.result as ResultMessage).api_error_status ?? undefined;
+        throw new TaskFailedError(turn.subtype, turn.errors.length > 0 ? turn.errors : [turn.text].filter(Boolean), status ?? undefined);
+      }
+      this.scheduler.reportSuccess();
+      return turn;
+    } finally {
+      ticket?.release();
     }
-    this.scheduler.reportSuccess();
-    return turn;
+  }
+
+  /**
+   * A task worker's place in its prefix group. A worker that may lead also
+   * streams partial messages: its group waits for its response to begin, and
+   * the first streamed event says so at once, where the first assistant
+   * message waits for a whole content block (a long thinking block, say).
+   * When the task did not ask for them, nobody sees them (hidePartial): they
+   * stop at the ticket.
+   */
+  private staggered(options: WorkerOptions): { workerOptions: WorkerOptions; ticket: StaggerTicket | undefined; hidePartial: boolean } {
+    const ticket = this.stagger?.join(promptPrefixKey(options));
+    const hidePartial = ticket?.mayLead === true && !options.includePartialMessages;
+    return { workerOptions: hidePartial ? { ...options, includePartialMessages: true } : options, ticket, hidePartial };
   }
 
   /** A message from the worker of a task or session: transcript, event, rate limits and, with a result, its cost. */
@@ -311,12 +346,13 @@ export class Orchestrator {
   /** Adds a cost to a task (and its ancestors) and to the run; stops the run when the budget is reached. */
   private charge(record: TaskRecord | undefined, usd: number, usage: Record<string, unknown> | undefined): void {
     addUsage(this.totalUsage, usage);
+    this.cacheSavedUsd += cacheSavingUsd(usage, usd);
     for (let r = record; r; r = r.parent) {
       r.costUsd += usd;
       if (r === record) addUsage(r.usage, usage);
     }
     const reached = this.budget.charge(usd);
-    if (record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd });
+    if (record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd, totalUsage: { ...this.totalUsage } });
     if (reached) {
       this.hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
       this.budgetStop.abort(reached);

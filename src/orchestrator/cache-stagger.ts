@@ -1,0 +1,168 @@
+import type { CliMessage } from "../protocol/index.ts";
+
+/**
+ * Staggered first requests per prefix group. Workers whose requests start
+ * with the same prefix (same promptPrefixKey) form a group. The API makes a
+ * cached prefix readable only once the response that wrote it has begun, so
+ * in a group whose prefix is not cached the first worker ready to send, its
+ * leader, sends its first prompt at once; the others start and initialize
+ * meanwhile and send theirs when the leader's response begins, or after
+ * `maxWaitMs` if it has not. They then read the prefix (0.1× the input price)
+ * instead of each writing it (1.25×). The leader is the first one ready, not
+ * the first one started: on a busy machine workers finish starting in any
+ * order, and none should wait for a slower one to start.
+ *
+ * A group stays warm for the cache's lifetime after each response of one of
+ * its workers began (5 minutes, 1 hour once a response reports a 1-hour
+ * write), so later workers do not wait. A leader that fails before its
+ * response begins passes the lead to the first worker waiting. A group whose
+ * leader's response reports no caching at all never waits again.
+ */
+
+export interface CacheStaggerOptions {
+  /** The longest a worker waits for its group's leader. Default 5 s. */
+  maxWaitMs?: number;
+  /** The clock, for tests. Default Date.now. */
+  now?: () => number;
+}
+
+/** A worker's place in its group, from before it starts until its attempt ends. */
+export interface StaggerTicket {
+  /**
+   * Its group's prefix was not cached when it joined, so it may lead, and
+   * then the earliest sign of its response (its first streamed event) matters.
+   */
+  readonly mayLead: boolean;
+  /** Resolves when the first prompt may go; rejects with the signal's reason. */
+  ready(signal: AbortSignal): Promise<void>;
+  /** Every message of the worker. */
+  observe(message: CliMessage): void;
+  /** The attempt is over, however it ended. */
+  release(): void;
+}
+
+const DEFAULT_MAX_WAIT_MS = 5_000;
+const TTL_5M_MS = 5 * 60_000;
+const TTL_1H_MS = 60 * 60_000;
+
+interface Group {
+  warmUntil: number;
+  ttlMs: number;
+  /** The leader's response reported neither a cache write nor a read: nothing to wait for. */
+  uncached: boolean;
+  leader: Ticket | undefined;
+  /** Workers holding their first prompt, in the order they became ready. */
+  waiting: Set<Ticket>;
+}
+
+/** The usage of a response that has begun, or undefined when the message does not mean one has. */
+function responseUsage(message: CliMessage): Record<string, unknown> | "none" | undefined {
+  // A subagent's conversation has its own prefix.
+  if ("parent_tool_use_id" in message && message.parent_tool_use_id) return undefined;
+  if (message.type === "stream_event") {
+    return message.event.type === "message_start" ? (message.event.message.usage ?? "none") : undefined;
+  }
+  // An API error comes as a synthetic assistant message: no response began.
+  if (message.type === "assistant" && message.error === undefined && message.message.model !== "<synthetic>") {
+    return message.message.usage ?? "none";
+  }
+  return undefined;
+}
+
+function tokens(usage: Record<string, unknown>, field: string): number {
+  const value = usage[field];
+  return typeof value === "number" ? value : 0;
+}
+
+class Ticket implements StaggerTicket {
+  #open: (() => void) | undefined;
+  #released = false;
+
+  constructor(
+    readonly mayLead: boolean,
+    private readonly group: Group,
+    private readonly stagger: { maxWaitMs: number; now: () => number },
+  ) {}
+
+  ready(signal: AbortSignal): Promise<void> {
+    const group = this.group;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (group.uncached || group.warmUntil > this.stagger.now() || group.leader === this) return Promise.resolve();
+    if (group.leader === undefined) {
+      group.leader = this;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        group.waiting.delete(this);
+        this.#open = undefined;
+      };
+      const timer = setTimeout(() => {
+        done();
+        resolve();
+      }, this.stagger.maxWaitMs);
+      const onAbort = () => {
+        done();
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#open = () => {
+        done();
+        resolve();
+      };
+      group.waiting.add(this);
+    });
+  }
+
+  observe(message: CliMessage): void {
+    const usage = responseUsage(message);
+    if (usage === undefined) return;
+    const group = this.group;
+    if (usage !== "none") {
+      if (tokens(usage, "cache_creation_input_tokens") === 0 && tokens(usage, "cache_read_input_tokens") === 0) {
+        if (group.leader === this) group.uncached = true;
+      } else if (tokens((usage.cache_creation ?? {}) as Record<string, unknown>, "ephemeral_1h_input_tokens") > 0) {
+        group.ttlMs = TTL_1H_MS;
+      }
+    }
+    group.warmUntil = this.stagger.now() + group.ttlMs;
+    if (group.leader === this) group.leader = undefined;
+    for (const waiting of [...group.waiting]) waiting.#open?.();
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    const group = this.group;
+    group.waiting.delete(this);
+    if (group.leader !== this) return;
+    // The leader ended before its response began: the first worker waiting leads now.
+    group.leader = undefined;
+    const next = group.waiting.values().next().value;
+    if (next) {
+      group.leader = next;
+      next.#open?.();
+    }
+  }
+}
+
+export class CacheStagger {
+  readonly #groups = new Map<string, Group>();
+  readonly #settings: { maxWaitMs: number; now: () => number };
+
+  constructor(options: CacheStaggerOptions = {}) {
+    this.#settings = { maxWaitMs: options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS, now: options.now ?? Date.now };
+  }
+
+  /** A worker of group `key` is about to start. */
+  join(key: string): StaggerTicket {
+    let group = this.#groups.get(key);
+    if (!group) {
+      group = { warmUntil: 0, ttlMs: TTL_5M_MS, uncached: false, leader: undefined, waiting: new Set() };
+      this.#groups.set(key, group);
+    }
+    return new Ticket(!group.uncached && group.warmUntil <= this.#settings.now(), group, this.#settings);
+  }
+}
