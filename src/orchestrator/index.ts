@@ -15,5 +15,6 @@ export type {
 } from "./types.ts";
 export { TaskSpecSchema } from "./types.ts";
 export type { AgentSpec } from "./compose.ts";
+export { cacheReadShare } from "./accounting.ts";
 export type { RateLimitState } from "./scheduler/index.ts";
 export { Session, type PendingPermission, type SessionPermissions, type SessionSpec, type SessionStatus } from "./session.ts";

@@ -49,7 +49,7 @@ function sampleState(): RunState {
     [900, { type: "task_message", task: info("b.ts"), message: assistant("m1", [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "code/b.ts" } }]) }],
     // The CLI sends one model reply as several messages with the same id: still one turn.
     [950, { type: "task_message", task: info("b.ts"), message: assistant("m1", [{ type: "text", text: "reading" }]) }],
-    [1000, { type: "cost", task: info("a.ts"), taskUsd: 0.0125, totalUsd: 0.0125 }],
+    [1000, { type: "cost", task: info("a.ts"), taskUsd: 0.0125, totalUsd: 0.0125, totalUsage: { inputTokens: 60, outputTokens: 10, cacheReadInputTokens: 900, cacheCreationInputTokens: 40 } }],
     [4700, { type: "task_finished", task: info("a.ts"), result: result("a.ts", "succeeded") }],
     [4800, { type: "rate_limit", state: { limit: 4, effectiveLimit: 2, backoffUntil: T0 + 7800, rateLimited: true } }],
   ];
@@ -69,7 +69,7 @@ describe("the live view's frame", () => {
     expect(lines[2]).toMatch(/^✔ a\.ts +succeeded +4\.2s +2 turns +\$0\.01 +a\.ts is fine$/);
     expect(lines[3]).toMatch(/^▶ b\.ts +running +5\.2s +1 turn +“reading”$/);
     expect(lines[4]).toMatch(/^· summary +waiting +after a\.ts, b\.ts$/);
-    expect(lines[5]).toBe("1 running  1 waiting  1 succeeded  $0.01 of $2.00   rate limited: 2/4 workers, starts paused 2.0s");
+    expect(lines[5]).toBe("1 running  1 waiting  1 succeeded  $0.01 of $2.00  90% cached   rate limited: 2/4 workers, starts paused 2.0s");
     expect(lines).toHaveLength(6);
   });
 
@@ -123,7 +123,7 @@ describe("plain lines", () => {
     const refused = parseCliMessage({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t", is_error: true, content: "cadre policy denies this Bash command" }] } });
     expect(line({ type: "task_message", task: info("b.ts"), message: refused })).toBe("b.ts: tool error: cadre policy denies this Bash command");
     expect(line({ type: "task_queued", task: info("b.ts") })).toBeUndefined();
-    expect(line({ type: "cost", task: info("b.ts"), taskUsd: 1, totalUsd: 1 })).toBeUndefined();
+    expect(line({ type: "cost", task: info("b.ts"), taskUsd: 1, totalUsd: 1, totalUsage: result("b.ts", "succeeded").usage })).toBeUndefined();
     expect(line({ type: "budget_exceeded", spentUsd: 2.5, budgetUsd: 2 })).toBe("budget reached: spent $2.50 of $2.00; no new tasks start");
   });
 });
@@ -161,10 +161,10 @@ describe("summary", () => {
         tasks: ["a.ts", "b.ts"].map((name, index) => ({ name, template: name, index, prompt: "p", depends_on: [], cwd: "/x", retries: 0, priority: 0 })),
       },
       results: new Map([
-        ["a.ts", result("a.ts", "succeeded")],
+        ["a.ts", result("a.ts", "succeeded", { usage: { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 19_600, cacheCreationInputTokens: 300 } })],
         ["b.ts", result("b.ts", "failed")],
       ]),
-      totals: { costUsd: 0.03, usage: { inputTokens: 200, outputTokens: 20, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } },
+      totals: { costUsd: 0.03, usage: { inputTokens: 200, outputTokens: 20, cacheReadInputTokens: 19_600, cacheCreationInputTokens: 200 }, cacheSavedUsd: 0.0875 },
       transcripts: new Map([["a.ts", "/out/transcripts/a.ts.jsonl"]]),
       outDir: "/out",
       rehearsal: true,
@@ -177,12 +177,21 @@ describe("summary", () => {
       ["b.ts", "failed", null],
     ]);
     expect(summary.exit_code).toBe(1);
-    expect(summary.totals).toMatchObject({ tasks: 2, succeeded: 1, failed: 1, cost_usd: 0.03, num_turns: 4, usage: { input_tokens: 200 } });
+    expect(summary.totals).toMatchObject({
+      tasks: 2,
+      succeeded: 1,
+      failed: 1,
+      cost_usd: 0.03,
+      num_turns: 4,
+      usage: { input_tokens: 200, cache_read_input_tokens: 19_600, cache_creation_input_tokens: 200 },
+      cache_saved_usd: 0.0875,
+    });
+    expect(summary.tasks[0]!.usage).toMatchObject({ cache_read_input_tokens: 19_600, cache_creation_input_tokens: 300 });
     const table = renderFinalTable(summary, { width: 100, colors: plain }).split("\n");
-    expect(table[0]).toMatch(/^task +status +turns +cost +time +result$/);
-    expect(table[1]).toMatch(/^a\.ts +succeeded +2 +\$0\.01 +4\.2s +a\.ts is fine$/);
-    expect(table[2]).toMatch(/^b\.ts +failed +2 +\$0\.01 +4\.2s +API error 400$/);
-    expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 4 turns, $0.03, 5.0s");
+    expect(table[0]).toMatch(/^task +status +turns +cost +cached +time +result$/);
+    expect(table[1]).toMatch(/^a\.ts +succeeded +2 +\$0\.01 +98% +4\.2s +a\.ts is fine$/);
+    expect(table[2]).toMatch(/^b\.ts +failed +2 +\$0\.01 +0% +4\.2s +API error 400$/);
+    expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 4 turns, $0.03, 98% of input from cache (saved $0.09), 5.0s");
   });
 });
 

@@ -2,9 +2,9 @@ import { writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { z } from "zod";
 import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
-import type { TaskResult, Usage } from "../../orchestrator/index.ts";
+import { cacheReadShare, type TaskResult, type Usage } from "../../orchestrator/index.ts";
 import { oneLine } from "./activity.ts";
-import { type Colors, formatDuration, formatUsd, paint, table } from "./view/format.ts";
+import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./view/format.ts";
 
 const UsageSchema = z.looseObject({
   input_tokens: z.number(),
@@ -51,6 +51,12 @@ export const SummarySchema = z.looseObject({
     /** Everything the run spent, peer and supervisor sessions included. */
     cost_usd: z.number(),
     usage: UsageSchema,
+    /**
+     * What the cache reads saved: their tokens priced as cache writes, less
+     * their price as reads. An estimate at the API's price ratios, scaled to
+     * the cost the CLI reported.
+     */
+    cache_saved_usd: z.number(),
     num_turns: z.number(),
   }),
   tasks: z.array(SummaryTaskSchema),
@@ -63,6 +69,15 @@ export function exitCodeFor(results: Iterable<TaskResult>, interrupted: boolean)
   if (interrupted) return 130;
   for (const result of results) if (result.status !== "succeeded") return 1;
   return 0;
+}
+
+function usageOf(json: SummaryTask["usage"]): Usage {
+  return {
+    inputTokens: json.input_tokens,
+    outputTokens: json.output_tokens,
+    cacheReadInputTokens: json.cache_read_input_tokens,
+    cacheCreationInputTokens: json.cache_creation_input_tokens,
+  };
 }
 
 function usageJson(usage: Usage): SummaryTask["usage"] {
@@ -78,7 +93,7 @@ export interface SummaryInput {
   config: ResolvedSwarmConfig;
   /** By task name; every config task has one. */
   results: ReadonlyMap<string, TaskResult>;
-  totals: { costUsd: number; usage: Usage };
+  totals: { costUsd: number; usage: Usage; cacheSavedUsd: number };
   /** Orchestrator task id → transcript file. */
   transcripts: ReadonlyMap<string, string>;
   outDir: string;
@@ -127,6 +142,7 @@ export function buildSummary(input: SummaryInput): Summary {
       skipped: count("skipped"),
       cost_usd: input.totals.costUsd,
       usage: usageJson(input.totals.usage),
+      cache_saved_usd: input.totals.cacheSavedUsd,
       num_turns: tasks.reduce((sum, task) => sum + task.num_turns, 0),
     },
     tasks,
@@ -144,12 +160,13 @@ export async function writeSummary(outDir: string, summary: Summary): Promise<st
 /** The table printed when the run ends: one row per task, then the totals. */
 export function renderFinalTable(summary: Summary, options: { width: number; colors: Colors }): string {
   const c = options.colors;
-  const header = ["task", "status", "turns", "cost", "time", "result"];
+  const header = ["task", "status", "turns", "cost", "cached", "time", "result"];
   const rows = summary.tasks.map((task) => [
     task.name,
     task.status,
     String(task.num_turns),
     formatUsd(task.cost_usd),
+    formatCacheShare(cacheReadShare(usageOf(task.usage))),
     formatDuration(task.duration_ms),
     oneLine(task.error ? task.error.message : task.text, 500),
   ]);
@@ -162,7 +179,10 @@ export function renderFinalTable(summary: Summary, options: { width: number; col
   if (t.failed > 0) parts.push(c.red(`${t.failed} failed`));
   if (t.cancelled > 0) parts.push(c.yellow(`${t.cancelled} cancelled`));
   if (t.skipped > 0) parts.push(c.yellow(`${t.skipped} skipped`));
-  parts.push(`${t.num_turns} turns`, formatUsd(t.cost_usd), formatDuration(summary.duration_ms));
+  parts.push(`${t.num_turns} turns`, formatUsd(t.cost_usd));
+  const share = cacheReadShare(usageOf(t.usage));
+  if (share !== undefined && share > 0) parts.push(`${formatCacheShare(share)} of input from cache (saved ${formatUsd(t.cache_saved_usd)})`);
+  parts.push(formatDuration(summary.duration_ms));
   if (summary.interrupted) parts.push(c.yellow("interrupted"));
   return [...lines, "", `${c.bold("total")}  ${parts.join(", ")}`].join("\n");
 }
