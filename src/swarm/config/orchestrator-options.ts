@@ -66,6 +66,7 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
   return {
     ...(config.concurrency !== undefined && { concurrency: config.concurrency }),
     ...(config.budget_usd !== undefined && { budgetUsd: config.budget_usd }),
+    ...(config.cache_stagger !== undefined && { cacheStagger: config.cache_stagger }),
     agents,
     defaults: workerSettings(config.defaults),
     hooks: hooksOf(config),

@@ -49,6 +49,7 @@ export interface ResolvedSwarmConfig {
   base_dir: string;
   concurrency?: number;
   budget_usd?: number;
+  cache_stagger?: boolean;
   defaults: ResolvedDefaults;
   agents: Record<string, AgentDefinition>;
   tasks: ResolvedTask[];
@@ -124,6 +125,7 @@ export async function resolveSwarmConfig(
       base_dir: baseDir,
       ...(input.concurrency !== undefined && { concurrency: input.concurrency }),
       ...(input.budget_usd !== undefined && { budget_usd: input.budget_usd }),
+      ...(input.cache_stagger !== undefined && { cache_stagger: input.cache_stagger }),
       defaults,
       agents: agents.agents,
       tasks,
