@@ -93,7 +93,9 @@ const k = (tokens: number) => `${(tokens / 1000).toFixed(0)}k`;
 const mean = (runs: CacheRun[], pick: (run: CacheRun) => number) => runs.reduce((sum, run) => sum + pick(run), 0) / runs.length;
 
 async function main(): Promise<void> {
-  console.log(`cache stagger: ${TASKS} one-turn tasks of one agent at concurrency ${CONCURRENCY}, time to first token ${TTFT_MS} ms, ${ROUNDS} round(s)`);
+  console.log(
+    `cache stagger: ${TASKS} one-turn tasks of one agent at concurrency ${CONCURRENCY}, time to first token ${TTFT_MS} ms, ${ROUNDS} round(s)`,
+  );
   const runs: CacheRun[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate who goes first, so that load drifting on a shared machine hits both alike.

@@ -124,8 +124,7 @@ async function main(): Promise<void> {
     const cpuBefore = process.cpuUsage();
     const childrenBefore = await reapedChildrenCpuMs();
     const started = performance.now();
-    const failures =
-      side === "sdk" ? await runSdk(prompts, concurrency, env, cwd) : await runCadre(prompts, concurrency, env, cwd, side === "cadre");
+    const failures = side === "sdk" ? await runSdk(prompts, concurrency, env, cwd) : await runCadre(prompts, concurrency, env, cwd, side === "cadre");
     const wallMs = performance.now() - started;
     const own = process.cpuUsage(cpuBefore);
     await childrenReaped();

@@ -21,7 +21,7 @@ import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
-import { startRehearsalServer, type RehearsalServer } from "../src/rehearsal/server.ts";
+import { type RehearsalServer, startRehearsalServer } from "../src/rehearsal/server.ts";
 import type { RunReport, Side } from "./orchestrator-run.ts";
 
 const TASKS = 32;
@@ -43,7 +43,9 @@ async function runSide(server: RehearsalServer, side: Side, tasks: number, concu
   const report = JSON.parse(stdout.trim().split("\n").at(-1)!) as RunReport;
   const played = server.requests.filter((r) => r.outcome === "played").length - before;
   if (report.failures.length > 0 || played !== tasks) {
-    throw new Error(`${side} at concurrency ${concurrency}: ${played} of ${tasks} turns reached the model; failures:\n  ${report.failures.join("\n  ")}`);
+    throw new Error(
+      `${side} at concurrency ${concurrency}: ${played} of ${tasks} turns reached the model; failures:\n  ${report.failures.join("\n  ")}`,
+    );
   }
   return report;
 }

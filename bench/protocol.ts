@@ -15,7 +15,7 @@ import { Buffer, isAscii } from "node:buffer";
 import { existsSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { NdjsonDecoder, encodeLine, type NdjsonEvent } from "../src/protocol/ndjson.ts";
+import { encodeLine, NdjsonDecoder, type NdjsonEvent } from "../src/protocol/ndjson.ts";
 import { realisticMessages } from "./realistic-messages.ts";
 
 const TARGET_BYTES = 100 * 1024 * 1024;
@@ -117,18 +117,24 @@ console.log(
 
 const main: Variant[] = [
   variant("(a) JSON.parse, pre-split lines", parseLines(full)),
-  variant("(b) NdjsonDecoder, 64 KiB chunks", decodeChunks(full, (value) => (sink = value))),
+  variant(
+    "(b) NdjsonDecoder, 64 KiB chunks",
+    decodeChunks(full, (value) => (sink = value)),
+  ),
 ];
 const parsePath = new URL("../src/protocol/parse.ts", import.meta.url);
 let unknownMessages = 0;
 if (existsSync(parsePath)) {
   const { parseCliMessage } = (await import(parsePath.href)) as { parseCliMessage: (value: unknown) => unknown };
   main.push(
-    variant("(c) (b) + parseCliMessage", decodeChunks(full, (value) => {
-      const message = parseCliMessage(value) as { type?: unknown };
-      if (message.type === "unknown") unknownMessages++;
-      sink = message;
-    })),
+    variant(
+      "(c) (b) + parseCliMessage",
+      decodeChunks(full, (value) => {
+        const message = parseCliMessage(value) as { type?: unknown };
+        if (message.type === "unknown") unknownMessages++;
+        sink = message;
+      }),
+    ),
   );
 }
 main.push(
@@ -140,7 +146,10 @@ main.push(
 );
 const asciiOnly: Variant[] = [
   variant(`(a') (a), ASCII lines only (${(ascii.bytes.length / 1e6).toFixed(0)} MB)`, parseLines(ascii)),
-  variant("(b') (b), ASCII lines only", decodeChunks(ascii, (value) => (sink = value))),
+  variant(
+    "(b') (b), ASCII lines only",
+    decodeChunks(ascii, (value) => (sink = value)),
+  ),
 ];
 // The small group first: after the large one (and zod's allocations) its figures come out lower.
 measure(ascii, asciiOnly);
@@ -148,7 +157,10 @@ measure(full, main);
 
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[values.length >> 1]!;
 console.log("".padEnd(40) + ["MB/s best", "MB/s median", "vs (a)"].map((c) => c.padStart(13)).join(""));
-for (const [data, variants] of [[full, main], [ascii, asciiOnly]] as const) {
+for (const [data, variants] of [
+  [full, main],
+  [ascii, asciiOnly],
+] as const) {
   const mb = data.bytes.length / 1e6;
   for (const v of variants) {
     const cells = [(mb / Math.min(...v.seconds)).toFixed(0), (mb / median(v.seconds)).toFixed(0)];

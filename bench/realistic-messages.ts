@@ -10,26 +10,88 @@
 const MODEL = "claude-sonnet-4-5-20250929";
 
 const TOOLS = [
-  "Task", "Bash", "Glob", "Grep", "ExitPlanMode", "Read", "Edit", "Write", "NotebookEdit",
-  "WebFetch", "TodoWrite", "WebSearch", "BashOutput", "KillShell", "SlashCommand", "Skill",
-  "AskUserQuestion", "ListMcpResourcesTool", "ReadMcpResourceTool",
-  ...["spawn_session", "query_session", "get_session", "list_sessions", "wait_sessions",
-    "interrupt_session", "close_session", "get_transcript", "answer_permission"].map((t) => `mcp__cadre__${t}`),
-  ...["navigate", "click", "fill", "screenshot", "evaluate", "select_option", "hover", "press_key",
-    "wait_for", "console_messages", "network_requests", "tabs", "close"].map((t) => `mcp__playwright__browser_${t}`),
-  ...["create_issue", "get_issue", "list_issues", "create_pull_request", "get_pull_request",
-    "list_commits", "search_code", "get_file_contents", "push_files", "create_branch"].map((t) => `mcp__github__${t}`),
+  "Task",
+  "Bash",
+  "Glob",
+  "Grep",
+  "ExitPlanMode",
+  "Read",
+  "Edit",
+  "Write",
+  "NotebookEdit",
+  "WebFetch",
+  "TodoWrite",
+  "WebSearch",
+  "BashOutput",
+  "KillShell",
+  "SlashCommand",
+  "Skill",
+  "AskUserQuestion",
+  "ListMcpResourcesTool",
+  "ReadMcpResourceTool",
+  ...[
+    "spawn_session",
+    "query_session",
+    "get_session",
+    "list_sessions",
+    "wait_sessions",
+    "interrupt_session",
+    "close_session",
+    "get_transcript",
+    "answer_permission",
+  ].map((t) => `mcp__cadre__${t}`),
+  ...[
+    "navigate",
+    "click",
+    "fill",
+    "screenshot",
+    "evaluate",
+    "select_option",
+    "hover",
+    "press_key",
+    "wait_for",
+    "console_messages",
+    "network_requests",
+    "tabs",
+    "close",
+  ].map((t) => `mcp__playwright__browser_${t}`),
+  ...[
+    "create_issue",
+    "get_issue",
+    "list_issues",
+    "create_pull_request",
+    "get_pull_request",
+    "list_commits",
+    "search_code",
+    "get_file_contents",
+    "push_files",
+    "create_branch",
+  ].map((t) => `mcp__github__${t}`),
 ];
 
 const SLASH_COMMANDS = [
-  "compact", "context", "cost", "init", "output-style:new", "pr-comments", "release-notes", "todos",
-  "review", "security-review", "statusline", "memory", "agents", "mcp", "model", "permissions",
+  "compact",
+  "context",
+  "cost",
+  "init",
+  "output-style:new",
+  "pr-comments",
+  "release-notes",
+  "todos",
+  "review",
+  "security-review",
+  "statusline",
+  "memory",
+  "agents",
+  "mcp",
+  "model",
+  "permissions",
 ];
 
 const PROSE = [
   "I'll start by looking at the project structure to understand how the pieces fit together.",
   "The failing test expects `parseConfig` to reject an empty `tasks` list, but it returns `{ tasks: [] }`.",
-  "Let me check the \"worker\" module: the spawn logic lives in `src/worker/spawn.ts`.",
+  'Let me check the "worker" module: the spawn logic lives in `src/worker/spawn.ts`.',
   "Done ✅ — all 42 tests pass and the type checker is clean.",
   "This looks like a race: the `close` event can fire before `exit` on Linux 🐧.",
   "我来检查一下配置文件的加载逻辑，看看为什么默认值没有生效。",
@@ -46,6 +108,7 @@ const CODE_LINES = [
   "export async function runWorker(options: WorkerOptions): Promise<WorkerResult> {",
   '  const child = execa("claude", ["-p", "--output-format", "stream-json"], { stdin: "pipe" });',
   "  if (line.length > maxLineBytes) throw new LineTooLongError(maxLineBytes);",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a line of TypeScript as sample text, template and all.
   '    console.log(`worker ${id} finished in ${ms} ms — "${status}"`);',
   "  // 注意: 这里的超时单位是毫秒",
   "  return { ok: true, value: JSON.parse(text) };",
@@ -90,7 +153,10 @@ export function* realisticMessages(seed = 1): Generator<Record<string, unknown>>
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
   const hex = (n: number) => {
     let s = "";
-    while (s.length < n) s += Math.floor(random() * 0x100000000).toString(16).padStart(8, "0");
+    while (s.length < n) {
+      const word = Math.floor(random() * 0x100000000);
+      s += word.toString(16).padStart(8, "0");
+    }
     return s.slice(0, n);
   };
   const uuid = () => {
@@ -154,7 +220,17 @@ export function* realisticMessages(seed = 1): Generator<Record<string, unknown>>
       yield streamEvent({ type: "content_block_stop", index: 0 });
       yield {
         type: "assistant",
-        message: { id: msgId, type: "message", role: "assistant", model: MODEL, content: [{ type: "text", text }], stop_reason: null, stop_sequence: null, usage: usage(), context_management: null },
+        message: {
+          id: msgId,
+          type: "message",
+          role: "assistant",
+          model: MODEL,
+          content: [{ type: "text", text }],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: usage(),
+          context_management: null,
+        },
         ...base(),
       };
 
@@ -163,7 +239,10 @@ export function* realisticMessages(seed = 1): Generator<Record<string, unknown>>
       const tool = bigRead ? "Read" : pick(["Bash", "Bash", "Read", "Grep", "Edit"]);
       const input =
         tool === "Bash"
-          ? { command: pick(["npm test 2>&1 | tail -50", "git status --short", "ls -la src", 'grep -rn "TODO" src/']), description: "Run the test suite" }
+          ? {
+              command: pick(["npm test 2>&1 | tail -50", "git status --short", "ls -la src", 'grep -rn "TODO" src/']),
+              description: "Run the test suite",
+            }
           : tool === "Read"
             ? { file_path: `/home/dev/projects/cadre/src/${pick(["worker", "protocol", "orchestrator"])}/${hex(6)}.ts` }
             : tool === "Grep"
@@ -177,7 +256,17 @@ export function* realisticMessages(seed = 1): Generator<Record<string, unknown>>
       yield streamEvent({ type: "content_block_stop", index: 1 });
       yield {
         type: "assistant",
-        message: { id: msgId, type: "message", role: "assistant", model: MODEL, content: [{ type: "tool_use", id: toolUseId, name: tool, input }], stop_reason: null, stop_sequence: null, usage: usage(), context_management: null },
+        message: {
+          id: msgId,
+          type: "message",
+          role: "assistant",
+          model: MODEL,
+          content: [{ type: "tool_use", id: toolUseId, name: tool, input }],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: usage(),
+          context_management: null,
+        },
         ...base(),
       };
       yield streamEvent({ type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: int(20, 800) } });
@@ -236,8 +325,26 @@ export function* realisticMessages(seed = 1): Generator<Record<string, unknown>>
       total_cost_usd: inputTokens * 3e-6 + outputTokens * 15e-6,
       usage: { ...usage(), server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 } },
       modelUsage: {
-        [MODEL]: { inputTokens, outputTokens, cacheReadInputTokens: int(0, 500_000), cacheCreationInputTokens: int(0, 50_000), webSearchRequests: 0, costUSD: inputTokens * 3e-6 + outputTokens * 15e-6, contextWindow: 200_000, maxOutputTokens: 64_000 },
-        "claude-haiku-4-5-20251001": { inputTokens: int(100, 5000), outputTokens: int(10, 500), cacheReadInputTokens: 0, cacheCreationInputTokens: 0, webSearchRequests: 0, costUSD: 0.0012, contextWindow: 200_000, maxOutputTokens: 64_000 },
+        [MODEL]: {
+          inputTokens,
+          outputTokens,
+          cacheReadInputTokens: int(0, 500_000),
+          cacheCreationInputTokens: int(0, 50_000),
+          webSearchRequests: 0,
+          costUSD: inputTokens * 3e-6 + outputTokens * 15e-6,
+          contextWindow: 200_000,
+          maxOutputTokens: 64_000,
+        },
+        "claude-haiku-4-5-20251001": {
+          inputTokens: int(100, 5000),
+          outputTokens: int(10, 500),
+          cacheReadInputTokens: 0,
+          cacheCreationInputTokens: 0,
+          webSearchRequests: 0,
+          costUSD: 0.0012,
+          contextWindow: 200_000,
+          maxOutputTokens: 64_000,
+        },
       },
       permission_denials: [],
       uuid: uuid(),

@@ -84,14 +84,22 @@ describe("examples with --rehearse", () => {
     const { run, summary, transcripts } = await rehearse("guarded-shell");
     expect(run.exitCode, run.stderr).toBe(0);
     expect(summary.tasks.map((t) => [t.name, t.status])).toEqual([["tidy", "succeeded"]]);
-    expect(summary.tasks[0]?.text).toMatch(/^The hook refused to run rm -rf, so nothing was deleted\. The sample code directory holds: cache\.ts\s+retry\.ts\s+slug\.ts$/);
+    expect(summary.tasks[0]?.text).toMatch(
+      /^The hook refused to run rm -rf, so nothing was deleted\. The sample code directory holds: cache\.ts\s+retry\.ts\s+slug\.ts$/,
+    );
     const [denied, listed] = toolResults(transcripts.get("tidy")!);
     expect(denied?.is_error).toBe(true);
     expect(JSON.stringify(denied?.content)).toContain("cadre policy denies this Bash command");
     expect(listed?.is_error).toBeFalsy();
     expect(run.stdout).toContain("tidy: tool error: PreToolUse:Bash hook error: cadre policy denies this Bash command");
     // Rehearsals leave the examples directory as it was.
-    expect((await readdir(join(repo, "examples"))).sort()).toEqual(["code", "code-review.yaml", "guarded-shell.yaml", "library.ts", "research-critic.yaml"]);
+    expect((await readdir(join(repo, "examples"))).sort()).toEqual([
+      "code",
+      "code-review.yaml",
+      "guarded-shell.yaml",
+      "library.ts",
+      "research-critic.yaml",
+    ]);
     expect(existsSync(join(repo, "examples", "build"))).toBe(false);
   });
 });

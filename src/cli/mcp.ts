@@ -1,13 +1,12 @@
 import { readFile } from "node:fs/promises";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { formatIssue } from "../swarm/config/issues.ts";
-import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
-import { loadRehearsalScripts, type RehearsalScripts } from "../rehearsal/index.ts";
 import { isLoopback, parseHostPort, serveHttp } from "../mcp/http.ts";
 import { McpRuntime, type McpRuntimeOptions } from "../mcp/runtime.ts";
 import { serveStdio } from "../mcp/stdio.ts";
-import { orchestratorOptionsFor } from "../swarm/config/index.ts";
+import { loadRehearsalScripts, type RehearsalScripts } from "../rehearsal/index.ts";
+import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
+import { formatIssue } from "../swarm/config/issues.ts";
 import { numberFlag, UsageError } from "./flags.ts";
 
 const USAGE = "usage: cadre mcp [--http HOST:PORT] [--token T] [--config swarm.yaml] [--rehearse] [--scripts FILE] [options]";

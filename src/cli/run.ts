@@ -2,17 +2,16 @@ import { writeFileSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { formatIssue } from "../swarm/config/issues.ts";
-import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { Orchestrator, type TaskResult } from "../orchestrator/index.ts";
-import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
+import { type RehearsalRig, startRehearsalRig } from "../rehearsal/index.ts";
+import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
+import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
-import { startRehearsalRig, type RehearsalRig } from "../rehearsal/index.ts";
 import { INTERRUPTED, runSwarm, unrunResult } from "../swarm/runner.ts";
-import { orchestratorOptionsFor } from "../swarm/config/index.ts";
+import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
 import { interruptOnSignals } from "./run/signals.ts";
 import { type RunEvent, RunState } from "./run/state.ts";
-import { buildSummary, renderFinalTable, SUMMARY_FILE, writeSummary, type Summary } from "./run/summary.ts";
+import { buildSummary, renderFinalTable, SUMMARY_FILE, type Summary, writeSummary } from "./run/summary.ts";
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
@@ -37,7 +36,11 @@ async function loadConfig(options: RunOptions): Promise<ResolvedSwarmConfig | un
     return undefined;
   }
   const result = await loadSwarmConfig(options.config);
-  const problems = result.ok ? (options.rehearse ? missingScripts(result.config) : []) : result.errors.map((item) => formatIssue(item, options.config));
+  const problems = result.ok
+    ? options.rehearse
+      ? missingScripts(result.config)
+      : []
+    : result.errors.map((item) => formatIssue(item, options.config));
   if (result.ok && problems.length === 0) return result.config;
   for (const line of problems) process.stderr.write(`${line}\n`);
   const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
@@ -107,7 +110,8 @@ export async function runCommand(args: string[]): Promise<number> {
       view.stop();
       orchestrator.kill();
       for (const task of config.tasks) {
-        if (!results.has(task.name)) results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second Ctrl-C" }));
+        if (!results.has(task.name))
+          results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second Ctrl-C" }));
       }
       writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summaryOf(Date.now(), true), null, 2)}\n`);
       process.stderr.write(`cadre run: killed; ${join(outDir, SUMMARY_FILE)} lists what finished\n`);

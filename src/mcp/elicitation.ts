@@ -4,7 +4,7 @@ import type { PendingPermission } from "../orchestrator/session.ts";
 import { askUserQuestion, planReview } from "../worker/index.ts";
 import type { ManagedSession } from "./managed-session.ts";
 import { clip } from "./session-info.ts";
-import { decisionFor, type Answer } from "./tools/control.ts";
+import { type Answer, decisionFor } from "./tools/control.ts";
 
 /**
  * Asks the client's user about a child's permission request through MCP

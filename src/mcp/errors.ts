@@ -45,7 +45,10 @@ export class NameInUseError extends CadreError {
 
 export class UnknownPermissionRequestError extends CadreError {
   constructor(sessionId: string, requestId: string, waiting: string[]) {
-    const list = waiting.length > 0 ? `Waiting requests: ${waiting.join(", ")}.` : "No request of this session is waiting (it may have been answered, withdrawn or timed out).";
+    const list =
+      waiting.length > 0
+        ? `Waiting requests: ${waiting.join(", ")}.`
+        : "No request of this session is waiting (it may have been answered, withdrawn or timed out).";
     super("UNKNOWN_PERMISSION_REQUEST", `Session ${sessionId} has no waiting request "${requestId}". ${list}`);
   }
 }

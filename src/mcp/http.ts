@@ -3,9 +3,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 import { McpServeError } from "./errors.ts";
 import type { McpRuntime } from "./runtime.ts";
-import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 
 /**
  * Streamable HTTP for `cadre mcp --http`: one MCP session per client, each
@@ -84,13 +84,16 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
   const sessionIdleMs = options.sessionIdleMs ?? runtime.registry.idleTimeoutMs;
   const sweep =
     sessionIdleMs > 0
-      ? setInterval(() => {
-          const cutoff = Date.now() - sessionIdleMs;
-          for (const session of sessions.values()) {
-            const liveChildren = runtime.registry.list(session.owner).some((child) => child.status !== "closed");
-            if (session.lastSeen < cutoff && !liveChildren) void session.close();
-          }
-        }, Math.min(60_000, Math.max(250, sessionIdleMs / 4)))
+      ? setInterval(
+          () => {
+            const cutoff = Date.now() - sessionIdleMs;
+            for (const session of sessions.values()) {
+              const liveChildren = runtime.registry.list(session.owner).some((child) => child.status !== "closed");
+              if (session.lastSeen < cutoff && !liveChildren) void session.close();
+            }
+          },
+          Math.min(60_000, Math.max(250, sessionIdleMs / 4)),
+        )
       : undefined;
   sweep?.unref?.();
   let allowedHosts = new Set<string>();
@@ -167,7 +170,9 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
     handle(req, res).catch((error: unknown) => sendError(res, 500, `cadre mcp: ${(error as Error).message}`));
   });
   await new Promise<void>((resolve, reject) => {
-    httpServer.once("error", (error) => reject(new McpServeError(`cannot listen on ${options.host}:${options.port}: ${error.message}`, { cause: error })));
+    httpServer.once("error", (error) =>
+      reject(new McpServeError(`cannot listen on ${options.host}:${options.port}: ${error.message}`, { cause: error })),
+    );
     httpServer.listen(options.port, options.host, () => resolve());
   });
   const { port } = httpServer.address() as AddressInfo;

@@ -83,21 +83,24 @@ export class ManagedSession {
     this.#inFlight = true;
     this.#turnError = undefined;
     this.#sentAt = Date.now();
-    this.session.send(prompt).then(
-      (turn) => {
-        this.#lastTurn = turn;
-        if (turn.isError) this.#turnError = { code: "TURN_ERROR", message: turn.errors.join("; ") || turn.text || turn.subtype };
-      },
-      (error: unknown) => {
-        this.#turnError = {
-          code: (error as { code?: string }).code ?? "ERROR",
-          message: error instanceof Error ? error.message : String(error),
-        };
-      },
-    ).finally(() => {
-      this.#inFlight = false;
-      this.changed();
-    });
+    this.session
+      .send(prompt)
+      .then(
+        (turn) => {
+          this.#lastTurn = turn;
+          if (turn.isError) this.#turnError = { code: "TURN_ERROR", message: turn.errors.join("; ") || turn.text || turn.subtype };
+        },
+        (error: unknown) => {
+          this.#turnError = {
+            code: (error as { code?: string }).code ?? "ERROR",
+            message: error instanceof Error ? error.message : String(error),
+          };
+        },
+      )
+      .finally(() => {
+        this.#inFlight = false;
+        this.changed();
+      });
     this.changed();
   }
 

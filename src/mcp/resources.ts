@@ -1,4 +1,4 @@
-import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { sessionInfo } from "./session-info.ts";
 import type { SessionRegistry } from "./session-registry.ts";
 import { renderPage, transcriptPage } from "./transcript.ts";

@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Orchestrator } from "../orchestrator/orchestrator.ts";
 import type { OrchestratorOptions } from "../orchestrator/types.ts";
-import { startRehearsalRig, type RehearsalRig, type RehearsalScripts } from "../rehearsal/index.ts";
+import { type RehearsalRig, type RehearsalScripts, startRehearsalRig } from "../rehearsal/index.ts";
 import { createCadreServer } from "./server.ts";
 import { SessionRegistry, type SessionRegistryOptions } from "./session-registry.ts";
 

@@ -4,6 +4,7 @@ import { askByElicitation, supportsElicitation } from "./elicitation.ts";
 import { registerResources } from "./resources.ts";
 import type { SessionRegistry } from "./session-registry.ts";
 import { registerControlTools } from "./tools/control.ts";
+import { registerFileTools } from "./tools/files.ts";
 import { registerInspectTools } from "./tools/inspect.ts";
 import { registerTurnTools } from "./tools/turns.ts";
 
@@ -41,6 +42,7 @@ export function createCadreServer(registry: SessionRegistry, owner: string, opti
   registerTurnTools(server, context);
   registerInspectTools(server, context);
   registerControlTools(server, context);
+  registerFileTools(server, context);
   registerResources(server, registry, owner);
   if (options.elicitation !== false) {
     registry.onPermissionRequest(owner, (session, pending) => {

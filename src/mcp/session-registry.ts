@@ -68,6 +68,8 @@ export class SessionRegistry {
     }
     const session = this.#orchestrator.openSession({
       ...spec,
+      // So that a parent can undo what a child wrote (rewind_session_files).
+      worker: { fileCheckpointing: true, ...spec.worker },
       permissions: "ask",
       permissionTimeoutMs: this.permissionTimeoutMs,
     });
@@ -88,7 +90,10 @@ export class SessionRegistry {
     const named = this.list(owner).filter((s) => s.name === idOrName);
     const found = named.find((s) => s.status !== "closed") ?? named.at(-1);
     if (found) return found;
-    throw new UnknownSessionError(idOrName, this.list(owner).map((s) => (s.name === s.id ? s.id : `${s.id} (${s.name})`)));
+    throw new UnknownSessionError(
+      idOrName,
+      this.list(owner).map((s) => (s.name === s.id ? s.id : `${s.id} (${s.name})`)),
+    );
   }
 
   list(owner: string, statuses?: readonly SessionStatus[]): ManagedSession[] {
@@ -122,9 +127,7 @@ export class SessionRegistry {
 
   async #reapIdle(): Promise<void> {
     const cutoff = Date.now() - this.idleTimeoutMs;
-    const idle = [...this.#sessions.values()].filter(
-      (s) => s.status !== "closed" && !s.busy && s.pending.length === 0 && s.lastActivityAt < cutoff,
-    );
+    const idle = [...this.#sessions.values()].filter((s) => s.status !== "closed" && !s.busy && s.pending.length === 0 && s.lastActivityAt < cutoff);
     await Promise.all(idle.map((s) => s.close(`idle for more than ${Math.round(this.idleTimeoutMs / 1000)} s`)));
   }
 

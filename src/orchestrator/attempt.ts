@@ -1,5 +1,5 @@
 import type { CliMessage } from "../protocol/index.ts";
-import { Worker, type TurnResult, type WorkerOptions } from "../worker/index.ts";
+import { type TurnResult, Worker, type WorkerOptions } from "../worker/index.ts";
 import { TaskTimeoutError } from "./errors.ts";
 
 export interface AttemptOptions {

@@ -1,4 +1,4 @@
-import { HookEventSchema, type AgentDefinition } from "../protocol/index.ts";
+import { type AgentDefinition, HookEventSchema } from "../protocol/index.ts";
 import type { HookConfig } from "../worker/hooks.ts";
 import type { WorkerOptions } from "../worker/index.ts";
 import type { SessionSpec } from "./session.ts";

@@ -2,14 +2,20 @@ import { CadreError } from "../errors.ts";
 
 /** A task named an agent the orchestrator does not know. */
 export class UnknownAgentError extends CadreError {
-  constructor(readonly agent: string, known: string[]) {
+  constructor(
+    readonly agent: string,
+    known: string[],
+  ) {
     super("UNKNOWN_AGENT", `unknown agent "${agent}"; known agents: ${known.join(", ") || "none"}`);
   }
 }
 
 /** A task's time limit or idle limit ran out. */
 export class TaskTimeoutError extends CadreError {
-  constructor(readonly kind: "total" | "idle", readonly limitMs: number) {
+  constructor(
+    readonly kind: "total" | "idle",
+    readonly limitMs: number,
+  ) {
     super(
       "TASK_TIMEOUT",
       kind === "total"
@@ -26,11 +32,11 @@ function usd(amount: number): string {
 
 /** The run's budget is spent: no new task starts. */
 export class BudgetExceededError extends CadreError {
-  constructor(readonly spentUsd: number, readonly budgetUsd: number) {
-    super(
-      "BUDGET_EXCEEDED",
-      `the budget of $${usd(budgetUsd)} is spent ($${usd(spentUsd)} used); no new task starts. Raise budget_usd to go on`,
-    );
+  constructor(
+    readonly spentUsd: number,
+    readonly budgetUsd: number,
+  ) {
+    super("BUDGET_EXCEEDED", `the budget of $${usd(budgetUsd)} is spent ($${usd(spentUsd)} used); no new task starts. Raise budget_usd to go on`);
   }
 }
 
@@ -63,5 +69,15 @@ export class OrchestratorClosedError extends CadreError {
 export class InvalidTaskError extends CadreError {
   constructor(message: string) {
     super("INVALID_TASK", message);
+  }
+}
+
+/** A session whose process ended cannot go on: it kept no session file to resume from. */
+export class SessionNotResumableError extends CadreError {
+  constructor(name: string) {
+    super(
+      "SESSION_NOT_RESUMABLE",
+      `session "${name}" lost its claude process and cannot be resumed: it runs without session persistence (persistSession: false), so the CLI kept no session file. Open a new session, or leave session persistence on`,
+    );
   }
 }

@@ -11,9 +11,7 @@ export function isRateLimitStatus(status: number | null | undefined): boolean {
 
 /** Whether any tool started in these messages: after that, a retry could repeat side effects. */
 export function anyToolRan(messages: readonly CliMessage[]): boolean {
-  return messages.some(
-    (m) => m.type === "assistant" && Array.isArray(m.message.content) && m.message.content.some((b) => b.type === "tool_use"),
-  );
+  return messages.some((m) => m.type === "assistant" && Array.isArray(m.message.content) && m.message.content.some((b) => b.type === "tool_use"));
 }
 
 /**

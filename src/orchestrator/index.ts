@@ -1,5 +1,9 @@
-export { Orchestrator } from "./orchestrator.ts";
+export { cacheReadShare } from "./accounting.ts";
+export type { AgentSpec } from "./compose.ts";
 export * from "./errors.ts";
+export { Orchestrator } from "./orchestrator.ts";
+export type { RateLimitState } from "./scheduler/index.ts";
+export { type PendingPermission, Session, type SessionPermissions, type SessionSpec, type SessionStatus } from "./session.ts";
 export type {
   HookAction,
   OrchestratorEvent,
@@ -14,7 +18,3 @@ export type {
   WorkerContext,
 } from "./types.ts";
 export { TaskSpecSchema } from "./types.ts";
-export type { AgentSpec } from "./compose.ts";
-export { cacheReadShare } from "./accounting.ts";
-export type { RateLimitState } from "./scheduler/index.ts";
-export { Session, type PendingPermission, type SessionPermissions, type SessionSpec, type SessionStatus } from "./session.ts";

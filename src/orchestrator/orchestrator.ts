@@ -1,36 +1,29 @@
 import { randomUUID } from "node:crypto";
-import type { CliMessage, ResultMessage } from "../protocol/index.ts";
 import { AbortError } from "../errors.ts";
+import type { CliMessage, ResultMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
-import { Worker, promptPrefixKey, type PermissionHandler, type TurnResult, type WorkerOptions } from "../worker/index.ts";
-import { WorkerCost, addUsage, cacheSavingUsd, emptyUsage } from "./accounting.ts";
+import { type PermissionHandler, promptPrefixKey, type TurnResult, Worker, type WorkerOptions } from "../worker/index.ts";
+import { addUsage, cacheSavingUsd, emptyUsage, WorkerCost } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import { Budget } from "./budget.ts";
 import { CacheStagger, type StaggerTicket } from "./cache-stagger.ts";
-import { layerWorkerOptions, sessionWorkerOptions, taskWorkerOptions, type AgentSpec } from "./compose.ts";
-import {
-  BudgetExceededError,
-  InvalidTaskError,
-  OrchestratorClosedError,
-  TaskFailedError,
-  TaskTimeoutError,
-  UnknownAgentError,
-} from "./errors.ts";
+import { type AgentSpec, layerWorkerOptions, sessionWorkerOptions, taskWorkerOptions } from "./compose.ts";
+import { BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskFailedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
 import { errorSummary, isRateLimitStatus, isRetryable } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
 import { routedHookConfig } from "./routed-hooks.ts";
-import { QueueClearedError, Scheduler, retryWithBackoff } from "./scheduler/index.ts";
+import { QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
 import {
-  TaskSpecSchema,
   type OrchestratorEvent,
   type OrchestratorOptions,
   type TaskInfo,
   type TaskResult,
   type TaskSpec,
+  TaskSpecSchema,
   type TaskStatus,
   type Usage,
   type WorkerContext,
@@ -163,9 +156,7 @@ export class Orchestrator {
   /** Runs tasks under the limits and yields each result as it finishes. */
   async *map(tasks: Iterable<TaskSpec>, options: { signal?: AbortSignal } = {}): AsyncIterable<TaskResult> {
     const specs = [...tasks].map((spec) => (options.signal ? { ...spec, signal: combine(spec.signal, options.signal) } : spec));
-    const records = specs.map((spec) =>
-      this.createRecord(spec, undefined),
-    );
+    const records = specs.map((spec) => this.createRecord(spec, undefined));
     const pending = new Map(
       records.map((record, i) => [record.info.id, this.execute(record, specs[i]!).then((result) => ({ id: record.info.id, result }))]),
     );
@@ -216,7 +207,12 @@ export class Orchestrator {
   }
 
   /** The record of a task or session; throws for an agent the orchestrator does not know. */
-  private newRecord(name: string | undefined, agentName: string | undefined, parent: TaskRecord | undefined, overrides: Partial<WorkerOptions>): TaskRecord {
+  private newRecord(
+    name: string | undefined,
+    agentName: string | undefined,
+    parent: TaskRecord | undefined,
+    overrides: Partial<WorkerOptions>,
+  ): TaskRecord {
     const agents = this.options.agents ?? {};
     if (agentName !== undefined && !agents[agentName]) throw new UnknownAgentError(agentName, Object.keys(agents));
     const id = randomUUID().slice(0, 8);
@@ -275,7 +271,9 @@ export class Orchestrator {
     record.attemptMessages = [];
     const cost = new WorkerCost();
     const { info } = record;
-    const { workerOptions, ticket, hidePartial } = this.staggered(this.workerOptionsFor({ kind: "task", name: info.name, agent: info.agent }, record));
+    const { workerOptions, ticket, hidePartial } = this.staggered(
+      this.workerOptionsFor({ kind: "task", name: info.name, agent: info.agent }, record),
+    );
     try {
       const turn = await runAttempt({
         workerOptions,
@@ -288,7 +286,8 @@ export class Orchestrator {
           this.hub.emit({ type: "task_started", task: info, attempt: record.attempts, pid: worker.pid });
           worker.on((event) => {
             if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
-            else if (event.type === "permission_request") this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
+            else if (event.type === "permission_request")
+              this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
             else if (event.type === "permission_settled") this.hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });
           });
         },
@@ -352,7 +351,8 @@ export class Orchestrator {
       if (r === record) addUsage(r.usage, usage);
     }
     const reached = this.budget.charge(usd);
-    if (record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd, totalUsage: { ...this.totalUsage } });
+    if (record)
+      this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd, totalUsage: { ...this.totalUsage } });
     if (reached) {
       this.hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
       this.budgetStop.abort(reached);

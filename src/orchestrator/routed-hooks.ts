@@ -1,7 +1,7 @@
 import { HookEventSchema, type HookInput } from "../protocol/index.ts";
 import type { HookCallback, HookConfig } from "../worker/hooks.ts";
-import { allowResult, commandHook, denyResult, policyHook, withFallback } from "./hooks/index.ts";
 import { errorSummary } from "./failure.ts";
+import { allowResult, commandHook, denyResult, policyHook, withFallback } from "./hooks/index.ts";
 import type { OrchestratorOptions, RoutedHook } from "./types.ts";
 
 /** Asks a supervisor agent and resolves with its final text. */

@@ -1,7 +1,19 @@
-import type { CliMessage } from "../protocol/index.ts";
+import type { CliMessage, RewindFilesResponse } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
-import { askUserQuestion, planReview, Worker, WorkerClosedError, type PermissionDecision, type PermissionHandler, type PermissionRequest, type TurnResult, type WorkerOptions } from "../worker/index.ts";
+import {
+  askUserQuestion,
+  type PermissionDecision,
+  type PermissionHandler,
+  type PermissionRequest,
+  planReview,
+  RewindFilesError,
+  type TurnResult,
+  Worker,
+  WorkerClosedError,
+  type WorkerOptions,
+} from "../worker/index.ts";
 import { WorkerCost } from "./accounting.ts";
+import { SessionNotResumableError } from "./errors.ts";
 import type { TaskInfo } from "./types.ts";
 
 export const SESSION_STATUSES = ["starting", "running", "awaiting_permission", "idle", "failed", "closed"] as const;
@@ -67,6 +79,8 @@ export class Session {
   readonly #pending = new Map<string, { entry: PendingPermission; resolve: (d: PermissionDecision) => void }>();
   #tail: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** The id each finished turn's prompt was sent with, in order: where rewindFiles can go back to. */
+  readonly #turnMessageIds: string[] = [];
   readonly #permissionRequests = new EventHub<PendingPermission>();
   readonly #host: SessionHost;
 
@@ -144,23 +158,28 @@ export class Session {
   send(prompt: string, options: { signal?: AbortSignal } = {}): Promise<TurnResult> {
     if (this.#closed) return Promise.reject(new WorkerClosedError("the turn"));
     const turn = this.#tail.then(() =>
-      this.#host.schedule(async (slotSignal) => {
-        const signal = options.signal ? AbortSignal.any([slotSignal, options.signal]) : slotSignal;
-        const worker = await this.#liveWorker(signal);
-        this.#setStatus("running");
-        try {
-          const result = await worker.run(prompt, { signal });
-          this.#turns++;
-          this.#lastResult = result;
-          this.#lastError = result.isError ? { code: "TURN_ERROR", message: result.errors.join("; ") || result.subtype } : undefined;
-          return result;
-        } catch (error) {
-          this.#lastError = { code: (error as { code?: string }).code ?? "ERROR", message: (error as Error).message };
-          throw error;
-        } finally {
-          if (!this.#closed) this.#setStatus(worker.state === "failed" || worker.state === "exited" ? "failed" : "idle");
-        }
-      }, this.spec.agent, options.signal),
+      this.#host.schedule(
+        async (slotSignal) => {
+          const signal = options.signal ? AbortSignal.any([slotSignal, options.signal]) : slotSignal;
+          const worker = await this.#liveWorker(signal);
+          this.#setStatus("running");
+          try {
+            const result = await worker.run(prompt, { signal });
+            this.#turns++;
+            this.#turnMessageIds.push(result.userMessageId);
+            this.#lastResult = result;
+            this.#lastError = result.isError ? { code: "TURN_ERROR", message: result.errors.join("; ") || result.subtype } : undefined;
+            return result;
+          } catch (error) {
+            this.#lastError = { code: (error as { code?: string }).code ?? "ERROR", message: (error as Error).message };
+            throw error;
+          } finally {
+            if (!this.#closed) this.#setStatus(worker.state === "failed" || worker.state === "exited" ? "failed" : "idle");
+          }
+        },
+        this.spec.agent,
+        options.signal,
+      ),
     );
     this.#tail = turn.catch(() => undefined);
     return turn;
@@ -168,6 +187,21 @@ export class Session {
 
   async interrupt(): Promise<void> {
     await this.#worker?.interrupt();
+  }
+
+  /**
+   * Restores the files this session edited to how they were when turn `turn`
+   * (1 = the first) began; with `dryRun`, only reports what would change.
+   * Needs the worker option `fileCheckpointing` and the session's live process.
+   */
+  async rewindFiles(turn: number, options: { dryRun?: boolean } = {}): Promise<RewindFilesResponse> {
+    const userMessageId = this.#turnMessageIds[turn - 1];
+    if (userMessageId === undefined) throw new RewindFilesError(`turn ${turn}`, `the session has ${this.#turnMessageIds.length} finished turn(s)`);
+    const worker = this.#worker;
+    if (!worker || worker.state === "exited" || worker.state === "failed" || worker.state === "closing") {
+      throw new RewindFilesError(`turn ${turn}`, "the session's process has ended, and its checkpoints with it");
+    }
+    return worker.rewindFiles(userMessageId, options);
   }
 
   async close(): Promise<void> {
@@ -186,6 +220,7 @@ export class Session {
     if (alive) return this.#worker!;
     const resume = this.sessionId;
     const options = this.#host.workerOptions(this, this.#permissionHandler());
+    if (resume && options.persistSession === false) throw new SessionNotResumableError(this.info.name);
     const worker = await Worker.start(resume ? { ...options, resume } : options, signal);
     this.#worker = worker;
     this.#cost = new WorkerCost();
@@ -229,10 +264,14 @@ export class Session {
           message: `no answer to this permission request within ${Math.round(timeoutMs / 1000)} s, so it was denied`,
         });
       }, timeoutMs);
-      request.signal.addEventListener("abort", () => {
-        this.#pending.delete(request.requestId);
-        clearTimeout(timer);
-      }, { once: true });
+      request.signal.addEventListener(
+        "abort",
+        () => {
+          this.#pending.delete(request.requestId);
+          clearTimeout(timer);
+        },
+        { once: true },
+      );
       this.#pending.set(request.requestId, { entry, resolve: settle });
       this.#setStatus("awaiting_permission");
       // A listener's bug does not answer the request: it still waits for answerPermission().

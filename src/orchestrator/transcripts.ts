@@ -5,7 +5,12 @@ import { encodeLine } from "../protocol/ndjson.ts";
 
 /** Safe, readable file names: task names may hold anything. */
 function fileNameFor(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^[._]+/, "").slice(0, 100) || "task";
+  return (
+    name
+      .replace(/[^A-Za-z0-9._-]+/g, "_")
+      .replace(/^[._]+/, "")
+      .slice(0, 100) || "task"
+  );
 }
 
 /**
@@ -37,9 +42,7 @@ export class TranscriptDirectory {
 
   /** Flushes and closes every transcript. */
   async close(): Promise<void> {
-    await Promise.all(
-      [...this.streams.values()].map((s) => new Promise<void>((resolve) => s.end(() => resolve()))),
-    );
+    await Promise.all([...this.streams.values()].map((s) => new Promise<void>((resolve) => s.end(() => resolve()))));
     this.streams.clear();
   }
 }

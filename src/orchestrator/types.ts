@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AgentDefinition, CliMessage, HookEvent } from "../protocol/index.ts";
+import type { CliMessage, HookEvent } from "../protocol/index.ts";
 import type { HookCallback } from "../worker/hooks.ts";
 import type { PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
 import type { AgentSpec } from "./compose.ts";
@@ -98,10 +98,7 @@ export type RoutedHook = HookAction & {
 };
 
 /** Decides a worker's permission request; `task` says whose it is. */
-export type RoutedPermissionHandler = (
-  request: PermissionRequest,
-  task: TaskInfo,
-) => PermissionDecision | Promise<PermissionDecision>;
+export type RoutedPermissionHandler = (request: PermissionRequest, task: TaskInfo) => PermissionDecision | Promise<PermissionDecision>;
 
 /** Which worker a set of worker options is for: a task's attempt, a peer session, or a supervisor. */
 export interface WorkerContext {

@@ -30,17 +30,16 @@ export const FileSourceSchema = z.looseObject({
   file_id: z.string(),
 });
 
-export const ImageSourceSchema = z.discriminatedUnion("type", [
-  Base64ImageSourceSchema,
-  UrlImageSourceSchema,
-  FileSourceSchema,
-]);
+export const ImageSourceSchema = z.discriminatedUnion("type", [Base64ImageSourceSchema, UrlImageSourceSchema, FileSourceSchema]);
 export type ImageSource = z.infer<typeof ImageSourceSchema>;
 
 export const TextBlockSchema = z.looseObject({
   type: z.literal("text"),
   text: z.string(),
-  citations: z.array(z.looseObject({ type: z.string() })).nullable().optional(),
+  citations: z
+    .array(z.looseObject({ type: z.string() }))
+    .nullable()
+    .optional(),
 });
 export type TextBlock = z.infer<typeof TextBlockSchema>;
 
@@ -131,9 +130,7 @@ export const WebSearchToolResultBlockSchema = serverToolResult("web_search_tool_
 export const WebFetchToolResultBlockSchema = serverToolResult("web_fetch_tool_result");
 export const CodeExecutionToolResultBlockSchema = serverToolResult("code_execution_tool_result");
 export const BashCodeExecutionToolResultBlockSchema = serverToolResult("bash_code_execution_tool_result");
-export const TextEditorCodeExecutionToolResultBlockSchema = serverToolResult(
-  "text_editor_code_execution_tool_result",
-);
+export const TextEditorCodeExecutionToolResultBlockSchema = serverToolResult("text_editor_code_execution_tool_result");
 export const ToolSearchToolResultBlockSchema = serverToolResult("tool_search_tool_result");
 export type ServerToolResultBlock =
   | z.infer<typeof WebSearchToolResultBlockSchema>

@@ -5,7 +5,7 @@
  * answers each CLI request with.
  */
 import { z } from "zod";
-import { JsonRpcMessageSchema, McpServerConfigSchema, type InboundControlRequest } from "./control.ts";
+import { type InboundControlRequest, JsonRpcMessageSchema, McpServerConfigSchema } from "./control.ts";
 import { HookOutputSchema } from "./hooks.ts";
 import { PermissionResultSchema } from "./permissions.ts";
 
@@ -109,5 +109,7 @@ export const RewindFilesResponseSchema = z.looseObject({
   filesChanged: z.array(z.string()).optional(),
   insertions: z.number().optional(),
   deletions: z.number().optional(),
+  /** Real rewinds only: files left alone because a link or non-regular file stood at their path. */
+  skippedLinks: z.number().optional(),
 });
 export type RewindFilesResponse = z.infer<typeof RewindFilesResponseSchema>;

@@ -86,8 +86,7 @@ export const HookInputSchema = z.looseObject({
 });
 export type HookInput = z.infer<typeof HookInputSchema>;
 
-const contextOnly = <T extends string>(event: T) =>
-  z.looseObject({ hookEventName: z.literal(event), additionalContext: z.string().optional() });
+const contextOnly = <T extends string>(event: T) => z.looseObject({ hookEventName: z.literal(event), additionalContext: z.string().optional() });
 
 export const PreToolUseHookSpecificOutputSchema = z.looseObject({
   hookEventName: z.literal("PreToolUse"),

@@ -3,13 +3,13 @@
  * parseCliMessage and stdin builders. Pure: no processes, no I/O.
  */
 export * from "./content.ts";
-export * from "./stream.ts";
-export * from "./permissions.ts";
-export * from "./hooks.ts";
 export * from "./control.ts";
 export * from "./control-responses.ts";
-export * from "./system.ts";
+export * from "./hooks.ts";
 export * from "./messages.ts";
-export * from "./stdin.ts";
 export * from "./parse.ts";
+export * from "./permissions.ts";
+export * from "./stdin.ts";
+export * from "./stream.ts";
+export * from "./system.ts";
 // The NDJSON codec (./ndjson.ts) is exported by its own line below.

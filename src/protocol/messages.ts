@@ -34,12 +34,12 @@
 import { z } from "zod";
 import { ApiMessageSchema, ContentBlockSchema, UsageSchema } from "./content.ts";
 import {
-  ControlCancelRequestMessageSchema,
-  ControlRequestMessageSchema,
-  ControlResponseMessageSchema,
   type ControlCancelRequestMessage,
+  ControlCancelRequestMessageSchema,
   type ControlRequestMessage,
+  ControlRequestMessageSchema,
   type ControlResponseMessage,
+  ControlResponseMessageSchema,
 } from "./control.ts";
 import { StreamEventSchema } from "./stream.ts";
 import type { SystemMessage } from "./system.ts";

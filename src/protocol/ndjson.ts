@@ -27,35 +27,23 @@ export function encodeLine(message: unknown): string {
     json = JSON.stringify(message);
   } catch (cause) {
     // BigInt, cycles, or a throwing toJSON.
-    throw new CadreError(
-      "NDJSON_UNENCODABLE",
-      `Cannot encode message as JSON: ${(cause as Error).message}`,
-      { cause },
-    );
+    throw new CadreError("NDJSON_UNENCODABLE", `Cannot encode message as JSON: ${(cause as Error).message}`, { cause });
   }
   if (json === undefined) {
-    throw new CadreError(
-      "NDJSON_UNENCODABLE",
-      `Cannot encode a ${typeof message} as a JSON line: only JSON values can be sent`,
-    );
+    throw new CadreError("NDJSON_UNENCODABLE", `Cannot encode a ${typeof message} as a JSON line: only JSON values can be sent`);
   }
   // JSON text holds these only inside strings, where the escape means the same character.
   return json.replace(LINE_SEPARATORS, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029")) + "\n";
 }
 
-export type NdjsonEvent =
-  | { kind: "value"; value: unknown }
-  | { kind: "malformed"; line: string; error: Error };
+export type NdjsonEvent = { kind: "value"; value: unknown } | { kind: "malformed"; line: string; error: Error };
 
 /** A line grew past the decoder's limit; the stream cannot be decoded further. */
 export class LineTooLongError extends CadreError {
   readonly maxLineBytes: number;
 
   constructor(maxLineBytes: number) {
-    super(
-      "NDJSON_LINE_TOO_LONG",
-      `An NDJSON line exceeds ${maxLineBytes} bytes; raise maxLineBytes if such lines are expected`,
-    );
+    super("NDJSON_LINE_TOO_LONG", `An NDJSON line exceeds ${maxLineBytes} bytes; raise maxLineBytes if such lines are expected`);
     this.maxLineBytes = maxLineBytes;
   }
 }
@@ -99,10 +87,7 @@ export class NdjsonDecoder {
 
   push(chunk: Uint8Array | string): NdjsonEvent[] {
     if (this.#failure) throw this.#failure;
-    const bytes =
-      typeof chunk === "string"
-        ? Buffer.from(chunk, "utf8")
-        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const out: NdjsonEvent[] = [];
     const nl = bytes.indexOf(LF);
     if (nl === -1) {
@@ -194,8 +179,7 @@ export class NdjsonDecoder {
 }
 
 // SIMD-fast in Node (>= 18.15); where a runtime lacks it, every line takes the general path.
-const isAscii: (view: Uint8Array) => boolean =
-  (nodeBuffer as { isAscii?: (view: Uint8Array) => boolean }).isAscii ?? (() => false);
+const isAscii: (view: Uint8Array) => boolean = (nodeBuffer as { isAscii?: (view: Uint8Array) => boolean }).isAscii ?? (() => false);
 
 // Node 20's TextDecoder switches from V8's UTF-8 decoder to ICU's once it has seen a stream-mode
 // call, and ICU is ~1.4x faster on non-ASCII text. Later calls pass no `stream`, so each line is
@@ -203,8 +187,7 @@ const isAscii: (view: Uint8Array) => boolean =
 const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 utf8.decode(new Uint8Array(0), { stream: true });
 
-const view = (bytes: Buffer, start: number, end: number) =>
-  new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start);
+const view = (bytes: Buffer, start: number, end: number) => new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start);
 
 /** Decodes bytes[start, end) (whole UTF-8 sequences), keeping ASCII as a one-byte string. */
 function decodeUtf8(bytes: Buffer, start: number, end: number): string {

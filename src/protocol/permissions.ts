@@ -10,13 +10,7 @@ export type PermissionMode = z.infer<typeof PermissionModeSchema>;
 export const PermissionBehaviorSchema = z.enum(["allow", "deny", "ask"]);
 export type PermissionBehavior = z.infer<typeof PermissionBehaviorSchema>;
 
-export const PermissionUpdateDestinationSchema = z.enum([
-  "userSettings",
-  "projectSettings",
-  "localSettings",
-  "session",
-  "cliArg",
-]);
+export const PermissionUpdateDestinationSchema = z.enum(["userSettings", "projectSettings", "localSettings", "session", "cliArg"]);
 export type PermissionUpdateDestination = z.infer<typeof PermissionUpdateDestinationSchema>;
 
 export const PermissionRuleValueSchema = z.looseObject({

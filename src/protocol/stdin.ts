@@ -2,15 +2,15 @@
  * Messages a host writes to the CLI's stdin, and small builders for them.
  */
 import { z } from "zod";
-import { ContentBlockParamSchema, type ContentBlockParam } from "./content.ts";
+import { type ContentBlockParam, ContentBlockParamSchema } from "./content.ts";
 import {
   ControlCancelRequestMessageSchema,
-  ControlResponseMessageSchema,
-  OutboundControlRequestMessageSchema,
   type ControlResponseMessage,
+  ControlResponseMessageSchema,
   type InboundControlRequest,
   type OutboundControlRequest,
   type OutboundControlRequestMessage,
+  OutboundControlRequestMessageSchema,
 } from "./control.ts";
 import type { ControlAnswer } from "./control-responses.ts";
 import { KeepAliveMessageSchema } from "./messages.ts";
@@ -39,13 +39,14 @@ export const StdinMessageSchema = z.discriminatedUnion("type", [
 ]);
 export type StdinMessage = z.infer<typeof StdinMessageSchema>;
 
-/** A user message; a string becomes one text block. */
-export function userMessage(content: string | ContentBlockParam[]): UserInputMessage {
+/** A user message; a string becomes one text block. `uuid` names it for rewind_files and --resume-session-at. */
+export function userMessage(content: string | ContentBlockParam[], uuid?: string): UserInputMessage {
   return {
     type: "user",
     session_id: "",
     message: { role: "user", content: typeof content === "string" ? [{ type: "text", text: content }] : content },
     parent_tool_use_id: null,
+    ...(uuid !== undefined && { uuid }),
   };
 }
 
@@ -57,10 +58,7 @@ export function controlRequest(requestId: string, payload: OutboundControlReques
  * Answers a CLI request: a PermissionResult for can_use_tool, a HookOutput for
  * hook_callback, an McpMessageResponse for mcp_message (see CONTROL_ANSWER_SCHEMAS).
  */
-export function controlSuccess(
-  requestId: string,
-  payload: ControlAnswer<InboundControlRequest["subtype"]>,
-): ControlResponseMessage {
+export function controlSuccess(requestId: string, payload: ControlAnswer<InboundControlRequest["subtype"]>): ControlResponseMessage {
   return { type: "control_response", response: { subtype: "success", request_id: requestId, response: payload } };
 }
 

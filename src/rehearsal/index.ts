@@ -1,14 +1,14 @@
-export { startRehearsalServer, RehearsalServer } from "./server.ts";
-export type { RecordedRequest, RehearsalOutcome, RehearsalServerOptions } from "./server.ts";
+export type { OfflineClaudeEnvOptions } from "./env.ts";
+export { offlineClaudeEnv, REHEARSAL_API_KEY } from "./env.ts";
 export {
-  loadRehearsalScripts,
-  RehearsalFailSchema,
-  RehearsalScriptError,
-  RehearsalScriptSchema,
-  RehearsalScriptsSchema,
-  RehearsalStepSchema,
-  RehearsalToolUseSchema,
-} from "./script.ts";
+  type AgentSessionKind,
+  agentScriptName,
+  parseAgentScriptName,
+  type RehearsalRig,
+  rehearsalScriptFor,
+  type ScriptedWorker,
+  startRehearsalRig,
+} from "./rig.ts";
 export type {
   RehearsalFail,
   RehearsalScript,
@@ -18,14 +18,14 @@ export type {
   RehearsalStep,
   RehearsalToolUse,
 } from "./script.ts";
-export { offlineClaudeEnv, REHEARSAL_API_KEY } from "./env.ts";
-export type { OfflineClaudeEnvOptions } from "./env.ts";
 export {
-  agentScriptName,
-  parseAgentScriptName,
-  rehearsalScriptFor,
-  startRehearsalRig,
-  type AgentSessionKind,
-  type RehearsalRig,
-  type ScriptedWorker,
-} from "./rig.ts";
+  loadRehearsalScripts,
+  RehearsalFailSchema,
+  RehearsalScriptError,
+  RehearsalScriptSchema,
+  RehearsalScriptsSchema,
+  RehearsalStepSchema,
+  RehearsalToolUseSchema,
+} from "./script.ts";
+export type { RecordedRequest, RehearsalOutcome, RehearsalServerOptions } from "./server.ts";
+export { RehearsalServer, startRehearsalServer } from "./server.ts";

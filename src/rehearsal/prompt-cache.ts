@@ -129,9 +129,7 @@ export class PromptCache {
   lookup(body: Record<string, unknown>, totalTokens: number): CacheLookup {
     this.#prune();
     const all = positions(body);
-    const breakpoints = all.flatMap((position, index) =>
-      position.ttlMs !== undefined && position.tokens >= MIN_CACHEABLE_TOKENS ? [index] : [],
-    );
+    const breakpoints = all.flatMap((position, index) => (position.ttlMs !== undefined && position.tokens >= MIN_CACHEABLE_TOKENS ? [index] : []));
     let hit = -1;
     for (const breakpoint of breakpoints) {
       for (let index = breakpoint; index >= Math.max(0, breakpoint - LOOKBACK_BLOCKS) && index > hit; index--) {

@@ -2,9 +2,7 @@ import type { RehearsalStep } from "./script.ts";
 import { renderDeep, renderTemplate, type TemplateContext } from "./template.ts";
 
 /** What the scripted model answers: the content blocks of one assistant message. */
-export type ReplyBlock =
-  | { type: "text"; text: string }
-  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
+export type ReplyBlock = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
 
 export interface Reply {
   content: ReplyBlock[];

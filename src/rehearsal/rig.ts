@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineClaudeEnv } from "./env.ts";
 import type { RehearsalScripts } from "./script.ts";
-import { startRehearsalServer, type RehearsalServer } from "./server.ts";
+import { type RehearsalServer, startRehearsalServer } from "./server.ts";
 
 /**
  * The worker to point at a script, as the orchestrator describes it (its

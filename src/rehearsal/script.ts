@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { parse as parseYaml } from "yaml";
+import { z } from "zod";
 import { CadreError } from "../errors.ts";
 
 /**
@@ -13,7 +13,10 @@ export const RehearsalToolUseSchema = z.looseObject({
   name: z.string().min(1),
   input: z.record(z.string(), z.unknown()).default({}),
   /** Generated (unique per server) when absent. */
-  id: z.string().regex(/^[A-Za-z0-9_-]+$/, "tool_use ids may hold only letters, digits, _ and -").optional(),
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, "tool_use ids may hold only letters, digits, _ and -")
+    .optional(),
 });
 
 /**

@@ -1,9 +1,10 @@
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 import { apiErrorBody, apiErrorHeaders } from "./api-error.ts";
-import { PromptCache, type CacheLookup, type CacheUsage } from "./prompt-cache.ts";
-import { buildReply, estimateTokens, textReply, type Reply } from "./reply.ts";
+import { type CacheLookup, type CacheUsage, PromptCache } from "./prompt-cache.ts";
+import { buildReply, estimateTokens, type Reply, textReply } from "./reply.ts";
 import {
   parseScript,
   parseScripts,
@@ -13,9 +14,8 @@ import {
   type RehearsalStep,
 } from "./script.ts";
 import { classifyRequest } from "./side-requests.ts";
-import { messageJson, sseFrames, type MessageMeta } from "./sse.ts";
-import { templateContext, type ApiMessage } from "./template.ts";
-import { BodyTooLargeError, readBody } from "../util/read-body.ts";
+import { type MessageMeta, messageJson, sseFrames } from "./sse.ts";
+import { type ApiMessage, templateContext } from "./template.ts";
 
 /**
  * A scripted Anthropic Messages API on loopback that the real claude CLI
@@ -66,6 +66,8 @@ export interface RecordedRequest {
   sessionId: string | undefined;
   /** Set on subagent calls (x-claude-code-agent-id). */
   agentId: string | undefined;
+  /** The API betas the request asked for (the anthropic-beta header, split at commas). */
+  betas: string[];
   /** Epoch milliseconds. */
   at: number;
   /** What the request is billed for on the input side; undefined when it was answered with an error. */
@@ -282,6 +284,7 @@ export class RehearsalServer {
       maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,
       sessionId: header(req, "x-claude-code-session-id"),
       agentId,
+      betas: (header(req, "anthropic-beta") ?? "").split(",").filter((beta) => beta !== ""),
       at: Date.now(),
       usage: undefined,
       respondedAt: undefined,

@@ -1,5 +1,5 @@
 import type { CacheUsage } from "./prompt-cache.ts";
-import { estimateTokens, replyChars, type Reply } from "./reply.ts";
+import { estimateTokens, type Reply, replyChars } from "./reply.ts";
 
 /**
  * The two response encodings of the Messages API: server-sent events when

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Orchestrator, TaskResult, TaskStatus } from "../orchestrator/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
-import { fillResults, type ResolvedSwarmConfig, type ResolvedTask } from "./config/index.ts";
-import { taskSpecFor } from "./config/index.ts";
+import { fillResults, type ResolvedSwarmConfig, type ResolvedTask, taskSpecFor } from "./config/index.ts";
 
 /** Codes of the results the runner decides itself, without a worker. */
 export const DEPENDENCY_FAILED = "DEPENDENCY_FAILED";

@@ -70,7 +70,13 @@ export class EventHub<E> {
       end,
       [Symbol.asyncIterator]: () => {
         const it = queue[Symbol.asyncIterator]();
-        return { next: () => it.next(), return: () => (end(), it.return!()) };
+        return {
+          next: () => it.next(),
+          return: () => {
+            end();
+            return it.return!();
+          },
+        };
       },
     };
   }

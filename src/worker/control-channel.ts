@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import {
   CONTROL_ANSWER_SCHEMAS,
-  controlError,
-  controlRequest,
-  controlSuccess,
   type ControlAnswer,
   type ControlResponseMessage,
   type ControlSuccess,
+  controlError,
+  controlRequest,
+  controlSuccess,
   type InboundControlRequest,
   type OutboundControlRequest,
   type StdinMessage,
@@ -71,12 +71,13 @@ export class ControlChannel {
     if (this.closedWith !== undefined) return Promise.reject(this.closedWith);
     const requestId = `cadre-${randomUUID()}`;
     return new Promise((resolve, reject) => {
-      const timer = timeoutMs > 0 && Number.isFinite(timeoutMs)
-        ? setTimeout(() => {
-            this.outbound.delete(requestId);
-            reject(new ControlTimeoutError(payload.subtype, timeoutMs));
-          }, timeoutMs)
-        : undefined;
+      const timer =
+        timeoutMs > 0 && Number.isFinite(timeoutMs)
+          ? setTimeout(() => {
+              this.outbound.delete(requestId);
+              reject(new ControlTimeoutError(payload.subtype, timeoutMs));
+            }, timeoutMs)
+          : undefined;
       this.outbound.set(requestId, { subtype: payload.subtype, resolve, reject, timer });
       if (!this.write(controlRequest(requestId, payload))) {
         this.settle(requestId)?.reject(this.closedWith ?? new ControlRequestError(payload.subtype, "the process no longer takes input"));

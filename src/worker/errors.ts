@@ -17,7 +17,10 @@ export class ClaudeNotFoundError extends CadreError {
 
 /** The working directory given to a worker does not exist or is not a directory. */
 export class WorkingDirectoryError extends CadreError {
-  constructor(readonly cwd: string, cause?: unknown) {
+  constructor(
+    readonly cwd: string,
+    cause?: unknown,
+  ) {
     super("CWD_NOT_FOUND", `working directory "${cwd}" does not exist or is not a directory; create it or pass another cwd`, { cause });
   }
 }
@@ -30,6 +33,25 @@ export interface ExitDetails {
 }
 
 /** The claude process ended while cadre still expected it to work. */
+/** Worker options that contradict each other; nothing was started. */
+export class WorkerOptionsError extends CadreError {
+  constructor(problem: string) {
+    super("INVALID_WORKER_OPTIONS", `invalid worker options: ${problem}`);
+  }
+}
+
+/** The CLI cannot restore files to the given message (checkpointing off, or no checkpoint there). */
+export class RewindFilesError extends CadreError {
+  constructor(
+    /** Where the rewind was to go: "message <id>", "turn <n>". */
+    readonly target: string,
+    reason: string,
+    cause?: unknown,
+  ) {
+    super("REWIND_FAILED", `cannot rewind files to ${target}: ${reason}`, { cause });
+  }
+}
+
 export class WorkerExitedError extends CadreError implements ExitDetails {
   readonly exitCode: number | null;
   readonly signal: string | null;
@@ -38,11 +60,7 @@ export class WorkerExitedError extends CadreError implements ExitDetails {
   constructor(details: ExitDetails, during: string, cause?: unknown) {
     const how = details.signal ? `was killed by ${details.signal}` : `exited with code ${details.exitCode}`;
     const tail = details.stderrTail.trim();
-    super(
-      "WORKER_EXITED",
-      `claude ${how} ${during}` + (tail ? `; its stderr ended with:\n${tail}` : "; it wrote nothing to stderr"),
-      { cause },
-    );
+    super("WORKER_EXITED", `claude ${how} ${during}` + (tail ? `; its stderr ended with:\n${tail}` : "; it wrote nothing to stderr"), { cause });
     this.exitCode = details.exitCode;
     this.signal = details.signal;
     this.stderrTail = details.stderrTail;
@@ -58,14 +76,20 @@ export class WorkerClosedError extends CadreError {
 
 /** A control request to the CLI got no answer in time. */
 export class ControlTimeoutError extends CadreError {
-  constructor(readonly subtype: string, readonly timeoutMs: number) {
+  constructor(
+    readonly subtype: string,
+    readonly timeoutMs: number,
+  ) {
     super("CONTROL_TIMEOUT", `the claude CLI did not answer the "${subtype}" control request within ${timeoutMs} ms`);
   }
 }
 
 /** The CLI answered a control request with an error. */
 export class ControlRequestError extends CadreError {
-  constructor(readonly subtype: string, readonly cliMessage: string) {
+  constructor(
+    readonly subtype: string,
+    readonly cliMessage: string,
+  ) {
     super("CONTROL_ERROR", `the claude CLI refused the "${subtype}" control request: ${cliMessage}`);
   }
 }
@@ -79,7 +103,10 @@ const ANSWERED_BY: Record<string, string> = {
 
 /** cadre's answer to a CLI control request does not match the protocol; the CLI got an error answer instead. */
 export class InvalidControlAnswerError extends CadreError {
-  constructor(readonly subtype: string, cause: z.ZodError) {
+  constructor(
+    readonly subtype: string,
+    cause: z.ZodError,
+  ) {
     const issues = cause.issues.map((issue) => `${issue.path.join(".") || "(top level)"}: ${issue.message}`);
     super(
       "INVALID_CONTROL_ANSWER",

@@ -4,9 +4,9 @@
  * `hook_callback` control request names its id.
  */
 import {
-  HookEventSchema,
   type HookCallbackMatcher,
   type HookEvent,
+  HookEventSchema,
   type HookInput,
   type HookOutput,
   type InitializeRequest,

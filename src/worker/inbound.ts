@@ -3,7 +3,7 @@ import type { ControlChannel } from "./control-channel.ts";
 import type { HookRegistry } from "./hooks.ts";
 import type { McpBridge } from "./mcp-bridge.ts";
 import type { WorkerOptions } from "./options.ts";
-import { permissionRequestFrom, permissionResponse, policyDecision, type PermissionRequest } from "./permissions.ts";
+import { type PermissionRequest, permissionRequestFrom, permissionResponse, policyDecision } from "./permissions.ts";
 
 export interface InboundContext {
   channel: ControlChannel;

@@ -48,7 +48,10 @@ function pinnedCandidates(): string[] {
 
 function pathCandidates(): string[] {
   const names = process.platform === "win32" ? ["claude.exe", "claude.cmd"] : ["claude"];
-  return (process.env.PATH ?? "").split(delimiter).filter(Boolean).flatMap((dir) => names.map((n) => join(dir, n)));
+  return (process.env.PATH ?? "")
+    .split(delimiter)
+    .filter(Boolean)
+    .flatMap((dir) => names.map((n) => join(dir, n)));
 }
 
 /** Found once per process: every worker start would otherwise stat the same candidates again. */

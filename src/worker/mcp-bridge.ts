@@ -61,12 +61,16 @@ export class ControlChannelMcpTransport implements Transport {
     if (typeof id !== "string" && typeof id !== "number") throw new Error("mcp_message has an invalid JSON-RPC id");
     const response = new Promise<JSONRPCMessage>((resolve, reject) => {
       this.waiting.set(id, resolve);
-      signal.addEventListener("abort", () => {
-        this.waiting.delete(id);
-        // Tell the server its request is void, as an MCP client would.
-        this.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } } as JSONRPCMessage);
-        reject(signal.reason);
-      }, { once: true });
+      signal.addEventListener(
+        "abort",
+        () => {
+          this.waiting.delete(id);
+          // Tell the server its request is void, as an MCP client would.
+          this.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } } as JSONRPCMessage);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
     this.onmessage?.(message as JSONRPCMessage);
     return await response;

@@ -1,6 +1,6 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import process from "node:process";
-import { PermissionModeSchema, type AgentDefinition, type McpServerConfig, type PermissionMode } from "../protocol/index.ts";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { type AgentDefinition, type McpServerConfig, type PermissionMode, PermissionModeSchema } from "../protocol/index.ts";
 import type { HookConfig } from "./hooks.ts";
 import type { PermissionHandler, PermissionPolicy } from "./permissions.ts";
 
@@ -21,7 +21,12 @@ export interface WorkerOptions {
   inheritEnv?: boolean;
 
   model?: string;
+  /** Models to fall back to, in order, when the main one is overloaded or unavailable (`--fallback-model`). */
   fallbackModel?: string;
+  /** API beta headers (`--betas`; API-key users only). The CLI sends only the betas it knows, and drops others silently. */
+  betas?: string[];
+  /** Thinking-token budget from the start (`--max-thinking-tokens`); setMaxThinkingTokens changes it later. */
+  maxThinkingTokens?: number;
   maxTurns?: number;
   maxBudgetUsd?: number;
   permissionMode?: PermissionMode;
@@ -35,10 +40,26 @@ export interface WorkerOptions {
   additionalDirectories?: string[];
   /** Continue the session with this id in the new process. */
   resume?: string;
+  /** With resume: keep the conversation up to and including this message (a TurnResult's lastMessageId), drop the rest. */
+  resumeSessionAt?: string;
   /** With resume: branch into a new session id instead of continuing the old one. */
   forkSession?: boolean;
   /** Continue the most recent session in cwd. */
   continueSession?: boolean;
+  /** The new session's id (a UUID) instead of a random one (`--session-id`). */
+  sessionId?: string;
+  /**
+   * False: the CLI writes no session file under ~/.claude/projects
+   * (`--no-session-persistence`), so the session cannot be resumed or forked later.
+   */
+  persistSession?: boolean;
+  /**
+   * Back up files before the CLI edits them, so `rewindFiles` can restore
+   * them (the Agent SDK's enableFileCheckpointing).
+   */
+  fileCheckpointing?: boolean;
+  /** Plugin directories (or .zip files) loaded for this session only (`--plugin-dir`, one each). */
+  pluginDirs?: string[];
   includePartialMessages?: boolean;
   /** Extra flags: `{ "flag-name": "value" }` becomes `--flag-name value`; null means a flag without value. */
   extraArgs?: Record<string, string | null>;
@@ -91,6 +112,8 @@ export function buildArgs(options: WorkerOptions): string[] {
   };
   flag("--model", options.model);
   flag("--fallback-model", options.fallbackModel);
+  list("--betas", options.betas);
+  flag("--max-thinking-tokens", options.maxThinkingTokens);
   flag("--max-turns", options.maxTurns);
   flag("--max-budget-usd", options.maxBudgetUsd);
   flag("--permission-mode", options.permissionMode);
@@ -103,8 +126,12 @@ export function buildArgs(options: WorkerOptions): string[] {
   list("--setting-sources", options.settingSources);
   for (const dir of options.additionalDirectories ?? []) args.push("--add-dir", dir);
   flag("--resume", options.resume);
+  flag("--resume-session-at", options.resumeSessionAt);
   if (options.forkSession) args.push("--fork-session");
   if (options.continueSession) args.push("--continue");
+  flag("--session-id", options.sessionId);
+  if (options.persistSession === false) args.push("--no-session-persistence");
+  for (const dir of options.pluginDirs ?? []) args.push("--plugin-dir", dir);
   if (options.includePartialMessages) args.push("--include-partial-messages");
   for (const [name, value] of Object.entries(options.extraArgs ?? {})) {
     args.push(`--${name}`);
@@ -122,5 +149,24 @@ export function buildEnv(options: WorkerOptions): Record<string, string | undefi
   const inherited = options.inheritEnv === false ? {} : process.env;
   const env: Record<string, string | undefined> = { ...inherited, ...options.env };
   delete env.CLAUDECODE;
+  if (options.fileCheckpointing) env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING = "true";
   return env;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The session options that only make sense together, checked before a
+ * process starts (the CLI would exit with a usage error instead): the
+ * problem, or undefined.
+ */
+export function sessionOptionsProblem(options: WorkerOptions): string | undefined {
+  const resuming = options.resume !== undefined || options.continueSession === true;
+  if (options.resumeSessionAt !== undefined && options.resume === undefined) return "resumeSessionAt needs resume (the session to continue)";
+  if (options.forkSession && !resuming) return "forkSession needs resume or continueSession (the session to fork)";
+  if (options.sessionId !== undefined) {
+    if (!UUID.test(options.sessionId)) return `sessionId must be a UUID, got ${JSON.stringify(options.sessionId)}`;
+    if (resuming && !options.forkSession) return "sessionId with resume or continueSession needs forkSession (a resumed session keeps its own id)";
+  }
+  return undefined;
 }

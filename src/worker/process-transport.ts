@@ -1,6 +1,6 @@
 import process from "node:process";
 import { execa } from "execa";
-import { DEFAULT_MAX_LINE_BYTES, NdjsonDecoder, encodeLine } from "../protocol/ndjson.ts";
+import { DEFAULT_MAX_LINE_BYTES, encodeLine, NdjsonDecoder } from "../protocol/ndjson.ts";
 import type { ExitDetails } from "./errors.ts";
 
 export interface ProcessTransportOptions {

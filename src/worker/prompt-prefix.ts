@@ -18,14 +18,16 @@ import { buildEnv, type WorkerOptions } from "./options.ts";
  *   in-process ones included (their tools), jsonSchema (a StructuredOutput
  *   tool), and environment variables such as ENABLE_TOOL_SEARCH;
  * - leave it alone: the prompt, allowedTools, agents (listed in a message
- *   after the prompt), hooks, maxTurns, maxBudgetUsd, fallbackModel,
- *   includePartialMessages, additionalDirectories, permission handling, and
- *   ANTHROPIC_BASE_URL (where the request goes, not what it says).
+ *   after the prompt), hooks, maxTurns, maxBudgetUsd, maxThinkingTokens,
+ *   fallbackModel, includePartialMessages, additionalDirectories, the
+ *   session's id and persistence, permission handling, and ANTHROPIC_BASE_URL
+ *   (where the request goes, not what it says).
  *
  * Options that could change it and were not seen to (settingSources, which
- * may bring an output style; the claude executable; extra flags; the rest of
- * the environment) count as changing it: a group split for nothing costs
- * only the saving, a group merged wrongly makes a worker wait for nothing.
+ * may bring an output style; plugins; betas; the claude executable; extra
+ * flags; the rest of the environment) count as changing it: a group split
+ * for nothing costs only the saving, a group merged wrongly makes a worker
+ * wait for nothing. In-process MCP servers count by name.
  */
 
 /** The environment variable whose value never reaches a request's prefix: the endpoint. */
@@ -50,6 +52,8 @@ export function promptPrefixKey(options: WorkerOptions): string {
     sdkMcpServers: Object.keys(options.sdkMcpServers ?? {}).sort(),
     jsonSchema: options.jsonSchema,
     settingSources: options.settingSources,
+    pluginDirs: options.pluginDirs,
+    betas: options.betas,
     extraArgs: options.extraArgs,
   };
   return createHash("sha256").update(JSON.stringify(parts)).digest("hex").slice(0, 16);

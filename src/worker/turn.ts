@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { CliMessage, ContentBlockParam, ResultMessage, Usage } from "../protocol/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 
@@ -6,6 +7,10 @@ export type Prompt = string | readonly ContentBlockParam[];
 /** The buffered outcome of one turn. */
 export interface TurnResult {
   sessionId: string;
+  /** The id the prompt was sent with: `rewindFiles` restores files to their state at this point. */
+  userMessageId: string;
+  /** The uuid of the turn's last assistant message: `resumeSessionAt` keeps the conversation up to here. */
+  lastMessageId: string | undefined;
   /** The final text (the result message's `result`), empty when the turn ended in error. */
   text: string;
   /** With a JSON schema: the validated structured output. */
@@ -23,9 +28,11 @@ export interface TurnResult {
   result: ResultMessage;
 }
 
-export function turnResult(result: ResultMessage, messages: CliMessage[]): TurnResult {
+export function turnResult(result: ResultMessage, messages: CliMessage[], userMessageId: string): TurnResult {
   return {
     sessionId: result.session_id ?? "",
+    userMessageId,
+    lastMessageId: messages.findLast((message) => message.type === "assistant")?.uuid,
     text: result.result ?? "",
     structuredOutput: result.structured_output,
     isError: result.is_error === true,
@@ -46,6 +53,11 @@ export function turnResult(result: ResultMessage, messages: CliMessage[]): TurnR
  */
 export class Turn implements AsyncIterable<CliMessage> {
   readonly result: Promise<ResultMessage>;
+  /**
+   * The id the prompt is sent with: the CLI records the user message under it,
+   * so it names this point of the conversation to `rewindFiles` and `resumeSessionAt`.
+   */
+  readonly userMessageId: string = randomUUID();
   private readonly queue = new AsyncQueue<CliMessage>();
   private readonly collected: CliMessage[] = [];
   private resolveResult!: (result: ResultMessage) => void;
@@ -91,6 +103,6 @@ export class Turn implements AsyncIterable<CliMessage> {
 
   async collect(): Promise<TurnResult> {
     const result = await this.result;
-    return turnResult(result, this.collected);
+    return turnResult(result, this.collected, this.userMessageId);
   }
 }

@@ -1,32 +1,28 @@
 import { statSync } from "node:fs";
-import type {
-  CliMessage,
-  InitializeRequest,
-  McpServerConfig,
-  OutboundControlRequest,
-  PermissionMode,
-  SystemInitMessage,
-} from "../protocol/index.ts";
-import { parseCliMessage, userMessage } from "../protocol/index.ts";
 import { AbortError } from "../errors.ts";
+import type { CliMessage, InitializeRequest, McpServerConfig, OutboundControlRequest, PermissionMode, SystemInitMessage } from "../protocol/index.ts";
+import { parseCliMessage, type RewindFilesResponse, RewindFilesResponseSchema, userMessage } from "../protocol/index.ts";
 import { EventHub, type Listener } from "../util/event-hub.ts";
 import { ControlChannel, type ControlPayload } from "./control-channel.ts";
 import {
-  InvalidControlAnswerError,
+  ControlRequestError,
+  type ExitDetails,
+  type InvalidControlAnswerError,
   ProtocolError,
+  RewindFilesError,
   WorkerClosedError,
   WorkerExitedError,
+  WorkerOptionsError,
   WorkingDirectoryError,
-  type ExitDetails,
 } from "./errors.ts";
 import { HookRegistry } from "./hooks.ts";
+import { InboundRequests, refuseUnknownControlRequest } from "./inbound.ts";
 import { locateClaude } from "./locate-cli.ts";
 import { McpBridge } from "./mcp-bridge.ts";
-import { buildArgs, buildEnv, type WorkerOptions } from "./options.ts";
-import { InboundRequests, refuseUnknownControlRequest } from "./inbound.ts";
+import { buildArgs, buildEnv, sessionOptionsProblem, type WorkerOptions } from "./options.ts";
 import type { PermissionRequest } from "./permissions.ts";
 import { ProcessTransport } from "./process-transport.ts";
-import { Turn, type Prompt, type TurnResult } from "./turn.ts";
+import { type Prompt, Turn, type TurnResult } from "./turn.ts";
 
 export type WorkerState = "starting" | "ready" | "busy" | "awaiting_permission" | "idle" | "closing" | "exited" | "failed";
 
@@ -121,6 +117,8 @@ export class Worker {
 
   /** Starts claude and initializes the session. On any failure the process is ended before this rejects. */
   static async start(options: WorkerOptions = {}, signal?: AbortSignal): Promise<Worker> {
+    const problem = sessionOptionsProblem(options);
+    if (problem !== undefined) throw new WorkerOptionsError(problem);
     if (options.cwd !== undefined) {
       let isDir = false;
       try {
@@ -227,6 +225,37 @@ export class Worker {
     await this.control({ subtype: "set_max_thinking_tokens", max_thinking_tokens: tokens });
   }
 
+  /**
+   * Restores the files the session edited to their state when the prompt with
+   * this id was sent (a Turn's `userMessageId`); with `dryRun`, only reports
+   * what would change. Needs the `fileCheckpointing` option.
+   */
+  async rewindFiles(userMessageId: string, options: { dryRun?: boolean } = {}): Promise<RewindFilesResponse> {
+    if (!this.options.fileCheckpointing)
+      throw new RewindFilesError(`message ${userMessageId}`, "file checkpointing is off; start the worker with fileCheckpointing: true");
+    let payload: ControlPayload;
+    try {
+      payload = await this.control({ subtype: "rewind_files", user_message_id: userMessageId, ...(options.dryRun && { dry_run: true }) });
+    } catch (error) {
+      // The CLI refuses a message it holds no checkpoint for.
+      if (error instanceof ControlRequestError) throw new RewindFilesError(`message ${userMessageId}`, error.cliMessage, error);
+      throw error;
+    }
+    const answer = RewindFilesResponseSchema.parse(payload);
+    if (!answer.canRewind) throw new RewindFilesError(`message ${userMessageId}`, answer.error ?? "the CLI cannot rewind to that message");
+    return answer;
+  }
+
+  /** Reconnects an MCP server the CLI had lost (or failed to start). */
+  async mcpReconnect(serverName: string): Promise<ControlPayload> {
+    return this.control({ subtype: "mcp_reconnect", serverName });
+  }
+
+  /** Turns one of the CLI's MCP servers off or on for the rest of the session. */
+  async mcpToggle(serverName: string, enabled: boolean): Promise<ControlPayload> {
+    return this.control({ subtype: "mcp_toggle", serverName, enabled });
+  }
+
   async mcpStatus(): Promise<ControlPayload> {
     return this.control({ subtype: "mcp_status" });
   }
@@ -292,7 +321,7 @@ export class Worker {
   private startTurn(turn: Turn): void {
     this.setState("busy");
     const content = typeof turn.prompt === "string" ? turn.prompt : [...turn.prompt];
-    if (!this.transport.write(userMessage(content))) {
+    if (!this.transport.write(userMessage(content, turn.userMessageId))) {
       turn.fail(this.failure ?? new WorkerClosedError("the turn"));
     }
   }

@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import { it } from "../support/fixtures.ts";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const bin = join(repo, "bin", "cadre.js");
@@ -14,15 +14,9 @@ async function agentFile(dir: string, file: string, name: string, description: s
 }
 
 describe("cadre agents", () => {
-  let root: string | undefined;
-  afterEach(async () => {
-    if (root !== undefined) await rm(root, { recursive: true, force: true });
-  });
-
   const run = (cwd: string, home: string) => execa("node", [bin, "agents"], { cwd, reject: false, env: { HOME: home } });
 
-  it("lists project, project .claude and user agents with their source, marking shadowed ones", async () => {
-    root = await mkdtemp(join(tmpdir(), "cadre-agents-cli-"));
+  it("lists project, project .claude and user agents with their source, marking shadowed ones", async ({ tmp: root }) => {
     const cwd = join(root, "project");
     const home = join(root, "home");
     await agentFile(join(cwd, "agents"), "reviewer.md", "reviewer", "Project reviewer");
@@ -43,18 +37,19 @@ describe("cadre agents", () => {
     expect(result.stderr).toMatch(/^cadre agents: skipping ~\/\.claude\/agents\/broken\.md: no YAML front matter/);
   });
 
-  it("says where it looked when there are no agents", async () => {
-    root = await mkdtemp(join(tmpdir(), "cadre-agents-cli-"));
+  it("says where it looked when there are no agents", async ({ tmp: root }) => {
     const result = await run(root, join(root, "home"));
     expect([result.exitCode, result.stdout]).toEqual([0, "no agents found (searched agents, .claude/agents, ~/.claude/agents)"]);
   });
 
-  it("lists the agents shipped in this repository", async () => {
-    root = await mkdtemp(join(tmpdir(), "cadre-agents-cli-"));
+  it("lists the agents shipped in this repository", async ({ tmp: root }) => {
     const result = await run(repo, root);
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toBe("");
-    const names = result.stdout.split("\n").slice(1).map((line) => line.split(/\s+/)[0]);
+    const names = result.stdout
+      .split("\n")
+      .slice(1)
+      .map((line) => line.split(/\s+/)[0]);
     expect(names).toEqual(["critic", "researcher", "reviewer", "summarizer", "test-writer"]);
   });
 });

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
-import { SummarySchema, type Summary } from "../../src/cli/run/summary.ts";
+import { type Summary, SummarySchema } from "../../src/cli/run/summary.ts";
 import { type CliMessage, parseCliMessage } from "../../src/protocol/index.ts";
 import { NdjsonDecoder } from "../../src/protocol/ndjson.ts";
 

@@ -1,13 +1,13 @@
 // The views of `cadre run`, rendered from states built of orchestrator events (no processes).
 import { describe, expect, it } from "vitest";
-import type { OrchestratorEvent, TaskInfo, TaskResult } from "../../src/orchestrator/index.ts";
-import { parseCliMessage } from "../../src/protocol/index.ts";
 import { parseRunArgs, runDirName } from "../../src/cli/run/options.ts";
 import { RunState } from "../../src/cli/run/state.ts";
 import { buildSummary, exitCodeFor, renderFinalTable } from "../../src/cli/run/summary.ts";
 import { colorsFor } from "../../src/cli/run/view/format.ts";
 import { describeEvent } from "../../src/cli/run/view/lines.ts";
 import { renderFrame } from "../../src/cli/run/view/tty.ts";
+import type { OrchestratorEvent, TaskInfo, TaskResult } from "../../src/orchestrator/index.ts";
+import { parseCliMessage } from "../../src/protocol/index.ts";
 
 const ESC = "\u001b";
 const T0 = Date.parse("2025-06-01T12:00:00Z");
@@ -40,16 +40,41 @@ const assistant = (id: string, content: unknown[]) =>
 
 /** Three tasks: a finished one, a running one mid tool call, and one waiting on the other two. */
 function sampleState(): RunState {
-  const state = new RunState("review", [{ name: "a.ts", agent: "reviewer" }, { name: "b.ts", agent: "reviewer" }, { name: "summary", depends_on: ["a.ts", "b.ts"] }], T0, 2);
+  const state = new RunState(
+    "review",
+    [
+      { name: "a.ts", agent: "reviewer" },
+      { name: "b.ts", agent: "reviewer" },
+      { name: "summary", depends_on: ["a.ts", "b.ts"] },
+    ],
+    T0,
+    2,
+  );
   const events: [number, OrchestratorEvent][] = [
     [0, { type: "task_queued", task: info("a.ts") }],
     [0, { type: "task_queued", task: info("b.ts") }],
     [500, { type: "task_started", task: info("a.ts"), attempt: 1, pid: 10 }],
     [600, { type: "task_started", task: info("b.ts"), attempt: 1, pid: 11 }],
-    [900, { type: "task_message", task: info("b.ts"), message: assistant("m1", [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "code/b.ts" } }]) }],
+    [
+      900,
+      {
+        type: "task_message",
+        task: info("b.ts"),
+        message: assistant("m1", [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "code/b.ts" } }]),
+      },
+    ],
     // The CLI sends one model reply as several messages with the same id: still one turn.
     [950, { type: "task_message", task: info("b.ts"), message: assistant("m1", [{ type: "text", text: "reading" }]) }],
-    [1000, { type: "cost", task: info("a.ts"), taskUsd: 0.0125, totalUsd: 0.0125, totalUsage: { inputTokens: 60, outputTokens: 10, cacheReadInputTokens: 900, cacheCreationInputTokens: 40 } }],
+    [
+      1000,
+      {
+        type: "cost",
+        task: info("a.ts"),
+        taskUsd: 0.0125,
+        totalUsd: 0.0125,
+        totalUsage: { inputTokens: 60, outputTokens: 10, cacheReadInputTokens: 900, cacheCreationInputTokens: 40 },
+      },
+    ],
     [4700, { type: "task_finished", task: info("a.ts"), result: result("a.ts", "succeeded") }],
     [4800, { type: "rate_limit", state: { limit: 4, effectiveLimit: 2, backoffUntil: T0 + 7800, rateLimited: true } }],
   ];
@@ -75,7 +100,14 @@ describe("the live view's frame", () => {
 
   it("shows the latest tool call as the activity", () => {
     const state = sampleState();
-    state.apply({ type: "task_message", task: info("b.ts"), message: assistant("m2", [{ type: "tool_use", id: "t2", name: "mcp__cadre__ask_peer", input: { peer: "critic", question: "ok?" } }]) }, T0 + 5000);
+    state.apply(
+      {
+        type: "task_message",
+        task: info("b.ts"),
+        message: assistant("m2", [{ type: "tool_use", id: "t2", name: "mcp__cadre__ask_peer", input: { peer: "critic", question: "ok?" } }]),
+      },
+      T0 + 5000,
+    );
     const frame = renderFrame(state, { now: T0 + 5800, width: 100, height: 30, colors: plain });
     expect(frame.split("\n")[3]).toMatch(/2 turns +ask_peer critic: ok\?$/);
   });
@@ -91,7 +123,11 @@ describe("the live view's frame", () => {
 
   it("folds rows that do not fit the terminal into a count, keeping the running ones", () => {
     const names = Array.from({ length: 20 }, (_, i) => `t${i}`);
-    const state = new RunState("many", names.map((name) => ({ name })), T0);
+    const state = new RunState(
+      "many",
+      names.map((name) => ({ name })),
+      T0,
+    );
     state.apply({ type: "task_started", task: info("t19"), attempt: 1, pid: 1 }, T0);
     const lines = renderFrame(state, { now: T0 + 1000, width: 80, height: 10, colors: plain }).split("\n");
     expect(lines.length).toBeLessThanOrEqual(10);
@@ -104,7 +140,7 @@ describe("the live view's frame", () => {
     state.apply({ type: "task_queued", task: info("b.ts/child", "c1", "b.ts") }, T0 + 5000);
     state.interrupted = true;
     const lines = renderFrame(state, { now: T0 + 5800, width: 100, height: 30, colors: plain }).split("\n");
-    expect(lines[4]).toMatch(/^  ○ b\.ts\/child +queued/);
+    expect(lines[4]).toMatch(/^ {2}○ b\.ts\/child +queued/);
     expect(lines.at(-1)).toContain("interrupting: finishing up; Ctrl-C again kills the workers");
     // Spawned workers are not counted as tasks of the swarm.
     expect(lines[0]).toContain("1/3 done");
@@ -116,11 +152,19 @@ describe("plain lines", () => {
     const state = sampleState();
     const line = (event: OrchestratorEvent) => describeEvent(event, state);
     expect(line({ type: "task_started", task: info("b.ts"), attempt: 2, pid: 1 })).toBe("b.ts: started (attempt 2)");
-    expect(line({ type: "task_finished", task: info("a.ts"), result: result("a.ts", "succeeded") })).toBe("a.ts: succeeded (2 turns, $0.01, 4.2s): a.ts is fine");
+    expect(line({ type: "task_finished", task: info("a.ts"), result: result("a.ts", "succeeded") })).toBe(
+      "a.ts: succeeded (2 turns, $0.01, 4.2s): a.ts is fine",
+    );
     expect(line({ type: "task_finished", task: info("x"), result: result("x", "failed") })).toBe("x: failed (2 turns, $0.01, 4.2s): API error 400");
     const skipped = result("s", "skipped", { attempts: 0, error: { code: "DEPENDENCY_FAILED", message: 'dependency "x" failed' } });
     expect(line({ type: "task_finished", task: info("s"), result: skipped })).toBe('s: skipped: dependency "x" failed');
-    const refused = parseCliMessage({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t", is_error: true, content: "cadre policy denies this Bash command" }] } });
+    const refused = parseCliMessage({
+      type: "user",
+      message: {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "t", is_error: true, content: "cadre policy denies this Bash command" }],
+      },
+    });
     expect(line({ type: "task_message", task: info("b.ts"), message: refused })).toBe("b.ts: tool error: cadre policy denies this Bash command");
     expect(line({ type: "task_queued", task: info("b.ts") })).toBeUndefined();
     expect(line({ type: "cost", task: info("b.ts"), taskUsd: 1, totalUsd: 1, totalUsage: result("b.ts", "succeeded").usage })).toBeUndefined();
@@ -131,13 +175,20 @@ describe("plain lines", () => {
 describe("the swarm's task_settled events", () => {
   it("show a task that never started as a line and a finished row; a task that ran was shown when it finished", () => {
     const state = sampleState();
-    const skipped = result("summary", "skipped", { agent: undefined, attempts: 0, numTurns: 0, error: { code: "DEPENDENCY_FAILED", message: 'dependency "b.ts" failed' } });
+    const skipped = result("summary", "skipped", {
+      agent: undefined,
+      attempts: 0,
+      numTurns: 0,
+      error: { code: "DEPENDENCY_FAILED", message: 'dependency "b.ts" failed' },
+    });
     const event = { type: "task_settled", task: { name: "summary", agent: undefined }, result: skipped, started: false } as const;
     expect(describeEvent(event, state)).toBe('summary: skipped: dependency "b.ts" failed');
     state.apply(event, T0 + 6000);
     expect(state.rows[2]).toMatchObject({ name: "summary", status: "skipped", activity: 'dependency "b.ts" failed', finishedAt: T0 + 6000 });
     expect(state.counts()).toMatchObject({ waiting: 0, skipped: 1 });
-    expect(describeEvent({ type: "task_settled", task: { name: "a.ts", agent: "reviewer" }, result: result("a.ts", "succeeded"), started: true }, state)).toBeUndefined();
+    expect(
+      describeEvent({ type: "task_settled", task: { name: "a.ts", agent: "reviewer" }, result: result("a.ts", "succeeded"), started: true }, state),
+    ).toBeUndefined();
   });
 });
 
@@ -158,13 +209,29 @@ describe("summary", () => {
         hooks: {},
         connections: {},
         rehearsal: {},
-        tasks: ["a.ts", "b.ts"].map((name, index) => ({ name, template: name, index, prompt: "p", depends_on: [], cwd: "/x", retries: 0, priority: 0 })),
+        tasks: ["a.ts", "b.ts"].map((name, index) => ({
+          name,
+          template: name,
+          index,
+          prompt: "p",
+          depends_on: [],
+          cwd: "/x",
+          retries: 0,
+          priority: 0,
+        })),
       },
       results: new Map([
-        ["a.ts", result("a.ts", "succeeded", { usage: { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 19_600, cacheCreationInputTokens: 300 } })],
+        [
+          "a.ts",
+          result("a.ts", "succeeded", { usage: { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 19_600, cacheCreationInputTokens: 300 } }),
+        ],
         ["b.ts", result("b.ts", "failed")],
       ]),
-      totals: { costUsd: 0.03, usage: { inputTokens: 200, outputTokens: 20, cacheReadInputTokens: 19_600, cacheCreationInputTokens: 200 }, cacheSavedUsd: 0.0875 },
+      totals: {
+        costUsd: 0.03,
+        usage: { inputTokens: 200, outputTokens: 20, cacheReadInputTokens: 19_600, cacheCreationInputTokens: 200 },
+        cacheSavedUsd: 0.0875,
+      },
       transcripts: new Map([["a.ts", "/out/transcripts/a.ts.jsonl"]]),
       outDir: "/out",
       rehearsal: true,
@@ -204,7 +271,10 @@ describe("arguments", () => {
       options: { config: "x.yaml", concurrency: 2, outDir: "/w/.cadre/runs/2025-06-01T12-30-05Z", defaultOut: true, rehearse: true, json: true },
     });
     expect(parseRunArgs(["x.yaml", "--out", "o"], now, "/w")).toMatchObject({ options: { outDir: "/w/o", defaultOut: false, rehearse: false } });
-    expect(parseRunArgs(["x.yaml", "--concurrency", "0"])).toEqual({ kind: "error", message: '--concurrency wants a whole number of at least 1, got "0"' });
+    expect(parseRunArgs(["x.yaml", "--concurrency", "0"])).toEqual({
+      kind: "error",
+      message: '--concurrency wants a whole number of at least 1, got "0"',
+    });
     expect(parseRunArgs([])).toEqual({ kind: "error", message: "no config file given" });
     expect(parseRunArgs(["--nope", "x.yaml"]).kind).toBe("error");
   });

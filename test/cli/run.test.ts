@@ -4,8 +4,8 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { descendants, isGone } from "../support/processes.ts";
 import { bin, cadre, claudeDescendants, decodeTranscript, readSummary, repo } from "./run-support.ts";
 
@@ -98,12 +98,24 @@ describe("cadre run", () => {
     expect(existsSync(out)).toBe(false);
 
     // Valid, but --rehearse needs a script for every task.
-    const unscripted = await config("unscripted.yaml", ["tasks:", "  - { name: a, prompt: hi }", "  - { name: b, prompt: hi }", "rehearsal:", "  a: [{ text: hi }]"]);
+    const unscripted = await config("unscripted.yaml", [
+      "tasks:",
+      "  - { name: a, prompt: hi }",
+      "  - { name: b, prompt: hi }",
+      "rehearsal:",
+      "  a: [{ text: hi }]",
+    ]);
     const second = await cadre(["run", unscripted, "--rehearse", "--out", out]);
-    expect([second.exitCode, second.stderr]).toEqual([2, `rehearsal: no script for task "b"\ncadre run: ${unscripted} is not valid for --rehearse (1 problem)`]);
+    expect([second.exitCode, second.stderr]).toEqual([
+      2,
+      `rehearsal: no script for task "b"\ncadre run: ${unscripted} is not valid for --rehearse (1 problem)`,
+    ]);
 
     const usage = await cadre(["run"]);
-    expect([usage.exitCode, usage.stderr]).toEqual([2, "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json]"]);
+    expect([usage.exitCode, usage.stderr]).toEqual([
+      2,
+      "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json]",
+    ]);
   });
 
   it("Ctrl-C stops the run: no claude process is left and summary.json marks the unfinished tasks cancelled", async () => {

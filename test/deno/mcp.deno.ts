@@ -34,7 +34,9 @@ test("deno task mcp: a child session's result over stdio, and SIGTERM leaves no 
     const tools = (await client.listTools()).tools.map((t) => t.name);
     assert.ok(tools.includes("spawn_session"), `tools: ${tools.join(", ")}`);
 
-    const spawned = await client.callTool({ name: "spawn_session", arguments: { prompt: "hello", name: "alpha", cwd } }, undefined, { timeout: 60_000 });
+    const spawned = await client.callTool({ name: "spawn_session", arguments: { prompt: "hello", name: "alpha", cwd } }, undefined, {
+      timeout: 60_000,
+    });
     assert.ok(!spawned.isError, `spawn_session failed: ${JSON.stringify(spawned.content)}\n${stderr}`);
     const session = spawned.structuredContent as { status: string; turns: number; result: string; cost_usd: number };
     assert.equal(session.status, "idle");
@@ -45,7 +47,10 @@ test("deno task mcp: a child session's result over stdio, and SIGTERM leaves no 
     // deno task → deno run (cadre) → claude: all of them must go on one SIGTERM to the task.
     const tree = await descendants(pid);
     seen = [pid, ...tree.map((p) => p.pid)];
-    assert.ok(tree.some((p) => p.comm.startsWith("claude")), `no claude below the server: ${JSON.stringify(tree)}`);
+    assert.ok(
+      tree.some((p) => p.comm.startsWith("claude")),
+      `no claude below the server: ${JSON.stringify(tree)}`,
+    );
     process.kill(pid, "SIGTERM");
     for (const p of seen) assert.ok(await isGone(p, 10_000), `pid ${p} survived SIGTERM (${JSON.stringify(tree)})\n${stderr}`);
   } finally {

@@ -28,7 +28,9 @@ function parseNpm(target: string): { name: string; range: string } | undefined {
 /** Every file Deno runs from this repository: src/, the Deno entry point and the Deno tests. */
 function denoSources(): string[] {
   const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+    );
   return [...walk(join(ROOT, "src")), join(ROOT, "bin/cadre-deno.ts"), ...walk(join(ROOT, "test/deno")).filter((f) => !f.endsWith(".test.ts"))];
 }
 
@@ -57,7 +59,11 @@ describe("deno.json", () => {
   });
 
   it("maps every package that the Deno-run sources import", () => {
-    const unmapped = denoSources().flatMap((file) => bareImports(file).filter((s) => !isMapped(s)).map((s) => `${relative(ROOT, file)}: ${s}`));
+    const unmapped = denoSources().flatMap((file) =>
+      bareImports(file)
+        .filter((s) => !isMapped(s))
+        .map((s) => `${relative(ROOT, file)}: ${s}`),
+    );
     expect(unmapped).toEqual([]);
   });
 

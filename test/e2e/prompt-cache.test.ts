@@ -1,10 +1,9 @@
 // The rehearsal server's prompt cache as the real CLI sees it: usage and cost follow cache writes and reads.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import { Worker, type WorkerOptions } from "../../src/worker/index.ts";
-import { registerCleanup } from "../support/cleanup.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 
 async function sharedOptions(baseUrl: string): Promise<WorkerOptions> {
@@ -16,7 +15,7 @@ async function sharedOptions(baseUrl: string): Promise<WorkerOptions> {
 
 async function start(options: WorkerOptions): Promise<Worker> {
   const worker = await Worker.start(options);
-  registerCleanup(async () => void (await worker.close()));
+  onTestFinished(async () => void (await worker.close()));
   return worker;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NdjsonDecoder } from "../../src/protocol/ndjson.ts";
 import { parseCliMessage } from "../../src/protocol/parse.ts";
-import { startClaude, type CliLine } from "../support/claude.ts";
+import { type CliLine, startClaude } from "../support/claude.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 
 /**

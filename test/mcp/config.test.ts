@@ -3,7 +3,6 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import "../support/cleanup.ts";
 import { tempHome } from "../support/rehearsal.ts";
 import { CADRE_BIN, call, startStdioCadre, textOf } from "./support.ts";
 

@@ -3,9 +3,8 @@ import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { execa, type ResultPromise } from "execa";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import type { RehearsalScriptsInput } from "../../src/rehearsal/script.ts";
-import { registerCleanup } from "../support/cleanup.ts";
 import { isGone } from "../support/processes.ts";
 import { CADRE_BIN, call, claudeDescendants, scriptedWorkspace, until } from "./support.ts";
 
@@ -34,7 +33,7 @@ async function startHttpCadre(scripts: RehearsalScriptsInput, args: string[], en
   });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  registerCleanup(async () => {
+  onTestFinished(async () => {
     if (child.exitCode === null) child.kill("SIGKILL");
     await child;
   });
@@ -43,7 +42,10 @@ async function startHttpCadre(scripts: RehearsalScriptsInput, args: string[], en
 }
 
 /** A raw request, so that Host and Origin can be anything (fetch would not allow it). */
-function raw(url: URL, options: { headers?: Record<string, string>; body?: string | Buffer; method?: string }): Promise<{ status: number; body: string }> {
+function raw(
+  url: URL,
+  options: { headers?: Record<string, string>; body?: string | Buffer; method?: string },
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
@@ -115,7 +117,7 @@ describe("cadre mcp --http", () => {
     expect((await raw(served.url, {})).status).toBe(401);
     const client = new Client({ name: "t", version: "1" });
     await client.connect(new StreamableHTTPClientTransport(served.url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-    expect((await client.listTools()).tools.length).toBe(9);
+    expect((await client.listTools()).tools.length).toBe(10);
     await client.close();
     served.process.kill("SIGINT");
     expect((await served.process).exitCode).toBe(0);
@@ -127,12 +129,16 @@ describe("cadre mcp --http", () => {
     const init = await raw(served.url, { headers: auth, body: JSON.stringify(INIT) });
     expect(init.status).toBe(200);
     const sessionId = await new Promise<string>((resolve, reject) => {
-      const req = http.request(served.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...auth } }, (res) => {
-        res.resume();
-        const id = res.headers["mcp-session-id"];
-        if (typeof id === "string") resolve(id);
-        else reject(new Error("no mcp-session-id"));
-      });
+      const req = http.request(
+        served.url,
+        { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...auth } },
+        (res) => {
+          res.resume();
+          const id = res.headers["mcp-session-id"];
+          if (typeof id === "string") resolve(id);
+          else reject(new Error("no mcp-session-id"));
+        },
+      );
       req.end(JSON.stringify(INIT));
     });
     const ping = () =>

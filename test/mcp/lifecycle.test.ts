@@ -1,6 +1,5 @@
 // Limits and cleanup of `cadre mcp`: idle children are closed, and no child outlives the server.
 import { describe, expect, it } from "vitest";
-import "../support/cleanup.ts";
 import { isGone } from "../support/processes.ts";
 import { call, claudeDescendants, startStdioCadre, until } from "./support.ts";
 

@@ -3,7 +3,6 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import "../support/cleanup.ts";
 import { call, startStdioCadre, textOf } from "./support.ts";
 
 const QUESTION = "Which database should we use?";
@@ -43,7 +42,12 @@ describe("cadre mcp permissions", () => {
     // It returns as soon as the child needs an answer, not after wait_s.
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(spawned.structuredContent!.status).toBe("awaiting_permission");
-    const [pending] = spawned.structuredContent!.pending_permissions as { request_id: string; kind: string; tool_name: string; input: { command: string } }[];
+    const [pending] = spawned.structuredContent!.pending_permissions as {
+      request_id: string;
+      kind: string;
+      tool_name: string;
+      input: { command: string };
+    }[];
     expect(pending).toMatchObject({ kind: "tool", tool_name: "Bash", input: { command: "touch parent-says-no.txt" } });
     expect(textOf(spawned)).toContain("answer_permission");
 

@@ -1,12 +1,14 @@
 // `cadre mcp` over stdio with the SDK's own Client: every tool on real claude children, scripted offline.
 import { describe, expect, it } from "vitest";
-import "../support/cleanup.ts";
 import { isGone } from "../support/processes.ts";
 import { call, claudeDescendants, startStdioCadre, textOf } from "./support.ts";
 
 const SCRIPTS = {
   alpha: [{ text: "alpha heard: {{prompt}}" }, { text: "alpha again: {{prompt}}" }],
-  beta: [{ text: "beta done", delay_ms: 1_500 }, { text: "never finished", delay_ms: 30_000 }],
+  beta: [
+    { text: "beta done", delay_ms: 1_500 },
+    { text: "never finished", delay_ms: 30_000 },
+  ],
   gamma: [{ text: "gamma done", delay_ms: 500 }],
 };
 
@@ -16,7 +18,18 @@ describe("cadre mcp over stdio", () => {
 
     const tools = (await client.listTools()).tools;
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ["answer_permission", "close_session", "get_session", "get_transcript", "interrupt_session", "list_sessions", "query_session", "spawn_session", "wait_sessions"].sort(),
+      [
+        "answer_permission",
+        "close_session",
+        "get_session",
+        "get_transcript",
+        "interrupt_session",
+        "list_sessions",
+        "query_session",
+        "rewind_session_files",
+        "spawn_session",
+        "wait_sessions",
+      ].sort(),
     );
     expect(tools.every((t) => t.outputSchema !== undefined)).toBe(true);
     // No agents configured: spawn_session does not offer the field.

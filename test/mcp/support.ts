@@ -3,11 +3,12 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { expect } from "vitest";
+import { expect, onTestFinished } from "vitest";
 import type { RehearsalScriptsInput } from "../../src/rehearsal/script.ts";
-import { registerCleanup } from "../support/cleanup.ts";
 import { claudeDescendants, isGone } from "../support/processes.ts";
+
 export { claudeDescendants, descendants } from "../support/processes.ts";
+
 import { tempHome } from "../support/rehearsal.ts";
 
 export const CADRE_BIN = resolve(import.meta.dirname, "../../bin/cadre.js");
@@ -22,8 +23,6 @@ export async function scriptedWorkspace(scripts: RehearsalScriptsInput): Promise
   await writeFile(scriptsFile, JSON.stringify(scripts));
   return { home, cwd, tmp, scriptsFile };
 }
-
-
 
 export interface StdioCadre {
   client: Client;
@@ -56,7 +55,7 @@ export async function startStdioCadre(
   const client = new Client({ name: "cadre-test", version: "1.0.0" }, clientOptions);
   await client.connect(transport);
   const pid = transport.pid!;
-  registerCleanup(async () => {
+  onTestFinished(async () => {
     const children = await claudeDescendants(pid);
     await client.close();
     expect(await isGone(pid, 10_000), `cadre mcp (pid ${pid}) is still running`).toBe(true);
@@ -67,7 +66,12 @@ export async function startStdioCadre(
 
 export type ToolResult = CallToolResult & { structuredContent?: Record<string, any> };
 
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}, options: Parameters<Client["callTool"]>[2] = {}): Promise<ToolResult> {
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+  options: Parameters<Client["callTool"]>[2] = {},
+): Promise<ToolResult> {
   return (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000, ...options })) as ToolResult;
 }
 

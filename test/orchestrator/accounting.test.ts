@@ -7,7 +7,10 @@ const PRICE = { input: 3e-6, write5m: 3.75e-6, write1h: 6e-6, read: 0.3e-6, outp
 
 describe("cache accounting", () => {
   it("the share of input read from the cache", () => {
-    expect(cacheReadShare({ inputTokens: 100, outputTokens: 50, cacheCreationInputTokens: 2_000, cacheReadInputTokens: 17_900 })).toBeCloseTo(0.895, 10);
+    expect(cacheReadShare({ inputTokens: 100, outputTokens: 50, cacheCreationInputTokens: 2_000, cacheReadInputTokens: 17_900 })).toBeCloseTo(
+      0.895,
+      10,
+    );
     expect(cacheReadShare({ inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 })).toBeUndefined();
   });
 

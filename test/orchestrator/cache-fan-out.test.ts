@@ -37,7 +37,8 @@ async function runAll(options: OrchestratorOptions, tasks: TaskSpec[], server: A
   return { orchestrator, events, results };
 }
 
-const reviews = (n: number, agent = "reviewer"): TaskSpec[] => Array.from({ length: n }, (_, i) => ({ name: `${agent}-${i}`, agent, prompt: `file-${i}.ts` }));
+const reviews = (n: number, agent = "reviewer"): TaskSpec[] =>
+  Array.from({ length: n }, (_, i) => ({ name: `${agent}-${i}`, agent, prompt: `file-${i}.ts` }));
 
 describe("cache-aware fan-out", () => {
   it("12 tasks of one agent at once: the shared prefix is written once or twice and read by the rest", async () => {
@@ -70,7 +71,11 @@ describe("cache-aware fan-out", () => {
       reviewer: [{ text: "reviewed", delay_ms: 8_000 }],
       critic: [{ text: "criticized" }],
     });
-    const { results } = await runAll({ concurrency: 6, cacheStagger: { maxWaitMs: 60_000 } }, [...reviews(3, "reviewer"), ...reviews(3, "critic")], server);
+    const { results } = await runAll(
+      { concurrency: 6, cacheStagger: { maxWaitMs: 60_000 } },
+      [...reviews(3, "reviewer"), ...reviews(3, "critic")],
+      server,
+    );
     expect(results.every((r) => r.status === "succeeded")).toBe(true);
     const reviewers = firstRequests(server.requests, "reviewer");
     const critics = firstRequests(server.requests, "critic");

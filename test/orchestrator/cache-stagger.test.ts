@@ -13,7 +13,12 @@ const usage = (write: number, read: number, write1h = 0) => ({
 const messageStart = (u = usage(20_000, 0)) =>
   parseCliMessage({ type: "stream_event", event: { type: "message_start", message: { role: "assistant", content: [], usage: u } }, session_id: "s" });
 const assistant = (extra: Record<string, unknown> = {}, u = usage(20_000, 0)) =>
-  parseCliMessage({ type: "assistant", message: { role: "assistant", model: "claude-x", content: [{ type: "text", text: "hi" }], usage: u }, session_id: "s", ...extra });
+  parseCliMessage({
+    type: "assistant",
+    message: { role: "assistant", model: "claude-x", content: [{ type: "text", text: "hi" }], usage: u },
+    session_id: "s",
+    ...extra,
+  });
 const apiError = parseCliMessage({
   type: "assistant",
   message: { role: "assistant", model: "<synthetic>", content: [{ type: "text", text: "API Error: 400" }] },

@@ -1,9 +1,9 @@
 // Scheduling on the real CLI: limits hold, measured from outside.
 import { describe, expect, it } from "vitest";
 import type { OrchestratorEvent, TaskResult } from "../../src/orchestrator/index.ts";
-import { createRehearsal } from "../support/rehearsal.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { sampleClaudeChildren } from "../support/processes.ts";
+import { createRehearsal } from "../support/rehearsal.ts";
 
 describe("orchestrator fan-out", () => {
   it("runs 24 tasks at concurrency 4 with never more than 4 live claude processes", async () => {

@@ -69,7 +69,11 @@ const CASES: SettingCase[] = [
   },
   {
     setting: "hooks",
-    values: { defaults: { Stop: [{ hooks: [stopD] }] }, task: { Stop: [{ hooks: [stopT] }], PreToolUse: [{ hooks: [preT] }] }, call: { PreToolUse: [{ hooks: [preC] }] } },
+    values: {
+      defaults: { Stop: [{ hooks: [stopD] }] },
+      task: { Stop: [{ hooks: [stopT] }], PreToolUse: [{ hooks: [preT] }] },
+      call: { PreToolUse: [{ hooks: [preC] }] },
+    },
     combined: {
       all: { Stop: [{ hooks: [stopD] }, { hooks: [stopT] }], PreToolUse: [{ hooks: [preT] }, { hooks: [preC] }] },
       withoutTask: { Stop: [{ hooks: [stopD] }], PreToolUse: [{ hooks: [preC] }] },
@@ -94,7 +98,9 @@ function layersOf(item: SettingCase, present: readonly Layer[]): WorkerLayers {
 }
 
 function subsets<T>(items: readonly T[]): T[][] {
-  return items.reduce<T[][]>((all, item) => [...all, ...all.map((subset) => [...subset, item])], [[]]).filter((s) => s.length > 0);
+  const all: T[][] = [[]];
+  for (const item of items) all.push(...all.map((subset) => [...subset, item]));
+  return all.filter((s) => s.length > 0);
 }
 
 describe("layerWorkerOptions: defaults < agent < task < call", () => {
@@ -117,7 +123,14 @@ describe("layerWorkerOptions: defaults < agent < task < call", () => {
 
   it("the call layer sees what the layers below came to", () => {
     const seen: WorkerOptions[] = [];
-    layerWorkerOptions({ defaults: { cwd: "/d" }, task: { cwd: "/t" }, call: (settled) => (seen.push(settled), []) });
+    layerWorkerOptions({
+      defaults: { cwd: "/d" },
+      task: { cwd: "/t" },
+      call: (settled) => {
+        seen.push(settled);
+        return [];
+      },
+    });
     expect(seen.map((s) => s.cwd)).toEqual(["/t"]);
   });
 });
@@ -128,7 +141,10 @@ describe("every kind of worker gets its layers", () => {
   it("a task, a session, a peer and a supervisor start with the options their layers give, an agent's max turns included", async () => {
     const started = vi.spyOn(Worker, "start");
     const rehearsal = await createRehearsal({
-      asker: [{ tool_use: { id: "toolu_ask", name: "mcp__cadre__ask_peer", input: { peer: "critic", question: "ok?" } } }, { text: "Final: {{tool_result}}" }],
+      asker: [
+        { tool_use: { id: "toolu_ask", name: "mcp__cadre__ask_peer", input: { peer: "critic", question: "ok?" } } },
+        { text: "Final: {{tool_result}}" },
+      ],
       "supervisor-guard": [{ text: "ALLOW fine" }],
       "peer-critic": [{ text: "critic says yes" }],
       chat: [{ text: "hello" }],
@@ -204,7 +220,12 @@ describe("every kind of worker gets its layers", () => {
       [
         "allowed tools",
         (o) => o.allowedTools,
-        { task: ["Read", "Grep", ...peerTools], session: ["Read", "Grep", ...peerTools], peer: ["Read", ...peerTools], supervisor: ["Read", ...peerTools] },
+        {
+          task: ["Read", "Grep", ...peerTools],
+          session: ["Read", "Grep", ...peerTools],
+          peer: ["Read", ...peerTools],
+          supervisor: ["Read", ...peerTools],
+        },
       ],
       [
         "append system prompt",
@@ -220,7 +241,12 @@ describe("every kind of worker gets its layers", () => {
       [
         "hooks",
         (o) => [o.hooks?.Stop?.map((m) => m.hooks[0] === stop), o.hooks?.PreToolUse?.map((m) => m.matcher)],
-        { task: [[true], ["mcp__cadre__ask_peer"]], session: [[true], ["mcp__cadre__ask_peer"]], peer: [[true], ["mcp__cadre__ask_peer"]], supervisor: [[true], ["mcp__cadre__ask_peer"]] },
+        {
+          task: [[true], ["mcp__cadre__ask_peer"]],
+          session: [[true], ["mcp__cadre__ask_peer"]],
+          peer: [[true], ["mcp__cadre__ask_peer"]],
+          supervisor: [[true], ["mcp__cadre__ask_peer"]],
+        },
       ],
       ["cwd", (o) => o.cwd, { task: own, session: own, peer: cwd, supervisor: cwd }],
       ["peer server", (o) => Object.keys(o.sdkMcpServers ?? {}), { task: ["cadre"], session: ["cadre"], peer: ["cadre"], supervisor: ["cadre"] }],

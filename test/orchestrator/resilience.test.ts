@@ -36,9 +36,7 @@ describe("orchestrator resilience on the real CLI", () => {
     const limited = new Set(["t0", "t2", "t4"]);
     const names = ["t0", "t1", "t2", "t3", "t4", "t5"];
     const server = await createRehearsal(
-      Object.fromEntries(
-        names.map((name) => [name, [{ text: `done ${name}`, ...(limited.has(name) && { fail: { status: 429, times: 2 } }) }]]),
-      ),
+      Object.fromEntries(names.map((name) => [name, [{ text: `done ${name}`, ...(limited.has(name) && { fail: { status: 429, times: 2 } }) }]])),
     );
     const { orchestrator } = await rehearsedOrchestrator(server, { concurrency: 3 });
     const events = record(orchestrator);
@@ -138,10 +136,13 @@ describe("orchestrator resilience on the real CLI", () => {
       orchestrator.run({ name: "asker", agent: "researcher", prompt: "ask the critic" }),
       orchestrator.run({ name: "toucher", prompt: "make the file" }),
     ]);
-    const turn = orchestrator.openSession({ name: "chat" }).send("hi").then(
-      () => "answered",
-      () => "ended",
-    );
+    const turn = orchestrator
+      .openSession({ name: "chat" })
+      .send("hi")
+      .then(
+        () => "answered",
+        () => "ended",
+      );
     // The asker waits on its peer, the toucher on its supervisor; those two and the session wait on the model.
     const asked = (script: string) => server.requests.some((r) => r.script === script);
     await until(() => ["peer-critic", "supervisor-guard", "chat"].every(asked), 40_000, "the peer, the supervisor and the session at the model");

@@ -37,10 +37,7 @@ function contentText(block: ToolResultBlock | undefined): string {
 
 /** A script that asks `peer` once, then answers with what the tool returned. */
 function askScript(peer: string, id: string) {
-  return [
-    { tool_use: { id, name: "mcp__cadre__ask_peer", input: { peer, question: "Is the plan sound?" } } },
-    { text: "Final: {{tool_result}}" },
-  ];
+  return [{ tool_use: { id, name: "mcp__cadre__ask_peer", input: { peer, question: "Is the plan sound?" } } }, { text: "Final: {{tool_result}}" }];
 }
 
 /** A script that runs one Bash command, then reports what the tool returned. */
@@ -188,9 +185,7 @@ describe("orchestrator routing on the real CLI", () => {
     expect(requestsOf(server.requests, "parent/child")).toHaveLength(1);
     expect(parent.text).toContain("child counted 7 widgets for: count the widgets");
 
-    const child = events.flatMap((e) => (e.type === "task_finished" && e.task.parentId === parent.id ? [e.result] : []))[0] as
-      | TaskResult
-      | undefined;
+    const child = events.flatMap((e) => (e.type === "task_finished" && e.task.parentId === parent.id ? [e.result] : []))[0] as TaskResult | undefined;
     expect(child?.status).toBe("succeeded");
     expect(child!.costUsd).toBeGreaterThan(0);
     // The parent's own cost is what its process reported; its total adds the child's.

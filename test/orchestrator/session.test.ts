@@ -2,8 +2,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createRehearsal } from "../support/rehearsal.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
+import { createRehearsal } from "../support/rehearsal.ts";
 import { conversationText, requestsOf, toolResults } from "../support/requests.ts";
 
 async function until<T>(probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {

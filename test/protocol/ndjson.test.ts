@@ -1,22 +1,22 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createReadStream } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { CadreError } from "../../src/errors.ts";
 import {
   DEFAULT_MAX_LINE_BYTES,
+  decodeNdjson,
+  encodeLine,
   LineTooLongError,
   MALFORMED_PREVIEW_CHARS,
   NdjsonDecoder,
-  decodeNdjson,
-  encodeLine,
   type NdjsonEvent,
 } from "../../src/protocol/ndjson.ts";
+import { it } from "../support/fixtures.ts";
 
 // Strings dense in what breaks line codecs: line breaks, quotes, backslashes, multi-byte UTF-8.
 const trickyString = fc.string({
@@ -97,7 +97,14 @@ describe("encodeLine", () => {
     ["a symbol", Symbol("s")],
     ["a BigInt", 10n],
     ["a nested BigInt", { usage: { tokens: 1n } }],
-    ["a cycle", (() => { const o: Record<string, unknown> = {}; o.self = o; return o; })()],
+    [
+      "a cycle",
+      (() => {
+        const o: Record<string, unknown> = {};
+        o.self = o;
+        return o;
+      })(),
+    ],
   ])("throws NDJSON_UNENCODABLE for %s", (_, value) => {
     let caught: unknown;
     try {
@@ -131,9 +138,7 @@ describe("NdjsonDecoder", () => {
         fc.array(fc.tuple(jsonValue, fc.array(blank, { maxLength: 2 })), { maxLength: 10 }),
         fc.array(fc.nat(), { maxLength: 20 }),
         (entries, points) => {
-          const text = entries
-            .map(([value, blanks]) => blanks.map((b) => b + "\r\n").join("") + encodeLine(value).slice(0, -1) + "\r\n")
-            .join("");
+          const text = entries.map(([value, blanks]) => blanks.map((b) => b + "\r\n").join("") + encodeLine(value).slice(0, -1) + "\r\n").join("");
           const events = decodeAll(cut(utf8(text), points));
           expect(valuesOf(events)).toEqual(entries.map(([value]) => viaJson(value)));
         },
@@ -283,21 +288,16 @@ describe("line limit", () => {
 describe("decodeNdjson", () => {
   const messages = [
     { type: "system", subtype: "init", tools: ["Bash", "Read"] },
-    { type: "assistant", message: { content: [{ type: "text", text: "héllo 世界 😀\n\"quoted\"" }] } },
+    { type: "assistant", message: { content: [{ type: "text", text: 'héllo 世界 😀\n"quoted"' }] } },
     { type: "result", subtype: "success", usage: { input_tokens: 3 } },
   ];
   const text = messages.map(encodeLine).join("");
 
-  it("reads a file stream delivered in 7-byte chunks", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "cadre-ndjson-"));
-    try {
-      const file = join(dir, "out.ndjson");
-      await writeFile(file, text);
-      const events = await collect(decodeNdjson(createReadStream(file, { highWaterMark: 7 })));
-      expect(valuesOf(events)).toEqual(messages);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+  it("reads a file stream delivered in 7-byte chunks", async ({ tmp: dir }) => {
+    const file = join(dir, "out.ndjson");
+    await writeFile(file, text);
+    const events = await collect(decodeNdjson(createReadStream(file, { highWaterMark: 7 })));
+    expect(valuesOf(events)).toEqual(messages);
   });
 
   it("reads a child process's stdout, as text too", async () => {

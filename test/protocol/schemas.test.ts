@@ -3,16 +3,16 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as protocol from "../../src/protocol/index.ts";
 import {
+  type CliMessage,
   controlError,
   controlRequest,
   controlSuccess,
   HookOutputSchema,
   InitializeRequestSchema,
-  parseCliMessage,
   PermissionResultSchema,
+  parseCliMessage,
   StdinMessageSchema,
   userMessage,
-  type CliMessage,
 } from "../../src/protocol/index.ts";
 
 const fixtures = new URL("../fixtures/protocol/", import.meta.url);
@@ -116,7 +116,7 @@ describe("messages captured from claude 2.1.330", () => {
     const lines = decoded.get(file) ?? [];
     expect(lines.length).toBeGreaterThan(0);
     for (const { raw, m } of lines) {
-      expect(m.type === "unknown" ? m.issues ?? m.reason : "known").toBe("known");
+      expect(m.type === "unknown" ? (m.issues ?? m.reason) : "known").toBe("known");
       expectLossless(m, raw);
     }
   });
@@ -212,9 +212,7 @@ describe("messages captured from claude 2.1.330", () => {
     const lines = files.filter((f) => f.endsWith(".stdin.jsonl")).flatMap(readJsonl);
     const rejected = lines.filter((line) => !StdinMessageSchema.safeParse(line).success);
     expect(lines.length).toBeGreaterThan(20);
-    expect(rejected).toStrictEqual([
-      { type: "control_request", request_id: "host_6", request: { subtype: "no_such_subtype" } },
-    ]);
+    expect(rejected).toStrictEqual([{ type: "control_request", request_id: "host_6", request: { subtype: "no_such_subtype" } }]);
   });
 });
 

@@ -2,11 +2,10 @@ import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { offlineClaudeEnv, REHEARSAL_API_KEY } from "../../src/rehearsal/env.ts";
 import { startClaude } from "../support/claude.ts";
-import { createRehearsal } from "../support/rehearsal.ts";
 import { isAlive } from "../support/processes.ts";
+import { createRehearsal } from "../support/rehearsal.ts";
 
 /** The test rig itself: what one test starts, the next one no longer sees. */
-
 
 describe("test rig", () => {
   const left: { pid?: number; home?: string; url?: string } = {};

@@ -1,7 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { startRehearsalServer, type RehearsalServer } from "../../src/rehearsal/server.ts";
+import { describe, expect, it, onTestFinished } from "vitest";
 import type { RehearsalScriptsInput } from "../../src/rehearsal/script.ts";
-import { registerCleanup } from "../support/cleanup.ts";
+import { type RehearsalServer, startRehearsalServer } from "../../src/rehearsal/server.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 
 /** Unit tests of the scripted Messages API with plain fetch, no CLI. */
@@ -231,7 +230,7 @@ describe("rehearsal server", () => {
     expect(reply.text).toBe("prompt=[count the files] result=[first output\nsecond output] step=1 script=s {{nope}}");
   });
 
-  it("plays \"<name>:subagent\" for subagent calls, never the main script", async () => {
+  it('plays "<name>:subagent" for subagent calls, never the main script', async () => {
     const server = await createRehearsal({
       main: [{ tool_use: { name: "Agent", input: { prompt: "help" } } }, { text: "main again" }],
       "main:subagent": [{ text: "subagent reply" }],
@@ -317,7 +316,7 @@ describe("rehearsal server", () => {
 
   it("rejects a body over the limit with 413 and a body that is not JSON with 400", async () => {
     const server = await startRehearsalServer({ scripts: { default: [{ text: "x" }] }, maxBodyBytes: 1024 });
-    registerCleanup(() => server.close());
+    onTestFinished(() => server.close());
     const big = await post(server.url, body([user("y".repeat(4096))]));
     expect(big.status).toBe(413);
     expect(((await big.json()) as { error: { type: string } }).error.type).toBe("request_too_large");

@@ -1,11 +1,11 @@
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { execa, type ResultPromise } from "execa";
+import { onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import { STREAM_JSON_ARGS } from "../../src/worker/options.ts";
-import { registerCleanup } from "./cleanup.ts";
-import { tempHome } from "./rehearsal.ts";
 import { isAlive } from "./processes.ts";
+import { tempHome } from "./rehearsal.ts";
 
 /**
  * Starts the real claude CLI (node_modules/.bin/claude) in stream-json mode
@@ -69,14 +69,16 @@ export class ClaudeHandle {
     subprocess.stderr!.on("data", (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-20_000);
     });
-    this.exited = subprocess.then(
-      () => undefined,
-      () => undefined,
-    ).finally(() => {
-      if (partial !== "") this.#push(partial);
-      this.#done = true;
-      this.#wake?.();
-    });
+    this.exited = subprocess
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        if (partial !== "") this.#push(partial);
+        this.#done = true;
+        this.#wake?.();
+      });
   }
 
   get pid(): number {
@@ -123,9 +125,7 @@ export class ClaudeHandle {
   async initialize(request: Record<string, unknown> = {}): Promise<CliLine> {
     const requestId = `rig_init_${++requestCounter}`;
     this.send({ type: "control_request", request_id: requestId, request: { subtype: "initialize", ...request } });
-    return this.next(
-      (line) => line.type === "control_response" && (line.response as { request_id?: string })?.request_id === requestId,
-    );
+    return this.next((line) => line.type === "control_response" && (line.response as { request_id?: string })?.request_id === requestId);
   }
 
   /** The next unconsumed line, or undefined once the process has exited and all lines are consumed. */
@@ -202,7 +202,6 @@ export class ClaudeHandle {
   }
 }
 
-
 export async function startClaude(options: StartClaudeOptions): Promise<ClaudeHandle> {
   const home = await tempHome("cadre-claude-");
   const cwd = options.cwd ?? join(home, "work");
@@ -225,7 +224,7 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeHa
   }
   const handle = new ClaudeHandle(subprocess, home, cwd);
   const pid = handle.pid;
-  registerCleanup(async () => {
+  onTestFinished(async () => {
     const wasAlive = isAlive(pid);
     await handle.close(wasAlive ? 2_000 : 0);
     if (isAlive(pid)) {

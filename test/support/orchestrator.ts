@@ -1,10 +1,10 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { onTestFinished } from "vitest";
 import { Orchestrator, type OrchestratorOptions, type WorkerContext } from "../../src/orchestrator/index.ts";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import type { RehearsalServer } from "../../src/rehearsal/server.ts";
 import type { WorkerOptions } from "../../src/worker/index.ts";
-import { registerCleanup } from "./cleanup.ts";
 import { liveClaudeChildren } from "./processes.ts";
 import { tempHome } from "./rehearsal.ts";
 
@@ -38,7 +38,7 @@ export async function rehearsedOrchestrator(
       ...perWorker?.(context),
     }),
   });
-  registerCleanup(async () => {
+  onTestFinished(async () => {
     await orchestrator.close();
     const left = await liveClaudeChildren();
     if (left.length > 0) throw new Error(`claude processes survived the test: ${left.join(", ")}`);

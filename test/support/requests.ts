@@ -16,7 +16,11 @@ function text(content: unknown): string {
 /** The text of every tool_result the model received in this request. */
 export function toolResults(request: RecordedRequest | undefined): string[] {
   if (!request) return [];
-  return request.messages.flatMap((m) => blocks(m.content).filter((b) => b.type === "tool_result").map((b) => text(b.content)));
+  return request.messages.flatMap((m) =>
+    blocks(m.content)
+      .filter((b) => b.type === "tool_result")
+      .map((b) => text(b.content)),
+  );
 }
 
 /** Every user-visible text of the conversation in this request. */

@@ -1,15 +1,13 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { expect } from "vitest";
+import { expect, onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import type { RehearsalServer } from "../../src/rehearsal/server.ts";
-import { Worker, type InvalidControlAnswerError, type WorkerOptions } from "../../src/worker/index.ts";
-import { registerCleanup } from "./cleanup.ts";
-import { tempHome } from "./rehearsal.ts";
+import { type InvalidControlAnswerError, Worker, type WorkerOptions } from "../../src/worker/index.ts";
 import { isAlive } from "./processes.ts";
+import { tempHome } from "./rehearsal.ts";
 
 export { isAlive };
-
 
 export interface RehearsedWorker {
   worker: Worker;
@@ -22,11 +20,7 @@ export interface RehearsedWorker {
  * Starts a Worker on the real claude CLI, scripted by `script` on the rehearsal
  * server, with its own HOME and cwd. After the test it is closed and must be gone.
  */
-export async function startRehearsedWorker(
-  server: RehearsalServer,
-  script: string,
-  options: WorkerOptions = {},
-): Promise<RehearsedWorker> {
+export async function startRehearsedWorker(server: RehearsalServer, script: string, options: WorkerOptions = {}): Promise<RehearsedWorker> {
   const home = await tempHome();
   const cwd = join(home, "work");
   await mkdir(cwd, { recursive: true });
@@ -36,7 +30,7 @@ export async function startRehearsedWorker(
     ...options,
     env: { ...offlineClaudeEnv({ baseUrl: server.baseUrlFor(script), home }), ...options.env },
   });
-  registerCleanup(async () => {
+  onTestFinished(async () => {
     await worker.close();
     expect(isAlive(worker.pid), `claude pid ${worker.pid} survived the test`).toBe(false);
   });

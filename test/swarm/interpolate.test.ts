@@ -45,7 +45,9 @@ describe("${VAR} interpolation", () => {
   });
 
   it("fills values before the semantic checks see them", async () => {
-    const result = await parse(`agents:\n  rev: { description: d, prompt: p }\ntasks: [{ name: a, prompt: p, agent: "\${AGENT}" }]`, { AGENT: "reviewr" });
+    const result = await parse(`agents:\n  rev: { description: d, prompt: p }\ntasks: [{ name: a, prompt: p, agent: "\${AGENT}" }]`, {
+      AGENT: "reviewr",
+    });
     expect(result).toEqual({ ok: false, errors: [{ path: "tasks[0].agent", message: 'unknown agent "reviewr"', hint: 'did you mean "rev"?' }] });
   });
 });

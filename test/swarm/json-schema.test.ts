@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { renderSwarmJsonSchema, SWARM_SCHEMA_PATH, swarmJsonSchema } from "../../src/swarm/config/json-schema.ts";
 import { HookEventSchema } from "../../src/protocol/index.ts";
+import { renderSwarmJsonSchema, SWARM_SCHEMA_PATH, swarmJsonSchema } from "../../src/swarm/config/json-schema.ts";
 
 const HOOK_EVENTS = HookEventSchema.options;
 

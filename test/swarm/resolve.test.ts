@@ -2,7 +2,6 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { layerWorkerOptions, taskWorkerOptions } from "../../src/orchestrator/compose.ts";
-import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
 import {
   ConfigError,
   fillResults,
@@ -13,6 +12,7 @@ import {
   type ResolvedTask,
   taskSpecFor,
 } from "../../src/swarm/config/index.ts";
+import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
 
 const dir = fileURLToPath(new URL("../fixtures/config/", import.meta.url)).replace(/\/$/, "");
 const fixture = join(dir, "swarm.yaml");
@@ -41,11 +41,21 @@ describe("loadSwarmConfig on a complete swarm", () => {
     const [reviewA, , fixA, , summary] = config.tasks;
     expect(reviewA).toMatchObject({ template: "review-{{item}}", index: 0, item: "a.ts", prompt: "Review a.ts", retries: 0, priority: 0 });
     // {{item}} is filled in now; {{results.…}} is left for the runner.
-    expect(fixA).toMatchObject({ item: { file: "a.ts", line: 3 }, prompt: "Fix a.ts around line 3: {{results.review-a.ts}}", retries: 2, priority: 1 });
+    expect(fixA).toMatchObject({
+      item: { file: "a.ts", line: 3 },
+      prompt: "Fix a.ts around line 3: {{results.review-a.ts}}",
+      retries: 2,
+      priority: 1,
+    });
     // Model: task, then agent, then defaults; the reviewer's file says "inherit".
     const [reviewAWorker, fixAWorker, summaryWorker] = [reviewA!, fixA!, summary!].map((task) => workerOf(config, task));
     expect([reviewAWorker?.model, fixAWorker?.model, summaryWorker?.model]).toEqual(["sonnet", "opus", "haiku"]);
-    expect(config.tasks.every((task) => workerOf(config, task).cwd === join(dir, "work") && task.timeout_s === 300 && workerOf(config, task).permissionMode === "acceptEdits")).toBe(true);
+    expect(
+      config.tasks.every(
+        (task) =>
+          workerOf(config, task).cwd === join(dir, "work") && task.timeout_s === 300 && workerOf(config, task).permissionMode === "acceptEdits",
+      ),
+    ).toBe(true);
   });
 
   it("resolves agents from files and inline definitions", async () => {
@@ -77,7 +87,11 @@ describe("loadSwarmConfig on a complete swarm", () => {
 
   it("reads JSON configs and names a swarm after its file by default", async () => {
     const result = await loadSwarmConfig(join(dir, "swarm.json"), { env: {} });
-    expect(result.ok && [result.config.name, result.config.defaults.cwd, workerOf(result.config, result.config.tasks[0]!).cwd]).toEqual(["swarm", dir, dir]);
+    expect(result.ok && [result.config.name, result.config.defaults.cwd, workerOf(result.config, result.config.tasks[0]!).cwd]).toEqual([
+      "swarm",
+      dir,
+      dir,
+    ]);
   });
 
   it("reports a missing file as an issue, or throws ConfigError when asked to", async () => {

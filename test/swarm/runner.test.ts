@@ -48,7 +48,10 @@ describe("runSwarm", () => {
     const at = (name: string) => events.findIndex((e) => e.task.name === name);
     expect(at("after-broken")).toBeGreaterThan(at("broken"));
     expect(at("after-first")).toBeGreaterThan(at("first"));
-    expect(events[at("after-broken")]!.result).toMatchObject({ attempts: 0, error: { code: "DEPENDENCY_FAILED", message: 'dependency "broken" failed' } });
+    expect(events[at("after-broken")]!.result).toMatchObject({
+      attempts: 0,
+      error: { code: "DEPENDENCY_FAILED", message: 'dependency "broken" failed' },
+    });
     // {{results.first}} was filled in before the dependant started; the skipped one never reached the model.
     expect(conversationText(requestsOf(server.requests, "after-first")[0])).toContain("use one");
     expect(requestsOf(server.requests, "after-broken")).toEqual([]);

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
 import type { ConfigIssue } from "../../src/swarm/config/issues.ts";
+import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
 
 const baseDir = fileURLToPath(new URL("../fixtures/config/", import.meta.url));
 

@@ -43,12 +43,7 @@ describe("references to agents", () => {
   });
 
   it("reports a missing agent file with its resolved path, and an invalid one with its problem", async () => {
-    const errors = await errorsOf([
-      "agents:",
-      "  gone: ./agents/gone.md",
-      "  bare: ./agents/no-front-matter.md",
-      "tasks: [{ name: a, prompt: p }]",
-    ]);
+    const errors = await errorsOf(["agents:", "  gone: ./agents/gone.md", "  bare: ./agents/no-front-matter.md", "tasks: [{ name: a, prompt: p }]"]);
     expect(errors).toEqual([
       {
         path: "agents.gone",

@@ -1,5 +1,5 @@
 // The CLI withdrawing a permission request, plan review, and forking a session, on the real CLI.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import { planReview, Worker } from "../../src/worker/index.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
@@ -60,14 +60,14 @@ describe("worker: cancel, plan review, fork", () => {
       resume: sessionId,
       forkSession: true,
     });
-    try {
-      const result = await fork.run("and?");
-      expect(result.text).toBe("fork answer");
-      expect(result.sessionId).not.toBe(sessionId);
-      expect(JSON.stringify(requestsOf(server.requests, "f").at(-1)?.messages)).toContain("HERON");
-    } finally {
+    onTestFinished(async () => {
       await fork.close();
-    }
+    });
+    const result = await fork.run("and?");
+    expect(result.text).toBe("fork answer");
+    expect(result.sessionId).not.toBe(sessionId);
+    expect(JSON.stringify(requestsOf(server.requests, "f").at(-1)?.messages)).toContain("HERON");
+    await fork.close();
     expect(isAlive(fork.pid)).toBe(false);
   });
 });

@@ -1,32 +1,19 @@
 // Faults the real CLI cannot be made to show, played by test/fixtures/fake-claude.mjs.
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  ClaudeNotFoundError,
-  ProtocolError,
-  Worker,
-  WorkerExitedError,
-  WorkingDirectoryError,
-  type WorkerOptions,
-} from "../../src/worker/index.ts";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { ClaudeNotFoundError, ProtocolError, Worker, WorkerExitedError, type WorkerOptions, WorkingDirectoryError } from "../../src/worker/index.ts";
 import { isAlive, isGone } from "../support/processes.ts";
 
 const FAKE_CLAUDE = fileURLToPath(new URL("../fixtures/fake-claude.mjs", import.meta.url));
-const started: Worker[] = [];
-
 
 async function startFake(mode: string, options: WorkerOptions = {}): Promise<Worker> {
   const worker = await Worker.start({ claudePath: FAKE_CLAUDE, env: { FAKE_CLAUDE_MODE: mode }, ...options });
-  started.push(worker);
-  return worker;
-}
-
-afterEach(async () => {
-  for (const worker of started.splice(0)) {
+  onTestFinished(async () => {
     await worker.kill();
     expect(isAlive(worker.pid)).toBe(false);
-  }
-});
+  });
+  return worker;
+}
 
 describe("worker faults", () => {
   it("names where it looked when the CLI is missing", async () => {
@@ -77,7 +64,10 @@ describe("worker faults", () => {
   });
 
   it("ends the worker with a typed error on a line over the limit", async () => {
-    const worker = await startFake("long-line", { maxLineBytes: 64 * 1024, env: { FAKE_CLAUDE_MODE: "long-line", FAKE_CLAUDE_LINE_BYTES: String(1024 * 1024) } });
+    const worker = await startFake("long-line", {
+      maxLineBytes: 64 * 1024,
+      env: { FAKE_CLAUDE_MODE: "long-line", FAKE_CLAUDE_LINE_BYTES: String(1024 * 1024) },
+    });
     const error = await worker.run("go").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProtocolError);
     expect((error as Error).message).toMatch(/line/i);

@@ -70,7 +70,17 @@ describe("worker hooks", () => {
     });
     const { worker, cwd } = await startRehearsedWorker(server, "s", {
       canUseTool: () => ({ behavior: "allow" }),
-      hooks: { PreToolUse: [{ hooks: [() => { throw new Error("hook bug"); }] }] },
+      hooks: {
+        PreToolUse: [
+          {
+            hooks: [
+              () => {
+                throw new Error("hook bug");
+              },
+            ],
+          },
+        ],
+      },
     });
     const first = await worker.run("go");
     expect(first.subtype).toBe("success");

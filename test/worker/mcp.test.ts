@@ -10,14 +10,10 @@ describe("worker in-process MCP servers", () => {
   it("the model calls mcp__<server>__<tool> and gets the tool's result", async () => {
     const calls: string[] = [];
     const server = new McpServer({ name: "weather", version: "1.0.0" });
-    server.registerTool(
-      "forecast",
-      { description: "Forecast for a city", inputSchema: { city: z.string() } },
-      async ({ city }) => {
-        calls.push(city);
-        return { content: [{ type: "text", text: `FORECAST(${city}): sunny, 23C` }] };
-      },
-    );
+    server.registerTool("forecast", { description: "Forecast for a city", inputSchema: { city: z.string() } }, async ({ city }) => {
+      calls.push(city);
+      return { content: [{ type: "text", text: `FORECAST(${city}): sunny, 23C` }] };
+    });
     const rehearsal = await createRehearsal({
       s: [{ tool_use: { name: "mcp__weather__forecast", input: { city: "Lisbon" } } }, { text: "It says: {{tool_result}}" }],
     });

@@ -1,12 +1,13 @@
 // Which worker options change the prefix the real CLI sends (tools + system prompt), pinned against promptPrefixKey.
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+
+import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import type { RehearsalServer } from "../../src/rehearsal/server.ts";
 import { promptPrefixKey, Worker, type WorkerOptions } from "../../src/worker/index.ts";
-import { registerCleanup } from "../support/cleanup.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 
 interface Variant {
@@ -37,23 +38,51 @@ const VARIANTS: Variant[] = [
   { name: "allowedTools", options: (b) => ({ ...b, allowedTools: ["Read", "Bash(ls:*)"] }), prefixDiffers: false, keyDiffers: false },
   { name: "maxTurns", options: (b) => ({ ...b, maxTurns: 3 }), prefixDiffers: false, keyDiffers: false },
   { name: "includePartialMessages", options: (b) => ({ ...b, includePartialMessages: true }), prefixDiffers: false, keyDiffers: false },
-  { name: "agents", options: (b) => ({ ...b, agents: { critic: { description: "Finds holes", prompt: "You find holes." } } }), prefixDiffers: false, keyDiffers: false },
-  { name: "hooks", options: (b) => ({ ...b, hooks: { PreToolUse: [{ matcher: "Bash", hooks: [() => ({})] }] } }), prefixDiffers: false, keyDiffers: false },
+  {
+    name: "agents",
+    options: (b) => ({ ...b, agents: { critic: { description: "Finds holes", prompt: "You find holes." } } }),
+    prefixDiffers: false,
+    keyDiffers: false,
+  },
+  {
+    name: "hooks",
+    options: (b) => ({ ...b, hooks: { PreToolUse: [{ matcher: "Bash", hooks: [() => ({})] }] } }),
+    prefixDiffers: false,
+    keyDiffers: false,
+  },
+  { name: "maxThinkingTokens", options: (b) => ({ ...b, maxThinkingTokens: 4_000 }), prefixDiffers: false, keyDiffers: false },
+  { name: "persistSession false", options: (b) => ({ ...b, persistSession: false }), prefixDiffers: false, keyDiffers: false },
+  { name: "sessionId", options: (b) => ({ ...b, sessionId: randomUUID() }), prefixDiffers: false, keyDiffers: false },
+  // Cautious: betas are headers, but a beta may bring tools.
+  { name: "betas", options: (b) => ({ ...b, betas: ["context-1m-2025-08-07"] }), prefixDiffers: false, keyDiffers: true },
   { name: "additionalDirectories", options: (b, { other }) => ({ ...b, additionalDirectories: [other] }), prefixDiffers: false, keyDiffers: false },
   // Cautious: acceptEdits keeps the prefix, but plan mode changes the tools.
   { name: "permissionMode acceptEdits", options: (b) => ({ ...b, permissionMode: "acceptEdits" }), prefixDiffers: false, keyDiffers: true },
   { name: "permissionMode plan", options: (b) => ({ ...b, permissionMode: "plan" }), prefixDiffers: true, keyDiffers: true },
   { name: "model", options: (b) => ({ ...b, model: "claude-sonnet-4-5" }), prefixDiffers: true, keyDiffers: true },
   { name: "cwd", options: (b, { other }) => ({ ...b, cwd: other }), prefixDiffers: true, keyDiffers: true },
-  { name: "HOME", options: (b, { otherHome, server }) => ({ ...b, env: offlineClaudeEnv({ baseUrl: server.baseUrlFor("p"), home: otherHome }) }), prefixDiffers: true, keyDiffers: true },
-  { name: "appendSystemPrompt (an agent's prompt)", options: (b) => ({ ...b, appendSystemPrompt: "You review code." }), prefixDiffers: true, keyDiffers: true },
+  {
+    name: "HOME",
+    options: (b, { otherHome, server }) => ({ ...b, env: offlineClaudeEnv({ baseUrl: server.baseUrlFor("p"), home: otherHome }) }),
+    prefixDiffers: true,
+    keyDiffers: true,
+  },
+  {
+    name: "appendSystemPrompt (an agent's prompt)",
+    options: (b) => ({ ...b, appendSystemPrompt: "You review code." }),
+    prefixDiffers: true,
+    keyDiffers: true,
+  },
   { name: "systemPrompt", options: (b) => ({ ...b, systemPrompt: "You review code." }), prefixDiffers: true, keyDiffers: true },
   { name: "tools", options: (b) => ({ ...b, tools: ["Read", "Grep"] }), prefixDiffers: true, keyDiffers: true },
   { name: "disallowedTools", options: (b) => ({ ...b, disallowedTools: ["Bash"] }), prefixDiffers: true, keyDiffers: true },
   {
     name: "jsonSchema",
     // Its own script answers with the StructuredOutput tool the schema brings.
-    options: (b, { server }) => ({ ...envWith(b, { ANTHROPIC_BASE_URL: server.baseUrlFor("structured") }), jsonSchema: { type: "object", properties: { verdict: { type: "string" } } } }),
+    options: (b, { server }) => ({
+      ...envWith(b, { ANTHROPIC_BASE_URL: server.baseUrlFor("structured") }),
+      jsonSchema: { type: "object", properties: { verdict: { type: "string" } } },
+    }),
     prefixDiffers: true,
     keyDiffers: true,
   },
@@ -64,7 +93,7 @@ const VARIANTS: Variant[] = [
 /** Runs one turn and returns what its first model request read from the simulated cache. */
 async function firstRead(server: RehearsalServer, options: WorkerOptions, prompt: string): Promise<number> {
   const worker = await Worker.start(options);
-  registerCleanup(async () => void (await worker.close()));
+  onTestFinished(async () => void (await worker.close()));
   const turn = await worker.run(prompt);
   await worker.close();
   const request = server.requests.find((r) => r.sessionId === turn.sessionId && r.step === 0);

@@ -1,7 +1,7 @@
 // Initialize, turns and resume on the real CLI.
-import { describe, expect, it } from "vitest";
-import { Worker } from "../../src/worker/index.ts";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
+import { Worker } from "../../src/worker/index.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { conversationText, requestsOf } from "../support/requests.ts";
 import { isAlive, startRehearsedWorker } from "../support/worker.ts";
@@ -65,15 +65,15 @@ describe("worker session", () => {
       env: offlineClaudeEnv({ baseUrl: server.baseUrlFor("memo"), home: first.home }),
       resume: sessionId,
     });
-    try {
-      const result = await resumed.run("and now?");
-      expect(result.text).toBe("you said and now?");
-      expect(result.sessionId).toBe(sessionId);
-      const requests = requestsOf(server.requests, "memo");
-      expect(conversationText(requests.at(-1))).toContain("TANGERINE");
-    } finally {
+    onTestFinished(async () => {
       await resumed.close();
-    }
+    });
+    const result = await resumed.run("and now?");
+    expect(result.text).toBe("you said and now?");
+    expect(result.sessionId).toBe(sessionId);
+    const requests = requestsOf(server.requests, "memo");
+    expect(conversationText(requests.at(-1))).toContain("TANGERINE");
+    await resumed.close();
     expect(isAlive(resumed.pid)).toBe(false);
   });
 });

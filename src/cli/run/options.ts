@@ -38,7 +38,10 @@ export type ParsedArgs = { kind: "help" } | { kind: "error"; message: string } |
 
 /** `2025-06-01T12-30-05Z`: sortable, and valid in a file name everywhere. */
 export function runDirName(date: Date): string {
-  return date.toISOString().replace(/\.\d+Z$/, "Z").replaceAll(":", "-");
+  return date
+    .toISOString()
+    .replace(/\.\d+Z$/, "Z")
+    .replaceAll(":", "-");
 }
 
 export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string = process.cwd()): ParsedArgs {
@@ -71,5 +74,8 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
     return { kind: "error", message: (error as Error).message };
   }
   const outDir = resolve(cwd, values.out ?? `.cadre/runs/${runDirName(now)}`);
-  return { kind: "run", options: { config, concurrency, outDir, defaultOut: values.out === undefined, rehearse: values.rehearse === true, json: values.json === true } };
+  return {
+    kind: "run",
+    options: { config, concurrency, outDir, defaultOut: values.out === undefined, rehearse: values.rehearse === true, json: values.json === true },
+  };
 }

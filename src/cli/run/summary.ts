@@ -1,8 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { z } from "zod";
-import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
 import { cacheReadShare, type TaskResult, type Usage } from "../../orchestrator/index.ts";
+import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
 import { oneLine } from "./activity.ts";
 import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./view/format.ts";
 

@@ -27,7 +27,9 @@ export const WaitSchema = z
   .min(0)
   .max(MAX_WAIT_S)
   .optional()
-  .describe(`Seconds to wait for the turn to end (default 30, max ${MAX_WAIT_S}). If it is still running you get status "running"; use wait_sessions.`);
+  .describe(
+    `Seconds to wait for the turn to end (default 30, max ${MAX_WAIT_S}). If it is still running you get status "running"; use wait_sessions.`,
+  );
 
 export const SessionIdSchema = z.string().min(1).describe("The session_id spawn_session returned, or the session's name.");
 

@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { PendingPermission } from "../../orchestrator/session.ts";
-import { askUserQuestion, planReview, type PermissionDecision } from "../../worker/index.ts";
+import { askUserQuestion, type PermissionDecision, planReview } from "../../worker/index.ts";
 import { InvalidArgumentError, UnknownPermissionRequestError } from "../errors.ts";
 import { SessionInfoSchema } from "../session-info.ts";
 import { waitSettled } from "../wait.ts";
@@ -22,7 +22,10 @@ export function decisionFor(pending: PendingPermission, answer: Answer): Permiss
   if (pending.kind === "question") {
     if (answer.decision === "deny") return askUserQuestion.skip(answer.message);
     if (!answer.answers || Object.keys(answer.answers).length === 0) {
-      const questions = askUserQuestion.questions(pending).map((q) => `"${q.question}"`).join(", ");
+      const questions = askUserQuestion
+        .questions(pending)
+        .map((q) => `"${q.question}"`)
+        .join(", ");
       throw new InvalidArgumentError(`This request is a question: give answers keyed by question text (${questions}), or deny to skip it.`);
     }
     try {
@@ -103,7 +106,12 @@ export function registerControlTools(server: McpServer, context: ToolContext): v
         const session = registry.find(owner, session_id);
         const pending = session.pending;
         const request = pending.find((p) => p.requestId === request_id);
-        if (!request) throw new UnknownPermissionRequestError(session.id, request_id, pending.map((p) => p.requestId));
+        if (!request)
+          throw new UnknownPermissionRequestError(
+            session.id,
+            request_id,
+            pending.map((p) => p.requestId),
+          );
         session.session.answerPermission(request_id, decisionFor(request, answer));
         session.changed();
         return infoResult(session);

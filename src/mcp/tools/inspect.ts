@@ -1,8 +1,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { SESSION_STATUSES } from "../../orchestrator/session.ts";
-import { renderInfo, sessionInfo, SessionInfoSchema } from "../session-info.ts";
-import { renderPage, transcriptPage, TranscriptPageSchema } from "../transcript.ts";
+import { renderInfo, SessionInfoSchema, sessionInfo } from "../session-info.ts";
+import { renderPage, TranscriptPageSchema, transcriptPage } from "../transcript.ts";
 import { waitSettled } from "../wait.ts";
 import { guarded, infoResult, MAX_WAIT_S, ok, progressReporter, SessionIdSchema, type ToolContext } from "./common.ts";
 
@@ -75,7 +75,9 @@ export function registerInspectTools(server: McpServer, context: ToolContext): v
         const done = await waitSettled(sessions, { mode, timeoutMs: timeout_s * 1000, signal: extra.signal, onProgress: progressReporter(extra) });
         const infos = sessions.map(sessionInfo);
         const settled = sessions.filter((s) => s.settled).map((s) => s.id);
-        const head = done ? `done (${mode}): ${settled.length} of ${sessions.length} settled` : `timed out: ${settled.length} of ${sessions.length} settled; call wait_sessions again`;
+        const head = done
+          ? `done (${mode}): ${settled.length} of ${sessions.length} settled`
+          : `timed out: ${settled.length} of ${sessions.length} settled; call wait_sessions again`;
         return ok({ done, settled, sessions: infos }, [head, ...infos.map(renderInfo)].join("\n\n"));
       }),
   );

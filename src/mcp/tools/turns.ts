@@ -5,7 +5,7 @@ import { z } from "zod";
 import { PERMISSION_MODES } from "../../worker/index.ts";
 import { InvalidArgumentError } from "../errors.ts";
 import { SessionInfoSchema } from "../session-info.ts";
-import { guarded, infoResult, SessionIdSchema, WaitSchema, waitForTurn, type ToolContext } from "./common.ts";
+import { guarded, infoResult, SessionIdSchema, type ToolContext, WaitSchema, waitForTurn } from "./common.ts";
 
 /** A working directory the child can start in; relative paths are taken from the server's directory. */
 function checkedCwd(cwd: string): string {
@@ -36,7 +36,12 @@ export function registerTurnTools(server: McpServer, context: ToolContext): void
   // Only a server with configured agents offers the agent field (tool definitions cost the parent context).
   const agentShape =
     context.agents.length > 0
-      ? { agent: z.enum(context.agents as [string, ...string[]]).optional().describe("Run the child as this configured agent (its prompt, tools and model).") }
+      ? {
+          agent: z
+            .enum(context.agents as [string, ...string[]])
+            .optional()
+            .describe("Run the child as this configured agent (its prompt, tools and model)."),
+        }
       : {};
 
   server.registerTool(

@@ -1,7 +1,7 @@
 import process from "node:process";
 import { execa } from "execa";
-import type { HookCallback } from "../../worker/hooks.ts";
 import { AbortError } from "../../errors.ts";
+import type { HookCallback } from "../../worker/hooks.ts";
 import { HookCommandError, HookOutputError, HookTimeoutError } from "./errors.ts";
 import { parseCommandOutput } from "./output.ts";
 import { denyResult } from "./results.ts";
@@ -91,7 +91,7 @@ export function commandHook(command: string, options: CommandHookOptions = {}): 
       // command exits also lets its output end.
       subprocess.once("exit", () => killGroup(pid));
     }
-    let result;
+    let result: Awaited<typeof subprocess>;
     try {
       result = await subprocess;
     } finally {
@@ -107,9 +107,6 @@ export function commandHook(command: string, options: CommandHookOptions = {}): 
     if (result.exitCode === 2) {
       return denyResult(event, result.stderr.trim() || `${what} blocked this (exit code 2) without giving a reason on stderr`);
     }
-    throw new HookCommandError(
-      { command, cwd, exitCode: result.exitCode, signal: result.signal, stderr: result.stderr },
-      result.cause,
-    );
+    throw new HookCommandError({ command, cwd, exitCode: result.exitCode, signal: result.signal, stderr: result.stderr }, result.cause);
   };
 }

@@ -44,14 +44,22 @@ export class HookCommandError extends CadreError {
 
 /** A hook (a command, or any callback under `withFallback`) did not answer in time and was stopped. */
 export class HookTimeoutError extends CadreError {
-  constructor(readonly what: string, readonly timeoutMs: number) {
+  constructor(
+    readonly what: string,
+    readonly timeoutMs: number,
+  ) {
     super("HOOK_TIMEOUT", `${what} did not finish within ${timeoutMs} ms and was stopped; raise its timeout or make it faster`);
   }
 }
 
 /** A hook command exited 0 but its stdout is not hook output Claude Code accepts. */
 export class HookOutputError extends CadreError {
-  constructor(readonly command: string, problem: string, readonly stdout: string, cause?: unknown) {
+  constructor(
+    readonly command: string,
+    problem: string,
+    readonly stdout: string,
+    cause?: unknown,
+  ) {
     super("HOOK_OUTPUT_INVALID", `hook command \`${command}\` exited 0 but ${problem}; stdout began: ${stdout.slice(0, 200)}`, {
       cause,
     });
@@ -60,7 +68,11 @@ export class HookOutputError extends CadreError {
 
 /** A policy names a pattern that is not a valid regular expression. */
 export class HookPolicyError extends CadreError {
-  constructor(readonly rule: string, readonly pattern: string, cause: unknown) {
+  constructor(
+    readonly rule: string,
+    readonly pattern: string,
+    cause: unknown,
+  ) {
     super(
       "HOOK_POLICY_INVALID",
       `policy ${rule} pattern ${JSON.stringify(pattern)} is not a valid regular expression (JavaScript syntax): ${(cause as Error).message}`,

@@ -1,5 +1,5 @@
-export { commandHook, type CommandHookOptions } from "./command.ts";
-export { policyHook, type HookPolicy } from "./policy.ts";
-export { withFallback, type FallbackOptions } from "./fallback.ts";
-export { allowResult, denyResult, noOpinion } from "./results.ts";
+export { type CommandHookOptions, commandHook } from "./command.ts";
 export { HookCommandError, HookOutputError, HookPolicyError, HookTimeoutError } from "./errors.ts";
+export { type FallbackOptions, withFallback } from "./fallback.ts";
+export { type HookPolicy, policyHook } from "./policy.ts";
+export { allowResult, denyResult, noOpinion } from "./results.ts";

@@ -1,4 +1,4 @@
-import { SyncHookOutputSchema, type HookOutput } from "../../protocol/hooks.ts";
+import { type HookOutput, SyncHookOutputSchema } from "../../protocol/hooks.ts";
 import { HookOutputError } from "./errors.ts";
 import { plainStdoutResult } from "./results.ts";
 

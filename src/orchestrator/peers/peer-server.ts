@@ -130,9 +130,7 @@ export function createPeerServer(caller: () => Caller, directory: PeerDirectory)
     async () => {
       const messages = directory.readInbox(caller()).map(({ from, text, at }) => ({ from, text, at }));
       const text =
-        messages.length === 0
-          ? "no new messages"
-          : messages.map((m) => `[${new Date(m.at).toISOString()}] ${m.from}: ${m.text}`).join("\n");
+        messages.length === 0 ? "no new messages" : messages.map((m) => `[${new Date(m.at).toISOString()}] ${m.from}: ${m.text}`).join("\n");
       return ok({ messages }, text);
     },
   );
@@ -140,8 +138,7 @@ export function createPeerServer(caller: () => Caller, directory: PeerDirectory)
   server.registerTool(
     "spawn_worker",
     {
-      description:
-        "Run a separate sub-task in a new worker and wait for its final answer. It sees none of your context: give a complete prompt.",
+      description: "Run a separate sub-task in a new worker and wait for its final answer. It sees none of your context: give a complete prompt.",
       inputSchema: {
         prompt: z.string().min(1),
         agent: z.string().min(1).optional().describe("agent to run it as; default: a plain worker"),

@@ -1,4 +1,10 @@
-export { Scheduler } from "./scheduler.ts";
+export { AbortError } from "../../errors.ts";
+export type { AdaptiveLimitOptions, RateLimitState } from "./adaptive-limit.ts";
+export { AdaptiveLimit } from "./adaptive-limit.ts";
+export { backoffDelay } from "./backoff.ts";
+export { QueueClearedError, SchedulerOptionError } from "./errors.ts";
+export type { RetryOptions } from "./retry.ts";
+export { retryWithBackoff } from "./retry.ts";
 export type {
   KeyCounts,
   ScheduleOptions,
@@ -7,10 +13,4 @@ export type {
   SchedulerListener,
   SchedulerOptions,
 } from "./scheduler.ts";
-export type { AdaptiveLimitOptions, RateLimitState } from "./adaptive-limit.ts";
-export { AdaptiveLimit } from "./adaptive-limit.ts";
-export { retryWithBackoff } from "./retry.ts";
-export type { RetryOptions } from "./retry.ts";
-export { backoffDelay } from "./backoff.ts";
-export { QueueClearedError, SchedulerOptionError } from "./errors.ts";
-export { AbortError } from "../../errors.ts";
+export { Scheduler } from "./scheduler.ts";

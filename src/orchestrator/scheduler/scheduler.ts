@@ -2,7 +2,7 @@ import PQueue from "p-queue";
 import { AbortError } from "../../errors.ts";
 import { EventHub, type Listener } from "../../util/event-hub.ts";
 import { AdaptiveLimit, type AdaptiveLimitOptions, type RateLimitState } from "./adaptive-limit.ts";
-import { QueueClearedError, SchedulerOptionError, requireLimit } from "./errors.ts";
+import { QueueClearedError, requireLimit, SchedulerOptionError } from "./errors.ts";
 
 export interface SchedulerOptions {
   /** Jobs running at once, across all keys. */
@@ -315,11 +315,7 @@ export class Scheduler {
     }
 
     const last = this.#published;
-    if (
-      last.effectiveLimit !== state.effectiveLimit ||
-      last.backoffUntil !== state.backoffUntil ||
-      last.rateLimited !== state.rateLimited
-    ) {
+    if (last.effectiveLimit !== state.effectiveLimit || last.backoffUntil !== state.backoffUntil || last.rateLimited !== state.rateLimited) {
       this.#published = state;
       this.#events.emit({ type: "rate_limit", state });
     }

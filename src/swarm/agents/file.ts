@@ -84,10 +84,7 @@ const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)
 export function parseAgentFile(text: string, file: string): AgentDefinition {
   const match = FRONT_MATTER.exec(text);
   if (!match) {
-    throw new AgentFileError(
-      file,
-      "no YAML front matter: an agent file starts with a --- block holding at least name and description",
-    );
+    throw new AgentFileError(file, "no YAML front matter: an agent file starts with a --- block holding at least name and description");
   }
   let data: unknown;
   try {

@@ -1,8 +1,6 @@
 /** Edit distance counting insertions, deletions, substitutions and swaps of neighbours ("modle" → "model") as 1 each. */
 export function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   const at = (i: number, j: number) => rows[i]?.[j] ?? Infinity;
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {

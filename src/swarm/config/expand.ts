@@ -52,7 +52,7 @@ export function expandTasks(entries: TaskConfig[]): { tasks: ExpandedTask[]; iss
       const missing = new Set<string>();
       const fill = (text: string) => {
         const result = substituteItem(text, item);
-        result.missing.forEach((field) => missing.add(field));
+        for (const field of result.missing) missing.add(field);
         return result.text;
       };
       tasks.push({

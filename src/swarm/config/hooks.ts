@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HookEventSchema, type HookEvent } from "../../protocol/index.ts";
+import { type HookEvent, HookEventSchema } from "../../protocol/index.ts";
 
 /** The hook events a `policy` can decide on: it judges tool calls before they run. */
 export const POLICY_EVENTS: readonly HookEvent[] = ["PreToolUse"];
@@ -49,15 +49,10 @@ export const HookMatcherSchema = z
       .string()
       .min(1)
       .optional()
-      .describe(
-        "A shell command run per event with the hook input JSON on stdin (Claude Code's hook contract: exit 2 or a JSON decision blocks).",
-      ),
+      .describe("A shell command run per event with the hook input JSON on stdin (Claude Code's hook contract: exit 2 or a JSON decision blocks)."),
     supervisor: z.string().min(1).optional().describe("The name of an agent (under agents) that reads the event and decides allow or deny."),
     timeout_s: z.number().positive().optional().describe("How long the action may take, in seconds."),
-    on_error: z
-      .enum(["deny", "allow"])
-      .default("deny")
-      .describe("What happens when the action fails or times out (default deny: fail closed)."),
+    on_error: z.enum(["deny", "allow"]).default("deny").describe("What happens when the action fails or times out (default deny: fail closed)."),
   })
   .superRefine((matcher, ctx) => {
     const given = ACTIONS.filter((action) => matcher[action] !== undefined);

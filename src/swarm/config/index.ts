@@ -1,9 +1,10 @@
 /** Swarm configs: the schema, loading with path-precise issues, and the resolved config a runner uses. */
+
+export type { HookMatcher, Hooks, Policy } from "./hooks.ts";
 export { ConfigError, type ConfigIssue, ConfigIssueSchema, formatIssue } from "./issues.ts";
-export { type HookMatcher, type Hooks, type Policy } from "./hooks.ts";
-export { type ConfigFormat, loadSwarmConfig, loadSwarmConfigOrThrow, type ParseOptions, parseSwarmConfig } from "./load.ts";
-export type { ConfigResult, ResolvedDefaults, ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
-export { type ForEachItem, SwarmConfigSchema, type SwarmConfig, type TaskConfig } from "./schema.ts";
-export { fillResults, resultReferences } from "./template.ts";
 export { renderSwarmJsonSchema, SWARM_SCHEMA_PATH, swarmJsonSchema } from "./json-schema.ts";
+export { type ConfigFormat, loadSwarmConfig, loadSwarmConfigOrThrow, type ParseOptions, parseSwarmConfig } from "./load.ts";
 export { orchestratorOptionsFor, taskSpecFor } from "./orchestrator-options.ts";
+export type { ConfigResult, ResolvedDefaults, ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
+export { type ForEachItem, type SwarmConfig, SwarmConfigSchema, type TaskConfig } from "./schema.ts";
+export { fillResults, resultReferences } from "./template.ts";

@@ -59,11 +59,7 @@ export function interpolateEnv(root: unknown, env: Env): Interpolated {
  * boolean and the string came from one whole reference, convert it. Returns
  * whether anything changed (so the caller validates again).
  */
-export function coerceWholeReferences(
-  root: unknown,
-  whole: Set<string>,
-  wanted: { path: PathSegment[]; expected: string }[],
-): boolean {
+export function coerceWholeReferences(root: unknown, whole: Set<string>, wanted: { path: PathSegment[]; expected: string }[]): boolean {
   let changed = false;
   for (const { path, expected } of wanted) {
     if (!whole.has(JSON.stringify(path)) || path.length === 0) continue;

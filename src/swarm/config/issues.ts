@@ -60,7 +60,7 @@ export function sortByDocumentOrder(issues: ConfigIssue[], data: unknown): Confi
   const order = new Map<string, number>();
   const visit = (value: unknown, path: PathSegment[]) => {
     order.set(formatPath(path), order.size);
-    if (Array.isArray(value)) value.forEach((item, index) => visit(item, [...path, index]));
+    if (Array.isArray(value)) for (const [index, item] of value.entries()) visit(item, [...path, index]);
     else if (typeof value === "object" && value !== null) for (const [key, item] of Object.entries(value)) visit(item, [...path, key]);
   };
   visit(data, []);

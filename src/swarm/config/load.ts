@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { basename, dirname, extname, resolve } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
-import { type Env, coerceWholeReferences, interpolateEnv } from "./interpolate.ts";
-import { type ConfigIssue, ConfigError, type PathSegment, sortByDocumentOrder } from "./issues.ts";
+import { coerceWholeReferences, type Env, interpolateEnv } from "./interpolate.ts";
+import { ConfigError, type ConfigIssue, type PathSegment, sortByDocumentOrder } from "./issues.ts";
 import { type ConfigResult, type ResolvedSwarmConfig, resolveSwarmConfig } from "./resolve.ts";
 import { SwarmConfigSchema } from "./schema.ts";
 import { fromZodIssues } from "./zod-issues.ts";

@@ -1,6 +1,6 @@
-import type { ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
 import type { OrchestratorOptions, RoutedHook, TaskSpec } from "../../orchestrator/types.ts";
 import type { WorkerOptions } from "../../worker/index.ts";
+import type { ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
 
 /**
  * The edge between the swarm config (snake_case, as people write it) and the
@@ -19,6 +19,9 @@ const WORKER_SETTINGS = {
   allowed_tools: "allowedTools",
   append_system_prompt: "appendSystemPrompt",
   cwd: "cwd",
+  fallback_model: "fallbackModel",
+  betas: "betas",
+  plugin_dirs: "pluginDirs",
 } as const satisfies Record<string, keyof WorkerOptions>;
 
 type WrittenSettings = { [K in keyof typeof WORKER_SETTINGS]?: WorkerOptions[(typeof WORKER_SETTINGS)[K]] };
@@ -68,7 +71,7 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
     ...(config.budget_usd !== undefined && { budgetUsd: config.budget_usd }),
     ...(config.cache_stagger !== undefined && { cacheStagger: config.cache_stagger }),
     agents,
-    defaults: workerSettings(config.defaults),
+    defaults: { ...workerSettings(config.defaults), ...(config.session_persistence === false && { persistSession: false }) },
     hooks: hooksOf(config),
     // No connections means every agent may reach every other.
     connections: Object.keys(config.connections).length > 0 ? config.connections : undefined,

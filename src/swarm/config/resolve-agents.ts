@@ -49,9 +49,7 @@ export function checkAgentReferences(config: SwarmConfig): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const check = (path: PathSegment[], name: string) => {
     if (known.includes(name)) return;
-    const hint =
-      didYouMean(name, known) ??
-      (known.length === 0 ? "define it under agents:" : `defined agents: ${known.join(", ")}`);
+    const hint = didYouMean(name, known) ?? (known.length === 0 ? "define it under agents:" : `defined agents: ${known.join(", ")}`);
     issues.push(issue(path, `unknown agent "${name}"`, hint));
   };
 
@@ -63,17 +61,14 @@ export function checkAgentReferences(config: SwarmConfig): ConfigIssue[] {
       if (matcher.supervisor !== undefined) check(["hooks", event, index, "supervisor"], matcher.supervisor);
       if (matcher.policy !== undefined && !(POLICY_EVENTS as readonly string[]).includes(event)) {
         issues.push(
-          issue(
-            ["hooks", event, index, "policy"],
-            `a policy judges tool calls before they run, so it works only under ${POLICY_EVENTS.join(", ")}`,
-          ),
+          issue(["hooks", event, index, "policy"], `a policy judges tool calls before they run, so it works only under ${POLICY_EVENTS.join(", ")}`),
         );
       }
     });
   }
   for (const [from, targets] of Object.entries(config.connections ?? {})) {
     check(["connections", from], from);
-    targets.forEach((target, index) => check(["connections", from, index], target));
+    for (const [index, target] of targets.entries()) check(["connections", from, index], target);
   }
   return issues;
 }

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
-import type { AgentDefinition } from "../agents/definition.ts";
 import { parseAgentScriptName, type RehearsalScript } from "../../rehearsal/index.ts";
+import type { AgentDefinition } from "../agents/definition.ts";
 import { resolveDependencies } from "./dependencies.ts";
 import { didYouMean } from "./did-you-mean.ts";
 import { expandTasks } from "./expand.ts";
@@ -50,6 +50,8 @@ export interface ResolvedSwarmConfig {
   concurrency?: number;
   budget_usd?: number;
   cache_stagger?: boolean;
+  /** False: workers keep no session files. Absent: true. */
+  session_persistence?: boolean;
   defaults: ResolvedDefaults;
   agents: Record<string, AgentDefinition>;
   tasks: ResolvedTask[];
@@ -89,6 +91,9 @@ export async function resolveSwarmConfig(
   const defaults: ResolvedDefaults = {
     ...input.defaults,
     cwd: input.defaults?.cwd === undefined ? baseDir : directory(["defaults", "cwd"], input.defaults.cwd),
+    ...(input.defaults?.plugin_dirs && {
+      plugin_dirs: input.defaults.plugin_dirs.map((dir, index) => directory(["defaults", "plugin_dirs", index], dir)),
+    }),
   };
   const tasks = expanded.tasks.map((task): ResolvedTask => {
     // Not the orchestrator's default time limit: that would cover the workers a task spawns too.
@@ -126,6 +131,7 @@ export async function resolveSwarmConfig(
       ...(input.concurrency !== undefined && { concurrency: input.concurrency }),
       ...(input.budget_usd !== undefined && { budget_usd: input.budget_usd }),
       ...(input.cache_stagger !== undefined && { cache_stagger: input.cache_stagger }),
+      session_persistence: input.session_persistence,
       defaults,
       agents: agents.agents,
       tasks,

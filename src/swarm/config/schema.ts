@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { SwarmPermissionModeSchema } from "../agents/definition.ts";
 import { RehearsalScriptSchema } from "../../rehearsal/script.ts";
+import { SwarmPermissionModeSchema } from "../agents/definition.ts";
 import { HooksSchema } from "./hooks.ts";
 
 /**
@@ -23,6 +23,9 @@ export const DefaultsSchema = z
     cwd: z.string().min(1).optional().describe("Working directory of the workers, relative to this file; default: this file's directory."),
     max_turns: z.int().positive().optional(),
     timeout_s: Seconds.optional().describe("Time limit of one task, in seconds."),
+    fallback_model: z.string().min(1).optional().describe("Models to fall back to, comma-separated in order, when the main one is overloaded."),
+    betas: z.array(z.string().min(1)).optional().describe("API beta headers (API-key users only; the CLI sends only betas it knows)."),
+    plugin_dirs: z.array(z.string().min(1)).optional().describe("Claude Code plugin directories every worker loads, relative to this file."),
   })
   .describe("Settings every task starts from.");
 
@@ -53,11 +56,7 @@ export const TaskSchema = z.strictObject({
     .string()
     .min(1)
     .describe("The task's first user message. {{item}} / {{item.field}} with for_each; {{results.<task>}} for a dependency's result."),
-  for_each: z
-    .array(ForEachItemSchema)
-    .min(1)
-    .optional()
-    .describe("Run one copy of this task per item (strings, numbers or objects)."),
+  for_each: z.array(ForEachItemSchema).min(1).optional().describe("Run one copy of this task per item (strings, numbers or objects)."),
   depends_on: z
     .array(z.string().min(1))
     .optional()
@@ -82,6 +81,10 @@ export const SwarmConfigSchema = z
       .describe(
         "Default true: of tasks whose workers share a prompt prefix (same agent, model, tools, directory), one sends its first prompt at once and the others when its response begins, so they read the prefix from the API's cache instead of each writing it. false: all at once.",
       ),
+    session_persistence: z
+      .boolean()
+      .default(true)
+      .describe("false: workers write no session files under ~/.claude/projects (their sessions cannot be resumed)."),
     defaults: DefaultsSchema.optional(),
     agents: z.record(z.string().min(1), AgentEntrySchema).optional().describe("Agent name → inline definition or path to an agent file."),
     tasks: z.array(TaskSchema).min(1).describe("What to do; each task runs in its own worker."),

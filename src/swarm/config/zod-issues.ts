@@ -25,13 +25,7 @@ function convert(zodIssue: z.core.$ZodIssue, base: PathSegment[], schema: z.core
     case "invalid_value": {
       const values = zodIssue.values.map(String);
       const got = zodIssue.input;
-      return [
-        issue(
-          path,
-          `${describe(got)} is not one of: ${values.join(", ")}`,
-          typeof got === "string" ? didYouMean(got, values) : undefined,
-        ),
-      ];
+      return [issue(path, `${describe(got)} is not one of: ${values.join(", ")}`, typeof got === "string" ? didYouMean(got, values) : undefined)];
     }
     case "invalid_union":
       return invalidUnion(zodIssue, path, schema);
@@ -50,7 +44,11 @@ function invalidType(path: PathSegment[], expected: string, input: unknown): Con
   if (input === undefined) return issue(path, "required key is missing");
   let hint: string | undefined;
   if (expected === "array" && typeof input === "string") {
-    hint = `write a list: [${input.split(",").map((item) => item.trim()).filter(Boolean).join(", ")}]`;
+    hint = `write a list: [${input
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean)
+      .join(", ")}]`;
   } else if ((expected === "number" || expected === "int") && typeof input === "string" && isNumeric(input)) {
     hint = "write the number without quotes";
   }

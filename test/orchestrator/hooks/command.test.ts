@@ -1,29 +1,23 @@
-import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
+import { readFile, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { commandHook, HookCommandError, HookOutputError, HookTimeoutError } from "../../../src/orchestrator/hooks/index.ts";
+import { describe, expect } from "vitest";
 import { AbortError } from "../../../src/errors.ts";
+import { commandHook, HookCommandError, HookOutputError, HookTimeoutError } from "../../../src/orchestrator/hooks/index.ts";
+import { it } from "../../support/fixtures.ts";
 import { hookInput } from "../../support/hook-input.ts";
 import { isGone } from "../../support/processes.ts";
 
 const context = (signal = new AbortController().signal) => ({ toolUseId: "toolu_1", signal });
 
-const preToolUse = (command: string) => hookInput({
-  hook_event_name: "PreToolUse",
-  session_id: "s1",
-  tool_name: "Bash",
-  tool_input: { command },
-  tool_use_id: "toolu_1",
-});
-
-let dir: string;
-beforeEach(async () => {
-  dir = await realpath(await mkdtemp(join(tmpdir(), "cadre-command-hook-")));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const preToolUse = (command: string) =>
+  hookInput({
+    hook_event_name: "PreToolUse",
+    session_id: "s1",
+    tool_name: "Bash",
+    tool_input: { command },
+    tool_use_id: "toolu_1",
+  });
 
 /** The error `run` fails with; a test that expected a failure fails if there is none. */
 async function errorOf(run: () => unknown): Promise<unknown> {
@@ -41,9 +35,7 @@ async function pids(file: string): Promise<number[]> {
 
 describe("commandHook: exit codes", () => {
   it("exit 0 with a JSON object on stdout answers with that object, and the command reads the input on stdin", async () => {
-    const hook = commandHook(
-      `input=$(cat); case "$input" in *'"command":"rm -rf /"'*) echo '{"decision":"block","reason":"saw rm"}';; esac`,
-    );
+    const hook = commandHook(`input=$(cat); case "$input" in *'"command":"rm -rf /"'*) echo '{"decision":"block","reason":"saw rm"}';; esac`);
     expect(await hook(preToolUse("rm -rf /"), context())).toEqual({ decision: "block", reason: "saw rm" });
     expect(await hook(preToolUse("ls"), context())).toEqual({});
   });
@@ -97,7 +89,7 @@ describe("commandHook: exit codes", () => {
     expect((await hook(preToolUse("x"), context())).decision).toBe("block");
   });
 
-  it("any other exit is a non-blocking error carrying the exit code and stderr", async () => {
+  it("any other exit is a non-blocking error carrying the exit code and stderr", async ({ tmp: dir }) => {
     const error = await errorOf(() => commandHook("echo 'linter crashed' >&2; exit 1")(preToolUse("x"), context()));
     expect(error).toBeInstanceOf(HookCommandError);
     const failed = error as HookCommandError;
@@ -132,7 +124,7 @@ describe("commandHook: exit codes", () => {
 });
 
 describe("commandHook: where and how it runs", () => {
-  it("runs in the session's cwd from the input by default, or in options.cwd, with CLAUDE_PROJECT_DIR and env set", async () => {
+  it("runs in the session's cwd from the input by default, or in options.cwd, with CLAUDE_PROJECT_DIR and env set", async ({ tmp: dir }) => {
     const show = commandHook('printf "%s|%s|%s" "$(pwd)" "$CLAUDE_PROJECT_DIR" "$EXTRA"', { env: { EXTRA: "x1" } });
     const result = await show(hookInput({ hook_event_name: "UserPromptSubmit", cwd: dir }), context());
     expect(result.hookSpecificOutput).toMatchObject({ additionalContext: `${dir}|${dir}|x1` });
@@ -152,7 +144,7 @@ describe("commandHook: where and how it runs", () => {
 });
 
 describe("commandHook: no process is left behind", () => {
-  it("kills the command and its children on timeout", async () => {
+  it("kills the command and its children on timeout", async ({ tmp: dir }) => {
     const file = join(dir, "pids");
     const hook = commandHook('sleep 30 & echo $! > "$PIDS"; echo $$ >> "$PIDS"; sleep 30', { env: { PIDS: file }, timeoutMs: 1_000 });
     const started = Date.now();
@@ -165,7 +157,7 @@ describe("commandHook: no process is left behind", () => {
     for (const pid of started_pids) expect(await isGone(pid)).toBe(true);
   });
 
-  it("kills the command and its children when the signal aborts", async () => {
+  it("kills the command and its children when the signal aborts", async ({ tmp: dir }) => {
     const file = join(dir, "pids");
     const hook = commandHook('sleep 30 & echo $! > "$PIDS"; echo $$ >> "$PIDS"; sleep 30', { env: { PIDS: file } });
     const abort = new AbortController();
@@ -180,7 +172,7 @@ describe("commandHook: no process is left behind", () => {
     for (const pid of await pids(file)) expect(await isGone(pid)).toBe(true);
   });
 
-  it("does not start the command when the signal is already aborted", async () => {
+  it("does not start the command when the signal is already aborted", async ({ tmp: dir }) => {
     const file = join(dir, "ran");
     const abort = new AbortController();
     abort.abort();
@@ -189,13 +181,10 @@ describe("commandHook: no process is left behind", () => {
     await expect(readFile(file)).rejects.toThrow();
   });
 
-  it("ends what the command left running in the background once it exits, without waiting for it", async () => {
+  it("ends what the command left running in the background once it exits, without waiting for it", async ({ tmp: dir }) => {
     const file = join(dir, "pids");
     const started = Date.now();
-    const result = await commandHook('sleep 30 & echo $! > "$PIDS"; echo done >&2; exit 2', { env: { PIDS: file } })(
-      preToolUse("x"),
-      context(),
-    );
+    const result = await commandHook('sleep 30 & echo $! > "$PIDS"; echo done >&2; exit 2', { env: { PIDS: file } })(preToolUse("x"), context());
     expect(result.reason).toBe("done");
     expect(Date.now() - started).toBeLessThan(10_000);
     const [pid] = await pids(file);

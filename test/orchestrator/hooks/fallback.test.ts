@@ -1,10 +1,10 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { commandHook, HookCommandError, HookTimeoutError, withFallback } from "../../../src/orchestrator/hooks/index.ts";
 import type { HookOutput } from "../../../src/protocol/index.ts";
 import type { HookCallback } from "../../../src/worker/hooks.ts";
+import { it } from "../../support/fixtures.ts";
 import { hookInput } from "../../support/hook-input.ts";
 import { isGone } from "../../support/processes.ts";
 
@@ -77,29 +77,23 @@ describe("withFallback", () => {
     expect(innerSignal?.aborted).toBe(true);
   });
 
-  it("on timeout of a command hook: the command is killed", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "cadre-fallback-"));
-    try {
-      const file = join(dir, "pid");
-      const hook = withFallback(commandHook('echo $$ > "$PIDFILE"; exec sleep 30', { env: { PIDFILE: file } }), {
-        onError: "allow",
-        timeoutMs: 1_000,
-      });
-      expect(await hook(preToolUse, context())).toEqual({});
-      const pid = Number(await readFile(file, "utf8"));
-      expect(pid).toBeGreaterThan(0);
-      expect(await isGone(pid)).toBe(true);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+  it("on timeout of a command hook: the command is killed", async ({ tmp: dir }) => {
+    const file = join(dir, "pid");
+    const hook = withFallback(commandHook('echo $$ > "$PIDFILE"; exec sleep 30', { env: { PIDFILE: file } }), {
+      onError: "allow",
+      timeoutMs: 1_000,
+    });
+    expect(await hook(preToolUse, context())).toEqual({});
+    const pid = Number(await readFile(file, "utf8"));
+    expect(pid).toBeGreaterThan(0);
+    expect(await isGone(pid)).toBe(true);
   });
 
   it("when the CLI withdraws the request, the hook's error passes through and nothing is reported", async () => {
     const abort = new AbortController();
     const failures: unknown[] = [];
     const hook = withFallback(
-      (_input, { signal }) =>
-        new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("stopped")), { once: true })),
+      (_input, { signal }) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("stopped")), { once: true })),
       { onError: "deny", onFailure: (e) => failures.push(e) },
     );
     const running = hook(preToolUse, context(abort.signal));

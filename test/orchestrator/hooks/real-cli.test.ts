@@ -2,13 +2,12 @@
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { commandHook, HookCommandError, withFallback } from "../../../src/orchestrator/hooks/index.ts";
 import { offlineClaudeEnv } from "../../../src/rehearsal/env.ts";
 import type { RehearsalServer } from "../../../src/rehearsal/server.ts";
 import type { HookCallback } from "../../../src/worker/hooks.ts";
 import { Worker } from "../../../src/worker/index.ts";
-import { registerCleanup } from "../../support/cleanup.ts";
 import { createRehearsal, tempHome } from "../../support/rehearsal.ts";
 
 /** Blocks any Bash command that names blocked.txt, the way a user's hook script would. */
@@ -28,7 +27,7 @@ async function startWorker(server: RehearsalServer, script: string, hook: HookCa
     permissionPolicy: "allow",
     hooks: { PreToolUse: [{ matcher: "Bash", hooks: [hook] }] },
   });
-  registerCleanup(async () => {
+  onTestFinished(async () => {
     await worker.close();
   });
   return { worker, cwd };
@@ -72,10 +71,7 @@ describe("hook actions on the real CLI", () => {
 
   it("withFallback deny stops the call when the hook command fails, which the CLI alone would let through", async () => {
     const server = await createRehearsal({
-      failing: [
-        { tool_use: { id: "toolu_guarded", name: "Bash", input: { command: "touch guarded.txt", description: "touch" } } },
-        { text: "done" },
-      ],
+      failing: [{ tool_use: { id: "toolu_guarded", name: "Bash", input: { command: "touch guarded.txt", description: "touch" } } }, { text: "done" }],
     });
     const failures: unknown[] = [];
     const hook = withFallback(commandHook("cat > /dev/null; echo 'policy server unreachable' >&2; exit 1"), {

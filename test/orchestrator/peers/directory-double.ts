@@ -22,7 +22,11 @@ export class DirectoryDouble implements PeerDirectory {
   }
 
   canReach(caller: Caller, peer: string): boolean {
-    return peer !== caller.name && this.peers.some((p) => p.name === peer) && (this.connections?.[caller.name]?.includes(peer) ?? this.connections === undefined);
+    return (
+      peer !== caller.name &&
+      this.peers.some((p) => p.name === peer) &&
+      (this.connections?.[caller.name]?.includes(peer) ?? this.connections === undefined)
+    );
   }
 
   listPeers(caller: Caller): PeerInfo[] {

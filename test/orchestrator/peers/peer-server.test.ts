@@ -3,11 +3,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { formatChain } from "../../../src/orchestrator/peers/chain.ts";
 import type { Caller } from "../../../src/orchestrator/peers/directory.ts";
 import { createPeerServer, PEER_TOOL_IDS, PEER_TOOL_NAMES } from "../../../src/orchestrator/peers/peer-server.ts";
-import { registerCleanup } from "../../support/cleanup.ts";
 import { DirectoryDouble } from "./directory-double.ts";
 
 const PEERS = [
@@ -29,7 +28,7 @@ async function connect(directory: DirectoryDouble, caller: () => Caller): Promis
   await server.connect(serverSide);
   const client = new Client({ name: "peer-server-test", version: "1.0.0" });
   await client.connect(clientSide);
-  registerCleanup(async () => {
+  onTestFinished(async () => {
     await client.close();
     await server.close();
   });

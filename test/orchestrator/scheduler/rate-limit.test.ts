@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { AdaptiveLimit, Scheduler, type RateLimitState } from "../../../src/orchestrator/scheduler/index.ts";
+import { AdaptiveLimit, type RateLimitState, Scheduler } from "../../../src/orchestrator/scheduler/index.ts";
 
 /** setImmediate stays real (only timeouts and Date are faked), so this flushes p-queue's microtasks. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { AbortError, retryWithBackoff } from "../../../src/orchestrator/scheduler/index.ts";
 import { CadreError } from "../../../src/errors.ts";
+import { AbortError, retryWithBackoff } from "../../../src/orchestrator/scheduler/index.ts";
 
 class Flaky extends CadreError {
   constructor(retryable: boolean) {

@@ -45,9 +45,7 @@ describe("Scheduler limits", () => {
   it("never runs more than the global limit, and reaches it", async () => {
     const scheduler = new Scheduler({ concurrency: 4 });
     const meter = concurrencyMeter();
-    const results = await Promise.all(
-      Array.from({ length: 24 }, (_, i) => scheduler.schedule(meter.job(undefined, 5 + (i % 4) * 3, i))),
-    );
+    const results = await Promise.all(Array.from({ length: 24 }, (_, i) => scheduler.schedule(meter.job(undefined, 5 + (i % 4) * 3, i))));
     expect(results).toEqual(Array.from({ length: 24 }, (_, i) => i));
     expect(meter.peak()).toBe(4);
     expect(scheduler.peakRunning).toBe(4);
@@ -58,9 +56,7 @@ describe("Scheduler limits", () => {
     const scheduler = new Scheduler({ concurrency: 5, keyLimits: { reviewer: 2, tester: 1 } });
     const meter = concurrencyMeter();
     const keys = ["reviewer", "tester", "writer", undefined] as const;
-    await Promise.all(
-      Array.from({ length: 40 }, (_, i) => scheduler.schedule(meter.job(keys[i % 4], 3 + (i % 5) * 2, i), { key: keys[i % 4] })),
-    );
+    await Promise.all(Array.from({ length: 40 }, (_, i) => scheduler.schedule(meter.job(keys[i % 4], 3 + (i % 5) * 2, i), { key: keys[i % 4] })));
     expect(meter.peak("reviewer")).toBe(2);
     expect(meter.peak("tester")).toBe(1);
     expect(meter.peak()).toBe(5);
@@ -103,7 +99,10 @@ describe("Scheduler limits", () => {
     const running = new Map<string, number>();
     let violations = 0;
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     const keys = ["a", "b", "c", "d"] as const;
     const jobs = Array.from({ length: 60 }, () => {
       const key = keys[Math.floor(random() * 4)]!;
@@ -131,7 +130,14 @@ describe("Scheduler priorities", () => {
     const log: string[] = [];
     const first = gated(log, "first");
     const done: Promise<unknown>[] = [scheduler.schedule(first.job)];
-    for (const [name, priority] of [["a0", 0], ["b5", 5], ["c1", 1], ["d5", 5], ["e10", 10], ["f0", 0]] as const) {
+    for (const [name, priority] of [
+      ["a0", 0],
+      ["b5", 5],
+      ["c1", 1],
+      ["d5", 5],
+      ["e10", 10],
+      ["f0", 0],
+    ] as const) {
       done.push(scheduler.schedule(async () => log.push(name), { priority }));
     }
     first.release();
@@ -194,7 +200,14 @@ describe("Scheduler cancellation", () => {
   it("rejects at once when the signal is already aborted", async () => {
     const scheduler = new Scheduler({ concurrency: 1 });
     let ran = false;
-    const error = await scheduler.schedule(async () => void (ran = true), { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    const error = await scheduler
+      .schedule(
+        async () => {
+          ran = true;
+        },
+        { signal: AbortSignal.abort() },
+      )
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "ABORTED" });
     expect(ran).toBe(false);
     expect(scheduler.counts()).toEqual({ running: 0, waiting: 0, byKey: {} });

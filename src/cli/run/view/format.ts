@@ -8,7 +8,11 @@ export type Colors = ReturnType<typeof pc.createColors>;
  * on with FORCE_COLOR, else on for a terminal that is not "dumb".
  */
 export function colorsFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): Colors {
-  const enabled = env.NO_COLOR ? false : env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0" ? true : stream.isTTY === true && env.TERM !== "dumb";
+  const enabled = env.NO_COLOR
+    ? false
+    : env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0"
+      ? true
+      : stream.isTTY === true && env.TERM !== "dumb";
   return pc.createColors(enabled);
 }
 
@@ -58,10 +62,16 @@ export function paint(status: RowStatus, text: string, c: Colors): string {
  * gets what is left of `width`. `style` colors a cell after it is cut to size,
  * so escape codes never count as width.
  */
-export function table(rows: string[][], width: number, style: (row: number, column: number, cell: string) => string = (_r, _c, cell) => cell): string[] {
+export function table(
+  rows: string[][],
+  width: number,
+  style: (row: number, column: number, cell: string) => string = (_r, _c, cell) => cell,
+): string[] {
   const columns = rows[0]?.length ?? 0;
   const widths = Array.from({ length: columns }, (_, i) => Math.max(...rows.map((row) => row[i]?.length ?? 0)));
   const fixed = widths.slice(0, -1).reduce((sum, w) => sum + w + 2, 0);
   widths[columns - 1] = Math.max(10, Math.min(widths[columns - 1] ?? 0, width - fixed));
-  return rows.map((row, r) => row.map((cell, i) => style(r, i, i === columns - 1 ? fit(cell, widths[i]!).trimEnd() : fit(cell, widths[i]!))).join("  "));
+  return rows.map((row, r) =>
+    row.map((cell, i) => style(r, i, i === columns - 1 ? fit(cell, widths[i]!).trimEnd() : fit(cell, widths[i]!))).join("  "),
+  );
 }
