@@ -74,20 +74,31 @@ function tokens(usage: Record<string, unknown>, field: string): number {
   return typeof value === "number" ? value : 0;
 }
 
+interface Settings {
+  maxWaitMs: number;
+  now: () => number;
+}
+
 class Ticket implements StaggerTicket {
+  readonly #group: Group;
+  readonly #settings: Settings;
+  /** Set while the worker waits: lets its first prompt go. */
   #open: (() => void) | undefined;
   #released = false;
 
   constructor(
     readonly mayLead: boolean,
-    private readonly group: Group,
-    private readonly stagger: { maxWaitMs: number; now: () => number },
-  ) {}
+    group: Group,
+    settings: Settings,
+  ) {
+    this.#group = group;
+    this.#settings = settings;
+  }
 
   ready(signal: AbortSignal): Promise<void> {
-    const group = this.group;
+    const group = this.#group;
     if (signal.aborted) return Promise.reject(signal.reason);
-    if (group.uncached || group.warmUntil > this.stagger.now() || group.leader === this) return Promise.resolve();
+    if (group.uncached || group.warmUntil > this.#settings.now() || group.leader === this) return Promise.resolve();
     if (group.leader === undefined) {
       group.leader = this;
       return Promise.resolve();
@@ -102,7 +113,7 @@ class Ticket implements StaggerTicket {
       const timer = setTimeout(() => {
         done();
         resolve();
-      }, this.stagger.maxWaitMs);
+      }, this.#settings.maxWaitMs);
       const onAbort = () => {
         done();
         reject(signal.reason);
@@ -119,7 +130,7 @@ class Ticket implements StaggerTicket {
   observe(message: CliMessage): void {
     const usage = responseUsage(message);
     if (usage === undefined) return;
-    const group = this.group;
+    const group = this.#group;
     if (usage !== "none") {
       if (tokens(usage, "cache_creation_input_tokens") === 0 && tokens(usage, "cache_read_input_tokens") === 0) {
         if (group.leader === this) group.uncached = true;
@@ -127,7 +138,7 @@ class Ticket implements StaggerTicket {
         group.ttlMs = TTL_1H_MS;
       }
     }
-    group.warmUntil = this.stagger.now() + group.ttlMs;
+    group.warmUntil = this.#settings.now() + group.ttlMs;
     if (group.leader === this) group.leader = undefined;
     for (const waiting of [...group.waiting]) waiting.#open?.();
   }
@@ -135,7 +146,7 @@ class Ticket implements StaggerTicket {
   release(): void {
     if (this.#released) return;
     this.#released = true;
-    const group = this.group;
+    const group = this.#group;
     group.waiting.delete(this);
     if (group.leader !== this) return;
     // The leader ended before its response began: the first worker waiting leads now.
@@ -150,7 +161,7 @@ class Ticket implements StaggerTicket {
 
 export class CacheStagger {
   readonly #groups = new Map<string, Group>();
-  readonly #settings: { maxWaitMs: number; now: () => number };
+  readonly #settings: Settings;
 
   constructor(options: CacheStaggerOptions = {}) {
     this.#settings = { maxWaitMs: options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS, now: options.now ?? Date.now };
