@@ -6,8 +6,9 @@ import type { CliMessage } from "../protocol/index.ts";
  * cached prefix readable only once the response that wrote it has begun, so
  * in a group whose prefix is not cached the first worker ready to send, its
  * leader, sends its first prompt at once; the others start and initialize
- * meanwhile and send theirs when the leader's response begins, or after
- * `maxWaitMs` if it has not. They then read the prefix (0.1× the input price)
+ * meanwhile and send theirs when the leader's response begins, or
+ * `maxWaitMs` after the leader's request went out if it has not. They then
+ * read the prefix (0.1× the input price)
  * instead of each writing it (1.25×). The leader is the first one ready, not
  * the first one started: on a busy machine workers finish starting in any
  * order, and none should wait for a slower one to start.
@@ -20,8 +21,14 @@ import type { CliMessage } from "../protocol/index.ts";
  */
 
 export interface CacheStaggerOptions {
-  /** The longest a worker waits for its group's leader. Default 5 s. */
+  /** How long a worker waits for its leader's response to begin, from the leader's request. Default 5 s. */
   maxWaitMs?: number;
+  /**
+   * How long a worker waits for its leader's request to go out at all.
+   * Default 30 s: a CLI takes seconds from prompt to request on a busy
+   * machine (measured: 2 to 16 s with 12 workers starting on 2 busy cores).
+   */
+  leaderStartMs?: number;
   /** The clock, for tests. Default Date.now. */
   now?: () => number;
 }
@@ -42,6 +49,7 @@ export interface StaggerTicket {
 }
 
 const DEFAULT_MAX_WAIT_MS = 5_000;
+const DEFAULT_LEADER_START_MS = 30_000;
 const TTL_5M_MS = 5 * 60_000;
 const TTL_1H_MS = 60 * 60_000;
 
@@ -51,6 +59,8 @@ interface Group {
   /** The leader's response reported neither a cache write nor a read: nothing to wait for. */
   uncached: boolean;
   leader: Ticket | undefined;
+  /** When the leader's first request went out (its "requesting" status, a streamed event). */
+  requestedAt: number | undefined;
   /** Workers holding their first prompt, in the order they became ready. */
   waiting: Set<Ticket>;
 }
@@ -69,6 +79,11 @@ function responseUsage(message: CliMessage): Record<string, unknown> | "none" | 
   return undefined;
 }
 
+/** The CLI says so right before it calls the API (with partial messages, which a worker that may lead has). */
+function isRequesting(message: CliMessage): boolean {
+  return message.type === "system" && message.subtype === "status" && message.status === "requesting";
+}
+
 function tokens(usage: Record<string, unknown>, field: string): number {
   const value = usage[field];
   return typeof value === "number" ? value : 0;
@@ -76,14 +91,15 @@ function tokens(usage: Record<string, unknown>, field: string): number {
 
 interface Settings {
   maxWaitMs: number;
+  leaderStartMs: number;
   now: () => number;
 }
 
 class Ticket implements StaggerTicket {
   readonly #group: Group;
   readonly #settings: Settings;
-  /** Set while the worker waits: lets its first prompt go. */
-  #open: (() => void) | undefined;
+  /** Set while the worker waits: `open` lets its first prompt go, `rearm` sets its deadline again. */
+  #wait: { open(): void; rearm(): void } | undefined;
   #released = false;
 
   constructor(
@@ -97,40 +113,54 @@ class Ticket implements StaggerTicket {
 
   ready(signal: AbortSignal): Promise<void> {
     const group = this.#group;
+    const { now, maxWaitMs, leaderStartMs } = this.#settings;
     if (signal.aborted) return Promise.reject(signal.reason);
-    if (group.uncached || group.warmUntil > this.#settings.now() || group.leader === this) return Promise.resolve();
+    if (group.uncached || group.warmUntil > now() || group.leader === this) return Promise.resolve();
     if (group.leader === undefined) {
       group.leader = this;
       return Promise.resolve();
     }
+    // A leader that asked more than maxWaitMs ago and has no answer yet has stalled: nothing to wait for.
+    if (group.requestedAt !== undefined && group.requestedAt + maxWaitMs <= now()) return Promise.resolve();
+    const readyAt = now();
+    // Once the leader has asked, its answer gets maxWaitMs; until then, it gets leaderStartMs to ask.
+    const deadline = () => (group.requestedAt === undefined ? readyAt + leaderStartMs : group.requestedAt + maxWaitMs);
     return new Promise<void>((resolve, reject) => {
-      const done = () => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const finish = () => {
         clearTimeout(timer);
         signal.removeEventListener("abort", onAbort);
         group.waiting.delete(this);
-        this.#open = undefined;
+        this.#wait = undefined;
       };
-      const timer = setTimeout(() => {
-        done();
+      const open = () => {
+        finish();
         resolve();
-      }, this.#settings.maxWaitMs);
+      };
       const onAbort = () => {
-        done();
+        finish();
         reject(signal.reason);
       };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.#open = () => {
-        done();
-        resolve();
+      const rearm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(open, Math.max(0, deadline() - now()));
       };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#wait = { open, rearm };
       group.waiting.add(this);
+      rearm();
     });
   }
 
   observe(message: CliMessage): void {
+    const group = this.#group;
+    if (group.leader === this && group.requestedAt === undefined && isRequesting(message)) {
+      group.requestedAt = this.#settings.now();
+      for (const waiting of group.waiting) waiting.#wait?.rearm();
+      return;
+    }
     const usage = responseUsage(message);
     if (usage === undefined) return;
-    const group = this.#group;
     if (usage !== "none") {
       if (tokens(usage, "cache_creation_input_tokens") === 0 && tokens(usage, "cache_read_input_tokens") === 0) {
         if (group.leader === this) group.uncached = true;
@@ -139,8 +169,11 @@ class Ticket implements StaggerTicket {
       }
     }
     group.warmUntil = this.#settings.now() + group.ttlMs;
-    if (group.leader === this) group.leader = undefined;
-    for (const waiting of [...group.waiting]) waiting.#open?.();
+    if (group.leader === this) {
+      group.leader = undefined;
+      group.requestedAt = undefined;
+    }
+    for (const waiting of [...group.waiting]) waiting.#wait?.open();
   }
 
   release(): void {
@@ -149,13 +182,15 @@ class Ticket implements StaggerTicket {
     const group = this.#group;
     group.waiting.delete(this);
     if (group.leader !== this) return;
-    // The leader ended before its response began: the first worker waiting leads now.
+    // The leader ended before its response began: the first worker waiting leads now, and the others wait for it.
     group.leader = undefined;
-    const next = group.waiting.values().next().value;
+    group.requestedAt = undefined;
+    const [next, ...others] = group.waiting;
     if (next) {
       group.leader = next;
-      next.#open?.();
+      next.#wait?.open();
     }
+    for (const waiting of others) waiting.#wait?.rearm();
   }
 }
 
@@ -164,14 +199,18 @@ export class CacheStagger {
   readonly #settings: Settings;
 
   constructor(options: CacheStaggerOptions = {}) {
-    this.#settings = { maxWaitMs: options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS, now: options.now ?? Date.now };
+    this.#settings = {
+      maxWaitMs: options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS,
+      leaderStartMs: options.leaderStartMs ?? DEFAULT_LEADER_START_MS,
+      now: options.now ?? Date.now,
+    };
   }
 
   /** A worker of group `key` is about to start. */
   join(key: string): StaggerTicket {
     let group = this.#groups.get(key);
     if (!group) {
-      group = { warmUntil: 0, ttlMs: TTL_5M_MS, uncached: false, leader: undefined, waiting: new Set() };
+      group = { warmUntil: 0, ttlMs: TTL_5M_MS, uncached: false, leader: undefined, requestedAt: undefined, waiting: new Set() };
       this.#groups.set(key, group);
     }
     return new Ticket(!group.uncached && group.warmUntil <= this.#settings.now(), group, this.#settings);

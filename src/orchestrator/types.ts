@@ -132,9 +132,9 @@ export interface OrchestratorOptions {
    * Cache-aware fan-out, on by default: of tasks whose workers send the same
    * prompt prefix (same model, agent, tools, MCP servers, working directory),
    * one sends its first prompt at once and the others, started meanwhile,
-   * send theirs when its response begins (or after `maxWaitMs`, default 5 s),
-   * so they read the prefix from the API's cache instead of each writing it.
-   * False sends every first prompt at once.
+   * send theirs when its response begins (or `maxWaitMs`, default 5 s, after
+   * its request went out), so they read the prefix from the API's cache
+   * instead of each writing it. False sends every first prompt at once.
    */
   cacheStagger?: boolean | { maxWaitMs?: number };
   /** Write one JSONL transcript per task here. */

@@ -24,7 +24,7 @@ const apiError = parseCliMessage({
   message: { role: "assistant", model: "<synthetic>", content: [{ type: "text", text: "API Error: 400" }] },
   error: "unknown",
 });
-const status = parseCliMessage({ type: "system", subtype: "status", status: "requesting", session_id: "s" });
+const requesting = parseCliMessage({ type: "system", subtype: "status", status: "requesting", session_id: "s" });
 
 /** Whether the promise settled within a few event-loop turns. */
 async function settled(promise: Promise<unknown>): Promise<"resolved" | "rejected" | "pending"> {
@@ -49,7 +49,7 @@ describe("the cache stagger", () => {
     expect(await settled(b.ready(never))).toBe("resolved");
     const aReady = a.ready(never);
     const cReady = c.ready(never);
-    b.observe(status);
+    b.observe(requesting);
     expect(await settled(aReady)).toBe("pending");
     b.observe(messageStart());
     expect(await settled(aReady)).toBe("resolved");
@@ -80,8 +80,23 @@ describe("the cache stagger", () => {
     expect(await settled(critic.ready(never))).toBe("resolved");
   });
 
-  it("sends after maxWaitMs when the leader's response has not begun", async () => {
-    const stagger = new CacheStagger({ maxWaitMs: 50 });
+  it("sends maxWaitMs after the leader's request when its response has not begun; later ones do not wait for that leader", async () => {
+    const stagger = new CacheStagger({ maxWaitMs: 50, leaderStartMs: 60_000 });
+    const [a, b, c] = [stagger.join("g"), stagger.join("g"), stagger.join("g")];
+    await a.ready(never);
+    const waiting = b.ready(never);
+    // The leader has not asked yet: the cap has not started.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await settled(waiting)).toBe("pending");
+    a.observe(requesting);
+    expect(await settled(waiting)).toBe("pending");
+    await expect(waiting).resolves.toBeUndefined();
+    // The leader's cap is over: a worker ready now goes at once.
+    expect(await settled(c.ready(never))).toBe("resolved");
+  });
+
+  it("waits leaderStartMs at most for a leader that never asks", async () => {
+    const stagger = new CacheStagger({ maxWaitMs: 60_000, leaderStartMs: 50 });
     const [a, b] = [stagger.join("g"), stagger.join("g")];
     await a.ready(never);
     const waiting = b.ready(never);
