@@ -1,8 +1,4 @@
-import { readFileSync } from "node:fs";
-import { agentsCommand } from "./agents.ts";
-import { mcpCommand } from "./mcp.ts";
-import { runCommand } from "./run.ts";
-import { validateCommand } from "./validate.ts";
+import { CADRE_VERSION } from "../util/version.ts";
 
 const HELP = `cadre: run many Claude Code agents at once
 
@@ -23,11 +19,6 @@ Options:
   -v, --version  show cadre's version
 `;
 
-function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  return manifest.version;
-}
-
 /** Runs the command line and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -36,13 +27,15 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === "-v" || command === "--version") {
-    process.stdout.write(`cadre ${version()}\n`);
+    process.stdout.write(`cadre ${CADRE_VERSION}\n`);
     return 0;
   }
-  if (command === "run") return runCommand(rest);
-  if (command === "validate") return validateCommand(rest);
-  if (command === "agents") return agentsCommand(rest);
-  if (command === "mcp") return mcpCommand(rest);
+  // Each command loads only its own modules: `cadre mcp` is started at the beginning of every
+  // Claude Code session, and --help should not wait for zod, the MCP SDK or the terminal view.
+  if (command === "run") return (await import("./run.ts")).runCommand(rest);
+  if (command === "validate") return (await import("./validate.ts")).validateCommand(rest);
+  if (command === "agents") return (await import("./agents.ts")).agentsCommand(rest);
+  if (command === "mcp") return (await import("./mcp.ts")).mcpCommand(rest);
   process.stderr.write(`cadre: unknown command "${command}"; run "cadre --help" to see the commands\n`);
   return 2;
 }

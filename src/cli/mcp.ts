@@ -1,12 +1,9 @@
 import { readFile } from "node:fs/promises";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { isLoopback, parseHostPort, serveHttp } from "../mcp/http.ts";
-import { McpRuntime, type McpRuntimeOptions } from "../mcp/runtime.ts";
-import { serveStdio } from "../mcp/stdio.ts";
-import { loadRehearsalScripts, type RehearsalScripts } from "../rehearsal/index.ts";
-import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
-import { formatIssue } from "../swarm/config/issues.ts";
+import type { McpRuntimeOptions } from "../mcp/runtime.ts";
+import type { OrchestratorOptions } from "../orchestrator/index.ts";
+import type { RehearsalScripts } from "../rehearsal/index.ts";
 import { numberFlag, UsageError } from "./flags.ts";
 
 const USAGE = "usage: cadre mcp [--http HOST:PORT] [--token T] [--config swarm.yaml] [--rehearse] [--scripts FILE] [options]";
@@ -46,9 +43,14 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-async function loadConfig(path: string): Promise<ResolvedSwarmConfig> {
+// The modules behind an option load only when the option is given: `cadre mcp` starts with every
+// Claude Code session, and a plain stdio server needs neither YAML nor an HTTP stack.
+
+/** What `cadre mcp` takes from a swarm config: the orchestrator it describes, and its rehearsal scripts. */
+async function loadConfig(path: string): Promise<{ orchestrator: OrchestratorOptions; rehearsal: RehearsalScripts }> {
+  const { formatIssue, loadSwarmConfig, orchestratorOptionsFor } = await import("../swarm/config/index.ts");
   const result = await loadSwarmConfig(path);
-  if (result.ok) return result.config;
+  if (result.ok) return { orchestrator: orchestratorOptionsFor(result.config), rehearsal: result.config.rehearsal };
   throw new UsageError(`${path} is not valid:\n${result.errors.map((issue) => `  ${formatIssue(issue, path)}`).join("\n")}`);
 }
 
@@ -59,6 +61,7 @@ async function loadScripts(path: string): Promise<RehearsalScripts> {
   } catch (error) {
     throw new UsageError(`cannot read --scripts ${path}: ${(error as Error).message}`);
   }
+  const { loadRehearsalScripts } = await import("../rehearsal/index.ts");
   return loadRehearsalScripts(text);
 }
 
@@ -97,7 +100,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
       return s === undefined ? undefined : s * 1000;
     };
     options = {
-      ...(config && { orchestrator: orchestratorOptionsFor(config) }),
+      ...(config && { orchestrator: config.orchestrator }),
       concurrency: numberFlag("concurrency", values.concurrency, { integer: true, min: 1 }),
       maxSessions: numberFlag("max-sessions", values["max-sessions"], { integer: true, min: 1 }),
       idleTimeoutMs: seconds("idle-timeout-s", values["idle-timeout-s"]),
@@ -108,6 +111,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     token = values.token ?? process.env.CADRE_MCP_TOKEN;
     if (token !== undefined && token.length < 16) throw new UsageError("the token must be at least 16 characters");
     if (values.http !== undefined) {
+      const { isLoopback, parseHostPort } = await import("../mcp/http.ts");
       http = parseHostPort(values.http);
       if (!isLoopback(http.host) && token === undefined) {
         throw new UsageError(`refusing to serve on ${http.host} without --token: anyone who can reach it could run claude here`);
@@ -119,12 +123,15 @@ export async function mcpCommand(args: string[]): Promise<number> {
   }
 
   const stop = stopSignal();
+  const { McpRuntime } = await import("../mcp/runtime.ts");
   const runtime = await McpRuntime.start(options);
   try {
     if (!http) {
+      const { serveStdio } = await import("../mcp/stdio.ts");
       await serveStdio(runtime, stop);
       return 0;
     }
+    const { serveHttp } = await import("../mcp/http.ts");
     const serving = await serveHttp(runtime, { ...http, token });
     process.stderr.write(`cadre mcp: listening on ${serving.url}\n`);
     if (serving.tokenGenerated) process.stderr.write(`cadre mcp: token: ${serving.token}\n`);

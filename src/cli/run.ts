@@ -3,7 +3,7 @@ import { mkdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { Orchestrator, type TaskResult } from "../orchestrator/index.ts";
-import { type RehearsalRig, startRehearsalRig } from "../rehearsal/index.ts";
+import type { RehearsalRig } from "../rehearsal/index.ts";
 import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
@@ -15,7 +15,6 @@ import { buildSummary, renderFinalTable, SUMMARY_FILE, type Summary, writeSummar
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
-import { TtyView } from "./run/view/tty.ts";
 import type { RunView } from "./run/view/view.ts";
 
 /** Where the task transcripts go inside the run directory, beside summary.json. */
@@ -65,7 +64,10 @@ export async function runCommand(args: string[]): Promise<number> {
 
   const outDir = options.defaultOut ? await freshDir(options.outDir) : options.outDir;
   await mkdir(outDir, { recursive: true });
-  const rig: RehearsalRig | undefined = options.rehearse ? await startRehearsalRig(config.rehearsal) : undefined;
+  // Loaded only when used: the scripted model for --rehearse, the live view on a terminal.
+  const rig: RehearsalRig | undefined = options.rehearse
+    ? await (await import("../rehearsal/rig.ts")).startRehearsalRig(config.rehearsal)
+    : undefined;
   const base = orchestratorOptionsFor(config);
   const orchestrator = new Orchestrator({
     ...base,
@@ -80,7 +82,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const view: RunView = options.json
     ? new JsonView(out, process.stderr)
     : out.isTTY
-      ? new TtyView(out, state, colorsFor(out))
+      ? new (await import("./run/view/tty.ts")).TtyView(out, state, colorsFor(out))
       : new LinesView(out, state);
   const results = new Map<string, TaskResult>();
   const onEvent = (event: RunEvent) => {

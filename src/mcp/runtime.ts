@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Orchestrator } from "../orchestrator/orchestrator.ts";
 import type { OrchestratorOptions } from "../orchestrator/types.ts";
-import { type RehearsalRig, type RehearsalScripts, startRehearsalRig } from "../rehearsal/index.ts";
+import type { RehearsalRig, RehearsalScripts } from "../rehearsal/index.ts";
 import { createCadreServer } from "./server.ts";
 import { SessionRegistry, type SessionRegistryOptions } from "./session-registry.ts";
 
@@ -36,7 +36,8 @@ export class McpRuntime {
   ) {}
 
   static async start(options: McpRuntimeOptions = {}): Promise<McpRuntime> {
-    const rehearsal = options.rehearsal ? await startRehearsalRig(options.rehearsal.scripts) : undefined;
+    // The scripted model's server and script parser load only for a rehearsal.
+    const rehearsal = options.rehearsal ? await (await import("../rehearsal/rig.ts")).startRehearsalRig(options.rehearsal.scripts) : undefined;
     const base = options.orchestrator ?? {};
     const orchestrator = new Orchestrator({
       ...base,

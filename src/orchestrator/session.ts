@@ -166,7 +166,7 @@ export class Session {
           try {
             const result = await worker.run(prompt, { signal });
             this.#turns++;
-            this.#turnMessageIds.push(result.userMessageId);
+            if (result.userMessageId !== undefined) this.#turnMessageIds.push(result.userMessageId);
             this.#lastResult = result;
             this.#lastError = result.isError ? { code: "TURN_ERROR", message: result.errors.join("; ") || result.subtype } : undefined;
             return result;
@@ -196,7 +196,13 @@ export class Session {
    */
   async rewindFiles(turn: number, options: { dryRun?: boolean } = {}): Promise<RewindFilesResponse> {
     const userMessageId = this.#turnMessageIds[turn - 1];
-    if (userMessageId === undefined) throw new RewindFilesError(`turn ${turn}`, `the session has ${this.#turnMessageIds.length} finished turn(s)`);
+    if (userMessageId === undefined) {
+      const why =
+        this.#turns > 0 && this.#turnMessageIds.length === 0
+          ? "file checkpointing is off; open the session with worker: { fileCheckpointing: true }"
+          : `the session has ${this.#turnMessageIds.length} finished turn(s)`;
+      throw new RewindFilesError(`turn ${turn}`, why);
+    }
     const worker = this.#worker;
     if (!worker || worker.state === "exited" || worker.state === "failed" || worker.state === "closing") {
       throw new RewindFilesError(`turn ${turn}`, "the session's process has ended, and its checkpoints with it");

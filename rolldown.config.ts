@@ -1,0 +1,26 @@
+// The `cadre` command as Node runs it: src/cli/main.ts bundled with its dependencies
+// into dist/cli/, one chunk per command (main.ts imports each command lazily).
+// Node 20 has no compile cache for ES modules, and resolving, reading and compiling
+// the ~600 files of zod, ajv, execa, yaml and the MCP SDK one by one took longer than
+// the command itself; a few large files load about twice as fast. The library (dist/index.js)
+// is tsc's file-per-module output with its dependencies left to the user's install.
+import { defineConfig } from "rolldown";
+
+export default defineConfig({
+  input: { main: "src/cli/main.ts" },
+  platform: "node",
+  // Resolved at run time, not bundled: its native binary is what cadre starts.
+  external: [/^@anthropic-ai\/claude-code/],
+  tsconfig: "tsconfig.json",
+  output: {
+    dir: "dist/cli",
+    format: "esm",
+    // Maps name the original file and line (`node --enable-source-maps`); without the sources of
+    // every bundled dependency inlined they are a fifth of the size.
+    sourcemap: true,
+    sourcemapExcludeSources: true,
+    entryFileNames: "[name].js",
+    chunkFileNames: "chunks/[name]-[hash].js",
+    cleanDir: true,
+  },
+});
