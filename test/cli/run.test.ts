@@ -74,7 +74,7 @@ describe("cadre run", () => {
     for (const line of log!.split("\n")) expect(line).toMatch(/^\d\d:\d\d:\d\d \S/);
     expect(log).toContain('after-broken: skipped: dependency "broken" failed');
     expect(log).toMatch(/broken: failed \(\d+ turns?, .*scripted outage/);
-    expect(table).toMatch(/^task +status +turns +cost +time +result\nok +succeeded/);
+    expect(table).toMatch(/^task +status +turns +cost +cached +time +result\nok +succeeded/);
     expect(run.stdout).toContain(`summary: ${join(out, "summary.json")}`);
   });
 
