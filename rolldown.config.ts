@@ -9,8 +9,10 @@ import { defineConfig } from "rolldown";
 export default defineConfig({
   input: { main: "src/cli/main.ts" },
   platform: "node",
-  // Resolved at run time, not bundled: its native binary is what cadre starts.
-  external: [/^@anthropic-ai\/claude-code/],
+  // Resolved at run time, not bundled: claude-code's native binary is what cadre starts; BullMQ and
+  // ioredis (only `cadre worker` and `run --redis` load them) reach optional drivers and native
+  // parts of msgpackr through run-time requires that a bundle would cut.
+  external: [/^@anthropic-ai\/claude-code/, /^bullmq/, /^ioredis/],
   tsconfig: "tsconfig.json",
   output: {
     dir: "dist/cli",

@@ -24,7 +24,9 @@ export type {
   OrchestratorEvent,
   OrchestratorOptions,
   PendingPermission,
+  ProcessSetup,
   RateLimitState,
+  ReuseOption,
   RoutedHook,
   RoutedPermissionHandler,
   SessionPermissions,
@@ -36,6 +38,7 @@ export type {
   TaskStatus,
   Usage,
   WorkerContext,
+  WorkerOrigin,
 } from "./orchestrator/index.ts";
 export {
   BudgetExceededError,
@@ -43,6 +46,7 @@ export {
   Orchestrator,
   OrchestratorClosedError,
   Session,
+  StructuredOutputError,
   TaskFailedError,
   TaskTimeoutError,
   UnknownAgentError,
@@ -90,6 +94,7 @@ export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptio
 
 // One worker: a claude process and its session; permission helpers; its errors.
 export type {
+  ConversationReset,
   ExitDetails,
   ExternalMcpServer,
   HookCallback,
@@ -117,6 +122,8 @@ export {
   InvalidControlAnswerError,
   ProtocolError,
   planReview,
+  ResetFailedError,
+  resetConversation,
   Turn,
   Worker,
   WorkerClosedError,

@@ -4,7 +4,8 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type { CliMessage } from "../src/protocol/index.ts";
 import { cadre, decodeTranscript, readSummary, repo } from "./cli/run-support.ts";
 
@@ -16,25 +17,42 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Runs one example with --rehearse into a fresh directory; checks what every run must have. */
-async function rehearse(example: string) {
+/**
+ * Runs one example with --rehearse into a fresh directory; checks what every run must have.
+ * When the test ends, a run still going (a timeout) is stopped, then `cleanup` runs.
+ */
+async function rehearse(example: string, cleanup?: () => Promise<void>) {
   const out = join(dir, example);
-  const run = await cadre(["run", `examples/${example}.yaml`, "--rehearse", "--out", out]);
+  const child = cadre(["run", `examples/${example}.yaml`, "--rehearse", "--out", out]);
+  onTestFinished(async () => {
+    // SIGTERM, not SIGKILL: cadre stops gracefully and removes what it made (worktrees included).
+    if (child.exitCode === null) child.kill("SIGTERM");
+    await child;
+    await cleanup?.();
+  });
+  const run = await child;
   const summary = await readSummary(out);
   const transcripts = new Map<string, CliMessage[]>();
-  for (const task of summary.tasks) {
-    expect(task.transcript, task.name).not.toBeNull();
-    transcripts.set(task.name, await decodeTranscript(join(out, task.transcript!)));
+  for (const entry of [...summary.tasks, ...summary.sessions]) {
+    expect(entry.transcript, entry.name).not.toBeNull();
+    transcripts.set(entry.name, await decodeTranscript(join(out, entry.transcript!)));
   }
-  // Each transcript is a whole session: it starts with init and ends with the result the summary reports.
+  // Each transcript is a whole session: it starts with init and ends with a result (for a task, the one the summary reports).
   for (const [name, messages] of transcripts) {
     expect(messages.find((m) => m.type === "system")).toMatchObject({ subtype: "init" });
-    expect(messages.at(-1), name).toMatchObject({ type: "result", is_error: false, result: summary.tasks.find((t) => t.name === name)?.text });
+    const task = summary.tasks.find((t) => t.name === name);
+    expect(messages.at(-1), name).toMatchObject({ type: "result", is_error: false, ...(task && { result: task.text }) });
   }
   expect(summary.rehearsal).toBe(true);
+  expect(summary.cost_simulated).toBe(true);
+  // The totals are the sum of what is listed: tasks and sessions.
+  const listed = [...summary.tasks, ...summary.sessions];
   expect(summary.totals.cost_usd).toBeGreaterThan(0);
-  expect(summary.totals.cost_usd).toBeGreaterThanOrEqual(summary.tasks.reduce((sum, t) => sum + t.cost_usd, 0) - 1e-9);
-  expect(summary.totals.num_turns).toBe(summary.tasks.reduce((sum, t) => sum + t.num_turns, 0));
+  expect(summary.totals.cost_usd).toBeCloseTo(
+    listed.reduce((sum, entry) => sum + entry.cost_usd, 0),
+    10,
+  );
+  expect(summary.totals.num_turns).toBe(listed.reduce((sum, entry) => sum + entry.num_turns, 0));
   expect(summary.totals.usage.input_tokens).toBeGreaterThan(0);
   return { run, summary, transcripts, out };
 }
@@ -62,10 +80,13 @@ describe("examples with --rehearse", () => {
     for (const review of summary.tasks.slice(0, 3)) expect(summary.tasks[3]?.text).toContain(review.text);
     // Each reviewer really read its file.
     expect(JSON.stringify(toolResults(transcripts.get("review-retry.ts")!))).toContain("export async function fetchWithRetry");
+    expect(summary.sessions).toEqual([]);
     // The three reviewers share a prefix: the rehearsal's prompt cache shows the reads, and what they saved.
     expect(summary.totals.usage.cache_read_input_tokens).toBeGreaterThan(0);
     expect(summary.totals.cache_saved_usd).toBeGreaterThan(0);
-    expect(run.stdout).toMatch(/^total {2}4\/4 succeeded, 7 turns, \$\d+\.\d+, \d+% of input from cache \(saved \$\d+\.\d+\), [\d.]+m?s$/m);
+    expect(run.stdout).toMatch(
+      /^total {2}4\/4 succeeded, 7 turns, ~\$\d+\.\d+ \(simulated\), \d+% of input from cache \(saved ~\$\d+\.\d+\), [\d.]+m?s$/m,
+    );
   });
 
   it("research-critic: the researcher asks the critic through ask_peer and uses its answer", async () => {
@@ -78,9 +99,9 @@ describe("examples with --rehearse", () => {
     const critique = "Retrying non-idempotent POSTs can double-charge a customer, and retries without back-off amplify an outage.";
     expect(summary.tasks[0]?.text).toContain(JSON.stringify({ peer: "critic", answer: critique }));
     expect(summary.tasks[1]?.text).toContain(critique);
-    // The critic's session cost counts for the run, not for a task.
-    const taskCost = summary.tasks.reduce((sum, t) => sum + t.cost_usd, 0);
-    expect(summary.totals.cost_usd).toBeGreaterThan(taskCost);
+    // The critic's session works for the run: its own entry, cost and transcript, started by the research task.
+    expect(summary.sessions).toEqual([expect.objectContaining({ role: "peer", name: "peer:critic", agent: "critic", parent: "research" })]);
+    expect(summary.sessions[0]?.cost_usd).toBeGreaterThan(0);
   });
 
   it("guarded-shell: the policy denies rm -rf, a harmless command runs", async () => {
@@ -102,7 +123,39 @@ describe("examples with --rehearse", () => {
       "guarded-shell.yaml",
       "library.ts",
       "research-critic.yaml",
+      "worktrees.yaml",
     ]);
     expect(existsSync(join(repo, "examples", "build"))).toBe(false);
   });
+
+  it("worktrees: two agents edit the same file on two branches; a third task starts from one of them; the checkout stays as it was", async () => {
+    const git = async (args: string[]) => (await execa("git", args, { cwd: repo })).stdout.trim();
+    const cadreBranches = async () => (await git(["branch", "--list", "cadre/*", "--format=%(refname:short)"])).split("\n").filter(Boolean);
+    const before = { head: await git(["rev-parse", "HEAD"]), status: await git(["status", "--porcelain"]), branches: await cadreBranches() };
+    // The run leaves branches in this repository: remove the ones it made, whatever happens to the test.
+    const { run, summary } = await rehearse("worktrees", async () => {
+      const made = (await cadreBranches()).filter((branch) => !before.branches.includes(branch));
+      if (made.length > 0) await git(["branch", "-D", ...made]);
+    });
+    const branches = summary.tasks.flatMap((t) => (t.branch ? [t.branch] : []));
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(summary.tasks.map((t) => [t.name, t.status, t.branch])).toEqual([
+      ["harden", "succeeded", `cadre/${summary.run_id}/harden`],
+      ["document", "succeeded", `cadre/${summary.run_id}/document`],
+      // It read the hardener's version and changed nothing: no branch.
+      ["review", "succeeded", null],
+    ]);
+    const file = (branch: string) => git(["show", `${branch}:examples/code/slug.ts`]);
+    const [hardened, documented] = await Promise.all(branches.map(file));
+    expect(hardened).toContain('if (typeof title !== "string") return "";');
+    expect(hardened).not.toContain("/** slug(");
+    expect(documented).toContain('/** slug("Hello, World!") === "hello-world" */');
+    expect(documented).not.toContain("typeof title");
+    expect(summary.tasks[2]?.base).toBe(summary.tasks[0]?.commit);
+    expect(summary.tasks[2]?.text).toContain('if (typeof title !== "string") return "";');
+    expect({ head: await git(["rev-parse", "HEAD"]), status: await git(["status", "--porcelain"]) }).toEqual({
+      head: before.head,
+      status: before.status,
+    });
+  }, 180_000);
 });

@@ -5,8 +5,10 @@ import type { McpRuntimeOptions } from "../mcp/runtime.ts";
 import type { OrchestratorOptions } from "../orchestrator/index.ts";
 import type { RehearsalScripts } from "../rehearsal/index.ts";
 import { numberFlag, UsageError } from "./flags.ts";
+import { stopOnSignals } from "./signals.ts";
 
-const USAGE = "usage: cadre mcp [--http HOST:PORT] [--token T] [--config swarm.yaml] [--rehearse] [--scripts FILE] [options]";
+const USAGE =
+  "usage: cadre mcp [--http HOST:PORT] [--token T] [--allowed-hosts A,B] [--config swarm.yaml] [--rehearse] [--scripts FILE] [--warm N] [options]";
 
 const HELP = `${USAGE}
 
@@ -17,9 +19,15 @@ over stdio unless --http is given. Add it to Claude Code with:
 Options:
   --http HOST:PORT          Streamable HTTP on /mcp instead of stdio (loopback unless --token is given)
   --token TOKEN             bearer token for --http (or CADRE_MCP_TOKEN); generated and shown when absent
+  --allowed-hosts A,B       names requests may carry in Host and Origin besides loopback and the bound
+                            address: "name" (any port) or "name:port"; also needed on 0.0.0.0 or [::]
+  --max-clients N           live HTTP clients at once; one more gets 503 (default 64)
   --config FILE             a swarm config: its agents, defaults, budget and concurrency
   --concurrency N           turns running at once over all sessions
   --max-sessions N          live child sessions at once (default 16)
+  --warm N                  spare children kept started with the default settings, so that a
+                            spawn_session without its own settings starts at once (default 1;
+                            0: none). Spares are not sessions and do not count as such
   --idle-timeout-s S        close a child idle this long, and over HTTP a silent client's
                             MCP session that has no children left (default 900; 0: never)
   --permission-timeout-s S  deny a permission request unanswered this long (default 300)
@@ -32,9 +40,12 @@ Options:
 const OPTIONS = {
   http: { type: "string" },
   token: { type: "string" },
+  "allowed-hosts": { type: "string" },
+  "max-clients": { type: "string" },
   config: { type: "string" },
   concurrency: { type: "string" },
   "max-sessions": { type: "string" },
+  warm: { type: "string" },
   "idle-timeout-s": { type: "string" },
   "permission-timeout-s": { type: "string" },
   rehearse: { type: "boolean" },
@@ -65,22 +76,10 @@ async function loadScripts(path: string): Promise<RehearsalScripts> {
   return loadRehearsalScripts(text);
 }
 
-/** Resolves when SIGINT or SIGTERM arrives; a second one ends the process at once. */
-function stopSignal(): AbortSignal {
-  const stop = new AbortController();
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stop.signal.aborted) process.exit(signal === "SIGINT" ? 130 : 143);
-    stop.abort();
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  return stop.signal;
-}
-
-/** `cadre mcp`: serves until the client goes (stdio) or a signal; every child is closed before it returns. */
+/** `cadre mcp`: serves until the client goes (stdio) or a signal (SIGINT, SIGTERM, SIGHUP); every child is closed before it returns. */
 export async function mcpCommand(args: string[]): Promise<number> {
   let options: McpRuntimeOptions;
-  let http: { host: string; port: number } | undefined;
+  let http: { host: string; port: number; allowedHosts: string[]; maxClients: number | undefined } | undefined;
   let token: string | undefined;
   try {
     const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true });
@@ -103,6 +102,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
       ...(config && { orchestrator: config.orchestrator }),
       concurrency: numberFlag("concurrency", values.concurrency, { integer: true, min: 1 }),
       maxSessions: numberFlag("max-sessions", values["max-sessions"], { integer: true, min: 1 }),
+      warm: numberFlag("warm", values.warm, { integer: true, min: 0 }),
       idleTimeoutMs: seconds("idle-timeout-s", values["idle-timeout-s"]),
       permissionTimeoutMs: seconds("permission-timeout-s", values["permission-timeout-s"]),
       elicitation: values["no-elicitation"] !== true,
@@ -112,19 +112,28 @@ export async function mcpCommand(args: string[]): Promise<number> {
     if (token !== undefined && token.length < 16) throw new UsageError("the token must be at least 16 characters");
     if (values.http !== undefined) {
       const { isLoopback, parseHostPort } = await import("../mcp/http.ts");
-      http = parseHostPort(values.http);
+      const { parseAllowedHosts } = await import("../mcp/allowed-hosts.ts");
+      http = {
+        ...parseHostPort(values.http),
+        allowedHosts: parseAllowedHosts(values["allowed-hosts"]),
+        maxClients: numberFlag("max-clients", values["max-clients"], { integer: true, min: 1 }),
+      };
       if (!isLoopback(http.host) && token === undefined) {
         throw new UsageError(`refusing to serve on ${http.host} without --token: anyone who can reach it could run claude here`);
       }
+    } else if (values["allowed-hosts"] !== undefined || values["max-clients"] !== undefined) {
+      throw new UsageError(`--${values["allowed-hosts"] !== undefined ? "allowed-hosts" : "max-clients"} applies to --http only`);
     }
   } catch (error) {
     process.stderr.write(`cadre mcp: ${(error as Error).message}\n${error instanceof UsageError ? "" : `${USAGE}\n`}`);
     return 2;
   }
 
-  const stop = stopSignal();
+  // A second signal exits at once; the reaper then ends the children.
+  const stop = stopOnSignals("the server").signal;
   const { McpRuntime } = await import("../mcp/runtime.ts");
   const runtime = await McpRuntime.start(options);
+  runtime.spares.catch((error: unknown) => process.stderr.write(`cadre mcp: no spare child could start: ${(error as Error).message}\n`));
   try {
     if (!http) {
       const { serveStdio } = await import("../mcp/stdio.ts");
@@ -134,6 +143,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     const { serveHttp } = await import("../mcp/http.ts");
     const serving = await serveHttp(runtime, { ...http, token });
     process.stderr.write(`cadre mcp: listening on ${serving.url}\n`);
+    process.stderr.write(`cadre mcp: allowed hosts (Host and Origin): ${serving.allowedHosts}\n`);
     if (serving.tokenGenerated) process.stderr.write(`cadre mcp: token: ${serving.token}\n`);
     if (!stop.aborted) await new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
     await serving.close();

@@ -4,14 +4,16 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { BodyTooLargeError, readBody } from "../util/read-body.ts";
+import { bracketed, HostPolicy } from "./allowed-hosts.ts";
 import { McpServeError } from "./errors.ts";
 import type { McpRuntime } from "./runtime.ts";
 
 /**
  * Streamable HTTP for `cadre mcp --http`: one MCP session per client, each
  * with its own children. Every request is checked before the MCP transport
- * sees it: the Host and Origin headers (against DNS rebinding), a bearer
- * token, and a request-body size limit.
+ * sees it: the Host and Origin headers (against DNS rebinding, see
+ * allowed-hosts.ts), a bearer token, a request-body size limit, and a cap on
+ * live clients.
  */
 
 export interface HttpOptions {
@@ -20,8 +22,12 @@ export interface HttpOptions {
   port: number;
   /** Required beyond loopback; generated when absent. */
   token?: string;
+  /** Names beyond loopback that Host and Origin may carry: "name" (any port) or "name:port". */
+  allowedHosts?: readonly string[];
   /** Default 1 MiB. */
   maxBodyBytes?: number;
+  /** Live MCP sessions (clients) at once; one more is refused with 503. Default 64. */
+  maxClients?: number;
   /**
    * An MCP session whose client sent nothing for this long and that has no
    * live children is closed (clients that vanish without a DELETE). Default:
@@ -36,19 +42,20 @@ export interface HttpServing {
   token: string;
   /** True when the token was generated here (the caller shows it once). */
   tokenGenerated: boolean;
+  /** The Host and Origin values answered, for the start-up message. */
+  allowedHosts: string;
   close(): Promise<void>;
 }
 
 export const MCP_PATH = "/mcp";
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_MAX_CLIENTS = 64;
+/** What a client over the cap is told to wait: sessions end with a DELETE or after their idle time. */
+const RETRY_AFTER_S = 10;
 
 export function isLoopback(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
   return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
-}
-
-function isWildcard(host: string): boolean {
-  return ["0.0.0.0", "::", "[::]"].includes(host);
 }
 
 /** "127.0.0.1:8080", "[::1]:8080", "localhost:0" → host and port. */
@@ -61,6 +68,11 @@ export function parseHostPort(value: string): { host: string; port: number } {
 
 function digest(text: string): Buffer {
   return createHash("sha256").update(text).digest();
+}
+
+/** The credentials of an Authorization header of the Bearer scheme, whose name is case-insensitive (RFC 7235). */
+function bearerToken(header: string | undefined): string | undefined {
+  return header === undefined ? undefined : /^bearer +(\S+) *$/i.exec(header)?.[1];
 }
 
 function sendError(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
@@ -78,8 +90,9 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
     );
   }
   const token = options.token ?? randomBytes(32).toString("base64url");
-  const tokenDigest = digest(`Bearer ${token}`);
+  const tokenDigest = digest(token);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxClients = options.maxClients ?? DEFAULT_MAX_CLIENTS;
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; owner: string; lastSeen: number; close: () => Promise<void> }>();
   const sessionIdleMs = options.sessionIdleMs ?? runtime.registry.idleTimeoutMs;
   const sweep =
@@ -96,28 +109,27 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
         )
       : undefined;
   sweep?.unref?.();
-  let allowedHosts = new Set<string>();
-  let anyHost = false;
+  // Known once the port is (it may be ephemeral).
+  let hosts: HostPolicy | undefined;
 
   const authorized = (req: http.IncomingMessage) => {
-    const given = req.headers.authorization;
-    return typeof given === "string" && timingSafeEqual(digest(given), tokenDigest);
+    const given = bearerToken(req.headers.authorization);
+    return given !== undefined && timingSafeEqual(digest(given), tokenDigest);
   };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const host = (req.headers.host ?? "").toLowerCase();
-    if (!anyHost && !allowedHosts.has(host)) return sendError(res, 403, `Host "${host}" is not allowed`);
+    const host = req.headers.host ?? "";
+    if (!hosts?.allows(host)) return sendError(res, 403, `Host "${host}" is not allowed (see --allowed-hosts)`);
     const origin = req.headers.origin;
     if (origin !== undefined) {
       let originHost: string | undefined;
       try {
-        originHost = new URL(origin).host.toLowerCase();
+        originHost = new URL(origin).host;
       } catch {
         // an unparsable origin is refused below
       }
-      if (originHost === undefined || !(anyHost ? originHost === host : allowedHosts.has(originHost))) {
-        return sendError(res, 403, `Origin "${origin}" is not allowed`);
-      }
+      if (originHost === undefined || !hosts.allows(originHost))
+        return sendError(res, 403, `Origin "${origin}" is not allowed (see --allowed-hosts)`);
     }
     if (!authorized(req)) return sendError(res, 401, "a bearer token is required", { "www-authenticate": 'Bearer realm="cadre"' });
     if (new URL(req.url ?? "/", "http://x").pathname !== MCP_PATH) return sendError(res, 404, `the MCP endpoint is ${MCP_PATH}`);
@@ -147,6 +159,11 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== "POST" || !isInitializeRequest(body)) return sendError(res, 400, "no MCP session: send initialize first");
+    if (sessions.size >= maxClients) {
+      return sendError(res, 503, `already ${maxClients} clients, the most this server takes (--max-clients); retry later`, {
+        "retry-after": String(RETRY_AFTER_S),
+      });
+    }
 
     const id = randomUUID();
     const owner = `http:${id}`;
@@ -176,17 +193,14 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
     httpServer.listen(options.port, options.host, () => resolve());
   });
   const { port } = httpServer.address() as AddressInfo;
-  const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
-  if (isWildcard(options.host)) anyHost = true;
-  else {
-    const names = loopback ? ["localhost", "127.0.0.1", "[::1]", shown] : [shown];
-    allowedHosts = new Set(names.map((name) => `${name.toLowerCase()}:${port}`));
-  }
+  const shown = bracketed(options.host);
+  hosts = new HostPolicy({ bound: options.host, port, allowedHosts: options.allowedHosts ?? [] });
 
   return {
     url: `http://${shown}:${port}${MCP_PATH}`,
     token,
     tokenGenerated: options.token === undefined,
+    allowedHosts: hosts.describe(),
     close: async () => {
       clearInterval(sweep);
       await Promise.all([...sessions.values()].map((s) => s.close()));

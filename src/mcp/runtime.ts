@@ -18,7 +18,11 @@ export interface McpRuntimeOptions extends SessionRegistryOptions {
   rehearsal?: { scripts: RehearsalScripts };
   elicitation?: boolean;
   defaultWaitS?: number;
+  /** Spare children started ahead of time with the default settings, for spawn_session to take at once. Default 1; 0: none. */
+  warm?: number;
 }
+
+const DEFAULT_SPARES = 1;
 
 /**
  * Everything `cadre mcp` runs on: one Orchestrator, the session registry,
@@ -27,13 +31,20 @@ export interface McpRuntimeOptions extends SessionRegistryOptions {
  */
 export class McpRuntime {
   private closing: Promise<void> | undefined;
+  /** Settles once the spares are up; rejects when not one could start (the server serves on without them). */
+  readonly spares: Promise<void>;
 
   private constructor(
     readonly orchestrator: Orchestrator,
     readonly registry: SessionRegistry,
     private readonly options: McpRuntimeOptions,
     private readonly rehearsal: RehearsalRig | undefined,
-  ) {}
+  ) {
+    const warm = options.warm ?? DEFAULT_SPARES;
+    // A spawn_session with no settings of its own matches them: same defaults, and its permissions are bound when it takes one.
+    this.spares = warm > 0 ? orchestrator.prewarm({ worker: { ...SessionRegistry.CHILD_WORKER } }, warm) : Promise.resolve();
+    this.spares.catch(() => {});
+  }
 
   static async start(options: McpRuntimeOptions = {}): Promise<McpRuntime> {
     // The scripted model's server and script parser load only for a rehearsal.
@@ -43,6 +54,7 @@ export class McpRuntime {
       ...base,
       concurrency: options.concurrency ?? base.concurrency,
       workerOptions: rehearsal?.workerOptions,
+      processOptions: rehearsal?.processOptions,
     });
     return new McpRuntime(orchestrator, new SessionRegistry(orchestrator, options), options, rehearsal);
   }

@@ -1,36 +1,48 @@
 import { randomUUID } from "node:crypto";
 import { AbortError } from "../errors.ts";
-import type { CliMessage, ResultMessage } from "../protocol/index.ts";
+import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
-import { type PermissionHandler, promptPrefixKey, type TurnResult, Worker, type WorkerOptions } from "../worker/index.ts";
-import { addUsage, cacheSavingUsd, emptyUsage, WorkerCost } from "./accounting.ts";
+import { promptPrefixKey, type TurnResult, type Worker, type WorkerOptions } from "../worker/index.ts";
+import { addUsage, emptyUsage, WorkerCost } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import { Budget } from "./budget.ts";
 import { CacheStagger, type StaggerTicket } from "./cache-stagger.ts";
-import { type AgentSpec, layerWorkerOptions, sessionWorkerOptions, taskWorkerOptions } from "./compose.ts";
-import { BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskFailedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
-import { errorSummary, isRateLimitStatus, isRetryable } from "./failure.ts";
+import { type AgentSpec, layerWorkerOptions, sessionWorkerOptions, tasksPerProcess, taskWorkerOptions } from "./compose.ts";
+import {
+  BudgetExceededError,
+  InvalidTaskError,
+  OrchestratorClosedError,
+  TaskInterruptedError,
+  TaskTimeoutError,
+  UnknownAgentError,
+} from "./errors.ts";
+import { errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
-import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
-import { routedHookConfig } from "./routed-hooks.ts";
+import { MemoryInbox } from "./peers/inbox.ts";
 import { QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
+import { SessionRecords, sessionIdOf } from "./session-records.ts";
+import { startTimeLimit } from "./time-limit.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
 import {
   type OrchestratorEvent,
   type OrchestratorOptions,
+  type SessionRecord,
   type TaskInfo,
   type TaskResult,
+  type TaskRunner,
   type TaskSpec,
   TaskSpecSchema,
   type TaskStatus,
   type Usage,
-  type WorkerContext,
 } from "./types.ts";
+import { WorkerFactory, type WorkerPlan } from "./worker-factory.ts";
+import { WorkerPool } from "./worker-pool.ts";
 
 const DEFAULT_CONCURRENCY = 4;
-const DEFAULT_RETRIES = 2;
+/** Further attempts after a transient failure, for tasks that do not say (the swarm file's default too). */
+export const DEFAULT_RETRIES = 2;
 /** Children may spawn children, but not without end. */
 const MAX_SPAWN_DEPTH = 3;
 
@@ -45,7 +57,13 @@ interface TaskRecord {
   costUsd: number;
   usage: ReturnType<typeof emptyUsage>;
   attempts: number;
-  started: boolean;
+  /** The session of the latest attempt, from its messages: kept when the task fails. */
+  sessionId: string | undefined;
+  /** When the task was handed to the orchestrator, and when its first attempt took a slot (epoch ms). */
+  queuedAt: number;
+  startedAt: number | undefined;
+  /** Whether the task's prepareWorker has run (it runs once, whatever the attempts). */
+  prepared: boolean;
   /** Messages of the current attempt, to judge whether a retry is safe. */
   attemptMessages: CliMessage[];
 }
@@ -55,7 +73,7 @@ interface TaskRecord {
  * retries, time limits, a budget, rate-limit back-off, one hook registry and
  * the built-in peer tools that let workers ask each other.
  */
-export class Orchestrator {
+export class Orchestrator implements TaskRunner {
   readonly scheduler: Scheduler;
   private readonly hub = new EventHub<OrchestratorEvent>();
   private readonly budget: Budget;
@@ -64,12 +82,14 @@ export class Orchestrator {
   private readonly closing = new AbortController();
   private readonly budgetStop = new AbortController();
   private readonly transcripts: TranscriptDirectory | undefined;
-  private readonly sessions: AgentSessions;
+  private readonly agentSessions: AgentSessions;
+  private readonly records = new SessionRecords();
   private readonly peers: PeerNetwork<TaskRecord>;
+  readonly #factory: WorkerFactory<TaskRecord>;
+  readonly #pool: WorkerPool<TaskRecord>;
   private readonly liveWorkers = new Set<Worker>();
   private readonly openSessions = new Set<Session>();
   private readonly totalUsage = emptyUsage();
-  private cacheSavedUsd = 0;
   private readonly statusCounts: Record<TaskStatus, number> = { succeeded: 0, failed: 0, cancelled: 0, skipped: 0 };
 
   constructor(readonly options: OrchestratorOptions = {}) {
@@ -78,20 +98,32 @@ export class Orchestrator {
     this.scheduler.onEvent((event) => {
       if (event.type === "rate_limit") this.hub.emit({ type: "rate_limit", state: event.state });
     });
-    this.budget = new Budget(options.budgetUsd);
+    this.budget = new Budget(options.budgetUsd, options.ledger);
+    // With a shared ledger, spending elsewhere may reach the budget: the tasks here stop too.
+    this.budget.onReached((reached) => this.stopForBudget(reached));
     const stagger = options.cacheStagger ?? true;
     this.stagger = stagger === false ? undefined : new CacheStagger(stagger === true ? {} : stagger);
     this.transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
-    // Peer and supervisor sessions work for many tasks: their cost counts for the run, not for one task.
-    this.sessions = new AgentSessions(
-      (kind, agent, chain) => this.startSessionWorker(kind, agent, chain),
-      (costUsd, usage) => this.charge(undefined, costUsd, usage),
-    );
+    this.agentSessions = new AgentSessions((kind, agent, chain, asker) => this.startSessionWorker(kind, agent, chain, asker));
     this.peers = new PeerNetwork<TaskRecord>({
       agents: () => options.agents ?? {},
       connections: options.connections,
-      sessions: this.sessions,
+      sessions: this.agentSessions,
+      inbox: options.inbox ?? new MemoryInbox(),
       spawn: (parent, prompt, agent, signal) => this.spawnChild(parent, prompt, agent, signal),
+    });
+    this.#factory = new WorkerFactory({
+      options,
+      sessions: this.agentSessions,
+      peers: this.peers,
+      emit: (event) => this.hub.emit(event),
+      closing: this.closing.signal,
+      track: (worker) => this.track(worker),
+    });
+    this.#pool = new WorkerPool({
+      maxIdle: () => this.scheduler.rateLimitState().effectiveLimit,
+      onResetCost: (costUsd, usage) => this.charge(undefined, costUsd, usage),
+      onRecycled: (bound, task, reason) => task && this.hub.emit({ type: "worker_recycled", task, pid: bound.worker.pid, reason }),
     });
   }
 
@@ -105,18 +137,19 @@ export class Orchestrator {
     return this.hub.stream({ signal });
   }
 
-  /** What the run spent and used; `cacheSavedUsd` estimates what its cache reads saved (see cacheSavingUsd). */
-  get totals(): { costUsd: number; usage: Usage; cacheSavedUsd: number; tasks: Record<TaskStatus, number>; budgetExceeded: boolean } {
-    return {
-      costUsd: this.budget.spentUsd,
-      usage: { ...this.totalUsage },
-      cacheSavedUsd: this.cacheSavedUsd,
-      tasks: { ...this.statusCounts },
-      budgetExceeded: this.budget.exceeded,
-    };
+  get totals(): { costUsd: number; usage: Usage; tasks: Record<TaskStatus, number>; budgetExceeded: boolean } {
+    return { costUsd: this.budget.spentUsd, usage: { ...this.totalUsage }, tasks: { ...this.statusCounts }, budgetExceeded: this.budget.exceeded };
   }
 
-  /** Where each task's transcript was written (task id → path). */
+  /**
+   * The worker sessions beside the tasks: peers, hook supervisors and spawned
+   * children, each with its cost and transcript (transcriptPaths by `id`).
+   */
+  get sessionRecords(): SessionRecord[] {
+    return this.records.list();
+  }
+
+  /** Where each task's and session record's transcript was written (id → path). */
   get transcriptPaths(): ReadonlyMap<string, string> {
     return this.transcripts?.paths ?? new Map();
   }
@@ -134,14 +167,22 @@ export class Orchestrator {
   openSession(spec: SessionSpec = {}): Session {
     const record = this.newRecord(spec.name, spec.agent, undefined, sessionWorkerOptions(spec));
     const host: SessionHost = {
+      startWorker: async (_session, canUseTool, resume, signal) => {
+        const plan = this.#factory.plan({
+          context: { kind: "session", name: record.info.name, agent: record.info.agent },
+          overrides: record.overrides,
+          record,
+          canUseTool,
+        });
+        // A resumed session continues its own conversation: only a new process can.
+        if (resume) return (await plan.start(signal, { resume })).worker;
+        return (await this.#pool.lease(plan, { maxTasks: 1, signal })).worker;
+      },
       schedule: async (job, key, signal) => {
         const stop = AbortSignal.any([this.closing.signal, this.budgetStop.signal, ...(signal ? [signal] : [])]);
         this.budget.throwIfExceeded();
         return this.scheduler.schedule((slot) => job(AbortSignal.any([stop, slot])), { key, signal: stop });
       },
-      workerOptions: (_session, canUseTool) =>
-        this.workerOptionsFor({ kind: "session", name: record.info.name, agent: record.info.agent }, record, undefined, canUseTool),
-      track: (worker) => this.track(worker),
       onMessage: (_session, message, usd) => this.onWorkerMessage(record, message, usd),
       onStatus: (session) => {
         this.hub.emit({ type: "session_status", task: record.info, status: session.status });
@@ -151,6 +192,22 @@ export class Orchestrator {
     const session = new Session(record.info, spec, host);
     this.openSessions.add(session);
     return session;
+  }
+
+  /**
+   * Starts `count` spare processes for sessions (or tasks) of an agent or of
+   * session settings, ahead of demand: work whose worker settings match takes
+   * one at once, and a replacement starts in the background. Spares are not
+   * sessions; close() ends them. Resolves once they are up.
+   */
+  async prewarm(agentOrSpec: string | SessionSpec = {}, count = 1): Promise<void> {
+    const spec = typeof agentOrSpec === "string" ? { agent: agentOrSpec } : agentOrSpec;
+    this.agentSpec(spec.agent);
+    const plan = this.#factory.plan({
+      context: { kind: "session", name: spec.name ?? "spare", agent: spec.agent },
+      overrides: sessionWorkerOptions(spec),
+    });
+    await this.#pool.prewarm(plan.key, count, () => plan.start(undefined));
   }
 
   /** Runs tasks under the limits and yields each result as it finishes. */
@@ -172,8 +229,8 @@ export class Orchestrator {
     if (!this.closing.signal.aborted) this.closing.abort(new OrchestratorClosedError());
     this.scheduler.clear();
     await Promise.all([...this.openSessions].map((s) => s.close()));
-    await this.sessions.close();
-    await Promise.all([...this.liveWorkers].map((w) => w.close()));
+    await this.agentSessions.close();
+    await Promise.all([this.#pool.close(), ...[...this.liveWorkers].map((w) => w.close())]);
     await this.scheduler.onIdle();
     await this.transcripts?.close();
     this.hub.endStreams();
@@ -201,7 +258,7 @@ export class Orchestrator {
       const issue = parsed.error.issues[0];
       throw new InvalidTaskError(`invalid task${spec.name ? ` "${spec.name}"` : ""}: ${issue?.path.join(".") || "task"}: ${issue?.message}`);
     }
-    const record = this.newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec));
+    const record = this.newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec), spec.id);
     this.hub.emit({ type: "task_queued", task: record.info });
     return record;
   }
@@ -212,29 +269,45 @@ export class Orchestrator {
     agentName: string | undefined,
     parent: TaskRecord | undefined,
     overrides: Partial<WorkerOptions>,
+    id = randomUUID().slice(0, 8),
   ): TaskRecord {
-    const agents = this.options.agents ?? {};
-    if (agentName !== undefined && !agents[agentName]) throw new UnknownAgentError(agentName, Object.keys(agents));
-    const id = randomUUID().slice(0, 8);
+    const agent = this.agentSpec(agentName);
     return {
       info: { id, name: name ?? `task-${id}`, agent: agentName, parentId: parent?.info.id },
       overrides,
-      agent: agentName ? agents[agentName] : undefined,
+      agent,
       depth: parent ? parent.depth + 1 : 0,
       parent,
       costUsd: 0,
       usage: emptyUsage(),
       attempts: 0,
-      started: false,
+      sessionId: undefined,
+      queuedAt: Date.now(),
+      startedAt: undefined,
+      prepared: false,
       attemptMessages: [],
     };
   }
 
+  /** The agent of that name; throws for one the orchestrator does not know. */
+  private agentSpec(name: string | undefined): AgentSpec | undefined {
+    const agents = this.options.agents ?? {};
+    if (name !== undefined && !agents[name]) throw new UnknownAgentError(name, Object.keys(agents));
+    return name === undefined ? undefined : agents[name];
+  }
+
   private async execute(record: TaskRecord, spec: TaskSpec, lentSlot = false): Promise<TaskResult> {
-    const started = Date.now();
     const timeoutMs = spec.timeoutMs ?? this.options.timeoutMs;
     const deadline = new AbortController();
-    const timer = timeoutMs === undefined ? undefined : setTimeout(() => deadline.abort(new TaskTimeoutError("total", timeoutMs)), timeoutMs);
+    let clearLimit = () => {};
+    // The time limit counts from the task's start: the time it waited for a slot is not its own.
+    const start = () => {
+      if (record.startedAt !== undefined) return;
+      record.startedAt = Date.now();
+      if (timeoutMs !== undefined) {
+        clearLimit = startTimeLimit(record.startedAt, timeoutMs, () => deadline.abort(new TaskTimeoutError("total", timeoutMs)));
+      }
+    };
     const stops = [this.closing.signal, this.budgetStop.signal, deadline.signal, spec.signal];
     const stop = AbortSignal.any(stops.filter((s): s is AbortSignal => s !== undefined));
     let turn: TurnResult | undefined;
@@ -243,7 +316,10 @@ export class Orchestrator {
       turn = await retryWithBackoff(
         async () => {
           this.budget.throwIfExceeded();
-          const attempt = (signal: AbortSignal) => this.attempt(record, spec, AbortSignal.any([stop, signal]));
+          const attempt = (signal: AbortSignal) => {
+            start();
+            return this.attempt(record, spec, AbortSignal.any([stop, signal]));
+          };
           return lentSlot ? attempt(stop) : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: stop });
         },
         {
@@ -257,9 +333,9 @@ export class Orchestrator {
     } catch (caught) {
       error = stop.aborted && isStopError(caught) ? stop.reason : caught;
     } finally {
-      clearTimeout(timer);
+      clearLimit();
     }
-    const result = this.resultOf(record, turn, error, Date.now() - started);
+    const result = this.resultOf(record, turn, error, Date.now());
     this.statusCounts[result.status]++;
     this.hub.emit({ type: "task_finished", task: record.info, result });
     return result;
@@ -267,24 +343,34 @@ export class Orchestrator {
 
   private async attempt(record: TaskRecord, spec: TaskSpec, signal: AbortSignal): Promise<TurnResult> {
     record.attempts++;
-    record.started = true;
     record.attemptMessages = [];
+    if (spec.prepareWorker && !record.prepared) {
+      record.prepared = true;
+      record.overrides = { ...record.overrides, ...(await spec.prepareWorker(signal)) };
+    }
+    // Per attempt: the CLI counts cost per session, and a reused process starts a new session for each task.
     const cost = new WorkerCost();
     const { info } = record;
-    const { workerOptions, ticket, hidePartial } = this.staggered(
-      this.workerOptionsFor({ kind: "task", name: info.name, agent: info.agent }, record),
-    );
+    const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
+    const maxTasks = tasksPerProcess(record.agent, this.options.reuse);
+    const { ticket, hidePartial, leasePlan } = this.staggered(plan);
     try {
       const turn = await runAttempt({
-        workerOptions,
+        acquire: (stop, fresh) => this.#pool.lease(leasePlan, { maxTasks, signal: stop, fresh }),
         prompt: spec.prompt,
         signal,
         idleTimeoutMs: spec.idleTimeoutMs ?? this.options.idleTimeoutMs,
         beforeSend: ticket && ((stop) => ticket.ready(stop)),
-        onStarted: (worker) => {
-          this.track(worker);
-          this.hub.emit({ type: "task_started", task: info, attempt: record.attempts, pid: worker.pid });
-          worker.on((event) => {
+        onStarted: (worker, origin) => {
+          this.hub.emit({
+            type: "task_started",
+            task: info,
+            attempt: record.attempts,
+            pid: worker.pid,
+            worker: origin,
+            startedAt: record.startedAt ?? Date.now(),
+          });
+          return worker.on((event) => {
             if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
             else if (event.type === "permission_request")
               this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
@@ -298,10 +384,10 @@ export class Orchestrator {
           this.onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
         },
       });
-      if (turn.isError) {
-        const status = (turn.result as ResultMessage).api_error_status ?? undefined;
-        throw new TaskFailedError(turn.subtype, turn.errors.length > 0 ? turn.errors : [turn.text].filter(Boolean), status ?? undefined);
-      }
+      const expectsStructuredOutput =
+        layerWorkerOptions({ defaults: this.options.defaults, agent: record.agent, task: record.overrides }).jsonSchema !== undefined;
+      const failure = turnFailure(turn, expectsStructuredOutput);
+      if (failure) throw failure;
       this.scheduler.reportSuccess();
       return turn;
     } finally {
@@ -310,22 +396,31 @@ export class Orchestrator {
   }
 
   /**
-   * A task worker's place in its prefix group. A worker that may lead also
-   * streams partial messages: its group waits for its response to begin, and
-   * the first streamed event says so at once, where the first assistant
-   * message waits for a whole content block (a long thinking block, say).
-   * When the task did not ask for them, nobody sees them (hidePartial): they
-   * stop at the ticket.
+   * A task's place in its prefix group. A new process that may lead streams
+   * partial messages: its group waits for its response to begin, and the
+   * first streamed event says so at once, where the first assistant message
+   * waits for a whole content block (a long thinking block, say). A task that
+   * did not ask for them never sees them (hidePartial), from whichever process
+   * serves it: a reused one may have been started to lead.
    */
-  private staggered(options: WorkerOptions): { workerOptions: WorkerOptions; ticket: StaggerTicket | undefined; hidePartial: boolean } {
-    const ticket = this.stagger?.join(promptPrefixKey(options));
-    const hidePartial = ticket?.mayLead === true && !options.includePartialMessages;
-    return { workerOptions: hidePartial ? { ...options, includePartialMessages: true } : options, ticket, hidePartial };
+  private staggered(plan: WorkerPlan<TaskRecord>): { ticket: StaggerTicket | undefined; hidePartial: boolean; leasePlan: WorkerPlan<TaskRecord> } {
+    const ticket = this.stagger?.join(promptPrefixKey(plan.settings));
+    const hidePartial = ticket !== undefined && !plan.settings.includePartialMessages;
+    const leasePlan =
+      ticket?.mayLead && hidePartial
+        ? {
+            ...plan,
+            start: (signal: AbortSignal | undefined, extra?: Partial<WorkerOptions>) =>
+              plan.start(signal, { includePartialMessages: true, ...extra }),
+          }
+        : plan;
+    return { ticket, hidePartial, leasePlan };
   }
 
   /** A message from the worker of a task or session: transcript, event, rate limits and, with a result, its cost. */
   private onWorkerMessage(record: TaskRecord, message: CliMessage, usd: number): void {
     this.transcripts?.write(record.info.id, record.info.name, message);
+    record.sessionId = sessionIdOf(message) ?? record.sessionId;
     this.hub.emit({ type: "task_message", task: record.info, message });
     this.watchRateLimits(message);
     if (message.type === "result") this.charge(record, usd, message.usage);
@@ -342,28 +437,34 @@ export class Orchestrator {
     }
   }
 
-  /** Adds a cost to a task (and its ancestors) and to the run; stops the run when the budget is reached. */
-  private charge(record: TaskRecord | undefined, usd: number, usage: Record<string, unknown> | undefined): void {
+  /** Adds a cost to a task or a session record (the run's alone when neither) and to the run; stops the run when the budget is reached. */
+  private charge(record: TaskRecord | SessionRecord | undefined, usd: number, usage: Record<string, unknown> | undefined): void {
+    const added = emptyUsage();
+    addUsage(added, usage);
     addUsage(this.totalUsage, usage);
-    this.cacheSavedUsd += cacheSavingUsd(usage, usd);
-    for (let r = record; r; r = r.parent) {
-      r.costUsd += usd;
-      if (r === record) addUsage(r.usage, usage);
+    if (record) {
+      record.costUsd += usd;
+      addUsage(record.usage, usage);
     }
-    const reached = this.budget.charge(usd);
-    if (record)
+    const reached = this.budget.charge(usd, added);
+    if (record && "info" in record) {
       this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd, totalUsage: { ...this.totalUsage } });
-    if (reached) {
-      this.hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
-      this.budgetStop.abort(reached);
     }
+    if (reached) this.stopForBudget(reached);
   }
 
-  private resultOf(record: TaskRecord, turn: TurnResult | undefined, error: unknown, durationMs: number): TaskResult {
+  /** The budget is reached (by a charge here or, with a shared ledger, elsewhere): no new starts, running tasks stop. */
+  private stopForBudget(reached: BudgetExceededError): void {
+    this.hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
+    this.budgetStop.abort(reached);
+  }
+
+  private resultOf(record: TaskRecord, turn: TurnResult | undefined, error: unknown, finishedAt: number): TaskResult {
+    const { queuedAt, startedAt } = record;
     let status: TaskStatus = "succeeded";
     if (error !== undefined) {
-      if (error instanceof BudgetExceededError) status = record.started ? "cancelled" : "skipped";
-      else if (error instanceof AbortError || error instanceof OrchestratorClosedError || error instanceof DOMException) status = "cancelled";
+      if (error instanceof BudgetExceededError) status = startedAt !== undefined ? "cancelled" : "skipped";
+      else if (isCancellation(error)) status = "cancelled";
       else status = "failed";
     }
     return {
@@ -376,46 +477,33 @@ export class Orchestrator {
       costUsd: record.costUsd,
       usage: { ...record.usage },
       numTurns: turn?.numTurns ?? 0,
-      durationMs,
+      queuedMs: (startedAt ?? finishedAt) - queuedAt,
+      startedAt,
+      finishedAt,
+      durationMs: startedAt === undefined ? 0 : finishedAt - startedAt,
       attempts: record.attempts,
-      sessionId: turn?.sessionId,
+      // A task stopped mid-turn keeps the session its worker had begun, so that it can be resumed and read.
+      sessionId: turn?.sessionId ?? record.sessionId,
       error: error === undefined ? undefined : errorSummary(error),
     };
   }
 
-  /** The options of any worker: defaults < agent < the task's or session's own < this start's (permissions, routing, the per-worker hook). */
-  private workerOptionsFor(
-    context: WorkerContext,
-    record: TaskRecord | undefined,
-    chain: () => readonly string[] = () => [],
-    canUseTool?: PermissionHandler,
-  ): WorkerOptions {
-    const callerName = context.agent ?? context.name;
-    const call = (settled: WorkerOptions) => {
-      const routing: Partial<WorkerOptions> = {
-        hooks: routedHookConfig(this.options.hooks, {
-          cwd: settled.cwd,
-          ask: async (supervisor, prompt, signal) => (await this.sessions.ask("supervisor", supervisor, prompt, [callerName], signal)).text,
-          onFailure: (event, error) => record && this.hub.emit({ type: "hook_failed", task: record.info, event, error }),
-        }),
-      };
-      const handler = this.options.canUseTool;
-      if (handler && !canUseTool && !settled.canUseTool && record) routing.canUseTool = (request) => handler(request, record.info);
-      // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.
-      const peerTools = this.options.peerTools ?? Object.keys(this.options.agents ?? {}).length > 0;
-      if (peerTools) {
-        routing.sdkMcpServers = { cadre: this.peers.serverFor(callerName, record, chain) };
-        routing.allowedTools = [...PEER_TOOL_IDS];
-      }
-      return [canUseTool && { canUseTool }, routing, this.options.workerOptions?.(context)];
-    };
-    const agent = context.agent ? this.options.agents?.[context.agent] : undefined;
-    return layerWorkerOptions({ defaults: this.options.defaults, agent, task: record?.overrides, call });
-  }
-
-  private async startSessionWorker(kind: SessionKind, agent: string, chain: () => readonly string[]): Promise<Worker> {
-    const worker = await Worker.start(this.workerOptionsFor({ kind, name: agent, agent }, undefined, chain), this.closing.signal);
-    this.track(worker);
+  /** The worker of a peer or supervisor session, with its own record and transcript; it works for many tasks, so its cost is its own. */
+  private async startSessionWorker(kind: SessionKind, agent: string, chain: () => readonly string[], asker: string | undefined): Promise<Worker> {
+    const plan = this.#factory.plan({ context: { kind, name: agent, agent }, overrides: undefined, chain });
+    const { worker } = await plan.start(undefined);
+    const record = this.records.openAgentSession(kind, agent, asker);
+    const cost = new WorkerCost();
+    worker.on((event) => {
+      if (event.type !== "message") return;
+      const { message } = event;
+      this.transcripts?.write(record.id, record.name, message);
+      record.sessionId = sessionIdOf(message) ?? record.sessionId;
+      this.watchRateLimits(message);
+      if (message.type !== "result") return;
+      record.numTurns += message.num_turns ?? 0;
+      this.charge(record, cost.add(message), message.usage);
+    });
     return worker;
   }
 
@@ -426,8 +514,13 @@ export class Orchestrator {
     const name = `${parent?.info.name ?? "session"}/child`;
     const spec: TaskSpec = { name, prompt, agent, signal };
     const record = this.createRecord(spec, parent);
+    let result: TaskResult | undefined;
+    this.records.addChild(record, parent?.info.name, () => result);
     // The parent waits on its child: the child runs in the parent's slot, so a full pool cannot deadlock.
-    return this.execute(record, spec, parent !== undefined);
+    return this.execute(record, spec, parent !== undefined).then((settled) => {
+      result = settled;
+      return settled;
+    });
   }
 
   private track(worker: Worker): void {
@@ -438,6 +531,12 @@ export class Orchestrator {
 
 function combine(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
   return a ? AbortSignal.any([a, b]) : b;
+}
+
+function isCancellation(error: unknown): boolean {
+  return (
+    error instanceof AbortError || error instanceof OrchestratorClosedError || error instanceof TaskInterruptedError || error instanceof DOMException
+  );
 }
 
 function isStopError(error: unknown): boolean {

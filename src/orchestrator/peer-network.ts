@@ -1,18 +1,20 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { AgentSessions } from "./agent-sessions.ts";
 import type { AgentSpec } from "./compose.ts";
-import type { Caller, InboxMessage, PeerDirectory, PeerInfo } from "./peers/directory.ts";
+import type { Caller, PeerDirectory, PeerInfo } from "./peers/directory.ts";
+import type { InboxStore } from "./peers/inbox.ts";
 import { createPeerServer } from "./peers/peer-server.ts";
 import type { TaskResult } from "./types.ts";
 
-/** The task behind a worker, opaque here: children are charged to it. */
-type ParentTask = unknown;
+/** The task behind a worker: children are spawned under it, and peers it starts are recorded as working for it. */
+type ParentTask = { info: { name: string } };
 
 export interface PeerNetworkOptions<P extends ParentTask> {
   agents: () => Record<string, AgentSpec>;
   /** Agent → agents it may reach. Absent: everyone may reach everyone. */
   connections: Record<string, string[]> | undefined;
   sessions: AgentSessions;
+  inbox: InboxStore;
   spawn: (parent: P | undefined, prompt: string, agent: string | undefined, signal: AbortSignal) => Promise<TaskResult>;
 }
 
@@ -20,18 +22,20 @@ export interface PeerNetworkOptions<P extends ParentTask> {
  * The orchestrator's side of the peer tools: who may reach whom, questions
  * answered by each agent's peer session, inboxes, and child tasks.
  */
-export class PeerNetwork<P extends ParentTask = ParentTask> {
-  private readonly inboxes = new Map<string, InboxMessage[]>();
-
+export class PeerNetwork<P extends ParentTask> {
   constructor(private readonly options: PeerNetworkOptions<P>) {}
 
-  /** The "cadre" MCP server for one worker: `name` is who it speaks as, `chain` who waits on its current turn. */
-  serverFor(name: string, parent: P | undefined, chain: () => readonly string[]): McpServer {
-    return createPeerServer(() => ({ name, waitChain: chain() }), this.directoryFor(parent));
+  /**
+   * The "cadre" MCP server for one worker, asked at each call (a process may
+   * change task): `name` is who it speaks as, `parent` the task its children
+   * are charged to, `chain` who waits on its current turn.
+   */
+  serverFor(name: () => string, parent: () => P | undefined, chain: () => readonly string[]): McpServer {
+    return createPeerServer(() => ({ name: name(), waitChain: chain() }), this.directoryFor(parent));
   }
 
-  private directoryFor(parent: P | undefined): PeerDirectory {
-    const { agents, sessions, spawn } = this.options;
+  private directoryFor(parent: () => P | undefined): PeerDirectory {
+    const { agents, sessions, inbox, spawn } = this.options;
     return {
       listPeers: (caller): PeerInfo[] =>
         Object.entries(agents())
@@ -42,22 +46,14 @@ export class PeerNetwork<P extends ParentTask = ParentTask> {
       ask: async (caller, peer, question, signal) => {
         if (!agents()[peer]) throw new Error(`no agent named "${peer}"`);
         const prompt = `Question from ${caller.name}:\n\n${question}`;
-        const turn = await sessions.ask("peer", peer, prompt, [...caller.waitChain, caller.name], signal);
+        const turn = await sessions.ask("peer", peer, prompt, [...caller.waitChain, caller.name], signal, parent()?.info.name);
         if (turn.isError) throw new Error(`${peer} could not answer: ${turn.errors.join("; ") || turn.subtype}`);
         return turn.text;
       },
-      tell: (caller, peer, message) => {
-        const inbox = this.inboxes.get(peer) ?? [];
-        inbox.push({ from: caller.name, text: message, at: Date.now() });
-        this.inboxes.set(peer, inbox);
-      },
-      readInbox: (caller) => {
-        const inbox = this.inboxes.get(caller.name) ?? [];
-        this.inboxes.delete(caller.name);
-        return inbox;
-      },
+      tell: (caller, peer, message) => inbox.post(peer, { from: caller.name, text: message, at: Date.now() }),
+      readInbox: (caller) => inbox.take(caller.name),
       spawn: async (_caller, prompt, agent, signal) => {
-        const result = await spawn(parent, prompt, agent, signal);
+        const result = await spawn(parent(), prompt, agent, signal);
         if (result.status !== "succeeded") throw new Error(`the child task ${result.status}: ${result.error?.message ?? "no details"}`);
         return { taskId: result.id, text: result.text, costUsd: result.costUsd };
       },

@@ -282,7 +282,7 @@ export class Worker {
     return this.closing;
   }
 
-  /** Ends the process at once (SIGKILL, sent before this returns), also while a close() is still waiting on it. */
+  /** Ends the process and its tools at once (the SIGKILL is on its way before this returns), also while a close() is still waiting on it. */
   kill(): Promise<ExitDetails> {
     if (!this.transport.hasExited) this.setState("closing");
     const killed = this.transport.kill();

@@ -27,6 +27,9 @@ function result(name: string, status: TaskResult["status"], extra: Partial<TaskR
     costUsd: 0.0125,
     usage: { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
     numTurns: 2,
+    queuedMs: 500,
+    startedAt: T0 + 500,
+    finishedAt: T0 + 4700,
     durationMs: 4200,
     attempts: 1,
     sessionId: "s",
@@ -53,8 +56,8 @@ function sampleState(): RunState {
   const events: [number, OrchestratorEvent][] = [
     [0, { type: "task_queued", task: info("a.ts") }],
     [0, { type: "task_queued", task: info("b.ts") }],
-    [500, { type: "task_started", task: info("a.ts"), attempt: 1, pid: 10 }],
-    [600, { type: "task_started", task: info("b.ts"), attempt: 1, pid: 11 }],
+    [500, { type: "task_started", task: info("a.ts"), attempt: 1, pid: 10, worker: "cold", startedAt: T0 + 500 }],
+    [600, { type: "task_started", task: info("b.ts"), attempt: 1, pid: 11, worker: "cold", startedAt: T0 + 600 }],
     [
       900,
       {
@@ -85,17 +88,39 @@ function sampleState(): RunState {
 const visible = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
 
 describe("the live view's frame", () => {
-  it("shows one row per task (state, elapsed, turns, cost, activity), the totals and the rate-limit state", () => {
+  it("shows one row per task (state, queued, run time, turns, cost, activity), the totals and the rate-limit state", () => {
     const frame = renderFrame(sampleState(), { now: T0 + 5800, width: 100, height: 30, colors: plain });
     expect(frame).not.toContain(ESC);
     const lines = frame.split("\n");
     expect(lines[0]).toBe("cadre review  1/3 done  5.8s");
-    expect(lines[1]).toMatch(/^task +status +time +turns +cost +activity$/);
-    expect(lines[2]).toMatch(/^✔ a\.ts +succeeded +4\.2s +2 turns +\$0\.01 +a\.ts is fine$/);
-    expect(lines[3]).toMatch(/^▶ b\.ts +running +5\.2s +1 turn +“reading”$/);
+    expect(lines[1]).toMatch(/^task +status +queued +time +turns +cost +activity$/);
+    expect(lines[2]).toMatch(/^✔ a\.ts +succeeded +500ms +4\.2s +2 turns +\$0\.01 +a\.ts is fine$/);
+    expect(lines[3]).toMatch(/^▶ b\.ts +running +600ms +5\.2s +1 turn +“reading”$/);
     expect(lines[4]).toMatch(/^· summary +waiting +after a\.ts, b\.ts$/);
     expect(lines[5]).toBe("1 running  1 waiting  1 succeeded  $0.01 of $2.00  90% cached   rate limited: 2/4 workers, starts paused 2.0s");
     expect(lines).toHaveLength(6);
+  });
+
+  it("counts a task's time from its start, with its wait for a slot apart: the orchestrator's numbers", () => {
+    const state = new RunState("slots", [{ name: "late" }], T0);
+    state.apply({ type: "task_queued", task: info("late") }, T0);
+    const row = (now: number) => renderFrame(state, { now, width: 100, height: 30, colors: plain }).split("\n")[2];
+    expect(row(T0 + 2000)).toMatch(/^○ late +queued +2\.0s +$/);
+    // It took a slot at 3 s; the event comes once its worker is up, and the clock counts from the slot.
+    state.apply({ type: "task_started", task: info("late"), attempt: 1, pid: 1, worker: "cold", startedAt: T0 + 3000 }, T0 + 3600);
+    expect(row(T0 + 5000)).toMatch(/^▶ late +running +3\.0s +2\.0s +starting$/);
+    const done = result("late", "succeeded", { queuedMs: 3000, startedAt: T0 + 3000, finishedAt: T0 + 5500, durationMs: 2500 });
+    state.apply({ type: "task_finished", task: info("late"), result: done }, T0 + 5600);
+    expect(row(T0 + 9000)).toMatch(/^✔ late +succeeded +3\.0s +2\.5s +2 turns/);
+  });
+
+  it("marks a rehearsal's costs as simulated", () => {
+    const state = new RunState("rehearsed", [{ name: "a" }], T0, undefined, true);
+    state.apply({ type: "task_finished", task: info("a"), result: result("a", "succeeded") }, T0 + 5000);
+    state.apply({ type: "cost", task: info("a"), taskUsd: 0.0125, totalUsd: 0.0125, totalUsage: result("a", "succeeded").usage }, T0 + 5000);
+    const lines = renderFrame(state, { now: T0 + 6000, width: 100, height: 30, colors: plain }).split("\n");
+    expect(lines[2]).toMatch(/ ~\$0\.01 +a is fine$/);
+    expect(lines[3]).toMatch(/^1 succeeded {2}~\$0\.01 \(simulated\) /);
   });
 
   it("shows the latest tool call as the activity", () => {
@@ -128,7 +153,7 @@ describe("the live view's frame", () => {
       names.map((name) => ({ name })),
       T0,
     );
-    state.apply({ type: "task_started", task: info("t19"), attempt: 1, pid: 1 }, T0);
+    state.apply({ type: "task_started", task: info("t19"), attempt: 1, pid: 1, worker: "cold", startedAt: T0 }, T0);
     const lines = renderFrame(state, { now: T0 + 1000, width: 80, height: 10, colors: plain }).split("\n");
     expect(lines.length).toBeLessThanOrEqual(10);
     expect(lines.some((line) => line.startsWith("▶ t19"))).toBe(true);
@@ -151,7 +176,7 @@ describe("plain lines", () => {
   it("turn events into one readable line each, and skip the ones only the live view needs", () => {
     const state = sampleState();
     const line = (event: OrchestratorEvent) => describeEvent(event, state);
-    expect(line({ type: "task_started", task: info("b.ts"), attempt: 2, pid: 1 })).toBe("b.ts: started (attempt 2)");
+    expect(line({ type: "task_started", task: info("b.ts"), attempt: 2, pid: 1, worker: "cold", startedAt: T0 })).toBe("b.ts: started (attempt 2)");
     expect(line({ type: "task_finished", task: info("a.ts"), result: result("a.ts", "succeeded") })).toBe(
       "a.ts: succeeded (2 turns, $0.01, 4.2s): a.ts is fine",
     );
@@ -193,10 +218,12 @@ describe("the swarm's task_settled events", () => {
 });
 
 describe("summary", () => {
-  it("exit code: 0 when all succeeded, 1 when any did not, 130 when interrupted", () => {
-    expect(exitCodeFor([result("a", "succeeded")], false)).toBe(0);
-    expect(exitCodeFor([result("a", "succeeded"), result("b", "skipped")], false)).toBe(1);
-    expect(exitCodeFor([result("a", "succeeded")], true)).toBe(130);
+  it("exit code: 0 when all succeeded, 1 when any did not, 128 + the signal's number when a signal stopped the run", () => {
+    expect(exitCodeFor([result("a", "succeeded")], undefined)).toBe(0);
+    expect(exitCodeFor([result("a", "succeeded"), result("b", "skipped")], undefined)).toBe(1);
+    expect(exitCodeFor([result("a", "succeeded")], "SIGINT")).toBe(130);
+    expect(exitCodeFor([result("a", "succeeded")], "SIGHUP")).toBe(129);
+    expect(exitCodeFor([result("a", "succeeded")], "SIGTERM")).toBe(143);
   });
 
   it("the final table lists every task and the totals", () => {
@@ -209,6 +236,7 @@ describe("summary", () => {
         hooks: {},
         connections: {},
         rehearsal: {},
+        keep_worktrees: false,
         tasks: ["a.ts", "b.ts"].map((name, index) => ({
           name,
           template: name,
@@ -218,6 +246,7 @@ describe("summary", () => {
           cwd: "/x",
           retries: 0,
           priority: 0,
+          settings: {},
         })),
       },
       results: new Map([
@@ -227,38 +256,67 @@ describe("summary", () => {
         ],
         ["b.ts", result("b.ts", "failed")],
       ]),
-      totals: {
-        costUsd: 0.03,
-        usage: { inputTokens: 200, outputTokens: 20, cacheReadInputTokens: 19_600, cacheCreationInputTokens: 200 },
-        cacheSavedUsd: 0.0875,
-      },
-      transcripts: new Map([["a.ts", "/out/transcripts/a.ts.jsonl"]]),
+      totals: { costUsd: 0.03, usage: { inputTokens: 250, outputTokens: 25, cacheReadInputTokens: 19_600, cacheCreationInputTokens: 300 } },
+      sessions: [
+        {
+          id: "p1",
+          role: "peer",
+          name: "peer:critic",
+          agent: "critic",
+          parent: "a.ts",
+          sessionId: "s-peer",
+          costUsd: 0.005,
+          usage: { inputTokens: 50, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
+          numTurns: 1,
+          status: undefined,
+        },
+      ],
+      transcripts: new Map([
+        ["a.ts", "/out/transcripts/a.ts.jsonl"],
+        ["p1", "/out/transcripts/peer_critic.jsonl"],
+      ]),
+      worktrees: new Map(),
+      runId: "20250601-120000-abcd",
       outDir: "/out",
       rehearsal: true,
       startedAt: T0,
       finishedAt: T0 + 5000,
-      interrupted: false,
+      stoppedBy: undefined,
     });
     expect(summary.tasks.map((t) => [t.name, t.status, t.transcript])).toEqual([
       ["a.ts", "succeeded", "transcripts/a.ts.jsonl"],
       ["b.ts", "failed", null],
     ]);
     expect(summary.exit_code).toBe(1);
+    expect(summary.sessions).toEqual([
+      expect.objectContaining({
+        role: "peer",
+        name: "peer:critic",
+        parent: "a.ts",
+        session_id: "s-peer",
+        transcript: "transcripts/peer_critic.jsonl",
+      }),
+    ]);
+    // What the run spent, and the turns of every task and session listed.
     expect(summary.totals).toMatchObject({
       tasks: 2,
       succeeded: 1,
       failed: 1,
-      cost_usd: 0.03,
-      num_turns: 4,
-      usage: { input_tokens: 200, cache_read_input_tokens: 19_600, cache_creation_input_tokens: 200 },
-      cache_saved_usd: 0.0875,
+      num_turns: 5,
+      usage: { input_tokens: 250, output_tokens: 25, cache_read_input_tokens: 19_600, cache_creation_input_tokens: 300 },
     });
+    // a.ts alone read from the cache: its reads as writes less as reads, at the price its cost implies.
+    expect(summary.totals.cache_saved_usd).toBeCloseTo((19_600 * (1.25 - 0.1) * 0.0125) / (100 + 1.25 * 300 + 0.1 * 19_600 + 5 * 10), 10);
     expect(summary.tasks[0]!.usage).toMatchObject({ cache_read_input_tokens: 19_600, cache_creation_input_tokens: 300 });
+    expect(summary.totals.cost_usd).toBeCloseTo(0.03, 10);
     const table = renderFinalTable(summary, { width: 100, colors: plain }).split("\n");
-    expect(table[0]).toMatch(/^task +status +turns +cost +cached +time +result$/);
-    expect(table[1]).toMatch(/^a\.ts +succeeded +2 +\$0\.01 +98% +4\.2s +a\.ts is fine$/);
-    expect(table[2]).toMatch(/^b\.ts +failed +2 +\$0\.01 +0% +4\.2s +API error 400$/);
-    expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 4 turns, $0.03, 98% of input from cache (saved $0.09), 5.0s");
+    expect(table[0]).toMatch(/^task +status +turns +cost +cached +queued +time +result$/);
+    // A rehearsal's costs are the scripted model's tokens priced, not money spent: marked as simulated.
+    expect(summary.cost_simulated).toBe(true);
+    expect(table[1]).toMatch(/^a\.ts +succeeded +2 +~\$0\.01 +98% +500ms +4\.2s +a\.ts is fine$/);
+    expect(table[2]).toMatch(/^b\.ts +failed +2 +~\$0\.01 +0% +500ms +4\.2s +API error 400$/);
+    expect(table[3]).toMatch(/^ {2}peer:critic +peer +1 +~\$0\.0050 +0% +peer for a\.ts$/);
+    expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 5 turns, ~$0.03 (simulated), 97% of input from cache (saved ~$0.11), 5.0s");
   });
 });
 
@@ -268,7 +326,16 @@ describe("arguments", () => {
     expect(runDirName(now)).toBe("2025-06-01T12-30-05Z");
     expect(parseRunArgs(["x.yaml", "--concurrency", "2", "--rehearse", "--json"], now, "/w")).toEqual({
       kind: "run",
-      options: { config: "x.yaml", concurrency: 2, outDir: "/w/.cadre/runs/2025-06-01T12-30-05Z", defaultOut: true, rehearse: true, json: true },
+      options: {
+        config: "x.yaml",
+        concurrency: 2,
+        outDir: "/w/.cadre/runs/2025-06-01T12-30-05Z",
+        defaultOut: true,
+        rehearse: true,
+        rehearseBudget: false,
+        json: true,
+        fresh: false,
+      },
     });
     expect(parseRunArgs(["x.yaml", "--out", "o"], now, "/w")).toMatchObject({ options: { outDir: "/w/o", defaultOut: false, rehearse: false } });
     expect(parseRunArgs(["x.yaml", "--concurrency", "0"])).toEqual({
@@ -277,5 +344,33 @@ describe("arguments", () => {
     });
     expect(parseRunArgs([])).toEqual({ kind: "error", message: "no config file given" });
     expect(parseRunArgs(["--nope", "x.yaml"]).kind).toBe("error");
+  });
+
+  it("reads --resume with or without a run directory, and --fresh only beside it", () => {
+    expect(parseRunArgs(["x.yaml", "--resume"], new Date(), "/w")).toMatchObject({ options: { resume: "" } });
+    expect(parseRunArgs(["--resume", "x.yaml"], new Date(), "/w")).toMatchObject({ options: { config: "x.yaml", resume: "" } });
+    expect(parseRunArgs(["x.yaml", "--resume", "runs/a", "--fresh"], new Date(), "/w")).toMatchObject({
+      options: { resume: "/w/runs/a", fresh: true },
+    });
+    expect(parseRunArgs(["x.yaml", "--fresh"])).toEqual({ kind: "error", message: "--fresh goes with --resume" });
+    expect(parseRunArgs(["x.yaml", "--resume", "--out", "o"]).kind).toBe("error");
+  });
+
+  it("reads --redis and --run-id; a run id is made up when not given", () => {
+    const now = new Date("2025-06-01T12:30:05.123Z");
+    expect(parseRunArgs(["x.yaml", "--redis", "redis://q:6379", "--run-id", "r-1"], now)).toMatchObject({
+      options: { redis: { url: "redis://q:6379", runId: "r-1" } },
+    });
+    const made = parseRunArgs(["x.yaml", "--redis", "redis://q:6379"], now);
+    expect(made.kind === "run" && made.options.redis?.runId).toMatch(/^2025-06-01T12-30-05Z-[0-9a-f]{6}$/);
+    expect(parseRunArgs(["x.yaml", "--run-id", "r-1"])).toEqual({ kind: "error", message: "--run-id goes with --redis" });
+    expect(parseRunArgs(["x.yaml", "--redis", "http://q"])).toEqual({
+      kind: "error",
+      message: "--redis: http://q is not a Redis URL; it must start with redis:// or rediss://",
+    });
+    expect(parseRunArgs(["x.yaml", "--redis", "redis://q", "--run-id", "a:b"])).toEqual({
+      kind: "error",
+      message: '--run-id may hold letters, digits, ".", "_" and "-" (at most 80), got "a:b"',
+    });
   });
 });

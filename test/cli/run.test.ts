@@ -1,13 +1,12 @@
-// `cadre run` through the real command line: exit codes, summary.json, plain lines, the TTY view, Ctrl-C.
+// `cadre run` through the real command line: exit codes, summary.json, plain lines, the TTY view.
+// Signals (Ctrl-C, SIGTERM, hang-up, SIGKILL) are in test/reliability/run-signals.test.ts.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { descendants, isGone } from "../support/processes.ts";
-import { bin, cadre, claudeDescendants, decodeTranscript, readSummary, repo } from "./run-support.ts";
+import { bin, cadre, decodeTranscript, readSummary, repo } from "./run-support.ts";
 
 let dir: string;
 beforeAll(async () => {
@@ -67,6 +66,23 @@ describe("cadre run", () => {
     expect(summary.totals).toMatchObject({ tasks: 3, succeeded: 1, failed: 1, skipped: 1, cancelled: 0 });
     const broken = await decodeTranscript(join(out, summary.tasks[1]!.transcript!));
     expect(broken.at(-1)).toMatchObject({ type: "result", is_error: true });
+    // The failed task keeps its session, to resume or inspect it.
+    expect(summary.tasks[1]?.session_id).toBe((broken.at(-1) as { session_id?: string }).session_id);
+
+    // The supervisor is on the record too: its own entry and transcript, and the totals are the sum of all entries.
+    expect(summary.sessions).toEqual([
+      expect.objectContaining({ role: "supervisor", name: "supervisor:guard", agent: "guard", parent: "ok", status: null }),
+    ]);
+    const guard = summary.sessions[0]!;
+    expect(guard.cost_usd).toBeGreaterThan(0);
+    const guardTranscript = await decodeTranscript(join(out, guard.transcript!));
+    expect(guardTranscript.find((m) => m.type === "result")).toMatchObject({ session_id: guard.session_id, result: "DENY no shell today" });
+    const listed = [...summary.tasks, ...summary.sessions];
+    expect(summary.totals.cost_usd).toBeCloseTo(
+      listed.reduce((sum, entry) => sum + entry.cost_usd, 0),
+      10,
+    );
+    expect(summary.totals.num_turns).toBe(listed.reduce((sum, entry) => sum + entry.num_turns, 0));
 
     // Not a terminal: timestamped plain lines, then the final table; no escape codes anywhere.
     expect(run.stdout).not.toContain(ESC);
@@ -74,7 +90,7 @@ describe("cadre run", () => {
     for (const line of log!.split("\n")) expect(line).toMatch(/^\d\d:\d\d:\d\d \S/);
     expect(log).toContain('after-broken: skipped: dependency "broken" failed');
     expect(log).toMatch(/broken: failed \(\d+ turns?, .*scripted outage/);
-    expect(table).toMatch(/^task +status +turns +cost +cached +time +result\nok +succeeded/);
+    expect(table).toMatch(/^task +status +turns +cost +cached +queued +time +result\nok +succeeded/);
     expect(run.stdout).toContain(`summary: ${join(out, "summary.json")}`);
   });
 
@@ -114,91 +130,39 @@ describe("cadre run", () => {
     const usage = await cadre(["run"]);
     expect([usage.exitCode, usage.stderr]).toEqual([
       2,
-      "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json]",
+      "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse [--rehearse-budget]] [--json] [--redis URL [--run-id ID]]",
     ]);
   });
 
-  it("Ctrl-C stops the run: no claude process is left and summary.json marks the unfinished tasks cancelled", async () => {
-    const file = await config("slow.yaml", [
+  it("--rehearse shows what would run: costs marked simulated, budget_usd not applied unless --rehearse-budget", async () => {
+    const file = await config("budget.yaml", [
+      "concurrency: 1",
+      "budget_usd: 0.0001",
       "tasks:",
-      "  - { name: quick, prompt: hi }",
-      "  - { name: slow, prompt: hi }",
-      "  - { name: later, prompt: 'after {{results.slow}}', depends_on: [slow] }",
+      "  - { name: one, prompt: hi, priority: 2 }",
+      "  - { name: two, prompt: hi, priority: 1 }",
+      "  - { name: three, prompt: hi }",
       "rehearsal:",
-      "  quick: [{ text: done quickly }]",
-      "  slow: [{ text: too late, delay_ms: 30000 }]",
-      "  later: [{ text: never }]",
+      "  one: [{ text: done one }]",
+      "  two: [{ text: done two }]",
+      "  three: [{ text: done three }]",
     ]);
-    const out = join(dir, "slow-out");
-    const child = cadre(["run", file, "--rehearse", "--json", "--out", out]);
-    const events: { type: string; task?: { name: string }; result?: { status: string } }[] = [];
-    let buffered = "";
-    const seen = new Promise<void>((resolve) => {
-      child.stdout!.on("data", (chunk: Buffer) => {
-        buffered += chunk.toString("utf8");
-        const lines = buffered.split("\n");
-        buffered = lines.pop()!;
-        for (const line of lines) events.push(JSON.parse(line));
-        const finished = (name: string) => events.some((e) => e.type === "task_finished" && e.task?.name === name);
-        const started = (name: string) => events.some((e) => e.type === "task_started" && e.task?.name === name);
-        if (finished("quick") && started("slow")) resolve();
-      });
-    });
-    await seen;
-    const workers = await claudeDescendants(child.pid!);
-    expect(workers.length).toBeGreaterThanOrEqual(1);
-    child.kill("SIGINT");
-    const run = await child;
-    expect(run.exitCode).toBe(130);
-    for (const pid of workers) expect(await isGone(pid), `claude ${pid} survived`).toBe(true);
-
+    const out = join(dir, "budget-out");
+    const run = await cadre(["run", file, "--rehearse", "--out", out]);
+    expect(run.exitCode, run.stderr).toBe(0);
     const summary = await readSummary(out);
-    expect(summary.interrupted).toBe(true);
-    expect(summary.tasks.map((t) => [t.name, t.status])).toEqual([
-      ["quick", "succeeded"],
-      ["slow", "cancelled"],
-      ["later", "cancelled"],
-    ]);
-    expect(summary.tasks[0]?.text).toBe("done quickly");
-    expect(summary.tasks[2]?.error?.message).toBe("interrupted before it started");
-    // --json: stdout is nothing but the orchestrator's events; the table went to stderr.
-    expect(events.some((e) => e.type === "task_finished" && e.task?.name === "slow" && e.result?.status === "cancelled")).toBe(true);
-    expect(run.stderr).toContain("interrupted: stopping the workers");
-    expect(run.stderr).toMatch(/total {2}1\/3 succeeded, 2 cancelled, .*interrupted/);
-  });
+    expect(summary.tasks.map((t) => t.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    expect(summary.cost_simulated).toBe(true);
+    expect(summary.totals.cost_usd).toBeGreaterThan(0.0001);
+    expect(run.stdout).toMatch(/^one +succeeded +1 +~\$\d/m);
+    expect(run.stdout).toMatch(/^total .*~\$[\d.]+ \(simulated\)/m);
 
-  it("a second Ctrl-C kills at once, even a worker that ignores SIGTERM, and still writes summary.json", async () => {
-    // Only a fake CLI can hang like this: it answers initialize, then ignores prompts, stdin closing and SIGTERM.
-    const fake = join(dir, "hanging-claude");
-    await writeFile(fake, `#!/bin/sh\nFAKE_CLAUDE_MODE=hang exec node ${join(repo, "test/fixtures/fake-claude.mjs")} "$@"\n`, { mode: 0o755 });
-    const file = await config("hang.yaml", ["tasks:", "  - { name: stuck, prompt: hi }", "rehearsal:", "  stuck: [{ text: unused }]"]);
-    const out = join(dir, "hang-out");
-    const child = execa("node", [bin, "run", file, "--rehearse", "--json", "--out", out], {
-      cwd: repo,
-      reject: false,
-      env: { CADRE_CLAUDE_BIN: fake },
-    });
-    let stdout = "";
-    await new Promise<void>((resolve) => {
-      child.stdout!.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString("utf8");
-        if (stdout.includes('"type":"task_started"')) resolve();
-      });
-    });
-    const workers = (await descendants(child.pid!)).map((p) => p.pid);
-    expect(workers.length).toBeGreaterThanOrEqual(1);
-    child.kill("SIGINT");
-    // The graceful stop now waits on a worker that will not stop (about 9 s of grace periods).
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const secondAt = Date.now();
-    child.kill("SIGINT");
-    const run = await child;
-    expect(run.exitCode).toBe(130);
-    expect(Date.now() - secondAt).toBeLessThan(4_000);
-    for (const pid of workers) expect(await isGone(pid), `worker ${pid} survived`).toBe(true);
-    const summary = await readSummary(out);
-    expect(summary.interrupted).toBe(true);
-    expect(summary.tasks.map((t) => [t.name, t.status])).toEqual([["stuck", "cancelled"]]);
+    // Asked for, the budget stops the rehearsal on its simulated cost.
+    const capped = join(dir, "budget-capped-out");
+    const second = await cadre(["run", file, "--rehearse", "--rehearse-budget", "--out", capped]);
+    expect(second.exitCode).toBe(1);
+    expect((await readSummary(capped)).tasks.map((t) => t.status)).toEqual(["succeeded", "skipped", "skipped"]);
+    expect(second.stdout).toContain("budget reached");
   });
 
   const hasScript = spawnSync("script", ["--version"]).status === 0;

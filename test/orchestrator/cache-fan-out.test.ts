@@ -56,10 +56,9 @@ describe("cache-aware fan-out", () => {
     for (const request of first.filter((r) => !writers.includes(r))) expect(request.usage!.cache_read_input_tokens).toBeGreaterThan(15_000);
 
     // The record shows it.
-    const { usage, cacheSavedUsd } = orchestrator.totals;
+    const { usage } = orchestrator.totals;
     expect(usage.cacheReadInputTokens).toBeGreaterThan(10 * 15_000);
     expect(usage.cacheCreationInputTokens).toBeGreaterThan(15_000);
-    expect(cacheSavedUsd).toBeGreaterThan(0);
     expect(results.filter((r) => r.usage.cacheReadInputTokens > 15_000).length).toBeGreaterThanOrEqual(10);
     // The leader streamed partial messages for the stagger; nobody asked for them, so nobody saw them.
     expect(events.filter((e) => e.type === "task_message" && e.message.type === "stream_event")).toEqual([]);

@@ -1,6 +1,7 @@
 import type { OrchestratorEvent, RateLimitState, TaskResult, TaskStatus, Usage } from "../../orchestrator/index.ts";
 import type { SwarmEvent } from "../../swarm/runner.ts";
-import { describeMessage, oneLine } from "./activity.ts";
+import type { WorktreeOutcome } from "../../swarm/worktree.ts";
+import { describeMessage, oneLine, resultLine, worktreeLine } from "./activity.ts";
 
 /** What a run shows: the orchestrator's events and the swarm's. */
 export type RunEvent = OrchestratorEvent | SwarmEvent;
@@ -17,9 +18,12 @@ export interface TaskRow {
   /** The tasks it depends on (config tasks). */
   waitsFor: string[];
   attempt: number;
+  /** When the orchestrator got it, and when it took its first slot (the orchestrator's clock once it says). */
+  queuedAt?: number;
   startedAt?: number;
   finishedAt?: number;
-  /** The orchestrator's measure once finished: queueing, start-up and retries included. */
+  /** The orchestrator's measures once finished: the wait for a slot, and the run time from the start (retries included). */
+  queuedMs?: number;
   durationMs?: number;
   turns: number;
   costUsd: number;
@@ -49,7 +53,10 @@ export class RunState {
     readonly swarm: string,
     tasks: readonly { name: string; agent?: string | undefined; depends_on?: string[] }[],
     readonly startedAt: number,
+    /** Applied to this run; a rehearsal ignores budget_usd unless told otherwise. */
     readonly budgetUsd?: number,
+    /** A rehearsal: the scripted model's costs are made up, and shown as such. */
+    readonly costSimulated = false,
   ) {
     this.rows = tasks.map((task) => ({
       name: task.name,
@@ -74,7 +81,7 @@ export class RunState {
       case "task_settled": {
         // The swarm's word is final: a task stopped by Ctrl-C counts as cancelled even if its worker failed.
         const row = this.rows.find((r) => r.name === event.task.name && r.parentName === undefined);
-        if (row) finish(row, event.result, now);
+        if (row) finish(row, event.result, now, event.worktree);
         return;
       }
       case "rate_limit":
@@ -88,6 +95,8 @@ export class RunState {
         this.totalUsage = event.totalUsage;
         this.row(event.task).costUsd = event.taskUsd;
         return;
+      case "task_rerun":
+        return;
       default:
         break;
     }
@@ -95,11 +104,12 @@ export class RunState {
     switch (event.type) {
       case "task_queued":
         row.status = "queued";
+        row.queuedAt ??= now;
         break;
       case "task_started":
         row.status = "running";
         row.attempt = event.attempt;
-        row.startedAt ??= now;
+        row.startedAt ??= event.startedAt;
         row.activity = event.attempt > 1 ? `attempt ${event.attempt}` : "starting";
         break;
       case "task_retry":
@@ -154,11 +164,13 @@ export class RunState {
   }
 }
 
-function finish(row: TaskRow, result: TaskResult, now: number): void {
+function finish(row: TaskRow, result: TaskResult, now: number, worktree?: WorktreeOutcome): void {
   row.status = result.status;
   row.finishedAt ??= now;
+  if (result.startedAt !== undefined) row.startedAt = result.startedAt;
+  if (row.queuedAt !== undefined) row.queuedMs = result.queuedMs;
   row.durationMs = result.durationMs;
   row.turns = Math.max(row.turns, result.numTurns);
   row.costUsd = result.costUsd;
-  row.activity = oneLine(result.error ? result.error.message : result.text);
+  row.activity = worktree === undefined ? resultLine(result) : oneLine(`${worktreeLine(worktree)}; ${resultLine(result)}`);
 }

@@ -21,6 +21,8 @@ export const AgentDefinitionSchema = z.object({
   model: z.string().optional(),
   permission_mode: SwarmPermissionModeSchema.optional(),
   max_turns: z.int().positive().optional(),
+  /** cadre's, not Claude Code's: reuse the agent's processes across its tasks (inline agents only). */
+  reuse: z.union([z.boolean(), z.int().positive()]).optional(),
   /** The absolute path of the Markdown file it came from; absent for inline definitions. */
   file: z.string().optional(),
 });

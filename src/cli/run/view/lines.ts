@@ -1,5 +1,5 @@
 import type { TaskResult } from "../../../orchestrator/index.ts";
-import { describeMessage, oneLine } from "../activity.ts";
+import { describeMessage, oneLine, resultLine, worktreeLine } from "../activity.ts";
 import type { RunEvent, RunState } from "../state.ts";
 import { formatDuration, formatUsd } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
@@ -14,8 +14,12 @@ export function clock(ms: number): string {
 export function describeEvent(event: RunEvent, state: RunState): string | undefined {
   switch (event.type) {
     case "task_settled":
-      // A task that ran was described when the orchestrator finished it.
-      return event.started ? undefined : describeResult(event.result, state);
+      if (event.carriedOver) return `${event.task.name}: carried over from the resumed run (${event.result.status})`;
+      // A task that ran was described when the orchestrator finished it; what its worktree came to is known only now.
+      if (!event.started) return describeResult(event.result, state);
+      return event.worktree === undefined ? undefined : `${event.task.name}: ${worktreeLine(event.worktree)}`;
+    case "task_rerun":
+      return `${event.task.name}: runs again, ${event.reason}${event.resumedSession ? `; continuing session ${event.resumedSession}` : ""}`;
     case "task_started":
       return `${event.task.name}: started${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}`;
     case "task_message": {
@@ -33,7 +37,7 @@ export function describeEvent(event: RunEvent, state: RunState): string | undefi
       return `rate limited: up to ${limit.effectiveLimit} of ${limit.limit} workers${wait}`;
     }
     case "budget_exceeded":
-      return `budget reached: spent ${formatUsd(event.spentUsd)} of ${formatUsd(event.budgetUsd)}; no new tasks start`;
+      return `budget reached: spent ${formatUsd(event.spentUsd, state.costSimulated)} of ${formatUsd(event.budgetUsd)}; no new tasks start`;
     case "permission_request":
       return `${event.task.name}: asks permission for ${event.request.toolName}`;
     case "hook_failed":
@@ -45,8 +49,8 @@ export function describeEvent(event: RunEvent, state: RunState): string | undefi
 
 function describeResult(result: TaskResult, state: RunState): string {
   const row = state.rows.find((r) => r.name === result.name);
-  const stats = `${result.numTurns} turn${result.numTurns === 1 ? "" : "s"}, ${formatUsd(result.costUsd)}, ${formatDuration(result.durationMs)}`;
-  const detail = result.error ? oneLine(result.error.message) : oneLine(result.text);
+  const stats = `${result.numTurns} turn${result.numTurns === 1 ? "" : "s"}, ${formatUsd(result.costUsd, state.costSimulated)}, ${formatDuration(result.durationMs)}`;
+  const detail = resultLine(result);
   return `${result.name}: ${result.status}${result.attempts > 0 ? ` (${stats})` : ""}${detail ? `: ${detail}` : ""}${row?.parentName ? ` [for ${row.parentName}]` : ""}`;
 }
 
