@@ -32,3 +32,33 @@ export class WorkerCost {
     return delta;
   }
 }
+
+/** The share of input tokens read from the prompt cache; undefined before any input. */
+export function cacheReadShare(usage: Usage): number | undefined {
+  const input = usage.inputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
+  return input > 0 ? usage.cacheReadInputTokens / input : undefined;
+}
+
+// The API's price ratios to a model's input price (its documented list prices keep to them).
+const WRITE_5M = 1.25;
+const WRITE_1H = 2;
+const READ = 0.1;
+const OUTPUT = 5;
+
+/**
+ * What the cache reads of one result saved: the same tokens as 5-minute
+ * writes, less what they cost as reads. The CLI reports a cost, not its
+ * prices, so the input price is the one that, at the API's ratios, gives the
+ * cost the CLI reported for this usage; prices the CLI was told to use
+ * (managed pricing) carry through.
+ */
+export function cacheSavingUsd(usage: Record<string, unknown> | undefined, costUsd: number): number {
+  if (!usage || costUsd <= 0) return 0;
+  const read = num(usage.cache_read_input_tokens);
+  if (read === 0) return 0;
+  const written = num(usage.cache_creation_input_tokens);
+  const split = (usage.cache_creation ?? {}) as Record<string, unknown>;
+  const written1h = Math.min(written, num(split.ephemeral_1h_input_tokens));
+  const units = num(usage.input_tokens) + WRITE_5M * (written - written1h) + WRITE_1H * written1h + READ * read + OUTPUT * num(usage.output_tokens);
+  return read * (WRITE_5M - READ) * (costUsd / units);
+}

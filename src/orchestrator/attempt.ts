@@ -13,6 +13,8 @@ export interface AttemptOptions {
   idleTimeoutMs: number | undefined;
   /** Called once the worker is up, to observe it; returns what stops observing it. */
   onStarted(worker: Worker, origin: WorkerOrigin): () => void;
+  /** Holds the prompt of a worker that is up until it may go (the cache stagger); rejects with the signal's reason. */
+  beforeSend?: (signal: AbortSignal) => Promise<void>;
   onMessage(message: CliMessage): void;
 }
 
@@ -70,6 +72,7 @@ async function runTurn(lease: Lease, options: AttemptOptions, stop: AbortSignal,
   const unobserve = options.onStarted(worker, lease.origin);
   let clean: TurnResult | undefined;
   try {
+    await options.beforeSend?.(stop);
     resetIdle();
     const collected = worker.send(options.prompt, { signal: stop }).collect();
     let stoppedAfterResult = false;

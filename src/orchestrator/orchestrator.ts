@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto";
 import { AbortError } from "../errors.ts";
 import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
-import type { TurnResult, Worker, WorkerOptions } from "../worker/index.ts";
+import { promptPrefixKey, type TurnResult, type Worker, type WorkerOptions } from "../worker/index.ts";
 import { addUsage, emptyUsage, WorkerCost } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import { Budget } from "./budget.ts";
+import { CacheStagger, type StaggerTicket } from "./cache-stagger.ts";
 import { type AgentSpec, layerWorkerOptions, sessionWorkerOptions, tasksPerProcess, taskWorkerOptions } from "./compose.ts";
 import {
   BudgetExceededError,
@@ -34,8 +35,9 @@ import {
   type TaskSpec,
   TaskSpecSchema,
   type TaskStatus,
+  type Usage,
 } from "./types.ts";
-import { WorkerFactory } from "./worker-factory.ts";
+import { WorkerFactory, type WorkerPlan } from "./worker-factory.ts";
 import { WorkerPool } from "./worker-pool.ts";
 
 const DEFAULT_CONCURRENCY = 4;
@@ -75,6 +77,8 @@ export class Orchestrator implements TaskRunner {
   readonly scheduler: Scheduler;
   private readonly hub = new EventHub<OrchestratorEvent>();
   private readonly budget: Budget;
+  /** Undefined when turned off: every worker sends its first prompt at once. */
+  private readonly stagger: CacheStagger | undefined;
   private readonly closing = new AbortController();
   private readonly budgetStop = new AbortController();
   private readonly transcripts: TranscriptDirectory | undefined;
@@ -97,6 +101,8 @@ export class Orchestrator implements TaskRunner {
     this.budget = new Budget(options.budgetUsd, options.ledger);
     // With a shared ledger, spending elsewhere may reach the budget: the tasks here stop too.
     this.budget.onReached((reached) => this.stopForBudget(reached));
+    const stagger = options.cacheStagger ?? true;
+    this.stagger = stagger === false ? undefined : new CacheStagger(stagger === true ? {} : stagger);
     this.transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
     this.agentSessions = new AgentSessions((kind, agent, chain, asker) => this.startSessionWorker(kind, agent, chain, asker));
     this.peers = new PeerNetwork<TaskRecord>({
@@ -131,7 +137,7 @@ export class Orchestrator implements TaskRunner {
     return this.hub.stream({ signal });
   }
 
-  get totals(): { costUsd: number; usage: ReturnType<typeof emptyUsage>; tasks: Record<TaskStatus, number>; budgetExceeded: boolean } {
+  get totals(): { costUsd: number; usage: Usage; tasks: Record<TaskStatus, number>; budgetExceeded: boolean } {
     return { costUsd: this.budget.spentUsd, usage: { ...this.totalUsage }, tasks: { ...this.statusCounts }, budgetExceeded: this.budget.exceeded };
   }
 
@@ -347,38 +353,68 @@ export class Orchestrator implements TaskRunner {
     const { info } = record;
     const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
     const maxTasks = tasksPerProcess(record.agent, this.options.reuse);
-    const turn = await runAttempt({
-      acquire: (stop, fresh) => this.#pool.lease(plan, { maxTasks, signal: stop, fresh }),
-      prompt: spec.prompt,
-      signal,
-      idleTimeoutMs: spec.idleTimeoutMs ?? this.options.idleTimeoutMs,
-      onStarted: (worker, origin) => {
-        this.hub.emit({
-          type: "task_started",
-          task: info,
-          attempt: record.attempts,
-          pid: worker.pid,
-          worker: origin,
-          startedAt: record.startedAt ?? Date.now(),
-        });
-        return worker.on((event) => {
-          if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
-          else if (event.type === "permission_request")
-            this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
-          else if (event.type === "permission_settled") this.hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });
-        });
-      },
-      onMessage: (message) => {
-        record.attemptMessages.push(message);
-        this.onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
-      },
-    });
-    const expectsStructuredOutput =
-      layerWorkerOptions({ defaults: this.options.defaults, agent: record.agent, task: record.overrides }).jsonSchema !== undefined;
-    const failure = turnFailure(turn, expectsStructuredOutput);
-    if (failure) throw failure;
-    this.scheduler.reportSuccess();
-    return turn;
+    const { ticket, hidePartial, leasePlan } = this.staggered(plan);
+    try {
+      const turn = await runAttempt({
+        acquire: (stop, fresh) => this.#pool.lease(leasePlan, { maxTasks, signal: stop, fresh }),
+        prompt: spec.prompt,
+        signal,
+        idleTimeoutMs: spec.idleTimeoutMs ?? this.options.idleTimeoutMs,
+        beforeSend: ticket && ((stop) => ticket.ready(stop)),
+        onStarted: (worker, origin) => {
+          this.hub.emit({
+            type: "task_started",
+            task: info,
+            attempt: record.attempts,
+            pid: worker.pid,
+            worker: origin,
+            startedAt: record.startedAt ?? Date.now(),
+          });
+          return worker.on((event) => {
+            if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
+            else if (event.type === "permission_request")
+              this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
+            else if (event.type === "permission_settled") this.hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });
+          });
+        },
+        onMessage: (message) => {
+          ticket?.observe(message);
+          if (hidePartial && message.type === "stream_event") return;
+          record.attemptMessages.push(message);
+          this.onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
+        },
+      });
+      const expectsStructuredOutput =
+        layerWorkerOptions({ defaults: this.options.defaults, agent: record.agent, task: record.overrides }).jsonSchema !== undefined;
+      const failure = turnFailure(turn, expectsStructuredOutput);
+      if (failure) throw failure;
+      this.scheduler.reportSuccess();
+      return turn;
+    } finally {
+      ticket?.release();
+    }
+  }
+
+  /**
+   * A task's place in its prefix group. A new process that may lead streams
+   * partial messages: its group waits for its response to begin, and the
+   * first streamed event says so at once, where the first assistant message
+   * waits for a whole content block (a long thinking block, say). A task that
+   * did not ask for them never sees them (hidePartial), from whichever process
+   * serves it: a reused one may have been started to lead.
+   */
+  private staggered(plan: WorkerPlan<TaskRecord>): { ticket: StaggerTicket | undefined; hidePartial: boolean; leasePlan: WorkerPlan<TaskRecord> } {
+    const ticket = this.stagger?.join(promptPrefixKey(plan.settings));
+    const hidePartial = ticket !== undefined && !plan.settings.includePartialMessages;
+    const leasePlan =
+      ticket?.mayLead && hidePartial
+        ? {
+            ...plan,
+            start: (signal: AbortSignal | undefined, extra?: Partial<WorkerOptions>) =>
+              plan.start(signal, { includePartialMessages: true, ...extra }),
+          }
+        : plan;
+    return { ticket, hidePartial, leasePlan };
   }
 
   /** A message from the worker of a task or session: transcript, event, rate limits and, with a result, its cost. */
@@ -411,7 +447,9 @@ export class Orchestrator implements TaskRunner {
       addUsage(record.usage, usage);
     }
     const reached = this.budget.charge(usd, added);
-    if (record && "info" in record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd });
+    if (record && "info" in record) {
+      this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd, totalUsage: { ...this.totalUsage } });
+    }
     if (reached) this.stopForBudget(reached);
   }
 

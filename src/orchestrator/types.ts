@@ -120,7 +120,8 @@ export type OrchestratorEvent =
   | { type: "task_retry"; task: TaskInfo; attempt: number; delayMs: number; error: { code: string; message: string } }
   | { type: "task_finished"; task: TaskInfo; result: TaskResult }
   | { type: "worker_state"; task: TaskInfo; state: WorkerState }
-  | { type: "cost"; task: TaskInfo; taskUsd: number; totalUsd: number }
+  /** A result was charged: the task's cost so far, and the run's cost and usage. */
+  | { type: "cost"; task: TaskInfo; taskUsd: number; totalUsd: number; totalUsage: Usage }
   | { type: "rate_limit"; state: RateLimitState }
   | { type: "budget_exceeded"; spentUsd: number; budgetUsd: number }
   | { type: "permission_request"; task: TaskInfo; requestId: string; request: Omit<PermissionRequest, "signal"> }
@@ -223,6 +224,15 @@ export interface OrchestratorOptions {
   inbox?: InboxStore;
   /** Give workers the built-in "cadre" MCP server (ask_peer, spawn_worker, …). Default: when there are agents. */
   peerTools?: boolean;
+  /**
+   * Cache-aware fan-out, on by default: of tasks whose workers send the same
+   * prompt prefix (same model, agent, tools, MCP servers, working directory),
+   * one sends its first prompt at once and the others, started meanwhile,
+   * send theirs when its response begins (or `maxWaitMs`, default 5 s, after
+   * its request went out), so they read the prefix from the API's cache
+   * instead of each writing it. False sends every first prompt at once.
+   */
+  cacheStagger?: boolean | { maxWaitMs?: number };
   /** Write one JSONL transcript per task here. */
   outDir?: string;
   /** Defaults for tasks that do not set them. */

@@ -27,6 +27,11 @@ export interface WorkerPlan<R extends { info: TaskInfo }> {
    * (after precedence): an idle process of the same key serves it as well as a new one.
    */
   readonly key: string;
+  /**
+   * The settings the work asks for (defaults < agent < its own < workerOptions), without the
+   * routing bound late and what a process brings: what decides the prompt prefix it sends.
+   */
+  readonly settings: WorkerOptions;
   /** A new process bound to this work; `extra` is merged last (a session's `resume`). */
   start(signal: AbortSignal | undefined, extra?: Partial<WorkerOptions>): Promise<BoundWorker<R>>;
   /** Hands an idle process of the same key to this work. */
@@ -67,6 +72,7 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     const key = stableKey({ agent: context.agent, settled, perWorker });
     return {
       key,
+      settings: layerWorkerOptions({ ...layers, call: () => [perWorker] }),
       start: (signal, extra) => this.#start(key, work, { ...layers, settled, perWorker }, signal, extra),
       adopt: (bound) => bound.bindTo(context, work.record, work.canUseTool),
     };

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 import { apiErrorBody, apiErrorHeaders } from "./api-error.ts";
+import { type CacheLookup, type CacheUsage, PromptCache } from "./prompt-cache.ts";
 import { buildReply, estimateTokens, type Reply, textReply } from "./reply.ts";
 import {
   parseScript,
@@ -22,6 +23,9 @@ import { type ApiMessage, templateContext } from "./template.ts";
  * is the number of assistant messages in the request, so the server keeps no
  * per-conversation state: retries replay the same step, a second user turn
  * continues the script, and many workers can share one script.
+ *
+ * Prompt caching is simulated (prompt-cache.ts) across all scripts, as one
+ * account's cache: usage reports cache writes and reads as the API would.
  *
  * Subagents (the Agent/Task tool) call the same base URL with their own
  * fresh conversation; they play the script "<name>:subagent" instead, so a
@@ -66,6 +70,17 @@ export interface RecordedRequest {
   betas: string[];
   /** Epoch milliseconds. */
   at: number;
+  /** What the request is billed for on the input side; undefined when it was answered with an error. */
+  usage: CacheUsage | undefined;
+  /** When its response began (message_start), in epoch milliseconds; undefined if it never did. */
+  respondedAt: number | undefined;
+}
+
+/** A request the server answers with a message, and the cache lookup that message reports. */
+interface Answer {
+  record: RecordedRequest;
+  cache: CacheLookup;
+  meta: MessageMeta;
 }
 
 const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
@@ -108,6 +123,7 @@ export class RehearsalServer {
   readonly #scripts = new Map<string, RehearsalScript>();
   /** Attempts seen per script and step, for `fail: { times }`. */
   readonly #attempts = new Map<string, number>();
+  readonly #cache = new PromptCache();
   /** Process token → the script it plays now. */
   readonly #bindings = new Map<string, string>();
   readonly #sockets = new Set<Socket>();
@@ -251,8 +267,8 @@ export class RehearsalServer {
     } catch {
       return this.#sendError(res, 400, "request body is not a JSON object");
     }
-    const inputTokens = estimateTokens(raw.length);
-    if (!isMessages) return this.#sendJson(res, 200, { input_tokens: inputTokens });
+    const totalTokens = estimateTokens(raw.length);
+    if (!isMessages) return this.#sendJson(res, 200, { input_tokens: totalTokens });
 
     let routeName: string | undefined;
     try {
@@ -292,12 +308,20 @@ export class RehearsalServer {
       agentId,
       betas: (header(req, "anthropic-beta") ?? "").split(",").filter((beta) => beta !== ""),
       at: Date.now(),
+      usage: undefined,
+      respondedAt: undefined,
     };
     this.#requests.push(record);
-    const meta: MessageMeta = { id: this.#nextId("msg"), model: record.model, inputTokens };
+    const id = this.#nextId("msg");
+    // Looked up when the request is accepted, before any scripted delay: the cache as the request finds it.
+    const accept = (): Answer => {
+      const cache = this.#cache.lookup(body, totalTokens);
+      record.usage = cache.usage;
+      return { record, cache, meta: { id, model: record.model, usage: cache.usage } };
+    };
 
     if (outcome === "side") {
-      return this.#reply(res, record.stream, textReply("rehearsal"), meta, undefined);
+      return this.#reply(res, accept(), textReply("rehearsal"), undefined);
     }
     if (outcome === "unknown_script") {
       const known = [...this.#scripts.keys()].map((name) => `"${name}"`).join(", ") || "none";
@@ -308,12 +332,12 @@ export class RehearsalServer {
     if (outcome === "unscripted_subagent") {
       const message = `rehearsal: a subagent of script "${baseScript}" called the model, and there is no script "${script}"`;
       this.#warn(message);
-      return this.#reply(res, record.stream, textReply(message), meta, undefined);
+      return this.#reply(res, accept(), textReply(message), undefined);
     }
     if (step === undefined) {
       const message = `rehearsal: script "${script}" has no step ${position} (it has ${steps!.length} steps, numbered from 0)`;
       this.#warn(message);
-      return this.#reply(res, record.stream, textReply(message), meta, undefined);
+      return this.#reply(res, accept(), textReply(message), undefined);
     }
 
     const aborted = new AbortController();
@@ -329,9 +353,10 @@ export class RehearsalServer {
         return this.#sendError(res, step.fail.status, message);
       }
     }
+    const answer = accept();
     if (!(await this.#pause(step.delay_ms, aborted.signal))) return;
     const reply = buildReply(step, templateContext(messages, position, script), () => this.#nextId("toolu"));
-    await this.#reply(res, record.stream, reply, meta, step.chunk_delay_ms, aborted.signal);
+    await this.#reply(res, answer, reply, step.chunk_delay_ms, aborted.signal);
   }
 
   /** Once per distinct message: the CLI resends some failed requests. */
@@ -350,19 +375,24 @@ export class RehearsalServer {
     }
   }
 
-  async #reply(
-    res: http.ServerResponse,
-    stream: boolean,
-    reply: Reply,
-    meta: MessageMeta,
-    chunkDelay: number | undefined,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    if (!stream) return this.#sendJson(res, 200, messageJson(reply, meta), { "request-id": meta.id });
+  /** The response begins: what it wrote to the cache becomes readable. */
+  #begin(answer: Answer): void {
+    if (answer.record.respondedAt !== undefined) return;
+    answer.record.respondedAt = Date.now();
+    answer.cache.begin();
+  }
+
+  async #reply(res: http.ServerResponse, answer: Answer, reply: Reply, chunkDelay: number | undefined, signal?: AbortSignal): Promise<void> {
+    const { meta } = answer;
+    if (!answer.record.stream) {
+      this.#begin(answer);
+      return this.#sendJson(res, 200, messageJson(reply, meta), { "request-id": meta.id });
+    }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": meta.id });
     for (const frame of sseFrames(reply, meta, chunkDelay !== undefined)) {
       if (frame.delta && chunkDelay && signal && !(await this.#pause(chunkDelay, signal))) return;
       if (res.destroyed) return;
+      this.#begin(answer);
       await write(res, frame.data);
     }
     res.end();

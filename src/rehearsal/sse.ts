@@ -1,3 +1,4 @@
+import type { CacheUsage } from "./prompt-cache.ts";
 import { estimateTokens, type Reply, replyChars } from "./reply.ts";
 
 /**
@@ -9,7 +10,8 @@ import { estimateTokens, type Reply, replyChars } from "./reply.ts";
 export interface MessageMeta {
   id: string;
   model: string;
-  inputTokens: number;
+  /** The input side: plain and cached input tokens. */
+  usage: CacheUsage;
 }
 
 /** One SSE frame; `delta` frames are the ones a slow step spaces out. */
@@ -40,8 +42,8 @@ export function splitJson(json: string): string[] {
   return pieces;
 }
 
-function usage(inputTokens: number, outputTokens: number): Record<string, number> {
-  return { input_tokens: inputTokens, output_tokens: outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+function usage(input: CacheUsage, outputTokens: number): Record<string, unknown> {
+  return { ...input, cache_creation: { ...input.cache_creation }, output_tokens: outputTokens };
 }
 
 export function* sseFrames(reply: Reply, meta: MessageMeta, byWord: boolean): Generator<SseFrame> {
@@ -58,7 +60,7 @@ export function* sseFrames(reply: Reply, meta: MessageMeta, byWord: boolean): Ge
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: usage(meta.inputTokens, 1),
+      usage: usage(meta.usage, 1),
     },
   });
   for (const [index, block] of reply.content.entries()) {
@@ -80,7 +82,7 @@ export function* sseFrames(reply: Reply, meta: MessageMeta, byWord: boolean): Ge
   }
   yield frame("message_delta", {
     delta: { stop_reason: reply.stopReason, stop_sequence: null },
-    usage: usage(meta.inputTokens, estimateTokens(replyChars(reply))),
+    usage: usage(meta.usage, estimateTokens(replyChars(reply))),
   });
   yield frame("message_stop", {});
 }
@@ -95,6 +97,6 @@ export function messageJson(reply: Reply, meta: MessageMeta): Record<string, unk
     content: reply.content,
     stop_reason: reply.stopReason,
     stop_sequence: null,
-    usage: usage(meta.inputTokens, estimateTokens(replyChars(reply))),
+    usage: usage(meta.usage, estimateTokens(replyChars(reply))),
   };
 }

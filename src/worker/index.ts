@@ -13,6 +13,7 @@ export {
   policyDecision,
   type Question,
 } from "./permissions.ts";
+export { promptPrefixKey } from "./prompt-prefix.ts";
 export { type ConversationReset, resetConversation } from "./reset.ts";
 export { type Prompt, Turn, type TurnResult } from "./turn.ts";
 export { Worker, type WorkerEvent, type WorkerListener, type WorkerState } from "./worker.ts";

@@ -68,7 +68,16 @@ function sampleState(): RunState {
     ],
     // The CLI sends one model reply as several messages with the same id: still one turn.
     [950, { type: "task_message", task: info("b.ts"), message: assistant("m1", [{ type: "text", text: "reading" }]) }],
-    [1000, { type: "cost", task: info("a.ts"), taskUsd: 0.0125, totalUsd: 0.0125 }],
+    [
+      1000,
+      {
+        type: "cost",
+        task: info("a.ts"),
+        taskUsd: 0.0125,
+        totalUsd: 0.0125,
+        totalUsage: { inputTokens: 60, outputTokens: 10, cacheReadInputTokens: 900, cacheCreationInputTokens: 40 },
+      },
+    ],
     [4700, { type: "task_finished", task: info("a.ts"), result: result("a.ts", "succeeded") }],
     [4800, { type: "rate_limit", state: { limit: 4, effectiveLimit: 2, backoffUntil: T0 + 7800, rateLimited: true } }],
   ];
@@ -88,7 +97,7 @@ describe("the live view's frame", () => {
     expect(lines[2]).toMatch(/^✔ a\.ts +succeeded +500ms +4\.2s +2 turns +\$0\.01 +a\.ts is fine$/);
     expect(lines[3]).toMatch(/^▶ b\.ts +running +600ms +5\.2s +1 turn +“reading”$/);
     expect(lines[4]).toMatch(/^· summary +waiting +after a\.ts, b\.ts$/);
-    expect(lines[5]).toBe("1 running  1 waiting  1 succeeded  $0.01 of $2.00   rate limited: 2/4 workers, starts paused 2.0s");
+    expect(lines[5]).toBe("1 running  1 waiting  1 succeeded  $0.01 of $2.00  90% cached   rate limited: 2/4 workers, starts paused 2.0s");
     expect(lines).toHaveLength(6);
   });
 
@@ -108,7 +117,7 @@ describe("the live view's frame", () => {
   it("marks a rehearsal's costs as simulated", () => {
     const state = new RunState("rehearsed", [{ name: "a" }], T0, undefined, true);
     state.apply({ type: "task_finished", task: info("a"), result: result("a", "succeeded") }, T0 + 5000);
-    state.apply({ type: "cost", task: info("a"), taskUsd: 0.0125, totalUsd: 0.0125 }, T0 + 5000);
+    state.apply({ type: "cost", task: info("a"), taskUsd: 0.0125, totalUsd: 0.0125, totalUsage: result("a", "succeeded").usage }, T0 + 5000);
     const lines = renderFrame(state, { now: T0 + 6000, width: 100, height: 30, colors: plain }).split("\n");
     expect(lines[2]).toMatch(/ ~\$0\.01 +a is fine$/);
     expect(lines[3]).toMatch(/^1 succeeded {2}~\$0\.01 \(simulated\) /);
@@ -183,7 +192,7 @@ describe("plain lines", () => {
     });
     expect(line({ type: "task_message", task: info("b.ts"), message: refused })).toBe("b.ts: tool error: cadre policy denies this Bash command");
     expect(line({ type: "task_queued", task: info("b.ts") })).toBeUndefined();
-    expect(line({ type: "cost", task: info("b.ts"), taskUsd: 1, totalUsd: 1 })).toBeUndefined();
+    expect(line({ type: "cost", task: info("b.ts"), taskUsd: 1, totalUsd: 1, totalUsage: result("b.ts", "succeeded").usage })).toBeUndefined();
     expect(line({ type: "budget_exceeded", spentUsd: 2.5, budgetUsd: 2 })).toBe("budget reached: spent $2.50 of $2.00; no new tasks start");
   });
 });
@@ -241,10 +250,13 @@ describe("summary", () => {
         })),
       },
       results: new Map([
-        ["a.ts", result("a.ts", "succeeded")],
+        [
+          "a.ts",
+          result("a.ts", "succeeded", { usage: { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 19_600, cacheCreationInputTokens: 300 } }),
+        ],
         ["b.ts", result("b.ts", "failed")],
       ]),
-      totals: { costUsd: 0.03, usage: { inputTokens: 250, outputTokens: 25, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } },
+      totals: { costUsd: 0.03, usage: { inputTokens: 250, outputTokens: 25, cacheReadInputTokens: 19_600, cacheCreationInputTokens: 300 } },
       sessions: [
         {
           id: "p1",
@@ -286,16 +298,25 @@ describe("summary", () => {
       }),
     ]);
     // What the run spent, and the turns of every task and session listed.
-    expect(summary.totals).toMatchObject({ tasks: 2, succeeded: 1, failed: 1, num_turns: 5, usage: { input_tokens: 250, output_tokens: 25 } });
+    expect(summary.totals).toMatchObject({
+      tasks: 2,
+      succeeded: 1,
+      failed: 1,
+      num_turns: 5,
+      usage: { input_tokens: 250, output_tokens: 25, cache_read_input_tokens: 19_600, cache_creation_input_tokens: 300 },
+    });
+    // a.ts alone read from the cache: its reads as writes less as reads, at the price its cost implies.
+    expect(summary.totals.cache_saved_usd).toBeCloseTo((19_600 * (1.25 - 0.1) * 0.0125) / (100 + 1.25 * 300 + 0.1 * 19_600 + 5 * 10), 10);
+    expect(summary.tasks[0]!.usage).toMatchObject({ cache_read_input_tokens: 19_600, cache_creation_input_tokens: 300 });
     expect(summary.totals.cost_usd).toBeCloseTo(0.03, 10);
     const table = renderFinalTable(summary, { width: 100, colors: plain }).split("\n");
-    expect(table[0]).toMatch(/^task +status +turns +cost +queued +time +result$/);
+    expect(table[0]).toMatch(/^task +status +turns +cost +cached +queued +time +result$/);
     // A rehearsal's costs are the scripted model's tokens priced, not money spent: marked as simulated.
     expect(summary.cost_simulated).toBe(true);
-    expect(table[1]).toMatch(/^a\.ts +succeeded +2 +~\$0\.01 +500ms +4\.2s +a\.ts is fine$/);
-    expect(table[2]).toMatch(/^b\.ts +failed +2 +~\$0\.01 +500ms +4\.2s +API error 400$/);
-    expect(table[3]).toMatch(/^ {2}peer:critic +peer +1 +~\$0\.0050 +peer for a\.ts$/);
-    expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 5 turns, ~$0.03 (simulated), 5.0s");
+    expect(table[1]).toMatch(/^a\.ts +succeeded +2 +~\$0\.01 +98% +500ms +4\.2s +a\.ts is fine$/);
+    expect(table[2]).toMatch(/^b\.ts +failed +2 +~\$0\.01 +0% +500ms +4\.2s +API error 400$/);
+    expect(table[3]).toMatch(/^ {2}peer:critic +peer +1 +~\$0\.0050 +0% +peer for a\.ts$/);
+    expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 5 turns, ~$0.03 (simulated), 97% of input from cache (saved ~$0.11), 5.0s");
   });
 });
 

@@ -90,7 +90,7 @@ describe("cadre run", () => {
     for (const line of log!.split("\n")) expect(line).toMatch(/^\d\d:\d\d:\d\d \S/);
     expect(log).toContain('after-broken: skipped: dependency "broken" failed');
     expect(log).toMatch(/broken: failed \(\d+ turns?, .*scripted outage/);
-    expect(table).toMatch(/^task +status +turns +cost +queued +time +result\nok +succeeded/);
+    expect(table).toMatch(/^task +status +turns +cost +cached +queued +time +result\nok +succeeded/);
     expect(run.stdout).toContain(`summary: ${join(out, "summary.json")}`);
   });
 

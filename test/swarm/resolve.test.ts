@@ -112,6 +112,20 @@ describe("agent settings", () => {
   });
 });
 
+describe("cache_stagger", () => {
+  it("is on unless the swarm says false; the orchestrator gets it as cacheStagger", async () => {
+    const parse = async (head: string) => {
+      const result = await parseSwarmConfig(`${head}tasks: [{ name: t, prompt: go }]`, { baseDir: dir, env: {} });
+      if (!result.ok) throw new Error(JSON.stringify(result.errors));
+      return orchestratorOptionsFor(result.config);
+    };
+    expect((await parse("")).cacheStagger).toBeUndefined();
+    expect((await parse("cache_stagger: false\n")).cacheStagger).toBe(false);
+    const wrong = await parseSwarmConfig("cache_stagger: sometimes\ntasks: [{ name: t, prompt: go }]", { baseDir: dir, env: {} });
+    expect(wrong.ok ? [] : wrong.errors.map((e) => e.path)).toEqual(["cache_stagger"]);
+  });
+});
+
 describe("reuse", () => {
   it("goes from defaults and inline agents to the orchestrator, the agent's winning, and is not a worker setting", async () => {
     const text = [

@@ -1,4 +1,4 @@
-import type { OrchestratorEvent, RateLimitState, TaskResult, TaskStatus } from "../../orchestrator/index.ts";
+import type { OrchestratorEvent, RateLimitState, TaskResult, TaskStatus, Usage } from "../../orchestrator/index.ts";
 import type { SwarmEvent } from "../../swarm/runner.ts";
 import type { WorktreeOutcome } from "../../swarm/worktree.ts";
 import { describeMessage, oneLine, resultLine, worktreeLine } from "./activity.ts";
@@ -39,6 +39,8 @@ export class RunState {
   readonly rows: TaskRow[];
   /** Cost of the run as the orchestrator counts it (peer and supervisor sessions included once they report). */
   totalUsd = 0;
+  /** The run's token usage as of the latest result (for the share read from the prompt cache). */
+  totalUsage: Usage | undefined;
   rateLimit: RateLimitState | undefined;
   budget: { spentUsd: number; budgetUsd: number } | undefined;
   interrupted = false;
@@ -90,6 +92,7 @@ export class RunState {
         return;
       case "cost":
         this.totalUsd = Math.max(this.totalUsd, event.totalUsd);
+        this.totalUsage = event.totalUsage;
         this.row(event.task).costUsd = event.taskUsd;
         return;
       case "task_rerun":

@@ -2,14 +2,14 @@ import { renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import process from "node:process";
 import { z } from "zod";
-import type { SessionRecord, TaskResult, Usage } from "../../orchestrator/index.ts";
+import { cacheReadShare, cacheSavingUsd, type SessionRecord, type TaskResult, type Usage } from "../../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
 import type { TaskFingerprint } from "../../swarm/fingerprint.ts";
 import { unrunResult } from "../../swarm/runner.ts";
 import type { WorktreeOutcome } from "../../swarm/worktree.ts";
 import { SIGNAL_EXIT_CODES, type StopSignal } from "../signals.ts";
 import { oneLine, resultLine, worktreeLine } from "./activity.ts";
-import { type Colors, formatDuration, formatUsd, paint, table } from "./view/format.ts";
+import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./view/format.ts";
 
 const UsageSchema = z.looseObject({
   input_tokens: z.number(),
@@ -110,6 +110,12 @@ export const SummarySchema = z.looseObject({
     /** Everything the run spent: in a local run, the sum of its tasks' and sessions' (each is listed). */
     cost_usd: z.number(),
     usage: UsageSchema,
+    /**
+     * What the cache reads saved: their tokens priced as cache writes, less
+     * their price as reads; the sum over tasks and sessions, each estimated
+     * at the API's price ratios from the cost the CLI reported for it.
+     */
+    cache_saved_usd: z.number(),
     num_turns: z.number(),
   }),
   tasks: z.array(SummaryTaskSchema),
@@ -124,6 +130,15 @@ export function exitCodeFor(results: Iterable<TaskResult>, stoppedBy: StopSignal
   if (stoppedBy !== undefined) return SIGNAL_EXIT_CODES[stoppedBy];
   for (const result of results) if (result.status !== "succeeded") return 1;
   return 0;
+}
+
+function usageOf(json: SummaryTask["usage"]): Usage {
+  return {
+    inputTokens: json.input_tokens,
+    outputTokens: json.output_tokens,
+    cacheReadInputTokens: json.cache_read_input_tokens,
+    cacheCreationInputTokens: json.cache_creation_input_tokens,
+  };
 }
 
 function usageJson(usage: Usage): SummaryTask["usage"] {
@@ -242,6 +257,7 @@ export function buildSummary(input: SummaryInput): Summary {
       skipped: count("skipped"),
       cost_usd: (input.earlierCostUsd ?? 0) + input.totals.costUsd,
       usage: usageJson(input.totals.usage),
+      cache_saved_usd: [...tasks, ...sessions].reduce((sum, entry) => sum + cacheSavingUsd(entry.usage, entry.cost_usd), 0),
       num_turns: [...tasks, ...sessions].reduce((sum, entry) => sum + entry.num_turns, 0),
     },
     attempt_totals: {
@@ -280,12 +296,13 @@ function resultCell(task: SummaryTask): string {
 /** The table printed when the run ends: one row per task, one per other session (indented), then the totals, their sum. */
 export function renderFinalTable(summary: Summary, options: { width: number; colors: Colors }): string {
   const c = options.colors;
-  const header = ["task", "status", "turns", "cost", "queued", "time", "result"];
+  const header = ["task", "status", "turns", "cost", "cached", "queued", "time", "result"];
   const rows = summary.tasks.map((task) => [
     task.name,
     task.status,
     String(task.num_turns),
     formatUsd(task.cost_usd, summary.cost_simulated),
+    formatCacheShare(cacheReadShare(usageOf(task.usage))),
     task.started_at === null && task.queued_ms === 0 ? "" : formatDuration(task.queued_ms),
     formatDuration(task.duration_ms),
     resultCell(task),
@@ -295,6 +312,7 @@ export function renderFinalTable(summary: Summary, options: { width: number; col
     session.status ?? session.role,
     String(session.num_turns),
     formatUsd(session.cost_usd, summary.cost_simulated),
+    formatCacheShare(cacheReadShare(usageOf(session.usage))),
     "",
     "",
     `${session.role}${session.parent === null ? "" : ` for ${session.parent}`}`,
@@ -309,9 +327,13 @@ export function renderFinalTable(summary: Summary, options: { width: number; col
   if (t.failed > 0) parts.push(c.red(`${t.failed} failed`));
   if (t.cancelled > 0) parts.push(c.yellow(`${t.cancelled} cancelled`));
   if (t.skipped > 0) parts.push(c.yellow(`${t.skipped} skipped`));
+  const share = cacheReadShare(usageOf(t.usage));
   parts.push(
     `${t.num_turns} turns`,
     `${formatUsd(t.cost_usd, summary.cost_simulated)}${summary.cost_simulated ? " (simulated)" : ""}`,
+    ...(share !== undefined && share > 0
+      ? [`${formatCacheShare(share)} of input from cache (saved ${formatUsd(t.cache_saved_usd, summary.cost_simulated)})`]
+      : []),
     formatDuration(summary.duration_ms),
   );
   if (summary.interrupted) parts.push(c.yellow("interrupted"));

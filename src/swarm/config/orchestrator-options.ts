@@ -121,6 +121,7 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
     ...(config.concurrency !== undefined && { concurrency: config.concurrency }),
     ...(limits.length > 0 && { agentLimits: Object.fromEntries(limits) }),
     ...(config.budget_usd !== undefined && { budgetUsd: config.budget_usd }),
+    ...(config.cache_stagger !== undefined && { cacheStagger: config.cache_stagger }),
     ...(config.defaults.retries !== undefined && { retries: config.defaults.retries }),
     ...(config.defaults.reuse !== undefined && { reuse: config.defaults.reuse }),
     agents: mapValues(config.agents, agentSpec),

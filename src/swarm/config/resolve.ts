@@ -59,6 +59,7 @@ export interface ResolvedSwarmConfig {
   base_dir: string;
   concurrency?: number;
   budget_usd?: number;
+  cache_stagger?: boolean;
   /** False: workers keep no session files. Absent: true. */
   session_persistence?: boolean;
   defaults: ResolvedDefaults;
@@ -135,6 +136,7 @@ export async function resolveSwarmConfig(
       base_dir: baseDir,
       ...(input.concurrency !== undefined && { concurrency: input.concurrency }),
       ...(input.budget_usd !== undefined && { budget_usd: input.budget_usd }),
+      ...(input.cache_stagger !== undefined && { cache_stagger: input.cache_stagger }),
       session_persistence: input.session_persistence,
       defaults,
       agents: agents.agents,

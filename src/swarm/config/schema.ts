@@ -127,6 +127,12 @@ export const SwarmConfigSchema = z
     name: z.string().min(1).optional().describe("The swarm's name; default: the config file's name."),
     concurrency: z.int().positive().optional().describe("How many workers may run at once."),
     budget_usd: z.number().positive().optional().describe("Stop starting tasks once the swarm has spent this much."),
+    cache_stagger: z
+      .boolean()
+      .optional()
+      .describe(
+        "Default true: of tasks whose workers share a prompt prefix (same agent, model, tools, directory), one sends its first prompt at once and the others when its response begins, so they read the prefix from the API's cache instead of each writing it. false: all at once.",
+      ),
     session_persistence: z
       .boolean()
       .default(true)

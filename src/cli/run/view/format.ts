@@ -21,6 +21,11 @@ export function formatUsd(usd: number, simulated = false): string {
   return `${simulated ? "~" : ""}$${usd.toFixed(usd > 0 && usd < 0.01 ? 4 : 2)}`;
 }
 
+/** The share of input read from the prompt cache: "87%", or "" before there is any input. */
+export function formatCacheShare(share: number | undefined): string {
+  return share === undefined ? "" : `${Math.round(100 * share)}%`;
+}
+
 /** 950ms, 12.3s, 4m05s, 1h02m. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;

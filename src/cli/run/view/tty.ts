@@ -1,6 +1,7 @@
 import { createLogUpdate } from "log-update";
+import { cacheReadShare } from "../../../orchestrator/index.ts";
 import type { RowStatus, RunEvent, RunState, TaskRow } from "../state.ts";
-import { type Colors, formatDuration, formatUsd, paint, table } from "./format.ts";
+import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
 
 const SYMBOLS: Record<RowStatus, string> = {
@@ -93,6 +94,7 @@ export function renderFrame(state: RunState, options: FrameOptions): string {
     counts.cancelled > 0 ? c.yellow(`${counts.cancelled} cancelled`) : undefined,
     counts.skipped > 0 ? c.yellow(`${counts.skipped} skipped`) : undefined,
     `${formatUsd(state.totalUsd, state.costSimulated)}${state.budgetUsd === undefined ? "" : ` of ${formatUsd(state.budgetUsd)}`}${state.costSimulated ? " (simulated)" : ""}`,
+    state.totalUsage && cacheReadShare(state.totalUsage) ? `${formatCacheShare(cacheReadShare(state.totalUsage))} cached` : undefined,
   ].filter((part) => part !== undefined);
   const footer = [parts.join("  "), rateLimitLine(state, now, c)];
   if (state.budget) footer.push(c.red(`budget reached (${formatUsd(state.budget.spentUsd, state.costSimulated)}): no new tasks start`));

@@ -1,0 +1,218 @@
+import type { CliMessage } from "../protocol/index.ts";
+
+/**
+ * Staggered first requests per prefix group. Workers whose requests start
+ * with the same prefix (same promptPrefixKey) form a group. The API makes a
+ * cached prefix readable only once the response that wrote it has begun, so
+ * in a group whose prefix is not cached the first worker ready to send, its
+ * leader, sends its first prompt at once; the others start and initialize
+ * meanwhile and send theirs when the leader's response begins, or
+ * `maxWaitMs` after the leader's request went out if it has not. They then
+ * read the prefix (0.1× the input price)
+ * instead of each writing it (1.25×). The leader is the first one ready, not
+ * the first one started: on a busy machine workers finish starting in any
+ * order, and none should wait for a slower one to start.
+ *
+ * A group stays warm for the cache's lifetime after each response of one of
+ * its workers began (5 minutes, 1 hour once a response reports a 1-hour
+ * write), so later workers do not wait. A leader that fails before its
+ * response begins passes the lead to the first worker waiting. A group whose
+ * leader's response reports no caching at all never waits again.
+ */
+
+export interface CacheStaggerOptions {
+  /** How long a worker waits for its leader's response to begin, from the leader's request. Default 5 s. */
+  maxWaitMs?: number;
+  /**
+   * How long a worker waits for its leader's request to go out at all.
+   * Default 30 s: a CLI takes seconds from prompt to request on a busy
+   * machine (measured: 2 to 16 s with 12 workers starting on 2 busy cores).
+   */
+  leaderStartMs?: number;
+  /** The clock, for tests. Default Date.now. */
+  now?: () => number;
+}
+
+/** A worker's place in its group, from before it starts until its attempt ends. */
+export interface StaggerTicket {
+  /**
+   * Its group's prefix was not cached when it joined, so it may lead, and
+   * then the earliest sign of its response (its first streamed event) matters.
+   */
+  readonly mayLead: boolean;
+  /** Resolves when the first prompt may go; rejects with the signal's reason. */
+  ready(signal: AbortSignal): Promise<void>;
+  /** Every message of the worker. */
+  observe(message: CliMessage): void;
+  /** The attempt is over, however it ended. */
+  release(): void;
+}
+
+const DEFAULT_MAX_WAIT_MS = 5_000;
+const DEFAULT_LEADER_START_MS = 30_000;
+const TTL_5M_MS = 5 * 60_000;
+const TTL_1H_MS = 60 * 60_000;
+
+interface Group {
+  warmUntil: number;
+  ttlMs: number;
+  /** The leader's response reported neither a cache write nor a read: nothing to wait for. */
+  uncached: boolean;
+  leader: Ticket | undefined;
+  /** When the leader's first request went out (its "requesting" status, a streamed event). */
+  requestedAt: number | undefined;
+  /** Workers holding their first prompt, in the order they became ready. */
+  waiting: Set<Ticket>;
+}
+
+/** The usage of a response that has begun, or undefined when the message does not mean one has. */
+function responseUsage(message: CliMessage): Record<string, unknown> | "none" | undefined {
+  // A subagent's conversation has its own prefix.
+  if ("parent_tool_use_id" in message && message.parent_tool_use_id) return undefined;
+  if (message.type === "stream_event") {
+    return message.event.type === "message_start" ? (message.event.message.usage ?? "none") : undefined;
+  }
+  // An API error comes as a synthetic assistant message: no response began.
+  if (message.type === "assistant" && message.error === undefined && message.message.model !== "<synthetic>") {
+    return message.message.usage ?? "none";
+  }
+  return undefined;
+}
+
+/** The CLI says so right before it calls the API (with partial messages, which a worker that may lead has). */
+function isRequesting(message: CliMessage): boolean {
+  return message.type === "system" && message.subtype === "status" && message.status === "requesting";
+}
+
+function tokens(usage: Record<string, unknown>, field: string): number {
+  const value = usage[field];
+  return typeof value === "number" ? value : 0;
+}
+
+interface Settings {
+  maxWaitMs: number;
+  leaderStartMs: number;
+  now: () => number;
+}
+
+class Ticket implements StaggerTicket {
+  readonly #group: Group;
+  readonly #settings: Settings;
+  /** Set while the worker waits: `open` lets its first prompt go, `rearm` sets its deadline again. */
+  #wait: { open(): void; rearm(): void } | undefined;
+  #released = false;
+
+  constructor(
+    readonly mayLead: boolean,
+    group: Group,
+    settings: Settings,
+  ) {
+    this.#group = group;
+    this.#settings = settings;
+  }
+
+  ready(signal: AbortSignal): Promise<void> {
+    const group = this.#group;
+    const { now, maxWaitMs, leaderStartMs } = this.#settings;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (group.uncached || group.warmUntil > now() || group.leader === this) return Promise.resolve();
+    if (group.leader === undefined) {
+      group.leader = this;
+      return Promise.resolve();
+    }
+    // A leader that asked more than maxWaitMs ago and has no answer yet has stalled: nothing to wait for.
+    if (group.requestedAt !== undefined && group.requestedAt + maxWaitMs <= now()) return Promise.resolve();
+    const readyAt = now();
+    // Once the leader has asked, its answer gets maxWaitMs; until then, it gets leaderStartMs to ask.
+    const deadline = () => (group.requestedAt === undefined ? readyAt + leaderStartMs : group.requestedAt + maxWaitMs);
+    return new Promise<void>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const finish = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        group.waiting.delete(this);
+        this.#wait = undefined;
+      };
+      const open = () => {
+        finish();
+        resolve();
+      };
+      const onAbort = () => {
+        finish();
+        reject(signal.reason);
+      };
+      const rearm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(open, Math.max(0, deadline() - now()));
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#wait = { open, rearm };
+      group.waiting.add(this);
+      rearm();
+    });
+  }
+
+  observe(message: CliMessage): void {
+    const group = this.#group;
+    if (group.leader === this && group.requestedAt === undefined && isRequesting(message)) {
+      group.requestedAt = this.#settings.now();
+      for (const waiting of group.waiting) waiting.#wait?.rearm();
+      return;
+    }
+    const usage = responseUsage(message);
+    if (usage === undefined) return;
+    if (usage !== "none") {
+      if (tokens(usage, "cache_creation_input_tokens") === 0 && tokens(usage, "cache_read_input_tokens") === 0) {
+        if (group.leader === this) group.uncached = true;
+      } else if (tokens((usage.cache_creation ?? {}) as Record<string, unknown>, "ephemeral_1h_input_tokens") > 0) {
+        group.ttlMs = TTL_1H_MS;
+      }
+    }
+    group.warmUntil = this.#settings.now() + group.ttlMs;
+    if (group.leader === this) {
+      group.leader = undefined;
+      group.requestedAt = undefined;
+    }
+    for (const waiting of [...group.waiting]) waiting.#wait?.open();
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    const group = this.#group;
+    group.waiting.delete(this);
+    if (group.leader !== this) return;
+    // The leader ended before its response began: the first worker waiting leads now, and the others wait for it.
+    group.leader = undefined;
+    group.requestedAt = undefined;
+    const [next, ...others] = group.waiting;
+    if (next) {
+      group.leader = next;
+      next.#wait?.open();
+    }
+    for (const waiting of others) waiting.#wait?.rearm();
+  }
+}
+
+export class CacheStagger {
+  readonly #groups = new Map<string, Group>();
+  readonly #settings: Settings;
+
+  constructor(options: CacheStaggerOptions = {}) {
+    this.#settings = {
+      maxWaitMs: options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS,
+      leaderStartMs: options.leaderStartMs ?? DEFAULT_LEADER_START_MS,
+      now: options.now ?? Date.now,
+    };
+  }
+
+  /** A worker of group `key` is about to start. */
+  join(key: string): StaggerTicket {
+    let group = this.#groups.get(key);
+    if (!group) {
+      group = { warmUntil: 0, ttlMs: TTL_5M_MS, uncached: false, leader: undefined, requestedAt: undefined, waiting: new Set() };
+      this.#groups.set(key, group);
+    }
+    return new Ticket(!group.uncached && group.warmUntil <= this.#settings.now(), group, this.#settings);
+  }
+}
