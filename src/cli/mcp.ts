@@ -1,12 +1,13 @@
 import { readFile } from "node:fs/promises";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { isLoopback, parseHostPort, serveHttp } from "../mcp/http.ts";
+import { serveHttp } from "../mcp/http.ts";
 import { McpRuntime, type McpRuntimeOptions } from "../mcp/runtime.ts";
 import { serveStdio } from "../mcp/stdio.ts";
 import { loadRehearsalScripts, type RehearsalScripts } from "../rehearsal/index.ts";
 import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
+import { isLoopback, parseHostPort } from "../util/http-guard.ts";
 import { numberFlag, UsageError } from "./flags.ts";
 
 const USAGE = "usage: cadre mcp [--http HOST:PORT] [--token T] [--config swarm.yaml] [--rehearse] [--scripts FILE] [options]";
@@ -108,7 +109,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     token = values.token ?? process.env.CADRE_MCP_TOKEN;
     if (token !== undefined && token.length < 16) throw new UsageError("the token must be at least 16 characters");
     if (values.http !== undefined) {
-      http = parseHostPort(values.http);
+      http = parseHostPort(values.http, "--http");
       if (!isLoopback(http.host) && token === undefined) {
         throw new UsageError(`refusing to serve on ${http.host} without --token: anyone who can reach it could run claude here`);
       }
