@@ -127,7 +127,10 @@ export class Orchestrator {
       },
       workerOptions: (_session, canUseTool) =>
         this.workerOptionsFor({ kind: "session", name: record.info.name, agent: record.info.agent }, record, undefined, canUseTool),
-      track: (worker) => this.track(worker),
+      track: (worker) => {
+        this.track(worker);
+        this.relayWorkerEvents(worker, record.info);
+      },
       onMessage: (_session, message, usd) => this.onWorkerMessage(record, message, usd),
       onStatus: (session) => {
         this.hub.emit({ type: "session_status", task: record.info, status: session.status });
@@ -266,12 +269,7 @@ export class Orchestrator {
       onStarted: (worker) => {
         this.track(worker);
         this.hub.emit({ type: "task_started", task: info, attempt: record.attempts, pid: worker.pid });
-        worker.on((event) => {
-          if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
-          else if (event.type === "permission_request")
-            this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
-          else if (event.type === "permission_settled") this.hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });
-        });
+        this.relayWorkerEvents(worker, info);
       },
       onMessage: (message) => {
         record.attemptMessages.push(message);
@@ -389,6 +387,16 @@ export class Orchestrator {
     const record = this.createRecord(spec, parent);
     // The parent waits on its child: the child runs in the parent's slot, so a full pool cannot deadlock.
     return this.execute(record, spec, parent !== undefined);
+  }
+
+  /** A task's or session's worker state and permission requests, as the orchestrator's events. */
+  private relayWorkerEvents(worker: Worker, info: TaskInfo): void {
+    worker.on((event) => {
+      if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
+      else if (event.type === "permission_request")
+        this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
+      else if (event.type === "permission_settled") this.hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });
+    });
   }
 
   private track(worker: Worker): void {
