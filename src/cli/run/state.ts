@@ -1,6 +1,7 @@
 import type { OrchestratorEvent, RateLimitState, TaskResult, TaskStatus } from "../../orchestrator/index.ts";
 import type { SwarmEvent } from "../../swarm/runner.ts";
-import { describeMessage, oneLine } from "./activity.ts";
+import { oneLine } from "../../util/one-line.ts";
+import { describeMessage } from "./activity.ts";
 
 /** What a run shows: the orchestrator's events and the swarm's. */
 export type RunEvent = OrchestratorEvent | SwarmEvent;

@@ -3,7 +3,7 @@ import { join, relative } from "node:path";
 import { z } from "zod";
 import type { TaskResult, Usage } from "../../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
-import { oneLine } from "./activity.ts";
+import { oneLine } from "../../util/one-line.ts";
 import { type Colors, formatDuration, formatUsd, paint, table } from "./view/format.ts";
 
 const UsageSchema = z.looseObject({
