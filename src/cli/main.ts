@@ -2,21 +2,24 @@ import { readFileSync } from "node:fs";
 import { agentsCommand } from "./agents.ts";
 import { mcpCommand } from "./mcp.ts";
 import { runCommand } from "./run.ts";
+import { uiCommand } from "./ui.ts";
 import { validateCommand } from "./validate.ts";
 
 const HELP = `cadre: run many Claude Code agents at once
 
 Usage:
-  cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json]
+  cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json] [--ui [HOST:PORT]]
   cadre validate <config>
   cadre mcp [--http HOST:PORT] [--config swarm.yaml]
   cadre agents
+  cadre ui [runs-dir] [--http HOST:PORT]
 
 Commands:
   run       run the swarm a config file describes
   validate  check a swarm config without running it
   mcp       serve cadre's tools to a parent Claude over MCP
   agents    list agent definitions (agents/, .claude/agents, ~/.claude/agents)
+  ui        a web dashboard of past runs (.cadre/runs)
 
 Options:
   -h, --help     show this help
@@ -43,6 +46,7 @@ export async function main(argv: string[]): Promise<number> {
   if (command === "validate") return validateCommand(rest);
   if (command === "agents") return agentsCommand(rest);
   if (command === "mcp") return mcpCommand(rest);
+  if (command === "ui") return uiCommand(rest);
   process.stderr.write(`cadre: unknown command "${command}"; run "cadre --help" to see the commands\n`);
   return 2;
 }

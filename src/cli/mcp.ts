@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import process from "node:process";
 import { parseArgs } from "node:util";
+import { DashboardError, dashboardHandler, dashboardUrl, LiveRun, singleRun } from "../dashboard/index.ts";
 import { serveHttp } from "../mcp/http.ts";
 import { McpRuntime, type McpRuntimeOptions } from "../mcp/runtime.ts";
 import { serveStdio } from "../mcp/stdio.ts";
@@ -9,6 +10,7 @@ import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } fro
 import { formatIssue } from "../swarm/config/issues.ts";
 import { isLoopback, parseHostPort } from "../util/http-guard.ts";
 import { numberFlag, UsageError } from "./flags.ts";
+import { stopped, stopSignal } from "./stop.ts";
 
 const USAGE = "usage: cadre mcp [--http HOST:PORT] [--token T] [--config swarm.yaml] [--rehearse] [--scripts FILE] [options]";
 
@@ -19,7 +21,8 @@ over stdio unless --http is given. Add it to Claude Code with:
   claude mcp add cadre -- npx cadre mcp
 
 Options:
-  --http HOST:PORT          Streamable HTTP on /mcp instead of stdio (loopback unless --token is given)
+  --http HOST:PORT          Streamable HTTP on /mcp instead of stdio (loopback unless --token is given),
+                            and at / a web dashboard of the child sessions (the same token)
   --token TOKEN             bearer token for --http (or CADRE_MCP_TOKEN); generated and shown when absent
   --config FILE             a swarm config: its agents, defaults, budget and concurrency
   --concurrency N           turns running at once over all sessions
@@ -63,16 +66,22 @@ async function loadScripts(path: string): Promise<RehearsalScripts> {
   return loadRehearsalScripts(text);
 }
 
-/** Resolves when SIGINT or SIGTERM arrives; a second one ends the process at once. */
-function stopSignal(): AbortSignal {
-  const stop = new AbortController();
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stop.signal.aborted) process.exit(signal === "SIGINT" ? 130 : 143);
-    stop.abort();
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  return stop.signal;
+/** The dashboard of the children of every client: their state and conversations, and their permission requests to answer. */
+function childSessionsDashboard(runtime: McpRuntime): { live: LiveRun; off: () => void } {
+  const live = new LiveRun({
+    id: "sessions",
+    title: "cadre mcp: child sessions",
+    mode: "sessions",
+    startedAt: Date.now(),
+    budgetUsd: runtime.orchestrator.options.budgetUsd,
+    scheduler: runtime.orchestrator.scheduler,
+    answer: (id, requestId, answer) => {
+      const session = runtime.registry.get(id);
+      if (!session) throw new DashboardError("UNKNOWN_SESSION", `no child session ${id}`);
+      session.answer(requestId, answer);
+    },
+  });
+  return { live, off: runtime.orchestrator.on((event) => live.apply(event)) };
 }
 
 /** `cadre mcp`: serves until the client goes (stdio) or a signal; every child is closed before it returns. */
@@ -126,11 +135,18 @@ export async function mcpCommand(args: string[]): Promise<number> {
       await serveStdio(runtime, stop);
       return 0;
     }
-    const serving = await serveHttp(runtime, { ...http, token });
-    process.stderr.write(`cadre mcp: listening on ${serving.url}\n`);
-    if (serving.tokenGenerated) process.stderr.write(`cadre mcp: token: ${serving.token}\n`);
-    if (!stop.aborted) await new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
-    await serving.close();
+    const children = childSessionsDashboard(runtime);
+    try {
+      const serving = await serveHttp(runtime, { ...http, token, page: dashboardHandler(singleRun(children.live)) });
+      process.stderr.write(`cadre mcp: listening on ${serving.url}\n`);
+      if (serving.tokenGenerated) process.stderr.write(`cadre mcp: token: ${serving.token}\n`);
+      const page = dashboardUrl(serving.origin, { token: serving.token, generated: serving.tokenGenerated });
+      process.stderr.write(`cadre mcp: dashboard of the child sessions: ${page}\n`);
+      await stopped(stop);
+      await serving.close();
+    } finally {
+      children.off();
+    }
     return 0;
   } catch (error) {
     process.stderr.write(`cadre mcp: ${(error as Error).message}\n`);

@@ -8,6 +8,7 @@ import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } fro
 import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
 import { INTERRUPTED, runSwarm, unrunResult } from "../swarm/runner.ts";
+import { openRunDashboard, type RunDashboard } from "./run/dashboard.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
 import { interruptOnSignals } from "./run/signals.ts";
 import { type RunEvent, RunState } from "./run/state.ts";
@@ -17,6 +18,7 @@ import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
 import { TtyView } from "./run/view/tty.ts";
 import type { RunView } from "./run/view/view.ts";
+import { stopped, stopSignal } from "./stop.ts";
 
 /** Where the task transcripts go inside the run directory, beside summary.json. */
 const TRANSCRIPTS_DIR = "transcripts";
@@ -75,8 +77,21 @@ export async function runCommand(args: string[]): Promise<number> {
   });
 
   const startedAt = Date.now();
-  const state = new RunState(config.name, config.tasks, startedAt, config.budget_usd);
   const out = process.stdout;
+  let dashboard: RunDashboard | undefined;
+  if (options.ui) {
+    try {
+      dashboard = await openRunDashboard({ address: options.ui, token: options.token, config, orchestrator, outDir, startedAt });
+    } catch (error) {
+      await orchestrator.close();
+      await rig?.close();
+      process.stderr.write(`cadre run: ${(error as Error).message}\n`);
+      return 2;
+    }
+    // Before the view draws: a terminal view redraws below this line and leaves it in place.
+    (options.json ? process.stderr : out).write(`cadre run: dashboard at ${dashboard.serving.url}\n`);
+  }
+  const state = new RunState(config.name, config.tasks, startedAt, config.budget_usd);
   const view: RunView = options.json
     ? new JsonView(out, process.stderr)
     : out.isTTY
@@ -84,7 +99,9 @@ export async function runCommand(args: string[]): Promise<number> {
       : new LinesView(out, state);
   const results = new Map<string, TaskResult>();
   const onEvent = (event: RunEvent) => {
-    state.apply(event, Date.now());
+    const now = Date.now();
+    state.apply(event, now);
+    dashboard?.live.apply(event, now);
     view.event(event);
   };
   orchestrator.on(onEvent);
@@ -140,5 +157,14 @@ export async function runCommand(args: string[]): Promise<number> {
   const tableOut = options.json ? process.stderr : out;
   tableOut.write(`\n${renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) })}\n\nsummary: ${path}\n`);
   for (const warning of rig?.server.warnings ?? []) process.stderr.write(`cadre run: ${warning}\n`);
+  if (dashboard) {
+    dashboard.live.finish(Date.now(), { record: summary, dir: outDir });
+    // A person is watching: the page stays to be read, unless they stopped the run themselves.
+    if (!interrupted) {
+      process.stderr.write(`cadre run: the dashboard stays open at ${dashboard.serving.url} until Ctrl-C\n`);
+      await stopped(stopSignal());
+    }
+    await dashboard.serving.close();
+  }
   return summary.exit_code;
 }

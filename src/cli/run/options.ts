@@ -1,8 +1,9 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { isLoopback, parseHostPort } from "../../util/http-guard.ts";
 import { numberFlag } from "../flags.ts";
 
-export const USAGE = "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json]";
+export const USAGE = "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json] [--ui [HOST:PORT]]";
 
 export const HELP = `${USAGE}
 
@@ -15,6 +16,10 @@ Options:
   --rehearse       play the config's rehearsal scripts on a built-in scripted model: offline, no account
   --json           print the run's events as NDJSON on stdout: the orchestrator's, and the swarm's
                    task_settled with each task's result (the final table goes to stderr)
+  --ui [HOST:PORT] serve a live web dashboard of the run (default 127.0.0.1 and a free port) and
+                   print its address; it stays up after the run until Ctrl-C
+  --token T        the dashboard's token (or CADRE_UI_TOKEN); generated when absent, and needed
+                   to serve beyond loopback
   -h, --help       show this help
 
 On a terminal the view redraws in place; otherwise it prints one timestamped line per event.
@@ -32,6 +37,9 @@ export interface RunOptions {
   defaultOut: boolean;
   rehearse: boolean;
   json: boolean;
+  /** Where to serve the dashboard (--ui), if at all. */
+  ui: { host: string; port: number } | undefined;
+  token: string | undefined;
 }
 
 export type ParsedArgs = { kind: "help" } | { kind: "error"; message: string } | { kind: "run"; options: RunOptions };
@@ -44,17 +52,39 @@ export function runDirName(date: Date): string {
     .replaceAll(":", "-");
 }
 
-export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string = process.cwd()): ParsedArgs {
-  let values: { concurrency?: string; out?: string; rehearse?: boolean; json?: boolean; help?: boolean };
+/** Where `--ui` serves when it names no address: loopback, a free port. */
+const DEFAULT_UI = "127.0.0.1:0";
+
+/**
+ * `--ui` takes an optional HOST:PORT, which parseArgs cannot express: the
+ * word after it is its value only when it looks like one (a config file does not).
+ */
+function takeUi(args: string[]): { rest: string[]; ui: string | undefined } {
+  const rest: string[] = [];
+  let ui: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg.startsWith("--ui=")) ui = arg.slice("--ui=".length);
+    else if (arg !== "--ui") rest.push(arg);
+    else if (/^(\[[^\]]+\]|[^:\s/\\]+):\d+$/.test(args[i + 1] ?? "")) ui = args[++i]!;
+    else ui = DEFAULT_UI;
+  }
+  return { rest, ui };
+}
+
+export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string = process.cwd(), env = process.env): ParsedArgs {
+  const { rest, ui } = takeUi(args);
+  let values: { concurrency?: string; out?: string; rehearse?: boolean; json?: boolean; token?: string; help?: boolean };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
-      args,
+      args: rest,
       options: {
         concurrency: { type: "string", short: "c" },
         out: { type: "string", short: "o" },
         rehearse: { type: "boolean" },
         json: { type: "boolean" },
+        token: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -68,14 +98,34 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   if (extra.length > 0) return { kind: "error", message: `give one config file (also got "${extra.join('", "')}")` };
 
   let concurrency: number | undefined;
+  let address: { host: string; port: number } | undefined;
   try {
     concurrency = numberFlag("concurrency", values.concurrency, { integer: true, min: 1 });
+    address = ui === undefined ? undefined : parseHostPort(ui, "--ui");
   } catch (error) {
     return { kind: "error", message: (error as Error).message };
+  }
+  const token = values.token ?? env.CADRE_UI_TOKEN;
+  if (values.token !== undefined && address === undefined) return { kind: "error", message: "--token goes with --ui" };
+  if (token !== undefined && token.length < 16) return { kind: "error", message: "the dashboard's token must be at least 16 characters" };
+  if (address && !isLoopback(address.host) && token === undefined) {
+    return {
+      kind: "error",
+      message: `refusing to serve the dashboard on ${address.host} without --token: anyone who can reach it could read the run`,
+    };
   }
   const outDir = resolve(cwd, values.out ?? `.cadre/runs/${runDirName(now)}`);
   return {
     kind: "run",
-    options: { config, concurrency, outDir, defaultOut: values.out === undefined, rehearse: values.rehearse === true, json: values.json === true },
+    options: {
+      config,
+      concurrency,
+      outDir,
+      defaultOut: values.out === undefined,
+      rehearse: values.rehearse === true,
+      json: values.json === true,
+      ui: address,
+      token: address && token,
+    },
   };
 }

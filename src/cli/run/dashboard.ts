@@ -1,0 +1,32 @@
+import { basename } from "node:path";
+import { type DashboardServing, LiveRun, serveDashboard, singleRun } from "../../dashboard/index.ts";
+import type { Orchestrator } from "../../orchestrator/index.ts";
+import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
+
+export interface RunDashboard {
+  live: LiveRun;
+  serving: DashboardServing;
+}
+
+/** `cadre run --ui`: the run's live state, served on its own port until close(). */
+export async function openRunDashboard(input: {
+  address: { host: string; port: number };
+  token: string | undefined;
+  config: ResolvedSwarmConfig;
+  orchestrator: Orchestrator;
+  outDir: string;
+  startedAt: number;
+}): Promise<RunDashboard> {
+  const { config, orchestrator } = input;
+  const live = new LiveRun({
+    id: basename(input.outDir),
+    title: config.name,
+    mode: "swarm",
+    tasks: config.tasks,
+    startedAt: input.startedAt,
+    budgetUsd: config.budget_usd,
+    scheduler: orchestrator.scheduler,
+  });
+  const serving = await serveDashboard(singleRun(live), { ...input.address, token: input.token });
+  return { live, serving };
+}
