@@ -104,6 +104,7 @@ function render(snapshot) {
   page.snapshot = snapshot;
   document.title = `${snapshot.title} — cadre`;
   $("run-title").textContent = snapshot.title;
+  $("tasks-heading").textContent = snapshot.mode === "sessions" ? "Sessions" : "Tasks";
   const state = $("run-state");
   state.textContent = snapshot.live ? "live" : snapshot.mode === "record" ? "recorded run" : "finished";
   state.dataset.state = snapshot.live ? "live" : "finished";

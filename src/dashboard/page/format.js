@@ -27,7 +27,7 @@ export function clock(at) {
 
 /** A symbol beside each status word, so that no state is told by color alone. */
 const SYMBOLS = {
-  waiting: "·",
+  waiting: "…",
   queued: "○",
   starting: "◌",
   running: "▶",

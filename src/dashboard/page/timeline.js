@@ -6,7 +6,7 @@ const TICKS = 6;
 
 export function renderTimeline(container, snapshot) {
   const timed = snapshot.rows.filter((row) => row.phases.length > 0);
-  if (timed.length === 0) {
+  if (timed.length === 0 || timed.every((row) => row.phases.every((phase) => phase.status === "waiting"))) {
     container.replaceChildren(h("p", { class: "muted" }, snapshot.notice ?? "Nothing has been queued yet."));
     return;
   }
@@ -23,7 +23,8 @@ export function renderTimeline(container, snapshot) {
     return tick;
   });
   const axis = h("div", { class: "axis", "aria-hidden": "true" }, h("span", { class: "label" }), h("div", { class: "track" }, ...ticks));
-  const tracks = timed.map((row) => {
+  // Every row has a lane, so that one still waiting shows as an empty track beside the others.
+  const tracks = snapshot.rows.map((row) => {
     const bars = row.phases.map((phase, i) => {
       const until = row.phases[i + 1]?.at ?? (isEnd(phase.status) ? phase.at : now);
       const text = `${statusLabel(phase.status)} for ${span(until - phase.at)}`;
@@ -32,9 +33,12 @@ export function renderTimeline(container, snapshot) {
       bar.style.width = isEnd(phase.status) ? "" : width(phase.at, until);
       return bar;
     });
-    const summary = row.phases
-      .map((phase, i) => (isEnd(phase.status) ? phase.status : `${phase.status} ${span((row.phases[i + 1]?.at ?? now) - phase.at)}`))
-      .join(", ");
+    const summary =
+      row.phases.length === 0
+        ? row.status
+        : row.phases
+            .map((phase, i) => (isEnd(phase.status) ? phase.status : `${phase.status} ${span((row.phases[i + 1]?.at ?? now) - phase.at)}`))
+            .join(", ");
     return h(
       "div",
       { class: `lane${row.parent ? " child" : ""}` },
