@@ -208,10 +208,16 @@ export class LiveRun implements RunFeed {
       case "task_queued":
         this.#phase(row, "queued", now);
         break;
+      case "worker_state":
+        // A task's attempt took a slot: its worker is starting.
+        if (event.state === "starting" && view.kind !== "session") {
+          this.#markStarted(row, now);
+          this.#phase(row, "starting", now);
+        }
+        break;
       case "task_started":
         view.attempts = event.attempt;
-        view.startedAt ??= now;
-        view.queuedMs ??= view.queuedAt === null ? null : now - view.queuedAt;
+        this.#markStarted(row, now);
         if (event.attempt > 1) this.#note(row, `attempt ${event.attempt}`, now);
         this.#phase(row, "running", now);
         break;
@@ -252,10 +258,7 @@ export class LiveRun implements RunFeed {
         this.#note(row, `${event.event} hook failed: ${event.error.message}`, now);
         break;
       case "session_status":
-        if (event.status === "running") {
-          view.startedAt ??= now;
-          view.queuedMs ??= view.queuedAt === null ? null : now - view.queuedAt;
-        }
+        if (event.status === "running") this.#markStarted(row, now);
         this.#phase(row, event.status, now);
         if (event.status === "closed") {
           view.finishedAt = now;
@@ -301,6 +304,12 @@ export class LiveRun implements RunFeed {
     return at;
   }
 
+  /** The first time the row takes a slot ends its time in the queue. */
+  #markStarted(row: Row, now: number): void {
+    row.view.startedAt ??= now;
+    row.view.queuedMs ??= row.view.queuedAt === null ? null : now - row.view.queuedAt;
+  }
+
   #conversation(row: Row): Conversation {
     row.view.hasConversation = true;
     row.conversation ??= new Conversation();
@@ -327,8 +336,8 @@ export class LiveRun implements RunFeed {
     if (typeof startedAt === "number" && typeof queuedMs === "number") {
       view.startedAt = startedAt;
       view.queuedMs = queuedMs;
-      const running = view.phases.find((phase) => phase.status === "running");
-      if (running) running.at = startedAt;
+      const started = view.phases.find((phase) => phase.status === "starting" || phase.status === "running");
+      if (started) started.at = startedAt;
     }
     view.turns = Math.max(view.turns, result.numTurns);
     view.costUsd = result.costUsd;

@@ -260,6 +260,8 @@ export class Orchestrator {
     record.attemptMessages = [];
     const cost = new WorkerCost();
     const { info } = record;
+    // The attempt holds a slot from here; task_started follows once its process is up.
+    this.hub.emit({ type: "worker_state", task: info, state: "starting" });
     const workerOptions = this.workerOptionsFor({ kind: "task", name: info.name, agent: info.agent }, record);
     const turn = await runAttempt({
       workerOptions,

@@ -38,6 +38,8 @@ describe("LiveRun", () => {
     });
     const a = info("1", "a");
     run.apply({ type: "task_queued", task: a }, 10);
+    // The slot is taken at 20; the worker is up at 30: the time in the queue ends at 20.
+    run.apply({ type: "worker_state", task: a, state: "starting" }, 20);
     run.apply({ type: "task_started", task: a, attempt: 1, pid: 1 }, 30);
     const child = info("2", "a/child", "1");
     const grandchild = info("3", "a/child/child", "2");
@@ -59,8 +61,8 @@ describe("LiveRun", () => {
     );
     const snapshot = run.snapshot(100);
     const [rowA, , , , rowB] = snapshot.rows;
-    expect(rowA).toMatchObject({ status: "failed", queuedMs: 20, startedAt: 30, runMs: 30, costUsd: 0.25, error: "boom" });
-    expect(rowA!.phases.map((p) => p.status)).toEqual(["queued", "running", "failed"]);
+    expect(rowA).toMatchObject({ status: "failed", queuedMs: 10, startedAt: 20, runMs: 40, costUsd: 0.25, error: "boom" });
+    expect(rowA!.phases.map((p) => p.status)).toEqual(["queued", "starting", "running", "failed"]);
     expect(rowB).toMatchObject({ status: "skipped", error: 'dependency "a" failed' });
     expect(snapshot.totals).toMatchObject({ tasks: 3, costUsd: 0.3, byStatus: { failed: 1, skipped: 1, waiting: 1 } });
   });

@@ -82,6 +82,9 @@ describe("the dashboard of a run", () => {
     await conversation.locator(".entry.tool-call .result", { hasText: "ship on Friday" }).waitFor({ timeout: 30_000 });
     expect(await conversation.locator(".entry.text").count()).toBe(0);
     await page.screenshot({ path: join(SHOTS, "run-in-progress.png"), fullPage: true });
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.screenshot({ path: join(SHOTS, "run-in-progress-dark.png"), fullPage: true });
+    await page.emulateMedia({ colorScheme: "light" });
     await conversation.locator(".entry.text", { hasText: "alpha read:" }).waitFor({ timeout: 30_000 });
     await conversation.locator(".entry.result", { hasText: "turn finished" }).waitFor({ timeout: 30_000 });
 
