@@ -61,7 +61,8 @@ describe("the dashboard of cadre mcp --http", () => {
     // The page follows: the request is gone, the conversation shows it answered and the turn's end.
     await page.locator("#pending-section").waitFor({ state: "hidden" });
     await page.locator("#conversation .entry.permission", { hasText: "answered" }).waitFor();
-    await page.locator("#conversation .entry.result", { hasText: "builder got:" }).waitFor();
+    await page.locator("#conversation .entry.text", { hasText: "builder got:" }).waitFor();
+    await page.locator("#conversation .entry.result", { hasText: "turn finished" }).waitFor();
     await page.locator('#tasks tbody tr[data-status="idle"]').waitFor();
 
     // An answer to a request that no longer waits is refused with the reason.

@@ -8,14 +8,16 @@ export class ConversationView {
     this.list = list;
     this.state = state;
     this.source = null;
+    this.lastText = null;
     this.calls = new Map();
     this.permissions = new Map();
   }
 
-  /** Shows the conversation streaming from `url`; `name` says whose it is. */
+  /** Shows the conversation streaming from `url`. */
   open(url) {
     this.close();
     this.list.replaceChildren();
+    this.lastText = null;
     this.calls.clear();
     this.permissions.clear();
     this.#state("loading…");
@@ -70,6 +72,7 @@ export class ConversationView {
     const time = entry.at ? h("time", { datetime: new Date(entry.at).toISOString() }, clock(entry.at)) : null;
     switch (entry.kind) {
       case "text":
+        this.lastText = entry.text;
         return h("li", {}, time, h("p", { class: "said" }, entry.text));
       case "thinking":
         return h("li", {}, time, h("details", {}, h("summary", {}, "thinking"), h("p", { class: "said" }, entry.text)));
@@ -84,7 +87,7 @@ export class ConversationView {
       case "tool_result": {
         const call = this.calls.get(entry.id);
         const label = call?.peer ? (call.peer.asks ? `${call.peer.name} answers:` : "delivered:") : entry.isError ? "error:" : "result:";
-        const body = [h("span", { class: "label" }, label), h("pre", {}, entry.text)];
+        const body = [h("span", { class: "label" }, label), h("pre", {}, call?.peer?.asks ? peerAnswer(entry.text) : entry.text)];
         if (!call) return h("li", {}, time, ...body);
         call.result.replaceChildren(...body);
         call.result.classList.remove("pending");
@@ -109,16 +112,22 @@ export class ConversationView {
           entry.costUsd !== null ? money(entry.costUsd) : "",
         ];
         const head = `${entry.isError ? "the turn failed" : "turn finished"}${figures.some(Boolean) ? ` (${figures.filter(Boolean).join(", ")})` : ""}`;
-        return h(
-          "li",
-          { class: entry.isError ? "error" : "" },
-          time,
-          h("p", { class: "head" }, head),
-          entry.text ? h("p", { class: "said" }, entry.text) : null,
-        );
+        // A result repeats the turn's last text: shown once.
+        const text = entry.text && entry.text !== this.lastText ? h("p", { class: "said" }, entry.text) : null;
+        return h("li", { class: entry.isError ? "error" : "" }, time, h("p", { class: "head" }, head), text);
       }
       default:
         return h("li", {}, time, h("p", {}, entry.text ?? entry.kind));
     }
+  }
+}
+
+/** ask_peer's result is its structured content as JSON: the answer is what a reader wants. */
+function peerAnswer(text) {
+  try {
+    const parsed = JSON.parse(text);
+    return typeof parsed.answer === "string" ? parsed.answer : text;
+  } catch {
+    return text;
   }
 }
