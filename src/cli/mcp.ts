@@ -8,8 +8,8 @@ import { serveStdio } from "../mcp/stdio.ts";
 import { loadRehearsalScripts, type RehearsalScripts } from "../rehearsal/index.ts";
 import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
-import { isLoopback, parseHostPort } from "../util/http-guard.ts";
-import { numberFlag, UsageError } from "./flags.ts";
+import { parseHostPort } from "../util/http-guard.ts";
+import { checkServerToken, numberFlag, UsageError } from "./flags.ts";
 import { stopped, stopSignal } from "./stop.ts";
 
 const USAGE = "usage: cadre mcp [--http HOST:PORT] [--token T] [--config swarm.yaml] [--rehearse] [--scripts FILE] [options]";
@@ -116,13 +116,8 @@ export async function mcpCommand(args: string[]): Promise<number> {
       ...(scripts && { rehearsal: { scripts } }),
     };
     token = values.token ?? process.env.CADRE_MCP_TOKEN;
-    if (token !== undefined && token.length < 16) throw new UsageError("the token must be at least 16 characters");
-    if (values.http !== undefined) {
-      http = parseHostPort(values.http, "--http");
-      if (!isLoopback(http.host) && token === undefined) {
-        throw new UsageError(`refusing to serve on ${http.host} without --token: anyone who can reach it could run claude here`);
-      }
-    }
+    if (values.http !== undefined) http = parseHostPort(values.http, "--http");
+    checkServerToken(http?.host ?? "127.0.0.1", token, "run claude here");
   } catch (error) {
     process.stderr.write(`cadre mcp: ${(error as Error).message}\n${error instanceof UsageError ? "" : `${USAGE}\n`}`);
     return 2;

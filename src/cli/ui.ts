@@ -3,8 +3,8 @@ import { resolve } from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { RunsDirectory, serveDashboard } from "../dashboard/index.ts";
-import { isLoopback, parseHostPort } from "../util/http-guard.ts";
-import { UsageError } from "./flags.ts";
+import { parseHostPort } from "../util/http-guard.ts";
+import { checkServerToken, UsageError } from "./flags.ts";
 import { stopped, stopSignal } from "./stop.ts";
 
 const USAGE = "usage: cadre ui [runs-dir] [--http HOST:PORT] [--token T]";
@@ -43,10 +43,7 @@ export async function uiCommand(args: string[]): Promise<number> {
     }
     address = parseHostPort(values.http ?? "127.0.0.1:0", "--http");
     token = values.token ?? process.env.CADRE_UI_TOKEN;
-    if (token !== undefined && token.length < 16) throw new UsageError("the token must be at least 16 characters");
-    if (!isLoopback(address.host) && token === undefined) {
-      throw new UsageError(`refusing to serve on ${address.host} without --token: anyone who can reach it could read the runs`);
-    }
+    checkServerToken(address.host, token, "read the runs");
   } catch (error) {
     process.stderr.write(`cadre ui: ${(error as Error).message}\n${error instanceof UsageError ? "" : `${USAGE}\n`}`);
     return 2;

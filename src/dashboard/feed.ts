@@ -59,6 +59,33 @@ export interface RowView {
   pending: PendingView[];
 }
 
+/** A row with nothing known yet but who it is. */
+export function blankRow(key: string, name: string, agent: string | null | undefined, kind: RowKind): RowView {
+  return {
+    key,
+    name,
+    agent: agent ?? null,
+    kind,
+    parent: null,
+    status: "waiting",
+    attempts: 0,
+    turns: 0,
+    costUsd: 0,
+    queuedAt: null,
+    startedAt: null,
+    finishedAt: null,
+    queuedMs: null,
+    runMs: null,
+    phases: [],
+    branch: null,
+    activity: "",
+    error: null,
+    waitsFor: [],
+    hasConversation: false,
+    pending: [],
+  };
+}
+
 export interface TotalsView {
   tasks: number;
   byStatus: Record<string, number>;

@@ -3,8 +3,17 @@ import type { SwarmEvent } from "../swarm/runner.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { Conversation, describePermission, permissionEntry } from "./conversation.ts";
 import { DashboardError } from "./errors.ts";
-import type { PendingView, PermissionAnswer, RowKind, RowView, RunFeed, RunSnapshot, TotalsView } from "./feed.ts";
-import { type RunRecord, readTranscript, recordRows, recordTranscript, taskKey } from "./record.ts";
+import {
+  blankRow,
+  type PendingView,
+  type PermissionAnswer,
+  type RowKind,
+  type RowView,
+  type RunFeed,
+  type RunSnapshot,
+  type TotalsView,
+} from "./feed.ts";
+import { type RunRecord, readTranscript, recordRows, recordTotals, recordTranscript, taskKey } from "./record.ts";
 
 /** What a live run is told: the orchestrator's events and, under `cadre run`, the swarm's. */
 export type LiveEvent = OrchestratorEvent | SwarmEvent;
@@ -38,32 +47,6 @@ interface Row {
   pending: Map<string, PendingView>;
 }
 
-function emptyView(key: string, name: string, agent: string | undefined, kind: RowKind): RowView {
-  return {
-    key,
-    name,
-    agent: agent ?? null,
-    kind,
-    parent: null,
-    status: "waiting",
-    attempts: 0,
-    turns: 0,
-    costUsd: 0,
-    queuedAt: null,
-    startedAt: null,
-    finishedAt: null,
-    queuedMs: null,
-    runMs: null,
-    phases: [],
-    branch: null,
-    activity: "",
-    error: null,
-    waitsFor: [],
-    hasConversation: false,
-    pending: [],
-  };
-}
-
 /**
  * The state of a run as it happens, built from its events only: a row per
  * task or session (config tasks first, in order, spawned workers after their
@@ -87,7 +70,7 @@ export class LiveRun implements RunFeed {
     this.id = options.id;
     this.#options = options;
     for (const task of options.tasks ?? []) {
-      const row = this.#add(emptyView(taskKey(task.name), task.name, task.agent, "task"));
+      const row = this.#add(blankRow(taskKey(task.name), task.name, task.agent, "task"));
       row.view.waitsFor = [...(task.depends_on ?? [])];
     }
   }
@@ -148,7 +131,10 @@ export class LiveRun implements RunFeed {
       finishedAt: this.#finishedAt,
       now,
       rows,
-      totals: record?.totals ? this.#recordTotals(record) : this.#totals(rows),
+      // At the end, the figures summary.json states.
+      totals: record
+        ? { ...recordTotals(record), budgetUsd: this.#options.budgetUsd ?? null, budgetExceeded: this.#budgetExceeded }
+        : this.#totals(rows),
       rateLimit: this.#finishedAt === null ? (this.#options.scheduler?.rateLimit ?? null) : null,
       running: this.#options.scheduler?.running ?? rows.filter((r) => ACTIVE.has(r.status)).length,
       answerable: this.#options.answer !== undefined,
@@ -165,21 +151,6 @@ export class LiveRun implements RunFeed {
       byStatus,
       turns: top.reduce((sum, r) => sum + r.turns, 0),
       costUsd: this.#totalUsd,
-      budgetUsd: this.#options.budgetUsd ?? null,
-      budgetExceeded: this.#budgetExceeded,
-    };
-  }
-
-  /** The totals summary.json states, so that the page ends on the same figures. */
-  #recordTotals(record: RunRecord): TotalsView {
-    const t = record.totals ?? {};
-    const byStatus: Record<string, number> = {};
-    for (const status of ["succeeded", "failed", "cancelled", "skipped"] as const) if (t[status]) byStatus[status] = t[status];
-    return {
-      tasks: t.tasks ?? record.tasks.length,
-      byStatus,
-      turns: t.num_turns ?? 0,
-      costUsd: t.cost_usd ?? this.#totalUsd,
       budgetUsd: this.#options.budgetUsd ?? null,
       budgetExceeded: this.#budgetExceeded,
     };
@@ -279,7 +250,7 @@ export class LiveRun implements RunFeed {
     let row = parent ? undefined : this.#byKey.get(taskKey(task.name));
     if (row === undefined || row.id !== undefined) {
       const kind: RowKind = parent ? "child" : this.#options.mode === "sessions" ? "session" : "task";
-      const view = emptyView(`id:${task.id}`, task.name, task.agent, kind);
+      const view = blankRow(`id:${task.id}`, task.name, task.agent, kind);
       if (parent) view.parent = parent.view.key;
       row = this.#add(view, parent ? this.#afterDescendants(parent) : undefined);
     }

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { parseCliMessage } from "../protocol/index.ts";
 import { NdjsonDecoder } from "../protocol/ndjson.ts";
 import { Conversation } from "./conversation.ts";
-import type { Phase, RowKind, RowView } from "./feed.ts";
+import { blankRow, type Phase, type RowKind, type RowView, type TotalsView } from "./feed.ts";
 
 /**
  * A run's summary.json as the dashboard reads it. Read leniently: only what
@@ -50,18 +50,8 @@ export const RunRecordSchema = z.looseObject({
   finished_at: z.string().optional(),
   interrupted: z.boolean().optional(),
   budget_usd: z.number().nullable().optional(),
-  totals: z
-    .looseObject({
-      tasks: z.number(),
-      succeeded: z.number(),
-      failed: z.number(),
-      cancelled: z.number(),
-      skipped: z.number(),
-      cost_usd: z.number(),
-      num_turns: z.number(),
-    })
-    .partial()
-    .optional(),
+  /** Only what the tasks do not tell: the cost includes the sessions beside them. */
+  totals: z.looseObject({ cost_usd: z.number(), num_turns: z.number() }).partial().optional(),
   tasks: z.array(RecordTaskSchema),
   sessions: z.array(RecordSessionSchema).optional(),
 });
@@ -134,27 +124,25 @@ function sessionRow(session: NonNullable<RunRecord["sessions"]>[number], index: 
   const kind: RowKind = SESSION_KINDS.has(role as RowKind) ? (role as RowKind) : "session";
   const parent = session.parent && taskNames.has(session.parent) ? taskKey(session.parent) : null;
   return {
-    key: `s:${index}`,
-    name: session.name ?? `${role}${session.agent ? ` ${session.agent}` : ""}`,
-    agent: session.agent ?? null,
-    kind,
+    ...blankRow(`s:${index}`, session.name ?? `${role}${session.agent ? ` ${session.agent}` : ""}`, session.agent, kind),
     parent,
     status: session.status ?? "closed",
-    attempts: 0,
     turns: session.num_turns ?? 0,
     costUsd: session.cost_usd ?? 0,
-    queuedAt: null,
-    startedAt: null,
-    finishedAt: null,
-    queuedMs: null,
-    runMs: null,
-    phases: [],
-    branch: null,
-    activity: "",
-    error: null,
-    waitsFor: [],
     hasConversation: typeof session.transcript === "string",
-    pending: [],
+  };
+}
+
+/** The totals a record states: counts from its tasks; the cost and turns from its totals, where they include the sessions. */
+export function recordTotals(record: RunRecord): Pick<TotalsView, "tasks" | "byStatus" | "turns" | "costUsd"> {
+  const byStatus: Record<string, number> = {};
+  for (const task of record.tasks) byStatus[task.status] = (byStatus[task.status] ?? 0) + 1;
+  const sum = (rows: { cost_usd?: number }[]) => rows.reduce((total, row) => total + (row.cost_usd ?? 0), 0);
+  return {
+    tasks: record.tasks.length,
+    byStatus,
+    turns: record.totals?.num_turns ?? record.tasks.reduce((total, task) => total + (task.num_turns ?? 0), 0),
+    costUsd: record.totals?.cost_usd ?? sum(record.tasks) + sum(record.sessions ?? []),
   };
 }
 

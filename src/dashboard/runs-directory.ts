@@ -2,7 +2,7 @@ import { readdir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { Conversation } from "./conversation.ts";
 import type { DashboardSource, RunFeed, RunListing, RunSnapshot, TotalsView } from "./feed.ts";
-import { type RunRecord, readRecord, readTranscript, recordRows, recordTranscript, SUMMARY_FILE } from "./record.ts";
+import { type RunRecord, readRecord, readTranscript, recordRows, recordTotals, recordTranscript, SUMMARY_FILE } from "./record.ts";
 
 /** Run ids are folder names: nothing that could climb out of the runs directory. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -18,17 +18,7 @@ class RecordedRun implements RunFeed {
   snapshot(now: number): RunSnapshot {
     const { record } = this;
     const rows = recordRows(record);
-    const t = record.totals ?? {};
-    const byStatus: Record<string, number> = {};
-    for (const row of rows) if (row.kind === "task") byStatus[row.status] = (byStatus[row.status] ?? 0) + 1;
-    const totals: TotalsView = {
-      tasks: t.tasks ?? record.tasks.length,
-      byStatus,
-      turns: t.num_turns ?? rows.reduce((sum, r) => sum + (r.kind === "task" ? r.turns : 0), 0),
-      costUsd: t.cost_usd ?? rows.reduce((sum, r) => sum + r.costUsd, 0),
-      budgetUsd: record.budget_usd ?? null,
-      budgetExceeded: false,
-    };
+    const totals: TotalsView = { ...recordTotals(record), budgetUsd: record.budget_usd ?? null, budgetExceeded: false };
     const timed = rows.some((r) => r.startedAt !== null);
     return {
       id: this.id,
@@ -89,8 +79,7 @@ export class RunsDirectory implements DashboardSource {
         continue;
       }
       const { record } = read;
-      const t = record.totals ?? {};
-      const outcome = `${t.succeeded ?? record.tasks.filter((task) => task.status === "succeeded").length}/${record.tasks.length} succeeded`;
+      const outcome = `${recordTotals(record).byStatus.succeeded ?? 0}/${record.tasks.length} succeeded`;
       listings.push({
         id,
         title: record.swarm,

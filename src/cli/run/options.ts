@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { isLoopback, parseHostPort } from "../../util/http-guard.ts";
-import { numberFlag } from "../flags.ts";
+import { parseHostPort } from "../../util/http-guard.ts";
+import { checkServerToken, numberFlag } from "../flags.ts";
 
 export const USAGE = "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json] [--ui [HOST:PORT]]";
 
@@ -107,12 +107,10 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   }
   const token = values.token ?? env.CADRE_UI_TOKEN;
   if (values.token !== undefined && address === undefined) return { kind: "error", message: "--token goes with --ui" };
-  if (token !== undefined && token.length < 16) return { kind: "error", message: "the dashboard's token must be at least 16 characters" };
-  if (address && !isLoopback(address.host) && token === undefined) {
-    return {
-      kind: "error",
-      message: `refusing to serve the dashboard on ${address.host} without --token: anyone who can reach it could read the run`,
-    };
+  try {
+    if (address) checkServerToken(address.host, token, "read the run");
+  } catch (error) {
+    return { kind: "error", message: (error as Error).message };
   }
   const outDir = resolve(cwd, values.out ?? `.cadre/runs/${runDirName(now)}`);
   return {
