@@ -2,23 +2,25 @@
  * One side of the orchestrator benchmark, in its own process so that its CPU
  * and memory are its own (the rehearsal server lives in the parent):
  *
- *   orchestrator-run.ts <cadre|cadre-nopeer|sdk> <tasks> <concurrency> <rehearsal base URL>
+ *   orchestrator-run.ts <cadre|cadre-nopeer|cadre-reuse|sdk> <tasks> <concurrency> <rehearsal base URL>
  *
- * "cadre-nopeer" is cadre without its built-in "cadre" MCP server (peerTools: false).
+ * "cadre-nopeer" is cadre without its built-in "cadre" MCP server (peerTools: false);
+ * "cadre-reuse" is cadre with process reuse (reuse: true).
  *
  * Runs the tasks to their end and prints one JSON line (RunReport). Workers'
  * CPU is read from /proc/self/stat (cutime + cstime): the CPU of every child
  * this process has reaped, the claude processes and whatever they started.
  */
-import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { query } from "@anthropic-ai/claude-agent-sdk";
 import { Orchestrator } from "../src/orchestrator/index.ts";
 import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
+import { claudeChildrenReaped, peakRssMb, reapedChildrenCpuMs } from "./proc.ts";
 
-export type Side = "cadre" | "cadre-nopeer" | "sdk";
+export const SIDES = ["cadre", "cadre-nopeer", "cadre-reuse", "sdk"] as const;
+export type Side = (typeof SIDES)[number];
 
 export interface RunReport {
   side: Side;
@@ -36,30 +38,6 @@ export interface RunReport {
 }
 
 export const CLAUDE_BIN = resolve(import.meta.dirname, "../node_modules/.bin/claude");
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-
-/** CPU of reaped children so far, in ms (fields 16 and 17 of /proc/<pid>/stat). */
-async function reapedChildrenCpuMs(): Promise<number> {
-  const stat = await readFile("/proc/self/stat", "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
-}
-
-/** Waits until every child has been reaped (a child's CPU counts only then). */
-async function childrenReaped(withinMs = 10_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    let children = 0;
-    for (const entry of await readdir("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid) children++;
-    }
-    if (children === 0 || Date.now() > deadline) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** At most `limit` calls of `fn` at once. */
 async function limited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -71,11 +49,12 @@ async function limited<T>(items: T[], limit: number, fn: (item: T) => Promise<vo
 
 const expected = (prompt: string) => `done ${prompt}`;
 
-async function runCadre(prompts: string[], concurrency: number, env: Record<string, string>, cwd: string, peerTools: boolean): Promise<string[]> {
+async function runCadre(prompts: string[], concurrency: number, env: Record<string, string>, cwd: string, side: Side): Promise<string[]> {
   const failures: string[] = [];
   const orchestrator = new Orchestrator({
     concurrency,
-    peerTools,
+    peerTools: side !== "cadre-nopeer",
+    reuse: side === "cadre-reuse",
     defaults: { cwd, claudePath: CLAUDE_BIN },
     workerOptions: () => ({ inheritEnv: false, env }),
   });
@@ -108,10 +87,11 @@ async function runSdk(prompts: string[], concurrency: number, env: Record<string
 }
 
 async function main(): Promise<void> {
-  const [side, tasksArg, concurrencyArg, baseUrl] = process.argv.slice(2);
-  if ((side !== "cadre" && side !== "cadre-nopeer" && side !== "sdk") || !baseUrl) {
-    throw new Error("usage: orchestrator-run.ts <cadre|cadre-nopeer|sdk> <tasks> <concurrency> <rehearsal base URL>");
+  const [sideArg, tasksArg, concurrencyArg, baseUrl] = process.argv.slice(2);
+  if (!SIDES.includes(sideArg as Side) || !baseUrl) {
+    throw new Error(`usage: orchestrator-run.ts <${SIDES.join("|")}> <tasks> <concurrency> <rehearsal base URL>`);
   }
+  const side = sideArg as Side;
   const tasks = Number(tasksArg);
   const concurrency = Number(concurrencyArg);
   const home = await mkdtemp(join(tmpdir(), `cadre-bench-${side}-`));
@@ -124,10 +104,10 @@ async function main(): Promise<void> {
     const cpuBefore = process.cpuUsage();
     const childrenBefore = await reapedChildrenCpuMs();
     const started = performance.now();
-    const failures = side === "sdk" ? await runSdk(prompts, concurrency, env, cwd) : await runCadre(prompts, concurrency, env, cwd, side === "cadre");
+    const failures = side === "sdk" ? await runSdk(prompts, concurrency, env, cwd) : await runCadre(prompts, concurrency, env, cwd, side);
     const wallMs = performance.now() - started;
     const own = process.cpuUsage(cpuBefore);
-    await childrenReaped();
+    await claudeChildrenReaped();
     const report: RunReport = {
       side,
       tasks,
@@ -135,7 +115,7 @@ async function main(): Promise<void> {
       wallMs,
       ownCpuMs: (own.user + own.system) / 1000,
       workersCpuMs: (await reapedChildrenCpuMs()) - childrenBefore,
-      maxRssMb: process.resourceUsage().maxRSS / 1024,
+      maxRssMb: await peakRssMb(),
       failures,
     };
     process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -16,59 +16,18 @@
  * Goals (reported, not asserted): wall time cadre/sdk <= 1.0, and cadre's own
  * CPU <= 5 % of its workers' CPU.
  */
-import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { loadavg } from "node:os";
-import { resolve } from "node:path";
-import { promisify } from "node:util";
-import { type RehearsalServer, startRehearsalServer } from "../src/rehearsal/server.ts";
+import { startRehearsalServer } from "../src/rehearsal/server.ts";
 import type { RunReport, Side } from "./orchestrator-run.ts";
+import { CLAUDE_VERSION, load, runSide, SCRIPTS, seconds as s, total } from "./sides.ts";
 
 const TASKS = 32;
 const CONCURRENCIES = [4, 8];
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1) || 1);
 const SIDES: Side[] = process.env.BENCH_NOPEER === "1" ? ["cadre", "sdk", "cadre-nopeer"] : ["cadre", "sdk"];
-const SCRIPT = "bench";
-const RUNNER = resolve(import.meta.dirname, "orchestrator-run.ts");
-const CLAUDE_VERSION = (
-  JSON.parse(readFileSync(resolve(import.meta.dirname, "../node_modules/@anthropic-ai/claude-code/package.json"), "utf8")) as { version: string }
-).version;
-
-const run = promisify(execFile);
-
-async function runSide(server: RehearsalServer, side: Side, tasks: number, concurrency: number): Promise<RunReport> {
-  const before = server.requests.filter((r) => r.outcome === "played").length;
-  const args = ["--import", "tsx", RUNNER, side, String(tasks), String(concurrency), server.baseUrlFor(SCRIPT)];
-  const { stdout } = await run(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
-  const report = JSON.parse(stdout.trim().split("\n").at(-1)!) as RunReport;
-  const played = server.requests.filter((r) => r.outcome === "played").length - before;
-  if (report.failures.length > 0 || played !== tasks) {
-    throw new Error(
-      `${side} at concurrency ${concurrency}: ${played} of ${tasks} turns reached the model; failures:\n  ${report.failures.join("\n  ")}`,
-    );
-  }
-  return report;
-}
-
-/** Reports of several rounds as one: times summed, peak RSS the largest. */
-function total(reports: RunReport[]): RunReport {
-  const sum = (pick: (r: RunReport) => number) => reports.reduce((acc, r) => acc + pick(r), 0);
-  return {
-    ...reports[0]!,
-    tasks: sum((r) => r.tasks),
-    wallMs: sum((r) => r.wallMs),
-    ownCpuMs: sum((r) => r.ownCpuMs),
-    workersCpuMs: sum((r) => r.workersCpuMs),
-    maxRssMb: Math.max(...reports.map((r) => r.maxRssMb)),
-  };
-}
-
-const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const pct = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)} %`;
-const load = () => loadavg()[0]!.toFixed(1);
 
 async function main(): Promise<void> {
-  const server = await startRehearsalServer({ scripts: { [SCRIPT]: [{ text: "done {{prompt}}" }] } });
+  const server = await startRehearsalServer({ scripts: SCRIPTS });
   const benchStarted = Date.now();
   try {
     for (const side of SIDES) await runSide(server, side, 2, 2);

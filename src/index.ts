@@ -1,16 +1,132 @@
-// cadre's public API: the orchestrator, one worker, the swarm config, the scripted model.
+/**
+ * cadre: run many Claude Code agents at once.
+ *
+ * - {@link Orchestrator} fans tasks out to `claude` workers under concurrency limits,
+ *   with retries, time limits, a budget, one hook registry and peer tools; long
+ *   conversations are its {@link Session}s.
+ * - {@link Worker} is one `claude` process and session, with the whole control protocol.
+ * - {@link loadSwarmConfig} reads a swarm file (YAML or JSON), as `cadre run` does.
+ * - {@link startRehearsalRig} and {@link startRehearsalServer} give workers a scripted
+ *   model on loopback, so code that uses cadre can be tested offline.
+ *
+ * Every error is a {@link CadreError} with a stable `code`.
+ *
+ * @module
+ */
 
+// Errors: CadreError is the base of every error cadre throws; each has a stable `code`.
 export { AbortError, CadreError } from "./errors.ts";
-export * from "./orchestrator/index.ts";
+
+// The orchestrator: tasks, sessions, their events and results, and its errors.
+export type {
+  AgentSpec,
+  HookAction,
+  OrchestratorEvent,
+  OrchestratorOptions,
+  PendingPermission,
+  ProcessSetup,
+  RateLimitState,
+  ReuseOption,
+  RoutedHook,
+  RoutedPermissionHandler,
+  SessionPermissions,
+  SessionSpec,
+  SessionStatus,
+  TaskInfo,
+  TaskResult,
+  TaskSpec,
+  TaskStatus,
+  Usage,
+  WorkerContext,
+  WorkerOrigin,
+} from "./orchestrator/index.ts";
+export {
+  BudgetExceededError,
+  InvalidTaskError,
+  Orchestrator,
+  OrchestratorClosedError,
+  Session,
+  StructuredOutputError,
+  TaskFailedError,
+  TaskTimeoutError,
+  UnknownAgentError,
+} from "./orchestrator/index.ts";
+
+// The CLI's stream-json protocol: what a turn yields, and the shapes agents and hooks take.
 export type {
   AgentDefinition,
+  AssistantMessage,
   CliMessage,
+  ContentBlock,
   HookInput,
   HookOutput,
   PermissionMode,
   ResultMessage,
   SystemInitMessage,
+  SystemMessage,
+  UserEchoMessage,
 } from "./protocol/index.ts";
-export { loadRehearsalScripts, offlineClaudeEnv, type RehearsalRig, startRehearsalRig, startRehearsalServer } from "./rehearsal/index.ts";
+
+// The scripted model: workers that talk to it need no account and no network.
+export type {
+  OfflineClaudeEnvOptions,
+  RecordedRequest,
+  RehearsalRig,
+  RehearsalScript,
+  RehearsalScriptInput,
+  RehearsalScripts,
+  RehearsalScriptsInput,
+  RehearsalServerOptions,
+  RehearsalStep,
+} from "./rehearsal/index.ts";
+export {
+  loadRehearsalScripts,
+  offlineClaudeEnv,
+  RehearsalScriptError,
+  RehearsalServer,
+  startRehearsalRig,
+  startRehearsalServer,
+} from "./rehearsal/index.ts";
+
+// Swarm files, as `cadre run` and `cadre validate` read them.
+export type { ConfigIssue, ConfigResult, ResolvedSwarmConfig, ResolvedTask } from "./swarm/config/index.ts";
 export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "./swarm/config/index.ts";
-export * from "./worker/index.ts";
+
+// One worker: a claude process and its session; permission helpers; its errors.
+export type {
+  ConversationReset,
+  ExitDetails,
+  ExternalMcpServer,
+  HookCallback,
+  HookConfig,
+  HookContext,
+  HookMatcher,
+  PermissionDecision,
+  PermissionHandler,
+  PermissionPolicy,
+  PermissionRequest,
+  Prompt,
+  Question,
+  SettingSource,
+  TurnResult,
+  WorkerEvent,
+  WorkerListener,
+  WorkerOptions,
+  WorkerState,
+} from "./worker/index.ts";
+export {
+  askUserQuestion,
+  ClaudeNotFoundError,
+  ControlRequestError,
+  ControlTimeoutError,
+  InvalidControlAnswerError,
+  ProtocolError,
+  planReview,
+  ResetFailedError,
+  resetConversation,
+  Turn,
+  Worker,
+  WorkerClosedError,
+  WorkerExitedError,
+  WorkingDirectoryError,
+} from "./worker/index.ts";

@@ -4,7 +4,8 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type { CliMessage } from "../src/protocol/index.ts";
 import { cadre, decodeTranscript, readSummary, repo } from "./cli/run-support.ts";
 
@@ -16,10 +17,20 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Runs one example with --rehearse into a fresh directory; checks what every run must have. */
-async function rehearse(example: string) {
+/**
+ * Runs one example with --rehearse into a fresh directory; checks what every run must have.
+ * When the test ends, a run still going (a timeout) is stopped, then `cleanup` runs.
+ */
+async function rehearse(example: string, cleanup?: () => Promise<void>) {
   const out = join(dir, example);
-  const run = await cadre(["run", `examples/${example}.yaml`, "--rehearse", "--out", out]);
+  const child = cadre(["run", `examples/${example}.yaml`, "--rehearse", "--out", out]);
+  onTestFinished(async () => {
+    // SIGTERM, not SIGKILL: cadre stops gracefully and removes what it made (worktrees included).
+    if (child.exitCode === null) child.kill("SIGTERM");
+    await child;
+    await cleanup?.();
+  });
+  const run = await child;
   const summary = await readSummary(out);
   const transcripts = new Map<string, CliMessage[]>();
   for (const task of summary.tasks) {
@@ -99,7 +110,39 @@ describe("examples with --rehearse", () => {
       "guarded-shell.yaml",
       "library.ts",
       "research-critic.yaml",
+      "worktrees.yaml",
     ]);
     expect(existsSync(join(repo, "examples", "build"))).toBe(false);
   });
+
+  it("worktrees: two agents edit the same file on two branches; a third task starts from one of them; the checkout stays as it was", async () => {
+    const git = async (args: string[]) => (await execa("git", args, { cwd: repo })).stdout.trim();
+    const cadreBranches = async () => (await git(["branch", "--list", "cadre/*", "--format=%(refname:short)"])).split("\n").filter(Boolean);
+    const before = { head: await git(["rev-parse", "HEAD"]), status: await git(["status", "--porcelain"]), branches: await cadreBranches() };
+    // The run leaves branches in this repository: remove the ones it made, whatever happens to the test.
+    const { run, summary } = await rehearse("worktrees", async () => {
+      const made = (await cadreBranches()).filter((branch) => !before.branches.includes(branch));
+      if (made.length > 0) await git(["branch", "-D", ...made]);
+    });
+    const branches = summary.tasks.flatMap((t) => (t.branch ? [t.branch] : []));
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(summary.tasks.map((t) => [t.name, t.status, t.branch])).toEqual([
+      ["harden", "succeeded", `cadre/${summary.run_id}/harden`],
+      ["document", "succeeded", `cadre/${summary.run_id}/document`],
+      // It read the hardener's version and changed nothing: no branch.
+      ["review", "succeeded", null],
+    ]);
+    const file = (branch: string) => git(["show", `${branch}:examples/code/slug.ts`]);
+    const [hardened, documented] = await Promise.all(branches.map(file));
+    expect(hardened).toContain('if (typeof title !== "string") return "";');
+    expect(hardened).not.toContain("/** slug(");
+    expect(documented).toContain('/** slug("Hello, World!") === "hello-world" */');
+    expect(documented).not.toContain("typeof title");
+    expect(summary.tasks[2]?.base).toBe(summary.tasks[0]?.commit);
+    expect(summary.tasks[2]?.text).toContain('if (typeof title !== "string") return "";');
+    expect({ head: await git(["rev-parse", "HEAD"]), status: await git(["status", "--porcelain"]) }).toEqual({
+      head: before.head,
+      status: before.status,
+    });
+  }, 180_000);
 });

@@ -25,7 +25,7 @@ const MAY_IMPORT: Record<Layer, Layer[]> = {
   swarm: ["orchestrator", "worker", "protocol", "rehearsal", "errors.ts", "util"],
   mcp: ["swarm", "orchestrator", "worker", "protocol", "rehearsal", "errors.ts", "util"],
   dashboard: ["swarm", "orchestrator", "worker", "protocol", "errors.ts", "util"],
-  distributed: ["swarm", "orchestrator", "worker", "protocol", "errors.ts", "util"],
+  distributed: ["swarm", "orchestrator", "worker", "protocol", "rehearsal", "errors.ts", "util"],
   cli: [...LAYERS],
 };
 

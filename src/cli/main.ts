@@ -1,17 +1,13 @@
-import { readFileSync } from "node:fs";
-import { agentsCommand } from "./agents.ts";
-import { mcpCommand } from "./mcp.ts";
-import { runCommand } from "./run.ts";
-import { uiCommand } from "./ui.ts";
-import { validateCommand } from "./validate.ts";
+import { CADRE_VERSION } from "../util/version.ts";
 
 const HELP = `cadre: run many Claude Code agents at once
 
 Usage:
-  cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json] [--ui [HOST:PORT]]
+  cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json] [--redis URL] [--ui [HOST:PORT]]
   cadre validate <config>
   cadre mcp [--http HOST:PORT] [--config swarm.yaml]
   cadre agents
+  cadre worker --redis URL [--concurrency N]
   cadre ui [runs-dir] [--http HOST:PORT]
 
 Commands:
@@ -19,17 +15,13 @@ Commands:
   validate  check a swarm config without running it
   mcp       serve cadre's tools to a parent Claude over MCP
   agents    list agent definitions (agents/, .claude/agents, ~/.claude/agents)
+  worker    run the tasks of distributed runs (cadre run --redis) on this host
   ui        a web dashboard of past runs (.cadre/runs)
 
 Options:
   -h, --help     show this help
   -v, --version  show cadre's version
 `;
-
-function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  return manifest.version;
-}
 
 /** Runs the command line and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -39,14 +31,17 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === "-v" || command === "--version") {
-    process.stdout.write(`cadre ${version()}\n`);
+    process.stdout.write(`cadre ${CADRE_VERSION}\n`);
     return 0;
   }
-  if (command === "run") return runCommand(rest);
-  if (command === "validate") return validateCommand(rest);
-  if (command === "agents") return agentsCommand(rest);
-  if (command === "mcp") return mcpCommand(rest);
-  if (command === "ui") return uiCommand(rest);
+  // Each command loads only its own modules: `cadre mcp` is started at the beginning of every
+  // Claude Code session, and --help should not wait for zod, the MCP SDK or the terminal view.
+  if (command === "run") return (await import("./run.ts")).runCommand(rest);
+  if (command === "validate") return (await import("./validate.ts")).validateCommand(rest);
+  if (command === "agents") return (await import("./agents.ts")).agentsCommand(rest);
+  if (command === "mcp") return (await import("./mcp.ts")).mcpCommand(rest);
+  if (command === "worker") return (await import("./worker.ts")).workerCommand(rest);
+  if (command === "ui") return (await import("./ui.ts")).uiCommand(rest);
   process.stderr.write(`cadre: unknown command "${command}"; run "cadre --help" to see the commands\n`);
   return 2;
 }

@@ -1,18 +1,16 @@
 import { readFile } from "node:fs/promises";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { DashboardError, dashboardHandler, dashboardUrl, LiveRun, singleRun } from "../dashboard/index.ts";
-import { serveHttp } from "../mcp/http.ts";
-import { McpRuntime, type McpRuntimeOptions } from "../mcp/runtime.ts";
-import { serveStdio } from "../mcp/stdio.ts";
-import { loadRehearsalScripts, type RehearsalScripts } from "../rehearsal/index.ts";
-import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
-import { formatIssue } from "../swarm/config/issues.ts";
+import type { McpRuntimeOptions } from "../mcp/runtime.ts";
+import type { OrchestratorOptions } from "../orchestrator/index.ts";
+import type { RehearsalScripts } from "../rehearsal/index.ts";
+import { parseAllowedHosts } from "../util/allowed-hosts.ts";
 import { parseHostPort } from "../util/http-guard.ts";
 import { checkServerToken, numberFlag, UsageError } from "./flags.ts";
-import { stopped, stopSignal } from "./stop.ts";
+import { stopOnSignals, stopped } from "./signals.ts";
 
-const USAGE = "usage: cadre mcp [--http HOST:PORT] [--token T] [--config swarm.yaml] [--rehearse] [--scripts FILE] [options]";
+const USAGE =
+  "usage: cadre mcp [--http HOST:PORT] [--token T] [--allowed-hosts A,B] [--config swarm.yaml] [--rehearse] [--scripts FILE] [--warm N] [options]";
 
 const HELP = `${USAGE}
 
@@ -24,9 +22,15 @@ Options:
   --http HOST:PORT          Streamable HTTP on /mcp instead of stdio (loopback unless --token is given),
                             and at / a web dashboard of the child sessions (the same token)
   --token TOKEN             bearer token for --http (or CADRE_MCP_TOKEN); generated and shown when absent
+  --allowed-hosts A,B       names requests may carry in Host and Origin besides loopback and the bound
+                            address: "name" (any port) or "name:port"; also needed on 0.0.0.0 or [::]
+  --max-clients N           live HTTP clients at once; one more gets 503 (default 64)
   --config FILE             a swarm config: its agents, defaults, budget and concurrency
   --concurrency N           turns running at once over all sessions
   --max-sessions N          live child sessions at once (default 16)
+  --warm N                  spare children kept started with the default settings, so that a
+                            spawn_session without its own settings starts at once (default 1;
+                            0: none). Spares are not sessions and do not count as such
   --idle-timeout-s S        close a child idle this long, and over HTTP a silent client's
                             MCP session that has no children left (default 900; 0: never)
   --permission-timeout-s S  deny a permission request unanswered this long (default 300)
@@ -39,9 +43,12 @@ Options:
 const OPTIONS = {
   http: { type: "string" },
   token: { type: "string" },
+  "allowed-hosts": { type: "string" },
+  "max-clients": { type: "string" },
   config: { type: "string" },
   concurrency: { type: "string" },
   "max-sessions": { type: "string" },
+  warm: { type: "string" },
   "idle-timeout-s": { type: "string" },
   "permission-timeout-s": { type: "string" },
   rehearse: { type: "boolean" },
@@ -50,9 +57,14 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-async function loadConfig(path: string): Promise<ResolvedSwarmConfig> {
+// The modules behind an option load only when the option is given: `cadre mcp` starts with every
+// Claude Code session, and a plain stdio server needs neither YAML nor an HTTP stack.
+
+/** What `cadre mcp` takes from a swarm config: the orchestrator it describes, and its rehearsal scripts. */
+async function loadConfig(path: string): Promise<{ orchestrator: OrchestratorOptions; rehearsal: RehearsalScripts }> {
+  const { formatIssue, loadSwarmConfig, orchestratorOptionsFor } = await import("../swarm/config/index.ts");
   const result = await loadSwarmConfig(path);
-  if (result.ok) return result.config;
+  if (result.ok) return { orchestrator: orchestratorOptionsFor(result.config), rehearsal: result.config.rehearsal };
   throw new UsageError(`${path} is not valid:\n${result.errors.map((issue) => `  ${formatIssue(issue, path)}`).join("\n")}`);
 }
 
@@ -63,31 +75,14 @@ async function loadScripts(path: string): Promise<RehearsalScripts> {
   } catch (error) {
     throw new UsageError(`cannot read --scripts ${path}: ${(error as Error).message}`);
   }
+  const { loadRehearsalScripts } = await import("../rehearsal/index.ts");
   return loadRehearsalScripts(text);
 }
 
-/** The dashboard of the children of every client: their state and conversations, and their permission requests to answer. */
-function childSessionsDashboard(runtime: McpRuntime): { live: LiveRun; off: () => void } {
-  const live = new LiveRun({
-    id: "sessions",
-    title: "cadre mcp: child sessions",
-    mode: "sessions",
-    startedAt: Date.now(),
-    budgetUsd: runtime.orchestrator.options.budgetUsd,
-    scheduler: runtime.orchestrator.scheduler,
-    answer: (id, requestId, answer) => {
-      const session = runtime.registry.get(id);
-      if (!session) throw new DashboardError("UNKNOWN_SESSION", `no child session ${id}`);
-      session.answer(requestId, answer);
-    },
-  });
-  return { live, off: runtime.orchestrator.on((event) => live.apply(event)) };
-}
-
-/** `cadre mcp`: serves until the client goes (stdio) or a signal; every child is closed before it returns. */
+/** `cadre mcp`: serves until the client goes (stdio) or a signal (SIGINT, SIGTERM, SIGHUP); every child is closed before it returns. */
 export async function mcpCommand(args: string[]): Promise<number> {
   let options: McpRuntimeOptions;
-  let http: { host: string; port: number } | undefined;
+  let http: { host: string; port: number; allowedHosts: string[]; maxClients: number | undefined } | undefined;
   let token: string | undefined;
   try {
     const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true });
@@ -107,36 +102,51 @@ export async function mcpCommand(args: string[]): Promise<number> {
       return s === undefined ? undefined : s * 1000;
     };
     options = {
-      ...(config && { orchestrator: orchestratorOptionsFor(config) }),
+      ...(config && { orchestrator: config.orchestrator }),
       concurrency: numberFlag("concurrency", values.concurrency, { integer: true, min: 1 }),
       maxSessions: numberFlag("max-sessions", values["max-sessions"], { integer: true, min: 1 }),
+      warm: numberFlag("warm", values.warm, { integer: true, min: 0 }),
       idleTimeoutMs: seconds("idle-timeout-s", values["idle-timeout-s"]),
       permissionTimeoutMs: seconds("permission-timeout-s", values["permission-timeout-s"]),
       elicitation: values["no-elicitation"] !== true,
       ...(scripts && { rehearsal: { scripts } }),
     };
     token = values.token ?? process.env.CADRE_MCP_TOKEN;
-    if (values.http !== undefined) http = parseHostPort(values.http, "--http");
+    if (values.http !== undefined) {
+      http = {
+        ...parseHostPort(values.http, "--http"),
+        allowedHosts: parseAllowedHosts(values["allowed-hosts"]),
+        maxClients: numberFlag("max-clients", values["max-clients"], { integer: true, min: 1 }),
+      };
+    } else if (values["allowed-hosts"] !== undefined || values["max-clients"] !== undefined) {
+      throw new UsageError(`--${values["allowed-hosts"] !== undefined ? "allowed-hosts" : "max-clients"} applies to --http only`);
+    }
     checkServerToken(http?.host ?? "127.0.0.1", token, "run claude here");
   } catch (error) {
     process.stderr.write(`cadre mcp: ${(error as Error).message}\n${error instanceof UsageError ? "" : `${USAGE}\n`}`);
     return 2;
   }
 
-  const stop = stopSignal();
+  // A second signal exits at once; the reaper then ends the children.
+  const stop = stopOnSignals("the server").signal;
+  const { McpRuntime } = await import("../mcp/runtime.ts");
   const runtime = await McpRuntime.start(options);
+  runtime.spares.catch((error: unknown) => process.stderr.write(`cadre mcp: no spare child could start: ${(error as Error).message}\n`));
   try {
     if (!http) {
+      const { serveStdio } = await import("../mcp/stdio.ts");
       await serveStdio(runtime, stop);
       return 0;
     }
+    const { serveHttp } = await import("../mcp/http.ts");
+    const { childSessionsDashboard } = await import("./mcp-dashboard.ts");
     const children = childSessionsDashboard(runtime);
     try {
-      const serving = await serveHttp(runtime, { ...http, token, page: dashboardHandler(singleRun(children.live)) });
+      const serving = await serveHttp(runtime, { ...http, token, page: children.page });
       process.stderr.write(`cadre mcp: listening on ${serving.url}\n`);
+      process.stderr.write(`cadre mcp: allowed hosts (Host and Origin): ${serving.allowedHosts}\n`);
       if (serving.tokenGenerated) process.stderr.write(`cadre mcp: token: ${serving.token}\n`);
-      const page = dashboardUrl(serving.origin, { token: serving.token, generated: serving.tokenGenerated });
-      process.stderr.write(`cadre mcp: dashboard of the child sessions: ${page}\n`);
+      process.stderr.write(`cadre mcp: dashboard of the child sessions: ${children.url(serving)}\n`);
       await stopped(stop);
       await serving.close();
     } finally {

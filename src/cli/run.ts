@@ -1,27 +1,27 @@
-import { writeFileSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import process from "node:process";
-import { Orchestrator, type TaskResult } from "../orchestrator/index.ts";
-import { type RehearsalRig, startRehearsalRig } from "../rehearsal/index.ts";
-import { loadSwarmConfig, orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
+import type { TaskResult } from "../orchestrator/index.ts";
+import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
+import type { TaskFingerprint } from "../swarm/fingerprint.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
-import { INTERRUPTED, runSwarm, unrunResult } from "../swarm/runner.ts";
+import { INTERRUPTED, newRunId, runSwarm, unrunResult } from "../swarm/runner.ts";
+import { RunWorktrees, type WorktreeOutcome } from "../swarm/worktree.ts";
 import { openRunDashboard, type RunDashboard } from "./run/dashboard.ts";
+import { type RunEngine, startEngine } from "./run/engine.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
-import { interruptOnSignals } from "./run/signals.ts";
+import { planResume, ResumeError, type ResumePlan } from "./run/resume.ts";
 import { type RunEvent, RunState } from "./run/state.ts";
-import { buildSummary, renderFinalTable, SUMMARY_FILE, type Summary, writeSummary } from "./run/summary.ts";
+import { buildSummary, renderFinalTable, type Summary, type SummaryTask, writeSummarySync } from "./run/summary.ts";
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
-import { TtyView } from "./run/view/tty.ts";
 import type { RunView } from "./run/view/view.ts";
-import { stopped, stopSignal } from "./stop.ts";
+import { type StopSignal, stopOnSignals, stopped } from "./signals.ts";
 
-/** Where the task transcripts go inside the run directory, beside summary.json. */
-const TRANSCRIPTS_DIR = "transcripts";
+/** Where runs go by default; --resume looks here for the newest run of a config. */
+const RUNS_DIR = ".cadre/runs";
 
 /** The default run directory, made unique if a run in the same second already took it. */
 async function freshDir(dir: string): Promise<string> {
@@ -63,28 +63,44 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   const { options } = parsed;
   const config = await loadConfig(options);
-  if (config === undefined) return 2;
+  if (config === undefined) {
+    if (options.resume !== undefined)
+      process.stderr.write(`cadre run: cannot resume ${options.resume || `the newest run of ${options.config}`}: the config must load first\n`);
+    return 2;
+  }
+  let plan: ResumePlan | undefined;
+  if (options.resume !== undefined) {
+    try {
+      plan = await planResume(config, { dir: options.resume || undefined, runsDir: resolve(RUNS_DIR), fresh: options.fresh });
+    } catch (error) {
+      if (!(error instanceof ResumeError)) throw error;
+      process.stderr.write(`cadre run: ${error.message}\n`);
+      return 2;
+    }
+  }
 
-  const outDir = options.defaultOut ? await freshDir(options.outDir) : options.outDir;
+  const outDir = plan?.dir ?? (options.defaultOut ? await freshDir(options.outDir) : options.outDir);
   await mkdir(outDir, { recursive: true });
-  const rig: RehearsalRig | undefined = options.rehearse ? await startRehearsalRig(config.rehearsal) : undefined;
-  const base = orchestratorOptionsFor(config);
-  const orchestrator = new Orchestrator({
-    ...base,
-    concurrency: options.concurrency ?? base.concurrency,
-    outDir: join(outDir, TRANSCRIPTS_DIR),
-    ...(rig && { workerOptions: rig.workerOptions }),
-  });
+  let engine: RunEngine;
+  try {
+    engine = await startEngine(config, options, outDir);
+  } catch (error) {
+    // Redis not there: one line, no hang (bad input was refused earlier).
+    process.stderr.write(`cadre run: ${(error as Error).message}\n`);
+    return 1;
+  }
 
   const startedAt = Date.now();
+  const runId = newRunId(new Date(startedAt));
+  const worktrees = new RunWorktrees(runId, config.keep_worktrees);
+  const worktreeOutcomes = new Map<string, WorktreeOutcome>();
   const out = process.stdout;
   let dashboard: RunDashboard | undefined;
   if (options.ui) {
     try {
-      dashboard = await openRunDashboard({ address: options.ui, token: options.token, config, orchestrator, outDir, startedAt });
+      dashboard = await openRunDashboard({ address: options.ui, token: options.token, config, scheduler: engine.scheduler, outDir, startedAt });
     } catch (error) {
-      await orchestrator.close();
-      await rig?.close();
+      await engine.close();
       process.stderr.write(`cadre run: ${(error as Error).message}\n`);
       return 2;
     }
@@ -95,74 +111,105 @@ export async function runCommand(args: string[]): Promise<number> {
   const view: RunView = options.json
     ? new JsonView(out, process.stderr)
     : out.isTTY
-      ? new TtyView(out, state, colorsFor(out))
+      ? // Loaded only when used: the live view on a terminal.
+        new (await import("./run/view/tty.ts")).TtyView(out, state, colorsFor(out))
       : new LinesView(out, state);
   const results = new Map<string, TaskResult>();
+  const fingerprints = new Map<string, TaskFingerprint>();
+  const carriedOver = new Map<string, SummaryTask>();
   const onEvent = (event: RunEvent) => {
     const now = Date.now();
     state.apply(event, now);
     dashboard?.live.apply(event, now);
     view.event(event);
   };
-  orchestrator.on(onEvent);
+  engine.on(onEvent);
 
-  const summaryOf = (finishedAt: number, interrupted: boolean): Summary =>
+  const summaryOf = (finishedAt: number, stoppedBy: StopSignal | undefined): Summary =>
     buildSummary({
       config,
       results,
-      totals: orchestrator.totals,
-      transcripts: orchestrator.transcriptPaths,
+      totals: engine.totals,
+      transcripts: engine.transcriptPaths,
+      ...(engine.hosts && { hosts: engine.hosts }),
+      worktrees: worktreeOutcomes,
+      runId,
       outDir,
       rehearsal: options.rehearse,
       startedAt,
       finishedAt,
-      interrupted,
+      stoppedBy,
+      fingerprints,
+      carriedOver,
+      attempt: (plan?.previous.attempt ?? 1) + (plan ? 1 : 0),
+      earlierCostUsd: plan?.previous.totals.cost_usd ?? 0,
     });
-  const signals = interruptOnSignals({
-    onInterrupt: () => {
+  const stopping = stopOnSignals("the run", {
+    onStop: () => {
       state.interrupted = true;
       view.notice("interrupted: stopping the workers and writing what finished (Ctrl-C again to kill them)");
     },
+    // The reaper kills each worker with its tools, also once this process has exited.
     onKill: () => {
       view.stop();
-      orchestrator.kill();
+      engine.kill();
+      worktrees.discardSync();
       for (const task of config.tasks) {
         if (!results.has(task.name))
-          results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second Ctrl-C" }));
+          results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second signal" }));
       }
-      writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summaryOf(Date.now(), true), null, 2)}\n`);
-      process.stderr.write(`cadre run: killed; ${join(outDir, SUMMARY_FILE)} lists what finished\n`);
+      const path = writeSummarySync(outDir, summaryOf(Date.now(), stopping.received));
+      process.stderr.write(`cadre run: killed; ${path} lists what finished\n`);
     },
   });
 
-  const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
-  view.notice(`cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${mode}, output in ${outDir}`);
+  view.notice(
+    `cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${engine.description}, output in ${outDir}`,
+  );
+  if (plan) view.notice(`cadre run: resuming ${plan.dir} (attempt ${(plan.previous.attempt ?? 1) + 1})`);
+  for (const name of plan?.removed ?? [])
+    view.notice(`cadre run: task "${name}" of the resumed run is no longer in the config; its result is dropped`);
   try {
-    for await (const event of runSwarm({ config, orchestrator, signal: signals.signal })) {
-      results.set(event.task.name, event.result);
+    for await (const event of runSwarm({
+      config,
+      orchestrator: engine,
+      signal: stopping.signal,
+      worktrees,
+      ...(plan && { carryOver: plan.carryOver }),
+    })) {
+      if (event.type === "task_settled") {
+        results.set(event.task.name, event.result);
+        if (event.worktree !== undefined) worktreeOutcomes.set(event.task.name, event.worktree);
+        if (event.fingerprint) fingerprints.set(event.task.name, event.fingerprint);
+        const earlier = event.carriedOver ? plan?.previous.tasks.find((task) => task.name === event.task.name) : undefined;
+        if (earlier) carriedOver.set(event.task.name, earlier);
+        // The record follows every task, so that a run killed at any point can be resumed.
+        writeSummarySync(outDir, summaryOf(Date.now(), undefined));
+      }
       onEvent(event);
     }
   } finally {
     // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
-    await orchestrator.close();
+    await engine.close();
+    await worktrees.dispose();
     state.finishedAt = Date.now();
     view.stop();
-    await rig?.close();
   }
-  const interrupted = signals.signal.aborted;
-  signals.dispose();
+  stopping.dispose();
 
-  const summary = summaryOf(state.finishedAt, interrupted);
-  const path = await writeSummary(outDir, summary);
+  const summary = summaryOf(state.finishedAt, stopping.received);
+  const path = writeSummarySync(outDir, summary);
   const tableOut = options.json ? process.stderr : out;
   tableOut.write(`\n${renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) })}\n\nsummary: ${path}\n`);
-  for (const warning of rig?.server.warnings ?? []) process.stderr.write(`cadre run: ${warning}\n`);
+  for (const warning of engine.warnings()) process.stderr.write(`cadre run: ${warning}\n`);
   if (dashboard) {
     dashboard.live.finish(Date.now(), { record: summary, dir: outDir });
     // A person is watching: the page stays to be read, unless they stopped the run themselves.
-    if (!interrupted) {
+    if (stopping.received === undefined) {
       process.stderr.write(`cadre run: the dashboard stays open at ${dashboard.serving.url} until Ctrl-C\n`);
-      await stopped(stopSignal());
+      const leaving = stopOnSignals("the dashboard");
+      await stopped(leaving.signal);
+      leaving.dispose();
     }
     await dashboard.serving.close();
   }

@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { RunsDirectory, serveDashboard } from "../dashboard/index.ts";
 import { parseHostPort } from "../util/http-guard.ts";
 import { checkServerToken, UsageError } from "./flags.ts";
-import { stopped, stopSignal } from "./stop.ts";
+import { stopOnSignals, stopped } from "./signals.ts";
 
 const USAGE = "usage: cadre ui [runs-dir] [--http HOST:PORT] [--token T]";
 
@@ -49,7 +49,7 @@ export async function uiCommand(args: string[]): Promise<number> {
     return 2;
   }
 
-  const stop = stopSignal();
+  const stop = stopOnSignals("the dashboard").signal;
   const source = new RunsDirectory(dir);
   const runs = await source.runs();
   const serving = await serveDashboard(source, { ...address, token });

@@ -6,13 +6,17 @@ import { DashboardError } from "./errors.ts";
 
 /**
  * The page's files: plain HTML, CSS and ES modules in src/dashboard/page/,
- * served as they are (no build step). They are found from cadre's package
- * root, the nearest folder above this module whose package.json is cadre's,
- * so the same lookup works from the sources (tsx, Deno), from tsc's dist/
- * and from a bundle in dist/cli/: the package must ship src/dashboard/page/.
+ * served as they are (no build step of their own). They are found from
+ * cadre's package root, the nearest folder above this module whose
+ * package.json is cadre's: in the sources (tsx, Deno, a clone), or where the
+ * build copies them beside the command line's bundle, dist/cli/page/ (the
+ * package ships dist/, not src/; see rolldown.config.ts).
  */
 
-const PAGE_DIR = ["src", "dashboard", "page"];
+const PAGE_DIRS = [
+  ["src", "dashboard", "page"],
+  ["dist", "cli", "page"],
+];
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -36,13 +40,17 @@ let located: string | undefined;
 export function pageDir(): string {
   if (located !== undefined) return located;
   for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    if (isCadreRoot(dir) && existsSync(join(dir, ...PAGE_DIR, "index.html"))) {
-      located = join(dir, ...PAGE_DIR);
-      return located;
+    const found = isCadreRoot(dir) ? PAGE_DIRS.map((parts) => join(dir, ...parts)).find((page) => existsSync(join(page, "index.html"))) : undefined;
+    if (found !== undefined) {
+      located = found;
+      return found;
     }
     if (dirname(dir) === dir) break;
   }
-  throw new DashboardError("DASHBOARD_FILES_MISSING", "the dashboard's page files (src/dashboard/page/ in cadre's package) are missing");
+  throw new DashboardError(
+    "DASHBOARD_FILES_MISSING",
+    "the dashboard's page files are missing from cadre's package (dist/cli/page/; npm run build copies them)",
+  );
 }
 
 /** One of the page's files, or undefined for a name that is not one. */

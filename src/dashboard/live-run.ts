@@ -1,5 +1,5 @@
 import type { OrchestratorEvent, RateLimitState, TaskInfo, TaskResult } from "../orchestrator/index.ts";
-import type { SwarmEvent } from "../swarm/runner.ts";
+import type { SwarmEvent, TaskSettledEvent } from "../swarm/runner.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { Conversation, describePermission, permissionEntry } from "./conversation.ts";
 import { DashboardError } from "./errors.ts";
@@ -159,8 +159,13 @@ export class LiveRun implements RunFeed {
   #apply(event: LiveEvent, now: number): void {
     switch (event.type) {
       case "task_settled":
-        this.#settle(event.task.name, event.result, event.started, now);
+        this.#settle(event, now);
         return;
+      case "task_rerun": {
+        const row = this.#byKey.get(taskKey(event.task.name));
+        if (row) row.view.activity = `runs again: ${event.reason}`;
+        return;
+      }
       case "rate_limit":
         return;
       case "budget_exceeded":
@@ -314,23 +319,24 @@ export class LiveRun implements RunFeed {
     view.costUsd = result.costUsd;
     view.attempts = Math.max(view.attempts, result.attempts);
     view.error = result.error?.message ?? null;
-    const branch = (result as { branch?: unknown }).branch;
-    if (typeof branch === "string") view.branch = branch;
     this.#phase(row, result.status, now);
     if (result.error) this.#note(row, `${result.status}: ${result.error.message}`, now);
     row.conversation?.end();
   }
 
   /** The swarm's word on a config task is final (a task stopped by Ctrl-C is cancelled even if its worker failed). */
-  #settle(name: string, result: TaskResult, started: boolean, now: number): void {
-    const row = this.#byKey.get(taskKey(name));
+  #settle(event: TaskSettledEvent, now: number): void {
+    const row = this.#byKey.get(taskKey(event.task.name));
     if (!row) return;
-    if (!started) {
-      row.view.error = result.error?.message ?? null;
-      row.view.activity = row.view.error ?? "";
-      row.view.finishedAt = now;
+    const view = row.view;
+    if (!event.started) {
+      view.error = event.result.error?.message ?? null;
+      view.activity = event.carriedOver ? `kept from the run it resumes: ${event.result.text}` : (view.error ?? "");
+      view.finishedAt = now;
     }
-    row.view.status = result.status;
-    if (row.view.phases.at(-1)?.status !== result.status) row.view.phases.push({ status: result.status, at: now });
+    if (event.carriedOver) Object.assign(view, { turns: event.result.numTurns, costUsd: event.result.costUsd, attempts: event.result.attempts });
+    view.branch = event.worktree?.branch ?? view.branch;
+    view.status = event.result.status;
+    if (view.phases.at(-1)?.status !== view.status) view.phases.push({ status: view.status, at: now });
   }
 }

@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { bracketed, HostCheck, isLoopback, TokenCheck } from "../util/http-guard.ts";
+import { bracketed } from "../util/allowed-hosts.ts";
+import { HostCheck, isLoopback, TokenCheck } from "../util/http-guard.ts";
 import { pageDir } from "./assets.ts";
 import { DashboardError } from "./errors.ts";
 import type { DashboardSource } from "./feed.ts";
@@ -65,7 +66,7 @@ export async function serveDashboard(source: DashboardSource, options: ServeDash
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  hosts = new HostCheck({ host, port });
+  hosts = new HostCheck({ bound: host, port, allowedHosts: [] });
   const origin = `http://${bracketed(host)}:${port}`;
   return {
     url: dashboardUrl(origin, tokens),

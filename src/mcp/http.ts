@@ -3,7 +3,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { bracketed, HostCheck, isLoopback, TokenCheck } from "../util/http-guard.ts";
+import { bracketed } from "../util/allowed-hosts.ts";
+import { HostCheck, isLoopback, TokenCheck } from "../util/http-guard.ts";
 import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 import { McpServeError } from "./errors.ts";
 import type { McpRuntime } from "./runtime.ts";
@@ -11,9 +12,10 @@ import type { McpRuntime } from "./runtime.ts";
 /**
  * Streamable HTTP for `cadre mcp --http`: one MCP session per client, each
  * with its own children. Every request is checked before the MCP transport
- * sees it: the Host and Origin headers (against DNS rebinding), a bearer
- * token, and a request-body size limit. Other paths go to `page` (the
- * dashboard), after the same Host and Origin checks.
+ * sees it: the Host and Origin headers (against DNS rebinding, see
+ * src/util/allowed-hosts.ts), a bearer token, a request-body size limit, and a
+ * cap on live clients. Other paths go to `page` (the dashboard), after the
+ * same Host and Origin checks.
  */
 
 /** Serves the paths other than /mcp; `authorized` says whether the request carries the token (header or ?token=). */
@@ -25,8 +27,12 @@ export interface HttpOptions {
   port: number;
   /** Required beyond loopback; generated when absent. */
   token?: string;
+  /** Names beyond loopback that Host and Origin may carry: "name" (any port) or "name:port". */
+  allowedHosts?: readonly string[];
   /** Default 1 MiB. */
   maxBodyBytes?: number;
+  /** Live MCP sessions (clients) at once; one more is refused with 503. Default 64. */
+  maxClients?: number;
   /**
    * An MCP session whose client sent nothing for this long and that has no
    * live children is closed (clients that vanish without a DELETE). Default:
@@ -45,11 +51,16 @@ export interface HttpServing {
   token: string;
   /** True when the token was generated here (the caller shows it once). */
   tokenGenerated: boolean;
+  /** The Host and Origin values answered, for the start-up message. */
+  allowedHosts: string;
   close(): Promise<void>;
 }
 
 export const MCP_PATH = "/mcp";
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_MAX_CLIENTS = 64;
+/** What a client over the cap is told to wait: sessions end with a DELETE or after their idle time. */
+const RETRY_AFTER_S = 10;
 
 function sendError(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.destroy();
@@ -66,6 +77,7 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
   }
   const tokens = new TokenCheck(options.token);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxClients = options.maxClients ?? DEFAULT_MAX_CLIENTS;
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; owner: string; lastSeen: number; close: () => Promise<void> }>();
   const sessionIdleMs = options.sessionIdleMs ?? runtime.registry.idleTimeoutMs;
   const sweep =
@@ -87,7 +99,7 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const refusal = hosts ? hosts.refusal(req) : "the server is starting";
-    if (refusal !== undefined) return sendError(res, 403, refusal);
+    if (refusal !== undefined) return sendError(res, 403, `${refusal} (see --allowed-hosts)`);
     const isMcp = new URL(req.url ?? "/", "http://x").pathname === MCP_PATH;
     if (!isMcp && options.page) return options.page(req, res, tokens.accepts(req, { query: true }));
     if (!tokens.accepts(req)) return sendError(res, 401, "a bearer token is required", { "www-authenticate": 'Bearer realm="cadre"' });
@@ -118,6 +130,11 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== "POST" || !isInitializeRequest(body)) return sendError(res, 400, "no MCP session: send initialize first");
+    if (sessions.size >= maxClients) {
+      return sendError(res, 503, `already ${maxClients} clients, the most this server takes (--max-clients); retry later`, {
+        "retry-after": String(RETRY_AFTER_S),
+      });
+    }
 
     const id = randomUUID();
     const owner = `http:${id}`;
@@ -147,7 +164,7 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
     httpServer.listen(options.port, options.host, () => resolve());
   });
   const { port } = httpServer.address() as AddressInfo;
-  hosts = new HostCheck({ host: options.host, port });
+  hosts = new HostCheck({ bound: options.host, port, allowedHosts: options.allowedHosts ?? [] });
   const origin = `http://${bracketed(options.host)}:${port}`;
 
   return {
@@ -155,6 +172,7 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
     origin,
     token: tokens.token,
     tokenGenerated: tokens.generated,
+    allowedHosts: hosts.policy.describe(),
     close: async () => {
       clearInterval(sweep);
       await Promise.all([...sessions.values()].map((s) => s.close()));

@@ -1,10 +1,16 @@
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { UnknownSessionError } from "./errors.ts";
+import type { ManagedSession } from "./managed-session.ts";
 import { sessionInfo } from "./session-info.ts";
 import type { SessionRegistry } from "./session-registry.ts";
 import { renderPage, transcriptPage } from "./transcript.ts";
 
 export const SESSIONS_URI = "cadre://sessions";
 export const TRANSCRIPT_TEMPLATE = "cadre://sessions/{id}/transcript";
+
+/** MCP's error code for a resource that does not exist (the SDK has no name for it). */
+const RESOURCE_NOT_FOUND = -32002;
 
 /** A resource read may be larger than a tool result, but still bounded. */
 const MAX_RESOURCE_CHARS = 200_000;
@@ -39,7 +45,13 @@ export function registerResources(server: McpServer, registry: SessionRegistry, 
     { title: "Child transcript", description: "A child session's messages, one compact entry each", mimeType: "text/plain" },
     (uri, variables) => {
       const id = decodeURIComponent(String(variables.id));
-      const session = registry.find(owner, id);
+      let session: ManagedSession;
+      try {
+        session = registry.find(owner, id);
+      } catch (error) {
+        if (error instanceof UnknownSessionError) throw new McpError(RESOURCE_NOT_FOUND, error.message, { uri: uri.href });
+        throw error;
+      }
       const page = transcriptPage(session.id, session.session.transcript(), 0, MAX_RESOURCE_ENTRIES, MAX_RESOURCE_CHARS);
       return { contents: [{ uri: uri.href, mimeType: "text/plain", text: renderPage(page) }] };
     },

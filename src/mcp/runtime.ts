@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Orchestrator } from "../orchestrator/orchestrator.ts";
 import type { OrchestratorOptions } from "../orchestrator/types.ts";
-import { type RehearsalRig, type RehearsalScripts, startRehearsalRig } from "../rehearsal/index.ts";
+import type { RehearsalRig, RehearsalScripts } from "../rehearsal/index.ts";
 import { createCadreServer } from "./server.ts";
 import { SessionRegistry, type SessionRegistryOptions } from "./session-registry.ts";
 
@@ -18,7 +18,11 @@ export interface McpRuntimeOptions extends SessionRegistryOptions {
   rehearsal?: { scripts: RehearsalScripts };
   elicitation?: boolean;
   defaultWaitS?: number;
+  /** Spare children started ahead of time with the default settings, for spawn_session to take at once. Default 1; 0: none. */
+  warm?: number;
 }
+
+const DEFAULT_SPARES = 1;
 
 /**
  * Everything `cadre mcp` runs on: one Orchestrator, the session registry,
@@ -27,21 +31,30 @@ export interface McpRuntimeOptions extends SessionRegistryOptions {
  */
 export class McpRuntime {
   private closing: Promise<void> | undefined;
+  /** Settles once the spares are up; rejects when not one could start (the server serves on without them). */
+  readonly spares: Promise<void>;
 
   private constructor(
     readonly orchestrator: Orchestrator,
     readonly registry: SessionRegistry,
     private readonly options: McpRuntimeOptions,
     private readonly rehearsal: RehearsalRig | undefined,
-  ) {}
+  ) {
+    const warm = options.warm ?? DEFAULT_SPARES;
+    // A spawn_session with no settings of its own matches them: same defaults, and its permissions are bound when it takes one.
+    this.spares = warm > 0 ? orchestrator.prewarm({}, warm) : Promise.resolve();
+    this.spares.catch(() => {});
+  }
 
   static async start(options: McpRuntimeOptions = {}): Promise<McpRuntime> {
-    const rehearsal = options.rehearsal ? await startRehearsalRig(options.rehearsal.scripts) : undefined;
+    // The scripted model's server and script parser load only for a rehearsal.
+    const rehearsal = options.rehearsal ? await (await import("../rehearsal/rig.ts")).startRehearsalRig(options.rehearsal.scripts) : undefined;
     const base = options.orchestrator ?? {};
     const orchestrator = new Orchestrator({
       ...base,
       concurrency: options.concurrency ?? base.concurrency,
       workerOptions: rehearsal?.workerOptions,
+      processOptions: rehearsal?.processOptions,
     });
     return new McpRuntime(orchestrator, new SessionRegistry(orchestrator, options), options, rehearsal);
   }

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { CADRE_VERSION } from "../util/version.ts";
 import { askByElicitation, supportsElicitation } from "./elicitation.ts";
 import { registerResources } from "./resources.ts";
 import type { SessionRegistry } from "./session-registry.ts";
@@ -19,11 +19,6 @@ export interface CadreServerOptions {
 
 const DEFAULT_WAIT_S = 30;
 
-function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  return manifest.version;
-}
-
 /**
  * The cadre MCP server for one client connection (an McpServer serves one
  * transport): the session tools and resources over the shared registry,
@@ -31,7 +26,7 @@ function version(): string {
  */
 export function createCadreServer(registry: SessionRegistry, owner: string, options: CadreServerOptions = {}): McpServer {
   const server = new McpServer(
-    { name: "cadre", version: version() },
+    { name: "cadre", version: CADRE_VERSION },
     {
       instructions:
         "Run child Claude Code sessions: spawn_session starts one on a task, query_session continues it, " +

@@ -1,15 +1,18 @@
 import type { CliMessage } from "../protocol/index.ts";
-import { type TurnResult, Worker, type WorkerOptions } from "../worker/index.ts";
+import { ProtocolError, type TurnResult, type Worker, WorkerClosedError, WorkerExitedError } from "../worker/index.ts";
 import { TaskTimeoutError } from "./errors.ts";
+import type { WorkerOrigin } from "./types.ts";
+import type { Lease } from "./worker-pool.ts";
 
 export interface AttemptOptions {
-  workerOptions: WorkerOptions;
+  /** A process for the attempt; `fresh` asks for a new one (an idle one just failed at once). */
+  acquire(signal: AbortSignal, fresh: boolean): Promise<Lease>;
   prompt: string;
   /** Cancellation, the task's total time limit and the budget stop arrive here. */
   signal: AbortSignal;
   idleTimeoutMs: number | undefined;
-  /** Called once the worker is up, to observe it. */
-  onStarted(worker: Worker): void;
+  /** Called once the worker is up, to observe it; returns what stops observing it. */
+  onStarted(worker: Worker, origin: WorkerOrigin): () => void;
   onMessage(message: CliMessage): void;
 }
 
@@ -20,20 +23,34 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }
 
+/** A process taken from the pool that failed before it said anything: not the task's fault. */
+class StaleProcess extends Error {}
+
 /**
- * One attempt of a task: a fresh worker, one turn, the worker closed again.
- * A stop (signal or idle limit) interrupts the turn, waits briefly for its
- * result, and throws the stop's reason.
+ * One attempt of a task: a worker, one turn, the worker given back (closed,
+ * or kept for the next task). A stop (signal or idle limit) interrupts the
+ * turn, waits briefly for its result, and throws the stop's reason.
  */
 export async function runAttempt(options: AttemptOptions): Promise<TurnResult> {
   const idle = new AbortController();
   const stop = AbortSignal.any([options.signal, idle.signal]);
-  let worker: Worker;
+  const acquire = async (fresh: boolean) => {
+    try {
+      return await options.acquire(stop, fresh);
+    } catch (error) {
+      throw stop.aborted ? stop.reason : error;
+    }
+  };
   try {
-    worker = await Worker.start(options.workerOptions, stop);
+    return await runTurn(await acquire(false), options, stop, idle);
   } catch (error) {
-    throw stop.aborted ? stop.reason : error;
+    if (!(error instanceof StaleProcess)) throw error;
+    return runTurn(await acquire(true), options, stop, idle);
   }
+}
+
+async function runTurn(lease: Lease, options: AttemptOptions, stop: AbortSignal, idle: AbortController): Promise<TurnResult> {
+  const { worker } = lease;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
   const idleMs = options.idleTimeoutMs;
   const resetIdle = () => {
@@ -42,14 +59,17 @@ export async function runAttempt(options: AttemptOptions): Promise<TurnResult> {
   };
   // A stop raised by the turn's own result (the budget it reaches) comes after the work is done.
   let resultSeen = false;
+  let heard = false;
   const off = worker.on((event) => {
     if (event.type !== "message") return;
+    heard = true;
     resetIdle();
     if (event.message.type === "result") resultSeen = true;
     options.onMessage(event.message);
   });
+  const unobserve = options.onStarted(worker, lease.origin);
+  let clean: TurnResult | undefined;
   try {
-    options.onStarted(worker);
     resetIdle();
     const collected = worker.send(options.prompt, { signal: stop }).collect();
     let stoppedAfterResult = false;
@@ -61,14 +81,26 @@ export async function runAttempt(options: AttemptOptions): Promise<TurnResult> {
       if (stop.aborted) onStop();
       else stop.addEventListener("abort", onStop, { once: true });
     });
-    const first = await Promise.race([collected, stopped]);
-    if (first !== "stopped") return first;
+    const first = await Promise.race([collected, stopped]).catch((error: unknown) => {
+      const failedAtOnce = lease.origin !== "cold" && !heard && !stop.aborted;
+      throw failedAtOnce && isProcessFailure(error) ? new StaleProcess("an idle process failed at once", { cause: error }) : error;
+    });
+    if (first !== "stopped") {
+      clean = first;
+      return first;
+    }
     const late = await Promise.race([collected.catch(() => undefined), sleep(INTERRUPT_GRACE_MS)]);
-    if (late && stoppedAfterResult) return late;
-    throw stop.reason;
+    if (!late || !stoppedAfterResult) throw stop.reason;
+    clean = late;
+    return late;
   } finally {
     clearTimeout(idleTimer);
-    await worker.close();
     off();
+    unobserve();
+    await lease.release(clean && !clean.isError ? clean.messages : undefined);
   }
+}
+
+function isProcessFailure(error: unknown): boolean {
+  return error instanceof WorkerExitedError || error instanceof WorkerClosedError || error instanceof ProtocolError;
 }

@@ -2,10 +2,28 @@ import { type AgentDefinition, HookEventSchema } from "../protocol/index.ts";
 import type { HookConfig } from "../worker/hooks.ts";
 import type { WorkerOptions } from "../worker/index.ts";
 import type { SessionSpec } from "./session.ts";
-import type { TaskSpec } from "./types.ts";
+import type { ReuseOption, TaskSpec } from "./types.ts";
 
-/** An agent as the orchestrator runs it: what the CLI knows of an agent, and the worker settings it brings. */
-export type AgentSpec = AgentDefinition;
+/**
+ * An agent as the orchestrator runs it: what the CLI knows of an agent (its
+ * prompt, tools, model, …), in `worker` any further settings its workers
+ * start with (environment, MCP servers, an output schema, subagents, …), and
+ * whether its processes are reused across its tasks.
+ */
+export interface AgentSpec extends AgentDefinition {
+  worker?: Partial<WorkerOptions>;
+  reuse?: ReuseOption;
+}
+
+/** What `reuse: true` means: a bound on what one process accumulates (caches, memory) over its tasks. */
+const DEFAULT_TASKS_PER_PROCESS = 50;
+
+/** Tasks one process serves at most: 1 without reuse. The agent's setting wins over the orchestrator's. */
+export function tasksPerProcess(agent: AgentSpec | undefined, defaults: ReuseOption | undefined): number {
+  const reuse = agent?.reuse ?? defaults ?? false;
+  if (reuse === false) return 1;
+  return reuse === true ? DEFAULT_TASKS_PER_PROCESS : Math.max(1, Math.floor(reuse));
+}
 
 /**
  * The settings of one worker, lowest precedence first: defaults < agent <
@@ -43,7 +61,7 @@ function mergeHooks(...configs: (HookConfig | undefined)[]): HookConfig | undefi
 /** What an agent definition means for the worker that runs as that agent. */
 function agentWorkerOptions(agent: AgentSpec | undefined): Partial<WorkerOptions> {
   if (!agent) return {};
-  return {
+  const definition: Partial<WorkerOptions> = {
     appendSystemPrompt: agent.prompt,
     ...(agent.tools && { tools: agent.tools }),
     ...(agent.disallowedTools && { disallowedTools: agent.disallowedTools }),
@@ -51,24 +69,35 @@ function agentWorkerOptions(agent: AgentSpec | undefined): Partial<WorkerOptions
     ...(agent.permissionMode && { permissionMode: agent.permissionMode }),
     ...(agent.maxTurns && { maxTurns: agent.maxTurns }),
   };
+  return agent.worker ? composeWorkerOptions(definition, agent.worker) : definition;
 }
+
+/** Lists that every layer adds to: what one layer allows, denies or reaches, a higher one cannot silently drop. */
+const ACCUMULATED = ["allowedTools", "disallowedTools", "additionalDirectories"] as const;
+/** Maps merged by name, a higher layer's entry replacing a lower one's of the same name. */
+const MERGED = ["env", "sdkMcpServers", "mcpServers", "agents"] as const;
 
 /**
  * Layers worker options, later layers winning, except where layering is the
- * point: system-prompt additions and allowed tools accumulate, environments
- * and hooks merge.
+ * point: system-prompt additions, allowed and denied tools and extra
+ * directories accumulate; environments, hooks, MCP servers and subagents merge.
  */
 function composeWorkerOptions(...layers: (Partial<WorkerOptions> | undefined)[]): WorkerOptions {
   const result: WorkerOptions = {};
+  const special = new Set<string>(["appendSystemPrompt", "hooks", ...ACCUMULATED, ...MERGED]);
   for (const layer of layers) {
     if (!layer) continue;
-    const { appendSystemPrompt, allowedTools, env, hooks, sdkMcpServers, ...rest } = layer;
-    Object.assign(result, Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)));
-    result.appendSystemPrompt = joinPrompts(result.appendSystemPrompt, appendSystemPrompt);
-    if (allowedTools) result.allowedTools = [...new Set([...(result.allowedTools ?? []), ...allowedTools])];
-    if (env) result.env = { ...result.env, ...env };
-    result.hooks = mergeHooks(result.hooks, hooks);
-    if (sdkMcpServers) result.sdkMcpServers = { ...result.sdkMcpServers, ...sdkMcpServers };
+    Object.assign(result, Object.fromEntries(Object.entries(layer).filter(([key, v]) => v !== undefined && !special.has(key))));
+    result.appendSystemPrompt = joinPrompts(result.appendSystemPrompt, layer.appendSystemPrompt);
+    result.hooks = mergeHooks(result.hooks, layer.hooks);
+    for (const key of ACCUMULATED) {
+      const values = layer[key];
+      if (values) result[key] = [...new Set([...(result[key] ?? []), ...values])];
+    }
+    for (const key of MERGED) {
+      const entries = layer[key];
+      if (entries) (result as Record<string, unknown>)[key] = { ...result[key], ...entries };
+    }
   }
   return result;
 }
@@ -77,8 +106,8 @@ function composeWorkerOptions(...layers: (Partial<WorkerOptions> | undefined)[])
  * The options a worker starts with: the one place where precedence is
  * decided, for every kind of worker. A setting of a higher layer wins over a
  * lower one's; system-prompt additions (an agent's prompt among them) join in
- * layer order, allowed tools accumulate, env, hooks and in-process MCP
- * servers merge.
+ * layer order, allowed and denied tools and extra directories accumulate,
+ * env, hooks, MCP servers (in-process and external) and subagents merge.
  */
 export function layerWorkerOptions(layers: WorkerLayers): WorkerOptions {
   const settled = composeWorkerOptions(layers.defaults, agentWorkerOptions(layers.agent), layers.task);

@@ -58,6 +58,23 @@ export class TaskFailedError extends CadreError {
   }
 }
 
+/**
+ * A task with an output schema (WorkerOptions.jsonSchema) ended without an
+ * answer in that shape: the model never called the StructuredOutput tool
+ * (STRUCTURED_OUTPUT_MISSING), or every answer it gave failed the schema until
+ * the CLI gave up (STRUCTURED_OUTPUT_INVALID).
+ */
+export class StructuredOutputError extends CadreError {
+  constructor(kind: "missing" | "invalid", detail: string) {
+    super(
+      kind === "missing" ? "STRUCTURED_OUTPUT_MISSING" : "STRUCTURED_OUTPUT_INVALID",
+      kind === "missing"
+        ? `the model ended without answering in the output schema (it never called the StructuredOutput tool)${detail ? `; its last text: ${detail}` : ""}`
+        : `the model's answers never matched the output schema: ${detail}`,
+    );
+  }
+}
+
 /** The orchestrator was closed; the task did not (or will not) finish. */
 export class OrchestratorClosedError extends CadreError {
   constructor() {

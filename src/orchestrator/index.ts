@@ -1,19 +1,27 @@
 export type { AgentSpec } from "./compose.ts";
 export * from "./errors.ts";
-export { Orchestrator } from "./orchestrator.ts";
+export { DEFAULT_RETRIES, Orchestrator } from "./orchestrator.ts";
+export type { InboxMessage } from "./peers/directory.ts";
+export { type InboxStore, MemoryInbox } from "./peers/inbox.ts";
 export type { RateLimitState } from "./scheduler/index.ts";
 export { type PendingPermission, Session, type SessionPermissions, type SessionSpec, type SessionStatus } from "./session.ts";
 export type {
   HookAction,
   OrchestratorEvent,
   OrchestratorOptions,
+  ProcessSetup,
+  ReuseOption,
   RoutedHook,
   RoutedPermissionHandler,
+  SpendingLedger,
   TaskInfo,
   TaskResult,
+  TaskRunner,
   TaskSpec,
   TaskStatus,
   Usage,
   WorkerContext,
+  WorkerOrigin,
 } from "./types.ts";
 export { TaskSpecSchema } from "./types.ts";
+export { resultWithoutTurn } from "./unrun.ts";

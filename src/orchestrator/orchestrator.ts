@@ -1,18 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { AbortError } from "../errors.ts";
-import type { CliMessage, ResultMessage } from "../protocol/index.ts";
+import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
-import { type PermissionHandler, type TurnResult, Worker, type WorkerOptions } from "../worker/index.ts";
+import type { TurnResult, Worker, WorkerOptions } from "../worker/index.ts";
 import { addUsage, emptyUsage, WorkerCost } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import { Budget } from "./budget.ts";
-import { type AgentSpec, layerWorkerOptions, sessionWorkerOptions, taskWorkerOptions } from "./compose.ts";
-import { BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskFailedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
-import { errorSummary, isRateLimitStatus, isRetryable } from "./failure.ts";
+import { type AgentSpec, layerWorkerOptions, sessionWorkerOptions, tasksPerProcess, taskWorkerOptions } from "./compose.ts";
+import { BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
+import { errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
-import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
-import { routedHookConfig } from "./routed-hooks.ts";
+import { MemoryInbox } from "./peers/inbox.ts";
 import { QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
@@ -21,14 +20,17 @@ import {
   type OrchestratorOptions,
   type TaskInfo,
   type TaskResult,
+  type TaskRunner,
   type TaskSpec,
   TaskSpecSchema,
   type TaskStatus,
-  type WorkerContext,
 } from "./types.ts";
+import { WorkerFactory } from "./worker-factory.ts";
+import { WorkerPool } from "./worker-pool.ts";
 
 const DEFAULT_CONCURRENCY = 4;
-const DEFAULT_RETRIES = 2;
+/** Further attempts after a transient failure, for tasks that do not say (the swarm file's default too). */
+export const DEFAULT_RETRIES = 2;
 /** Children may spawn children, but not without end. */
 const MAX_SPAWN_DEPTH = 3;
 
@@ -44,6 +46,8 @@ interface TaskRecord {
   usage: ReturnType<typeof emptyUsage>;
   attempts: number;
   started: boolean;
+  /** Whether the task's prepareWorker has run (it runs once, whatever the attempts). */
+  prepared: boolean;
   /** Messages of the current attempt, to judge whether a retry is safe. */
   attemptMessages: CliMessage[];
 }
@@ -53,7 +57,7 @@ interface TaskRecord {
  * retries, time limits, a budget, rate-limit back-off, one hook registry and
  * the built-in peer tools that let workers ask each other.
  */
-export class Orchestrator {
+export class Orchestrator implements TaskRunner {
   readonly scheduler: Scheduler;
   private readonly hub = new EventHub<OrchestratorEvent>();
   private readonly budget: Budget;
@@ -62,6 +66,8 @@ export class Orchestrator {
   private readonly transcripts: TranscriptDirectory | undefined;
   private readonly sessions: AgentSessions;
   private readonly peers: PeerNetwork<TaskRecord>;
+  readonly #factory: WorkerFactory<TaskRecord>;
+  readonly #pool: WorkerPool<TaskRecord>;
   private readonly liveWorkers = new Set<Worker>();
   private readonly openSessions = new Set<Session>();
   private readonly totalUsage = emptyUsage();
@@ -73,7 +79,9 @@ export class Orchestrator {
     this.scheduler.onEvent((event) => {
       if (event.type === "rate_limit") this.hub.emit({ type: "rate_limit", state: event.state });
     });
-    this.budget = new Budget(options.budgetUsd);
+    this.budget = new Budget(options.budgetUsd, options.ledger);
+    // With a shared ledger, spending elsewhere may reach the budget: the tasks here stop too.
+    this.budget.onReached((reached) => this.stopForBudget(reached));
     this.transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
     // Peer and supervisor sessions work for many tasks: their cost counts for the run, not for one task.
     this.sessions = new AgentSessions(
@@ -84,7 +92,21 @@ export class Orchestrator {
       agents: () => options.agents ?? {},
       connections: options.connections,
       sessions: this.sessions,
+      inbox: options.inbox ?? new MemoryInbox(),
       spawn: (parent, prompt, agent, signal) => this.spawnChild(parent, prompt, agent, signal),
+    });
+    this.#factory = new WorkerFactory({
+      options,
+      sessions: this.sessions,
+      peers: this.peers,
+      emit: (event) => this.hub.emit(event),
+      closing: this.closing.signal,
+      track: (worker) => this.track(worker),
+    });
+    this.#pool = new WorkerPool({
+      maxIdle: () => this.scheduler.rateLimitState().effectiveLimit,
+      onResetCost: (costUsd, usage) => this.charge(undefined, costUsd, usage),
+      onRecycled: (bound, task, reason) => task && this.hub.emit({ type: "worker_recycled", task, pid: bound.worker.pid, reason }),
     });
   }
 
@@ -120,16 +142,22 @@ export class Orchestrator {
   openSession(spec: SessionSpec = {}): Session {
     const record = this.newRecord(spec.name, spec.agent, undefined, sessionWorkerOptions(spec));
     const host: SessionHost = {
+      startWorker: async (_session, canUseTool, resume, signal) => {
+        const plan = this.#factory.plan({
+          context: { kind: "session", name: record.info.name, agent: record.info.agent },
+          overrides: record.overrides,
+          record,
+          canUseTool,
+        });
+        // A resumed session continues its own conversation: only a new process can.
+        const { worker } = resume ? await plan.start(signal, { resume }) : await this.#pool.lease(plan, { maxTasks: 1, signal });
+        this.relayWorkerEvents(worker, record.info);
+        return worker;
+      },
       schedule: async (job, key, signal) => {
         const stop = AbortSignal.any([this.closing.signal, this.budgetStop.signal, ...(signal ? [signal] : [])]);
         this.budget.throwIfExceeded();
         return this.scheduler.schedule((slot) => job(AbortSignal.any([stop, slot])), { key, signal: stop });
-      },
-      workerOptions: (_session, canUseTool) =>
-        this.workerOptionsFor({ kind: "session", name: record.info.name, agent: record.info.agent }, record, undefined, canUseTool),
-      track: (worker) => {
-        this.track(worker);
-        this.relayWorkerEvents(worker, record.info);
       },
       onMessage: (_session, message, usd) => this.onWorkerMessage(record, message, usd),
       onStatus: (session) => {
@@ -140,6 +168,22 @@ export class Orchestrator {
     const session = new Session(record.info, spec, host);
     this.openSessions.add(session);
     return session;
+  }
+
+  /**
+   * Starts `count` spare processes for sessions (or tasks) of an agent or of
+   * session settings, ahead of demand: work whose worker settings match takes
+   * one at once, and a replacement starts in the background. Spares are not
+   * sessions; close() ends them. Resolves once they are up.
+   */
+  async prewarm(agentOrSpec: string | SessionSpec = {}, count = 1): Promise<void> {
+    const spec = typeof agentOrSpec === "string" ? { agent: agentOrSpec } : agentOrSpec;
+    this.agentSpec(spec.agent);
+    const plan = this.#factory.plan({
+      context: { kind: "session", name: spec.name ?? "spare", agent: spec.agent },
+      overrides: sessionWorkerOptions(spec),
+    });
+    await this.#pool.prewarm(plan.key, count, () => plan.start(undefined));
   }
 
   /** Runs tasks under the limits and yields each result as it finishes. */
@@ -162,7 +206,7 @@ export class Orchestrator {
     this.scheduler.clear();
     await Promise.all([...this.openSessions].map((s) => s.close()));
     await this.sessions.close();
-    await Promise.all([...this.liveWorkers].map((w) => w.close()));
+    await Promise.all([this.#pool.close(), ...[...this.liveWorkers].map((w) => w.close())]);
     await this.scheduler.onIdle();
     await this.transcripts?.close();
     this.hub.endStreams();
@@ -190,7 +234,7 @@ export class Orchestrator {
       const issue = parsed.error.issues[0];
       throw new InvalidTaskError(`invalid task${spec.name ? ` "${spec.name}"` : ""}: ${issue?.path.join(".") || "task"}: ${issue?.message}`);
     }
-    const record = this.newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec));
+    const record = this.newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec), spec.id);
     this.hub.emit({ type: "task_queued", task: record.info });
     return record;
   }
@@ -201,22 +245,29 @@ export class Orchestrator {
     agentName: string | undefined,
     parent: TaskRecord | undefined,
     overrides: Partial<WorkerOptions>,
+    id = randomUUID().slice(0, 8),
   ): TaskRecord {
-    const agents = this.options.agents ?? {};
-    if (agentName !== undefined && !agents[agentName]) throw new UnknownAgentError(agentName, Object.keys(agents));
-    const id = randomUUID().slice(0, 8);
+    const agent = this.agentSpec(agentName);
     return {
       info: { id, name: name ?? `task-${id}`, agent: agentName, parentId: parent?.info.id },
       overrides,
-      agent: agentName ? agents[agentName] : undefined,
+      agent,
       depth: parent ? parent.depth + 1 : 0,
       parent,
       costUsd: 0,
       usage: emptyUsage(),
       attempts: 0,
       started: false,
+      prepared: false,
       attemptMessages: [],
     };
+  }
+
+  /** The agent of that name; throws for one the orchestrator does not know. */
+  private agentSpec(name: string | undefined): AgentSpec | undefined {
+    const agents = this.options.agents ?? {};
+    if (name !== undefined && !agents[name]) throw new UnknownAgentError(name, Object.keys(agents));
+    return name === undefined ? undefined : agents[name];
   }
 
   private async execute(record: TaskRecord, spec: TaskSpec, lentSlot = false): Promise<TaskResult> {
@@ -258,30 +309,35 @@ export class Orchestrator {
     record.attempts++;
     record.started = true;
     record.attemptMessages = [];
+    if (spec.prepareWorker && !record.prepared) {
+      record.prepared = true;
+      record.overrides = { ...record.overrides, ...(await spec.prepareWorker(signal)) };
+    }
+    // Per attempt: the CLI counts cost per session, and a reused process starts a new session for each task.
     const cost = new WorkerCost();
     const { info } = record;
     // The attempt holds a slot from here; task_started follows once its process is up.
     this.hub.emit({ type: "worker_state", task: info, state: "starting" });
-    const workerOptions = this.workerOptionsFor({ kind: "task", name: info.name, agent: info.agent }, record);
+    const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
+    const maxTasks = tasksPerProcess(record.agent, this.options.reuse);
     const turn = await runAttempt({
-      workerOptions,
+      acquire: (stop, fresh) => this.#pool.lease(plan, { maxTasks, signal: stop, fresh }),
       prompt: spec.prompt,
       signal,
       idleTimeoutMs: spec.idleTimeoutMs ?? this.options.idleTimeoutMs,
-      onStarted: (worker) => {
-        this.track(worker);
-        this.hub.emit({ type: "task_started", task: info, attempt: record.attempts, pid: worker.pid });
-        this.relayWorkerEvents(worker, info);
+      onStarted: (worker, origin) => {
+        this.hub.emit({ type: "task_started", task: info, attempt: record.attempts, pid: worker.pid, worker: origin });
+        return this.relayWorkerEvents(worker, info);
       },
       onMessage: (message) => {
         record.attemptMessages.push(message);
         this.onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
       },
     });
-    if (turn.isError) {
-      const status = (turn.result as ResultMessage).api_error_status ?? undefined;
-      throw new TaskFailedError(turn.subtype, turn.errors.length > 0 ? turn.errors : [turn.text].filter(Boolean), status ?? undefined);
-    }
+    const expectsStructuredOutput =
+      layerWorkerOptions({ defaults: this.options.defaults, agent: record.agent, task: record.overrides }).jsonSchema !== undefined;
+    const failure = turnFailure(turn, expectsStructuredOutput);
+    if (failure) throw failure;
     this.scheduler.reportSuccess();
     return turn;
   }
@@ -307,17 +363,22 @@ export class Orchestrator {
 
   /** Adds a cost to a task (and its ancestors) and to the run; stops the run when the budget is reached. */
   private charge(record: TaskRecord | undefined, usd: number, usage: Record<string, unknown> | undefined): void {
+    const added = emptyUsage();
+    addUsage(added, usage);
     addUsage(this.totalUsage, usage);
     for (let r = record; r; r = r.parent) {
       r.costUsd += usd;
       if (r === record) addUsage(r.usage, usage);
     }
-    const reached = this.budget.charge(usd);
+    const reached = this.budget.charge(usd, added);
     if (record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd });
-    if (reached) {
-      this.hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
-      this.budgetStop.abort(reached);
-    }
+    if (reached) this.stopForBudget(reached);
+  }
+
+  /** The budget is reached (by a charge here or, with a shared ledger, elsewhere): no new starts, running tasks stop. */
+  private stopForBudget(reached: BudgetExceededError): void {
+    this.hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
+    this.budgetStop.abort(reached);
   }
 
   private resultOf(record: TaskRecord, turn: TurnResult | undefined, error: unknown, durationMs: number): TaskResult {
@@ -344,40 +405,9 @@ export class Orchestrator {
     };
   }
 
-  /** The options of any worker: defaults < agent < the task's or session's own < this start's (permissions, routing, the per-worker hook). */
-  private workerOptionsFor(
-    context: WorkerContext,
-    record: TaskRecord | undefined,
-    chain: () => readonly string[] = () => [],
-    canUseTool?: PermissionHandler,
-  ): WorkerOptions {
-    const callerName = context.agent ?? context.name;
-    const call = (settled: WorkerOptions) => {
-      const routing: Partial<WorkerOptions> = {
-        hooks: routedHookConfig(this.options.hooks, {
-          cwd: settled.cwd,
-          ask: async (supervisor, prompt, signal) => (await this.sessions.ask("supervisor", supervisor, prompt, [callerName], signal)).text,
-          onFailure: (event, error) => record && this.hub.emit({ type: "hook_failed", task: record.info, event, error }),
-        }),
-      };
-      const handler = this.options.canUseTool;
-      if (handler && !canUseTool && !settled.canUseTool && record) routing.canUseTool = (request) => handler(request, record.info);
-      // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.
-      const peerTools = this.options.peerTools ?? Object.keys(this.options.agents ?? {}).length > 0;
-      if (peerTools) {
-        routing.sdkMcpServers = { cadre: this.peers.serverFor(callerName, record, chain) };
-        routing.allowedTools = [...PEER_TOOL_IDS];
-      }
-      return [canUseTool && { canUseTool }, routing, this.options.workerOptions?.(context)];
-    };
-    const agent = context.agent ? this.options.agents?.[context.agent] : undefined;
-    return layerWorkerOptions({ defaults: this.options.defaults, agent, task: record?.overrides, call });
-  }
-
   private async startSessionWorker(kind: SessionKind, agent: string, chain: () => readonly string[]): Promise<Worker> {
-    const worker = await Worker.start(this.workerOptionsFor({ kind, name: agent, agent }, undefined, chain), this.closing.signal);
-    this.track(worker);
-    return worker;
+    const plan = this.#factory.plan({ context: { kind, name: agent, agent }, overrides: undefined, chain });
+    return (await plan.start(undefined)).worker;
   }
 
   private spawnChild(parent: TaskRecord | undefined, prompt: string, agent: string | undefined, signal: AbortSignal): Promise<TaskResult> {
@@ -391,9 +421,9 @@ export class Orchestrator {
     return this.execute(record, spec, parent !== undefined);
   }
 
-  /** A task's or session's worker state and permission requests, as the orchestrator's events. */
-  private relayWorkerEvents(worker: Worker, info: TaskInfo): void {
-    worker.on((event) => {
+  /** A task's or session's worker state and permission requests, as the orchestrator's events; returns the unsubscribe function. */
+  private relayWorkerEvents(worker: Worker, info: TaskInfo): () => void {
+    return worker.on((event) => {
       if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
       else if (event.type === "permission_request")
         this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });

@@ -1,7 +1,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { AgentSessions } from "./agent-sessions.ts";
 import type { AgentSpec } from "./compose.ts";
-import type { Caller, InboxMessage, PeerDirectory, PeerInfo } from "./peers/directory.ts";
+import type { Caller, PeerDirectory, PeerInfo } from "./peers/directory.ts";
+import type { InboxStore } from "./peers/inbox.ts";
 import { createPeerServer } from "./peers/peer-server.ts";
 import type { TaskResult } from "./types.ts";
 
@@ -13,6 +14,7 @@ export interface PeerNetworkOptions<P extends ParentTask> {
   /** Agent → agents it may reach. Absent: everyone may reach everyone. */
   connections: Record<string, string[]> | undefined;
   sessions: AgentSessions;
+  inbox: InboxStore;
   spawn: (parent: P | undefined, prompt: string, agent: string | undefined, signal: AbortSignal) => Promise<TaskResult>;
 }
 
@@ -21,17 +23,19 @@ export interface PeerNetworkOptions<P extends ParentTask> {
  * answered by each agent's peer session, inboxes, and child tasks.
  */
 export class PeerNetwork<P extends ParentTask = ParentTask> {
-  private readonly inboxes = new Map<string, InboxMessage[]>();
-
   constructor(private readonly options: PeerNetworkOptions<P>) {}
 
-  /** The "cadre" MCP server for one worker: `name` is who it speaks as, `chain` who waits on its current turn. */
-  serverFor(name: string, parent: P | undefined, chain: () => readonly string[]): McpServer {
-    return createPeerServer(() => ({ name, waitChain: chain() }), this.directoryFor(parent));
+  /**
+   * The "cadre" MCP server for one worker, asked at each call (a process may
+   * change task): `name` is who it speaks as, `parent` the task its children
+   * are charged to, `chain` who waits on its current turn.
+   */
+  serverFor(name: () => string, parent: () => P | undefined, chain: () => readonly string[]): McpServer {
+    return createPeerServer(() => ({ name: name(), waitChain: chain() }), this.directoryFor(parent));
   }
 
-  private directoryFor(parent: P | undefined): PeerDirectory {
-    const { agents, sessions, spawn } = this.options;
+  private directoryFor(parent: () => P | undefined): PeerDirectory {
+    const { agents, sessions, inbox, spawn } = this.options;
     return {
       listPeers: (caller): PeerInfo[] =>
         Object.entries(agents())
@@ -46,18 +50,10 @@ export class PeerNetwork<P extends ParentTask = ParentTask> {
         if (turn.isError) throw new Error(`${peer} could not answer: ${turn.errors.join("; ") || turn.subtype}`);
         return turn.text;
       },
-      tell: (caller, peer, message) => {
-        const inbox = this.inboxes.get(peer) ?? [];
-        inbox.push({ from: caller.name, text: message, at: Date.now() });
-        this.inboxes.set(peer, inbox);
-      },
-      readInbox: (caller) => {
-        const inbox = this.inboxes.get(caller.name) ?? [];
-        this.inboxes.delete(caller.name);
-        return inbox;
-      },
+      tell: (caller, peer, message) => inbox.post(peer, { from: caller.name, text: message, at: Date.now() }),
+      readInbox: (caller) => inbox.take(caller.name),
       spawn: async (_caller, prompt, agent, signal) => {
-        const result = await spawn(parent, prompt, agent, signal);
+        const result = await spawn(parent(), prompt, agent, signal);
         if (result.status !== "succeeded") throw new Error(`the child task ${result.status}: ${result.error?.message ?? "no details"}`);
         return { taskId: result.id, text: result.text, costUsd: result.costUsd };
       },

@@ -8,12 +8,11 @@ import {
   planReview,
   RewindFilesError,
   type TurnResult,
-  Worker,
+  type Worker,
   WorkerClosedError,
   type WorkerOptions,
 } from "../worker/index.ts";
 import { WorkerCost } from "./accounting.ts";
-import { SessionNotResumableError } from "./errors.ts";
 import type { TaskInfo } from "./types.ts";
 
 export const SESSION_STATUSES = ["starting", "running", "awaiting_permission", "idle", "failed", "closed"] as const;
@@ -50,8 +49,8 @@ export interface PendingPermission {
 export interface SessionHost {
   /** Runs a job in a scheduler slot. */
   schedule<T>(job: (signal: AbortSignal) => Promise<T>, key: string | undefined, signal: AbortSignal | undefined): Promise<T>;
-  workerOptions(session: Session, canUseTool: PermissionHandler | undefined): WorkerOptions;
-  track(worker: Worker): void;
+  /** A process for the session (a spare, when one fits); with `resume`, a new one that continues that session. */
+  startWorker(session: Session, canUseTool: PermissionHandler | undefined, resume: string | undefined, signal: AbortSignal): Promise<Worker>;
   onMessage(session: Session, message: CliMessage, costUsd: number): void;
   onStatus(session: Session): void;
 }
@@ -166,7 +165,7 @@ export class Session {
           try {
             const result = await worker.run(prompt, { signal });
             this.#turns++;
-            this.#turnMessageIds.push(result.userMessageId);
+            if (result.userMessageId !== undefined) this.#turnMessageIds.push(result.userMessageId);
             this.#lastResult = result;
             this.#lastError = result.isError ? { code: "TURN_ERROR", message: result.errors.join("; ") || result.subtype } : undefined;
             return result;
@@ -196,7 +195,13 @@ export class Session {
    */
   async rewindFiles(turn: number, options: { dryRun?: boolean } = {}): Promise<RewindFilesResponse> {
     const userMessageId = this.#turnMessageIds[turn - 1];
-    if (userMessageId === undefined) throw new RewindFilesError(`turn ${turn}`, `the session has ${this.#turnMessageIds.length} finished turn(s)`);
+    if (userMessageId === undefined) {
+      const why =
+        this.#turns > 0 && this.#turnMessageIds.length === 0
+          ? "file checkpointing is off; open the session with worker: { fileCheckpointing: true }"
+          : `the session has ${this.#turnMessageIds.length} finished turn(s)`;
+      throw new RewindFilesError(`turn ${turn}`, why);
+    }
     const worker = this.#worker;
     if (!worker || worker.state === "exited" || worker.state === "failed" || worker.state === "closing") {
       throw new RewindFilesError(`turn ${turn}`, "the session's process has ended, and its checkpoints with it");
@@ -218,13 +223,9 @@ export class Session {
   async #liveWorker(signal: AbortSignal): Promise<Worker> {
     const alive = this.#worker && this.#worker.state !== "exited" && this.#worker.state !== "failed" && this.#worker.state !== "closing";
     if (alive) return this.#worker!;
-    const resume = this.sessionId;
-    const options = this.#host.workerOptions(this, this.#permissionHandler());
-    if (resume && options.persistSession === false) throw new SessionNotResumableError(this.info.name);
-    const worker = await Worker.start(resume ? { ...options, resume } : options, signal);
+    const worker = await this.#host.startWorker(this, this.#permissionHandler(), this.sessionId, signal);
     this.#worker = worker;
     this.#cost = new WorkerCost();
-    this.#host.track(worker);
     worker.on((event) => {
       if (event.type !== "message") return;
       this.#lastActivityAt = Date.now();

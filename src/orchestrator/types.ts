@@ -3,11 +3,14 @@ import type { CliMessage, HookEvent } from "../protocol/index.ts";
 import type { HookCallback } from "../worker/hooks.ts";
 import type { PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
 import type { AgentSpec } from "./compose.ts";
+import type { InboxStore } from "./peers/inbox.ts";
 import type { RateLimitState } from "./scheduler/index.ts";
 import type { SessionStatus } from "./session.ts";
 
 /** The data of a task, validated when it is submitted. */
 export const TaskSpecSchema = z.object({
+  /** The task's id in events, results and transcripts; default: a fresh one. Lets a caller follow a task across processes. */
+  id: z.string().min(1).optional(),
   /** Shown in events, transcripts and summaries; unique names make transcripts easy to find. */
   name: z.string().min(1).optional(),
   prompt: z.string().min(1, "a task needs a non-empty prompt"),
@@ -29,7 +32,20 @@ export type TaskSpecData = z.infer<typeof TaskSpecSchema>;
 export interface TaskSpec extends TaskSpecData {
   /** Any other worker options for this task (merged over the agent's and the defaults). */
   worker?: Partial<WorkerOptions>;
+  /**
+   * Runs once, in the task's slot, before its first worker starts (so that
+   * tasks waiting for a slot cost nothing yet), e.g. to make the directory it
+   * works in. What it returns replaces the task's own worker settings of the
+   * same names. A failure fails the task.
+   */
+  prepareWorker?: (signal: AbortSignal) => Promise<Partial<WorkerOptions>>;
   signal?: AbortSignal;
+}
+
+/** What runs one task to its end: an Orchestrator here, or a distributed run's coordinator. */
+export interface TaskRunner {
+  /** Resolves with the task's result whatever the outcome; rejects only on invalid input. */
+  run(spec: TaskSpec): Promise<TaskResult>;
 }
 
 export type TaskStatus = "succeeded" | "failed" | "cancelled" | "skipped";
@@ -69,7 +85,7 @@ export interface TaskInfo {
 
 export type OrchestratorEvent =
   | { type: "task_queued"; task: TaskInfo }
-  | { type: "task_started"; task: TaskInfo; attempt: number; pid: number | undefined }
+  | { type: "task_started"; task: TaskInfo; attempt: number; pid: number | undefined; worker: WorkerOrigin }
   | { type: "task_message"; task: TaskInfo; message: CliMessage }
   | { type: "task_retry"; task: TaskInfo; attempt: number; delayMs: number; error: { code: string; message: string } }
   | { type: "task_finished"; task: TaskInfo; result: TaskResult }
@@ -80,7 +96,25 @@ export type OrchestratorEvent =
   | { type: "permission_request"; task: TaskInfo; requestId: string; request: Omit<PermissionRequest, "signal"> }
   | { type: "permission_settled"; task: TaskInfo; requestId: string }
   | { type: "hook_failed"; task: TaskInfo; event: string; error: { code: string; message: string } }
-  | { type: "session_status"; task: TaskInfo; status: SessionStatus };
+  | { type: "session_status"; task: TaskInfo; status: SessionStatus }
+  /** A task's process was closed instead of serving the next task (see OrchestratorOptions.reuse). */
+  | { type: "worker_recycled"; task: TaskInfo; pid: number | undefined; reason: string };
+
+/** Where a task's process came from: started for it, a spare (prewarm), or reused from an earlier task. */
+export type WorkerOrigin = "cold" | "spare" | "reused";
+
+/** Reuse a finished task's process for the next task of the same configuration: true, or at most this many tasks per process. */
+export type ReuseOption = boolean | number;
+
+/** What one process brings that is not part of the work it does: see OrchestratorOptions.processOptions. */
+export interface ProcessSetup {
+  /** Merged last into the options the process starts with. */
+  options: Partial<WorkerOptions>;
+  /** From now on the process works for `context`: at its start, and whenever a spare or reused process is handed on. */
+  bind(context: WorkerContext): void;
+  /** The process has ended. */
+  release?(): void;
+}
 
 /** What a routed hook does: a function, a shell command, a built-in policy, or a supervisor agent. */
 export type HookAction =
@@ -107,6 +141,22 @@ export interface WorkerContext {
   agent: string | undefined;
 }
 
+/**
+ * Where a run's spending is counted. The default is in the orchestrator;
+ * orchestrators in several processes that share one budget share a ledger
+ * kept elsewhere (cadre's distributed runs keep it in Redis). The budget
+ * itself (the limit, and what happens when it is reached) stays the
+ * orchestrator's.
+ */
+export interface SpendingLedger {
+  /** Spent so far, as far as this process knows. */
+  readonly spentUsd: number;
+  /** Adds a cost of this process and its token usage. */
+  add(usd: number, usage: Usage): void;
+  /** A shared ledger calls `listener` when it learns of spending elsewhere. */
+  onChange?(listener: () => void): void;
+}
+
 export interface OrchestratorOptions {
   /** Live task workers at once. Default 4. */
   concurrency?: number;
@@ -114,17 +164,33 @@ export interface OrchestratorOptions {
   agentLimits?: Record<string, number>;
   /** Stop starting tasks and interrupt running ones once this much is spent. */
   budgetUsd?: number;
+  /** Where spending is counted, when it is shared with orchestrators elsewhere. */
+  ledger?: SpendingLedger;
   agents?: Record<string, AgentSpec>;
   /** Worker options for every worker. */
   defaults?: Partial<WorkerOptions>;
-  /** Per-worker options computed at start (environment, HOME, rehearsal URL, …), merged last. */
+  /** Per-worker options computed at start (environment, HOME, …), merged last. */
   workerOptions?: (context: WorkerContext) => Partial<WorkerOptions>;
+  /**
+   * Settings of one process rather than of its work (e.g. the rehearsal route it
+   * talks to), called once per process. Unlike workerOptions, they are not
+   * compared when a spare or a reused process is matched to work.
+   */
+  processOptions?: () => ProcessSetup;
+  /**
+   * Let a finished task's process serve the next task whose worker settings are
+   * identical, after a reset that gives that task a fresh session; `true` means
+   * at most 50 tasks per process. An agent's own `reuse` wins. Default false.
+   */
+  reuse?: ReuseOption;
   /** One registry of hooks for all workers: event name → routed hooks. */
   hooks?: Partial<Record<HookEvent, RoutedHook[]>>;
   /** Permission requests of every worker; without it each worker's policy (deny) applies. */
   canUseTool?: RoutedPermissionHandler;
   /** Agent name → agents it may reach with ask_peer/tell_peer. Absent: every agent may reach every other. */
   connections?: Record<string, string[]>;
+  /** Where tell_peer leaves messages and read_inbox takes them; default: in this orchestrator. */
+  inbox?: InboxStore;
   /** Give workers the built-in "cadre" MCP server (ask_peer, spawn_worker, …). Default: when there are agents. */
   peerTools?: boolean;
   /** Write one JSONL transcript per task here. */

@@ -199,6 +199,21 @@ export type ToolUseSummaryMessage = z.infer<typeof ToolUseSummaryMessageSchema>;
 export const KeepAliveMessageSchema = z.looseObject({ type: z.literal("keep_alive") });
 export type KeepAliveMessage = z.infer<typeof KeepAliveMessageSchema>;
 
+/**
+ * Where a prompt sent with a `uuid` stands: queued, started, completed (the
+ * last after the turn's result). Measured on CLI 2.1.330; a prompt without a
+ * uuid gets none.
+ */
+export const CommandLifecycleMessageSchema = z.looseObject({
+  type: z.literal("command_lifecycle"),
+  /** The uuid the prompt was sent with. */
+  command_uuid: z.string(),
+  state: z.string(),
+  session_id: z.string().optional(),
+  uuid: z.string().optional(),
+});
+export type CommandLifecycleMessage = z.infer<typeof CommandLifecycleMessageSchema>;
+
 /** /clear and similar: the transcript starts over under a new id. */
 export const ConversationResetMessageSchema = z.looseObject({
   type: z.literal("conversation_reset"),
@@ -242,6 +257,7 @@ export const CLI_MESSAGE_SCHEMAS = {
   tool_use_summary: ToolUseSummaryMessageSchema,
   keep_alive: KeepAliveMessageSchema,
   conversation_reset: ConversationResetMessageSchema,
+  command_lifecycle: CommandLifecycleMessageSchema,
   prompt_suggestion: PromptSuggestionMessageSchema,
   control_request: ControlRequestMessageSchema,
   control_response: ControlResponseMessageSchema,
@@ -262,6 +278,7 @@ export type CliMessage =
   | ToolUseSummaryMessage
   | KeepAliveMessage
   | ConversationResetMessage
+  | CommandLifecycleMessage
   | PromptSuggestionMessage
   | ControlRequestMessage
   | ControlResponseMessage

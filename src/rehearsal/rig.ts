@@ -1,6 +1,7 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { removeOnExit } from "../util/reaper.ts";
 import { offlineClaudeEnv } from "./env.ts";
 import type { RehearsalScripts } from "./script.ts";
 import { type RehearsalServer, startRehearsalServer } from "./server.ts";
@@ -46,27 +47,56 @@ export function rehearsalScriptFor(context: ScriptedWorker, scripts: RehearsalSc
   return context.name;
 }
 
-/** The scripted model and a private HOME for the workers of one run; close() removes both. */
+/** One process's route to the scripted model; bound to the script of whoever the process works for now. */
+export interface ScriptedProcess {
+  options: { env: Record<string, string> };
+  bind(context: ScriptedWorker): void;
+  release(): void;
+}
+
+/** The scripted model and a private HOME for the workers of one run; close() stops the one and removes the other (unless it was given). */
 export interface RehearsalRig {
   server: RehearsalServer;
-  /** For OrchestratorOptions.workerOptions: points each worker at its script. */
-  workerOptions: (context: ScriptedWorker) => { inheritEnv: false; env: Record<string, string> };
+  /** For OrchestratorOptions.workerOptions: the offline environment, the same for every worker. */
+  workerOptions: () => { inheritEnv: false; env: Record<string, string> };
+  /**
+   * For OrchestratorOptions.processOptions: each process talks to its own
+   * route, bound to the script of whoever it works for now, so that a spare
+   * or a reused process plays the script of its next task.
+   */
+  processOptions: () => ScriptedProcess;
   close(): Promise<void>;
 }
 
-export async function startRehearsalRig(scripts: RehearsalScripts): Promise<RehearsalRig> {
+/**
+ * `home`: a HOME to keep (made if missing), so that the CLI's session files
+ * outlive the run and a resumed rehearsal can continue its sessions; by
+ * default a temporary one, removed on close.
+ */
+export async function startRehearsalRig(scripts: RehearsalScripts, options: { home?: string } = {}): Promise<RehearsalRig> {
   const server = await startRehearsalServer({ scripts });
-  const home = await mkdtemp(join(tmpdir(), "cadre-rehearse-"));
+  const kept = options.home;
+  if (kept !== undefined) await mkdir(kept, { recursive: true });
+  const home = kept ?? (await mkdtemp(join(tmpdir(), "cadre-rehearse-")));
+  // Also when cadre is killed or exits at once (a second Ctrl-C), without reaching close(); a kept HOME stays.
+  const removed = kept === undefined ? removeOnExit(home) : () => {};
+  let processes = 0;
   return {
     server,
     // Not inherited: the user's CLAUDE_CONFIG_DIR, credentials or endpoint must not leak into a rehearsal.
-    workerOptions: (context) => ({
-      inheritEnv: false,
-      env: offlineClaudeEnv({ baseUrl: server.baseUrlFor(rehearsalScriptFor(context, scripts)), home }),
-    }),
+    workerOptions: () => ({ inheritEnv: false, env: offlineClaudeEnv({ baseUrl: server.url, home }) }),
+    processOptions: () => {
+      const token = String(++processes);
+      return {
+        options: { env: { ANTHROPIC_BASE_URL: server.baseUrlForProcess(token) } },
+        bind: (context) => server.bind(token, rehearsalScriptFor(context, scripts)),
+        release: () => server.unbind(token),
+      };
+    },
     async close() {
       await server.close();
-      await rm(home, { recursive: true, force: true, maxRetries: 3 });
+      if (kept === undefined) await rm(home, { recursive: true, force: true, maxRetries: 3 });
+      removed();
     },
   };
 }

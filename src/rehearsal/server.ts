@@ -69,7 +69,8 @@ export interface RecordedRequest {
 }
 
 const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
-const ROUTE = /^(?:\/s\/([^/]+))?\/v1\/messages(\/count_tokens)?\/?$/;
+/** `/s/<script>` names the script; `/p/<process>` plays whatever script that process is bound to now (see bind). */
+const ROUTE = /^(?:\/(s|p)\/([^/]+))?\/v1\/messages(\/count_tokens)?\/?$/;
 
 function flattenSystem(system: unknown): string {
   if (typeof system === "string") return system;
@@ -107,6 +108,8 @@ export class RehearsalServer {
   readonly #scripts = new Map<string, RehearsalScript>();
   /** Attempts seen per script and step, for `fail: { times }`. */
   readonly #attempts = new Map<string, number>();
+  /** Process token → the script it plays now. */
+  readonly #bindings = new Map<string, string>();
   readonly #sockets = new Set<Socket>();
   readonly #server: http.Server;
   readonly #maxBody: number;
@@ -173,6 +176,23 @@ export class RehearsalServer {
     return `${this.#url}/s/${encodeURIComponent(name)}`;
   }
 
+  /**
+   * ANTHROPIC_BASE_URL for one process whose script is chosen later, and may
+   * change: a spare started before anyone asked for it, a process that serves
+   * one task after another. `bind` says which script it plays from now on.
+   */
+  baseUrlForProcess(token: string): string {
+    return `${this.#url}/p/${encodeURIComponent(token)}`;
+  }
+
+  bind(token: string, script: string): void {
+    this.#bindings.set(token, script);
+  }
+
+  unbind(token: string): void {
+    this.#bindings.delete(token);
+  }
+
   /** Adds or replaces a script, and forgets its fail attempts. */
   setScript(name: string, steps: RehearsalScriptInput): void {
     this.#scripts.set(name, parseScript(name, steps));
@@ -208,7 +228,7 @@ export class RehearsalServer {
     if (req.method !== "POST" || route === null) {
       return this.#sendError(res, 404, `rehearsal server: no route for ${req.method} ${path}; it serves POST [/s/<script>]/v1/messages`);
     }
-    const isMessages = route[2] === undefined;
+    const isMessages = route[3] === undefined;
     if (isMessages) {
       this.#inFlight += 1;
       this.#peakInFlight = Math.max(this.#peakInFlight, this.#inFlight);
@@ -234,12 +254,14 @@ export class RehearsalServer {
     const inputTokens = estimateTokens(raw.length);
     if (!isMessages) return this.#sendJson(res, 200, { input_tokens: inputTokens });
 
-    let baseScript = "default";
+    let routeName: string | undefined;
     try {
-      if (route[1] !== undefined) baseScript = decodeURIComponent(route[1]);
+      routeName = route[2] === undefined ? undefined : decodeURIComponent(route[2]);
     } catch {
-      return this.#sendError(res, 400, `rehearsal: the script name in ${path} is not valid percent-encoding`);
+      return this.#sendError(res, 400, `rehearsal: the name in ${path} is not valid percent-encoding`);
     }
+    // An unbound process plays no script: its model requests fail as an unknown script's do.
+    const baseScript = route[1] === "p" ? (this.#bindings.get(routeName!) ?? `(unbound process ${routeName})`) : (routeName ?? "default");
     const agentId = header(req, "x-claude-code-agent-id");
     const script = agentId === undefined ? baseScript : `${baseScript}${SUBAGENT_SCRIPT_SUFFIX}`;
     const messages = Array.isArray(body.messages) ? (body.messages as ApiMessage[]) : [];

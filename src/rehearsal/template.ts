@@ -22,6 +22,8 @@ const PLACEHOLDER = /\{\{\s*(prompt|tool_result|step|script)\s*\}\}/g;
 // The CLI wraps injected context (git attribution, reminders) in these tags
 // inside user messages; they are not what the user said.
 const SYSTEM_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
+// A local command such as /clear leaves its record before the user's next words (CLI 2.1.330).
+const LOCAL_COMMAND = /<(local-command-caveat|command-name|command-message|command-args|local-command-stdout|local-command-stderr)>[\s\S]*?<\/\1>/g;
 // After an interrupt the CLI puts this marker before the user's next words.
 const INTERRUPT_MARKER = /^\[Request interrupted by user[^\]]*\]$/;
 
@@ -58,7 +60,7 @@ function toolResultText(content: unknown): string {
 function userText(message: ApiMessage): string {
   return blocks(message.content)
     .filter((block) => block.type === "text" && typeof block.text === "string")
-    .map((block) => (block.text as string).replace(SYSTEM_REMINDER, "").trim())
+    .map((block) => (block.text as string).replace(SYSTEM_REMINDER, "").replace(LOCAL_COMMAND, "").trim())
     .filter((text) => text !== "" && !INTERRUPT_MARKER.test(text))
     .join("\n");
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { Orchestrator, TaskResult, TaskStatus } from "../orchestrator/index.ts";
+import { resultWithoutTurn, type TaskResult, type TaskRunner, type TaskStatus } from "../orchestrator/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
-import { fillResults, type ResolvedSwarmConfig, type ResolvedTask, taskSpecFor } from "./config/index.ts";
+import { fillResults, type ResolvedSwarmConfig, type ResolvedTask, type ResultFields, taskSpecFor } from "./config/index.ts";
+import { type TaskFingerprint, taskFingerprint } from "./fingerprint.ts";
+import { type OpenWorktree, RunWorktrees, type WorktreeOutcome } from "./worktree.ts";
 
 /** Codes of the results the runner decides itself, without a worker. */
 export const DEPENDENCY_FAILED = "DEPENDENCY_FAILED";
@@ -18,35 +20,61 @@ export interface TaskSettledEvent {
   task: { name: string; agent: string | undefined };
   result: TaskResult;
   started: boolean;
+  /** Set for a task that worked in its own git worktree: its branch and commit, or that it changed nothing. */
+  worktree?: WorktreeOutcome;
+  /** True when the result was kept from the run being resumed instead of running the task. */
+  carriedOver?: boolean;
+  /** What the result depends on (the prompt it was sent, its worker's settings); absent for a task that never started. */
+  fingerprint?: TaskFingerprint;
+}
+
+/** A resumed run runs this task again, and says why. */
+export interface TaskRerunEvent {
+  type: "task_rerun";
+  task: { name: string; agent: string | undefined };
+  reason: string;
+  /** The claude session it continues, when its earlier attempt left one. */
+  resumedSession: string | undefined;
 }
 
 /** What a swarm run reports beyond the orchestrator's events. */
-export type SwarmEvent = TaskSettledEvent;
+export type SwarmEvent = TaskSettledEvent | TaskRerunEvent;
+
+/**
+ * How a resumed run treats a task that is ready (its prompt filled in): keep
+ * the result an earlier attempt left, or run it again, continuing the claude
+ * session of that attempt when there is one.
+ */
+export type CarryDecision = { kind: "keep"; result: TaskResult } | { kind: "run"; reason: string; resumeSession?: string };
 
 export interface RunSwarmOptions {
   config: ResolvedSwarmConfig;
-  orchestrator: Orchestrator;
+  /** Where a ready task starts: the orchestrator here, or the coordinator of a distributed run. */
+  orchestrator: TaskRunner;
   /** Aborted by the first Ctrl-C: nothing new starts, running tasks are stopped. */
   signal: AbortSignal;
+  /** When resuming a run: decides, per ready task, whether it runs again. Absent: every task runs. */
+  carryOver?: (task: ResolvedTask, fingerprint: TaskFingerprint) => CarryDecision | undefined;
+  /**
+   * The worktrees of tasks that ask for one (the caller keeps it to discard
+   * them if the run is killed). Default: a new set named after a fresh run id.
+   */
+  worktrees?: RunWorktrees;
+}
+
+/** `20250601-123005-3f2a`: when the run started, and a few random characters so that two runs never share branch names. */
+export function newRunId(now: Date = new Date()): string {
+  const stamp = now
+    .toISOString()
+    .replace(/\.\d+Z$/, "")
+    .replaceAll(/[-:]/g, "")
+    .replace("T", "-");
+  return `${stamp}-${randomUUID().slice(0, 4)}`;
 }
 
 /** A result for a task that never ran. */
 export function unrunResult(task: ResolvedTask, status: TaskStatus, error: { code: string; message: string }): TaskResult {
-  return {
-    id: randomUUID().slice(0, 8),
-    name: task.name,
-    agent: task.agent,
-    status,
-    text: "",
-    structuredOutput: undefined,
-    costUsd: 0,
-    usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-    numTurns: 0,
-    durationMs: 0,
-    attempts: 0,
-    sessionId: undefined,
-    error,
-  };
+  return resultWithoutTurn({ id: randomUUID().slice(0, 8), name: task.name, agent: task.agent }, status, error);
 }
 
 /**
@@ -57,14 +85,43 @@ export function unrunResult(task: ResolvedTask, status: TaskStatus, error: { cod
  * and says which one. Starts at once; the stream has one task_settled event
  * per task, in the order they settle, and ends when every task has one.
  */
-export function runSwarm({ config, orchestrator, signal }: RunSwarmOptions): AsyncIterable<SwarmEvent> {
+export function runSwarm({ config, orchestrator, signal, worktrees: given, carryOver }: RunSwarmOptions): AsyncIterable<SwarmEvent> {
   const events = new AsyncQueue<SwarmEvent>();
   const results = new Map<string, TaskResult>();
+  const outcomes = new Map<string, WorktreeOutcome>();
   const waiting = new Set(config.tasks);
+  const names = new Set(config.tasks.map((task) => task.name));
+  const worktrees = given ?? new RunWorktrees(newRunId(), config.keep_worktrees);
 
-  const settle = (task: ResolvedTask, result: TaskResult, started: boolean) => {
+  const settle = (
+    task: ResolvedTask,
+    result: TaskResult,
+    started: boolean,
+    extra: { worktree?: WorktreeOutcome; fingerprint?: TaskFingerprint; carriedOver?: boolean } = {},
+  ) => {
     results.set(task.name, result);
-    events.push({ type: "task_settled", task: { name: task.name, agent: task.agent }, result, started });
+    if (extra.worktree !== undefined) outcomes.set(task.name, extra.worktree);
+    events.push({
+      type: "task_settled",
+      task: { name: task.name, agent: task.agent },
+      result,
+      started,
+      ...(extra.worktree && { worktree: extra.worktree }),
+      ...(extra.fingerprint && { fingerprint: extra.fingerprint }),
+      ...(extra.carriedOver && { carriedOver: true }),
+    });
+  };
+
+  /** What {{results.<task>…}} reads: a task that changed nothing in its worktree has no branch, and stands for the commit it started from. */
+  const fieldsOf = (name: string): ResultFields | undefined => {
+    const result = results.get(name);
+    if (result === undefined) return undefined;
+    const worktree = outcomes.get(name);
+    return {
+      text: result.text,
+      structured: result.structuredOutput,
+      ...(worktree !== undefined && { branch: worktree.branch ?? worktree.base, commit: worktree.commit ?? worktree.base }),
+    };
   };
 
   const advance = () => {
@@ -90,16 +147,58 @@ export function runSwarm({ config, orchestrator, signal }: RunSwarmOptions): Asy
         changed = true;
       }
     }
-    if (results.size === config.tasks.length) events.end();
+    if (results.size === config.tasks.length) {
+      // Given worktrees are the caller's to dispose of.
+      if (given === undefined) void worktrees.dispose();
+      events.end();
+    }
   };
 
   const start = (task: ResolvedTask) => {
-    const prompt = fillResults(task.prompt, (name) => results.get(name)?.text);
-    orchestrator.run(taskSpecFor(task, prompt, signal)).then(
-      (result) => {
+    const prompt = fillResults(task.prompt, names, fieldsOf);
+    const fingerprint = taskFingerprint(config, task, prompt);
+    const decision = carryOver?.(task, fingerprint);
+    if (decision?.kind === "keep") {
+      // Settled on the next tick, so that advance() finishes its pass over the waiting tasks first.
+      queueMicrotask(() => {
+        settle(task, decision.result, false, { fingerprint, carriedOver: true });
+        advance();
+      });
+      return;
+    }
+    const spec = taskSpecFor(task, prompt, signal);
+    if (decision?.kind === "run") {
+      events.push({
+        type: "task_rerun",
+        task: { name: task.name, agent: task.agent },
+        reason: decision.reason,
+        resumedSession: decision.resumeSession,
+      });
+      if (decision.resumeSession !== undefined) spec.worker = { ...spec.worker, resume: decision.resumeSession };
+    }
+    let open: OpenWorktree | undefined;
+    const { worktree } = task;
+    if (worktree !== undefined) {
+      spec.prepareWorker = async () => {
+        const base = fillResults(worktree.base ?? worktree.start, names, fieldsOf);
+        open = await worktrees.open({ task: task.name, repo: worktree.repo, cwd: task.cwd ?? config.defaults.cwd, base });
+        return { cwd: open.cwd };
+      };
+    }
+    orchestrator.run(spec).then(
+      async (ran) => {
         // A worker that died from the same Ctrl-C (the terminal signals the whole process group) was interrupted, not failed.
-        const interrupted = signal.aborted && result.status === "failed";
-        settle(task, interrupted ? { ...result, status: "cancelled" } : result, true);
+        let result: TaskResult = signal.aborted && ran.status === "failed" ? { ...ran, status: "cancelled" } : ran;
+        let outcome: WorktreeOutcome | undefined;
+        if (open !== undefined) {
+          try {
+            outcome = await worktrees.close(open, result.status);
+          } catch (error) {
+            const { code, message } = error as { code: string; message: string };
+            result = { ...result, status: "failed", error: { code, message } };
+          }
+        }
+        settle(task, result, true, { worktree: outcome, fingerprint });
         advance();
       },
       // The orchestrator refuses a task it cannot run (e.g. a prompt left empty by an empty dependency result).

@@ -123,3 +123,10 @@ export class ProtocolError extends CadreError {
     super("PROTOCOL_ERROR", message, { cause });
   }
 }
+
+/** "/clear" did not give the worker a clean new session as the pinned CLI does. */
+export class ResetFailedError extends CadreError {
+  constructor(reason: string, cause?: unknown) {
+    super("RESET_FAILED", `the worker's conversation could not be reset: ${reason}`, { cause });
+  }
+}

@@ -10,7 +10,9 @@ export {
   type PermissionPolicy,
   type PermissionRequest,
   planReview,
+  policyDecision,
   type Question,
 } from "./permissions.ts";
+export { type ConversationReset, resetConversation } from "./reset.ts";
 export { type Prompt, Turn, type TurnResult } from "./turn.ts";
 export { Worker, type WorkerEvent, type WorkerListener, type WorkerState } from "./worker.ts";

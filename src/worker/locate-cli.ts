@@ -7,8 +7,6 @@ import { ClaudeNotFoundError } from "./errors.ts";
 /** The placeholder that @anthropic-ai/claude-code ships before its postinstall links the real binary is tiny. */
 const MIN_NATIVE_BINARY_BYTES = 1_000_000;
 
-const require = createRequire(import.meta.url);
-
 function isExecutableFile(path: string, minBytes = 0): boolean {
   try {
     const stat = statSync(path);
@@ -22,7 +20,9 @@ function isExecutableFile(path: string, minBytes = 0): boolean {
 
 function packageDir(name: string): string | undefined {
   try {
-    return dirname(require.resolve(`${name}/package.json`));
+    // createRequire throws for a module loaded from a URL (cadre from JSR, on Deno): no package
+    // is installed beside it, so claude comes from CADRE_CLAUDE_BIN or PATH.
+    return dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
   } catch {
     return undefined;
   }

@@ -1,6 +1,7 @@
 import process from "node:process";
 import { execa } from "execa";
 import { DEFAULT_MAX_LINE_BYTES, encodeLine, NdjsonDecoder } from "../protocol/ndjson.ts";
+import { reaper } from "../util/reaper.ts";
 import type { ExitDetails } from "./errors.ts";
 
 export interface ProcessTransportOptions {
@@ -31,6 +32,8 @@ export interface TerminateOptions {
 }
 
 const DEFAULT_STDERR_TAIL_BYTES = 8 * 1024;
+/** How long a kill handed to the reaper may take before the process is signalled directly. */
+const REAPER_KILL_MS = 2_000;
 
 function spawnChild(options: ProcessTransportOptions) {
   return execa(options.command, options.args, {
@@ -42,8 +45,10 @@ function spawnChild(options: ProcessTransportOptions) {
     stderr: "pipe",
     buffer: false,
     reject: false,
-    // execa kills the child if this process exits.
-    cleanup: true,
+    // Its own process group and session: a Ctrl-C or a closing terminal reaches cadre,
+    // which stops the child in order, not the child behind cadre's back. If cadre dies,
+    // the reaper ends the child (execa's own cleanup cannot outlive a SIGKILL).
+    detached: true,
   });
 }
 
@@ -64,6 +69,8 @@ export class ProcessTransport {
   constructor(options: ProcessTransportOptions, handlers: TransportHandlers) {
     this.stderrLimit = options.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES;
     this.child = spawnChild(options);
+    const pid = this.child.pid;
+    if (pid !== undefined) reaper().watch(pid);
     const decoder = new NdjsonDecoder({ maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES });
     const deliver = (events: ReturnType<NdjsonDecoder["push"]>) => {
       for (const event of events) {
@@ -78,7 +85,7 @@ export class ProcessTransport {
         deliver(decoder.push(chunk));
       } catch (error) {
         failed = true;
-        this.signal("SIGKILL");
+        void this.kill();
         handlers.onFatal(error as Error);
       }
     });
@@ -94,6 +101,7 @@ export class ProcessTransport {
     // A write to a process that has died fails with EPIPE; the exit is reported separately.
     this.child.stdin.on("error", () => {});
     this.exited = this.child.then((result): ExitDetails => {
+      if (pid !== undefined) reaper().forget(pid);
       const details: ExitDetails = {
         exitCode: result.exitCode ?? null,
         signal: result.signal ?? null,
@@ -143,30 +151,47 @@ export class ProcessTransport {
     if (await this.exitsWithin(graceMs)) return this.exited;
     this.signal("SIGTERM");
     if (await this.exitsWithin(termMs)) return this.exited;
-    this.signal("SIGKILL");
-    return this.exited;
-  }
-
-  /** Kills at once, without a grace period. */
-  kill(): Promise<ExitDetails> {
-    this.endInput();
-    this.signal("SIGKILL");
-    return this.exited;
+    return this.kill();
   }
 
   /**
-   * Signals the child through process.kill, not ChildProcess.kill: on Deno the
-   * latter ignores every signal after the first, so SIGKILL would never follow
-   * an ignored SIGTERM.
+   * Kills at once, without a grace period, with everything the process started:
+   * the CLI runs its tools in sessions of their own, which a SIGKILL to the CLI
+   * alone would leave running. The reaper walks the tree; should it not answer,
+   * the process group is killed directly. The process is stopped first, before
+   * this returns, and stdin stays open: in the moment the reaper takes, a CLI
+   * that saw stdin close or read a last control request could still end its turn
+   * and answer it.
    */
-  private signal(name: "SIGTERM" | "SIGKILL"): void {
-    const pid = this.child.pid;
-    // Set as soon as the exit is seen, so a pid the system may have reused is never signalled.
-    if (pid === undefined || this.child.exitCode !== null || this.child.signalCode !== null) return;
-    try {
-      process.kill(pid, name);
-    } catch {
-      // Already gone: its exit is reported through `exited`.
+  async kill(): Promise<ExitDetails> {
+    this.inputEnded = true;
+    this.signal("SIGSTOP");
+    const pid = this.livePid();
+    if (pid !== undefined && reaper().killTree(pid) && (await this.exitsWithin(REAPER_KILL_MS))) return this.exited;
+    this.signal("SIGKILL");
+    return this.exited;
+  }
+
+  /** The pid while the process runs; undefined once its exit is seen, so a pid the system may have reused is never signalled. */
+  private livePid(): number | undefined {
+    return this.child.exitCode === null && this.child.signalCode === null ? this.child.pid : undefined;
+  }
+
+  /**
+   * Signals the child's process group through process.kill, not ChildProcess.kill:
+   * on Deno the latter ignores every signal after the first, so SIGKILL would never
+   * follow an ignored SIGTERM.
+   */
+  private signal(name: "SIGSTOP" | "SIGTERM" | "SIGKILL"): void {
+    const pid = this.livePid();
+    if (pid === undefined) return;
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, name);
+        return;
+      } catch {
+        // No such group (not a group leader where groups do not exist), or already gone.
+      }
     }
   }
 

@@ -7,8 +7,8 @@ export type Prompt = string | readonly ContentBlockParam[];
 /** The buffered outcome of one turn. */
 export interface TurnResult {
   sessionId: string;
-  /** The id the prompt was sent with: `rewindFiles` restores files to their state at this point. */
-  userMessageId: string;
+  /** With file checkpointing, the id the prompt was sent with: `rewindFiles` restores files to their state at this point. */
+  userMessageId: string | undefined;
   /** The uuid of the turn's last assistant message: `resumeSessionAt` keeps the conversation up to here. */
   lastMessageId: string | undefined;
   /** The final text (the result message's `result`), empty when the turn ended in error. */
@@ -28,7 +28,7 @@ export interface TurnResult {
   result: ResultMessage;
 }
 
-export function turnResult(result: ResultMessage, messages: CliMessage[], userMessageId: string): TurnResult {
+export function turnResult(result: ResultMessage, messages: CliMessage[], userMessageId: string | undefined): TurnResult {
   return {
     sessionId: result.session_id ?? "",
     userMessageId,
@@ -54,10 +54,12 @@ export function turnResult(result: ResultMessage, messages: CliMessage[], userMe
 export class Turn implements AsyncIterable<CliMessage> {
   readonly result: Promise<ResultMessage>;
   /**
-   * The id the prompt is sent with: the CLI records the user message under it,
-   * so it names this point of the conversation to `rewindFiles` and `resumeSessionAt`.
+   * The id the prompt is sent with when the worker keeps file checkpoints: the
+   * CLI records the user message under it, so it names this point of the
+   * conversation to `rewindFiles`. (A prompt with an id also makes the CLI
+   * report its command_lifecycle; without checkpoints cadre spares that.)
    */
-  readonly userMessageId: string = randomUUID();
+  readonly userMessageId: string | undefined;
   private readonly queue = new AsyncQueue<CliMessage>();
   private readonly collected: CliMessage[] = [];
   private resolveResult!: (result: ResultMessage) => void;
@@ -67,7 +69,9 @@ export class Turn implements AsyncIterable<CliMessage> {
   constructor(
     readonly prompt: Prompt,
     readonly signal: AbortSignal | undefined,
+    options: { named?: boolean } = {},
   ) {
+    this.userMessageId = options.named ? randomUUID() : undefined;
     this.result = new Promise((resolve, reject) => {
       this.resolveResult = resolve;
       this.rejectResult = reject;

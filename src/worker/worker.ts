@@ -188,7 +188,7 @@ export class Worker {
    * interrupts the turn (or drops it if it has not started).
    */
   send(prompt: Prompt, options: { signal?: AbortSignal } = {}): Turn {
-    const turn = new Turn(prompt, options.signal);
+    const turn = new Turn(prompt, options.signal, { named: this.options.fileCheckpointing === true });
     if (this.failure || this.closing) {
       turn.fail(this.failure ?? new WorkerClosedError("the turn"));
       return turn;
@@ -282,7 +282,7 @@ export class Worker {
     return this.closing;
   }
 
-  /** Ends the process at once (SIGKILL, sent before this returns), also while a close() is still waiting on it. */
+  /** Ends the process and its tools at once (the SIGKILL is on its way before this returns), also while a close() is still waiting on it. */
   kill(): Promise<ExitDetails> {
     if (!this.transport.hasExited) this.setState("closing");
     const killed = this.transport.kill();
@@ -360,6 +360,8 @@ export class Worker {
         break;
     }
     this.#events.emit({ type: "message", message });
+    // A prompt's lifecycle is not part of any answer; its "completed" even comes after the result.
+    if (message.type === "command_lifecycle") return;
     const turn = this.turns[0];
     if (!turn) return;
     if (message.type === "result" && isBackgroundResult(message)) {

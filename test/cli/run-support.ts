@@ -27,5 +27,3 @@ export async function decodeTranscript(path: string): Promise<CliMessage[]> {
   if (malformed.length > 0) throw new Error(`${path}: ${malformed.length} lines are not JSON`);
   return events.map((event) => parseCliMessage((event as { value: unknown }).value));
 }
-
-export { claudeDescendants } from "../support/processes.ts";

@@ -53,8 +53,8 @@ function sampleState(): RunState {
   const events: [number, OrchestratorEvent][] = [
     [0, { type: "task_queued", task: info("a.ts") }],
     [0, { type: "task_queued", task: info("b.ts") }],
-    [500, { type: "task_started", task: info("a.ts"), attempt: 1, pid: 10 }],
-    [600, { type: "task_started", task: info("b.ts"), attempt: 1, pid: 11 }],
+    [500, { type: "task_started", task: info("a.ts"), attempt: 1, pid: 10, worker: "cold" }],
+    [600, { type: "task_started", task: info("b.ts"), attempt: 1, pid: 11, worker: "cold" }],
     [
       900,
       {
@@ -119,7 +119,7 @@ describe("the live view's frame", () => {
       names.map((name) => ({ name })),
       T0,
     );
-    state.apply({ type: "task_started", task: info("t19"), attempt: 1, pid: 1 }, T0);
+    state.apply({ type: "task_started", task: info("t19"), attempt: 1, pid: 1, worker: "cold" }, T0);
     const lines = renderFrame(state, { now: T0 + 1000, width: 80, height: 10, colors: plain }).split("\n");
     expect(lines.length).toBeLessThanOrEqual(10);
     expect(lines.some((line) => line.startsWith("▶ t19"))).toBe(true);
@@ -142,7 +142,7 @@ describe("plain lines", () => {
   it("turn events into one readable line each, and skip the ones only the live view needs", () => {
     const state = sampleState();
     const line = (event: OrchestratorEvent) => describeEvent(event, state);
-    expect(line({ type: "task_started", task: info("b.ts"), attempt: 2, pid: 1 })).toBe("b.ts: started (attempt 2)");
+    expect(line({ type: "task_started", task: info("b.ts"), attempt: 2, pid: 1, worker: "cold" })).toBe("b.ts: started (attempt 2)");
     expect(line({ type: "task_finished", task: info("a.ts"), result: result("a.ts", "succeeded") })).toBe(
       "a.ts: succeeded (2 turns, $0.01, 4.2s): a.ts is fine",
     );
@@ -184,10 +184,12 @@ describe("the swarm's task_settled events", () => {
 });
 
 describe("summary", () => {
-  it("exit code: 0 when all succeeded, 1 when any did not, 130 when interrupted", () => {
-    expect(exitCodeFor([result("a", "succeeded")], false)).toBe(0);
-    expect(exitCodeFor([result("a", "succeeded"), result("b", "skipped")], false)).toBe(1);
-    expect(exitCodeFor([result("a", "succeeded")], true)).toBe(130);
+  it("exit code: 0 when all succeeded, 1 when any did not, 128 + the signal's number when a signal stopped the run", () => {
+    expect(exitCodeFor([result("a", "succeeded")], undefined)).toBe(0);
+    expect(exitCodeFor([result("a", "succeeded"), result("b", "skipped")], undefined)).toBe(1);
+    expect(exitCodeFor([result("a", "succeeded")], "SIGINT")).toBe(130);
+    expect(exitCodeFor([result("a", "succeeded")], "SIGHUP")).toBe(129);
+    expect(exitCodeFor([result("a", "succeeded")], "SIGTERM")).toBe(143);
   });
 
   it("the final table lists every task and the totals", () => {
@@ -200,6 +202,7 @@ describe("summary", () => {
         hooks: {},
         connections: {},
         rehearsal: {},
+        keep_worktrees: false,
         tasks: ["a.ts", "b.ts"].map((name, index) => ({
           name,
           template: name,
@@ -209,6 +212,7 @@ describe("summary", () => {
           cwd: "/x",
           retries: 0,
           priority: 0,
+          settings: {},
         })),
       },
       results: new Map([
@@ -217,11 +221,13 @@ describe("summary", () => {
       ]),
       totals: { costUsd: 0.03, usage: { inputTokens: 200, outputTokens: 20, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } },
       transcripts: new Map([["a.ts", "/out/transcripts/a.ts.jsonl"]]),
+      worktrees: new Map(),
+      runId: "20250601-120000-abcd",
       outDir: "/out",
       rehearsal: true,
       startedAt: T0,
       finishedAt: T0 + 5000,
-      interrupted: false,
+      stoppedBy: undefined,
     });
     expect(summary.tasks.map((t) => [t.name, t.status, t.transcript])).toEqual([
       ["a.ts", "succeeded", "transcripts/a.ts.jsonl"],
@@ -243,7 +249,15 @@ describe("arguments", () => {
     expect(runDirName(now)).toBe("2025-06-01T12-30-05Z");
     expect(parseRunArgs(["x.yaml", "--concurrency", "2", "--rehearse", "--json"], now, "/w")).toEqual({
       kind: "run",
-      options: { config: "x.yaml", concurrency: 2, outDir: "/w/.cadre/runs/2025-06-01T12-30-05Z", defaultOut: true, rehearse: true, json: true },
+      options: {
+        config: "x.yaml",
+        concurrency: 2,
+        outDir: "/w/.cadre/runs/2025-06-01T12-30-05Z",
+        defaultOut: true,
+        rehearse: true,
+        json: true,
+        fresh: false,
+      },
     });
     expect(parseRunArgs(["x.yaml", "--out", "o"], now, "/w")).toMatchObject({ options: { outDir: "/w/o", defaultOut: false, rehearse: false } });
     expect(parseRunArgs(["x.yaml", "--concurrency", "0"])).toEqual({
@@ -252,6 +266,24 @@ describe("arguments", () => {
     });
     expect(parseRunArgs([])).toEqual({ kind: "error", message: "no config file given" });
     expect(parseRunArgs(["--nope", "x.yaml"]).kind).toBe("error");
+  });
+
+  it("reads --redis and --run-id; a run id is made up when not given", () => {
+    const now = new Date("2025-06-01T12:30:05.123Z");
+    expect(parseRunArgs(["x.yaml", "--redis", "redis://q:6379", "--run-id", "r-1"], now)).toMatchObject({
+      options: { redis: { url: "redis://q:6379", runId: "r-1" } },
+    });
+    const made = parseRunArgs(["x.yaml", "--redis", "redis://q:6379"], now);
+    expect(made.kind === "run" && made.options.redis?.runId).toMatch(/^2025-06-01T12-30-05Z-[0-9a-f]{6}$/);
+    expect(parseRunArgs(["x.yaml", "--run-id", "r-1"])).toEqual({ kind: "error", message: "--run-id goes with --redis" });
+    expect(parseRunArgs(["x.yaml", "--redis", "http://q"])).toEqual({
+      kind: "error",
+      message: "--redis: http://q is not a Redis URL; it must start with redis:// or rediss://",
+    });
+    expect(parseRunArgs(["x.yaml", "--redis", "redis://q", "--run-id", "a:b"])).toEqual({
+      kind: "error",
+      message: '--run-id may hold letters, digits, ".", "_" and "-" (at most 80), got "a:b"',
+    });
   });
 
   it("--ui takes an optional HOST:PORT, and serves beyond loopback only with a token", () => {

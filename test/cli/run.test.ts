@@ -1,13 +1,12 @@
-// `cadre run` through the real command line: exit codes, summary.json, plain lines, the TTY view, Ctrl-C.
+// `cadre run` through the real command line: exit codes, summary.json, plain lines, the TTY view.
+// Signals (Ctrl-C, SIGTERM, hang-up, SIGKILL) are in test/reliability/run-signals.test.ts.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { descendants, isGone } from "../support/processes.ts";
-import { bin, cadre, claudeDescendants, decodeTranscript, readSummary, repo } from "./run-support.ts";
+import { bin, cadre, decodeTranscript, readSummary, repo } from "./run-support.ts";
 
 let dir: string;
 beforeAll(async () => {
@@ -114,91 +113,8 @@ describe("cadre run", () => {
     const usage = await cadre(["run"]);
     expect([usage.exitCode, usage.stderr]).toEqual([
       2,
-      "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json] [--ui [HOST:PORT]]",
+      "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse] [--json] [--redis URL [--run-id ID]] [--ui [HOST:PORT]]",
     ]);
-  });
-
-  it("Ctrl-C stops the run: no claude process is left and summary.json marks the unfinished tasks cancelled", async () => {
-    const file = await config("slow.yaml", [
-      "tasks:",
-      "  - { name: quick, prompt: hi }",
-      "  - { name: slow, prompt: hi }",
-      "  - { name: later, prompt: 'after {{results.slow}}', depends_on: [slow] }",
-      "rehearsal:",
-      "  quick: [{ text: done quickly }]",
-      "  slow: [{ text: too late, delay_ms: 30000 }]",
-      "  later: [{ text: never }]",
-    ]);
-    const out = join(dir, "slow-out");
-    const child = cadre(["run", file, "--rehearse", "--json", "--out", out]);
-    const events: { type: string; task?: { name: string }; result?: { status: string } }[] = [];
-    let buffered = "";
-    const seen = new Promise<void>((resolve) => {
-      child.stdout!.on("data", (chunk: Buffer) => {
-        buffered += chunk.toString("utf8");
-        const lines = buffered.split("\n");
-        buffered = lines.pop()!;
-        for (const line of lines) events.push(JSON.parse(line));
-        const finished = (name: string) => events.some((e) => e.type === "task_finished" && e.task?.name === name);
-        const started = (name: string) => events.some((e) => e.type === "task_started" && e.task?.name === name);
-        if (finished("quick") && started("slow")) resolve();
-      });
-    });
-    await seen;
-    const workers = await claudeDescendants(child.pid!);
-    expect(workers.length).toBeGreaterThanOrEqual(1);
-    child.kill("SIGINT");
-    const run = await child;
-    expect(run.exitCode).toBe(130);
-    for (const pid of workers) expect(await isGone(pid), `claude ${pid} survived`).toBe(true);
-
-    const summary = await readSummary(out);
-    expect(summary.interrupted).toBe(true);
-    expect(summary.tasks.map((t) => [t.name, t.status])).toEqual([
-      ["quick", "succeeded"],
-      ["slow", "cancelled"],
-      ["later", "cancelled"],
-    ]);
-    expect(summary.tasks[0]?.text).toBe("done quickly");
-    expect(summary.tasks[2]?.error?.message).toBe("interrupted before it started");
-    // --json: stdout is nothing but the orchestrator's events; the table went to stderr.
-    expect(events.some((e) => e.type === "task_finished" && e.task?.name === "slow" && e.result?.status === "cancelled")).toBe(true);
-    expect(run.stderr).toContain("interrupted: stopping the workers");
-    expect(run.stderr).toMatch(/total {2}1\/3 succeeded, 2 cancelled, .*interrupted/);
-  });
-
-  it("a second Ctrl-C kills at once, even a worker that ignores SIGTERM, and still writes summary.json", async () => {
-    // Only a fake CLI can hang like this: it answers initialize, then ignores prompts, stdin closing and SIGTERM.
-    const fake = join(dir, "hanging-claude");
-    await writeFile(fake, `#!/bin/sh\nFAKE_CLAUDE_MODE=hang exec node ${join(repo, "test/fixtures/fake-claude.mjs")} "$@"\n`, { mode: 0o755 });
-    const file = await config("hang.yaml", ["tasks:", "  - { name: stuck, prompt: hi }", "rehearsal:", "  stuck: [{ text: unused }]"]);
-    const out = join(dir, "hang-out");
-    const child = execa("node", [bin, "run", file, "--rehearse", "--json", "--out", out], {
-      cwd: repo,
-      reject: false,
-      env: { CADRE_CLAUDE_BIN: fake },
-    });
-    let stdout = "";
-    await new Promise<void>((resolve) => {
-      child.stdout!.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString("utf8");
-        if (stdout.includes('"type":"task_started"')) resolve();
-      });
-    });
-    const workers = (await descendants(child.pid!)).map((p) => p.pid);
-    expect(workers.length).toBeGreaterThanOrEqual(1);
-    child.kill("SIGINT");
-    // The graceful stop now waits on a worker that will not stop (about 9 s of grace periods).
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const secondAt = Date.now();
-    child.kill("SIGINT");
-    const run = await child;
-    expect(run.exitCode).toBe(130);
-    expect(Date.now() - secondAt).toBeLessThan(4_000);
-    for (const pid of workers) expect(await isGone(pid), `worker ${pid} survived`).toBe(true);
-    const summary = await readSummary(out);
-    expect(summary.interrupted).toBe(true);
-    expect(summary.tasks.map((t) => [t.name, t.status])).toEqual([["stuck", "cancelled"]]);
   });
 
   const hasScript = spawnSync("script", ["--version"]).status === 0;

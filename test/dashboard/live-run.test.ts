@@ -40,7 +40,7 @@ describe("LiveRun", () => {
     run.apply({ type: "task_queued", task: a }, 10);
     // The slot is taken at 20; the worker is up at 30: the time in the queue ends at 20.
     run.apply({ type: "worker_state", task: a, state: "starting" }, 20);
-    run.apply({ type: "task_started", task: a, attempt: 1, pid: 1 }, 30);
+    run.apply({ type: "task_started", task: a, attempt: 1, pid: 1, worker: "cold" }, 30);
     const child = info("2", "a/child", "1");
     const grandchild = info("3", "a/child/child", "2");
     run.apply({ type: "task_queued", task: child }, 40);

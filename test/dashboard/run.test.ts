@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claudeDescendants, readSummary } from "../cli/run-support.ts";
-import { isGone } from "../support/processes.ts";
+import { readSummary } from "../cli/run-support.ts";
+import { claudeDescendants, isGone } from "../support/processes.ts";
 import { launchBrowser, openPage, REBOUND_HOST, recordStatuses, SHOTS, startCadre, tableKeys, tableStatuses } from "./support.ts";
 
 /**

@@ -8,12 +8,14 @@ import { describe, expect, it } from "vitest";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 interface DenoJson {
+  version: string;
   imports: Record<string, string>;
   scopes?: Record<string, Record<string, string>>;
 }
 
 const deno = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as DenoJson;
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  version: string;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
 };
@@ -47,6 +49,10 @@ function isMapped(specifier: string): boolean {
 describe("deno.json", () => {
   const targets = [...Object.values(deno.imports), ...Object.values(deno.scopes ?? {}).flatMap((scope) => Object.values(scope))];
   const npmTargets = targets.filter((t) => t.startsWith("npm:"));
+
+  it("publishes to JSR at package.json's version", () => {
+    expect(deno.version).toBe(pkg.version);
+  });
 
   it("maps npm packages at exactly package.json's versions", () => {
     expect(npmTargets.length).toBeGreaterThan(0);

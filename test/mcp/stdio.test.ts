@@ -126,5 +126,8 @@ describe("cadre mcp over stdio", () => {
     expect((resource.contents[0] as { text: string }).text).toContain("alpha heard: hello alpha");
     const list = await client.readResource({ uri: "cadre://sessions" });
     expect(JSON.parse((list.contents[0] as { text: string }).text).map((s: { name: string }) => s.name)).toEqual(["alpha", "beta", "gamma"]);
+    // A session that does not exist: MCP's "resource not found", not an internal error.
+    const missing = await client.readResource({ uri: "cadre://sessions/nope/transcript" }).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ code: -32002, message: expect.stringContaining("No session") });
   });
 });

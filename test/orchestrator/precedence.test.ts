@@ -43,12 +43,11 @@ const CASES: SettingCase[] = [
   { setting: "maxTurns", values: { defaults: 40, agent: 30, task: 20, call: 10 } },
   // [] means no tools at all: it wins like any other value.
   { setting: "tools", values: { defaults: ["Read", "Grep", "Bash"], agent: ["Read", "Grep"], task: ["Read"], call: [] } },
-  { setting: "disallowedTools", values: { defaults: ["WebFetch"], agent: ["Bash"], task: ["Write"], call: ["Edit"] } },
-  { setting: "cwd", values: { defaults: "/d", task: "/t", call: "/c" } },
+  { setting: "cwd", values: { defaults: "/d", agent: "/a", task: "/t", call: "/c" } },
+  { setting: "jsonSchema", values: { defaults: { type: "object" }, agent: { title: "A" }, task: { title: "T" }, call: { title: "C" } } },
   { setting: "fallbackModel", values: { defaults: "sonnet", task: "haiku", call: "opus" } },
   { setting: "maxBudgetUsd", values: { defaults: 4, task: 2, call: 1 } },
   { setting: "systemPrompt", values: { defaults: "D", task: "T", call: "C" } },
-  { setting: "mcpServers", values: { defaults: { d: { command: "d" } }, task: { t: { command: "t" } }, call: { c: { command: "c" } } } },
   { setting: "settingSources", values: { defaults: ["user"], task: ["project"], call: [] } },
   { setting: "inheritEnv", values: { defaults: true, task: false, call: true } },
   { setting: "permissionPolicy", values: { defaults: "deny", task: "allow", call: "deny" } },
@@ -57,6 +56,42 @@ const CASES: SettingCase[] = [
     values: { defaults: "D", agent: "A", task: "T", call: "C" },
     combined: { all: "D\n\nA\n\nT\n\nC", withoutTask: "D\n\nA\n\nC" },
   },
+  // A deny of any layer holds: a higher layer adds to the list, never drops from it.
+  {
+    setting: "disallowedTools",
+    values: { defaults: ["WebFetch"], agent: ["Bash"], task: ["Write"], call: ["Edit"] },
+    combined: { all: ["WebFetch", "Bash", "Write", "Edit"], withoutTask: ["WebFetch", "Bash", "Edit"] },
+  },
+  {
+    setting: "additionalDirectories",
+    values: { defaults: ["/d"], agent: ["/a"], task: ["/t", "/d"], call: ["/c"] },
+    combined: { all: ["/d", "/a", "/t", "/c"], withoutTask: ["/d", "/a", "/c"] },
+  },
+  {
+    setting: "mcpServers",
+    values: {
+      defaults: { a: { command: "d" } },
+      agent: { a: { command: "a" }, g: { command: "g" } },
+      task: { a: { command: "t" }, b: { command: "t2" } },
+      call: { c: { command: "c" } },
+    },
+    combined: {
+      all: { a: { command: "t" }, g: { command: "g" }, b: { command: "t2" }, c: { command: "c" } },
+      withoutTask: { a: { command: "a" }, g: { command: "g" }, c: { command: "c" } },
+    },
+  },
+  {
+    setting: "agents",
+    values: {
+      defaults: { x: { description: "d", prompt: "D" } },
+      task: { x: { description: "t", prompt: "T" } },
+      call: { y: { description: "c", prompt: "C" } },
+    },
+    combined: {
+      all: { x: { description: "t", prompt: "T" }, y: { description: "c", prompt: "C" } },
+      withoutTask: { x: { description: "d", prompt: "D" }, y: { description: "c", prompt: "C" } },
+    },
+  },
   {
     setting: "allowedTools",
     values: { defaults: ["Read", "Grep"], task: ["Grep", "Bash(git diff:*)"], call: ["mcp__cadre__ask_peer"] },
@@ -64,8 +99,8 @@ const CASES: SettingCase[] = [
   },
   {
     setting: "env",
-    values: { defaults: { LAYER: "defaults", D: "1" }, task: { LAYER: "task", T: "1" }, call: { C: "1" } },
-    combined: { all: { LAYER: "task", D: "1", T: "1", C: "1" }, withoutTask: { LAYER: "defaults", D: "1", C: "1" } },
+    values: { defaults: { LAYER: "defaults", D: "1" }, agent: { LAYER: "agent", A: "1" }, task: { LAYER: "task", T: "1" }, call: { C: "1" } },
+    combined: { all: { LAYER: "task", D: "1", A: "1", T: "1", C: "1" }, withoutTask: { LAYER: "agent", D: "1", A: "1", C: "1" } },
   },
   {
     setting: "hooks",
@@ -89,10 +124,10 @@ const CASES: SettingCase[] = [
 /** The layers of one case, with only the given ones present. */
 function layersOf(item: SettingCase, present: readonly Layer[]): WorkerLayers {
   const layer = (name: Layer) => (present.includes(name) && name in item.values ? { [item.setting]: item.values[name] } : undefined);
+  // An agent carries what its definition knows in the definition, any other setting in `worker`.
   const agentField = AGENT_FIELD[item.setting];
-  const agent = present.includes("agent")
-    ? ({ description: "agent", prompt: "", ...(agentField && "agent" in item.values && { [agentField]: item.values.agent }) } as AgentSpec)
-    : undefined;
+  const own = "agent" in item.values ? (agentField ? { [agentField]: item.values.agent } : { worker: { [item.setting]: item.values.agent } }) : {};
+  const agent = present.includes("agent") ? ({ description: "agent", prompt: "", ...own } as AgentSpec) : undefined;
   const call = layer("call");
   return { defaults: layer("defaults"), agent, task: layer("task"), ...(call && { call: () => [call] }) };
 }
@@ -216,7 +251,11 @@ describe("every kind of worker gets its layers", () => {
       ["permission mode", (o) => o.permissionMode, { task: "dontAsk", session: "dontAsk", peer: "acceptEdits", supervisor: "acceptEdits" }],
       ["max turns", (o) => o.maxTurns, { task: 5, session: 9, peer: 9, supervisor: 9 }],
       ["tools", (o) => o.tools, { task: ["Read"], session: ["Read", "Bash"], peer: ["Read", "Bash"], supervisor: ["Read", "Bash"] }],
-      ["disallowed tools", (o) => o.disallowedTools, { task: ["Edit"], session: ["WebFetch"], peer: ["WebFetch"], supervisor: ["WebFetch"] }],
+      [
+        "disallowed tools",
+        (o) => o.disallowedTools,
+        { task: ["Write", "WebFetch", "Edit"], session: ["Write", "WebFetch"], peer: ["Write", "WebFetch"], supervisor: ["Write", "WebFetch"] },
+      ],
       [
         "allowed tools",
         (o) => o.allowedTools,

@@ -41,7 +41,9 @@ describe("session file checkpoints and persistence", () => {
     await session.send("hello");
     const pid = session.pid!;
     process.kill(pid, "SIGKILL");
-    await isGone(pid);
+    expect(await isGone(pid, 10_000)).toBe(true);
+    // The worker learns of the death from its process's exit, a moment after the pid is gone.
+    await new Promise((resolve) => setTimeout(resolve, 200));
     await expect(session.send("still there?")).rejects.toMatchObject({ code: "SESSION_NOT_RESUMABLE" });
   });
 });

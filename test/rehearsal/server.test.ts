@@ -158,6 +158,22 @@ describe("rehearsal server", () => {
     expect(server.requests.map((r) => r.script)).toEqual(["alpha", "task one:2"]);
   });
 
+  it("plays, on a process's /p/<token> route, the script the process is bound to now", async () => {
+    const server = await createRehearsal({ alpha: [{ text: "from alpha" }], beta: [{ text: "from beta" }] });
+    const url = server.baseUrlForProcess("proc 1");
+    expect(url).toBe(`${server.url}/p/proc%201`);
+    const unbound = await post(url, body([user("x")]));
+    expect(unbound.status).toBe(400);
+    expect(((await unbound.json()) as { error: { message: string } }).error.message).toContain("unbound process proc 1");
+    server.bind("proc 1", "alpha");
+    expect((await play(url, body([user("x")]))).text).toBe("from alpha");
+    server.bind("proc 1", "beta");
+    expect((await play(url, body([user("x")]))).text).toBe("from beta");
+    server.unbind("proc 1");
+    expect((await post(url, body([user("x")]))).status).toBe(400);
+    expect(server.requests.map((r) => r.outcome)).toEqual(["unknown_script", "played", "played", "unknown_script"]);
+  });
+
   it("answers an unknown script name with a 400 API error naming the known scripts", async () => {
     const server = await createRehearsal({ alpha: [{ text: "a" }], beta: [{ text: "b" }] });
     const response = await post(server.baseUrlFor("gamma"), body([user("x")]));
@@ -266,6 +282,18 @@ describe("rehearsal server", () => {
       },
     ];
     expect((await play(server.url, body(messages))).text).toBe("[second prompt]");
+  });
+
+  it("leaves the record /clear leaves in the next conversation out of {{prompt}}", async () => {
+    const server = await createRehearsal({ default: [{ text: "[{{prompt}}]" }] });
+    // The first user message of a conversation after /clear, as CLI 2.1.330 sends it.
+    const content = [
+      "<local-command-caveat>The command below was run directly in Claude Code, not sent to you as a request, and its output goes straight to the user. It's recorded here as context for later messages.</local-command-caveat>\n",
+      "<command-name>/clear</command-name>\n            <command-message>clear</command-message>\n            <command-args></command-args>\n",
+      "<local-command-stdout></local-command-stdout>\n",
+      "next task",
+    ].map((text) => ({ type: "text", text }));
+    expect((await play(server.url, body([{ role: "user", content }]))).text).toBe("[next task]");
   });
 
   it("answers stream: false with one JSON message", async () => {

@@ -1,29 +1,13 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { layerWorkerOptions, taskWorkerOptions } from "../../src/orchestrator/compose.ts";
-import {
-  ConfigError,
-  fillResults,
-  loadSwarmConfig,
-  loadSwarmConfigOrThrow,
-  orchestratorOptionsFor,
-  type ResolvedSwarmConfig,
-  type ResolvedTask,
-  taskSpecFor,
-} from "../../src/swarm/config/index.ts";
+import { layerWorkerOptions, tasksPerProcess } from "../../src/orchestrator/compose.ts";
+import { ConfigError, fillResults, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "../../src/swarm/config/index.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
+import { workerOf } from "../support/swarm.ts";
 
 const dir = fileURLToPath(new URL("../fixtures/config/", import.meta.url)).replace(/\/$/, "");
 const fixture = join(dir, "swarm.yaml");
-
-/** The options a task's worker starts with: the config converted at its edge, then layered by the orchestrator. */
-function workerOf(config: ResolvedSwarmConfig, task: ResolvedTask) {
-  const options = orchestratorOptionsFor(config);
-  const spec = taskSpecFor(task, task.prompt, new AbortController().signal);
-  const agent = spec.agent === undefined ? undefined : options.agents?.[spec.agent];
-  return layerWorkerOptions({ defaults: options.defaults, agent, task: taskWorkerOptions(spec) });
-}
 
 describe("loadSwarmConfig on a complete swarm", () => {
   it("expands for_each, resolves dependencies and merges settings", async () => {
@@ -39,7 +23,9 @@ describe("loadSwarmConfig on a complete swarm", () => {
       ["summary", ["fix-a.ts", "fix-b.ts"]],
     ]);
     const [reviewA, , fixA, , summary] = config.tasks;
-    expect(reviewA).toMatchObject({ template: "review-{{item}}", index: 0, item: "a.ts", prompt: "Review a.ts", retries: 0, priority: 0 });
+    expect(reviewA).toMatchObject({ template: "review-{{item}}", index: 0, item: "a.ts", prompt: "Review a.ts", priority: 0 });
+    // No retries written: the orchestrator's default applies, the same as in the library.
+    expect(reviewA).not.toHaveProperty("retries");
     // {{item}} is filled in now; {{results.…}} is left for the runner.
     expect(fixA).toMatchObject({
       item: { file: "a.ts", line: 3 },
@@ -126,9 +112,51 @@ describe("agent settings", () => {
   });
 });
 
+describe("reuse", () => {
+  it("goes from defaults and inline agents to the orchestrator, the agent's winning, and is not a worker setting", async () => {
+    const text = [
+      "defaults: { reuse: true }",
+      "agents:",
+      "  capped: { description: d, prompt: p, reuse: 5 }",
+      "  single: { description: d, prompt: p, reuse: false }",
+      "  plain: { description: d, prompt: p }",
+      "tasks:",
+      "  - { name: t, agent: capped, prompt: go }",
+    ].join("\n");
+    const result = await parseSwarmConfig(text, { baseDir: dir, env: {} });
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const options = orchestratorOptionsFor(result.config);
+    expect(options.reuse).toBe(true);
+    expect(options.defaults).not.toHaveProperty("reuse");
+    const agents = options.agents!;
+    expect([
+      tasksPerProcess(agents.capped, options.reuse),
+      tasksPerProcess(agents.single, options.reuse),
+      tasksPerProcess(agents.plain, options.reuse),
+    ]).toEqual([5, 1, 50]);
+    expect(tasksPerProcess(undefined, undefined)).toBe(1);
+    expect(workerOf(result.config, result.config.tasks[0]!)).not.toHaveProperty("reuse");
+  });
+
+  it("refuses what is not a boolean or a positive whole number, with its path", async () => {
+    const text = [
+      "defaults: { reuse: 0 }",
+      "agents:",
+      "  a: { description: d, prompt: p, reuse: many }",
+      "tasks:",
+      "  - { name: t, prompt: go }",
+    ].join("\n");
+    const result = await parseSwarmConfig(text, { baseDir: dir, env: {} });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((issue) => issue.path).sort()).toEqual(["agents.a.reuse", "defaults.reuse"]);
+  });
+});
+
 describe("fillResults", () => {
   it("replaces known results and leaves the rest as written", () => {
-    const lookup = (name: string) => ({ "review-a.ts": "LGTM" })[name];
-    expect(fillResults("a: {{results.review-a.ts}} b: {{ results.other }}", lookup)).toBe("a: LGTM b: {{ results.other }}");
+    const names = new Set(["review-a.ts", "review-a", "other"]);
+    const lookup = (name: string) => (name === "review-a.ts" ? { text: "LGTM" } : undefined);
+    expect(fillResults("a: {{results.review-a.ts}} b: {{ results.other }}", names, lookup)).toBe("a: LGTM b: {{ results.other }}");
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../../src/swarm/config/index.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
-import { runSwarm, type SwarmEvent } from "../../src/swarm/runner.ts";
+import { runSwarm, type SwarmEvent, type TaskSettledEvent } from "../../src/swarm/runner.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { conversationText, requestsOf } from "../support/requests.ts";
@@ -15,9 +15,10 @@ async function swarm(lines: string[]): Promise<ResolvedSwarmConfig> {
   return result.config;
 }
 
-async function collect(events: AsyncIterable<SwarmEvent>): Promise<SwarmEvent[]> {
-  const seen: SwarmEvent[] = [];
-  for await (const event of events) seen.push(event);
+/** The task_settled events of a run (a run that resumes nothing has no others). */
+async function collect(events: AsyncIterable<SwarmEvent>): Promise<TaskSettledEvent[]> {
+  const seen: TaskSettledEvent[] = [];
+  for await (const event of events) if (event.type === "task_settled") seen.push(event);
   return seen;
 }
 

@@ -128,6 +128,8 @@ describe("schema issues", () => {
 
   it("quotes keys that are not plain identifiers in paths", async () => {
     const errors = await errorsOf(`agents:\n  "my agent": { description: d }\ntasks: [{ name: a, prompt: p }]`);
-    expect(errors).toEqual([{ path: 'agents["my agent"].prompt', message: "required key is missing" }]);
+    expect(errors).toEqual([
+      { path: 'agents["my agent"].prompt', message: "required key is missing", hint: expect.stringContaining("cadre agents") },
+    ]);
   });
 });

@@ -38,7 +38,7 @@ describe("references to agents", () => {
 
   it("says where to define an agent when there are none", async () => {
     expect(await errorsOf(["tasks: [{ name: a, prompt: p, agent: reviewer }]"])).toEqual([
-      { path: "tasks[0].agent", message: 'unknown agent "reviewer"', hint: "define it under agents:" },
+      { path: "tasks[0].agent", message: 'unknown agent "reviewer"', hint: "define it under agents:, or put reviewer.md in .claude/agents" },
     ]);
   });
 

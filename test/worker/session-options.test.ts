@@ -29,14 +29,17 @@ describe("file checkpoints", () => {
     ]);
 
     const first = await worker.run("change the notes");
+    // With checkpoints every prompt goes out under an id of cadre's.
+    const at = first.userMessageId!;
+    expect(at).toMatch(/^[0-9a-f-]{36}$/);
     expect(await readFile(file, "utf8")).toBe("written by the model\n");
     await worker.run("anything else?");
 
-    const preview = await worker.rewindFiles(first.userMessageId, { dryRun: true });
+    const preview = await worker.rewindFiles(at, { dryRun: true });
     expect(preview).toMatchObject({ canRewind: true, filesChanged: [file] });
     expect(await readFile(file, "utf8")).toBe("written by the model\n");
 
-    await worker.rewindFiles(first.userMessageId);
+    await worker.rewindFiles(at);
     expect(await readFile(file, "utf8")).toBe("original\n");
   });
 
@@ -44,7 +47,8 @@ describe("file checkpoints", () => {
     const server = await createRehearsal({ hi: [{ text: "hello" }, { text: "again" }] });
     const plain = await startRehearsedWorker(server, "hi");
     const turn = await plain.worker.run("hi");
-    const off = await plain.worker.rewindFiles(turn.userMessageId).catch((error: unknown) => error);
+    expect(turn.userMessageId).toBeUndefined();
+    const off = await plain.worker.rewindFiles("00000000-0000-4000-8000-000000000000").catch((error: unknown) => error);
     expect(off).toBeInstanceOf(RewindFilesError);
     expect(off).toMatchObject({ code: "REWIND_FAILED", message: expect.stringContaining("fileCheckpointing: true") });
 

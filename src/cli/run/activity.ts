@@ -1,4 +1,6 @@
+import type { TaskResult } from "../../orchestrator/index.ts";
 import type { CliMessage } from "../../protocol/index.ts";
+import type { WorktreeOutcome } from "../../swarm/worktree.ts";
 import { oneLine } from "../../util/one-line.ts";
 
 /** The part of a tool input worth showing: the command, the file, the peer. */
@@ -54,4 +56,16 @@ export function describeMessage(message: CliMessage): string | undefined {
     default:
       return undefined;
   }
+}
+
+/** What a finished task came to, in one line: its error, or its answer (✓ schema when it matched the output schema). */
+export function resultLine(result: Pick<TaskResult, "text" | "error" | "structuredOutput">, max = 120): string {
+  if (result.error) return oneLine(result.error.message, max);
+  if (result.structuredOutput !== undefined) return oneLine(`✓ schema ${JSON.stringify(result.structuredOutput)}`, max);
+  return oneLine(result.text, max);
+}
+
+/** Where a task's worktree work went: its branch and diff stat, or that it changed nothing. */
+export function worktreeLine(worktree: Pick<WorktreeOutcome, "branch" | "diffStat">): string {
+  return worktree.branch === null ? "changed nothing (no branch)" : `⎇ ${worktree.branch}: ${worktree.diffStat}`;
 }

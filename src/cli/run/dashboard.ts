@@ -1,6 +1,5 @@
 import { basename } from "node:path";
-import { type DashboardServing, LiveRun, serveDashboard, singleRun } from "../../dashboard/index.ts";
-import type { Orchestrator } from "../../orchestrator/index.ts";
+import { type DashboardServing, LiveRun, type LiveRunOptions, serveDashboard, singleRun } from "../../dashboard/index.ts";
 import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
 
 export interface RunDashboard {
@@ -13,11 +12,12 @@ export async function openRunDashboard(input: {
   address: { host: string; port: number };
   token: string | undefined;
   config: ResolvedSwarmConfig;
-  orchestrator: Orchestrator;
+  /** The scheduler of an in-process run (a distributed one has none here). */
+  scheduler: LiveRunOptions["scheduler"];
   outDir: string;
   startedAt: number;
 }): Promise<RunDashboard> {
-  const { config, orchestrator } = input;
+  const { config } = input;
   const live = new LiveRun({
     id: basename(input.outDir),
     title: config.name,
@@ -25,7 +25,7 @@ export async function openRunDashboard(input: {
     tasks: config.tasks,
     startedAt: input.startedAt,
     budgetUsd: config.budget_usd,
-    scheduler: orchestrator.scheduler,
+    scheduler: input.scheduler,
   });
   const serving = await serveDashboard(singleRun(live), { ...input.address, token: input.token });
   return { live, serving };

@@ -1,9 +1,14 @@
+import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+// The modules that need no Redis client: `cadre run` without --redis never loads BullMQ.
+import { RUN_ID_PATTERN } from "../../distributed/keys.ts";
+import { redisUrlProblem } from "../../distributed/url.ts";
 import { parseHostPort } from "../../util/http-guard.ts";
 import { checkServerToken, numberFlag } from "../flags.ts";
 
-export const USAGE = "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json] [--ui [HOST:PORT]]";
+export const USAGE =
+  "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse] [--json] [--redis URL [--run-id ID]] [--ui [HOST:PORT]]";
 
 export const HELP = `${USAGE}
 
@@ -13,9 +18,17 @@ dependencies first, under the concurrency limit and the config's budget.
 Options:
   --concurrency N  workers running at once (default: the config's, else 4)
   --out DIR        where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
+  --resume [DIR]   go on with an earlier run (default: the newest run of this config under .cadre/runs):
+                   tasks that succeeded keep their results; the others run again, continuing
+                   their claude sessions; a task whose prompt or settings changed runs anew
+  --fresh          with --resume: tasks that run again start new sessions
   --rehearse       play the config's rehearsal scripts on a built-in scripted model: offline, no account
   --json           print the run's events as NDJSON on stdout: the orchestrator's, and the swarm's
                    task_settled with each task's result (the final table goes to stderr)
+  --redis URL      run the tasks on the hosts that serve this Redis (\`cadre worker --redis URL\`);
+                   --concurrency and the budget then hold over all hosts
+  --run-id ID      the distributed run's id (default: made up and shown); give the id of a run
+                   whose \`cadre run\` stopped to pick it up where it was
   --ui [HOST:PORT] serve a live web dashboard of the run (default 127.0.0.1 and a free port) and
                    print its address; it stays up after the run until Ctrl-C
   --token T        the dashboard's token (or CADRE_UI_TOKEN); generated when absent, and needed
@@ -23,8 +36,10 @@ Options:
   -h, --help       show this help
 
 On a terminal the view redraws in place; otherwise it prints one timestamped line per event.
-Ctrl-C once stops gracefully and writes what finished; twice kills the workers at once.
-Exit status: 0 all tasks succeeded, 1 some did not, 2 the config or the arguments are wrong, 130 interrupted.
+Ctrl-C (or SIGTERM, or the terminal closing) once stops gracefully and writes what finished;
+twice kills the workers at once.
+Exit status: 0 all tasks succeeded, 1 some did not, 2 the config or the arguments are wrong;
+129, 130, 143 stopped by a hang-up (SIGHUP), Ctrl-C (SIGINT), SIGTERM: the summary is still written.
 `;
 
 export interface RunOptions {
@@ -37,6 +52,11 @@ export interface RunOptions {
   defaultOut: boolean;
   rehearse: boolean;
   json: boolean;
+  /** Run on the hosts of this Redis instead of in this process, as the run of this id (letters, digits, . _ -). */
+  redis: { url: string; runId: string } | undefined;
+  /** Set by --resume: the run directory given, or "" for the newest run of the config. */
+  resume: string | undefined;
+  fresh: boolean;
   /** Where to serve the dashboard (--ui), if at all. */
   ui: { host: string; port: number } | undefined;
   token: string | undefined;
@@ -56,34 +76,51 @@ export function runDirName(date: Date): string {
 const DEFAULT_UI = "127.0.0.1:0";
 
 /**
- * `--ui` takes an optional HOST:PORT, which parseArgs cannot express: the
- * word after it is its value only when it looks like one (a config file does not).
+ * Flags whose value is optional, which parseArgs cannot express: alone (last, or
+ * before a word that is not such a value), `--resume` means "the newest run" and
+ * `--ui` "loopback, a free port".
  */
-function takeUi(args: string[]): { rest: string[]; ui: string | undefined } {
-  const rest: string[] = [];
-  let ui: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg.startsWith("--ui=")) ui = arg.slice("--ui=".length);
-    else if (arg !== "--ui") rest.push(arg);
-    else if (/^(\[[^\]]+\]|[^:\s/\\]+):\d+$/.test(args[i + 1] ?? "")) ui = args[++i]!;
-    else ui = DEFAULT_UI;
-  }
-  return { rest, ui };
+const OPTIONAL_VALUES: Record<string, { isValue: (word: string) => boolean; absent: string }> = {
+  "--resume": { isValue: (word) => !word.startsWith("-") && !/\.(ya?ml|json)$/i.test(word), absent: "" },
+  "--ui": { isValue: (word) => /^(\[[^\]]+\]|[^:\s/\\]+):\d+$/.test(word), absent: DEFAULT_UI },
+};
+
+function withOptionalValues(args: string[]): string[] {
+  return args.map((arg, index) => {
+    const flag = OPTIONAL_VALUES[arg];
+    const next = args[index + 1];
+    return flag && (next === undefined || !flag.isValue(next)) ? `${arg}=${flag.absent}` : arg;
+  });
 }
 
 export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string = process.cwd(), env = process.env): ParsedArgs {
-  const { rest, ui } = takeUi(args);
-  let values: { concurrency?: string; out?: string; rehearse?: boolean; json?: boolean; token?: string; help?: boolean };
+  let values: {
+    concurrency?: string;
+    out?: string;
+    rehearse?: boolean;
+    json?: boolean;
+    redis?: string;
+    "run-id"?: string;
+    help?: boolean;
+    resume?: string;
+    fresh?: boolean;
+    ui?: string;
+    token?: string;
+  };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
-      args: rest,
+      args: withOptionalValues(args),
       options: {
         concurrency: { type: "string", short: "c" },
         out: { type: "string", short: "o" },
         rehearse: { type: "boolean" },
         json: { type: "boolean" },
+        redis: { type: "string" },
+        "run-id": { type: "string" },
+        resume: { type: "string" },
+        fresh: { type: "boolean" },
+        ui: { type: "string" },
         token: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -101,7 +138,7 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   let address: { host: string; port: number } | undefined;
   try {
     concurrency = numberFlag("concurrency", values.concurrency, { integer: true, min: 1 });
-    address = ui === undefined ? undefined : parseHostPort(ui, "--ui");
+    address = values.ui === undefined ? undefined : parseHostPort(values.ui, "--ui");
   } catch (error) {
     return { kind: "error", message: (error as Error).message };
   }
@@ -112,6 +149,17 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   } catch (error) {
     return { kind: "error", message: (error as Error).message };
   }
+  const redisProblem = values.redis === undefined ? undefined : redisUrlProblem(values.redis);
+  if (redisProblem) return { kind: "error", message: `--redis: ${redisProblem}` };
+  if (values["run-id"] !== undefined && values.redis === undefined) return { kind: "error", message: "--run-id goes with --redis" };
+  const runId = values["run-id"] ?? `${runDirName(now)}-${randomBytes(3).toString("hex")}`;
+  if (!RUN_ID_PATTERN.test(runId)) {
+    return { kind: "error", message: `--run-id may hold letters, digits, ".", "_" and "-" (at most 80), got "${runId}"` };
+  }
+  const redis = values.redis === undefined ? undefined : { url: values.redis, runId };
+  if (values.resume !== undefined && values.out !== undefined)
+    return { kind: "error", message: "--resume writes into the run it resumes; leave out --out" };
+  if (values.fresh && values.resume === undefined) return { kind: "error", message: "--fresh goes with --resume" };
   const outDir = resolve(cwd, values.out ?? `.cadre/runs/${runDirName(now)}`);
   return {
     kind: "run",
@@ -122,6 +170,9 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
       defaultOut: values.out === undefined,
       rehearse: values.rehearse === true,
       json: values.json === true,
+      redis,
+      resume: values.resume === undefined ? undefined : values.resume === "" ? "" : resolve(cwd, values.resume),
+      fresh: values.fresh === true,
       ui: address,
       token: address && token,
     },

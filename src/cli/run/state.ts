@@ -1,7 +1,8 @@
 import type { OrchestratorEvent, RateLimitState, TaskResult, TaskStatus } from "../../orchestrator/index.ts";
 import type { SwarmEvent } from "../../swarm/runner.ts";
+import type { WorktreeOutcome } from "../../swarm/worktree.ts";
 import { oneLine } from "../../util/one-line.ts";
-import { describeMessage } from "./activity.ts";
+import { describeMessage, resultLine, worktreeLine } from "./activity.ts";
 
 /** What a run shows: the orchestrator's events and the swarm's. */
 export type RunEvent = OrchestratorEvent | SwarmEvent;
@@ -73,7 +74,7 @@ export class RunState {
       case "task_settled": {
         // The swarm's word is final: a task stopped by Ctrl-C counts as cancelled even if its worker failed.
         const row = this.rows.find((r) => r.name === event.task.name && r.parentName === undefined);
-        if (row) finish(row, event.result, now);
+        if (row) finish(row, event.result, now, event.worktree);
         return;
       }
       case "rate_limit":
@@ -85,6 +86,8 @@ export class RunState {
       case "cost":
         this.totalUsd = Math.max(this.totalUsd, event.totalUsd);
         this.row(event.task).costUsd = event.taskUsd;
+        return;
+      case "task_rerun":
         return;
       default:
         break;
@@ -152,11 +155,11 @@ export class RunState {
   }
 }
 
-function finish(row: TaskRow, result: TaskResult, now: number): void {
+function finish(row: TaskRow, result: TaskResult, now: number, worktree?: WorktreeOutcome): void {
   row.status = result.status;
   row.finishedAt ??= now;
   row.durationMs = result.durationMs;
   row.turns = Math.max(row.turns, result.numTurns);
   row.costUsd = result.costUsd;
-  row.activity = oneLine(result.error ? result.error.message : result.text);
+  row.activity = worktree === undefined ? resultLine(result) : oneLine(`${worktreeLine(worktree)}; ${resultLine(result)}`);
 }

@@ -34,10 +34,10 @@ export interface PeerDirectory {
   isPeer?(name: string): boolean;
   /** Runs a turn on the peer with the question; resolves with its final text. */
   ask(caller: Caller, peer: string, question: string, signal: AbortSignal): Promise<string>;
-  /** Delivers a message to the peer's inbox without waiting. */
-  tell(caller: Caller, peer: string, message: string): void;
+  /** Delivers a message to the peer's inbox without waiting for the peer. */
+  tell(caller: Caller, peer: string, message: string): void | Promise<void>;
   /** Takes (removes and returns) the caller's unread messages. */
-  readInbox(caller: Caller): InboxMessage[];
+  readInbox(caller: Caller): InboxMessage[] | Promise<InboxMessage[]>;
   /** Runs a child task under the same limits and budget; resolves with its final text. */
   spawn(caller: Caller, prompt: string, agent: string | undefined, signal: AbortSignal): Promise<{ taskId: string; text: string; costUsd: number }>;
 }

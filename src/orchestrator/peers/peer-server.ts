@@ -113,7 +113,7 @@ export function createPeerServer(caller: () => Caller, directory: PeerDirectory)
       const refusal = unreachable(directory, who, peer);
       if (refusal) return refuse(refusal);
       try {
-        directory.tell(who, peer, message);
+        await directory.tell(who, peer, message);
       } catch (error) {
         return refuse(`tell_peer "${peer}" failed: ${messageOf(error)}`);
       }
@@ -128,7 +128,12 @@ export function createPeerServer(caller: () => Caller, directory: PeerDirectory)
       outputSchema: ReadInboxOutputSchema,
     },
     async () => {
-      const messages = directory.readInbox(caller()).map(({ from, text, at }) => ({ from, text, at }));
+      let messages: { from: string; text: string; at: number }[];
+      try {
+        messages = (await directory.readInbox(caller())).map(({ from, text, at }) => ({ from, text, at }));
+      } catch (error) {
+        return refuse(`read_inbox failed: ${messageOf(error)}`);
+      }
       const text =
         messages.length === 0 ? "no new messages" : messages.map((m) => `[${new Date(m.at).toISOString()}] ${m.from}: ${m.text}`).join("\n");
       return ok({ messages }, text);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PERMISSION_MODES } from "../../worker/index.ts";
+import { PERMISSION_MODES } from "../../worker/options.ts";
 
 /** The permission modes a swarm file may name: the ones a cadre worker offers. */
 export const SwarmPermissionModeSchema = z.enum(PERMISSION_MODES);
@@ -21,6 +21,8 @@ export const AgentDefinitionSchema = z.object({
   model: z.string().optional(),
   permission_mode: SwarmPermissionModeSchema.optional(),
   max_turns: z.int().positive().optional(),
+  /** cadre's, not Claude Code's: reuse the agent's processes across its tasks (inline agents only). */
+  reuse: z.union([z.boolean(), z.int().positive()]).optional(),
   /** The absolute path of the Markdown file it came from; absent for inline definitions. */
   file: z.string().optional(),
 });

@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { CadreError } from "../../errors.ts";
-import { PERMISSION_MODES } from "../../worker/index.ts";
+import { PERMISSION_MODES } from "../../worker/options.ts";
 import { type AgentDefinition, normalizeModel, toToolList } from "./definition.ts";
 
 /** An agent file that cannot be used: no front matter, bad YAML, a missing name or description, an empty body. */

@@ -1,15 +1,27 @@
 import { didYouMean } from "./did-you-mean.ts";
 import type { ExpandedTask } from "./expand.ts";
-import { type ConfigIssue, issue } from "./issues.ts";
-import { resultReferences } from "./template.ts";
+import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
+import { RESULT_FIELDS, type ResultField, resultReferences } from "./template.ts";
+
+/** A {{results.<task>.<field>}} a task uses: where, of which task, and which field ("text" for the plain form). */
+export interface ResultUse {
+  path: PathSegment[];
+  target: string;
+  field: ResultField;
+}
 
 /**
  * Resolves every task's depends_on to task names (a for_each task named as
  * written stands for all of its copies) and checks the graph: unknown names,
- * cycles, and {{results.x}} for an x the task does not wait for.
- * Returns task name → the names it depends on.
+ * cycles, and {{results.x…}} (in the prompt or the worktree base) for an x
+ * the task does not wait for or a field results do not have.
+ * Returns task name → the names it depends on, and task name → the result fields it uses.
  */
-export function resolveDependencies(tasks: ExpandedTask[]): { dependsOn: Map<string, string[]>; issues: ConfigIssue[] } {
+export function resolveDependencies(tasks: ExpandedTask[]): {
+  dependsOn: Map<string, string[]>;
+  uses: Map<string, ResultUse[]>;
+  issues: ConfigIssue[];
+} {
   const issues = new IssueSet();
   const names = new Set(tasks.map((task) => task.name));
   const groups = new Map<string, string[]>();
@@ -20,6 +32,7 @@ export function resolveDependencies(tasks: ExpandedTask[]): { dependsOn: Map<str
   const candidates = [...names, ...groups.keys()];
 
   const dependsOn = new Map<string, string[]>();
+  const uses = new Map<string, ResultUse[]>();
   for (const task of tasks) {
     const resolved: string[] = [];
     task.depends_on.forEach((entry, k) => {
@@ -33,15 +46,31 @@ export function resolveDependencies(tasks: ExpandedTask[]): { dependsOn: Map<str
     // A duplicate name is reported elsewhere; the first task of that name keeps its edges.
     if (!dependsOn.has(task.name)) dependsOn.set(task.name, resolved);
 
-    for (const ref of resultReferences(task.prompt)) {
-      if (resolved.includes(ref)) continue;
-      if (names.has(ref)) {
-        const message = `{{results.${ref}}} needs "${ref}" in depends_on`;
-        issues.add(issue(["tasks", task.index, "prompt"], message, `add "${ref}" to the task's depends_on`));
-      } else {
-        issues.add(issue(["tasks", task.index, "prompt"], `{{results.${ref}}} refers to an unknown task "${ref}"`, didYouMean(ref, names)));
+    const places: [PathSegment[], string | undefined][] = [
+      [["tasks", task.index, "prompt"], task.prompt],
+      [["tasks", task.index, "worktree", "base"], task.worktree_base],
+    ];
+    const used: ResultUse[] = [];
+    for (const [path, text] of places) {
+      for (const ref of resultReferences(text ?? "", names)) {
+        const placeholder = `{{results.${ref.raw}}}`;
+        if (ref.task === undefined) {
+          issues.add(issue(path, `${placeholder} refers to an unknown task "${ref.raw}"`, didYouMean(ref.raw, names)));
+          continue;
+        }
+        const [field = "text", ...deeper] = ref.path;
+        if (!(RESULT_FIELDS as readonly string[]).includes(field) || (deeper.length > 0 && field !== "structured")) {
+          const hint = didYouMean(field, RESULT_FIELDS) ?? `a result has ${RESULT_FIELDS.join(", ")} (and structured.<field>)`;
+          issues.add(issue(path, `${placeholder}: a result has no field "${ref.path.join(".")}"`, hint));
+          continue;
+        }
+        used.push({ path, target: ref.task, field: field as ResultField });
+        if (!resolved.includes(ref.task)) {
+          issues.add(issue(path, `${placeholder} needs "${ref.task}" in depends_on`, `add "${ref.task}" to the task's depends_on`));
+        }
       }
     }
+    if (!uses.has(task.name)) uses.set(task.name, used);
   }
 
   for (const cycle of findCycles(tasks, dependsOn)) {
@@ -50,7 +79,7 @@ export function resolveDependencies(tasks: ExpandedTask[]): { dependsOn: Map<str
     const message = cycle.length === 2 ? `task "${cycle[0]}" depends on itself` : `dependency cycle: ${cycle.join(" → ")}`;
     issues.add(issue(["tasks", start.index, "depends_on"], message));
   }
-  return { dependsOn, issues: issues.list };
+  return { dependsOn, uses, issues: issues.list };
 }
 
 /** Each cycle once, as the path of names from a task back to itself. */

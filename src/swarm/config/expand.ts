@@ -17,9 +17,15 @@ export interface ExpandedTask {
   cwd?: string;
   /** depends_on entries with {{item}} filled in, not yet resolved to tasks. */
   depends_on: string[];
+  /** worktree.base with {{item}} filled in. */
+  worktree_base?: string;
 }
 
 const FIELDS = ["name", "prompt", "cwd"] as const;
+
+function worktreeBase(entry: TaskConfig): string | undefined {
+  return typeof entry.worktree === "object" ? entry.worktree.base : undefined;
+}
 
 /**
  * Applies for_each, then checks the names: {{item}} outside a for_each task,
@@ -34,6 +40,7 @@ export function expandTasks(entries: TaskConfig[]): { tasks: ExpandedTask[]; iss
       for (const field of FIELDS) {
         if (usesItem(entry[field] ?? "")) issues.push(noForEach(["tasks", index, field]));
       }
+      if (usesItem(worktreeBase(entry) ?? "")) issues.push(noForEach(["tasks", index, "worktree", "base"]));
       (entry.depends_on ?? []).forEach((dependency, k) => {
         // A for_each task named as written ("review-{{item}}") is a valid group reference here.
         if (!entries.some((other) => other.for_each !== undefined && other.name === dependency) && usesItem(dependency)) {
@@ -45,6 +52,7 @@ export function expandTasks(entries: TaskConfig[]): { tasks: ExpandedTask[]; iss
         prompt: entry.prompt,
         ...(entry.cwd !== undefined && { cwd: entry.cwd }),
         depends_on: entry.depends_on ?? [],
+        ...(worktreeBase(entry) !== undefined && { worktree_base: worktreeBase(entry) }),
       });
       return;
     }
@@ -63,6 +71,7 @@ export function expandTasks(entries: TaskConfig[]): { tasks: ExpandedTask[]; iss
         prompt: fill(entry.prompt),
         ...(entry.cwd !== undefined && { cwd: fill(entry.cwd) }),
         depends_on: (entry.depends_on ?? []).map(fill),
+        ...(worktreeBase(entry) !== undefined && { worktree_base: fill(worktreeBase(entry) ?? "") }),
       });
       for (const field of missing) {
         issues.push(issue(["tasks", index, "for_each", itemIndex], `item has no field "${field}" (the task uses {{item.${field}}})`));

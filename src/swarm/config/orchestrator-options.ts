@@ -1,6 +1,11 @@
+import type { AgentSpec } from "../../orchestrator/index.ts";
 import type { OrchestratorOptions, RoutedHook, TaskSpec } from "../../orchestrator/types.ts";
-import type { WorkerOptions } from "../../worker/index.ts";
+import type { AgentDefinition as CliAgentDefinition } from "../../protocol/index.ts";
+import type { ExternalMcpServer, WorkerOptions } from "../../worker/index.ts";
+import type { AgentDefinition } from "../agents/definition.ts";
 import type { ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
+import type { SwarmAgent } from "./resolve-agents.ts";
+import type { McpServerEntry, Permissions } from "./settings.ts";
 
 /**
  * The edge between the swarm config (snake_case, as people write it) and the
@@ -9,7 +14,7 @@ import type { ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
  * task); the orchestrator decides what wins (layerWorkerOptions).
  */
 
-/** The worker settings a swarm file may give, as it spells them → as the orchestrator does. */
+/** The worker settings a swarm file gives as they are, as it spells them → as the orchestrator does. */
 const WORKER_SETTINGS = {
   model: "model",
   permission_mode: "permissionMode",
@@ -19,28 +24,72 @@ const WORKER_SETTINGS = {
   allowed_tools: "allowedTools",
   append_system_prompt: "appendSystemPrompt",
   cwd: "cwd",
+  add_dirs: "additionalDirectories",
+  output_schema: "jsonSchema",
   fallback_model: "fallbackModel",
   betas: "betas",
   plugin_dirs: "pluginDirs",
 } as const satisfies Record<string, keyof WorkerOptions>;
 
-type WrittenSettings = { [K in keyof typeof WORKER_SETTINGS]?: WorkerOptions[(typeof WORKER_SETTINGS)[K]] };
-type WorkerSettings = Partial<Pick<WorkerOptions, (typeof WORKER_SETTINGS)[keyof typeof WORKER_SETTINGS]>>;
+type WrittenSettings = { [K in keyof typeof WORKER_SETTINGS]?: WorkerOptions[(typeof WORKER_SETTINGS)[K]] } & {
+  mcp_servers?: Record<string, McpServerEntry>;
+  permissions?: Permissions;
+  env?: Record<string, string | number | boolean>;
+  subagents?: Record<string, AgentDefinition>;
+};
 
-/** The worker settings among `written` (defaults or an agent), renamed; the other keys stay behind. */
-function workerSettings(written: WrittenSettings): WorkerSettings {
-  const settings: Record<string, unknown> = {};
-  for (const [key, name] of Object.entries(WORKER_SETTINGS)) {
-    const value = written[key as keyof WrittenSettings];
-    if (value !== undefined) settings[name] = value;
+/** An `.mcp.json` entry as the CLI's --mcp-config takes it. */
+function mcpServer(entry: McpServerEntry): ExternalMcpServer {
+  if (entry.type === "http" || entry.type === "sse") {
+    return { type: entry.type, url: entry.url ?? "", ...(entry.headers !== undefined && { headers: entry.headers }) };
   }
-  return settings as WorkerSettings;
+  return {
+    type: "stdio",
+    command: entry.command ?? "",
+    ...(entry.args !== undefined && { args: entry.args }),
+    ...(entry.env !== undefined && { env: entry.env }),
+  };
 }
 
-function agentsOf(config: ResolvedSwarmConfig): NonNullable<OrchestratorOptions["agents"]> {
-  return Object.fromEntries(
-    Object.entries(config.agents).map(([name, agent]) => [name, { description: agent.description, prompt: agent.prompt, ...workerSettings(agent) }]),
-  );
+/** A subagent as `initialize` carries it. */
+function cliAgent(definition: AgentDefinition): CliAgentDefinition {
+  return {
+    description: definition.description,
+    prompt: definition.prompt,
+    ...(definition.tools !== undefined && { tools: definition.tools }),
+    ...(definition.disallowed_tools !== undefined && { disallowedTools: definition.disallowed_tools }),
+    ...(definition.model !== undefined && { model: definition.model }),
+    ...(definition.permission_mode !== undefined && { permissionMode: definition.permission_mode }),
+    ...(definition.max_turns !== undefined && { maxTurns: definition.max_turns }),
+  };
+}
+
+const mapValues = <T, U>(record: Record<string, T>, map: (value: T) => U): Record<string, U> =>
+  Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value)]));
+
+/** The worker settings among `written` (defaults, an agent or a task), renamed; the other keys stay behind. */
+function workerSettings(written: WrittenSettings): Partial<WorkerOptions> {
+  const settings: Record<string, unknown> = {};
+  for (const [key, name] of Object.entries(WORKER_SETTINGS)) {
+    const value = written[key as keyof typeof WORKER_SETTINGS];
+    if (value !== undefined) settings[name] = value;
+  }
+  const options = settings as Partial<WorkerOptions>;
+  // Permission rules are what --allowedTools and --disallowedTools take; both add up across layers.
+  const { allow, deny } = written.permissions ?? {};
+  if (allow !== undefined) options.allowedTools = [...(options.allowedTools ?? []), ...allow];
+  if (deny !== undefined) options.disallowedTools = [...(options.disallowedTools ?? []), ...deny];
+  if (written.mcp_servers !== undefined) options.mcpServers = mapValues(written.mcp_servers, mcpServer);
+  if (written.env !== undefined) options.env = mapValues(written.env, String);
+  if (written.subagents !== undefined) options.agents = mapValues(written.subagents, cliAgent);
+  return options;
+}
+
+/** An agent as the orchestrator runs it: what the CLI knows of it, and in `worker` the rest of its settings. */
+function agentSpec(agent: SwarmAgent): AgentSpec {
+  const { model: _model, permission_mode: _mode, max_turns: _turns, tools: _tools, disallowed_tools: _disallowed, reuse, ...settings } = agent;
+  const worker = workerSettings(settings);
+  return { ...cliAgent(agent), ...(Object.keys(worker).length > 0 && { worker }), ...(reuse !== undefined && { reuse }) };
 }
 
 function hooksOf(config: ResolvedSwarmConfig): OrchestratorOptions["hooks"] {
@@ -65,11 +114,16 @@ function hooksOf(config: ResolvedSwarmConfig): OrchestratorOptions["hooks"] {
 
 /** The orchestrator a swarm config describes; the caller adds per-run settings (out dir, worker environment). */
 export function orchestratorOptionsFor(config: ResolvedSwarmConfig): OrchestratorOptions {
-  const agents = agentsOf(config);
+  const limits = Object.entries(config.agents).flatMap(([name, agent]) =>
+    agent.max_concurrency === undefined ? [] : [[name, agent.max_concurrency]],
+  );
   return {
     ...(config.concurrency !== undefined && { concurrency: config.concurrency }),
+    ...(limits.length > 0 && { agentLimits: Object.fromEntries(limits) }),
     ...(config.budget_usd !== undefined && { budgetUsd: config.budget_usd }),
-    agents,
+    ...(config.defaults.retries !== undefined && { retries: config.defaults.retries }),
+    ...(config.defaults.reuse !== undefined && { reuse: config.defaults.reuse }),
+    agents: mapValues(config.agents, agentSpec),
     defaults: { ...workerSettings(config.defaults), ...(config.session_persistence === false && { persistSession: false }) },
     hooks: hooksOf(config),
     // No connections means every agent may reach every other.
@@ -79,6 +133,7 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
 
 /** One config task as the orchestrator runs it; `prompt` has its {{results.x}} filled in. */
 export function taskSpecFor(task: ResolvedTask, prompt: string, signal: AbortSignal): TaskSpec {
+  const worker = workerSettings(task.settings);
   return {
     name: task.name,
     prompt,
@@ -86,8 +141,9 @@ export function taskSpecFor(task: ResolvedTask, prompt: string, signal: AbortSig
     ...(task.model !== undefined && { model: task.model }),
     ...(task.cwd !== undefined && { cwd: task.cwd }),
     ...(task.timeout_s !== undefined && { timeoutMs: task.timeout_s * 1000 }),
-    retries: task.retries,
+    ...(task.retries !== undefined && { retries: task.retries }),
     priority: task.priority,
+    ...(Object.keys(worker).length > 0 && { worker }),
     signal,
   };
 }

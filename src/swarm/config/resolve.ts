@@ -1,18 +1,23 @@
 import { stat } from "node:fs/promises";
 import { parseAgentScriptName, type RehearsalScript } from "../../rehearsal/index.ts";
-import type { AgentDefinition } from "../agents/definition.ts";
-import { resolveDependencies } from "./dependencies.ts";
+import { type ResultUse, resolveDependencies } from "./dependencies.ts";
 import { didYouMean } from "./did-you-mean.ts";
-import { expandTasks } from "./expand.ts";
+import { type ExpandedTask, expandTasks } from "./expand.ts";
 import type { Hooks } from "./hooks.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
-import { checkAgentReferences, resolveAgents, resolveConfigPath } from "./resolve-agents.ts";
-import type { ForEachItem, SwarmConfig } from "./schema.ts";
+import { checkAgentReferences, resolveAgents, resolveConfigPath, type SwarmAgent } from "./resolve-agents.ts";
+import type { ForEachItem, SwarmConfig, TaskConfig } from "./schema.ts";
+import { resolveWorktrees, type TaskWorktree } from "./worktrees.ts";
 
-export type ResolvedDefaults = Omit<NonNullable<SwarmConfig["defaults"]>, "cwd"> & {
+export type ResolvedDefaults = Omit<NonNullable<SwarmConfig["defaults"]>, "cwd" | "add_dirs"> & {
   /** Absolute; the config file's directory unless set. */
   cwd: string;
+  /** Absolute. */
+  add_dirs?: string[];
 };
+
+/** A task's own worker settings beyond model and cwd, as written (paths absolute). */
+export type TaskSettings = Pick<TaskConfig, "output_schema" | "mcp_servers" | "permissions" | "env"> & { add_dirs?: string[] };
 
 /**
  * One task ready to run: for_each applied, dependencies resolved, paths
@@ -37,8 +42,12 @@ export interface ResolvedTask {
   timeout_s?: number;
   /** Absolute; absent when the task does not set one (the defaults' applies). */
   cwd?: string;
-  retries: number;
+  /** Absent: the defaults' retries, else the orchestrator's. */
+  retries?: number;
   priority: number;
+  settings: TaskSettings;
+  /** Set when the task works in its own git worktree (its own worktree setting, else its agent's, else the defaults'). */
+  worktree?: TaskWorktree;
 }
 
 export interface ResolvedSwarmConfig {
@@ -52,8 +61,9 @@ export interface ResolvedSwarmConfig {
   /** False: workers keep no session files. Absent: true. */
   session_persistence?: boolean;
   defaults: ResolvedDefaults;
-  agents: Record<string, AgentDefinition>;
+  agents: Record<string, SwarmAgent>;
   tasks: ResolvedTask[];
+  keep_worktrees: boolean;
   hooks: Hooks;
   connections: Record<string, string[]>;
   /**
@@ -75,11 +85,6 @@ export async function resolveSwarmConfig(
   context: { baseDir: string; file?: string; defaultName: string },
 ): Promise<ConfigResult> {
   const { baseDir } = context;
-  const agents = await resolveAgents(input.agents, baseDir);
-  const expanded = expandTasks(input.tasks);
-  const graph = resolveDependencies(expanded.tasks);
-  const issues: ConfigIssue[] = [...agents.issues, ...checkAgentReferences(input), ...expanded.issues, ...graph.issues];
-
   const directories = new Map<string, PathSegment[]>();
   const directory = (path: PathSegment[], value: string) => {
     const absolute = resolveConfigPath(baseDir, value);
@@ -87,37 +92,34 @@ export async function resolveSwarmConfig(
     return absolute;
   };
 
-  const defaults: ResolvedDefaults = {
-    ...input.defaults,
-    cwd: input.defaults?.cwd === undefined ? baseDir : directory(["defaults", "cwd"], input.defaults.cwd),
-    ...(input.defaults?.plugin_dirs && {
-      plugin_dirs: input.defaults.plugin_dirs.map((dir, index) => directory(["defaults", "plugin_dirs", index], dir)),
-    }),
-  };
-  const tasks = expanded.tasks.map((task): ResolvedTask => {
-    // Not the orchestrator's default time limit: that would cover the workers a task spawns too.
-    const timeout = task.entry.timeout_s ?? defaults.timeout_s;
-    return {
-      name: task.name,
-      template: task.template,
-      index: task.index,
-      ...(task.item !== undefined && { item: task.item }),
-      ...(task.entry.agent !== undefined && { agent: task.entry.agent }),
-      prompt: task.prompt,
-      depends_on: graph.dependsOn.get(task.name) ?? [],
-      ...(task.entry.model !== undefined && { model: task.entry.model }),
-      ...(timeout !== undefined && { timeout_s: timeout }),
-      ...(task.cwd !== undefined && { cwd: directory(["tasks", task.index, "cwd"], task.cwd) }),
-      retries: task.entry.retries,
-      priority: task.entry.priority,
-    };
-  });
+  const agents = await resolveAgents(input, baseDir, directory);
+  const expanded = expandTasks(input.tasks);
+  const graph = resolveDependencies(expanded.tasks);
+  const issues: ConfigIssue[] = [
+    ...agents.issues,
+    ...(await checkAgentReferences(input, agents.agents, agents.discovery)),
+    ...expanded.issues,
+    ...graph.issues,
+  ];
 
+  const { add_dirs: defaultDirs, plugin_dirs: pluginDirs, ...defaultSettings } = input.defaults ?? {};
+  const defaults: ResolvedDefaults = {
+    ...defaultSettings,
+    cwd: input.defaults?.cwd === undefined ? baseDir : directory(["defaults", "cwd"], input.defaults.cwd),
+    ...(defaultDirs !== undefined && { add_dirs: defaultDirs.map((dir, index) => directory(["defaults", "add_dirs", index], dir)) }),
+    ...(pluginDirs !== undefined && { plugin_dirs: pluginDirs.map((dir, index) => directory(["defaults", "plugin_dirs", index], dir)) }),
+  };
+  const tasks = expanded.tasks.map((task) => resolveTask(task, defaults, graph.dependsOn, directory));
+
+  const missingDirectories = new Set<string>();
   for (const [absolute, path] of directories) {
     const info = await stat(absolute).catch(() => undefined);
     if (info === undefined) issues.push(issue(path, `directory not found: ${absolute}`));
     else if (!info.isDirectory()) issues.push(issue(path, `not a directory: ${absolute}`));
+    if (info?.isDirectory() !== true) missingDirectories.add(absolute);
   }
+  const worktrees = await resolveWorktrees(expanded.tasks, tasks, agents.agents, defaults, missingDirectories);
+  issues.push(...worktrees.issues, ...checkResultUses(tasks, graph.uses, agents.agents, worktrees.wanted));
 
   const rehearsal = rehearsalByTask(input.rehearsal ?? {}, tasks, Object.keys(agents.agents), issues);
   if (issues.length > 0) return { ok: false, errors: issues };
@@ -133,11 +135,71 @@ export async function resolveSwarmConfig(
       defaults,
       agents: agents.agents,
       tasks,
+      keep_worktrees: input.keep_worktrees ?? false,
       hooks: input.hooks ?? {},
       connections: input.connections ?? {},
       rehearsal,
     },
   };
+}
+
+function resolveTask(
+  task: ExpandedTask,
+  defaults: ResolvedDefaults,
+  dependsOn: Map<string, string[]>,
+  directory: (path: PathSegment[], value: string) => string,
+): ResolvedTask {
+  const { entry } = task;
+  // Not the orchestrator's default time limit: that would cover the workers a task spawns too.
+  const timeout = entry.timeout_s ?? defaults.timeout_s;
+  const settings: TaskSettings = {
+    ...(entry.output_schema !== undefined && { output_schema: entry.output_schema }),
+    ...(entry.mcp_servers !== undefined && { mcp_servers: entry.mcp_servers }),
+    ...(entry.permissions !== undefined && { permissions: entry.permissions }),
+    ...(entry.env !== undefined && { env: entry.env }),
+    ...(entry.add_dirs !== undefined && { add_dirs: entry.add_dirs.map((dir, k) => directory(["tasks", task.index, "add_dirs", k], dir)) }),
+  };
+  return {
+    name: task.name,
+    template: task.template,
+    index: task.index,
+    ...(task.item !== undefined && { item: task.item }),
+    ...(entry.agent !== undefined && { agent: entry.agent }),
+    prompt: task.prompt,
+    depends_on: dependsOn.get(task.name) ?? [],
+    ...(entry.model !== undefined && { model: entry.model }),
+    ...(timeout !== undefined && { timeout_s: timeout }),
+    ...(task.cwd !== undefined && { cwd: directory(["tasks", task.index, "cwd"], task.cwd) }),
+    ...(entry.retries !== undefined && { retries: entry.retries }),
+    priority: entry.priority,
+    settings,
+  };
+}
+
+/** {{results.x.structured…}} needs x to have an output schema; {{results.x.branch}} and .commit need x in a worktree. */
+function checkResultUses(
+  tasks: ResolvedTask[],
+  uses: Map<string, ResultUse[]>,
+  agents: Record<string, SwarmAgent>,
+  inWorktrees: ReadonlySet<string>,
+): ConfigIssue[] {
+  const byName = new Map(tasks.map((task) => [task.name, task]));
+  const issues = new Map<string, ConfigIssue>();
+  for (const task of tasks) {
+    for (const use of uses.get(task.name) ?? []) {
+      const target = byName.get(use.target);
+      if (target === undefined) continue;
+      const agent = target.agent === undefined ? undefined : agents[target.agent];
+      let problem: ConfigIssue | undefined;
+      if (use.field === "structured" && (target.settings.output_schema ?? agent?.output_schema) === undefined) {
+        problem = issue(use.path, `task "${use.target}" has no output_schema, so its result has no structured output`);
+      } else if ((use.field === "branch" || use.field === "commit") && !inWorktrees.has(target.name)) {
+        problem = issue(use.path, `task "${use.target}" does not run in a worktree, so its result has no ${use.field}`, "give it worktree: true");
+      }
+      if (problem !== undefined) issues.set(`${problem.path}\n${problem.message}`, problem);
+    }
+  }
+  return [...issues.values()];
 }
 
 function rehearsalByTask(

@@ -1,7 +1,9 @@
 import { z } from "zod";
+import { DEFAULT_RETRIES } from "../../orchestrator/index.ts";
 import { RehearsalScriptSchema } from "../../rehearsal/script.ts";
 import { SwarmPermissionModeSchema } from "../agents/definition.ts";
 import { HooksSchema } from "./hooks.ts";
+import { OutputSchemaSchema, reachKeys } from "./settings.ts";
 
 /**
  * The swarm config as written (YAML or JSON). Objects are strict: a misspelt
@@ -12,6 +14,19 @@ import { HooksSchema } from "./hooks.ts";
 
 const ToolNames = z.array(z.string().min(1));
 const Seconds = z.number().positive();
+const Retries = z
+  .int()
+  .min(0)
+  .describe(
+    `Further attempts after a transient failure (rate limit, overload, a worker that died before any tool ran); default ${DEFAULT_RETRIES}, as in the library.`,
+  );
+
+export const ReuseSchema = z
+  .union([z.boolean(), z.int().positive()])
+  .describe(
+    "Let a finished task's claude process serve the next task with identical worker settings, after a reset to a fresh session " +
+      "(saves the process start); a number caps the tasks per process (true: 50). A process whose task could leave state behind is ended instead.",
+  );
 
 export const DefaultsSchema = z
   .strictObject({
@@ -22,29 +37,64 @@ export const DefaultsSchema = z
     disallowed_tools: ToolNames.optional().describe("Tools no worker may use."),
     cwd: z.string().min(1).optional().describe("Working directory of the workers, relative to this file; default: this file's directory."),
     max_turns: z.int().positive().optional(),
-    timeout_s: Seconds.optional().describe("Time limit of one task, in seconds."),
+    timeout_s: Seconds.optional().describe("Time limit of one task, in seconds; default: none, as in the library."),
+    retries: Retries.optional(),
     fallback_model: z.string().min(1).optional().describe("Models to fall back to, comma-separated in order, when the main one is overloaded."),
     betas: z.array(z.string().min(1)).optional().describe("API beta headers (API-key users only; the CLI sends only betas it knows)."),
     plugin_dirs: z.array(z.string().min(1)).optional().describe("Claude Code plugin directories every worker loads, relative to this file."),
+    ...reachKeys,
+    reuse: ReuseSchema.optional(),
   })
   .describe("Settings every task starts from.");
 
+const AgentFile = z.string().min(1).describe("Path to a Markdown agent file (Claude Code's subagent format), relative to this file.");
+
+/** What Claude Code knows of an agent: the keys of a subagent, and of every agent. */
+const definitionKeys = {
+  description: z.string().min(1).describe("What the agent is for (shown by `cadre agents`, and to peers)."),
+  prompt: z.string().min(1).describe("The agent's system prompt."),
+  tools: ToolNames.optional().describe("The tools it may use; absent means all, [] none."),
+  disallowed_tools: ToolNames.optional(),
+  model: z.string().min(1).optional().describe('Model alias or id; "inherit" or absent means the default model.'),
+  permission_mode: SwarmPermissionModeSchema.optional(),
+  max_turns: z.int().positive().optional(),
+};
+
+export const SubagentEntrySchema = z.union([
+  AgentFile,
+  z.strictObject(definitionKeys).describe("A subagent defined in place, as in a Claude Code agent file's front matter and body."),
+]);
+
 export const InlineAgentSchema = z
   .strictObject({
-    description: z.string().min(1).describe("What the agent is for (shown by `cadre agents`, and to peers)."),
-    prompt: z.string().min(1).describe("The agent's system prompt."),
-    tools: ToolNames.optional().describe("The tools it may use; absent means all, [] none."),
-    disallowed_tools: ToolNames.optional(),
-    model: z.string().min(1).optional().describe('Model alias or id; "inherit" or absent means the default model.'),
-    permission_mode: SwarmPermissionModeSchema.optional(),
-    max_turns: z.int().positive().optional(),
+    ...definitionKeys,
+    description: definitionKeys.description.optional(),
+    prompt: definitionKeys.prompt.optional(),
+    file: AgentFile.optional().describe("Take the definition from this agent file; the keys given here override it."),
+    max_concurrency: z.int().positive().optional().describe("At most this many of the agent's tasks run at once (within the global concurrency)."),
+    subagents: z
+      .record(z.string().min(1), SubagentEntrySchema)
+      .optional()
+      .describe("Agents the agent's Claude may delegate to with its Agent tool: name → inline definition or path to an agent file."),
+    output_schema: OutputSchemaSchema.optional(),
+    ...reachKeys,
+    reuse: ReuseSchema.optional().describe("Reuse this agent's processes across its tasks (see defaults.reuse); wins over defaults.reuse."),
   })
-  .describe("An agent defined in place.");
+  .superRefine((agent, ctx) => {
+    if (agent.file !== undefined && agent.prompt !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["prompt"], message: "give prompt or file, not both (the file's body is the prompt)" });
+    } else if (agent.prompt !== undefined && agent.description === undefined) {
+      ctx.addIssue({ code: "custom", path: ["description"], message: "required key is missing", input: undefined });
+    }
+  })
+  .describe(
+    "An agent defined in place (description and prompt), from a file (file), or, with neither, the agent of this name that `cadre agents` lists; the other keys set how its workers run.",
+  );
 
-export const AgentEntrySchema = z.union([
-  z.string().min(1).describe("Path to a Markdown agent file (Claude Code's subagent format), relative to this file."),
-  InlineAgentSchema,
-]);
+export type InlineAgent = z.infer<typeof InlineAgentSchema>;
+
+export const AgentEntrySchema = z.union([AgentFile, InlineAgentSchema]);
+export type SubagentEntry = z.infer<typeof SubagentEntrySchema>;
 
 export const ForEachItemSchema = z.union([z.string(), z.number(), z.record(z.string(), z.unknown())]);
 export type ForEachItem = z.infer<typeof ForEachItemSchema>;
@@ -64,8 +114,10 @@ export const TaskSchema = z.strictObject({
   model: z.string().min(1).optional(),
   cwd: z.string().min(1).optional().describe("Working directory, relative to this file."),
   timeout_s: Seconds.optional(),
-  retries: z.int().min(0).default(0).describe("How many times a failed run is tried again."),
+  retries: Retries.optional(),
   priority: z.int().default(0).describe("Higher runs first among tasks that are ready."),
+  output_schema: OutputSchemaSchema.optional(),
+  ...reachKeys,
 });
 export type TaskConfig = z.infer<typeof TaskSchema>;
 
@@ -80,9 +132,16 @@ export const SwarmConfigSchema = z
       .default(true)
       .describe("false: workers write no session files under ~/.claude/projects (their sessions cannot be resumed)."),
     defaults: DefaultsSchema.optional(),
-    agents: z.record(z.string().min(1), AgentEntrySchema).optional().describe("Agent name → inline definition or path to an agent file."),
+    agents: z
+      .record(z.string().min(1), AgentEntrySchema)
+      .optional()
+      .describe("Agent name → inline definition or path to an agent file. Agents `cadre agents` lists need no entry to be used by name."),
     tasks: z.array(TaskSchema).min(1).describe("What to do; each task runs in its own worker."),
     hooks: HooksSchema.optional(),
+    keep_worktrees: z
+      .boolean()
+      .optional()
+      .describe("Keep each task's git worktree after it ends (default false: only its branch stays). summary.json says where each one is."),
     connections: z
       .record(z.string().min(1), z.array(z.string().min(1)))
       .optional()

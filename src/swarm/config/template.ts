@@ -2,8 +2,9 @@ import type { ForEachItem } from "./schema.ts";
 
 /**
  * The two placeholders of a task: {{item}} / {{item.field}} (filled in when
- * for_each expands the task) and {{results.<task>}} (filled in by the runner
- * when the dependency has finished). Any other {{…}} is ordinary text.
+ * for_each expands the task) and {{results.<task>}} with its fields
+ * (filled in by the runner when the dependency has finished). Any other {{…}}
+ * is ordinary text.
  */
 const ITEM = /\{\{\s*item((?:\.[^\s{}.]+)*)\s*\}\}/g;
 const RESULTS = /\{\{\s*results\.([^{}]+?)\s*\}\}/g;
@@ -38,12 +39,72 @@ export function substituteItem(text: string, item: ForEachItem): { text: string;
   return { text: out, missing };
 }
 
-/** The task names a prompt refers to with {{results.<task>}}, in order, without repeats. */
-export function resultReferences(text: string): string[] {
-  return [...new Set(Array.from(text.matchAll(RESULTS), (match) => (match[1] ?? "").trim()))];
+/** What a later task may read of a finished one. */
+export interface ResultFields {
+  text: string;
+  /** Its structured output, with an output schema. */
+  structured?: unknown;
+  /** The branch its worktree's work is on (or, if it changed nothing, the commit it started from). */
+  branch?: string;
+  commit?: string;
 }
 
-/** Replaces each {{results.<task>}} with that task's result; references `lookup` cannot answer stay as written. */
-export function fillResults(text: string, lookup: (task: string) => string | undefined): string {
-  return text.replace(RESULTS, (match, name: string) => lookup(name.trim()) ?? match);
+/** The fields {{results.<task>.<field>}} may name; `structured` may go on into the output's own fields. */
+export const RESULT_FIELDS = ["text", "structured", "branch", "commit"] as const;
+export type ResultField = (typeof RESULT_FIELDS)[number];
+
+/**
+ * One {{results.…}} placeholder: the task it names and the field path after
+ * it ([] for the text). Task names may hold dots (`review-a.ts`), so the
+ * longest task name the reference starts with is the task.
+ */
+export interface ResultReference {
+  /** As written between `results.` and `}}`. */
+  raw: string;
+  /** Undefined when no task name matches. */
+  task?: string;
+  path: string[];
+}
+
+function parseReference(raw: string, names: ReadonlySet<string>): ResultReference {
+  let best: string | undefined;
+  for (const name of names) {
+    if ((raw === name || raw.startsWith(`${name}.`)) && (best === undefined || name.length > best.length)) best = name;
+  }
+  if (best === undefined) return { raw, path: [] };
+  const rest = raw.slice(best.length + 1);
+  return { raw, task: best, path: rest === "" ? [] : rest.split(".") };
+}
+
+/** The {{results.…}} placeholders of a text, in order, without repeats. */
+export function resultReferences(text: string, names: ReadonlySet<string>): ResultReference[] {
+  const raws = [...new Set(Array.from(text.matchAll(RESULTS), (match) => (match[1] ?? "").trim()))];
+  return raws.map((raw) => parseReference(raw, names));
+}
+
+/** The value a reference names, or undefined when the result does not have it. */
+function valueAt(fields: ResultFields, path: readonly string[]): unknown {
+  const [field, ...deeper] = path;
+  if (field === undefined || field === "text") return deeper.length === 0 ? fields.text : undefined;
+  if (field === "branch" || field === "commit") return deeper.length === 0 ? fields[field] : undefined;
+  if (field !== "structured") return undefined;
+  let value: unknown = fields.structured;
+  for (const key of deeper) {
+    value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  }
+  return value;
+}
+
+/**
+ * Replaces each {{results.<task>}} (its text) and {{results.<task>.<field>}}
+ * with what that task's result holds; a reference `lookup` cannot answer, or a
+ * field the result lacks, stays as written.
+ */
+export function fillResults(text: string, names: ReadonlySet<string>, lookup: (task: string) => ResultFields | undefined): string {
+  return text.replace(RESULTS, (match, raw: string) => {
+    const reference = parseReference(raw.trim(), names);
+    const fields = reference.task === undefined ? undefined : lookup(reference.task);
+    const value = fields === undefined ? undefined : valueAt(fields, reference.path);
+    return value === undefined ? match : show(value);
+  });
 }

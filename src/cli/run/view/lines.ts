@@ -1,6 +1,6 @@
 import type { TaskResult } from "../../../orchestrator/index.ts";
 import { oneLine } from "../../../util/one-line.ts";
-import { describeMessage } from "../activity.ts";
+import { describeMessage, resultLine, worktreeLine } from "../activity.ts";
 import type { RunEvent, RunState } from "../state.ts";
 import { formatDuration, formatUsd } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
@@ -15,8 +15,12 @@ export function clock(ms: number): string {
 export function describeEvent(event: RunEvent, state: RunState): string | undefined {
   switch (event.type) {
     case "task_settled":
-      // A task that ran was described when the orchestrator finished it.
-      return event.started ? undefined : describeResult(event.result, state);
+      if (event.carriedOver) return `${event.task.name}: carried over from the resumed run (${event.result.status})`;
+      // A task that ran was described when the orchestrator finished it; what its worktree came to is known only now.
+      if (!event.started) return describeResult(event.result, state);
+      return event.worktree === undefined ? undefined : `${event.task.name}: ${worktreeLine(event.worktree)}`;
+    case "task_rerun":
+      return `${event.task.name}: runs again, ${event.reason}${event.resumedSession ? `; continuing session ${event.resumedSession}` : ""}`;
     case "task_started":
       return `${event.task.name}: started${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}`;
     case "task_message": {
@@ -47,7 +51,7 @@ export function describeEvent(event: RunEvent, state: RunState): string | undefi
 function describeResult(result: TaskResult, state: RunState): string {
   const row = state.rows.find((r) => r.name === result.name);
   const stats = `${result.numTurns} turn${result.numTurns === 1 ? "" : "s"}, ${formatUsd(result.costUsd)}, ${formatDuration(result.durationMs)}`;
-  const detail = result.error ? oneLine(result.error.message) : oneLine(result.text);
+  const detail = resultLine(result);
   return `${result.name}: ${result.status}${result.attempts > 0 ? ` (${stats})` : ""}${detail ? `: ${detail}` : ""}${row?.parentName ? ` [for ${row.parentName}]` : ""}`;
 }
 

@@ -1,8 +1,13 @@
-// Faults the real CLI cannot be made to show, played by test/fixtures/fake-claude.mjs.
+// One claude process going wrong under a Worker: missing, dying, killed, hanging, writing
+// what it should not. On the real CLI where it can show the fault; otherwise played by
+// test/fixtures/fake-claude.mjs.
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { ClaudeNotFoundError, ProtocolError, Worker, WorkerExitedError, type WorkerOptions, WorkingDirectoryError } from "../../src/worker/index.ts";
 import { isAlive, isGone } from "../support/processes.ts";
+import { createRehearsal } from "../support/rehearsal.ts";
+import { startRehearsedWorker } from "../support/worker.ts";
+import { MINUTE_OF_BASH, survivors, treeWithBashTool, until } from "./support.ts";
 
 const FAKE_CLAUDE = fileURLToPath(new URL("../fixtures/fake-claude.mjs", import.meta.url));
 
@@ -15,7 +20,7 @@ async function startFake(mode: string, options: WorkerOptions = {}): Promise<Wor
   return worker;
 }
 
-describe("worker faults", () => {
+describe("one worker process", () => {
   it("names where it looked when the CLI is missing", async () => {
     const error = await Worker.start({ claudePath: "/nonexistent/claude" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClaudeNotFoundError);
@@ -63,6 +68,33 @@ describe("worker faults", () => {
     expect(isAlive(worker.pid)).toBe(false);
   });
 
+  it("kill mid-stream (real CLI): the turn fails at once with WORKER_EXITED and the signal", async () => {
+    const server = await createRehearsal({ stream: [{ text: "one two three four five six seven eight nine ten", chunk_delay_ms: 1_000 }] });
+    const { worker } = await startRehearsedWorker(server, "stream", { includePartialMessages: true });
+    let deltas = 0;
+    worker.on((e) => {
+      if (e.type === "message" && e.message.type === "stream_event" && JSON.stringify(e.message).includes("text_delta")) deltas++;
+    });
+    const turn = worker.send("go");
+    await until(() => (deltas > 0 ? true : undefined), 30_000, "the first text delta");
+    process.kill(worker.pid!, "SIGKILL");
+    const error = await turn.result.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkerExitedError);
+    expect((error as WorkerExitedError).signal).toBe("SIGKILL");
+    expect(deltas).toBeLessThan(10);
+    expect(worker.state).toBe("failed");
+  });
+
+  it("kill() ends the CLI's tools too, though the CLI starts them in their own session (real CLI)", async () => {
+    const server = await createRehearsal({ busy: [{ tool_use: MINUTE_OF_BASH }, { text: "done" }] });
+    const { worker } = await startRehearsedWorker(server, "busy", { allowedTools: ["Bash"] });
+    const turn = worker.send("go");
+    turn.result.catch(() => {});
+    const tree = [{ pid: worker.pid!, comm: "claude" }, ...(await treeWithBashTool(worker.pid!))];
+    await worker.kill();
+    expect(await survivors(tree, Date.now() + 5_000)).toEqual([]);
+  });
+
   it("ends the worker with a typed error on a line over the limit", async () => {
     const worker = await startFake("long-line", {
       maxLineBytes: 64 * 1024,
@@ -89,6 +121,14 @@ describe("worker faults", () => {
     const details = await worker.close();
     expect(details.signal).toBe("SIGKILL");
     expect(isAlive(worker.pid)).toBe(false);
+  });
+
+  it("kill() gives the CLI no last word: it is stopped at once, and stdin stays open until it is dead", async () => {
+    // A CLI that ends its turn when stdin closes would otherwise answer a turn that kill() was meant to end.
+    const worker = await startFake("result-on-eof");
+    const turn = worker.send("go");
+    await worker.kill();
+    await expect(turn.result).rejects.toThrow();
   });
 
   it("kill() does not wait for a close() already in its grace period", async () => {

@@ -1,0 +1,39 @@
+// The `cadre` command as Node runs it: src/cli/main.ts bundled with its dependencies
+// into dist/cli/, one chunk per command (main.ts imports each command lazily).
+// Node 20 has no compile cache for ES modules, and resolving, reading and compiling
+// the ~600 files of zod, ajv, execa, yaml and the MCP SDK one by one took longer than
+// the command itself; a few large files load about twice as fast. The library (dist/index.js)
+// is tsc's file-per-module output with its dependencies left to the user's install.
+import { cpSync } from "node:fs";
+import { defineConfig } from "rolldown";
+
+export default defineConfig({
+  input: { main: "src/cli/main.ts" },
+  platform: "node",
+  // Resolved at run time, not bundled: claude-code's native binary is what cadre starts; BullMQ and
+  // ioredis (only `cadre worker` and `run --redis` load them) reach optional drivers and native
+  // parts of msgpackr through run-time requires that a bundle would cut.
+  external: [/^@anthropic-ai\/claude-code/, /^bullmq/, /^ioredis/],
+  tsconfig: "tsconfig.json",
+  plugins: [
+    {
+      // The dashboard's page is served as plain files, not bundled: copied beside the bundle, where
+      // src/dashboard/assets.ts finds it in the package (src/ is not shipped).
+      name: "dashboard-page",
+      writeBundle() {
+        cpSync("src/dashboard/page", "dist/cli/page", { recursive: true });
+      },
+    },
+  ],
+  output: {
+    dir: "dist/cli",
+    format: "esm",
+    // Maps name the original file and line (`node --enable-source-maps`); without the sources of
+    // every bundled dependency inlined they are a fifth of the size.
+    sourcemap: true,
+    sourcemapExcludeSources: true,
+    entryFileNames: "[name].js",
+    chunkFileNames: "chunks/[name]-[hash].js",
+    cleanDir: true,
+  },
+});

@@ -1,0 +1,99 @@
+import { join } from "node:path";
+import { redactUrl } from "../../distributed/url.ts";
+import { Orchestrator, type OrchestratorEvent, type TaskRunner, type Usage } from "../../orchestrator/index.ts";
+import type { Scheduler } from "../../orchestrator/scheduler/index.ts";
+import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../../swarm/config/index.ts";
+import type { RunOptions } from "./options.ts";
+
+/** Where the task transcripts go inside the run directory, beside summary.json. */
+const TRANSCRIPTS_DIR = "transcripts";
+/** A rehearsal's HOME, inside the run directory. */
+const REHEARSAL_HOME_DIR = "rehearsal-home";
+
+/** What runs a swarm's tasks for `cadre run`: the orchestrator in this process, or the hosts of a distributed run. */
+export interface RunEngine extends TaskRunner {
+  on(listener: (event: OrchestratorEvent) => void): () => void;
+  readonly totals: { costUsd: number; usage: Usage };
+  readonly transcriptPaths: ReadonlyMap<string, string>;
+  /** Task id → the host that ran it (distributed runs). */
+  readonly hosts?: ReadonlyMap<string, string>;
+  /** Ends every process and connection of the run; resolves once the transcripts are written. */
+  close(): Promise<void>;
+  /** SIGKILLs every worker process this engine started here, at once (the second Ctrl-C). */
+  kill(): void;
+  /** What the run tells the user at its start. */
+  readonly description: string;
+  /** Problems to report after the run (scripted-model warnings, a lost Redis). */
+  warnings(): readonly string[];
+  /** The limits in force and the slots in use, for the dashboard; only an in-process run has them here. */
+  readonly scheduler?: Pick<Scheduler, "rateLimit" | "running">;
+}
+
+/** What the orchestrator and the coordinator both offer a run. */
+type Core = Pick<RunEngine, "run" | "on" | "totals" | "transcriptPaths">;
+
+/** `core` as a RunEngine: its tasks, events and records, and the rest as given. */
+function engineOf(core: Core, rest: Omit<RunEngine, keyof Core>): RunEngine {
+  return {
+    run: (spec) => core.run(spec),
+    on: (listener) => core.on(listener),
+    get totals() {
+      return core.totals;
+    },
+    get transcriptPaths() {
+      return core.transcriptPaths;
+    },
+    ...rest,
+  };
+}
+
+export async function startEngine(config: ResolvedSwarmConfig, options: RunOptions, outDir: string): Promise<RunEngine> {
+  const { concurrency = 4, ...shared } = orchestratorOptionsFor(config);
+  const transcriptsDir = join(outDir, TRANSCRIPTS_DIR);
+  const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
+  if (options.redis !== undefined) {
+    const { url, runId } = options.redis;
+    // Loaded only when used: BullMQ and the Redis client for --redis, the scripted model for --rehearse.
+    const { Coordinator } = await import("../../distributed/coordinator.ts");
+    const coordinator = await Coordinator.start({
+      redisUrl: url,
+      runId,
+      swarm: config.name,
+      concurrency: options.concurrency ?? concurrency,
+      options: shared,
+      ...(options.rehearse && { rehearsal: config.rehearsal }),
+      transcriptsDir,
+    });
+    const resumed = coordinator.resumed ? ", picked up where it was" : "";
+    return engineOf(coordinator, {
+      hosts: coordinator.hosts,
+      close: () => coordinator.close(),
+      // The hosts own the workers; they stop them on the cancellations of the first Ctrl-C.
+      kill: () => {},
+      description: `${mode}, on the hosts of ${redactUrl(url)} (run id ${runId}${resumed})`,
+      warnings: () => (coordinator.failure ? [coordinator.failure.message] : []),
+    });
+  }
+  // Kept in the run directory, so that a resumed rehearsal finds the CLI's session files.
+  const rehearsalHome = join(outDir, REHEARSAL_HOME_DIR);
+  const rig = options.rehearse
+    ? await (await import("../../rehearsal/rig.ts")).startRehearsalRig(config.rehearsal, { home: rehearsalHome })
+    : undefined;
+  const orchestrator = new Orchestrator({
+    ...shared,
+    concurrency: options.concurrency ?? concurrency,
+    outDir: transcriptsDir,
+    ...(rig && { workerOptions: rig.workerOptions, processOptions: rig.processOptions }),
+  });
+  return engineOf(orchestrator, {
+    async close() {
+      // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
+      await orchestrator.close();
+      await rig?.close();
+    },
+    kill: () => orchestrator.kill(),
+    scheduler: orchestrator.scheduler,
+    description: mode,
+    warnings: () => rig?.server.warnings ?? [],
+  });
+}

@@ -1,0 +1,116 @@
+import { randomUUID } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { CadreError } from "../../errors.ts";
+import type { TaskResult } from "../../orchestrator/index.ts";
+import type { ResolvedSwarmConfig, ResolvedTask } from "../../swarm/config/index.ts";
+import type { TaskFingerprint } from "../../swarm/fingerprint.ts";
+import type { CarryDecision } from "../../swarm/runner.ts";
+import { SUMMARY_FILE, type Summary, SummarySchema, type SummaryTask } from "./summary.ts";
+
+/** `cadre run --resume` cannot go on: no earlier run, or its record is unreadable. */
+export class ResumeError extends CadreError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("RESUME_FAILED", message, options);
+  }
+}
+
+/** The earlier attempts of a run, and how this attempt treats each task. */
+export interface ResumePlan {
+  /** The run directory: this attempt writes its record and transcripts there too. */
+  dir: string;
+  previous: Summary;
+  /** For runSwarm: keep a result that still matches, or run the task again and say why. */
+  carryOver: (task: ResolvedTask, fingerprint: TaskFingerprint) => CarryDecision;
+  /** Tasks of the earlier run that the config no longer has. */
+  removed: string[];
+}
+
+async function readRecord(dir: string): Promise<Summary | undefined> {
+  const text = await readFile(join(dir, SUMMARY_FILE), "utf8").catch(() => undefined);
+  if (text === undefined) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new ResumeError(`${join(dir, SUMMARY_FILE)} is not valid JSON; it cannot be resumed`, { cause: error });
+  }
+  const parsed = SummarySchema.safeParse(data);
+  if (!parsed.success) throw new ResumeError(`${join(dir, SUMMARY_FILE)} is not a cadre run record (${parsed.error.issues[0]?.message})`);
+  return parsed.data;
+}
+
+/** The newest run directory under `runsDir` whose record is of this config file. */
+async function latestRunOf(configFile: string, runsDir: string): Promise<string | undefined> {
+  const names = await readdir(runsDir).catch(() => [] as string[]);
+  // Run directories are named by their start time, so the newest sorts last.
+  for (const name of names.sort().reverse()) {
+    const record = await readRecord(join(runsDir, name)).catch(() => undefined);
+    if (record?.config === configFile) return join(runsDir, name);
+  }
+  return undefined;
+}
+
+/** A result an earlier attempt left, as the runner and the record take it. */
+function keptResult(task: SummaryTask): TaskResult {
+  return {
+    id: randomUUID().slice(0, 8),
+    name: task.name,
+    agent: task.agent ?? undefined,
+    status: task.status,
+    text: task.text,
+    structuredOutput: task.structured_output,
+    costUsd: task.cost_usd,
+    usage: {
+      inputTokens: task.usage.input_tokens,
+      outputTokens: task.usage.output_tokens,
+      cacheReadInputTokens: task.usage.cache_read_input_tokens,
+      cacheCreationInputTokens: task.usage.cache_creation_input_tokens,
+    },
+    numTurns: task.num_turns,
+    durationMs: task.duration_ms,
+    attempts: task.attempts,
+    sessionId: task.session_id ?? undefined,
+    error: task.error ?? undefined,
+  };
+}
+
+/** Why an earlier attempt's result of this task cannot stand; undefined when it can. */
+function staleBecause(earlier: SummaryTask | undefined, fingerprint: TaskFingerprint): string | undefined {
+  if (earlier === undefined) return "it is new";
+  if (earlier.status !== "succeeded") return `it ${earlier.status === "skipped" ? "was skipped" : earlier.status} before`;
+  if (!earlier.fingerprint) return "its earlier record has no fingerprint";
+  if (earlier.fingerprint.settings !== fingerprint.settings) return "its settings changed";
+  if (earlier.fingerprint.prompt !== fingerprint.prompt) return "its prompt changed (or a result it uses)";
+  return undefined;
+}
+
+/**
+ * Plans `cadre run --resume [dir]`: the run to go on with (by default the
+ * newest one of this config under `runsDir`) and, per task, whether its
+ * result stands. A task that did not succeed continues its claude session
+ * when the earlier attempt left one and its settings are unchanged, unless
+ * `fresh` says to start over.
+ */
+export async function planResume(config: ResolvedSwarmConfig, options: { dir?: string; runsDir: string; fresh: boolean }): Promise<ResumePlan> {
+  const configFile = config.file ?? "";
+  const dir = options.dir ?? (await latestRunOf(configFile, options.runsDir));
+  if (dir === undefined) throw new ResumeError(`no earlier run of ${configFile} under ${options.runsDir} to resume; run it without --resume`);
+  const previous = await readRecord(dir);
+  if (previous === undefined) throw new ResumeError(`${dir} holds no ${SUMMARY_FILE}; give the directory of an earlier run`);
+  const earlier = new Map(previous.tasks.map((task) => [task.name, task]));
+  const current = new Set(config.tasks.map((task) => task.name));
+  return {
+    dir,
+    previous,
+    removed: previous.tasks.filter((task) => !current.has(task.name)).map((task) => task.name),
+    carryOver: (task, fingerprint) => {
+      const before = earlier.get(task.name);
+      const reason = staleBecause(before, fingerprint);
+      if (reason === undefined) return { kind: "keep", result: keptResult(before!) };
+      const sameWork = before?.fingerprint?.settings === fingerprint.settings && before.fingerprint.prompt === fingerprint.prompt;
+      const session = !options.fresh && sameWork ? (before?.session_id ?? undefined) : undefined;
+      return { kind: "run", reason, ...(session !== undefined && { resumeSession: session }) };
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import { hostname } from "node:os";
+import process from "node:process";
+import { parseArgs } from "node:util";
+import { Host, redactUrl, redisUrlProblem } from "../distributed/index.ts";
+
+const USAGE = "usage: cadre worker --redis URL [--concurrency N] [--name NAME] [--stall-s S]";
+
+const HELP = `${USAGE}
+
+One host of a distributed run: takes the tasks of every \`cadre run --redis URL\`
+from Redis and runs them here, with the run's agents, hooks and peers.
+Start one on each machine; the runs' limits and budget hold over all of them.
+
+Options:
+  --redis URL      the Redis server the runs use (redis://host:port)
+  --concurrency N  tasks this host runs at once, per run (default 4)
+  --name NAME      how this host appears in summaries and logs (default <hostname>-<pid>)
+  --stall-s S      a host silent this long (died, or lost Redis) loses its tasks to
+                   the other hosts (default 30)
+  -h, --help       show this help
+
+Ctrl-C (or SIGTERM) once: take no new tasks, finish the running ones, exit.
+Twice: stop the running tasks and put them back in the queue for other hosts.
+`;
+
+const DEFAULT_CONCURRENCY = 4;
+const DEFAULT_STALL_S = 30;
+
+interface WorkerArgs {
+  redis: string;
+  concurrency: number;
+  name: string;
+  stallMs: number;
+}
+
+function parseWorkerArgs(args: string[]): WorkerArgs | { help: true } | { error: string } {
+  let values: { redis?: string; concurrency?: string; name?: string; "stall-s"?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        redis: { type: "string" },
+        concurrency: { type: "string", short: "c" },
+        name: { type: "string" },
+        "stall-s": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+  if (values.help) return { help: true };
+  if (values.redis === undefined) return { error: "--redis URL is required" };
+  const problem = redisUrlProblem(values.redis);
+  if (problem) return { error: problem };
+  const concurrency = Number(values.concurrency ?? DEFAULT_CONCURRENCY);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    return { error: `--concurrency wants a whole number of at least 1, got "${values.concurrency}"` };
+  const stallS = Number(values["stall-s"] ?? DEFAULT_STALL_S);
+  if (!Number.isFinite(stallS) || stallS < 1) return { error: `--stall-s wants a number of seconds of at least 1, got "${values["stall-s"]}"` };
+  const name = values.name ?? `${hostname()}-${process.pid}`;
+  if (name.trim() === "") return { error: "--name must not be empty" };
+  return { redis: values.redis, concurrency, name, stallMs: Math.round(stallS * 1000) };
+}
+
+/** A host runs for days: its log lines carry the whole time, to the millisecond. */
+function log(line: string): void {
+  process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+}
+
+/** `cadre worker`: serves distributed runs until SIGINT/SIGTERM (or Redis is lost). */
+export async function workerCommand(args: string[]): Promise<number> {
+  const parsed = parseWorkerArgs(args);
+  if ("help" in parsed) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if ("error" in parsed) {
+    process.stderr.write(`cadre worker: ${parsed.error}; ${USAGE}\n`);
+    return 2;
+  }
+  let host: Host;
+  try {
+    host = await Host.start({ redisUrl: parsed.redis, name: parsed.name, concurrency: parsed.concurrency, stallMs: parsed.stallMs, log });
+  } catch (error) {
+    process.stderr.write(`cadre worker: ${(error as Error).message}\n`);
+    return 1;
+  }
+  log(`host ${parsed.name}: serving runs from ${redactUrl(parsed.redis)}, ${parsed.concurrency} at once`);
+
+  let signals = 0;
+  const stopped = new Promise<number>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals++;
+      if (signals === 1) {
+        log(`${signal}: taking no new tasks; finishing the running ones (again to hand them back)`);
+        // A second signal meanwhile makes this stop one that handed tasks back.
+        void host.stop().then(() => resolve(signals > 1 ? 130 : 0));
+      } else if (signals === 2) {
+        log(`${signal}: handing the running tasks back to the queue`);
+        void host.stop(true).then(() => resolve(130));
+      }
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+  const code = await Promise.race([
+    stopped,
+    host.failed.then(async (error) => {
+      process.stderr.write(`cadre worker: ${error.message}\n`);
+      await host.abandon();
+      return 1;
+    }),
+  ]);
+  log(`host ${parsed.name}: stopped`);
+  return code;
+}

@@ -1,0 +1,337 @@
+import { Queue, QueueEvents } from "bullmq";
+import type { Redis } from "ioredis";
+import { AbortError, CadreError } from "../errors.ts";
+import { emptyUsage } from "../orchestrator/accounting.ts";
+import { errorSummary } from "../orchestrator/failure.ts";
+import {
+  InvalidTaskError,
+  type OrchestratorEvent,
+  resultWithoutTurn,
+  type TaskInfo,
+  type TaskResult,
+  type TaskRunner,
+  type TaskSpec,
+  type TaskStatus,
+  type Usage,
+} from "../orchestrator/index.ts";
+import { Scheduler } from "../orchestrator/scheduler/index.ts";
+import { TranscriptDirectory } from "../orchestrator/transcripts.ts";
+import type { RehearsalScripts } from "../rehearsal/index.ts";
+import { EventHub } from "../util/event-hub.ts";
+import { RedisUnreachableError } from "./errors.ts";
+import { EventReader } from "./event-stream.ts";
+import { FleetLimit } from "./fleet-limit.ts";
+import { CONTROL_CHANNEL, jobIdFor, PREFIX, RUNS_KEY, type RunKeys, runKeys } from "./keys.ts";
+import { readTotals } from "./ledger.ts";
+import { connectRedis, DEFAULT_REDIS_LOSS_MS, watchLoss } from "./redis.ts";
+import { redactUrl } from "./url.ts";
+import { type ControlMessage, type RunRecord, RunRecordSchema, readJobResult, readJson, type SharedOrchestratorOptions } from "./wire.ts";
+
+export interface CoordinatorOptions {
+  redisUrl: string;
+  /** A new id starts a run; the id of a run whose coordinator stopped picks it up where it was. */
+  runId: string;
+  swarm: string;
+  /** Tasks running at once over all hosts. */
+  concurrency: number;
+  options: SharedOrchestratorOptions;
+  /** Under --rehearse: the scripts each host's scripted model plays. */
+  rehearsal?: RehearsalScripts;
+  /** Write one JSONL transcript per task here, from the events the hosts send. */
+  transcriptsDir?: string;
+  /** Redis down this long mid-run fails the tasks still running. Default 30 s. */
+  redisLossMs?: number;
+}
+
+const UNNAMED = "a distributed task needs a name: it makes the task's job id";
+/** BullMQ: 1 is the highest priority and 2^21 the lowest; cadre: higher first, 0 by default. */
+const PRIORITY_ZERO = 1 << 20;
+/**
+ * BullMQ honours a manual rate limit (queue.rateLimit, which a host sets when
+ * it meets a 429 or 529) only on a queue that has a limiter; this one never
+ * binds by itself: so many starts per second never happen.
+ */
+const UNBINDING_LIMITER = { max: 2 ** 40, durationMs: 1_000 };
+
+function bullPriority(priority: number | undefined): number {
+  return Math.min(2 ** 21, Math.max(1, PRIORITY_ZERO - (priority ?? 0)));
+}
+
+/**
+ * The coordinator of a distributed run: a TaskRunner whose tasks run on the
+ * hosts (`cadre worker`) that serve the run's BullMQ queue. It enqueues each
+ * task (the swarm runner calls run() as dependencies finish), relays the
+ * hosts' orchestrator events, writes the transcripts here, and resolves each
+ * task with the result its host returned. The run's limits live in Redis:
+ * the queue's global concurrency, the budget ledger, the fleet's rate limit.
+ */
+export class Coordinator implements TaskRunner {
+  readonly #keys: RunKeys;
+  readonly #hub = new EventHub<OrchestratorEvent>();
+  readonly #hosts = new Map<string, string>();
+  /** Resolves when the run cannot go on with Redis (lost too long, or its events unreadable). */
+  readonly #failed: Promise<CadreError>;
+  #fail!: (error: CadreError) => void;
+  readonly #agentGate: Scheduler | undefined;
+  readonly #transcripts: TranscriptDirectory | undefined;
+  /** One abort listener per signal (the whole run shares one), however many tasks wait on it. */
+  readonly #onAbort = new WeakMap<AbortSignal, Set<() => void>>();
+  #reader!: EventReader;
+  #fleet!: FleetLimit;
+  #totals: { costUsd: number; usage: Usage } = { costUsd: 0, usage: emptyUsage() };
+  #failure: CadreError | undefined;
+  #stopWatching: () => void = () => {};
+
+  private constructor(
+    readonly runId: string,
+    /** True when the run was already in Redis: this coordinator picks it up. */
+    readonly resumed: boolean,
+    private readonly redis: Redis,
+    private readonly queue: Queue,
+    private readonly queueEvents: QueueEvents,
+    options: CoordinatorOptions,
+  ) {
+    this.#keys = runKeys(runId);
+    this.#failed = new Promise((resolve) => {
+      this.#fail = (error) => {
+        this.#failure ??= error;
+        resolve(this.#failure);
+      };
+    });
+    // BullMQ listens for the queue closing once per job being waited on: as many as the tasks in flight.
+    queue.setMaxListeners(0);
+    this.#transcripts = options.transcriptsDir ? new TranscriptDirectory(options.transcriptsDir) : undefined;
+    const limits = options.options.agentLimits;
+    // Per-agent limits hold by admission: a task enters the queue only while its agent is below its limit.
+    this.#agentGate =
+      limits && Object.keys(limits).length > 0 ? new Scheduler({ concurrency: Number.MAX_SAFE_INTEGER, keyLimits: limits }) : undefined;
+  }
+
+  /** Connects, registers the run (or finds it, to resume it) and tells the hosts. Throws RedisUnreachableError at once when Redis is not there. */
+  static async start(options: CoordinatorOptions): Promise<Coordinator> {
+    const redis = await connectRedis(options.redisUrl, `cadre-run-${options.runId}`);
+    const keys = runKeys(options.runId);
+    const queue = new Queue(keys.queue, { connection: redis, prefix: PREFIX });
+    const queueEvents = new QueueEvents(keys.queue, { connection: redis, prefix: PREFIX });
+    // Connection errors are the watchdog's to report (once, and only when they last).
+    queue.on("error", () => {});
+    queueEvents.on("error", () => {});
+    try {
+      const record: RunRecord = {
+        version: 1,
+        swarm: options.swarm,
+        concurrency: options.concurrency,
+        options: options.options,
+        rehearsal: options.rehearsal ?? null,
+        createdAt: Date.now(),
+      };
+      const created = await redis.set(keys.record, JSON.stringify(record), "NX");
+      const stored = created ? record : readJson(RunRecordSchema, (await redis.get(keys.record)) ?? "", `run ${options.runId}`);
+      await queue.setGlobalConcurrency(stored.concurrency);
+      await queue.setGlobalRateLimit(UNBINDING_LIMITER.max, UNBINDING_LIMITER.durationMs);
+      await queueEvents.waitUntilReady();
+      const coordinator = new Coordinator(options.runId, created !== "OK", redis, queue, queueEvents, options);
+      coordinator.#listen(options, stored.concurrency);
+      await redis.sadd(RUNS_KEY, options.runId);
+      await coordinator.#poke({ type: "runs" });
+      return coordinator;
+    } catch (error) {
+      await Promise.all([queueEvents.close(), queue.close()]).catch(() => undefined);
+      redis.disconnect();
+      throw error;
+    }
+  }
+
+  on(listener: (event: OrchestratorEvent) => void): () => void {
+    return this.#hub.on(listener);
+  }
+
+  /** Cost and token usage of the run on every host, peer and supervisor sessions included, as of the last finished task. */
+  get totals(): { costUsd: number; usage: Usage } {
+    return this.#totals;
+  }
+
+  get transcriptPaths(): ReadonlyMap<string, string> {
+    return this.#transcripts?.paths ?? new Map();
+  }
+
+  /** Task id → the host that ran it (its last attempt). */
+  get hosts(): ReadonlyMap<string, string> {
+    return this.#hosts;
+  }
+
+  /** Set once the run cannot go on with Redis (lost for too long): running tasks then end as failed with it. */
+  get failure(): CadreError | undefined {
+    return this.#failure;
+  }
+
+  /** Runs one task on some host; resolves with its result whatever the outcome. */
+  async run(spec: TaskSpec): Promise<TaskResult> {
+    if (spec.name === undefined) throw new InvalidTaskError(UNNAMED);
+    const task: TaskInfo = { id: jobIdFor(spec.name), name: spec.name, agent: spec.agent, parentId: undefined };
+    const queued = Date.now();
+    this.#hub.emit({ type: "task_queued", task });
+    if (!this.#agentGate) return this.#runJob(task, spec, queued);
+    try {
+      return await this.#agentGate.schedule(() => this.#runJob(task, spec, queued), {
+        key: spec.agent,
+        priority: spec.priority,
+        signal: spec.signal,
+      });
+    } catch (error) {
+      if (!(error instanceof AbortError)) throw error;
+      return this.#settle(
+        task,
+        resultWithoutTurn(task, "cancelled", { code: error.code, message: error.message }, { durationMs: Date.now() - queued }),
+      );
+    }
+  }
+
+  /**
+   * The run is over: hosts stop serving it and its data leaves Redis; the
+   * transcripts are flushed. After a loss of Redis only the connections close
+   * (a coordinator started later with the same run id picks the run up).
+   */
+  async close(): Promise<void> {
+    this.#stopWatching();
+    this.#fleet.stop();
+    this.#agentGate?.clear();
+    await this.#reader.stop();
+    if (this.#failure === undefined) {
+      this.#totals = await readTotals(this.redis, this.#keys);
+      await this.redis.srem(RUNS_KEY, this.runId);
+      await this.#poke({ type: "runs" });
+      await this.queue.obliterate({ force: true });
+      const keys = await this.redis.keys(`${this.#keys.base}:*`);
+      if (keys.length > 0) await this.redis.del(...keys);
+      await this.queueEvents.close();
+      await this.queue.close();
+    } else {
+      // Nothing more can be said to Redis: drop the connections, without waiting on replies that will not come.
+      void Promise.all([this.queueEvents.disconnect(), this.queue.disconnect()]).catch(() => undefined);
+    }
+    this.redis.disconnect();
+    await this.#transcripts?.close();
+  }
+
+  #listen(options: CoordinatorOptions, concurrency: number): void {
+    this.#fleet = new FleetLimit(concurrency, this.queue, (state) => this.#hub.emit({ type: "rate_limit", state }));
+    const blocking = this.redis.duplicate();
+    blocking.on("error", () => {
+      // Reported by the watchdog on the main connection.
+    });
+    this.#reader = new EventReader(
+      blocking,
+      this.#keys.events,
+      (event) => this.#relay(event),
+      (error) =>
+        this.#fail(error instanceof CadreError ? error : new RedisUnreachableError(redactUrl(options.redisUrl), String(error), { cause: error })),
+    );
+    this.#stopWatching = watchLoss(this.redis, options.redisUrl, options.redisLossMs ?? DEFAULT_REDIS_LOSS_MS, (error) => this.#fail(error));
+  }
+
+  /**
+   * A host's event, as if this process's orchestrator had sent it; a pid means
+   * nothing off its host. A host's rate-limit state is its own: it feeds the
+   * fleet's, which is what the run shows.
+   */
+  #relay(event: OrchestratorEvent): void {
+    if (event.type === "rate_limit") {
+      if (event.state.backoffUntil !== null) this.#fleet.rateLimited(event.state.backoffUntil);
+      return;
+    }
+    if (event.type === "task_finished" && event.result.status === "succeeded") this.#fleet.succeeded();
+    const local = event.type === "task_started" ? { ...event, pid: undefined } : event;
+    if (local.type === "task_message") this.#transcripts?.write(local.task.id, local.task.name, local.message);
+    this.#hub.emit(local);
+  }
+
+  async #runJob(task: TaskInfo, spec: TaskSpec, queued: number): Promise<TaskResult> {
+    type Ended = { ended: () => TaskResult };
+    type Outcome = { result: TaskResult } | Ended;
+    const ended = (status: TaskStatus, error: { code: string; message: string }, attempts = 0) =>
+      this.#settle(task, resultWithoutTurn(task, status, error, { attempts, durationMs: Date.now() - queued }));
+    // Commands wait while Redis reconnects: each wait also ends when the run gives up on Redis.
+    const failed = this.#failed.then((error): Ended => ({ ended: () => ended("failed", error) }));
+    const { signal, worker, ...data } = spec;
+    const adding = this.queue.add(task.name, { spec: { ...data, worker } }, { jobId: task.id, priority: bullPriority(spec.priority) });
+    const added = await Promise.race([adding, failed]);
+    if ("ended" in added) return added.ended();
+    // Whichever comes first: the host's result, the job gone before a host took it, BullMQ giving up, Redis lost.
+    let settle!: (outcome: Outcome) => void;
+    const outcome = new Promise<Outcome>((resolve) => (settle = resolve));
+    const unwatch = signal
+      ? this.#whenAborted(signal, () => {
+          void this.#cancel(task.id).then((removed) => {
+            if (removed) settle({ ended: () => ended("cancelled", { code: "ABORTED", message: "cancelled before a host took it" }) });
+          });
+        })
+      : () => {};
+    added.waitUntilFinished(this.queueEvents).then(
+      (value: unknown) => {
+        try {
+          const { host, result } = readJobResult(value);
+          this.#hosts.set(task.id, host);
+          settle({ result });
+        } catch (error) {
+          settle({ ended: () => ended("failed", errorSummary(error)) });
+        }
+      },
+      // BullMQ failed the job: it stalled too often (its hosts died), or no host could run it at all.
+      async (error: Error) => {
+        const attempts = (await this.queue.getJob(task.id).catch(() => undefined))?.attemptsStarted ?? 0;
+        settle({ ended: () => ended("failed", { code: "TASK_LOST", message: `no host could finish the task: ${error.message}` }, attempts) });
+      },
+    );
+    const settled = await Promise.race([outcome, failed]);
+    unwatch();
+    // Every event the host sent before it returned, in order, comes before the result.
+    const caughtUp = async () => {
+      await this.#reader.caughtUp(this.redis);
+      this.#totals = await readTotals(this.redis, this.#keys);
+    };
+    await Promise.race([caughtUp(), this.#failed]);
+    // A host's result was announced by its own task_finished event.
+    return "result" in settled ? settled.result : settled.ended();
+  }
+
+  /** Calls `listener` when `signal` aborts (at once if it has); returns the function that stops that. */
+  #whenAborted(signal: AbortSignal, listener: () => void): () => void {
+    if (signal.aborted) {
+      listener();
+      return () => {};
+    }
+    let listeners = this.#onAbort.get(signal);
+    if (!listeners) {
+      const all = new Set<() => void>();
+      signal.addEventListener(
+        "abort",
+        () => {
+          for (const call of all) call();
+        },
+        { once: true },
+      );
+      this.#onAbort.set(signal, all);
+      listeners = all;
+    }
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  }
+
+  /** Announces a result no host announced. */
+  #settle(task: TaskInfo, result: TaskResult): TaskResult {
+    this.#hub.emit({ type: "task_finished", task, result });
+    return result;
+  }
+
+  /** Marks the job cancelled (a host checks before it starts it) and tells its host; true when it was still waiting and is gone. */
+  async #cancel(jobId: string): Promise<boolean> {
+    await this.redis.sadd(this.#keys.cancelled, jobId);
+    await this.#poke({ type: "cancel", run: this.runId, job: jobId });
+    return (await this.queue.remove(jobId)) === 1;
+  }
+
+  async #poke(message: ControlMessage): Promise<void> {
+    await this.redis.publish(CONTROL_CHANNEL, JSON.stringify(message));
+  }
+}

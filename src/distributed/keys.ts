@@ -1,0 +1,56 @@
+/**
+ * Every name cadre uses in Redis. One BullMQ queue per run (its limits are the
+ * run's), plus the run's record, event stream, ledger, inboxes and cancel
+ * marks, all under `cadre:run:<id>:`.
+ */
+
+/** The prefix of every key, BullMQ's queues included. */
+export const PREFIX = "cadre";
+/** Ids of the runs hosts should serve. */
+export const RUNS_KEY = `${PREFIX}:runs`;
+/** Pub/sub: a poke for the hosts (runs changed, a job cancelled, the budget reached). */
+export const CONTROL_CHANNEL = `${PREFIX}:control`;
+
+/** Letters, digits, `.`, `_` and `-`: safe in key and queue names. */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9._-]{1,80}$/;
+
+export interface RunKeys {
+  /** The BullMQ queue's name (BullMQ puts it under PREFIX). */
+  queue: string;
+  /** Every key of the run that is not BullMQ's starts with this. */
+  base: string;
+  /** JSON: what hosts need to serve the run (see RunRecordSchema). */
+  record: string;
+  /** Stream: every orchestrator event of the run's tasks, from every host. */
+  events: string;
+  /** Float: dollars spent by the run on all hosts. */
+  spent: string;
+  /** Hash: token usage of the run on all hosts. */
+  usage: string;
+  /** Set: job ids the coordinator cancelled. */
+  cancelled: string;
+  inbox(peer: string): string;
+}
+
+export function runKeys(runId: string): RunKeys {
+  const base = `${PREFIX}:run:${runId}`;
+  return {
+    queue: `run-${runId}`,
+    base,
+    record: `${base}:record`,
+    events: `${base}:events`,
+    spent: `${base}:spent`,
+    usage: `${base}:usage`,
+    cancelled: `${base}:cancelled`,
+    inbox: (peer) => `${base}:inbox:${peer}`,
+  };
+}
+
+/**
+ * A config task's job id, and so its task id everywhere (events, results,
+ * transcripts): stable, so a restarted coordinator finds its jobs. BullMQ
+ * refuses ids that contain ":" or are integers.
+ */
+export function jobIdFor(taskName: string): string {
+  return `t-${encodeURIComponent(taskName)}`;
+}

@@ -1,0 +1,98 @@
+import type { Redis } from "ioredis";
+import type { SpendingLedger, Usage } from "../orchestrator/index.ts";
+import { CONTROL_CHANNEL, type RunKeys } from "./keys.ts";
+import type { ControlMessage } from "./wire.ts";
+
+const USAGE_FIELDS = ["inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens"] as const;
+
+/** The run's spending and token usage over all hosts, as Redis holds them. */
+export async function readTotals(redis: Redis, keys: RunKeys): Promise<{ costUsd: number; usage: Usage }> {
+  const [spent, usage] = await Promise.all([redis.get(keys.spent), redis.hgetall(keys.usage)]);
+  const count = (field: (typeof USAGE_FIELDS)[number]) => Number(usage[field] ?? 0);
+  return {
+    costUsd: Number(spent ?? 0),
+    usage: {
+      inputTokens: count("inputTokens"),
+      outputTokens: count("outputTokens"),
+      cacheReadInputTokens: count("cacheReadInputTokens"),
+      cacheCreationInputTokens: count("cacheCreationInputTokens"),
+    },
+  };
+}
+
+/**
+ * One ledger for a run on many hosts: every charge is added to a counter in
+ * Redis (INCRBYFLOAT is atomic), and the total it answers is what this host
+ * knows. The host whose charge takes the total over the limit says so on the
+ * control channel; every host then learns it (sync) and its orchestrator
+ * stops the run's tasks (onChange). `sync()` also runs before a task starts.
+ */
+export class RedisLedger implements SpendingLedger {
+  readonly #redis: Redis;
+  readonly #keys: RunKeys;
+  readonly #runId: string;
+  readonly #limitUsd: number | undefined;
+  readonly #listeners: Array<() => void> = [];
+  #known = 0;
+  #announced = false;
+  readonly #pending = new Set<Promise<unknown>>();
+
+  constructor(redis: Redis, runId: string, keys: RunKeys, limitUsd: number | undefined) {
+    this.#redis = redis;
+    this.#runId = runId;
+    this.#keys = keys;
+    this.#limitUsd = limitUsd;
+  }
+
+  get spentUsd(): number {
+    return this.#known;
+  }
+
+  onChange(listener: () => void): void {
+    this.#listeners.push(listener);
+  }
+
+  add(usd: number, usage: Usage): void {
+    // What this host adds counts at once; the answer brings what other hosts added meanwhile.
+    this.#known += usd;
+    const write = this.#redis
+      .multi()
+      .incrbyfloat(this.#keys.spent, usd)
+      .hincrby(this.#keys.usage, "inputTokens", usage.inputTokens)
+      .hincrby(this.#keys.usage, "outputTokens", usage.outputTokens)
+      .hincrby(this.#keys.usage, "cacheReadInputTokens", usage.cacheReadInputTokens)
+      .hincrby(this.#keys.usage, "cacheCreationInputTokens", usage.cacheCreationInputTokens)
+      .exec()
+      .then((replies) => {
+        this.#learn(Number(replies?.[0]?.[1] ?? 0));
+        if (this.#limitUsd !== undefined && this.#known >= this.#limitUsd && !this.#announced) {
+          this.#announced = true;
+          const message: ControlMessage = { type: "budget", run: this.#runId };
+          this.#track(this.#redis.publish(CONTROL_CHANNEL, JSON.stringify(message)));
+        }
+      });
+    this.#track(write);
+  }
+
+  /** Reads the run's total from Redis (before a task starts, and when another host says the budget is reached). */
+  async sync(): Promise<void> {
+    this.#learn(Number((await this.#redis.get(this.#keys.spent)) ?? 0));
+  }
+
+  /** Resolves once every charge so far is in Redis. */
+  async flush(): Promise<void> {
+    await Promise.all(this.#pending);
+  }
+
+  #learn(total: number): void {
+    if (total <= this.#known) return;
+    this.#known = total;
+    for (const listener of this.#listeners) listener();
+  }
+
+  #track(promise: Promise<unknown>): void {
+    // A failed write is the connection's problem, which the watchdog reports.
+    const settled = promise.catch(() => undefined).finally(() => this.#pending.delete(settled));
+    this.#pending.add(settled);
+  }
+}

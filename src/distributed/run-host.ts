@@ -1,0 +1,137 @@
+import { type Job, Worker as QueueWorker, WaitingError } from "bullmq";
+import type { Redis } from "ioredis";
+import { AbortError } from "../errors.ts";
+import { Orchestrator, type TaskResult } from "../orchestrator/index.ts";
+import { type RehearsalRig, startRehearsalRig } from "../rehearsal/index.ts";
+import { EventWriter } from "./event-stream.ts";
+import { RedisInbox } from "./inbox.ts";
+import { PREFIX, type RunKeys, runKeys } from "./keys.ts";
+import { RedisLedger } from "./ledger.ts";
+import { type JobResult, type RunRecord, readJobData } from "./wire.ts";
+
+/** How often one task may lose its host (the host died) before BullMQ gives up on it. */
+export const MAX_HOST_LOSSES = 2;
+
+export interface HostContext {
+  redis: Redis;
+  /** The host's name: BullMQ's worker name, and `host` in the run's summary. */
+  name: string;
+  /** Tasks this host runs at once. */
+  concurrency: number;
+  /** A host that cannot renew its locks for this long loses its tasks to other hosts. */
+  stallMs: number;
+  log(line: string): void;
+}
+
+/**
+ * One run, served by one host: a local orchestrator configured as the run's
+ * coordinator says (agents, hooks, peers), whose budget and inboxes are in
+ * Redis, fed by a BullMQ worker on the run's queue. Its events go to the
+ * run's stream, for the coordinator.
+ */
+export class RunHost {
+  readonly #keys: RunKeys;
+  readonly #ledger: RedisLedger;
+  readonly #events: EventWriter;
+  /** Aborted to give the running tasks back to the queue (the host's second signal). */
+  readonly #handBack = new AbortController();
+  readonly #running = new Map<string, AbortController>();
+  #orchestrator!: Orchestrator;
+  #worker!: QueueWorker;
+  #rig: RehearsalRig | undefined;
+
+  constructor(
+    private readonly host: HostContext,
+    readonly runId: string,
+    private readonly record: RunRecord,
+  ) {
+    this.#keys = runKeys(runId);
+    this.#ledger = new RedisLedger(host.redis, runId, this.#keys, record.options.budgetUsd);
+    this.#events = new EventWriter(host.redis, this.#keys.events, host.name);
+  }
+
+  async start(): Promise<void> {
+    this.#rig = this.record.rehearsal ? await startRehearsalRig(this.record.rehearsal) : undefined;
+    this.#orchestrator = new Orchestrator({
+      ...this.record.options,
+      concurrency: this.host.concurrency,
+      ledger: this.#ledger,
+      inbox: new RedisInbox(this.host.redis, this.#keys),
+      ...(this.#rig && { workerOptions: this.#rig.workerOptions }),
+    });
+    // Every event goes to the coordinator; a rate limit met here holds back the fleet from there (FleetLimit).
+    this.#orchestrator.on((event) => this.#events.push(event));
+    this.#worker = new QueueWorker(this.#keys.queue, (job, token) => this.#process(job, token), {
+      connection: this.host.redis,
+      prefix: PREFIX,
+      name: this.host.name,
+      concurrency: this.host.concurrency,
+      lockDuration: this.host.stallMs,
+      stalledInterval: Math.max(500, Math.round(this.host.stallMs / 2)),
+      maxStalledCount: MAX_HOST_LOSSES,
+    });
+    this.#worker.on("error", (error) => this.host.log(`run ${this.runId}: queue error: ${error.message}`));
+    this.host.log(`run ${this.runId} (swarm "${this.record.swarm}"): serving`);
+  }
+
+  /** The coordinator cancelled a job: stop it if it runs here. */
+  cancel(jobId: string): void {
+    this.#running.get(jobId)?.abort(new AbortError("the task (cancelled by the coordinator)"));
+  }
+
+  /** Another host reached the budget: learn it now, so the tasks here stop too. */
+  async budgetReached(): Promise<void> {
+    await this.#ledger.sync();
+  }
+
+  /** Takes no more tasks; finishes those it runs (or, with `handBack`, stops them and puts them back in the queue). */
+  async stop(handBack = false): Promise<void> {
+    if (handBack) this.#handBack.abort(new AbortError("the task (its host is stopping)"));
+    await this.#worker.close();
+    await this.#orchestrator.close();
+    await this.#events.flush();
+    await this.#ledger.flush();
+    await this.#rig?.close();
+  }
+
+  /** Redis is gone: ends every worker process here and lets go; the tasks' locks run out and other hosts take them up. */
+  async abandon(): Promise<void> {
+    await this.#orchestrator.close();
+    await Promise.all([this.#worker.close(true).catch(() => undefined), this.#rig?.close()]);
+  }
+
+  async #process(job: Job, token: string | undefined): Promise<JobResult> {
+    const { spec } = readJobData(job.data);
+    const id = job.id ?? spec.name ?? "";
+    // A start lost with its host counts as an attempt, and uses up a retry.
+    const earlier = job.attemptsStarted - 1;
+    const cancel = new AbortController();
+    this.#running.set(id, cancel);
+    try {
+      if (await this.host.redis.sismember(this.#keys.cancelled, id)) cancel.abort(new AbortError("the task (cancelled by the coordinator)"));
+      // The shared budget, checked before each start: another host may have spent it.
+      await this.#ledger.sync();
+      this.host.log(`run ${this.runId}: ${spec.name} starts${earlier > 0 ? ` (attempt ${earlier + 1})` : ""}`);
+      const result = await this.#orchestrator.run({
+        ...spec,
+        id,
+        ...(spec.retries !== undefined && { retries: Math.max(0, spec.retries - earlier) }),
+        signal: AbortSignal.any([cancel.signal, this.#handBack.signal]),
+      });
+      await Promise.all([this.#events.flush(), this.#ledger.flush()]);
+      if (this.#handBack.signal.aborted && !cancel.signal.aborted && result.status === "cancelled") {
+        this.host.log(`run ${this.runId}: ${spec.name} goes back to the queue`);
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
+      this.host.log(`run ${this.runId}: ${spec.name} ${result.status}`);
+      return { host: this.host.name, result: withEarlierAttempts(result, earlier) };
+    } finally {
+      this.#running.delete(id);
+    }
+  }
+}
+
+function withEarlierAttempts(result: TaskResult, earlier: number): TaskResult {
+  return earlier > 0 && result.attempts > 0 ? { ...result, attempts: result.attempts + earlier } : result;
+}

@@ -1,0 +1,158 @@
+import { stableKey } from "../util/stable-key.ts";
+import { type PermissionHandler, policyDecision, Worker, type WorkerOptions } from "../worker/index.ts";
+import type { AgentSessions } from "./agent-sessions.ts";
+import { layerWorkerOptions, type WorkerLayers } from "./compose.ts";
+import { SessionNotResumableError } from "./errors.ts";
+import type { PeerNetwork } from "./peer-network.ts";
+import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
+import { routedHookConfig } from "./routed-hooks.ts";
+import type { OrchestratorEvent, OrchestratorOptions, TaskInfo, WorkerContext } from "./types.ts";
+import { type Binding, BoundWorker } from "./worker-binding.ts";
+
+export interface WorkerFactoryDeps<R extends { info: TaskInfo }> {
+  options: OrchestratorOptions;
+  sessions: AgentSessions;
+  peers: PeerNetwork<R>;
+  emit(event: OrchestratorEvent): void;
+  /** Aborts every start when the orchestrator closes. */
+  closing: AbortSignal;
+  /** Every process started is handed here, to be ended with the orchestrator. */
+  track(worker: Worker): void;
+}
+
+/** How to start a worker for some work, and which idle processes could do that work instead. */
+export interface WorkerPlan<R extends { info: TaskInfo }> {
+  /**
+   * Equal for work whose workers would be started with identical settings
+   * (after precedence): an idle process of the same key serves it as well as a new one.
+   */
+  readonly key: string;
+  /** A new process bound to this work; `extra` is merged last (a session's `resume`). */
+  start(signal: AbortSignal | undefined, extra?: Partial<WorkerOptions>): Promise<BoundWorker<R>>;
+  /** Hands an idle process of the same key to this work. */
+  adopt(bound: BoundWorker<R>): void;
+}
+
+export interface WorkItem<R> {
+  context: WorkerContext;
+  /** The task's or session's own settings (over its agent's and the defaults). */
+  overrides: Partial<WorkerOptions> | undefined;
+  record?: R;
+  /** A session's permission handler. */
+  canUseTool?: PermissionHandler;
+  chain?: () => readonly string[];
+}
+
+/**
+ * Builds the workers of an orchestrator: the one place where the layers of
+ * settings meet (defaults < agent < the task's or session's own < routing <
+ * workerOptions < processOptions) and where every process starts, so that
+ * spares and reused processes are started, tracked and ended like the rest.
+ */
+export class WorkerFactory<R extends { info: TaskInfo }> {
+  readonly #deps: WorkerFactoryDeps<R>;
+
+  constructor(deps: WorkerFactoryDeps<R>) {
+    this.#deps = deps;
+  }
+
+  plan(work: WorkItem<R>): WorkerPlan<R> {
+    const { options } = this.#deps;
+    const { context } = work;
+    const agent = context.agent ? options.agents?.[context.agent] : undefined;
+    const layers = { defaults: options.defaults, agent, task: work.overrides };
+    const settled = layerWorkerOptions(layers);
+    const perWorker = options.workerOptions?.(context) ?? {};
+    // Routing (hooks, permissions, peer tools) is bound late, so it is the same for every work of these settings.
+    const key = stableKey({ agent: context.agent, settled, perWorker });
+    return {
+      key,
+      start: (signal, extra) => this.#start(key, work, { ...layers, settled, perWorker }, signal, extra),
+      adopt: (bound) => bound.bindTo(context, work.record, work.canUseTool),
+    };
+  }
+
+  async #start(
+    key: string,
+    work: WorkItem<R>,
+    { settled, perWorker, ...layers }: Omit<WorkerLayers, "call"> & { settled: WorkerOptions; perWorker: Partial<WorkerOptions> },
+    signal: AbortSignal | undefined,
+    extra: Partial<WorkerOptions> | undefined,
+  ): Promise<BoundWorker<R>> {
+    const { closing } = this.#deps;
+    const binding: Binding<R> = {
+      context: work.context,
+      record: work.record,
+      canUseTool: work.canUseTool,
+      chain: work.chain ?? (() => []),
+      grantedPermissions: false,
+    };
+    const process = this.#deps.options.processOptions?.();
+    const { canUseTool: ownHandler, ...perWorkerRest } = perWorker;
+    const options = layerWorkerOptions({ ...layers, call: (below) => [this.#routing(binding, below), perWorkerRest, process?.options, extra] });
+    options.canUseTool = this.#permissions(binding, ownHandler, settled.canUseTool, options);
+    // Without a session file there is nothing to resume from.
+    if (options.resume !== undefined && options.persistSession === false) throw new SessionNotResumableError(work.context.name);
+    process?.bind(work.context);
+    let worker: Worker;
+    try {
+      worker = await Worker.start(options, signal ? AbortSignal.any([signal, closing]) : closing);
+    } catch (error) {
+      process?.release?.();
+      throw error;
+    }
+    if (process?.release) void worker.exited.then(() => process.release?.());
+    this.#deps.track(worker);
+    // A spare has served nobody yet; work started for itself counts as served.
+    return new BoundWorker(worker, key, binding, process, Object.keys(options.mcpServers ?? {}), work.record ? 1 : 0);
+  }
+
+  /** Hooks and peer tools, reading the binding when they are used. */
+  #routing(binding: Binding<R>, settled: WorkerOptions): Partial<WorkerOptions> {
+    const { options, sessions, peers, emit } = this.#deps;
+    const caller = () => binding.context.agent ?? binding.context.name;
+    const routing: Partial<WorkerOptions> = {
+      hooks: routedHookConfig(options.hooks, {
+        cwd: settled.cwd,
+        ask: async (supervisor, prompt, signal) => (await sessions.ask("supervisor", supervisor, prompt, [caller()], signal)).text,
+        onFailure: (event, error) => binding.record && emit({ type: "hook_failed", task: binding.record.info, event, error }),
+      }),
+    };
+    // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.
+    if (options.peerTools ?? Object.keys(options.agents ?? {}).length > 0) {
+      routing.sdkMcpServers = {
+        cadre: peers.serverFor(
+          caller,
+          () => binding.record,
+          () => binding.chain(),
+        ),
+      };
+      routing.allowedTools = [...PEER_TOOL_IDS];
+    }
+    return routing;
+  }
+
+  /**
+   * Who answers a permission request: the worker's own handler (workerOptions,
+   * then the session's, then the settings'), else the orchestrator's routed
+   * one for the task, else the policy. Notes grants that outlive the task.
+   */
+  #permissions(
+    binding: Binding<R>,
+    perWorkerHandler: PermissionHandler | undefined,
+    settledHandler: PermissionHandler | undefined,
+    options: WorkerOptions,
+  ): PermissionHandler {
+    const routed = this.#deps.options.canUseTool;
+    return async (request) => {
+      const own = perWorkerHandler ?? binding.canUseTool ?? settledHandler;
+      const decision = own
+        ? await own(request)
+        : routed && binding.record
+          ? await routed(request, binding.record.info)
+          : policyDecision(options.permissionPolicy ?? "deny", request.toolName);
+      if (decision.behavior === "allow" && (decision.updatedPermissions?.length ?? 0) > 0) binding.grantedPermissions = true;
+      return decision;
+    };
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The watchdog that src/util/reaper.ts runs as a process of its own: plain
+ * JavaScript with node: built-ins only, so that Node (`node -e`) and Deno
+ * (`deno eval`) both run it as it is. It is a string rather than a file
+ * because cadre also runs bundled (dist/cli) and compiled file by file (dist/),
+ * where a file beside this module would not be found; the tests run it on both
+ * runtimes.
+ *
+ * cadre writes one JSON array per line on its stdin:
+ *   ["watch", pid]   kill this process and everything below it if cadre goes
+ *   ["forget", pid]  it has exited
+ *   ["kill", pid]    kill it and everything below it now
+ *   ["remove", path] remove this directory if cadre goes
+ *   ["keep", path]   cadre removed it itself
+ * The end of stdin means cadre is gone, however it went: every watched process
+ * tree is killed, every directory removed, and the reaper exits.
+ */
+export const REAPER_SCRIPT = String.raw`
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import process from "node:process";
+
+const watched = new Set();
+const directories = new Set();
+
+/** pid → parent pid of every live process; empty where there is no /proc. */
+function parents() {
+  const table = new Map();
+  let entries = [];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return table;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = readFileSync("/proc/" + entry + "/stat", "utf8");
+    } catch {
+      continue;
+    }
+    const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (state !== "Z" && state !== "X") table.set(Number(entry), Number(ppid));
+  }
+  return table;
+}
+
+function signal(pid, name) {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Kills the roots and every process below them. The claude CLI starts its tools in
+ * sessions of their own, so process groups do not reach them: the tree is walked
+ * instead, stopping each process first (a stopped process cannot start another), until
+ * a walk finds nothing new; then all of them are killed.
+ */
+function killTrees(roots) {
+  const stopped = new Set();
+  for (let fresh = [...roots]; fresh.length > 0; ) {
+    for (const pid of fresh) {
+      signal(pid, "SIGSTOP");
+      stopped.add(pid);
+    }
+    const children = new Map();
+    for (const [pid, ppid] of parents()) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+    fresh = [...stopped].flatMap((pid) => children.get(pid) ?? []).filter((pid) => !stopped.has(pid));
+  }
+  for (const pid of stopped) signal(pid, "SIGKILL");
+  // Each root leads its own process group: this reaches its group even without /proc.
+  for (const pid of roots) signal(-pid, "SIGKILL");
+  return stopped;
+}
+
+/** A zombie is not running: its parent is gone and it waits only for init to reap it. */
+function isRunning(pid) {
+  let stat;
+  try {
+    stat = readFileSync("/proc/" + pid + "/stat", "utf8");
+  } catch {
+    return process.platform !== "linux" && signal(pid, 0);
+  }
+  return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function cadreIsGone() {
+  const killed = killTrees(watched);
+  // The directories may be the killed processes' HOME: remove them once nothing writes there.
+  for (let waited = 0; [...killed].some(isRunning) && waited < 3_000; waited += 50) await sleep(50);
+  for (const path of directories) {
+    try {
+      rmSync(path, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // Nothing more can be done for it.
+    }
+  }
+  process.exit(0);
+}
+
+function obey(line) {
+  let op, arg;
+  try {
+    [op, arg] = JSON.parse(line);
+  } catch {
+    return;
+  }
+  if (op === "watch") watched.add(arg);
+  else if (op === "forget") watched.delete(arg);
+  else if (op === "kill") killTrees([arg]);
+  else if (op === "remove") directories.add(arg);
+  else if (op === "keep") directories.delete(arg);
+}
+
+let partial = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk) => {
+  const lines = (partial + chunk).split("\n");
+  partial = lines.pop();
+  for (const line of lines) obey(line);
+});
+process.stdin.on("end", () => void cadreIsGone());
+process.stdin.on("error", () => void cadreIsGone());
+`;

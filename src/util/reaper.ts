@@ -1,0 +1,87 @@
+import process from "node:process";
+import { execa } from "execa";
+import { REAPER_SCRIPT } from "./reaper-script.ts";
+
+/** The same runtime as cadre runs the reaper's script: Node as an ES module, Deno without a project's config. */
+function reaperCommand(): [string, string[]] {
+  if (process.versions.deno !== undefined) return [process.execPath, ["eval", "--no-config", "--quiet", REAPER_SCRIPT]];
+  return [process.execPath, ["--input-type=module", "--eval", REAPER_SCRIPT]];
+}
+
+/**
+ * A watchdog process (reaper-script.ts) that outlives cadre for a moment: when cadre
+ * ends, however it ends (SIGKILL too), its end of a pipe closes, and the reaper kills
+ * every process cadre asked it to watch (the claude workers), with everything below
+ * them, and removes the directories cadre meant to remove. A claude whose stdin merely
+ * closes finishes its turn first (model calls, tools), so cadre's death alone would
+ * not end it.
+ *
+ * The reaper runs in a session of its own, so that a signal to cadre's process group
+ * (Ctrl-C, a closing terminal) does not end it before cadre. It holds no reference to
+ * cadre's event loop: cadre exits as if it were not there.
+ */
+class Reaper {
+  readonly #child: ReturnType<typeof execa>;
+  #running: boolean;
+
+  constructor() {
+    const [command, args] = reaperCommand();
+    this.#child = execa(command, args, {
+      stdin: "pipe",
+      stdout: "ignore",
+      stderr: "ignore",
+      detached: true,
+      cleanup: false,
+      reject: false,
+      buffer: false,
+    });
+    this.#running = this.#child.pid !== undefined;
+    void this.#child.then(() => (this.#running = false));
+    this.#child.stdin!.on("error", () => (this.#running = false));
+    this.#child.unref();
+    (this.#child.stdin as { unref?: () => void } | null)?.unref?.();
+  }
+
+  #send(op: string, arg: number | string): boolean {
+    if (!this.#running) return false;
+    this.#child.stdin!.write(`${JSON.stringify([op, arg])}\n`);
+    return true;
+  }
+
+  /** Kill this process and everything below it if cadre ends without ending it. */
+  watch(pid: number): void {
+    this.#send("watch", pid);
+  }
+
+  /** It has exited: its pid may be someone else's soon. */
+  forget(pid: number): void {
+    this.#send("forget", pid);
+  }
+
+  /**
+   * Kills the process and everything below it now. False when the reaper is not
+   * running; the caller then signals the process itself.
+   */
+  killTree(pid: number): boolean {
+    return this.#send("kill", pid);
+  }
+
+  /** Removes the directory if cadre ends without removing it; the returned function says cadre removed it. */
+  removeOnExit(path: string): () => void {
+    this.#send("remove", path);
+    return () => void this.#send("keep", path);
+  }
+}
+
+let instance: Reaper | undefined;
+
+/** This process's reaper, started on first use. */
+export function reaper(): Reaper {
+  instance ??= new Reaper();
+  return instance;
+}
+
+/** Removes `path` if this process ends, however it ends, without calling the returned function first. */
+export function removeOnExit(path: string): () => void {
+  return reaper().removeOnExit(path);
+}

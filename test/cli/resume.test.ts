@@ -1,0 +1,164 @@
+// `cadre run --resume`: an interrupted, killed or edited run goes on where it stopped, on real claude workers.
+// cadre runs "live" against this test's own scripted model, so the test sees every request it gets.
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import type { Summary } from "../../src/cli/run/summary.ts";
+import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
+import type { RecordedRequest, RehearsalServer } from "../../src/rehearsal/server.ts";
+import { claudeDescendants, isGone } from "../support/processes.ts";
+import { createRehearsal, tempHome } from "../support/rehearsal.ts";
+import { bin, readSummary } from "./run-support.ts";
+
+// Every task's prompt is a shell command: the model runs it with Bash, then reports its output.
+const SCRIPT = [{ tool_use: { name: "Bash", input: { command: "{{prompt}}", description: "run it" } } }, { text: "done: {{tool_result}}" }];
+
+interface Workspace {
+  dir: string;
+  config: string;
+  server: RehearsalServer;
+  env: Record<string, string | undefined>;
+}
+
+async function workspace(tasks: string[]): Promise<Workspace> {
+  const server = await createRehearsal({ swarm: SCRIPT });
+  const dir = await tempHome("cadre-resume-");
+  const home = join(dir, "home");
+  await mkdir(home);
+  const config = join(dir, "swarm.yaml");
+  await writeConfig(config, tasks);
+  // Live mode: the workers inherit this environment, so they talk to this test's server and keep sessions in this HOME.
+  const env = { ...offlineClaudeEnv({ baseUrl: server.baseUrlFor("swarm"), home }), PATH: process.env.PATH };
+  return { dir, config, server, env };
+}
+
+function writeConfig(file: string, tasks: string[]): Promise<void> {
+  return writeFile(
+    file,
+    ["name: resumable", "concurrency: 2", "defaults: { allowed_tools: [Bash] }", "tasks:", ...tasks.map((t) => `  - ${t}`), ""].join("\n"),
+  );
+}
+
+function run(ws: Workspace, args: string[] = []) {
+  return execa("node", [bin, "run", ws.config, ...args], { cwd: ws.dir, env: ws.env, extendEnv: false, reject: false });
+}
+
+async function runDirs(ws: Workspace): Promise<string[]> {
+  const root = join(ws.dir, ".cadre", "runs");
+  return (await readdir(root)).map((name) => join(root, name));
+}
+
+/** Waits until the run's record (rewritten as each task ends) shows `task` succeeded. */
+async function untilSucceeded(ws: Workspace, task: string): Promise<void> {
+  const deadline = Date.now() + 45_000;
+  while (Date.now() < deadline) {
+    const [dir] = existsSync(join(ws.dir, ".cadre", "runs")) ? await runDirs(ws) : [];
+    const text = dir ? await readFile(join(dir, "summary.json"), "utf8").catch(() => "") : "";
+    if (text && (JSON.parse(text) as Summary).tasks.some((t) => t.name === task && t.status === "succeeded")) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`task ${task} did not succeed in time`);
+}
+
+/** The model requests whose conversation began with this prompt. */
+function requestsFor(server: RehearsalServer, prompt: string): RecordedRequest[] {
+  return server.requests.filter((request) => JSON.stringify(request.messages[0]?.content ?? "").includes(prompt));
+}
+
+const TASKS = [
+  "{ name: first, prompt: 'echo FIRST' }",
+  "{ name: slow, prompt: 'sleep 8 && echo SLOW' }",
+  "{ name: last, prompt: 'echo LAST {{results.first}}', depends_on: [first, slow] }",
+];
+
+describe("cadre run --resume", () => {
+  it("goes on after Ctrl-C: the finished task is not run again, the interrupted one continues its conversation", async () => {
+    const ws = await workspace(TASKS);
+    const first = run(ws);
+    await untilSucceeded(ws, "first");
+    first.kill("SIGINT");
+    expect((await first).exitCode).toBe(130);
+    const [dir] = await runDirs(ws);
+    const interrupted = await readSummary(dir!);
+    expect(interrupted.tasks.map((t) => [t.name, t.status])).toEqual([
+      ["first", "succeeded"],
+      ["slow", "cancelled"],
+      ["last", "cancelled"],
+    ]);
+    const slowSession = interrupted.tasks[1]!.session_id;
+    expect(slowSession).toBeTruthy();
+    const firstRequests = requestsFor(ws.server, "echo FIRST").length;
+
+    const resumed = await run(ws, ["--resume"]);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain("first: carried over");
+    expect(resumed.stdout).toContain(`slow: runs again, it cancelled before; continuing session ${slowSession}`);
+    const summary = await readSummary(dir!);
+    expect(summary.tasks.map((t) => [t.name, t.status, t.carried_over ?? false])).toEqual([
+      ["first", "succeeded", true],
+      ["slow", "succeeded", false],
+      ["last", "succeeded", false],
+    ]);
+    expect(summary).toMatchObject({ attempt: 2, complete: true, attempt_totals: { tasks_run: 2 } });
+    expect(summary.totals.cost_usd).toBeGreaterThan(summary.attempt_totals!.cost_usd);
+    // No request for the finished task in the second attempt; the slow task's went on in its old conversation.
+    expect(requestsFor(ws.server, "echo FIRST")).toHaveLength(firstRequests);
+    const continued = requestsFor(ws.server, "sleep 8 && echo SLOW").at(-1)!;
+    expect(continued.sessionId).toBe(slowSession);
+    expect(summary.tasks[2]!.text).toBe("done: LAST done: FIRST");
+  });
+
+  it("resumes a run that was killed with SIGKILL from the record it had written", async () => {
+    const ws = await workspace(TASKS);
+    const first = run(ws);
+    await untilSucceeded(ws, "first");
+    const children = await claudeDescendants(first.pid!);
+    first.kill("SIGKILL");
+    await first;
+    // cadre cannot end its workers once SIGKILLed itself; end them here so the resumed run is alone.
+    for (const pid of children) process.kill(pid, "SIGKILL");
+    for (const pid of children) await isGone(pid);
+    const [dir] = await runDirs(ws);
+    const record = await readSummary(dir!);
+    expect(record.complete).toBe(false);
+    expect(record.tasks.find((t) => t.name === "first")?.status).toBe("succeeded");
+
+    const resumed = await run(ws, ["--resume", dir!]);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const summary = await readSummary(dir!);
+    expect(summary.tasks.every((t) => t.status === "succeeded")).toBe(true);
+    expect(summary.tasks.find((t) => t.name === "first")?.carried_over).toBe(true);
+    expect(requestsFor(ws.server, "echo FIRST")).toHaveLength(2);
+  });
+
+  it("an edited prompt re-runs exactly that task and the tasks that use its result", async () => {
+    const ws = await workspace([
+      "{ name: first, prompt: 'echo FIRST' }",
+      "{ name: other, prompt: 'echo OTHER' }",
+      TASKS[2]!.replace("slow", "other"),
+    ]);
+    expect((await run(ws)).exitCode).toBe(0);
+    const requestsBefore = ws.server.requests.length;
+
+    await writeConfig(ws.config, [
+      "{ name: first, prompt: 'echo FIRST, EDITED' }",
+      "{ name: other, prompt: 'echo OTHER' }",
+      TASKS[2]!.replace("slow", "other"),
+    ]);
+    const resumed = await run(ws, ["--resume"]);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain("first: runs again, its prompt changed");
+    const [dir] = await runDirs(ws);
+    const summary = await readSummary(dir!);
+    expect(summary.tasks.map((t) => [t.name, t.carried_over ?? false])).toEqual([
+      ["first", false],
+      ["other", true],
+      ["last", false],
+    ]);
+    expect(summary.tasks[2]!.text).toBe("done: LAST done: FIRST, EDITED");
+    // Two tasks ran again, two model requests each.
+    expect(ws.server.requests.length - requestsBefore).toBe(4);
+  });
+});
