@@ -33,19 +33,26 @@ async function rehearse(example: string, cleanup?: () => Promise<void>) {
   const run = await child;
   const summary = await readSummary(out);
   const transcripts = new Map<string, CliMessage[]>();
-  for (const task of summary.tasks) {
-    expect(task.transcript, task.name).not.toBeNull();
-    transcripts.set(task.name, await decodeTranscript(join(out, task.transcript!)));
+  for (const entry of [...summary.tasks, ...summary.sessions]) {
+    expect(entry.transcript, entry.name).not.toBeNull();
+    transcripts.set(entry.name, await decodeTranscript(join(out, entry.transcript!)));
   }
-  // Each transcript is a whole session: it starts with init and ends with the result the summary reports.
+  // Each transcript is a whole session: it starts with init and ends with a result (for a task, the one the summary reports).
   for (const [name, messages] of transcripts) {
     expect(messages.find((m) => m.type === "system")).toMatchObject({ subtype: "init" });
-    expect(messages.at(-1), name).toMatchObject({ type: "result", is_error: false, result: summary.tasks.find((t) => t.name === name)?.text });
+    const task = summary.tasks.find((t) => t.name === name);
+    expect(messages.at(-1), name).toMatchObject({ type: "result", is_error: false, ...(task && { result: task.text }) });
   }
   expect(summary.rehearsal).toBe(true);
+  expect(summary.cost_simulated).toBe(true);
+  // The totals are the sum of what is listed: tasks and sessions.
+  const listed = [...summary.tasks, ...summary.sessions];
   expect(summary.totals.cost_usd).toBeGreaterThan(0);
-  expect(summary.totals.cost_usd).toBeGreaterThanOrEqual(summary.tasks.reduce((sum, t) => sum + t.cost_usd, 0) - 1e-9);
-  expect(summary.totals.num_turns).toBe(summary.tasks.reduce((sum, t) => sum + t.num_turns, 0));
+  expect(summary.totals.cost_usd).toBeCloseTo(
+    listed.reduce((sum, entry) => sum + entry.cost_usd, 0),
+    10,
+  );
+  expect(summary.totals.num_turns).toBe(listed.reduce((sum, entry) => sum + entry.num_turns, 0));
   expect(summary.totals.usage.input_tokens).toBeGreaterThan(0);
   return { run, summary, transcripts, out };
 }
@@ -73,7 +80,8 @@ describe("examples with --rehearse", () => {
     for (const review of summary.tasks.slice(0, 3)) expect(summary.tasks[3]?.text).toContain(review.text);
     // Each reviewer really read its file.
     expect(JSON.stringify(toolResults(transcripts.get("review-retry.ts")!))).toContain("export async function fetchWithRetry");
-    expect(run.stdout).toMatch(/^total {2}4\/4 succeeded, 7 turns, \$\d+\.\d+, [\d.]+m?s$/m);
+    expect(summary.sessions).toEqual([]);
+    expect(run.stdout).toMatch(/^total {2}4\/4 succeeded, 7 turns, ~\$\d+\.\d+ \(simulated\), [\d.]+m?s$/m);
   });
 
   it("research-critic: the researcher asks the critic through ask_peer and uses its answer", async () => {
@@ -86,9 +94,9 @@ describe("examples with --rehearse", () => {
     const critique = "Retrying non-idempotent POSTs can double-charge a customer, and retries without back-off amplify an outage.";
     expect(summary.tasks[0]?.text).toContain(JSON.stringify({ peer: "critic", answer: critique }));
     expect(summary.tasks[1]?.text).toContain(critique);
-    // The critic's session cost counts for the run, not for a task.
-    const taskCost = summary.tasks.reduce((sum, t) => sum + t.cost_usd, 0);
-    expect(summary.totals.cost_usd).toBeGreaterThan(taskCost);
+    // The critic's session works for the run: its own entry, cost and transcript, started by the research task.
+    expect(summary.sessions).toEqual([expect.objectContaining({ role: "peer", name: "peer:critic", agent: "critic", parent: "research" })]);
+    expect(summary.sessions[0]?.cost_usd).toBeGreaterThan(0);
   });
 
   it("guarded-shell: the policy denies rm -rf, a harmless command runs", async () => {

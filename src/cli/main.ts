@@ -1,9 +1,10 @@
 import { CADRE_VERSION } from "../util/version.ts";
+import { exitOnStrayErrors, reportUnexpected } from "./unexpected.ts";
 
 const HELP = `cadre: run many Claude Code agents at once
 
 Usage:
-  cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse] [--json] [--redis URL] [--ui [HOST:PORT]]
+  cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse [--rehearse-budget]] [--json] [--redis URL] [--ui [HOST:PORT]]
   cadre validate <config>
   cadre mcp [--http HOST:PORT] [--config swarm.yaml]
   cadre agents
@@ -23,8 +24,21 @@ Options:
   -v, --version  show cadre's version
 `;
 
-/** Runs the command line and resolves to the process exit code. */
+/**
+ * Runs the command line and resolves to the process exit code. Never throws,
+ * and never prints a stack trace unless CADRE_DEBUG=1 (see unexpected.ts).
+ */
 export async function main(argv: string[]): Promise<number> {
+  const prefix = argv[0] === undefined || argv[0].startsWith("-") ? "cadre" : `cadre ${argv[0]}`;
+  exitOnStrayErrors(prefix);
+  try {
+    return await dispatch(argv);
+  } catch (error) {
+    return reportUnexpected(prefix, error);
+  }
+}
+
+async function dispatch(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === "-h" || command === "--help" || command === "help") {
     process.stdout.write(HELP);

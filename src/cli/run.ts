@@ -1,6 +1,7 @@
 import { mkdir, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
+import { CadreError } from "../errors.ts";
 import type { TaskResult } from "../orchestrator/index.ts";
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
@@ -9,7 +10,7 @@ import { missingScripts } from "../swarm/rehearsal.ts";
 import { INTERRUPTED, newRunId, runSwarm, unrunResult } from "../swarm/runner.ts";
 import { RunWorktrees, type WorktreeOutcome } from "../swarm/worktree.ts";
 import { openRunDashboard, type RunDashboard } from "./run/dashboard.ts";
-import { type RunEngine, startEngine } from "./run/engine.ts";
+import { appliedBudget, type RunEngine, startEngine } from "./run/engine.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
 import { planResume, ResumeError, type ResumePlan } from "./run/resume.ts";
 import { type RunEvent, RunState } from "./run/state.ts";
@@ -80,13 +81,19 @@ export async function runCommand(args: string[]): Promise<number> {
   }
 
   const outDir = plan?.dir ?? (options.defaultOut ? await freshDir(options.outDir) : options.outDir);
-  await mkdir(outDir, { recursive: true });
+  try {
+    await mkdir(outDir, { recursive: true });
+  } catch (error) {
+    process.stderr.write(`cadre run: cannot create the output directory ${outDir}: ${(error as Error).message}\n`);
+    return 2;
+  }
   let engine: RunEngine;
   try {
     engine = await startEngine(config, options, outDir);
   } catch (error) {
-    // Redis not there: one line, no hang (bad input was refused earlier).
-    process.stderr.write(`cadre run: ${(error as Error).message}\n`);
+    // Redis not there: one line, no hang (bad input was refused earlier). Anything else is unexpected (main.ts says so).
+    if (!(error instanceof CadreError)) throw error;
+    process.stderr.write(`cadre run: ${error.message}\n`);
     return 1;
   }
 
@@ -98,7 +105,16 @@ export async function runCommand(args: string[]): Promise<number> {
   let dashboard: RunDashboard | undefined;
   if (options.ui) {
     try {
-      dashboard = await openRunDashboard({ address: options.ui, token: options.token, config, scheduler: engine.scheduler, outDir, startedAt });
+      const budgetUsd = appliedBudget(config, options);
+      dashboard = await openRunDashboard({
+        address: options.ui,
+        token: options.token,
+        config,
+        budgetUsd,
+        scheduler: engine.scheduler,
+        outDir,
+        startedAt,
+      });
     } catch (error) {
       await engine.close();
       process.stderr.write(`cadre run: ${(error as Error).message}\n`);
@@ -107,7 +123,7 @@ export async function runCommand(args: string[]): Promise<number> {
     // Before the view draws: a terminal view redraws below this line and leaves it in place.
     (options.json ? process.stderr : out).write(`cadre run: dashboard at ${dashboard.serving.url}\n`);
   }
-  const state = new RunState(config.name, config.tasks, startedAt, config.budget_usd);
+  const state = new RunState(config.name, config.tasks, startedAt, appliedBudget(config, options), options.rehearse);
   const view: RunView = options.json
     ? new JsonView(out, process.stderr)
     : out.isTTY
@@ -130,6 +146,7 @@ export async function runCommand(args: string[]): Promise<number> {
       config,
       results,
       totals: engine.totals,
+      sessions: engine.sessionRecords,
       transcripts: engine.transcriptPaths,
       ...(engine.hosts && { hosts: engine.hosts }),
       worktrees: worktreeOutcomes,

@@ -89,7 +89,9 @@ export class LiveRun implements RunFeed {
     this.#finishedAt = now;
     this.#record = record;
     for (const row of record ? recordRows(record.record) : []) {
-      const own = this.#byKey.get(row.key);
+      // A spawned child is a row already: the record names it and its parent as the live run did.
+      const own =
+        this.#byKey.get(row.key) ?? this.#rows.find((r) => r.view.kind === "child" && r.view.name === row.name && r.view.parent === row.parent);
       const parent = row.parent === null ? undefined : this.#byKey.get(row.parent);
       if (own) Object.assign(own.view, { turns: row.turns, costUsd: row.costUsd, status: row.status });
       else this.#add(row, parent && this.#afterDescendants(parent));
@@ -193,7 +195,7 @@ export class LiveRun implements RunFeed {
         break;
       case "task_started":
         view.attempts = event.attempt;
-        this.#markStarted(row, now);
+        this.#markStarted(row, event.startedAt);
         if (event.attempt > 1) this.#note(row, `attempt ${event.attempt}`, now);
         this.#phase(row, "running", now);
         break;
@@ -307,13 +309,12 @@ export class LiveRun implements RunFeed {
   #finishRow(row: Row, result: TaskResult, now: number): void {
     const view = row.view;
     view.finishedAt ??= now;
-    // Where the orchestrator measures when a slot was taken (task_started comes once the worker is up), its figures win.
-    const { startedAt, queuedMs } = result as { startedAt?: unknown; queuedMs?: unknown };
-    if (typeof startedAt === "number" && typeof queuedMs === "number") {
-      view.startedAt = startedAt;
-      view.queuedMs = queuedMs;
+    // The orchestrator's own measure of when the first attempt took its slot.
+    if (result.startedAt !== undefined) {
+      view.startedAt = result.startedAt;
+      view.queuedMs = result.queuedMs;
       const started = view.phases.find((phase) => phase.status === "starting" || phase.status === "running");
-      if (started) started.at = startedAt;
+      if (started) started.at = result.startedAt;
     }
     view.turns = Math.max(view.turns, result.numTurns);
     view.costUsd = result.costUsd;

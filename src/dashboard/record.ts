@@ -38,7 +38,8 @@ const RecordSessionSchema = z.looseObject({
   role: z.string().optional(),
   agent: z.string().nullable().optional(),
   parent: z.string().nullable().optional(),
-  status: z.string().optional(),
+  /** A child's outcome; null for a peer or supervisor, which answer turn after turn. */
+  status: z.string().nullable().optional(),
   cost_usd: z.number().optional(),
   num_turns: z.number().optional(),
   transcript: z.string().nullable().optional(),

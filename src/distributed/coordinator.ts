@@ -182,7 +182,7 @@ export class Coordinator implements TaskRunner {
       if (!(error instanceof AbortError)) throw error;
       return this.#settle(
         task,
-        resultWithoutTurn(task, "cancelled", { code: error.code, message: error.message }, { durationMs: Date.now() - queued }),
+        resultWithoutTurn(task, "cancelled", { code: error.code, message: error.message }, { queuedMs: Date.now() - queued }),
       );
     }
   }
@@ -250,7 +250,7 @@ export class Coordinator implements TaskRunner {
     type Ended = { ended: () => TaskResult };
     type Outcome = { result: TaskResult } | Ended;
     const ended = (status: TaskStatus, error: { code: string; message: string }, attempts = 0) =>
-      this.#settle(task, resultWithoutTurn(task, status, error, { attempts, durationMs: Date.now() - queued }));
+      this.#settle(task, resultWithoutTurn(task, status, error, { attempts, queuedMs: Date.now() - queued }));
     // Commands wait while Redis reconnects: each wait also ends when the run gives up on Redis.
     const failed = this.#failed.then((error): Ended => ({ ended: () => ended("failed", error) }));
     const { signal, worker, ...data } = spec;

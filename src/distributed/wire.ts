@@ -66,6 +66,9 @@ export const JobResultSchema = z.object({
     costUsd: z.number(),
     usage: UsageSchema,
     numTurns: z.number(),
+    queuedMs: z.number(),
+    startedAt: z.number().optional(),
+    finishedAt: z.number(),
     durationMs: z.number(),
     attempts: z.number(),
     sessionId: z.string().optional(),
@@ -79,7 +82,14 @@ export function readJobResult(value: unknown): JobResult {
   const { host, result } = readValue(JobResultSchema, value, "a job's result");
   return {
     host,
-    result: { ...result, agent: result.agent, structuredOutput: result.structuredOutput, sessionId: result.sessionId, error: result.error },
+    result: {
+      ...result,
+      agent: result.agent,
+      structuredOutput: result.structuredOutput,
+      startedAt: result.startedAt,
+      sessionId: result.sessionId,
+      error: result.error,
+    },
   };
 }
 

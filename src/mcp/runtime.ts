@@ -42,7 +42,7 @@ export class McpRuntime {
   ) {
     const warm = options.warm ?? DEFAULT_SPARES;
     // A spawn_session with no settings of its own matches them: same defaults, and its permissions are bound when it takes one.
-    this.spares = warm > 0 ? orchestrator.prewarm({}, warm) : Promise.resolve();
+    this.spares = warm > 0 ? orchestrator.prewarm({ worker: { ...SessionRegistry.CHILD_WORKER } }, warm) : Promise.resolve();
     this.spares.catch(() => {});
   }
 

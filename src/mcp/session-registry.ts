@@ -59,6 +59,13 @@ export class SessionRegistry {
     return [...this.#sessions.values()].filter((s) => s.status !== "closed").length;
   }
 
+  /**
+   * What every child's worker gets on top of what spawn_session asks for:
+   * file checkpoints, so that a parent can undo what a child wrote
+   * (rewind_session_files). Spares are started with it too, or none would match.
+   */
+  static readonly CHILD_WORKER = { fileCheckpointing: true } as const;
+
   /** Opens a session for `owner`; it is "ask" for permissions so that its parent decides. */
   open(owner: string, spec: Omit<SessionSpec, "permissions" | "permissionTimeoutMs">): ManagedSession {
     if (this.liveCount >= this.maxSessions) throw new SessionLimitError(this.maxSessions);
@@ -68,8 +75,7 @@ export class SessionRegistry {
     }
     const session = this.#orchestrator.openSession({
       ...spec,
-      // So that a parent can undo what a child wrote (rewind_session_files).
-      worker: { fileCheckpointing: true, ...spec.worker },
+      worker: { ...SessionRegistry.CHILD_WORKER, ...spec.worker },
       permissions: "ask",
       permissionTimeoutMs: this.permissionTimeoutMs,
     });

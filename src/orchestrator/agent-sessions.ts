@@ -1,14 +1,15 @@
 import type { TurnResult, Worker } from "../worker/index.ts";
-import { WorkerCost } from "./accounting.ts";
 
 export type SessionKind = "peer" | "supervisor";
 
-/** Starts the worker behind an agent session; `chain` reads who waits on its current turn. */
-export type StartAgentWorker = (kind: SessionKind, agent: string, chain: () => readonly string[]) => Promise<Worker>;
+/**
+ * Starts the worker behind an agent session (and keeps its record); `chain`
+ * reads who waits on its current turn; `asker` is the task whose question starts it.
+ */
+export type StartAgentWorker = (kind: SessionKind, agent: string, chain: () => readonly string[], asker: string | undefined) => Promise<Worker>;
 
 interface AgentSession {
   worker: Promise<Worker>;
-  cost: WorkerCost;
   /** Turns run one at a time; this is the tail of the line. */
   tail: Promise<unknown>;
   /** Who waits on the turn now running (outermost first). */
@@ -26,10 +27,7 @@ export class AgentSessions {
   private readonly sessions = new Map<string, AgentSession>();
   private closed = false;
 
-  constructor(
-    private readonly startWorker: StartAgentWorker,
-    private readonly onCost: (costUsd: number, usage: Record<string, unknown> | undefined) => void,
-  ) {}
+  constructor(private readonly startWorker: StartAgentWorker) {}
 
   status(kind: SessionKind, agent: string): "not_started" | "idle" | "busy" {
     const session = this.sessions.get(`${kind}:${agent}`);
@@ -37,19 +35,20 @@ export class AgentSessions {
     return session.busy ? "busy" : "idle";
   }
 
-  /** Runs one turn on the agent's session for a caller whose own wait chain is `chain`. */
-  ask(kind: SessionKind, agent: string, prompt: string, chain: readonly string[], signal: AbortSignal): Promise<TurnResult> {
+  /**
+   * Runs one turn on the agent's session for a caller whose own wait chain is
+   * `chain`, on behalf of the task `asker` (undefined when no task asks).
+   */
+  ask(kind: SessionKind, agent: string, prompt: string, chain: readonly string[], signal: AbortSignal, asker?: string): Promise<TurnResult> {
     if (this.closed) return Promise.reject(new Error("the orchestrator is closing; no new questions are taken"));
-    const session = this.session(kind, agent);
+    const session = this.session(kind, agent, asker);
     const turn = session.tail.then(async () => {
       signal.throwIfAborted();
       const worker = await session.worker;
       session.chain = chain;
       session.busy = true;
       try {
-        const result = await worker.run(prompt, { signal });
-        this.onCost(session.cost.add(result.result), result.usage);
-        return result;
+        return await worker.run(prompt, { signal });
       } finally {
         session.busy = false;
         session.chain = [];
@@ -66,7 +65,7 @@ export class AgentSessions {
     await Promise.all(workers.map(async (w) => (await w)?.close()));
   }
 
-  private session(kind: SessionKind, agent: string): AgentSession {
+  private session(kind: SessionKind, agent: string, asker: string | undefined): AgentSession {
     const key = `${kind}:${agent}`;
     const existing = this.sessions.get(key);
     if (existing) return existing;
@@ -74,8 +73,7 @@ export class AgentSessions {
       if (this.sessions.get(key) === session) this.sessions.delete(key);
     };
     const session: AgentSession = {
-      worker: this.startWorker(kind, agent, () => session.chain),
-      cost: new WorkerCost(),
+      worker: this.startWorker(kind, agent, () => session.chain, asker),
       tail: Promise.resolve(),
       chain: [],
       busy: false,

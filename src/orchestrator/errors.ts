@@ -58,6 +58,13 @@ export class TaskFailedError extends CadreError {
   }
 }
 
+/** The task's turn was interrupted from outside cadre (an interrupt request, or SIGINT to its claude process). */
+export class TaskInterruptedError extends CadreError {
+  constructor() {
+    super("INTERRUPTED", "interrupted");
+  }
+}
+
 /**
  * A task with an output schema (WorkerOptions.jsonSchema) ended without an
  * answer in that shape: the model never called the StructuredOutput tool

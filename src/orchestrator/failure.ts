@@ -1,7 +1,7 @@
 import type { CliMessage, ResultMessage } from "../protocol/index.ts";
 import { ProtocolError, WorkerExitedError } from "../worker/errors.ts";
 import type { TurnResult } from "../worker/index.ts";
-import { StructuredOutputError, TaskFailedError } from "./errors.ts";
+import { StructuredOutputError, TaskFailedError, TaskInterruptedError } from "./errors.ts";
 
 const RATE_LIMIT_STATUSES = new Set([429, 529]);
 const TRANSIENT_STATUSES = new Set([429, 500, 502, 503, 504, 529]);
@@ -30,9 +30,11 @@ export function isRetryable(error: unknown, messagesOfAttempt: readonly CliMessa
 
 /**
  * Why a finished turn failed its task, or undefined when it did not: an
- * error result, or (with an output schema) no answer in the schema's shape.
+ * interruption, an error result, or (with an output schema) no answer in the
+ * schema's shape.
  */
 export function turnFailure(turn: TurnResult, expectsStructuredOutput: boolean): Error | undefined {
+  if (turn.interrupted) return new TaskInterruptedError();
   if (turn.isError) {
     const details = turn.errors.length > 0 ? turn.errors : [turn.text].filter(Boolean);
     if (turn.subtype === "error_max_structured_output_retries") return new StructuredOutputError("invalid", details.join("; "));

@@ -13,6 +13,7 @@ export type {
   ReuseOption,
   RoutedHook,
   RoutedPermissionHandler,
+  SessionRecord,
   SpendingLedger,
   TaskInfo,
   TaskResult,

@@ -8,16 +8,26 @@ import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import { Budget } from "./budget.ts";
 import { type AgentSpec, layerWorkerOptions, sessionWorkerOptions, tasksPerProcess, taskWorkerOptions } from "./compose.ts";
-import { BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
+import {
+  BudgetExceededError,
+  InvalidTaskError,
+  OrchestratorClosedError,
+  TaskInterruptedError,
+  TaskTimeoutError,
+  UnknownAgentError,
+} from "./errors.ts";
 import { errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { MemoryInbox } from "./peers/inbox.ts";
 import { QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
+import { SessionRecords, sessionIdOf } from "./session-records.ts";
+import { startTimeLimit } from "./time-limit.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
 import {
   type OrchestratorEvent,
   type OrchestratorOptions,
+  type SessionRecord,
   type TaskInfo,
   type TaskResult,
   type TaskRunner,
@@ -45,7 +55,11 @@ interface TaskRecord {
   costUsd: number;
   usage: ReturnType<typeof emptyUsage>;
   attempts: number;
-  started: boolean;
+  /** The session of the latest attempt, from its messages: kept when the task fails. */
+  sessionId: string | undefined;
+  /** When the task was handed to the orchestrator, and when its first attempt took a slot (epoch ms). */
+  queuedAt: number;
+  startedAt: number | undefined;
   /** Whether the task's prepareWorker has run (it runs once, whatever the attempts). */
   prepared: boolean;
   /** Messages of the current attempt, to judge whether a retry is safe. */
@@ -64,7 +78,8 @@ export class Orchestrator implements TaskRunner {
   private readonly closing = new AbortController();
   private readonly budgetStop = new AbortController();
   private readonly transcripts: TranscriptDirectory | undefined;
-  private readonly sessions: AgentSessions;
+  private readonly agentSessions: AgentSessions;
+  private readonly records = new SessionRecords();
   private readonly peers: PeerNetwork<TaskRecord>;
   readonly #factory: WorkerFactory<TaskRecord>;
   readonly #pool: WorkerPool<TaskRecord>;
@@ -83,21 +98,17 @@ export class Orchestrator implements TaskRunner {
     // With a shared ledger, spending elsewhere may reach the budget: the tasks here stop too.
     this.budget.onReached((reached) => this.stopForBudget(reached));
     this.transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
-    // Peer and supervisor sessions work for many tasks: their cost counts for the run, not for one task.
-    this.sessions = new AgentSessions(
-      (kind, agent, chain) => this.startSessionWorker(kind, agent, chain),
-      (costUsd, usage) => this.charge(undefined, costUsd, usage),
-    );
+    this.agentSessions = new AgentSessions((kind, agent, chain, asker) => this.startSessionWorker(kind, agent, chain, asker));
     this.peers = new PeerNetwork<TaskRecord>({
       agents: () => options.agents ?? {},
       connections: options.connections,
-      sessions: this.sessions,
+      sessions: this.agentSessions,
       inbox: options.inbox ?? new MemoryInbox(),
       spawn: (parent, prompt, agent, signal) => this.spawnChild(parent, prompt, agent, signal),
     });
     this.#factory = new WorkerFactory({
       options,
-      sessions: this.sessions,
+      sessions: this.agentSessions,
       peers: this.peers,
       emit: (event) => this.hub.emit(event),
       closing: this.closing.signal,
@@ -124,7 +135,15 @@ export class Orchestrator implements TaskRunner {
     return { costUsd: this.budget.spentUsd, usage: { ...this.totalUsage }, tasks: { ...this.statusCounts }, budgetExceeded: this.budget.exceeded };
   }
 
-  /** Where each task's transcript was written (task id → path). */
+  /**
+   * The worker sessions beside the tasks: peers, hook supervisors and spawned
+   * children, each with its cost and transcript (transcriptPaths by `id`).
+   */
+  get sessionRecords(): SessionRecord[] {
+    return this.records.list();
+  }
+
+  /** Where each task's and session record's transcript was written (id → path). */
   get transcriptPaths(): ReadonlyMap<string, string> {
     return this.transcripts?.paths ?? new Map();
   }
@@ -205,7 +224,7 @@ export class Orchestrator implements TaskRunner {
     if (!this.closing.signal.aborted) this.closing.abort(new OrchestratorClosedError());
     this.scheduler.clear();
     await Promise.all([...this.openSessions].map((s) => s.close()));
-    await this.sessions.close();
+    await this.agentSessions.close();
     await Promise.all([this.#pool.close(), ...[...this.liveWorkers].map((w) => w.close())]);
     await this.scheduler.onIdle();
     await this.transcripts?.close();
@@ -257,7 +276,9 @@ export class Orchestrator implements TaskRunner {
       costUsd: 0,
       usage: emptyUsage(),
       attempts: 0,
-      started: false,
+      sessionId: undefined,
+      queuedAt: Date.now(),
+      startedAt: undefined,
       prepared: false,
       attemptMessages: [],
     };
@@ -271,10 +292,17 @@ export class Orchestrator implements TaskRunner {
   }
 
   private async execute(record: TaskRecord, spec: TaskSpec, lentSlot = false): Promise<TaskResult> {
-    const started = Date.now();
     const timeoutMs = spec.timeoutMs ?? this.options.timeoutMs;
     const deadline = new AbortController();
-    const timer = timeoutMs === undefined ? undefined : setTimeout(() => deadline.abort(new TaskTimeoutError("total", timeoutMs)), timeoutMs);
+    let clearLimit = () => {};
+    // The time limit counts from the task's start: the time it waited for a slot is not its own.
+    const start = () => {
+      if (record.startedAt !== undefined) return;
+      record.startedAt = Date.now();
+      if (timeoutMs !== undefined) {
+        clearLimit = startTimeLimit(record.startedAt, timeoutMs, () => deadline.abort(new TaskTimeoutError("total", timeoutMs)));
+      }
+    };
     const stops = [this.closing.signal, this.budgetStop.signal, deadline.signal, spec.signal];
     const stop = AbortSignal.any(stops.filter((s): s is AbortSignal => s !== undefined));
     let turn: TurnResult | undefined;
@@ -283,7 +311,10 @@ export class Orchestrator implements TaskRunner {
       turn = await retryWithBackoff(
         async () => {
           this.budget.throwIfExceeded();
-          const attempt = (signal: AbortSignal) => this.attempt(record, spec, AbortSignal.any([stop, signal]));
+          const attempt = (signal: AbortSignal) => {
+            start();
+            return this.attempt(record, spec, AbortSignal.any([stop, signal]));
+          };
           return lentSlot ? attempt(stop) : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: stop });
         },
         {
@@ -297,9 +328,9 @@ export class Orchestrator implements TaskRunner {
     } catch (caught) {
       error = stop.aborted && isStopError(caught) ? stop.reason : caught;
     } finally {
-      clearTimeout(timer);
+      clearLimit();
     }
-    const result = this.resultOf(record, turn, error, Date.now() - started);
+    const result = this.resultOf(record, turn, error, Date.now());
     this.statusCounts[result.status]++;
     this.hub.emit({ type: "task_finished", task: record.info, result });
     return result;
@@ -307,7 +338,6 @@ export class Orchestrator implements TaskRunner {
 
   private async attempt(record: TaskRecord, spec: TaskSpec, signal: AbortSignal): Promise<TurnResult> {
     record.attempts++;
-    record.started = true;
     record.attemptMessages = [];
     if (spec.prepareWorker && !record.prepared) {
       record.prepared = true;
@@ -326,7 +356,14 @@ export class Orchestrator implements TaskRunner {
       signal,
       idleTimeoutMs: spec.idleTimeoutMs ?? this.options.idleTimeoutMs,
       onStarted: (worker, origin) => {
-        this.hub.emit({ type: "task_started", task: info, attempt: record.attempts, pid: worker.pid, worker: origin });
+        this.hub.emit({
+          type: "task_started",
+          task: info,
+          attempt: record.attempts,
+          pid: worker.pid,
+          worker: origin,
+          startedAt: record.startedAt ?? Date.now(),
+        });
         return this.relayWorkerEvents(worker, info);
       },
       onMessage: (message) => {
@@ -345,6 +382,7 @@ export class Orchestrator implements TaskRunner {
   /** A message from the worker of a task or session: transcript, event, rate limits and, with a result, its cost. */
   private onWorkerMessage(record: TaskRecord, message: CliMessage, usd: number): void {
     this.transcripts?.write(record.info.id, record.info.name, message);
+    record.sessionId = sessionIdOf(message) ?? record.sessionId;
     this.hub.emit({ type: "task_message", task: record.info, message });
     this.watchRateLimits(message);
     if (message.type === "result") this.charge(record, usd, message.usage);
@@ -361,17 +399,17 @@ export class Orchestrator implements TaskRunner {
     }
   }
 
-  /** Adds a cost to a task (and its ancestors) and to the run; stops the run when the budget is reached. */
-  private charge(record: TaskRecord | undefined, usd: number, usage: Record<string, unknown> | undefined): void {
+  /** Adds a cost to a task or a session record (the run's alone when neither) and to the run; stops the run when the budget is reached. */
+  private charge(record: TaskRecord | SessionRecord | undefined, usd: number, usage: Record<string, unknown> | undefined): void {
     const added = emptyUsage();
     addUsage(added, usage);
     addUsage(this.totalUsage, usage);
-    for (let r = record; r; r = r.parent) {
-      r.costUsd += usd;
-      if (r === record) addUsage(r.usage, usage);
+    if (record) {
+      record.costUsd += usd;
+      addUsage(record.usage, usage);
     }
     const reached = this.budget.charge(usd, added);
-    if (record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd });
+    if (record && "info" in record) this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd });
     if (reached) this.stopForBudget(reached);
   }
 
@@ -381,11 +419,12 @@ export class Orchestrator implements TaskRunner {
     this.budgetStop.abort(reached);
   }
 
-  private resultOf(record: TaskRecord, turn: TurnResult | undefined, error: unknown, durationMs: number): TaskResult {
+  private resultOf(record: TaskRecord, turn: TurnResult | undefined, error: unknown, finishedAt: number): TaskResult {
+    const { queuedAt, startedAt } = record;
     let status: TaskStatus = "succeeded";
     if (error !== undefined) {
-      if (error instanceof BudgetExceededError) status = record.started ? "cancelled" : "skipped";
-      else if (error instanceof AbortError || error instanceof OrchestratorClosedError || error instanceof DOMException) status = "cancelled";
+      if (error instanceof BudgetExceededError) status = startedAt !== undefined ? "cancelled" : "skipped";
+      else if (isCancellation(error)) status = "cancelled";
       else status = "failed";
     }
     return {
@@ -398,16 +437,34 @@ export class Orchestrator implements TaskRunner {
       costUsd: record.costUsd,
       usage: { ...record.usage },
       numTurns: turn?.numTurns ?? 0,
-      durationMs,
+      queuedMs: (startedAt ?? finishedAt) - queuedAt,
+      startedAt,
+      finishedAt,
+      durationMs: startedAt === undefined ? 0 : finishedAt - startedAt,
       attempts: record.attempts,
-      sessionId: turn?.sessionId,
+      // A task stopped mid-turn keeps the session its worker had begun, so that it can be resumed and read.
+      sessionId: turn?.sessionId ?? record.sessionId,
       error: error === undefined ? undefined : errorSummary(error),
     };
   }
 
-  private async startSessionWorker(kind: SessionKind, agent: string, chain: () => readonly string[]): Promise<Worker> {
+  /** The worker of a peer or supervisor session, with its own record and transcript; it works for many tasks, so its cost is its own. */
+  private async startSessionWorker(kind: SessionKind, agent: string, chain: () => readonly string[], asker: string | undefined): Promise<Worker> {
     const plan = this.#factory.plan({ context: { kind, name: agent, agent }, overrides: undefined, chain });
-    return (await plan.start(undefined)).worker;
+    const { worker } = await plan.start(undefined);
+    const record = this.records.openAgentSession(kind, agent, asker);
+    const cost = new WorkerCost();
+    worker.on((event) => {
+      if (event.type !== "message") return;
+      const { message } = event;
+      this.transcripts?.write(record.id, record.name, message);
+      record.sessionId = sessionIdOf(message) ?? record.sessionId;
+      this.watchRateLimits(message);
+      if (message.type !== "result") return;
+      record.numTurns += message.num_turns ?? 0;
+      this.charge(record, cost.add(message), message.usage);
+    });
+    return worker;
   }
 
   private spawnChild(parent: TaskRecord | undefined, prompt: string, agent: string | undefined, signal: AbortSignal): Promise<TaskResult> {
@@ -417,8 +474,13 @@ export class Orchestrator implements TaskRunner {
     const name = `${parent?.info.name ?? "session"}/child`;
     const spec: TaskSpec = { name, prompt, agent, signal };
     const record = this.createRecord(spec, parent);
+    let result: TaskResult | undefined;
+    this.records.addChild(record, parent?.info.name, () => result);
     // The parent waits on its child: the child runs in the parent's slot, so a full pool cannot deadlock.
-    return this.execute(record, spec, parent !== undefined);
+    return this.execute(record, spec, parent !== undefined).then((settled) => {
+      result = settled;
+      return settled;
+    });
   }
 
   /** A task's or session's worker state and permission requests, as the orchestrator's events; returns the unsubscribe function. */
@@ -439,6 +501,12 @@ export class Orchestrator implements TaskRunner {
 
 function combine(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
   return a ? AbortSignal.any([a, b]) : b;
+}
+
+function isCancellation(error: unknown): boolean {
+  return (
+    error instanceof AbortError || error instanceof OrchestratorClosedError || error instanceof TaskInterruptedError || error instanceof DOMException
+  );
 }
 
 function isStopError(error: unknown): boolean {

@@ -6,8 +6,8 @@ import type { InboxStore } from "./peers/inbox.ts";
 import { createPeerServer } from "./peers/peer-server.ts";
 import type { TaskResult } from "./types.ts";
 
-/** The task behind a worker, opaque here: children are charged to it. */
-type ParentTask = unknown;
+/** The task behind a worker: children are spawned under it, and peers it starts are recorded as working for it. */
+type ParentTask = { info: { name: string } };
 
 export interface PeerNetworkOptions<P extends ParentTask> {
   agents: () => Record<string, AgentSpec>;
@@ -22,7 +22,7 @@ export interface PeerNetworkOptions<P extends ParentTask> {
  * The orchestrator's side of the peer tools: who may reach whom, questions
  * answered by each agent's peer session, inboxes, and child tasks.
  */
-export class PeerNetwork<P extends ParentTask = ParentTask> {
+export class PeerNetwork<P extends ParentTask> {
   constructor(private readonly options: PeerNetworkOptions<P>) {}
 
   /**
@@ -46,7 +46,7 @@ export class PeerNetwork<P extends ParentTask = ParentTask> {
       ask: async (caller, peer, question, signal) => {
         if (!agents()[peer]) throw new Error(`no agent named "${peer}"`);
         const prompt = `Question from ${caller.name}:\n\n${question}`;
-        const turn = await sessions.ask("peer", peer, prompt, [...caller.waitChain, caller.name], signal);
+        const turn = await sessions.ask("peer", peer, prompt, [...caller.waitChain, caller.name], signal, parent()?.info.name);
         if (turn.isError) throw new Error(`${peer} could not answer: ${turn.errors.join("; ") || turn.subtype}`);
         return turn.text;
       },

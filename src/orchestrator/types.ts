@@ -18,7 +18,7 @@ export const TaskSpecSchema = z.object({
   agent: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
   cwd: z.string().min(1).optional(),
-  /** The whole task, all attempts included. */
+  /** The whole task from its start (not its time in the queue), all attempts included. */
   timeoutMs: z.number().positive().optional(),
   /** No message from the worker for this long stops the attempt. */
   idleTimeoutMs: z.number().positive().optional(),
@@ -65,14 +65,43 @@ export interface TaskResult {
   /** The final text of the last turn. */
   text: string;
   structuredOutput: unknown;
-  /** This task's cost, its children's included. */
+  /** This task's own cost; the children it spawned have theirs (Orchestrator.sessionRecords). */
   costUsd: number;
   usage: Usage;
   numTurns: number;
+  /** How long it waited for its first slot (until it was dropped, if it never got one). */
+  queuedMs: number;
+  /** When its first attempt took a slot (epoch ms); undefined if it never started. */
+  startedAt: number | undefined;
+  /** When it settled (epoch ms). */
+  finishedAt: number;
+  /** Run time: from startedAt to finishedAt, retries and their back-off included; 0 if it never started. */
   durationMs: number;
   attempts: number;
+  /** The session of its last attempt, whatever the outcome (to resume or inspect it). */
   sessionId: string | undefined;
   error: { code: string; message: string } | undefined;
+}
+
+/**
+ * A worker session beside the submitted tasks: a peer that answers ask_peer,
+ * a hook supervisor, or a child started with spawn_worker. Each has its own
+ * transcript (transcriptPaths, by `id`); the run's cost is the tasks' and these.
+ */
+export interface SessionRecord {
+  id: string;
+  role: "peer" | "supervisor" | "child";
+  /** "peer:<agent>", "supervisor:<agent>", or a child's task name ("<parent>/child"). */
+  name: string;
+  agent: string | undefined;
+  /** The task it worked for: a child's parent; for a peer or supervisor, which serve many, the task whose call started it. */
+  parent: string | undefined;
+  sessionId: string | undefined;
+  costUsd: number;
+  usage: Usage;
+  numTurns: number;
+  /** A child's outcome; undefined for peers and supervisors, which answer turn after turn. */
+  status: TaskStatus | undefined;
 }
 
 export interface TaskInfo {
@@ -85,7 +114,8 @@ export interface TaskInfo {
 
 export type OrchestratorEvent =
   | { type: "task_queued"; task: TaskInfo }
-  | { type: "task_started"; task: TaskInfo; attempt: number; pid: number | undefined; worker: WorkerOrigin }
+  /** `startedAt`: when the task's first attempt took its slot (epoch ms), the start its run time counts from. */
+  | { type: "task_started"; task: TaskInfo; attempt: number; pid: number | undefined; worker: WorkerOrigin; startedAt: number }
   | { type: "task_message"; task: TaskInfo; message: CliMessage }
   | { type: "task_retry"; task: TaskInfo; attempt: number; delayMs: number; error: { code: string; message: string } }
   | { type: "task_finished"; task: TaskInfo; result: TaskResult }

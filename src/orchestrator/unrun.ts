@@ -1,13 +1,18 @@
 import { emptyUsage } from "./accounting.ts";
 import type { TaskResult, TaskStatus } from "./types.ts";
 
-/** The result of a task that has no turn to report: skipped, cancelled before it ran, or lost with its host. */
+/**
+ * The result of a task that has no turn to report: skipped, cancelled before
+ * it ran, or lost with its host. It settles now; without `startedAt` it never
+ * started (its run time is then 0, and its wait `queuedMs`).
+ */
 export function resultWithoutTurn(
   task: Pick<TaskResult, "id" | "name" | "agent">,
   status: TaskStatus,
   error: { code: string; message: string },
-  { attempts = 0, durationMs = 0 }: { attempts?: number; durationMs?: number } = {},
+  { attempts = 0, queuedMs = 0, startedAt }: { attempts?: number; queuedMs?: number; startedAt?: number } = {},
 ): TaskResult {
+  const finishedAt = Date.now();
   return {
     id: task.id,
     name: task.name,
@@ -18,7 +23,10 @@ export function resultWithoutTurn(
     costUsd: 0,
     usage: emptyUsage(),
     numTurns: 0,
-    durationMs,
+    queuedMs,
+    startedAt,
+    finishedAt,
+    durationMs: startedAt === undefined ? 0 : finishedAt - startedAt,
     attempts,
     sessionId: undefined,
     error,

@@ -114,7 +114,8 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     const routing: Partial<WorkerOptions> = {
       hooks: routedHookConfig(options.hooks, {
         cwd: settled.cwd,
-        ask: async (supervisor, prompt, signal) => (await sessions.ask("supervisor", supervisor, prompt, [caller()], signal)).text,
+        ask: async (supervisor, prompt, signal) =>
+          (await sessions.ask("supervisor", supervisor, prompt, [caller()], signal, binding.record?.info.name)).text,
         onFailure: (event, error) => binding.record && emit({ type: "hook_failed", task: binding.record.info, event, error }),
       }),
     };

@@ -1,6 +1,6 @@
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { CadreError } from "../errors.ts";
+import { parseYamlOrThrow } from "../util/yaml.ts";
 
 /**
  * The rehearsal script format: what the scripted model says, step by step.
@@ -99,7 +99,7 @@ export function loadRehearsalScripts(source: unknown): RehearsalScripts {
   let data: unknown = source;
   if (typeof source === "string") {
     try {
-      data = parseYaml(source);
+      data = parseYamlOrThrow(source);
     } catch (cause) {
       throw new RehearsalScriptError(`rehearsal scripts are not valid YAML or JSON: ${(cause as Error).message}`, { cause });
     }

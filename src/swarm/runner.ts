@@ -187,8 +187,10 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
     }
     orchestrator.run(spec).then(
       async (ran) => {
-        // A worker that died from the same Ctrl-C (the terminal signals the whole process group) was interrupted, not failed.
-        let result: TaskResult = signal.aborted && ran.status === "failed" ? { ...ran, status: "cancelled" } : ran;
+        // Stopped by the run's interrupt, or its worker died from the same Ctrl-C (the terminal signals the whole
+        // process group): interrupted, whatever the worker said (the CLI's own words are internal diagnostics).
+        const interrupted = signal.aborted && (ran.status === "failed" || ran.status === "cancelled");
+        let result: TaskResult = interrupted ? { ...ran, status: "cancelled", error: { code: INTERRUPTED, message: "interrupted" } } : ran;
         let outcome: WorktreeOutcome | undefined;
         if (open !== undefined) {
           try {

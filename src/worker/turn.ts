@@ -22,6 +22,9 @@ export interface TurnResult {
   usage: Usage;
   numTurns: number;
   durationMs: number;
+  /** The turn was interrupted (an interrupt request, or SIGINT to the CLI) before it finished. */
+  interrupted: boolean;
+  /** What went wrong; an interrupted turn says "interrupted". */
   errors: string[];
   /** Every message of the turn, the result last. */
   messages: CliMessage[];
@@ -29,6 +32,9 @@ export interface TurnResult {
 }
 
 export function turnResult(result: ResultMessage, messages: CliMessage[], userMessageId: string | undefined): TurnResult {
+  // The CLI ends an interrupted turn with error_during_execution, terminal_reason "aborted_streaming" or "aborted_tools",
+  // and its internal diagnostics ("[ede_diagnostic] result_type=user …") as the errors: no use to a person.
+  const interrupted = result.is_error === true && typeof result.terminal_reason === "string" && result.terminal_reason.startsWith("aborted");
   return {
     sessionId: result.session_id ?? "",
     userMessageId,
@@ -41,7 +47,8 @@ export function turnResult(result: ResultMessage, messages: CliMessage[], userMe
     usage: result.usage ?? {},
     numTurns: result.num_turns ?? 0,
     durationMs: result.duration_ms ?? 0,
-    errors: result.errors ?? [],
+    interrupted,
+    errors: interrupted ? ["interrupted"] : (result.errors ?? []),
     messages,
     result,
   };

@@ -27,6 +27,9 @@ function result(name: string, status: TaskResult["status"], extra: Partial<TaskR
     costUsd: 0.0125,
     usage: { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
     numTurns: 2,
+    queuedMs: 500,
+    startedAt: T0 + 500,
+    finishedAt: T0 + 4700,
     durationMs: 4200,
     attempts: 1,
     sessionId: "s",
@@ -53,8 +56,8 @@ function sampleState(): RunState {
   const events: [number, OrchestratorEvent][] = [
     [0, { type: "task_queued", task: info("a.ts") }],
     [0, { type: "task_queued", task: info("b.ts") }],
-    [500, { type: "task_started", task: info("a.ts"), attempt: 1, pid: 10, worker: "cold" }],
-    [600, { type: "task_started", task: info("b.ts"), attempt: 1, pid: 11, worker: "cold" }],
+    [500, { type: "task_started", task: info("a.ts"), attempt: 1, pid: 10, worker: "cold", startedAt: T0 + 500 }],
+    [600, { type: "task_started", task: info("b.ts"), attempt: 1, pid: 11, worker: "cold", startedAt: T0 + 600 }],
     [
       900,
       {
@@ -76,17 +79,39 @@ function sampleState(): RunState {
 const visible = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
 
 describe("the live view's frame", () => {
-  it("shows one row per task (state, elapsed, turns, cost, activity), the totals and the rate-limit state", () => {
+  it("shows one row per task (state, queued, run time, turns, cost, activity), the totals and the rate-limit state", () => {
     const frame = renderFrame(sampleState(), { now: T0 + 5800, width: 100, height: 30, colors: plain });
     expect(frame).not.toContain(ESC);
     const lines = frame.split("\n");
     expect(lines[0]).toBe("cadre review  1/3 done  5.8s");
-    expect(lines[1]).toMatch(/^task +status +time +turns +cost +activity$/);
-    expect(lines[2]).toMatch(/^✔ a\.ts +succeeded +4\.2s +2 turns +\$0\.01 +a\.ts is fine$/);
-    expect(lines[3]).toMatch(/^▶ b\.ts +running +5\.2s +1 turn +“reading”$/);
+    expect(lines[1]).toMatch(/^task +status +queued +time +turns +cost +activity$/);
+    expect(lines[2]).toMatch(/^✔ a\.ts +succeeded +500ms +4\.2s +2 turns +\$0\.01 +a\.ts is fine$/);
+    expect(lines[3]).toMatch(/^▶ b\.ts +running +600ms +5\.2s +1 turn +“reading”$/);
     expect(lines[4]).toMatch(/^· summary +waiting +after a\.ts, b\.ts$/);
     expect(lines[5]).toBe("1 running  1 waiting  1 succeeded  $0.01 of $2.00   rate limited: 2/4 workers, starts paused 2.0s");
     expect(lines).toHaveLength(6);
+  });
+
+  it("counts a task's time from its start, with its wait for a slot apart: the orchestrator's numbers", () => {
+    const state = new RunState("slots", [{ name: "late" }], T0);
+    state.apply({ type: "task_queued", task: info("late") }, T0);
+    const row = (now: number) => renderFrame(state, { now, width: 100, height: 30, colors: plain }).split("\n")[2];
+    expect(row(T0 + 2000)).toMatch(/^○ late +queued +2\.0s +$/);
+    // It took a slot at 3 s; the event comes once its worker is up, and the clock counts from the slot.
+    state.apply({ type: "task_started", task: info("late"), attempt: 1, pid: 1, worker: "cold", startedAt: T0 + 3000 }, T0 + 3600);
+    expect(row(T0 + 5000)).toMatch(/^▶ late +running +3\.0s +2\.0s +starting$/);
+    const done = result("late", "succeeded", { queuedMs: 3000, startedAt: T0 + 3000, finishedAt: T0 + 5500, durationMs: 2500 });
+    state.apply({ type: "task_finished", task: info("late"), result: done }, T0 + 5600);
+    expect(row(T0 + 9000)).toMatch(/^✔ late +succeeded +3\.0s +2\.5s +2 turns/);
+  });
+
+  it("marks a rehearsal's costs as simulated", () => {
+    const state = new RunState("rehearsed", [{ name: "a" }], T0, undefined, true);
+    state.apply({ type: "task_finished", task: info("a"), result: result("a", "succeeded") }, T0 + 5000);
+    state.apply({ type: "cost", task: info("a"), taskUsd: 0.0125, totalUsd: 0.0125 }, T0 + 5000);
+    const lines = renderFrame(state, { now: T0 + 6000, width: 100, height: 30, colors: plain }).split("\n");
+    expect(lines[2]).toMatch(/ ~\$0\.01 +a is fine$/);
+    expect(lines[3]).toMatch(/^1 succeeded {2}~\$0\.01 \(simulated\) /);
   });
 
   it("shows the latest tool call as the activity", () => {
@@ -119,7 +144,7 @@ describe("the live view's frame", () => {
       names.map((name) => ({ name })),
       T0,
     );
-    state.apply({ type: "task_started", task: info("t19"), attempt: 1, pid: 1, worker: "cold" }, T0);
+    state.apply({ type: "task_started", task: info("t19"), attempt: 1, pid: 1, worker: "cold", startedAt: T0 }, T0);
     const lines = renderFrame(state, { now: T0 + 1000, width: 80, height: 10, colors: plain }).split("\n");
     expect(lines.length).toBeLessThanOrEqual(10);
     expect(lines.some((line) => line.startsWith("▶ t19"))).toBe(true);
@@ -142,7 +167,7 @@ describe("plain lines", () => {
   it("turn events into one readable line each, and skip the ones only the live view needs", () => {
     const state = sampleState();
     const line = (event: OrchestratorEvent) => describeEvent(event, state);
-    expect(line({ type: "task_started", task: info("b.ts"), attempt: 2, pid: 1, worker: "cold" })).toBe("b.ts: started (attempt 2)");
+    expect(line({ type: "task_started", task: info("b.ts"), attempt: 2, pid: 1, worker: "cold", startedAt: T0 })).toBe("b.ts: started (attempt 2)");
     expect(line({ type: "task_finished", task: info("a.ts"), result: result("a.ts", "succeeded") })).toBe(
       "a.ts: succeeded (2 turns, $0.01, 4.2s): a.ts is fine",
     );
@@ -219,8 +244,25 @@ describe("summary", () => {
         ["a.ts", result("a.ts", "succeeded")],
         ["b.ts", result("b.ts", "failed")],
       ]),
-      totals: { costUsd: 0.03, usage: { inputTokens: 200, outputTokens: 20, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } },
-      transcripts: new Map([["a.ts", "/out/transcripts/a.ts.jsonl"]]),
+      totals: { costUsd: 0.03, usage: { inputTokens: 250, outputTokens: 25, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } },
+      sessions: [
+        {
+          id: "p1",
+          role: "peer",
+          name: "peer:critic",
+          agent: "critic",
+          parent: "a.ts",
+          sessionId: "s-peer",
+          costUsd: 0.005,
+          usage: { inputTokens: 50, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
+          numTurns: 1,
+          status: undefined,
+        },
+      ],
+      transcripts: new Map([
+        ["a.ts", "/out/transcripts/a.ts.jsonl"],
+        ["p1", "/out/transcripts/peer_critic.jsonl"],
+      ]),
       worktrees: new Map(),
       runId: "20250601-120000-abcd",
       outDir: "/out",
@@ -234,12 +276,26 @@ describe("summary", () => {
       ["b.ts", "failed", null],
     ]);
     expect(summary.exit_code).toBe(1);
-    expect(summary.totals).toMatchObject({ tasks: 2, succeeded: 1, failed: 1, cost_usd: 0.03, num_turns: 4, usage: { input_tokens: 200 } });
+    expect(summary.sessions).toEqual([
+      expect.objectContaining({
+        role: "peer",
+        name: "peer:critic",
+        parent: "a.ts",
+        session_id: "s-peer",
+        transcript: "transcripts/peer_critic.jsonl",
+      }),
+    ]);
+    // What the run spent, and the turns of every task and session listed.
+    expect(summary.totals).toMatchObject({ tasks: 2, succeeded: 1, failed: 1, num_turns: 5, usage: { input_tokens: 250, output_tokens: 25 } });
+    expect(summary.totals.cost_usd).toBeCloseTo(0.03, 10);
     const table = renderFinalTable(summary, { width: 100, colors: plain }).split("\n");
-    expect(table[0]).toMatch(/^task +status +turns +cost +time +result$/);
-    expect(table[1]).toMatch(/^a\.ts +succeeded +2 +\$0\.01 +4\.2s +a\.ts is fine$/);
-    expect(table[2]).toMatch(/^b\.ts +failed +2 +\$0\.01 +4\.2s +API error 400$/);
-    expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 4 turns, $0.03, 5.0s");
+    expect(table[0]).toMatch(/^task +status +turns +cost +queued +time +result$/);
+    // A rehearsal's costs are the scripted model's tokens priced, not money spent: marked as simulated.
+    expect(summary.cost_simulated).toBe(true);
+    expect(table[1]).toMatch(/^a\.ts +succeeded +2 +~\$0\.01 +500ms +4\.2s +a\.ts is fine$/);
+    expect(table[2]).toMatch(/^b\.ts +failed +2 +~\$0\.01 +500ms +4\.2s +API error 400$/);
+    expect(table[3]).toMatch(/^ {2}peer:critic +peer +1 +~\$0\.0050 +peer for a\.ts$/);
+    expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 5 turns, ~$0.03 (simulated), 5.0s");
   });
 });
 
@@ -255,6 +311,7 @@ describe("arguments", () => {
         outDir: "/w/.cadre/runs/2025-06-01T12-30-05Z",
         defaultOut: true,
         rehearse: true,
+        rehearseBudget: false,
         json: true,
         fresh: false,
       },
@@ -266,6 +323,16 @@ describe("arguments", () => {
     });
     expect(parseRunArgs([])).toEqual({ kind: "error", message: "no config file given" });
     expect(parseRunArgs(["--nope", "x.yaml"]).kind).toBe("error");
+  });
+
+  it("reads --resume with or without a run directory, and --fresh only beside it", () => {
+    expect(parseRunArgs(["x.yaml", "--resume"], new Date(), "/w")).toMatchObject({ options: { resume: "" } });
+    expect(parseRunArgs(["--resume", "x.yaml"], new Date(), "/w")).toMatchObject({ options: { config: "x.yaml", resume: "" } });
+    expect(parseRunArgs(["x.yaml", "--resume", "runs/a", "--fresh"], new Date(), "/w")).toMatchObject({
+      options: { resume: "/w/runs/a", fresh: true },
+    });
+    expect(parseRunArgs(["x.yaml", "--fresh"])).toEqual({ kind: "error", message: "--fresh goes with --resume" });
+    expect(parseRunArgs(["x.yaml", "--resume", "--out", "o"]).kind).toBe("error");
   });
 
   it("reads --redis and --run-id; a run id is made up when not given", () => {

@@ -66,6 +66,23 @@ describe("cadre run", () => {
     expect(summary.totals).toMatchObject({ tasks: 3, succeeded: 1, failed: 1, skipped: 1, cancelled: 0 });
     const broken = await decodeTranscript(join(out, summary.tasks[1]!.transcript!));
     expect(broken.at(-1)).toMatchObject({ type: "result", is_error: true });
+    // The failed task keeps its session, to resume or inspect it.
+    expect(summary.tasks[1]?.session_id).toBe((broken.at(-1) as { session_id?: string }).session_id);
+
+    // The supervisor is on the record too: its own entry and transcript, and the totals are the sum of all entries.
+    expect(summary.sessions).toEqual([
+      expect.objectContaining({ role: "supervisor", name: "supervisor:guard", agent: "guard", parent: "ok", status: null }),
+    ]);
+    const guard = summary.sessions[0]!;
+    expect(guard.cost_usd).toBeGreaterThan(0);
+    const guardTranscript = await decodeTranscript(join(out, guard.transcript!));
+    expect(guardTranscript.find((m) => m.type === "result")).toMatchObject({ session_id: guard.session_id, result: "DENY no shell today" });
+    const listed = [...summary.tasks, ...summary.sessions];
+    expect(summary.totals.cost_usd).toBeCloseTo(
+      listed.reduce((sum, entry) => sum + entry.cost_usd, 0),
+      10,
+    );
+    expect(summary.totals.num_turns).toBe(listed.reduce((sum, entry) => sum + entry.num_turns, 0));
 
     // Not a terminal: timestamped plain lines, then the final table; no escape codes anywhere.
     expect(run.stdout).not.toContain(ESC);
@@ -73,7 +90,7 @@ describe("cadre run", () => {
     for (const line of log!.split("\n")) expect(line).toMatch(/^\d\d:\d\d:\d\d \S/);
     expect(log).toContain('after-broken: skipped: dependency "broken" failed');
     expect(log).toMatch(/broken: failed \(\d+ turns?, .*scripted outage/);
-    expect(table).toMatch(/^task +status +turns +cost +time +result\nok +succeeded/);
+    expect(table).toMatch(/^task +status +turns +cost +queued +time +result\nok +succeeded/);
     expect(run.stdout).toContain(`summary: ${join(out, "summary.json")}`);
   });
 
@@ -113,8 +130,39 @@ describe("cadre run", () => {
     const usage = await cadre(["run"]);
     expect([usage.exitCode, usage.stderr]).toEqual([
       2,
-      "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse] [--json] [--redis URL [--run-id ID]] [--ui [HOST:PORT]]",
+      "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse [--rehearse-budget]] [--json] [--redis URL [--run-id ID]] [--ui [HOST:PORT]]",
     ]);
+  });
+
+  it("--rehearse shows what would run: costs marked simulated, budget_usd not applied unless --rehearse-budget", async () => {
+    const file = await config("budget.yaml", [
+      "concurrency: 1",
+      "budget_usd: 0.0001",
+      "tasks:",
+      "  - { name: one, prompt: hi, priority: 2 }",
+      "  - { name: two, prompt: hi, priority: 1 }",
+      "  - { name: three, prompt: hi }",
+      "rehearsal:",
+      "  one: [{ text: done one }]",
+      "  two: [{ text: done two }]",
+      "  three: [{ text: done three }]",
+    ]);
+    const out = join(dir, "budget-out");
+    const run = await cadre(["run", file, "--rehearse", "--out", out]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const summary = await readSummary(out);
+    expect(summary.tasks.map((t) => t.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    expect(summary.cost_simulated).toBe(true);
+    expect(summary.totals.cost_usd).toBeGreaterThan(0.0001);
+    expect(run.stdout).toMatch(/^one +succeeded +1 +~\$\d/m);
+    expect(run.stdout).toMatch(/^total .*~\$[\d.]+ \(simulated\)/m);
+
+    // Asked for, the budget stops the rehearsal on its simulated cost.
+    const capped = join(dir, "budget-capped-out");
+    const second = await cadre(["run", file, "--rehearse", "--rehearse-budget", "--out", capped]);
+    expect(second.exitCode).toBe(1);
+    expect((await readSummary(capped)).tasks.map((t) => t.status)).toEqual(["succeeded", "skipped", "skipped"]);
+    expect(second.stdout).toContain("budget reached");
   });
 
   const hasScript = spawnSync("script", ["--version"]).status === 0;

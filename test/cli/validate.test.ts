@@ -28,7 +28,7 @@ describe("cadre validate", () => {
     expect(result.stderr).toBe("");
   });
 
-  it("prints every issue as `path: message (hint)` and exits 2", async () => {
+  it("prints every issue as `path: message (hint)` and exits 2: the schema's and the semantic ones in one pass, in file order", async () => {
     const file = join(dir, "bad.yaml");
     await writeFile(
       file,
@@ -38,19 +38,11 @@ describe("cadre validate", () => {
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr.split("\n")).toEqual([
+      `agents.reviewer: agent file not found: ${join(dir, "missing.md")} (paths are relative to the config file's directory (${dir}))`,
       "tasks[0].prompt: required key is missing",
       'tasks[0].promt: unknown key (did you mean "prompt"?)',
-      `cadre validate: ${file} is not valid (2 problems)`,
-    ]);
-
-    // With the schema satisfied, the semantic checks speak.
-    await writeFile(file, ["agents:", "  reviewer: ./missing.md", "tasks:", "  - { name: b, prompt: p, agent: reviewr }"].join("\n"));
-    const semantic = await cadre(["validate", file]);
-    expect(semantic.exitCode).toBe(2);
-    expect(semantic.stderr.split("\n")).toEqual([
-      `agents.reviewer: agent file not found: ${join(dir, "missing.md")} (paths are relative to the config file's directory (${dir}))`,
-      'tasks[0].agent: unknown agent "reviewr" (did you mean "reviewer"?)',
-      `cadre validate: ${file} is not valid (2 problems)`,
+      'tasks[1].agent: unknown agent "reviewr" (did you mean "reviewer"?)',
+      `cadre validate: ${file} is not valid (4 problems)`,
     ]);
   });
 

@@ -5,8 +5,9 @@ import type { TaskInfo, TaskResult } from "../../src/orchestrator/index.ts";
 
 const info = (id: string, name: string, parentId?: string): TaskInfo => ({ id, name, agent: undefined, parentId });
 
-function result(task: TaskInfo, status: TaskResult["status"], extra: Partial<TaskResult> = {}): TaskResult {
+function result(task: TaskInfo, status: TaskResult["status"], error?: TaskResult["error"], costUsd = 0): TaskResult {
   const usage = { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
+  const times = { queuedMs: 0, startedAt: undefined, finishedAt: 0, durationMs: 0 };
   return {
     id: task.id,
     name: task.name,
@@ -14,14 +15,13 @@ function result(task: TaskInfo, status: TaskResult["status"], extra: Partial<Tas
     status,
     text: "",
     structuredOutput: undefined,
-    costUsd: 0,
+    costUsd,
     usage,
     numTurns: 1,
-    durationMs: 0,
+    ...times,
     attempts: 1,
     sessionId: undefined,
-    error: undefined,
-    ...extra,
+    error,
   };
 }
 
@@ -40,7 +40,7 @@ describe("LiveRun", () => {
     run.apply({ type: "task_queued", task: a }, 10);
     // The slot is taken at 20; the worker is up at 30: the time in the queue ends at 20.
     run.apply({ type: "worker_state", task: a, state: "starting" }, 20);
-    run.apply({ type: "task_started", task: a, attempt: 1, pid: 1, worker: "cold" }, 30);
+    run.apply({ type: "task_started", task: a, attempt: 1, pid: 1, worker: "cold", startedAt: 20 }, 30);
     const child = info("2", "a/child", "1");
     const grandchild = info("3", "a/child/child", "2");
     run.apply({ type: "task_queued", task: child }, 40);
@@ -49,12 +49,12 @@ describe("LiveRun", () => {
     expect(keys(run)).toEqual(["t:a running", "id:2 queued <t:a", "id:3 queued <id:2", "id:4 queued <t:a", "t:b waiting", "t:c waiting"]);
 
     run.apply({ type: "cost", task: a, taskUsd: 0.25, totalUsd: 0.3 }, 50);
-    run.apply({ type: "task_finished", task: a, result: result(a, "failed", { error: { code: "X", message: "boom" }, costUsd: 0.25 }) }, 60);
+    run.apply({ type: "task_finished", task: a, result: result(a, "failed", { code: "X", message: "boom" }, 0.25) }, 60);
     run.apply(
       {
         type: "task_settled",
         task: { name: "b", agent: undefined },
-        result: result(info("9", "b"), "skipped", { error: { code: "DEPENDENCY_FAILED", message: 'dependency "a" failed' } }),
+        result: result(info("9", "b"), "skipped", { code: "DEPENDENCY_FAILED", message: 'dependency "a" failed' }),
         started: false,
       },
       61,

@@ -18,12 +18,15 @@ const EXAMPLE = "examples/code-review.yaml";
  * last bits of the total cost, which is summed in the order the tasks happen to finish.
  */
 function comparable(summary: Record<string, unknown>): unknown {
-  const { started_at: _s, finished_at: _f, duration_ms: _d, tasks, totals, ...rest } = summary;
+  // run_id is made anew for every run (it names the run's worktree branches).
+  const { started_at: _s, finished_at: _f, duration_ms: _d, run_id: _r, tasks, totals, attempt_totals, ...rest } = summary;
   const { cost_usd, ...sums } = totals as { cost_usd: number };
+  const attempt = attempt_totals as { cost_usd: number; tasks_run: number };
   return {
     ...rest,
     totals: { ...sums, cost_usd: cost_usd.toFixed(9) },
-    tasks: (tasks as Record<string, unknown>[]).map(({ duration_ms: _t, session_id, ...task }) => {
+    attempt_totals: { ...attempt, cost_usd: attempt.cost_usd.toFixed(9) },
+    tasks: (tasks as Record<string, unknown>[]).map(({ queued_ms: _q, started_at: _s, finished_at: _f, duration_ms: _t, session_id, ...task }) => {
       assert.equal(typeof session_id, "string");
       return task;
     }),

@@ -46,6 +46,21 @@ function startRun(args: string[], tmp: string, env: Record<string, string> = {})
 const EXIT_CODES = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
 
 describe("cadre run under signals", () => {
+  it("Ctrl-C on the terminal reaches cadre and its workers at once: the stopped task says interrupted and keeps its session id", async () => {
+    const { file, out, tmp } = await busySwarm("group");
+    // Its own process group, as a shell gives a foreground job: the terminal's Ctrl-C goes to every process in it.
+    const child = execa("node", [bin, "run", file, "--rehearse", "--out", out], { cwd: repo, reject: false, detached: true, env: { TMPDIR: tmp } });
+    const tree = await treeWithBashTool(child.pid!);
+    process.kill(-child.pid!, "SIGINT");
+    const run = await child;
+    expect(run.exitCode, run.stderr).toBe(130);
+    expect(await survivors(tree, Date.now() + 5_000)).toEqual([]);
+    const busy = (await readSummary(out)).tasks.find((task) => task.name === "busy");
+    // Not the CLI's internal "[ede_diagnostic] …" words, nor a worker exit: the run was interrupted.
+    expect([busy?.status, busy?.error]).toEqual(["cancelled", { code: "INTERRUPTED", message: "interrupted" }]);
+    expect(busy?.session_id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it.each(["SIGINT", "SIGTERM", "SIGHUP"] as const)(
     "%s stops gracefully: summary.json marks the unfinished tasks cancelled, nothing is left, exit 128+signal",
     async (signal) => {

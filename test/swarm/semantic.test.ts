@@ -149,3 +149,59 @@ describe("tasks", () => {
     ]);
   });
 });
+
+describe("every problem in one pass", () => {
+  it("runs the semantic checks on what the schema accepts, beside the schema's own issues, in document order", async () => {
+    const errors = await errorsOf([
+      "concurrency: many",
+      ...AGENTS,
+      "  broken: { description: d }",
+      "tasks:",
+      "  - { name: a, prompt: p, agent: reviewr, retries: -1 }",
+      "  - { name: b, prompt: p, depends_on: [c], agent: broken }",
+      "  - { name: c, prompt: p, depends_on: [b], timeout_s: soon }",
+      "  - { name: a, prompt: p }",
+      "  - { prompt: 'no name {{results.zzz}}', depends_on: [a] }",
+      "hooks:",
+      "  PreToolUse:",
+      "    - { matcher: Bash, supervisor: revewer }",
+      "    - { matcher: Bash }",
+      "connections:",
+      "  writr: [reviewer]",
+    ]);
+    expect(errors.map((item) => `${item.path}: ${item.message}`)).toEqual([
+      'concurrency: expected a number, got the string "many"',
+      "agents.broken.prompt: required key is missing",
+      'tasks[0].agent: unknown agent "reviewr"',
+      "tasks[0].retries: must be 0 or more",
+      "tasks[1].depends_on: dependency cycle: b → c → b",
+      'tasks[2].timeout_s: expected a number, got the string "soon"',
+      'tasks[3].name: duplicate task name "a" (tasks[0] has it too)',
+      "tasks[4].name: required key is missing",
+      'hooks.PreToolUse[0].supervisor: unknown agent "revewer"',
+      "hooks.PreToolUse[1]: needs an action: one of policy, command, supervisor",
+      'connections.writr: unknown agent "writr"',
+    ]);
+  });
+
+  it("an invalid agent still counts as defined, and a task without a readable name hides no other task", async () => {
+    const errors = await errorsOf([
+      "agents:",
+      "  critic: { description: d, prompt: p, tools: Read }",
+      "tasks:",
+      "  - { name: a, prompt: p, agent: critic }",
+      "  - { name: 7, prompt: p }",
+      "  - { name: c, prompt: '{{results.x}}', depends_on: [x] }",
+      "  - { name: d, prompt: p, depends_on: [d] }",
+      "rehearsal:",
+      "  'peer:critic': [{ text: hi }]",
+      "  x: [{ text: hi }]",
+    ]);
+    // Task 1's name is unreadable, so "x" may be it: no unknown-task claims about it; task 3's cycle is certain.
+    expect(errors.map((item) => `${item.path}: ${item.message}`)).toEqual([
+      'agents.critic.tools: expected a list, got the string "Read"',
+      "tasks[1].name: expected a string, got the number 7",
+      'tasks[3].depends_on: task "d" depends on itself',
+    ]);
+  });
+});

@@ -12,6 +12,8 @@ export async function openRunDashboard(input: {
   address: { host: string; port: number };
   token: string | undefined;
   config: ResolvedSwarmConfig;
+  /** The budget the run applies (a rehearsal applies none unless asked). */
+  budgetUsd: number | undefined;
   /** The scheduler of an in-process run (a distributed one has none here). */
   scheduler: LiveRunOptions["scheduler"];
   outDir: string;
@@ -24,7 +26,7 @@ export async function openRunDashboard(input: {
     mode: "swarm",
     tasks: config.tasks,
     startedAt: input.startedAt,
-    budgetUsd: config.budget_usd,
+    budgetUsd: input.budgetUsd,
     scheduler: input.scheduler,
   });
   const serving = await serveDashboard(singleRun(live), { ...input.address, token: input.token });

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { redactUrl } from "../../distributed/url.ts";
-import { Orchestrator, type OrchestratorEvent, type TaskRunner, type Usage } from "../../orchestrator/index.ts";
+import { Orchestrator, type OrchestratorEvent, type SessionRecord, type TaskRunner, type Usage } from "../../orchestrator/index.ts";
 import type { Scheduler } from "../../orchestrator/scheduler/index.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../../swarm/config/index.ts";
 import type { RunOptions } from "./options.ts";
@@ -14,6 +14,8 @@ const REHEARSAL_HOME_DIR = "rehearsal-home";
 export interface RunEngine extends TaskRunner {
   on(listener: (event: OrchestratorEvent) => void): () => void;
   readonly totals: { costUsd: number; usage: Usage };
+  /** The peers, supervisors and children of this process's workers (Orchestrator.sessionRecords); none for hosts yet. */
+  readonly sessionRecords: readonly SessionRecord[];
   readonly transcriptPaths: ReadonlyMap<string, string>;
   /** Task id → the host that ran it (distributed runs). */
   readonly hosts?: ReadonlyMap<string, string>;
@@ -33,12 +35,15 @@ export interface RunEngine extends TaskRunner {
 type Core = Pick<RunEngine, "run" | "on" | "totals" | "transcriptPaths">;
 
 /** `core` as a RunEngine: its tasks, events and records, and the rest as given. */
-function engineOf(core: Core, rest: Omit<RunEngine, keyof Core>): RunEngine {
+function engineOf(core: Core & { sessionRecords?: readonly SessionRecord[] }, rest: Omit<RunEngine, keyof Core | "sessionRecords">): RunEngine {
   return {
     run: (spec) => core.run(spec),
     on: (listener) => core.on(listener),
     get totals() {
       return core.totals;
+    },
+    get sessionRecords() {
+      return core.sessionRecords ?? [];
     },
     get transcriptPaths() {
       return core.transcriptPaths;
@@ -47,8 +52,14 @@ function engineOf(core: Core, rest: Omit<RunEngine, keyof Core>): RunEngine {
   };
 }
 
+/** The budget a run applies: a rehearsal shows what would run, and its made-up costs stop it only when the user asks. */
+export function appliedBudget(config: ResolvedSwarmConfig, options: RunOptions): number | undefined {
+  return options.rehearse && !options.rehearseBudget ? undefined : config.budget_usd;
+}
+
 export async function startEngine(config: ResolvedSwarmConfig, options: RunOptions, outDir: string): Promise<RunEngine> {
-  const { concurrency = 4, ...shared } = orchestratorOptionsFor(config);
+  const { concurrency = 4, ...configured } = orchestratorOptionsFor(config);
+  const shared = { ...configured, budgetUsd: appliedBudget(config, options) };
   const transcriptsDir = join(outDir, TRANSCRIPTS_DIR);
   const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
   if (options.redis !== undefined) {
@@ -79,12 +90,19 @@ export async function startEngine(config: ResolvedSwarmConfig, options: RunOptio
   const rig = options.rehearse
     ? await (await import("../../rehearsal/rig.ts")).startRehearsalRig(config.rehearsal, { home: rehearsalHome })
     : undefined;
-  const orchestrator = new Orchestrator({
-    ...shared,
-    concurrency: options.concurrency ?? concurrency,
-    outDir: transcriptsDir,
-    ...(rig && { workerOptions: rig.workerOptions, processOptions: rig.processOptions }),
-  });
+  let orchestrator: Orchestrator;
+  try {
+    orchestrator = new Orchestrator({
+      ...shared,
+      concurrency: options.concurrency ?? concurrency,
+      outDir: transcriptsDir,
+      ...(rig && { workerOptions: rig.workerOptions, processOptions: rig.processOptions }),
+    });
+  } catch (error) {
+    // Nothing else would end the rehearsal server, and the process would wait on it.
+    await rig?.close();
+    throw error;
+  }
   return engineOf(orchestrator, {
     async close() {
       // Every worker, peer and supervisor process ends here, and the transcripts are flushed.

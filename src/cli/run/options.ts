@@ -8,7 +8,7 @@ import { parseHostPort } from "../../util/http-guard.ts";
 import { checkServerToken, numberFlag } from "../flags.ts";
 
 export const USAGE =
-  "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse] [--json] [--redis URL [--run-id ID]] [--ui [HOST:PORT]]";
+  "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse [--rehearse-budget]] [--json] [--redis URL [--run-id ID]] [--ui [HOST:PORT]]";
 
 export const HELP = `${USAGE}
 
@@ -16,24 +16,26 @@ Runs the swarm a config file describes: every task in its own claude worker,
 dependencies first, under the concurrency limit and the config's budget.
 
 Options:
-  --concurrency N  workers running at once (default: the config's, else 4)
-  --out DIR        where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
-  --resume [DIR]   go on with an earlier run (default: the newest run of this config under .cadre/runs):
-                   tasks that succeeded keep their results; the others run again, continuing
-                   their claude sessions; a task whose prompt or settings changed runs anew
-  --fresh          with --resume: tasks that run again start new sessions
-  --rehearse       play the config's rehearsal scripts on a built-in scripted model: offline, no account
-  --json           print the run's events as NDJSON on stdout: the orchestrator's, and the swarm's
-                   task_settled with each task's result (the final table goes to stderr)
-  --redis URL      run the tasks on the hosts that serve this Redis (\`cadre worker --redis URL\`);
-                   --concurrency and the budget then hold over all hosts
-  --run-id ID      the distributed run's id (default: made up and shown); give the id of a run
-                   whose \`cadre run\` stopped to pick it up where it was
-  --ui [HOST:PORT] serve a live web dashboard of the run (default 127.0.0.1 and a free port) and
-                   print its address; it stays up after the run until Ctrl-C
-  --token T        the dashboard's token (or CADRE_UI_TOKEN); generated when absent, and needed
-                   to serve beyond loopback
-  -h, --help       show this help
+  --concurrency N    workers running at once (default: the config's, else 4)
+  --out DIR          where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
+  --resume [DIR]     go on with an earlier run (default: the newest run of this config under .cadre/runs):
+                     tasks that succeeded keep their results; the others run again, continuing
+                     their claude sessions; a task whose prompt or settings changed runs anew
+  --fresh            with --resume: tasks that run again start new sessions
+  --rehearse         play the config's rehearsal scripts on a built-in scripted model: offline, no
+                     account. Costs are simulated (shown as ~$) and budget_usd does not stop it
+  --rehearse-budget  with --rehearse: apply budget_usd to the simulated costs (to rehearse the stop)
+  --json             print the run's events as NDJSON on stdout: the orchestrator's, and the swarm's
+                     task_settled with each task's result (the final table goes to stderr)
+  --redis URL        run the tasks on the hosts that serve this Redis (\`cadre worker --redis URL\`);
+                     --concurrency and the budget then hold over all hosts
+  --run-id ID        the distributed run's id (default: made up and shown); give the id of a run
+                     whose \`cadre run\` stopped to pick it up where it was
+  --ui [HOST:PORT]   serve a live web dashboard of the run (default 127.0.0.1 and a free port) and
+                     print its address; it stays up after the run until Ctrl-C
+  --token T          the dashboard's token (or CADRE_UI_TOKEN); generated when absent, and needed
+                     to serve beyond loopback
+  -h, --help         show this help
 
 On a terminal the view redraws in place; otherwise it prints one timestamped line per event.
 Ctrl-C (or SIGTERM, or the terminal closing) once stops gracefully and writes what finished;
@@ -51,6 +53,8 @@ export interface RunOptions {
   /** True when --out was not given: the runner then picks a directory no earlier run used. */
   defaultOut: boolean;
   rehearse: boolean;
+  /** Apply budget_usd to a rehearsal's simulated costs. */
+  rehearseBudget: boolean;
   json: boolean;
   /** Run on the hosts of this Redis instead of in this process, as the run of this id (letters, digits, . _ -). */
   redis: { url: string; runId: string } | undefined;
@@ -98,6 +102,7 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
     concurrency?: string;
     out?: string;
     rehearse?: boolean;
+    "rehearse-budget"?: boolean;
     json?: boolean;
     redis?: string;
     "run-id"?: string;
@@ -115,6 +120,7 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
         concurrency: { type: "string", short: "c" },
         out: { type: "string", short: "o" },
         rehearse: { type: "boolean" },
+        "rehearse-budget": { type: "boolean" },
         json: { type: "boolean" },
         redis: { type: "string" },
         "run-id": { type: "string" },
@@ -133,6 +139,7 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   const [config, ...extra] = positionals;
   if (config === undefined) return { kind: "error", message: "no config file given" };
   if (extra.length > 0) return { kind: "error", message: `give one config file (also got "${extra.join('", "')}")` };
+  if (values["rehearse-budget"] && !values.rehearse) return { kind: "error", message: "--rehearse-budget goes with --rehearse" };
 
   let concurrency: number | undefined;
   let address: { host: string; port: number } | undefined;
@@ -169,6 +176,7 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
       outDir,
       defaultOut: values.out === undefined,
       rehearse: values.rehearse === true,
+      rehearseBudget: values["rehearse-budget"] === true,
       json: values.json === true,
       redis,
       resume: values.resume === undefined ? undefined : values.resume === "" ? "" : resolve(cwd, values.resume),

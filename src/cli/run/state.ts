@@ -19,9 +19,12 @@ export interface TaskRow {
   /** The tasks it depends on (config tasks). */
   waitsFor: string[];
   attempt: number;
+  /** When the orchestrator got it, and when it took its first slot (the orchestrator's clock once it says). */
+  queuedAt?: number;
   startedAt?: number;
   finishedAt?: number;
-  /** The orchestrator's measure once finished: queueing, start-up and retries included. */
+  /** The orchestrator's measures once finished: the wait for a slot, and the run time from the start (retries included). */
+  queuedMs?: number;
   durationMs?: number;
   turns: number;
   costUsd: number;
@@ -49,7 +52,10 @@ export class RunState {
     readonly swarm: string,
     tasks: readonly { name: string; agent?: string | undefined; depends_on?: string[] }[],
     readonly startedAt: number,
+    /** Applied to this run; a rehearsal ignores budget_usd unless told otherwise. */
     readonly budgetUsd?: number,
+    /** A rehearsal: the scripted model's costs are made up, and shown as such. */
+    readonly costSimulated = false,
   ) {
     this.rows = tasks.map((task) => ({
       name: task.name,
@@ -96,11 +102,12 @@ export class RunState {
     switch (event.type) {
       case "task_queued":
         row.status = "queued";
+        row.queuedAt ??= now;
         break;
       case "task_started":
         row.status = "running";
         row.attempt = event.attempt;
-        row.startedAt ??= now;
+        row.startedAt ??= event.startedAt;
         row.activity = event.attempt > 1 ? `attempt ${event.attempt}` : "starting";
         break;
       case "task_retry":
@@ -158,6 +165,8 @@ export class RunState {
 function finish(row: TaskRow, result: TaskResult, now: number, worktree?: WorktreeOutcome): void {
   row.status = result.status;
   row.finishedAt ??= now;
+  if (result.startedAt !== undefined) row.startedAt = result.startedAt;
+  if (row.queuedAt !== undefined) row.queuedMs = result.queuedMs;
   row.durationMs = result.durationMs;
   row.turns = Math.max(row.turns, result.numTurns);
   row.costUsd = result.costUsd;

@@ -2,7 +2,7 @@ import { renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import process from "node:process";
 import { z } from "zod";
-import type { TaskResult, Usage } from "../../orchestrator/index.ts";
+import type { SessionRecord, TaskResult, Usage } from "../../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
 import type { TaskFingerprint } from "../../swarm/fingerprint.ts";
 import { unrunResult } from "../../swarm/runner.ts";
@@ -30,6 +30,12 @@ export const SummaryTaskSchema = z.looseObject({
   cost_usd: z.number(),
   usage: UsageSchema,
   num_turns: z.number(),
+  /** How long it waited for a slot once its dependencies were done. */
+  queued_ms: z.number(),
+  /** When it first took a slot; null if it never ran. */
+  started_at: z.string().nullable(),
+  finished_at: z.string(),
+  /** Run time, from started_at to finished_at: its time limit counts the same way. */
   duration_ms: z.number(),
   attempts: z.number(),
   session_id: z.string().nullable(),
@@ -54,13 +60,32 @@ export const SummaryTaskSchema = z.looseObject({
   carried_over: z.boolean().optional(),
 });
 
-/** summary.json: what a run did, per task and in total. */
+/** A worker session beside the tasks: a peer (ask_peer), a hook supervisor, or a child (spawn_worker). */
+export const SummarySessionSchema = z.looseObject({
+  role: z.enum(["peer", "supervisor", "child"]),
+  /** "peer:<agent>", "supervisor:<agent>", or a child's task name ("<parent>/child"). */
+  name: z.string(),
+  agent: z.string().nullable(),
+  /** The task it worked for: a child's parent; for a peer or supervisor (which serve many), the task that started it. */
+  parent: z.string().nullable(),
+  session_id: z.string().nullable(),
+  cost_usd: z.number(),
+  usage: UsageSchema,
+  num_turns: z.number(),
+  /** A child's outcome; null for peers and supervisors. */
+  status: z.enum(["succeeded", "failed", "cancelled", "skipped"]).nullable(),
+  transcript: z.string().nullable(),
+});
+
+/** summary.json: what a run did, per task and per other session, and in total. */
 export const SummarySchema = z.looseObject({
   swarm: z.string(),
   /** Names the run's branches: cadre/<run_id>/<task>. */
   run_id: z.string(),
   config: z.string(),
   rehearsal: z.boolean(),
+  /** True for a rehearsal: its costs are what the scripted model's tokens would cost, not money spent. */
+  cost_simulated: z.boolean(),
   started_at: z.string(),
   finished_at: z.string(),
   duration_ms: z.number(),
@@ -83,15 +108,17 @@ export const SummarySchema = z.looseObject({
     failed: z.number(),
     cancelled: z.number(),
     skipped: z.number(),
-    /** Everything the run spent, peer and supervisor sessions included. */
+    /** Everything the run spent: in a local run, the sum of its tasks' and sessions' (each is listed). */
     cost_usd: z.number(),
     usage: UsageSchema,
     num_turns: z.number(),
   }),
   tasks: z.array(SummaryTaskSchema),
+  sessions: z.array(SummarySessionSchema),
 });
 export type Summary = z.infer<typeof SummarySchema>;
 export type SummaryTask = z.infer<typeof SummaryTaskSchema>;
+export type SummarySession = z.infer<typeof SummarySessionSchema>;
 
 /** 0 every task succeeded, 1 some did not, 128 + the signal's number when a signal stopped the run (130 for Ctrl-C). */
 export function exitCodeFor(results: Iterable<TaskResult>, stoppedBy: StopSignal | undefined): number {
@@ -120,8 +147,11 @@ export interface SummaryInput {
   /** This attempt's number (default 1: no --resume), and what earlier attempts spent (default 0). */
   attempt?: number;
   earlierCostUsd?: number;
+  /** What the engine spent (the tasks and the sessions, when every session is listed). */
   totals: { costUsd: number; usage: Usage };
-  /** Orchestrator task id → transcript file. */
+  /** Peers, supervisors and spawned children (Orchestrator.sessionRecords). */
+  sessions: readonly SessionRecord[];
+  /** Orchestrator task or session id → transcript file. */
   transcripts: ReadonlyMap<string, string>;
   /** Distributed runs: task id → the host that ran it. */
   hosts?: ReadonlyMap<string, string>;
@@ -137,12 +167,15 @@ export interface SummaryInput {
 }
 
 export function buildSummary(input: SummaryInput): Summary {
+  const transcriptOf = (id: string) => {
+    const path = input.transcripts.get(id);
+    return path === undefined ? null : relative(input.outDir, path);
+  };
   const complete = input.config.tasks.every((task) => input.results.has(task.name));
   const tasks = input.config.tasks.map((task): SummaryTask => {
     const kept = input.carriedOver?.get(task.name);
     if (kept !== undefined) return { ...kept, carried_over: true };
     const result = input.results.get(task.name) ?? unrunResult(task, "cancelled", UNFINISHED);
-    const transcript = input.transcripts.get(result.id);
     const worktree = input.worktrees.get(task.name);
     const fingerprint = input.fingerprints?.get(task.name);
     return {
@@ -154,11 +187,14 @@ export function buildSummary(input: SummaryInput): Summary {
       cost_usd: result.costUsd,
       usage: usageJson(result.usage),
       num_turns: result.numTurns,
+      queued_ms: result.queuedMs,
+      started_at: result.startedAt === undefined ? null : new Date(result.startedAt).toISOString(),
+      finished_at: new Date(result.finishedAt).toISOString(),
       duration_ms: result.durationMs,
       attempts: result.attempts,
       session_id: result.sessionId ?? null,
       depends_on: task.depends_on,
-      transcript: transcript === undefined ? null : relative(input.outDir, transcript),
+      transcript: transcriptOf(result.id),
       error: result.error ?? null,
       ...(input.hosts && { host: input.hosts.get(result.id) ?? null }),
       ...(worktree !== undefined && {
@@ -171,12 +207,27 @@ export function buildSummary(input: SummaryInput): Summary {
       fingerprint: fingerprint ?? null,
     };
   });
+  const sessions = input.sessions.map(
+    (session): SummarySession => ({
+      role: session.role,
+      name: session.name,
+      agent: session.agent ?? null,
+      parent: session.parent ?? null,
+      session_id: session.sessionId ?? null,
+      cost_usd: session.costUsd,
+      usage: usageJson(session.usage),
+      num_turns: session.numTurns,
+      status: session.status ?? null,
+      transcript: transcriptOf(session.id),
+    }),
+  );
   const count = (status: SummaryTask["status"]) => tasks.filter((task) => task.status === status).length;
   return {
     swarm: input.config.name,
     run_id: input.runId,
     config: input.config.file ?? "",
     rehearsal: input.rehearsal,
+    cost_simulated: input.rehearsal,
     started_at: new Date(input.startedAt).toISOString(),
     finished_at: new Date(input.finishedAt).toISOString(),
     duration_ms: input.finishedAt - input.startedAt,
@@ -192,13 +243,14 @@ export function buildSummary(input: SummaryInput): Summary {
       skipped: count("skipped"),
       cost_usd: (input.earlierCostUsd ?? 0) + input.totals.costUsd,
       usage: usageJson(input.totals.usage),
-      num_turns: tasks.reduce((sum, task) => sum + task.num_turns, 0),
+      num_turns: [...tasks, ...sessions].reduce((sum, entry) => sum + entry.num_turns, 0),
     },
     attempt_totals: {
       tasks_run: tasks.filter((task) => task.fingerprint !== null && !task.carried_over).length,
       cost_usd: input.totals.costUsd,
     },
     tasks,
+    sessions,
   };
 }
 
@@ -226,28 +278,43 @@ function resultCell(task: SummaryTask): string {
   return oneLine(`${worktreeLine({ branch: task.branch ?? null, diffStat: task.diff_stat })}; ${answer}`, 500);
 }
 
-/** The table printed when the run ends: one row per task, then the totals. */
+/** The table printed when the run ends: one row per task, one per other session (indented), then the totals, their sum. */
 export function renderFinalTable(summary: Summary, options: { width: number; colors: Colors }): string {
   const c = options.colors;
-  const header = ["task", "status", "turns", "cost", "time", "result"];
+  const header = ["task", "status", "turns", "cost", "queued", "time", "result"];
   const rows = summary.tasks.map((task) => [
     task.name,
     task.status,
     String(task.num_turns),
-    formatUsd(task.cost_usd),
+    formatUsd(task.cost_usd, summary.cost_simulated),
+    task.started_at === null && task.queued_ms === 0 ? "" : formatDuration(task.queued_ms),
     formatDuration(task.duration_ms),
     resultCell(task),
   ]);
-  const lines = table([header, ...rows], options.width, (r, column, cell) => {
+  const sessionRows = summary.sessions.map((session) => [
+    `  ${session.name}`,
+    session.status ?? session.role,
+    String(session.num_turns),
+    formatUsd(session.cost_usd, summary.cost_simulated),
+    "",
+    "",
+    `${session.role}${session.parent === null ? "" : ` for ${session.parent}`}`,
+  ]);
+  const statuses = [...summary.tasks.map((task) => task.status), ...summary.sessions.map((session) => session.status ?? "waiting")];
+  const lines = table([header, ...rows, ...sessionRows], options.width, (r, column, cell) => {
     if (r === 0) return c.bold(cell);
-    return column === 1 ? paint(summary.tasks[r - 1]!.status, cell, c) : cell;
+    return column === 1 ? paint(statuses[r - 1]!, cell, c) : cell;
   });
   const t = summary.totals;
   const parts = [`${t.succeeded}/${t.tasks} succeeded`];
   if (t.failed > 0) parts.push(c.red(`${t.failed} failed`));
   if (t.cancelled > 0) parts.push(c.yellow(`${t.cancelled} cancelled`));
   if (t.skipped > 0) parts.push(c.yellow(`${t.skipped} skipped`));
-  parts.push(`${t.num_turns} turns`, formatUsd(t.cost_usd), formatDuration(summary.duration_ms));
+  parts.push(
+    `${t.num_turns} turns`,
+    `${formatUsd(t.cost_usd, summary.cost_simulated)}${summary.cost_simulated ? " (simulated)" : ""}`,
+    formatDuration(summary.duration_ms),
+  );
   if (summary.interrupted) parts.push(c.yellow("interrupted"));
   return [...lines, "", `${c.bold("total")}  ${parts.join(", ")}`].join("\n");
 }

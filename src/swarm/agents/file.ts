@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { CadreError } from "../../errors.ts";
+import { parseYamlOrThrow } from "../../util/yaml.ts";
 import { PERMISSION_MODES } from "../../worker/options.ts";
 import { type AgentDefinition, normalizeModel, toToolList } from "./definition.ts";
 
@@ -52,7 +52,7 @@ const SPECIAL = /[{}[\]*&#!|>%@`]|: /;
  */
 function parseFrontMatter(yaml: string): unknown {
   try {
-    return parseYaml(yaml);
+    return parseYamlOrThrow(yaml);
   } catch (error) {
     const quoted = yaml
       .split("\n")
@@ -66,7 +66,7 @@ function parseFrontMatter(yaml: string): unknown {
       .replace(/^\t+/gm, (tabs) => "  ".repeat(tabs.length));
     if (quoted === yaml) throw error;
     try {
-      return parseYaml(quoted);
+      return parseYamlOrThrow(quoted);
     } catch {
       throw error;
     }

@@ -14,10 +14,15 @@ export interface ResultUse {
  * Resolves every task's depends_on to task names (a for_each task named as
  * written stands for all of its copies) and checks the graph: unknown names,
  * cycles, and {{results.x…}} (in the prompt or the worktree base) for an x
- * the task does not wait for or a field results do not have.
- * Returns task name → the names it depends on, and task name → the result fields it uses.
+ * the task does not wait for or a field results do not have. Without
+ * `allTaskNames` (a task's name could not be read), a name no task has is
+ * not called unknown. Returns task name → the names it depends on, and task
+ * name → the result fields it uses.
  */
-export function resolveDependencies(tasks: ExpandedTask[]): {
+export function resolveDependencies(
+  tasks: ExpandedTask[],
+  { allTaskNames }: { allTaskNames: boolean },
+): {
   dependsOn: Map<string, string[]>;
   uses: Map<string, ResultUse[]>;
   issues: ConfigIssue[];
@@ -38,7 +43,7 @@ export function resolveDependencies(tasks: ExpandedTask[]): {
     task.depends_on.forEach((entry, k) => {
       const targets = names.has(entry) ? [entry] : groups.get(entry);
       if (targets === undefined) {
-        issues.add(issue(["tasks", task.index, "depends_on", k], `unknown task "${entry}"`, didYouMean(entry, candidates)));
+        if (allTaskNames) issues.add(issue(["tasks", task.index, "depends_on", k], `unknown task "${entry}"`, didYouMean(entry, candidates)));
       } else {
         resolved.push(...targets.filter((target) => !resolved.includes(target)));
       }
@@ -55,7 +60,7 @@ export function resolveDependencies(tasks: ExpandedTask[]): {
       for (const ref of resultReferences(text ?? "", names)) {
         const placeholder = `{{results.${ref.raw}}}`;
         if (ref.task === undefined) {
-          issues.add(issue(path, `${placeholder} refers to an unknown task "${ref.raw}"`, didYouMean(ref.raw, names)));
+          if (allTaskNames) issues.add(issue(path, `${placeholder} refers to an unknown task "${ref.raw}"`, didYouMean(ref.raw, names)));
           continue;
         }
         const [field = "text", ...deeper] = ref.path;

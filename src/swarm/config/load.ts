@@ -1,9 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { basename, dirname, extname, resolve } from "node:path";
-import { LineCounter, parseDocument } from "yaml";
+import { dataProblem, readYaml } from "../../util/yaml.ts";
 import { coerceWholeReferences, type Env, interpolateEnv } from "./interpolate.ts";
-import { ConfigError, type ConfigIssue, type PathSegment, sortByDocumentOrder } from "./issues.ts";
+import { ConfigError, type ConfigIssue, issue, type PathSegment, sortByDocumentOrder } from "./issues.ts";
 import { type ConfigResult, type ResolvedSwarmConfig, resolveSwarmConfig } from "./resolve.ts";
+import { salvageConfig } from "./salvage.ts";
 import { SwarmConfigSchema } from "./schema.ts";
 import { fromZodIssues } from "./zod-issues.ts";
 
@@ -22,26 +23,27 @@ export interface ParseOptions {
 
 function parseText(text: string, format: ConfigFormat): { data?: unknown; issues: ConfigIssue[] } {
   if (format === "json") {
+    let data: unknown;
     try {
-      return { data: JSON.parse(text), issues: [] };
+      data = JSON.parse(text);
     } catch (error) {
       return { issues: [{ path: "", message: `not valid JSON: ${(error as Error).message}` }] };
     }
+    const problem = dataProblem(data);
+    return problem ? { issues: [issue(problem.path, problem.message)] } : { data, issues: [] };
   }
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false });
-  if (document.errors.length > 0) {
-    const lines = text.split(/\r?\n/);
-    return {
-      issues: document.errors.map((error) => {
-        const { line, col } = lineCounter.linePos(error.pos[0]);
-        // `x: [a-{{item}}]` is a YAML flow mapping inside a list; quoting the value fixes it.
-        const hint = lines[line - 1]?.includes("{{") ? 'quote values that contain {{ }}: "review-{{item}}"' : undefined;
-        return { path: "", message: `not valid YAML at line ${line}, column ${col}: ${error.message}`, ...(hint && { hint }) };
-      }),
-    };
-  }
-  return { data: document.toJS(), issues: [] };
+  const read = readYaml(text);
+  if (read.ok) return { data: read.value, issues: [] };
+  const lines = text.split(/\r?\n/);
+  return {
+    issues: read.problems.map((problem) => {
+      if (problem.path !== undefined) return issue(problem.path, problem.message);
+      if (problem.line === undefined) return { path: "", message: `not valid YAML: ${problem.message}` };
+      // `x: [a-{{item}}]` is a YAML flow mapping inside a list; quoting the value fixes it.
+      const hint = lines[problem.line - 1]?.includes("{{") ? 'quote values that contain {{ }}: "review-{{item}}"' : undefined;
+      return { path: "", message: `not valid YAML at line ${problem.line}, column ${problem.column}: ${problem.message}`, ...(hint && { hint }) };
+    }),
+  };
 }
 
 /**
@@ -72,14 +74,22 @@ export async function parseSwarmConfig(text: string, options: ParseOptions): Pro
     const unset = new Set(interpolated.issues.map((item) => item.path));
     errors.push(...fromZodIssues(result.error.issues, SwarmConfigSchema).filter((item) => !unset.has(item.path)));
   }
-  if (!result.success || errors.length > 0) return { ok: false, errors: sortByDocumentOrder(errors, interpolated.value) };
 
-  const resolved = await resolveSwarmConfig(result.data, {
-    baseDir: resolve(options.baseDir),
-    ...(options.file !== undefined && { file: resolve(options.file) }),
-    defaultName: options.file === undefined ? "swarm" : basename(options.file, extname(options.file)),
-  });
-  return resolved.ok ? resolved : { ok: false, errors: sortByDocumentOrder(resolved.errors, interpolated.value) };
+  // The semantic checks run on what passes the schema even when not all of it does: every problem in one pass.
+  const checkable = result.success ? { config: result.data, gaps: undefined } : salvageConfig(interpolated.value);
+  const resolved =
+    checkable &&
+    (await resolveSwarmConfig(checkable.config, {
+      baseDir: resolve(options.baseDir),
+      ...(options.file !== undefined && { file: resolve(options.file) }),
+      defaultName: options.file === undefined ? "swarm" : basename(options.file, extname(options.file)),
+      ...(checkable.gaps && { gaps: checkable.gaps }),
+    }));
+  if (errors.length === 0 && resolved?.ok) return resolved;
+  // One problem per place: a value the schema (or an unset variable) already faulted is not faulted again.
+  const reported = new Set(errors.map((item) => item.path));
+  if (resolved && !resolved.ok) errors.push(...resolved.errors.filter((item) => !reported.has(item.path)));
+  return { ok: false, errors: sortByDocumentOrder(errors, interpolated.value) };
 }
 
 /** Reads, parses and validates the swarm config at `path` (YAML, or JSON when it ends in .json). */

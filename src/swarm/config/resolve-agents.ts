@@ -155,11 +155,20 @@ function agentReferences(config: SwarmConfig): { path: PathSegment[]; name: stri
   return references;
 }
 
-/** Tasks, hook supervisors and connections may only name agents the swarm defines or `cadre agents` finds. */
-export async function checkAgentReferences(config: SwarmConfig, agents: Record<string, SwarmAgent>, discovery: Discovery): Promise<ConfigIssue[]> {
+/**
+ * Tasks, hook supervisors and connections may only name agents the swarm
+ * defines or `cadre agents` finds. `written`: names under `agents` whose
+ * entries failed the schema (left out of `config`), which are still defined.
+ */
+export async function checkAgentReferences(
+  config: SwarmConfig,
+  agents: Record<string, SwarmAgent>,
+  discovery: Discovery,
+  written: readonly string[],
+): Promise<ConfigIssue[]> {
   const issues: ConfigIssue[] = [];
   for (const { path, name } of agentReferences(config)) {
-    if (agents[name] !== undefined || config.agents?.[name] !== undefined) continue;
+    if (agents[name] !== undefined || config.agents?.[name] !== undefined || written.includes(name)) continue;
     const broken = await discovery.find(name);
     if (broken !== undefined && !broken.ok) {
       issues.push(issue(path, `agent "${name}": ${broken.file}: ${broken.error}`));

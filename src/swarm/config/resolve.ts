@@ -6,6 +6,7 @@ import { type ExpandedTask, expandTasks } from "./expand.ts";
 import type { Hooks } from "./hooks.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
 import { checkAgentReferences, resolveAgents, resolveConfigPath, type SwarmAgent } from "./resolve-agents.ts";
+import type { SalvageGaps } from "./salvage.ts";
 import type { ForEachItem, SwarmConfig, TaskConfig } from "./schema.ts";
 import { resolveWorktrees, type TaskWorktree } from "./worktrees.ts";
 
@@ -78,13 +79,15 @@ export type ConfigResult = { ok: true; config: ResolvedSwarmConfig } | { ok: fal
 /**
  * The checks no schema can make (agent files, references between tasks and
  * agents, the dependency graph, directories) and the assembly of the config a
- * runner uses.
+ * runner uses. With `gaps`, `input` is what was salvaged of a config that
+ * failed the schema: only the checks are of use then.
  */
 export async function resolveSwarmConfig(
   input: SwarmConfig,
-  context: { baseDir: string; file?: string; defaultName: string },
+  context: { baseDir: string; file?: string; defaultName: string; gaps?: SalvageGaps },
 ): Promise<ConfigResult> {
-  const { baseDir } = context;
+  const { baseDir, gaps } = context;
+  const allTaskNames = gaps?.allTaskNames ?? true;
   const directories = new Map<string, PathSegment[]>();
   const directory = (path: PathSegment[], value: string) => {
     const absolute = resolveConfigPath(baseDir, value);
@@ -94,10 +97,10 @@ export async function resolveSwarmConfig(
 
   const agents = await resolveAgents(input, baseDir, directory);
   const expanded = expandTasks(input.tasks);
-  const graph = resolveDependencies(expanded.tasks);
+  const graph = resolveDependencies(expanded.tasks, { allTaskNames });
   const issues: ConfigIssue[] = [
     ...agents.issues,
-    ...(await checkAgentReferences(input, agents.agents, agents.discovery)),
+    ...(await checkAgentReferences(input, agents.agents, agents.discovery, gaps?.agentNames ?? [])),
     ...expanded.issues,
     ...graph.issues,
   ];
@@ -121,7 +124,8 @@ export async function resolveSwarmConfig(
   const worktrees = await resolveWorktrees(expanded.tasks, tasks, agents.agents, defaults, missingDirectories);
   issues.push(...worktrees.issues, ...checkResultUses(tasks, graph.uses, agents.agents, worktrees.wanted));
 
-  const rehearsal = rehearsalByTask(input.rehearsal ?? {}, tasks, Object.keys(agents.agents), issues);
+  const agentNames = [...new Set([...Object.keys(agents.agents), ...(gaps?.agentNames ?? [])])];
+  const rehearsal = rehearsalByTask(input.rehearsal ?? {}, tasks, { agentNames, allTaskNames }, issues);
   if (issues.length > 0) return { ok: false, errors: issues };
   return {
     ok: true,
@@ -205,7 +209,7 @@ function checkResultUses(
 function rehearsalByTask(
   scripts: Record<string, RehearsalScript>,
   tasks: ResolvedTask[],
-  agentNames: string[],
+  { agentNames, allTaskNames }: SalvageGaps,
   issues: ConfigIssue[],
 ): Record<string, RehearsalScript> {
   const byTask: Record<string, RehearsalScript> = {};
@@ -217,7 +221,7 @@ function rehearsalByTask(
     if (agent !== undefined) {
       if (agentNames.includes(agent)) byTask[key] = script;
       else issues.push(issue(["rehearsal", key], `unknown agent "${agent}"`, didYouMean(agent, agentNames)));
-    } else if (!names.has(key) && !templates.has(key)) {
+    } else if (allTaskNames && !names.has(key) && !templates.has(key)) {
       const hint = didYouMean(key, [...names, ...templates]) ?? 'keys are task names, "peer:<agent>" or "supervisor:<agent>"';
       issues.push(issue(["rehearsal", key], `unknown task "${key}"`, hint));
     }

@@ -16,8 +16,9 @@ export function colorsFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = 
   return pc.createColors(enabled);
 }
 
-export function formatUsd(usd: number): string {
-  return `$${usd.toFixed(usd > 0 && usd < 0.01 ? 4 : 2)}`;
+/** `$0.12`; a simulated cost (a rehearsal's) is `~$0.12`. */
+export function formatUsd(usd: number, simulated = false): string {
+  return `${simulated ? "~" : ""}$${usd.toFixed(usd > 0 && usd < 0.01 ? 4 : 2)}`;
 }
 
 /** 950ms, 12.3s, 4m05s, 1h02m. */
@@ -64,8 +65,14 @@ export function table(
 ): string[] {
   const columns = rows[0]?.length ?? 0;
   const widths = Array.from({ length: columns }, (_, i) => Math.max(...rows.map((row) => row[i]?.length ?? 0)));
-  const fixed = widths.slice(0, -1).reduce((sum, w) => sum + w + 2, 0);
-  widths[columns - 1] = Math.max(10, Math.min(widths[columns - 1] ?? 0, width - fixed));
+  let fixed = widths.slice(0, -1).reduce((sum, w) => sum + w + 2, 0);
+  // On a narrow terminal the names (the first column) give way down to 8 before the last column is cut below 10.
+  const short = Math.min(fixed + 10 - width, (widths[0] ?? 0) - 8);
+  if (columns > 1 && short > 0) {
+    widths[0] = (widths[0] ?? 0) - short;
+    fixed -= short;
+  }
+  widths[columns - 1] = Math.max(0, Math.min(widths[columns - 1] ?? 0, width - fixed));
   return rows.map((row, r) =>
     row.map((cell, i) => style(r, i, i === columns - 1 ? fit(cell, widths[i]!).trimEnd() : fit(cell, widths[i]!))).join("  "),
   );

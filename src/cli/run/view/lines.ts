@@ -38,7 +38,7 @@ export function describeEvent(event: RunEvent, state: RunState): string | undefi
       return `rate limited: up to ${limit.effectiveLimit} of ${limit.limit} workers${wait}`;
     }
     case "budget_exceeded":
-      return `budget reached: spent ${formatUsd(event.spentUsd)} of ${formatUsd(event.budgetUsd)}; no new tasks start`;
+      return `budget reached: spent ${formatUsd(event.spentUsd, state.costSimulated)} of ${formatUsd(event.budgetUsd)}; no new tasks start`;
     case "permission_request":
       return `${event.task.name}: asks permission for ${event.request.toolName}`;
     case "hook_failed":
@@ -50,7 +50,7 @@ export function describeEvent(event: RunEvent, state: RunState): string | undefi
 
 function describeResult(result: TaskResult, state: RunState): string {
   const row = state.rows.find((r) => r.name === result.name);
-  const stats = `${result.numTurns} turn${result.numTurns === 1 ? "" : "s"}, ${formatUsd(result.costUsd)}, ${formatDuration(result.durationMs)}`;
+  const stats = `${result.numTurns} turn${result.numTurns === 1 ? "" : "s"}, ${formatUsd(result.costUsd, state.costSimulated)}, ${formatDuration(result.durationMs)}`;
   const detail = resultLine(result);
   return `${result.name}: ${result.status}${result.attempts > 0 ? ` (${stats})` : ""}${detail ? `: ${detail}` : ""}${row?.parentName ? ` [for ${row.parentName}]` : ""}`;
 }

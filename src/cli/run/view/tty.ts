@@ -23,6 +23,14 @@ export interface FrameOptions {
   colors: Colors;
 }
 
+/** How long the task waited for a slot: counting while it waits, the orchestrator's figure once it is done. */
+function queued(row: TaskRow, now: number): string {
+  if (row.queuedMs !== undefined) return formatDuration(row.queuedMs);
+  if (row.queuedAt === undefined) return "";
+  return formatDuration((row.startedAt ?? now) - row.queuedAt);
+}
+
+/** Run time, from the task's start: what its time limit counts. */
 function elapsed(row: TaskRow, now: number): string {
   if (row.durationMs !== undefined) return formatDuration(row.durationMs);
   if (row.startedAt === undefined) return "";
@@ -62,16 +70,17 @@ export function renderFrame(state: RunState, options: FrameOptions): string {
   const cells = shown.map((row) => [
     `${row.parentName === undefined ? "" : "  "}${SYMBOLS[row.status]} ${row.name}`,
     row.status,
+    queued(row, now),
     elapsed(row, now),
     row.turns > 0 ? `${row.turns} turn${row.turns === 1 ? "" : "s"}` : "",
-    row.costUsd > 0 ? formatUsd(row.costUsd) : "",
+    row.costUsd > 0 ? formatUsd(row.costUsd, state.costSimulated) : "",
     activity(row),
   ]);
-  const lines = table([["task", "status", "time", "turns", "cost", "activity"], ...cells], width, (r, column, cell) => {
+  const lines = table([["task", "status", "queued", "time", "turns", "cost", "activity"], ...cells], width, (r, column, cell) => {
     if (r === 0) return c.dim(cell);
     const row = shown[r - 1]!;
     if (column === 0 || column === 1) return paint(row.status, cell, c);
-    return column === 5 ? c.dim(cell) : cell;
+    return column === 6 ? c.dim(cell) : cell;
   });
   if (hidden.length > 0) lines.push(c.dim(`… ${hidden.length} more`));
 
@@ -83,10 +92,10 @@ export function renderFrame(state: RunState, options: FrameOptions): string {
     counts.failed > 0 ? c.red(`${counts.failed} failed`) : undefined,
     counts.cancelled > 0 ? c.yellow(`${counts.cancelled} cancelled`) : undefined,
     counts.skipped > 0 ? c.yellow(`${counts.skipped} skipped`) : undefined,
-    `${formatUsd(state.totalUsd)}${state.budgetUsd === undefined ? "" : ` of ${formatUsd(state.budgetUsd)}`}`,
+    `${formatUsd(state.totalUsd, state.costSimulated)}${state.budgetUsd === undefined ? "" : ` of ${formatUsd(state.budgetUsd)}`}${state.costSimulated ? " (simulated)" : ""}`,
   ].filter((part) => part !== undefined);
   const footer = [parts.join("  "), rateLimitLine(state, now, c)];
-  if (state.budget) footer.push(c.red(`budget reached (${formatUsd(state.budget.spentUsd)}): no new tasks start`));
+  if (state.budget) footer.push(c.red(`budget reached (${formatUsd(state.budget.spentUsd, state.costSimulated)}): no new tasks start`));
   if (state.interrupted) footer.push(c.yellow("interrupting: finishing up; Ctrl-C again kills the workers"));
   return [title, ...lines, footer.join("   ")].join("\n");
 }
