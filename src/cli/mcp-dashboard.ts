@@ -6,13 +6,17 @@ import type { McpRuntime } from "../mcp/runtime.ts";
  * The page at / of `cadre mcp --http`: the children of every client, their
  * state and conversations, and their permission requests to answer.
  */
-export function childSessionsDashboard(runtime: McpRuntime): { page: DashboardHandler; url(serving: HttpServing): string; off(): void } {
+export function childSessionsDashboard(
+  runtime: McpRuntime,
+  costSimulated: boolean,
+): { page: DashboardHandler; url(serving: HttpServing): string; off(): void } {
   const live = new LiveRun({
     id: "sessions",
     title: "cadre mcp: child sessions",
     mode: "sessions",
     startedAt: Date.now(),
     budgetUsd: runtime.orchestrator.options.budgetUsd,
+    costSimulated,
     scheduler: runtime.orchestrator.scheduler,
     answer: (id, requestId, answer) => {
       const session = runtime.registry.get(id);

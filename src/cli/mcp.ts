@@ -140,7 +140,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     }
     const { serveHttp } = await import("../mcp/http.ts");
     const { childSessionsDashboard } = await import("./mcp-dashboard.ts");
-    const children = childSessionsDashboard(runtime);
+    const children = childSessionsDashboard(runtime, options.rehearsal !== undefined);
     try {
       const serving = await serveHttp(runtime, { ...http, token, page: children.page });
       process.stderr.write(`cadre mcp: listening on ${serving.url}\n`);

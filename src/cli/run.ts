@@ -111,6 +111,7 @@ export async function runCommand(args: string[]): Promise<number> {
         token: options.token,
         config,
         budgetUsd,
+        costSimulated: options.rehearse,
         scheduler: engine.scheduler,
         outDir,
         startedAt,

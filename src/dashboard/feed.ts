@@ -111,6 +111,8 @@ export interface RunSnapshot {
   running: number;
   /** Whether the page may answer permission requests. */
   answerable: boolean;
+  /** Costs made up by a rehearsal's scripted model (shown as ~$). */
+  costSimulated: boolean;
   /** Set when the record could not be read in full (a summary.json of an older or newer cadre). */
   notice: string | null;
 }

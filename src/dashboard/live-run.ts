@@ -27,6 +27,8 @@ export interface LiveRunOptions {
   tasks?: readonly { name: string; agent?: string | undefined; depends_on?: readonly string[] }[];
   startedAt: number;
   budgetUsd?: number;
+  /** The costs are a rehearsal's, made up by its scripted model. */
+  costSimulated?: boolean;
   /** The orchestrator's scheduler: the limits in force and the slots in use. */
   scheduler?: { readonly rateLimit: RateLimitState; readonly running: number };
   /** Answers a task's or session's permission request (`cadre mcp`); without it the page only shows them. */
@@ -140,6 +142,7 @@ export class LiveRun implements RunFeed {
       rateLimit: this.#finishedAt === null ? (this.#options.scheduler?.rateLimit ?? null) : null,
       running: this.#options.scheduler?.running ?? rows.filter((r) => ACTIVE.has(r.status)).length,
       answerable: this.#options.answer !== undefined,
+      costSimulated: record?.cost_simulated ?? this.#options.costSimulated ?? false,
       notice: null,
     };
   }

@@ -47,6 +47,8 @@ const RecordSessionSchema = z.looseObject({
 
 export const RunRecordSchema = z.looseObject({
   swarm: z.string(),
+  /** A rehearsal's costs are made up by the scripted model. */
+  cost_simulated: z.boolean().optional(),
   started_at: z.string().optional(),
   finished_at: z.string().optional(),
   interrupted: z.boolean().optional(),

@@ -57,6 +57,9 @@ async function expectTotalsOf(page: Page, outDir: string): Promise<void> {
   expect(await value(page, "total-tasks")).toBe(summary.totals.tasks);
   expect(await value(page, "total-turns")).toBe(summary.totals.num_turns);
   expect(await value(page, "total-cost")).toBeCloseTo(summary.totals.cost_usd, 10);
+  // A rehearsal's costs are made up by the scripted model, and say so.
+  expect(summary.cost_simulated).toBe(true);
+  expect(await text(page, "#total-cost")).toMatch(/^~\$[\d.]+ \(simulated\)$/);
   expect(await text(page, "#total-statuses")).toContain(`succeeded ${summary.totals.succeeded}`);
   expect(await tableStatuses(page)).toEqual(Object.fromEntries(summary.tasks.map((task) => [`t:${task.name}`, task.status])));
 }

@@ -14,6 +14,7 @@ export async function openRunDashboard(input: {
   config: ResolvedSwarmConfig;
   /** The budget the run applies (a rehearsal applies none unless asked). */
   budgetUsd: number | undefined;
+  costSimulated: boolean;
   /** The scheduler of an in-process run (a distributed one has none here). */
   scheduler: LiveRunOptions["scheduler"];
   outDir: string;
@@ -27,6 +28,7 @@ export async function openRunDashboard(input: {
     tasks: config.tasks,
     startedAt: input.startedAt,
     budgetUsd: input.budgetUsd,
+    costSimulated: input.costSimulated,
     scheduler: input.scheduler,
   });
   const serving = await serveDashboard(singleRun(live), { ...input.address, token: input.token });

@@ -97,7 +97,7 @@ function openConversation() {
   }
   if (page.shown === row.key) return;
   page.shown = row.key;
-  conversation.open(api.streamUrl(`/api/runs/${encodeURIComponent(page.runId)}/conversation`, { row: row.key }));
+  conversation.open(api.streamUrl(`/api/runs/${encodeURIComponent(page.runId)}/conversation`, { row: row.key }), page.snapshot.costSimulated);
 }
 
 function render(snapshot) {
@@ -138,7 +138,12 @@ function renderTotals(snapshot) {
     ["Tasks", `${done}/${totals.tasks} done`, "total-tasks", totals.tasks],
     ["By status", statuses || "—", "total-statuses", null],
     ["Turns", String(totals.turns), "total-turns", totals.turns],
-    ["Cost", `${money(totals.costUsd)}${budget}`, "total-cost", totals.costUsd],
+    [
+      "Cost",
+      `${money(totals.costUsd, snapshot.costSimulated)}${budget}${snapshot.costSimulated ? " (simulated)" : ""}`,
+      "total-cost",
+      totals.costUsd,
+    ],
     ["Concurrency", concurrency, "total-concurrency", snapshot.running],
     ["Rate limit", rateLimited, "total-rate-limit", null],
     ["Elapsed", snapshot.startedAt !== null && end !== null ? span(end - snapshot.startedAt) : "—", "total-elapsed", null],

@@ -8,13 +8,15 @@ export class ConversationView {
     this.list = list;
     this.state = state;
     this.source = null;
+    this.simulated = false;
     this.lastText = null;
     this.calls = new Map();
     this.permissions = new Map();
   }
 
-  /** Shows the conversation streaming from `url`. */
-  open(url) {
+  /** Shows the conversation streaming from `url`; `simulated`: its costs are a rehearsal's. */
+  open(url, simulated = false) {
+    this.simulated = simulated;
     this.close();
     this.list.replaceChildren();
     this.lastText = null;
@@ -109,7 +111,7 @@ export class ConversationView {
       case "result": {
         const figures = [
           entry.turns !== null ? `${entry.turns} turn${entry.turns === 1 ? "" : "s"}` : "",
-          entry.costUsd !== null ? money(entry.costUsd) : "",
+          entry.costUsd !== null ? money(entry.costUsd, this.simulated) : "",
         ];
         const head = `${entry.isError ? "the turn failed" : "turn finished"}${figures.some(Boolean) ? ` (${figures.filter(Boolean).join(", ")})` : ""}`;
         // A result repeats the turn's last text: shown once.

@@ -2,8 +2,9 @@
 
 const usd = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 4 });
 
-export function money(value) {
-  return usd.format(value ?? 0);
+/** A cost; `simulated` marks a rehearsal's made-up figures with "~". */
+export function money(value, simulated = false) {
+  return `${simulated ? "~" : ""}${usd.format(value ?? 0)}`;
 }
 
 /** 0.4 s, 12.3 s, 4 min 05 s, 1 h 02 min. */

@@ -72,7 +72,7 @@ export class TaskTable {
     set(cells[0], statusLabel(row.status));
     set(cells[1], row.agent ?? "");
     set(cells[2], row.turns > 0 ? String(row.turns) : "");
-    set(cells[3], row.costUsd > 0 ? money(row.costUsd) : "");
+    set(cells[3], row.costUsd > 0 ? money(row.costUsd, snapshot.costSimulated) : "");
     set(cells[4], span(row.queuedMs));
     set(cells[5], span(runMs));
     set(cells[6], row.attempts > 0 ? String(row.attempts) : "");
