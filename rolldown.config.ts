@@ -4,6 +4,7 @@
 // the ~600 files of zod, ajv, execa, yaml and the MCP SDK one by one took longer than
 // the command itself; a few large files load about twice as fast. The library (dist/index.js)
 // is tsc's file-per-module output with its dependencies left to the user's install.
+import { cpSync } from "node:fs";
 import { defineConfig } from "rolldown";
 
 export default defineConfig({
@@ -14,6 +15,16 @@ export default defineConfig({
   // parts of msgpackr through run-time requires that a bundle would cut.
   external: [/^@anthropic-ai\/claude-code/, /^bullmq/, /^ioredis/],
   tsconfig: "tsconfig.json",
+  plugins: [
+    {
+      // The dashboard's page is served as plain files, not bundled: copied beside the bundle, where
+      // src/dashboard/assets.ts finds it in the package (src/ is not shipped).
+      name: "dashboard-page",
+      writeBundle() {
+        cpSync("src/dashboard/page", "dist/cli/page", { recursive: true });
+      },
+    },
+  ],
   output: {
     dir: "dist/cli",
     format: "esm",

@@ -1,3 +1,5 @@
+import { isLoopback } from "../util/http-guard.ts";
+
 /** A wrong argument, said in one line; the usage line need not follow it. */
 export class UsageError extends Error {}
 
@@ -12,4 +14,14 @@ export function numberFlag(name: string, value: string | undefined, { integer = 
     throw new UsageError(`--${name} wants ${integer ? "a whole number" : "a number"} of at least ${min}, got "${value}"`);
   }
   return parsed;
+}
+
+/**
+ * Checks a server's token: at least 16 characters when given, and given at
+ * all to serve beyond loopback (`exposes` says what a stranger could then do).
+ */
+export function checkServerToken(host: string, token: string | undefined, exposes: string): void {
+  if (token !== undefined && token.length < 16) throw new UsageError("the token must be at least 16 characters");
+  if (!isLoopback(host) && token === undefined)
+    throw new UsageError(`refusing to serve on ${host} without --token: anyone who can reach it could ${exposes}`);
 }

@@ -4,11 +4,12 @@ import { exitOnStrayErrors, reportUnexpected } from "./unexpected.ts";
 const HELP = `cadre: run many Claude Code agents at once
 
 Usage:
-  cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse [--rehearse-budget]] [--json] [--redis URL]
+  cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse [--rehearse-budget]] [--json] [--redis URL] [--ui [HOST:PORT]]
   cadre validate <config>
   cadre mcp [--http HOST:PORT] [--config swarm.yaml]
   cadre agents
   cadre worker --redis URL [--concurrency N]
+  cadre ui [runs-dir] [--http HOST:PORT]
 
 Commands:
   run       run the swarm a config file describes
@@ -16,6 +17,7 @@ Commands:
   mcp       serve cadre's tools to a parent Claude over MCP
   agents    list agent definitions (agents/, .claude/agents, ~/.claude/agents)
   worker    run the tasks of distributed runs (cadre run --redis) on this host
+  ui        a web dashboard of past runs (.cadre/runs)
 
 Options:
   -h, --help     show this help
@@ -53,6 +55,7 @@ async function dispatch(argv: string[]): Promise<number> {
   if (command === "agents") return (await import("./agents.ts")).agentsCommand(rest);
   if (command === "mcp") return (await import("./mcp.ts")).mcpCommand(rest);
   if (command === "worker") return (await import("./worker.ts")).workerCommand(rest);
+  if (command === "ui") return (await import("./ui.ts")).uiCommand(rest);
   process.stderr.write(`cadre: unknown command "${command}"; run "cadre --help" to see the commands\n`);
   return 2;
 }

@@ -4,8 +4,10 @@ import { parseArgs } from "node:util";
 import type { McpRuntimeOptions } from "../mcp/runtime.ts";
 import type { OrchestratorOptions } from "../orchestrator/index.ts";
 import type { RehearsalScripts } from "../rehearsal/index.ts";
-import { numberFlag, UsageError } from "./flags.ts";
-import { stopOnSignals } from "./signals.ts";
+import { parseAllowedHosts } from "../util/allowed-hosts.ts";
+import { parseHostPort } from "../util/http-guard.ts";
+import { checkServerToken, numberFlag, UsageError } from "./flags.ts";
+import { stopOnSignals, stopped } from "./signals.ts";
 
 const USAGE =
   "usage: cadre mcp [--http HOST:PORT] [--token T] [--allowed-hosts A,B] [--config swarm.yaml] [--rehearse] [--scripts FILE] [--warm N] [options]";
@@ -17,7 +19,8 @@ over stdio unless --http is given. Add it to Claude Code with:
   claude mcp add cadre -- npx cadre mcp
 
 Options:
-  --http HOST:PORT          Streamable HTTP on /mcp instead of stdio (loopback unless --token is given)
+  --http HOST:PORT          Streamable HTTP on /mcp instead of stdio (loopback unless --token is given),
+                            and at / a web dashboard of the child sessions (the same token)
   --token TOKEN             bearer token for --http (or CADRE_MCP_TOKEN); generated and shown when absent
   --allowed-hosts A,B       names requests may carry in Host and Origin besides loopback and the bound
                             address: "name" (any port) or "name:port"; also needed on 0.0.0.0 or [::]
@@ -109,21 +112,16 @@ export async function mcpCommand(args: string[]): Promise<number> {
       ...(scripts && { rehearsal: { scripts } }),
     };
     token = values.token ?? process.env.CADRE_MCP_TOKEN;
-    if (token !== undefined && token.length < 16) throw new UsageError("the token must be at least 16 characters");
     if (values.http !== undefined) {
-      const { isLoopback, parseHostPort } = await import("../mcp/http.ts");
-      const { parseAllowedHosts } = await import("../mcp/allowed-hosts.ts");
       http = {
-        ...parseHostPort(values.http),
+        ...parseHostPort(values.http, "--http"),
         allowedHosts: parseAllowedHosts(values["allowed-hosts"]),
         maxClients: numberFlag("max-clients", values["max-clients"], { integer: true, min: 1 }),
       };
-      if (!isLoopback(http.host) && token === undefined) {
-        throw new UsageError(`refusing to serve on ${http.host} without --token: anyone who can reach it could run claude here`);
-      }
     } else if (values["allowed-hosts"] !== undefined || values["max-clients"] !== undefined) {
       throw new UsageError(`--${values["allowed-hosts"] !== undefined ? "allowed-hosts" : "max-clients"} applies to --http only`);
     }
+    checkServerToken(http?.host ?? "127.0.0.1", token, "run claude here");
   } catch (error) {
     process.stderr.write(`cadre mcp: ${(error as Error).message}\n${error instanceof UsageError ? "" : `${USAGE}\n`}`);
     return 2;
@@ -141,12 +139,19 @@ export async function mcpCommand(args: string[]): Promise<number> {
       return 0;
     }
     const { serveHttp } = await import("../mcp/http.ts");
-    const serving = await serveHttp(runtime, { ...http, token });
-    process.stderr.write(`cadre mcp: listening on ${serving.url}\n`);
-    process.stderr.write(`cadre mcp: allowed hosts (Host and Origin): ${serving.allowedHosts}\n`);
-    if (serving.tokenGenerated) process.stderr.write(`cadre mcp: token: ${serving.token}\n`);
-    if (!stop.aborted) await new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
-    await serving.close();
+    const { childSessionsDashboard } = await import("./mcp-dashboard.ts");
+    const children = childSessionsDashboard(runtime, options.rehearsal !== undefined);
+    try {
+      const serving = await serveHttp(runtime, { ...http, token, page: children.page });
+      process.stderr.write(`cadre mcp: listening on ${serving.url}\n`);
+      process.stderr.write(`cadre mcp: allowed hosts (Host and Origin): ${serving.allowedHosts}\n`);
+      if (serving.tokenGenerated) process.stderr.write(`cadre mcp: token: ${serving.token}\n`);
+      process.stderr.write(`cadre mcp: dashboard of the child sessions: ${children.url(serving)}\n`);
+      await stopped(stop);
+      await serving.close();
+    } finally {
+      children.off();
+    }
     return 0;
   } catch (error) {
     process.stderr.write(`cadre mcp: ${(error as Error).message}\n`);

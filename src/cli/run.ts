@@ -9,6 +9,7 @@ import type { TaskFingerprint } from "../swarm/fingerprint.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
 import { INTERRUPTED, newRunId, runSwarm, unrunResult } from "../swarm/runner.ts";
 import { RunWorktrees, type WorktreeOutcome } from "../swarm/worktree.ts";
+import { openRunDashboard, type RunDashboard } from "./run/dashboard.ts";
 import { appliedBudget, type RunEngine, startEngine } from "./run/engine.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
 import { planResume, ResumeError, type ResumePlan } from "./run/resume.ts";
@@ -18,7 +19,7 @@ import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
 import type { RunView } from "./run/view/view.ts";
-import { type StopSignal, stopOnSignals } from "./signals.ts";
+import { type StopSignal, stopOnSignals, stopped } from "./signals.ts";
 
 /** Where runs go by default; --resume looks here for the newest run of a config. */
 const RUNS_DIR = ".cadre/runs";
@@ -100,8 +101,30 @@ export async function runCommand(args: string[]): Promise<number> {
   const runId = newRunId(new Date(startedAt));
   const worktrees = new RunWorktrees(runId, config.keep_worktrees);
   const worktreeOutcomes = new Map<string, WorktreeOutcome>();
-  const state = new RunState(config.name, config.tasks, startedAt, appliedBudget(config, options), options.rehearse);
   const out = process.stdout;
+  let dashboard: RunDashboard | undefined;
+  if (options.ui) {
+    try {
+      const budgetUsd = appliedBudget(config, options);
+      dashboard = await openRunDashboard({
+        address: options.ui,
+        token: options.token,
+        config,
+        budgetUsd,
+        costSimulated: options.rehearse,
+        scheduler: engine.scheduler,
+        outDir,
+        startedAt,
+      });
+    } catch (error) {
+      await engine.close();
+      process.stderr.write(`cadre run: ${(error as Error).message}\n`);
+      return 2;
+    }
+    // Before the view draws: a terminal view redraws below this line and leaves it in place.
+    (options.json ? process.stderr : out).write(`cadre run: dashboard at ${dashboard.serving.url}\n`);
+  }
+  const state = new RunState(config.name, config.tasks, startedAt, appliedBudget(config, options), options.rehearse);
   const view: RunView = options.json
     ? new JsonView(out, process.stderr)
     : out.isTTY
@@ -112,7 +135,9 @@ export async function runCommand(args: string[]): Promise<number> {
   const fingerprints = new Map<string, TaskFingerprint>();
   const carriedOver = new Map<string, SummaryTask>();
   const onEvent = (event: RunEvent) => {
-    state.apply(event, Date.now());
+    const now = Date.now();
+    state.apply(event, now);
+    dashboard?.live.apply(event, now);
     view.event(event);
   };
   engine.on(onEvent);
@@ -195,5 +220,16 @@ export async function runCommand(args: string[]): Promise<number> {
   const tableOut = options.json ? process.stderr : out;
   tableOut.write(`\n${renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) })}\n\nsummary: ${path}\n`);
   for (const warning of engine.warnings()) process.stderr.write(`cadre run: ${warning}\n`);
+  if (dashboard) {
+    dashboard.live.finish(Date.now(), { record: summary, dir: outDir });
+    // A person is watching: the page stays to be read, unless they stopped the run themselves.
+    if (stopping.received === undefined) {
+      process.stderr.write(`cadre run: the dashboard stays open at ${dashboard.serving.url} until Ctrl-C\n`);
+      const leaving = stopOnSignals("the dashboard");
+      await stopped(leaving.signal);
+      leaving.dispose();
+    }
+    await dashboard.serving.close();
+  }
   return summary.exit_code;
 }

@@ -60,3 +60,9 @@ export function stopOnSignals(what: string, handlers: StopHandlers = {}): Stoppi
     },
   };
 }
+
+/** Resolves once the signal is aborted. */
+export function stopped(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}

@@ -1,10 +1,11 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { bracketed } from "../util/allowed-hosts.ts";
+import { HostCheck, isLoopback, TokenCheck } from "../util/http-guard.ts";
 import { BodyTooLargeError, readBody } from "../util/read-body.ts";
-import { bracketed, HostPolicy } from "./allowed-hosts.ts";
 import { McpServeError } from "./errors.ts";
 import type { McpRuntime } from "./runtime.ts";
 
@@ -12,9 +13,13 @@ import type { McpRuntime } from "./runtime.ts";
  * Streamable HTTP for `cadre mcp --http`: one MCP session per client, each
  * with its own children. Every request is checked before the MCP transport
  * sees it: the Host and Origin headers (against DNS rebinding, see
- * allowed-hosts.ts), a bearer token, a request-body size limit, and a cap on
- * live clients.
+ * src/util/allowed-hosts.ts), a bearer token, a request-body size limit, and a
+ * cap on live clients. Other paths go to `page` (the dashboard), after the
+ * same Host and Origin checks.
  */
+
+/** Serves the paths other than /mcp; `authorized` says whether the request carries the token (header or ?token=). */
+export type PageHandler = (req: http.IncomingMessage, res: http.ServerResponse, authorized: boolean) => Promise<void>;
 
 export interface HttpOptions {
   host: string;
@@ -34,11 +39,15 @@ export interface HttpOptions {
    * the registry's idle timeout; 0 keeps sessions until DELETE or shutdown.
    */
   sessionIdleMs?: number;
+  /** What answers the other paths (the dashboard at /); without it they get 404. */
+  page?: PageHandler;
 }
 
 export interface HttpServing {
   /** The MCP endpoint. */
   url: string;
+  /** The server's root, where `page` answers. */
+  origin: string;
   token: string;
   /** True when the token was generated here (the caller shows it once). */
   tokenGenerated: boolean;
@@ -53,28 +62,6 @@ const DEFAULT_MAX_CLIENTS = 64;
 /** What a client over the cap is told to wait: sessions end with a DELETE or after their idle time. */
 const RETRY_AFTER_S = 10;
 
-export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
-  return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
-}
-
-/** "127.0.0.1:8080", "[::1]:8080", "localhost:0" → host and port. */
-export function parseHostPort(value: string): { host: string; port: number } {
-  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);
-  const port = match ? Number(match[2]) : NaN;
-  if (!match || port > 65535) throw new McpServeError(`--http wants HOST:PORT (e.g. 127.0.0.1:8787), got "${value}"`);
-  return { host: match[1]!.replace(/^\[|\]$/g, ""), port };
-}
-
-function digest(text: string): Buffer {
-  return createHash("sha256").update(text).digest();
-}
-
-/** The credentials of an Authorization header of the Bearer scheme, whose name is case-insensitive (RFC 7235). */
-function bearerToken(header: string | undefined): string | undefined {
-  return header === undefined ? undefined : /^bearer +(\S+) *$/i.exec(header)?.[1];
-}
-
 function sendError(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.destroy();
   res.writeHead(status, { "content-type": "application/json", ...headers });
@@ -82,15 +69,13 @@ function sendError(res: http.ServerResponse, status: number, message: string, he
 }
 
 export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Promise<HttpServing> {
-  const loopback = isLoopback(options.host);
-  if (!loopback && !options.token) {
+  if (!isLoopback(options.host) && !options.token) {
     throw new McpServeError(
       `refusing to serve on ${options.host} without a token: anyone who can reach it could run claude on this machine. ` +
         `Give --token (or CADRE_MCP_TOKEN), or bind to 127.0.0.1.`,
     );
   }
-  const token = options.token ?? randomBytes(32).toString("base64url");
-  const tokenDigest = digest(token);
+  const tokens = new TokenCheck(options.token);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxClients = options.maxClients ?? DEFAULT_MAX_CLIENTS;
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; owner: string; lastSeen: number; close: () => Promise<void> }>();
@@ -110,29 +95,15 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
       : undefined;
   sweep?.unref?.();
   // Known once the port is (it may be ephemeral).
-  let hosts: HostPolicy | undefined;
-
-  const authorized = (req: http.IncomingMessage) => {
-    const given = bearerToken(req.headers.authorization);
-    return given !== undefined && timingSafeEqual(digest(given), tokenDigest);
-  };
+  let hosts: HostCheck | undefined;
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const host = req.headers.host ?? "";
-    if (!hosts?.allows(host)) return sendError(res, 403, `Host "${host}" is not allowed (see --allowed-hosts)`);
-    const origin = req.headers.origin;
-    if (origin !== undefined) {
-      let originHost: string | undefined;
-      try {
-        originHost = new URL(origin).host;
-      } catch {
-        // an unparsable origin is refused below
-      }
-      if (originHost === undefined || !hosts.allows(originHost))
-        return sendError(res, 403, `Origin "${origin}" is not allowed (see --allowed-hosts)`);
-    }
-    if (!authorized(req)) return sendError(res, 401, "a bearer token is required", { "www-authenticate": 'Bearer realm="cadre"' });
-    if (new URL(req.url ?? "/", "http://x").pathname !== MCP_PATH) return sendError(res, 404, `the MCP endpoint is ${MCP_PATH}`);
+    const refusal = hosts ? hosts.refusal(req) : "the server is starting";
+    if (refusal !== undefined) return sendError(res, 403, `${refusal} (see --allowed-hosts)`);
+    const isMcp = new URL(req.url ?? "/", "http://x").pathname === MCP_PATH;
+    if (!isMcp && options.page) return options.page(req, res, tokens.accepts(req, { query: true }));
+    if (!tokens.accepts(req)) return sendError(res, 401, "a bearer token is required", { "www-authenticate": 'Bearer realm="cadre"' });
+    if (!isMcp) return sendError(res, 404, `the MCP endpoint is ${MCP_PATH}`);
 
     let body: unknown;
     if (req.method === "POST") {
@@ -193,14 +164,15 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
     httpServer.listen(options.port, options.host, () => resolve());
   });
   const { port } = httpServer.address() as AddressInfo;
-  const shown = bracketed(options.host);
-  hosts = new HostPolicy({ bound: options.host, port, allowedHosts: options.allowedHosts ?? [] });
+  hosts = new HostCheck({ bound: options.host, port, allowedHosts: options.allowedHosts ?? [] });
+  const origin = `http://${bracketed(options.host)}:${port}`;
 
   return {
-    url: `http://${shown}:${port}${MCP_PATH}`,
-    token,
-    tokenGenerated: options.token === undefined,
-    allowedHosts: hosts.describe(),
+    url: `${origin}${MCP_PATH}`,
+    origin,
+    token: tokens.token,
+    tokenGenerated: tokens.generated,
+    allowedHosts: hosts.policy.describe(),
     close: async () => {
       clearInterval(sweep);
       await Promise.all([...sessions.values()].map((s) => s.close()));

@@ -1,7 +1,8 @@
 import type { PendingPermission, Session, SessionStatus } from "../orchestrator/session.ts";
 import { EventHub } from "../util/event-hub.ts";
 import type { TurnResult } from "../worker/index.ts";
-import { SessionBusyError, SessionClosedError } from "./errors.ts";
+import { type Answer, decisionFor } from "./answer.ts";
+import { SessionBusyError, SessionClosedError, UnknownPermissionRequestError } from "./errors.ts";
 
 /**
  * A Session as the MCP tools see it: one turn at a time (a follow-up while a
@@ -101,6 +102,20 @@ export class ManagedSession {
         this.#inFlight = false;
         this.changed();
       });
+    this.changed();
+  }
+
+  /** Answers one of the waiting permission requests. */
+  answer(requestId: string, answer: Answer): void {
+    const pending = this.pending;
+    const request = pending.find((p) => p.requestId === requestId);
+    if (!request)
+      throw new UnknownPermissionRequestError(
+        this.id,
+        requestId,
+        pending.map((p) => p.requestId),
+      );
+    this.session.answerPermission(requestId, decisionFor(request, answer));
     this.changed();
   }
 

@@ -102,6 +102,11 @@ export class SessionRegistry {
     );
   }
 
+  /** A session of any owner, for the server's operator (the dashboard). */
+  get(id: string): ManagedSession | undefined {
+    return this.#sessions.get(id);
+  }
+
   list(owner: string, statuses?: readonly SessionStatus[]): ManagedSession[] {
     return [...this.#sessions.values()].filter((s) => s.owner === owner && (!statuses || statuses.includes(s.status)));
   }

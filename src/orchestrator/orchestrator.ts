@@ -175,8 +175,9 @@ export class Orchestrator implements TaskRunner {
           canUseTool,
         });
         // A resumed session continues its own conversation: only a new process can.
-        if (resume) return (await plan.start(signal, { resume })).worker;
-        return (await this.#pool.lease(plan, { maxTasks: 1, signal })).worker;
+        const { worker } = resume ? await plan.start(signal, { resume }) : await this.#pool.lease(plan, { maxTasks: 1, signal });
+        this.relayWorkerEvents(worker, record.info);
+        return worker;
       },
       schedule: async (job, key, signal) => {
         const stop = AbortSignal.any([this.closing.signal, this.budgetStop.signal, ...(signal ? [signal] : [])]);
@@ -351,6 +352,8 @@ export class Orchestrator implements TaskRunner {
     // Per attempt: the CLI counts cost per session, and a reused process starts a new session for each task.
     const cost = new WorkerCost();
     const { info } = record;
+    // The attempt holds a slot from here; task_started follows once its process is up.
+    this.hub.emit({ type: "worker_state", task: info, state: "starting" });
     const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
     const maxTasks = tasksPerProcess(record.agent, this.options.reuse);
     const { ticket, hidePartial, leasePlan } = this.staggered(plan);
@@ -370,12 +373,7 @@ export class Orchestrator implements TaskRunner {
             worker: origin,
             startedAt: record.startedAt ?? Date.now(),
           });
-          return worker.on((event) => {
-            if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
-            else if (event.type === "permission_request")
-              this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
-            else if (event.type === "permission_settled") this.hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });
-          });
+          return this.relayWorkerEvents(worker, info);
         },
         onMessage: (message) => {
           ticket?.observe(message);
@@ -520,6 +518,16 @@ export class Orchestrator implements TaskRunner {
     return this.execute(record, spec, parent !== undefined).then((settled) => {
       result = settled;
       return settled;
+    });
+  }
+
+  /** A task's or session's worker state and permission requests, as the orchestrator's events; returns the unsubscribe function. */
+  private relayWorkerEvents(worker: Worker, info: TaskInfo): () => void {
+    return worker.on((event) => {
+      if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
+      else if (event.type === "permission_request")
+        this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
+      else if (event.type === "permission_settled") this.hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });
     });
   }
 

@@ -373,4 +373,21 @@ describe("arguments", () => {
       message: '--run-id may hold letters, digits, ".", "_" and "-" (at most 80), got "a:b"',
     });
   });
+
+  it("--ui takes an optional HOST:PORT, and serves beyond loopback only with a token", () => {
+    const parse = (args: string[], env: Record<string, string> = {}) => parseRunArgs(args, new Date(), "/w", env);
+    const loopback = { host: "127.0.0.1", port: 0 };
+    expect(parse(["x.yaml", "--ui"])).toMatchObject({ options: { config: "x.yaml", ui: loopback, token: undefined } });
+    expect(parse(["--ui", "x.yaml"])).toMatchObject({ options: { config: "x.yaml", ui: loopback } });
+    expect(parse(["x.yaml", "--ui", "localhost:8080"])).toMatchObject({ options: { ui: { host: "localhost", port: 8080 } } });
+    expect(parse(["x.yaml", "--ui=[::1]:9000"])).toMatchObject({ options: { ui: { host: "::1", port: 9000 } } });
+    expect(parse(["x.yaml"])).toMatchObject({ options: { ui: undefined } });
+    expect(parse(["x.yaml", "--ui=nonsense"])).toEqual({ kind: "error", message: '--ui wants HOST:PORT (e.g. 127.0.0.1:8787), got "nonsense"' });
+    expect(parse(["x.yaml", "--ui", "0.0.0.0:8080"])).toMatchObject({ kind: "error", message: expect.stringContaining("without --token") });
+    const token = "a-token-of-sixteen-plus";
+    expect(parse(["x.yaml", "--ui", "0.0.0.0:8080", "--token", token])).toMatchObject({ options: { ui: { host: "0.0.0.0", port: 8080 }, token } });
+    expect(parse(["x.yaml", "--ui"], { CADRE_UI_TOKEN: token })).toMatchObject({ options: { token } });
+    expect(parse(["x.yaml", "--token", token])).toEqual({ kind: "error", message: "--token goes with --ui" });
+    expect(parse(["x.yaml", "--ui", "--token", "short"])).toMatchObject({ kind: "error", message: expect.stringContaining("at least 16") });
+  });
 });

@@ -2,7 +2,7 @@
 // wrong token, a Host or Origin it was not told to serve (DNS rebinding, cross-site
 // pages), a body too large or not JSON, a client over the --max-clients cap.
 import { describe, expect, it } from "vitest";
-import { HostPolicy } from "../../src/mcp/allowed-hosts.ts";
+import { HostPolicy } from "../../src/util/allowed-hosts.ts";
 import { raw, startHttpCadre } from "../mcp/http-support.ts";
 
 const TOKEN = "test-token-0123456789abcdef";

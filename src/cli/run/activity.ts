@@ -1,12 +1,7 @@
 import type { TaskResult } from "../../orchestrator/index.ts";
 import type { CliMessage } from "../../protocol/index.ts";
 import type { WorktreeOutcome } from "../../swarm/worktree.ts";
-
-/** One line, at most `max` characters: whitespace collapsed, an ellipsis when cut. */
-export function oneLine(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
-}
+import { oneLine } from "../../util/one-line.ts";
 
 /** The part of a tool input worth showing: the command, the file, the peer. */
 function toolInput(input: Record<string, unknown>): string {

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { redactUrl } from "../../distributed/url.ts";
 import { Orchestrator, type OrchestratorEvent, type SessionRecord, type TaskRunner, type Usage } from "../../orchestrator/index.ts";
+import type { Scheduler } from "../../orchestrator/scheduler/index.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../../swarm/config/index.ts";
 import type { RunOptions } from "./options.ts";
 
@@ -26,6 +27,8 @@ export interface RunEngine extends TaskRunner {
   readonly description: string;
   /** Problems to report after the run (scripted-model warnings, a lost Redis). */
   warnings(): readonly string[];
+  /** The limits in force and the slots in use, for the dashboard; only an in-process run has them here. */
+  readonly scheduler?: Pick<Scheduler, "rateLimit" | "running">;
 }
 
 /** What the orchestrator and the coordinator both offer a run. */
@@ -107,6 +110,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: RunOptio
       await rig?.close();
     },
     kill: () => orchestrator.kill(),
+    scheduler: orchestrator.scheduler,
     description: mode,
     warnings: () => rig?.server.warnings ?? [],
   });

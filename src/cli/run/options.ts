@@ -4,10 +4,11 @@ import { parseArgs } from "node:util";
 // The modules that need no Redis client: `cadre run` without --redis never loads BullMQ.
 import { RUN_ID_PATTERN } from "../../distributed/keys.ts";
 import { redisUrlProblem } from "../../distributed/url.ts";
-import { numberFlag } from "../flags.ts";
+import { parseHostPort } from "../../util/http-guard.ts";
+import { checkServerToken, numberFlag } from "../flags.ts";
 
 export const USAGE =
-  "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse [--rehearse-budget]] [--json] [--redis URL [--run-id ID]]";
+  "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse [--rehearse-budget]] [--json] [--redis URL [--run-id ID]] [--ui [HOST:PORT]]";
 
 export const HELP = `${USAGE}
 
@@ -30,6 +31,10 @@ Options:
                      --concurrency and the budget then hold over all hosts
   --run-id ID        the distributed run's id (default: made up and shown); give the id of a run
                      whose \`cadre run\` stopped to pick it up where it was
+  --ui [HOST:PORT]   serve a live web dashboard of the run (default 127.0.0.1 and a free port) and
+                     print its address; it stays up after the run until Ctrl-C
+  --token T          the dashboard's token (or CADRE_UI_TOKEN); generated when absent, and needed
+                     to serve beyond loopback
   -h, --help         show this help
 
 On a terminal the view redraws in place; otherwise it prints one timestamped line per event.
@@ -56,6 +61,9 @@ export interface RunOptions {
   /** Set by --resume: the run directory given, or "" for the newest run of the config. */
   resume: string | undefined;
   fresh: boolean;
+  /** Where to serve the dashboard (--ui), if at all. */
+  ui: { host: string; port: number } | undefined;
+  token: string | undefined;
 }
 
 export type ParsedArgs = { kind: "help" } | { kind: "error"; message: string } | { kind: "run"; options: RunOptions };
@@ -68,16 +76,28 @@ export function runDirName(date: Date): string {
     .replaceAll(":", "-");
 }
 
-/** `--resume` takes an optional directory: alone (last, or before another flag) it means "the newest run". */
-function withResumeValue(args: string[]): string[] {
+/** Where `--ui` serves when it names no address: loopback, a free port. */
+const DEFAULT_UI = "127.0.0.1:0";
+
+/**
+ * Flags whose value is optional, which parseArgs cannot express: alone (last, or
+ * before a word that is not such a value), `--resume` means "the newest run" and
+ * `--ui` "loopback, a free port".
+ */
+const OPTIONAL_VALUES: Record<string, { isValue: (word: string) => boolean; absent: string }> = {
+  "--resume": { isValue: (word) => !word.startsWith("-") && !/\.(ya?ml|json)$/i.test(word), absent: "" },
+  "--ui": { isValue: (word) => /^(\[[^\]]+\]|[^:\s/\\]+):\d+$/.test(word), absent: DEFAULT_UI },
+};
+
+function withOptionalValues(args: string[]): string[] {
   return args.map((arg, index) => {
+    const flag = OPTIONAL_VALUES[arg];
     const next = args[index + 1];
-    const bare = next === undefined || next.startsWith("-") || /\.(ya?ml|json)$/i.test(next);
-    return arg === "--resume" && bare ? "--resume=" : arg;
+    return flag && (next === undefined || !flag.isValue(next)) ? `${arg}=${flag.absent}` : arg;
   });
 }
 
-export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string = process.cwd()): ParsedArgs {
+export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string = process.cwd(), env = process.env): ParsedArgs {
   let values: {
     concurrency?: string;
     out?: string;
@@ -89,11 +109,13 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
     help?: boolean;
     resume?: string;
     fresh?: boolean;
+    ui?: string;
+    token?: string;
   };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
-      args: withResumeValue(args),
+      args: withOptionalValues(args),
       options: {
         concurrency: { type: "string", short: "c" },
         out: { type: "string", short: "o" },
@@ -104,6 +126,8 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
         "run-id": { type: "string" },
         resume: { type: "string" },
         fresh: { type: "boolean" },
+        ui: { type: "string" },
+        token: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -118,8 +142,17 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   if (values["rehearse-budget"] && !values.rehearse) return { kind: "error", message: "--rehearse-budget goes with --rehearse" };
 
   let concurrency: number | undefined;
+  let address: { host: string; port: number } | undefined;
   try {
     concurrency = numberFlag("concurrency", values.concurrency, { integer: true, min: 1 });
+    address = values.ui === undefined ? undefined : parseHostPort(values.ui, "--ui");
+  } catch (error) {
+    return { kind: "error", message: (error as Error).message };
+  }
+  const token = values.token ?? env.CADRE_UI_TOKEN;
+  if (values.token !== undefined && address === undefined) return { kind: "error", message: "--token goes with --ui" };
+  try {
+    if (address) checkServerToken(address.host, token, "read the run");
   } catch (error) {
     return { kind: "error", message: (error as Error).message };
   }
@@ -148,6 +181,8 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
       redis,
       resume: values.resume === undefined ? undefined : values.resume === "" ? "" : resolve(cwd, values.resume),
       fresh: values.fresh === true,
+      ui: address,
+      token: address && token,
     },
   };
 }

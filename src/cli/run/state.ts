@@ -1,7 +1,8 @@
 import type { OrchestratorEvent, RateLimitState, TaskResult, TaskStatus, Usage } from "../../orchestrator/index.ts";
 import type { SwarmEvent } from "../../swarm/runner.ts";
 import type { WorktreeOutcome } from "../../swarm/worktree.ts";
-import { describeMessage, oneLine, resultLine, worktreeLine } from "./activity.ts";
+import { oneLine } from "../../util/one-line.ts";
+import { describeMessage, resultLine, worktreeLine } from "./activity.ts";
 
 /** What a run shows: the orchestrator's events and the swarm's. */
 export type RunEvent = OrchestratorEvent | SwarmEvent;

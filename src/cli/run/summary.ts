@@ -7,8 +7,9 @@ import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
 import type { TaskFingerprint } from "../../swarm/fingerprint.ts";
 import { unrunResult } from "../../swarm/runner.ts";
 import type { WorktreeOutcome } from "../../swarm/worktree.ts";
+import { oneLine } from "../../util/one-line.ts";
 import { SIGNAL_EXIT_CODES, type StopSignal } from "../signals.ts";
-import { oneLine, resultLine, worktreeLine } from "./activity.ts";
+import { resultLine, worktreeLine } from "./activity.ts";
 import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./view/format.ts";
 
 const UsageSchema = z.looseObject({

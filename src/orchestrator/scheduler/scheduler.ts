@@ -174,6 +174,11 @@ export class Scheduler {
     return this.#total - this.#running;
   }
 
+  /** The limits in force now, as `rate_limit` events publish them on each change. */
+  get rateLimit(): RateLimitState {
+    return this.#adaptive.state(Date.now());
+  }
+
   /** The most jobs that ever ran at once. */
   get peakRunning(): number {
     return this.#peakRunning;

@@ -1,5 +1,6 @@
 import type { TaskResult } from "../../../orchestrator/index.ts";
-import { describeMessage, oneLine, resultLine, worktreeLine } from "../activity.ts";
+import { oneLine } from "../../../util/one-line.ts";
+import { describeMessage, resultLine, worktreeLine } from "../activity.ts";
 import type { RunEvent, RunState } from "../state.ts";
 import { formatDuration, formatUsd } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";

@@ -1,13 +1,21 @@
-import { McpServeError } from "./errors.ts";
+import { CadreError } from "../errors.ts";
 
 /**
- * Which Host and Origin values `cadre mcp --http` answers. A page in a browser
- * can reach a server on this machine through a name that resolves here (DNS
- * rebinding) or through 0.0.0.0, so the names are listed, never inferred: the
+ * Which Host and Origin values cadre's HTTP servers (`cadre mcp --http`, the
+ * dashboard) answer. A page in a browser can reach a server on this machine
+ * through a name that resolves here (DNS rebinding) or through 0.0.0.0, so the
+ * names are listed, never inferred: the
  * loopback names, the address the server is bound to when it is a specific one,
  * and the names the user gives (--allowed-hosts). Binding a wildcard address
  * changes where the server listens, not which names it answers to.
  */
+
+/** An address or host name a flag was given that is not one. */
+export class HostPortError extends CadreError {
+  constructor(message: string) {
+    super("INVALID_HOST_PORT", message);
+  }
+}
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
 const WILDCARDS = new Set(["0.0.0.0", "::", "[::]"]);
@@ -80,6 +88,6 @@ export function parseAllowedHosts(value: string | undefined): string[] {
     .map((entry) => entry.trim())
     .filter((entry) => entry !== "");
   const bad = entries.find((entry) => !HOST_ENTRY.test(entry));
-  if (bad !== undefined) throw new McpServeError(`--allowed-hosts wants host names or addresses, each with an optional :PORT, got "${bad}"`);
+  if (bad !== undefined) throw new HostPortError(`--allowed-hosts wants host names or addresses, each with an optional :PORT, got "${bad}"`);
   return entries;
 }

@@ -1,0 +1,32 @@
+import { DashboardError, type DashboardHandler, dashboardHandler, dashboardUrl, LiveRun, singleRun } from "../dashboard/index.ts";
+import type { HttpServing } from "../mcp/http.ts";
+import type { McpRuntime } from "../mcp/runtime.ts";
+
+/**
+ * The page at / of `cadre mcp --http`: the children of every client, their
+ * state and conversations, and their permission requests to answer.
+ */
+export function childSessionsDashboard(
+  runtime: McpRuntime,
+  costSimulated: boolean,
+): { page: DashboardHandler; url(serving: HttpServing): string; off(): void } {
+  const live = new LiveRun({
+    id: "sessions",
+    title: "cadre mcp: child sessions",
+    mode: "sessions",
+    startedAt: Date.now(),
+    budgetUsd: runtime.orchestrator.options.budgetUsd,
+    costSimulated,
+    scheduler: runtime.orchestrator.scheduler,
+    answer: (id, requestId, answer) => {
+      const session = runtime.registry.get(id);
+      if (!session) throw new DashboardError("UNKNOWN_SESSION", `no child session ${id}`);
+      session.answer(requestId, answer);
+    },
+  });
+  return {
+    page: dashboardHandler(singleRun(live)),
+    url: (serving) => dashboardUrl(serving.origin, { token: serving.token, generated: serving.tokenGenerated }),
+    off: runtime.orchestrator.on((event) => live.apply(event)),
+  };
+}

@@ -1,0 +1,168 @@
+import { z } from "zod";
+import type { RateLimitState } from "../orchestrator/index.ts";
+import type { Conversation } from "./conversation.ts";
+
+/**
+ * What the page is sent: the state of one run (a live `cadre run`, the child
+ * sessions of `cadre mcp`, or a finished run read back from its summary.json),
+ * the list of runs to choose from, and what the page may send back.
+ */
+
+/** A task, a spawned child, a peer or supervisor session, or a `cadre mcp` child session. */
+export type RowKind = "task" | "child" | "session" | "peer" | "supervisor";
+
+/** A status and since when it holds: the row's history, drawn as the timeline. */
+export interface Phase {
+  status: string;
+  at: number;
+}
+
+export interface PendingView {
+  requestId: string;
+  toolName: string;
+  /** "tool", "question" or "plan". */
+  kind: string;
+  ask: string;
+  /** The tool's input as indented JSON, cut when long. */
+  input: string;
+  /** For a question: each question's text and option labels. */
+  questions?: { question: string; options: string[]; multiSelect: boolean }[];
+  since: number;
+}
+
+export interface RowView {
+  /** Stable for the row's life: "t:<config task name>", or "id:<orchestrator task id>". */
+  key: string;
+  name: string;
+  agent: string | null;
+  kind: RowKind;
+  /** The key of the row that spawned this one. */
+  parent: string | null;
+  status: string;
+  attempts: number;
+  turns: number;
+  costUsd: number;
+  queuedAt: number | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+  /** From queued to the first start. */
+  queuedMs: number | null;
+  /** From the first start to the end (to now while it runs). */
+  runMs: number | null;
+  phases: Phase[];
+  branch: string | null;
+  activity: string;
+  error: string | null;
+  waitsFor: string[];
+  /** Whether a conversation can be shown (a transcript exists, or the task has spoken). */
+  hasConversation: boolean;
+  pending: PendingView[];
+}
+
+/** A row with nothing known yet but who it is. */
+export function blankRow(key: string, name: string, agent: string | null | undefined, kind: RowKind): RowView {
+  return {
+    key,
+    name,
+    agent: agent ?? null,
+    kind,
+    parent: null,
+    status: "waiting",
+    attempts: 0,
+    turns: 0,
+    costUsd: 0,
+    queuedAt: null,
+    startedAt: null,
+    finishedAt: null,
+    queuedMs: null,
+    runMs: null,
+    phases: [],
+    branch: null,
+    activity: "",
+    error: null,
+    waitsFor: [],
+    hasConversation: false,
+    pending: [],
+  };
+}
+
+export interface TotalsView {
+  tasks: number;
+  byStatus: Record<string, number>;
+  turns: number;
+  costUsd: number;
+  budgetUsd: number | null;
+  budgetExceeded: boolean;
+}
+
+export interface RunSnapshot {
+  id: string;
+  title: string;
+  /** "swarm" (cadre run), "sessions" (cadre mcp), "record" (a past run). */
+  mode: "swarm" | "sessions" | "record";
+  live: boolean;
+  finished: boolean;
+  startedAt: number | null;
+  finishedAt: number | null;
+  now: number;
+  rows: RowView[];
+  totals: TotalsView;
+  rateLimit: RateLimitState | null;
+  running: number;
+  /** Whether the page may answer permission requests. */
+  answerable: boolean;
+  /** Costs made up by a rehearsal's scripted model (shown as ~$). */
+  costSimulated: boolean;
+  /** Set when the record could not be read in full (a summary.json of an older or newer cadre). */
+  notice: string | null;
+}
+
+export interface RunListing {
+  id: string;
+  title: string;
+  startedAt: string | null;
+  live: boolean;
+  /** "3/4 succeeded", "running", or why it cannot be read. */
+  outcome: string;
+}
+
+/** The page's answer to a permission request (as answer_permission takes it). */
+export const PermissionAnswerSchema = z.object({
+  decision: z.enum(["allow", "deny"]),
+  message: z.string().max(10_000).optional(),
+  interrupt: z.boolean().optional(),
+  answers: z.record(z.string(), z.union([z.string(), z.array(z.string())])).optional(),
+});
+export type PermissionAnswer = z.infer<typeof PermissionAnswerSchema>;
+
+export const AnswerRequestSchema = z.object({ row: z.string().min(1), requestId: z.string().min(1), answer: PermissionAnswerSchema });
+
+/** One run the page can show. */
+export interface RunFeed {
+  readonly id: string;
+  snapshot(now: number): RunSnapshot;
+  /** Called after each change of a live run; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void;
+  /** The conversation of a row, or undefined when it has none. */
+  conversation(key: string): Promise<Conversation | undefined>;
+  /** Answers a waiting permission request; throws a CadreError the page shows. Absent: nothing is answerable. */
+  answer?(key: string, requestId: string, answer: PermissionAnswer): void;
+}
+
+/** Where the dashboard's runs come from. */
+export interface DashboardSource {
+  runs(): Promise<RunListing[]>;
+  run(id: string): Promise<RunFeed | undefined>;
+}
+
+/** A source of one run: the live run of `cadre run --ui` or the sessions of `cadre mcp`. */
+export function singleRun(feed: RunFeed): DashboardSource {
+  return {
+    runs: async () => {
+      const snapshot = feed.snapshot(Date.now());
+      const startedAt = snapshot.startedAt === null ? null : new Date(snapshot.startedAt).toISOString();
+      return [{ id: feed.id, title: snapshot.title, startedAt, live: snapshot.live, outcome: snapshot.live ? "running" : "finished" }];
+    },
+    run: async (id) => (id === feed.id ? feed : undefined),
+  };
+}

@@ -1,0 +1,173 @@
+// The dashboard page: picks a run, follows its state and the selected row's conversation.
+import { Api, takeToken } from "./api.js";
+import { ConversationView } from "./conversation.js";
+import { money, span, statusLabel } from "./format.js";
+import { PendingList } from "./permissions.js";
+import { TaskTable } from "./table.js";
+import { renderTimeline } from "./timeline.js";
+
+const $ = (id) => document.getElementById(id);
+const api = new Api(takeToken());
+const params = new URLSearchParams(location.search);
+
+const page = {
+  runId: null,
+  snapshot: null,
+  stateSource: null,
+  selected: params.get("row"),
+  /** The row whose conversation is open, and whether it was open while the row had none yet. */
+  shown: null,
+};
+
+const table = new TaskTable(document.querySelector("#tasks tbody"), (key) => select(key));
+const conversation = new ConversationView($("conversation"), $("conversation-state"));
+const pending = new PendingList($("pending-section"), $("pending"), (row, requestId, answer) => api.answer(page.runId, row, requestId, answer));
+
+function notice(text) {
+  $("notice").hidden = !text;
+  $("notice").textContent = text ?? "";
+}
+
+/** The address says which run and row are shown, so that it can be shared (without the token) or reloaded. */
+function remember() {
+  const query = new URLSearchParams();
+  if (page.runId) query.set("run", page.runId);
+  if (page.selected) query.set("row", page.selected);
+  history.replaceState(null, "", `${location.pathname}?${query}`);
+}
+
+async function start() {
+  if (!api.token) return notice("This dashboard needs its token: open the address cadre printed (it ends in #token=…).");
+  let runs;
+  try {
+    ({ runs } = await api.runs());
+  } catch (error) {
+    return notice(`Cannot list the runs: ${error.message}`);
+  }
+  if (runs.length === 0) return notice("No runs here yet.");
+  const picker = $("run-picker");
+  picker.replaceChildren(
+    ...runs.map((run) => new Option(`${run.title} — ${run.startedAt ? new Date(run.startedAt).toLocaleString() : run.id} — ${run.outcome}`, run.id)),
+  );
+  $("run-picker-label").hidden = runs.length < 2;
+  picker.addEventListener("change", () => {
+    page.selected = null;
+    follow(picker.value);
+  });
+  const wanted = runs.find((run) => run.id === params.get("run")) ?? runs[0];
+  picker.value = wanted.id;
+  follow(wanted.id);
+}
+
+function follow(runId) {
+  page.stateSource?.close();
+  page.runId = runId;
+  page.shown = null;
+  conversation.clear("Select a task to see its conversation.");
+  remember();
+  const source = new EventSource(api.streamUrl(`/api/runs/${encodeURIComponent(runId)}/state`));
+  page.stateSource = source;
+  source.addEventListener("state", (event) => {
+    notice(null);
+    const snapshot = JSON.parse(event.data);
+    snapshot.receivedAt = Date.now();
+    render(snapshot);
+  });
+  source.addEventListener("error", () => {
+    if (page.snapshot?.live) notice("Lost the connection to cadre; trying again…");
+    else if (!page.snapshot) notice("Cannot reach this run (is the token right?).");
+  });
+}
+
+function select(key) {
+  page.selected = key;
+  remember();
+  table.select(key);
+  openConversation();
+}
+
+/** Opens the selected row's conversation once it has one (a queued task has said nothing yet). */
+function openConversation() {
+  const row = page.snapshot?.rows.find((r) => r.key === page.selected);
+  $("conversation-name").textContent = row ? `of ${row.name}` : "(select a task)";
+  if (!row) return;
+  if (!row.hasConversation) {
+    page.shown = null;
+    return conversation.clear(`${row.name} has said nothing yet; its conversation appears here when it starts.`);
+  }
+  if (page.shown === row.key) return;
+  page.shown = row.key;
+  conversation.open(api.streamUrl(`/api/runs/${encodeURIComponent(page.runId)}/conversation`, { row: row.key }), page.snapshot.costSimulated);
+}
+
+function render(snapshot) {
+  page.snapshot = snapshot;
+  document.title = `${snapshot.title} — cadre`;
+  $("run-title").textContent = snapshot.title;
+  $("tasks-heading").textContent = snapshot.mode === "sessions" ? "Sessions" : "Tasks";
+  const state = $("run-state");
+  state.textContent = snapshot.live ? "live" : snapshot.mode === "record" ? "recorded run" : "finished";
+  state.dataset.state = snapshot.live ? "live" : "finished";
+  if (snapshot.notice) notice(snapshot.notice);
+  renderTotals(snapshot);
+  pending.render(snapshot);
+  table.render(snapshot);
+  table.select(page.selected);
+  renderTimeline($("timeline"), snapshot);
+  if (page.selected && page.shown !== page.selected) openConversation();
+}
+
+function renderTotals(snapshot) {
+  const { totals } = snapshot;
+  const done = ["succeeded", "failed", "cancelled", "skipped", "closed"].reduce((sum, status) => sum + (totals.byStatus[status] ?? 0), 0);
+  const statuses = Object.entries(totals.byStatus)
+    .map(([status, count]) => `${statusLabel(status)} ${count}`)
+    .join(" · ");
+  const budget = totals.budgetUsd !== null ? ` of ${money(totals.budgetUsd)}${totals.budgetExceeded ? " — budget reached" : ""}` : "";
+  const limit = snapshot.rateLimit;
+  const concurrency = limit
+    ? `${snapshot.running} running; limit ${limit.effectiveLimit}${limit.effectiveLimit < limit.limit ? ` (lowered from ${limit.limit})` : ""}`
+    : `${snapshot.running} running`;
+  const rateLimited = limit
+    ? limit.rateLimited
+      ? `rate limited${limit.backoffUntil ? `, no new start for ${span(limit.backoffUntil - snapshot.now)}` : ""}`
+      : "ok"
+    : "—";
+  const end = snapshot.finishedAt ?? (snapshot.live ? snapshot.now : null);
+  const items = [
+    ["Tasks", `${done}/${totals.tasks} done`, "total-tasks", totals.tasks],
+    ["By status", statuses || "—", "total-statuses", null],
+    ["Turns", String(totals.turns), "total-turns", totals.turns],
+    [
+      "Cost",
+      `${money(totals.costUsd, snapshot.costSimulated)}${budget}${snapshot.costSimulated ? " (simulated)" : ""}`,
+      "total-cost",
+      totals.costUsd,
+    ],
+    ["Concurrency", concurrency, "total-concurrency", snapshot.running],
+    ["Rate limit", rateLimited, "total-rate-limit", null],
+    ["Elapsed", snapshot.startedAt !== null && end !== null ? span(end - snapshot.startedAt) : "—", "total-elapsed", null],
+  ];
+  $("totals").replaceChildren(
+    ...items.map(([term, value, id, raw]) => {
+      const group = document.createElement("div");
+      const dt = document.createElement("dt");
+      const dd = document.createElement("dd");
+      dt.textContent = term;
+      dd.textContent = value;
+      dd.id = id;
+      if (raw !== null) dd.dataset.value = String(raw);
+      group.append(dt, dd);
+      return group;
+    }),
+  );
+}
+
+// Running times grow between snapshots: redraw them once a second while the run is live (no request is made).
+setInterval(() => {
+  if (!page.snapshot?.live) return;
+  table.render(page.snapshot);
+  renderTimeline($("timeline"), page.snapshot);
+}, 1000);
+
+start();

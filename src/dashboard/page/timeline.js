@@ -1,0 +1,77 @@
+// The timeline: one track per row, a bar per phase (queued, running, …), so that a person sees
+// when each task waited, ran and ended, and how many ran at once.
+import { h, serverNow, span, statusLabel } from "./format.js";
+
+const TICKS = 6;
+
+export function renderTimeline(container, snapshot) {
+  const timed = snapshot.rows.filter((row) => row.phases.length > 0);
+  if (timed.length === 0 || timed.every((row) => row.phases.every((phase) => phase.status === "waiting"))) {
+    container.replaceChildren(h("p", { class: "muted" }, snapshot.notice ?? "Nothing has been queued yet."));
+    return;
+  }
+  // The client's clock may differ from the server's: measure "now" on the server's.
+  const now = snapshot.live ? serverNow(snapshot) : (snapshot.finishedAt ?? lastPhase(timed));
+  const start = Math.min(snapshot.startedAt ?? Number.POSITIVE_INFINITY, ...timed.map((row) => row.phases[0].at));
+  const end = Math.max(now, start + 1000);
+  const x = (at) => `${(((at - start) / (end - start)) * 100).toFixed(3)}%`;
+  const width = (from, to) => `${Math.max(0.4, ((to - from) / (end - start)) * 100).toFixed(3)}%`;
+
+  const ticks = Array.from({ length: TICKS + 1 }, (_, i) => {
+    const tick = h("span", { class: "tick" }, span(((end - start) * i) / TICKS));
+    tick.style.left = `${(i / TICKS) * 100}%`;
+    return tick;
+  });
+  const axis = h("div", { class: "axis", "aria-hidden": "true" }, h("span", { class: "label" }), h("div", { class: "track" }, ...ticks));
+  // Every row has a lane, so that one still waiting shows as an empty track beside the others.
+  const tracks = snapshot.rows.map((row) => {
+    const bars = row.phases.map((phase, i) => {
+      const until = row.phases[i + 1]?.at ?? (isEnd(phase.status) ? phase.at : now);
+      const text = `${statusLabel(phase.status)} for ${span(until - phase.at)}`;
+      const bar = h("span", { class: `bar status-${phase.status}${isEnd(phase.status) ? " end" : ""}`, title: text });
+      bar.style.left = x(phase.at);
+      bar.style.width = isEnd(phase.status) ? "" : width(phase.at, until);
+      return bar;
+    });
+    const summary =
+      row.phases.length === 0
+        ? row.status
+        : row.phases
+            .map((phase, i) => (isEnd(phase.status) ? phase.status : `${phase.status} ${span((row.phases[i + 1]?.at ?? now) - phase.at)}`))
+            .join(", ");
+    return h(
+      "div",
+      { class: `lane${row.parent ? " child" : ""}` },
+      h("span", { class: "label", title: row.name }, row.name),
+      h("div", { class: "track", role: "img", "aria-label": `${row.name}: ${summary}` }, ...bars),
+    );
+  });
+  container.replaceChildren(axis, ...tracks, concurrencyLine(timed, start, now));
+}
+
+function isEnd(status) {
+  return ["succeeded", "failed", "cancelled", "skipped", "closed"].includes(status);
+}
+
+function lastPhase(rows) {
+  return Math.max(...rows.map((row) => row.phases.at(-1).at));
+}
+
+/** The most rows that were running at once, from the phases. */
+function concurrencyLine(rows, start, now) {
+  const changes = [];
+  for (const row of rows) {
+    row.phases.forEach((phase, i) => {
+      if (phase.status !== "running") return;
+      changes.push([phase.at, 1], [row.phases[i + 1]?.at ?? now, -1]);
+    });
+  }
+  changes.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let running = 0;
+  let peak = 0;
+  for (const [, delta] of changes) {
+    running += delta;
+    peak = Math.max(peak, running);
+  }
+  return h("p", { class: "muted peak" }, `At most ${peak} running at once over ${span(now - start)}.`);
+}

@@ -1,0 +1,197 @@
+import { createReadStream } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { isAbsolute, relative, resolve } from "node:path";
+import { z } from "zod";
+import { parseCliMessage } from "../protocol/index.ts";
+import { NdjsonDecoder } from "../protocol/ndjson.ts";
+import { Conversation } from "./conversation.ts";
+import { blankRow, type Phase, type RowKind, type RowView, type TotalsView } from "./feed.ts";
+
+/**
+ * A run's summary.json as the dashboard reads it. Read leniently: only what
+ * the page shows, most of it optional, so that records written by older or
+ * newer cadre versions still open (cadre run's schema is the writer's).
+ * Timing per task (queued_ms, started_at, finished_at), worktree branches and
+ * the sessions[] of peers, supervisors and children are shown when present.
+ */
+
+const RecordTaskSchema = z.looseObject({
+  name: z.string(),
+  agent: z.string().nullable().optional(),
+  status: z.string(),
+  cost_usd: z.number().optional(),
+  num_turns: z.number().optional(),
+  duration_ms: z.number().optional(),
+  attempts: z.number().optional(),
+  depends_on: z.array(z.string()).optional(),
+  transcript: z.string().nullable().optional(),
+  error: z.looseObject({ message: z.string() }).nullable().optional(),
+  text: z.string().optional(),
+  queued_ms: z.number().nullable().optional(),
+  started_at: z.string().nullable().optional(),
+  finished_at: z.string().nullable().optional(),
+  branch: z.string().nullable().optional(),
+});
+
+const RecordSessionSchema = z.looseObject({
+  name: z.string().optional(),
+  role: z.string().optional(),
+  agent: z.string().nullable().optional(),
+  parent: z.string().nullable().optional(),
+  /** A child's outcome; null for a peer or supervisor, which answer turn after turn. */
+  status: z.string().nullable().optional(),
+  cost_usd: z.number().optional(),
+  num_turns: z.number().optional(),
+  transcript: z.string().nullable().optional(),
+});
+
+export const RunRecordSchema = z.looseObject({
+  swarm: z.string(),
+  /** A rehearsal's costs are made up by the scripted model. */
+  cost_simulated: z.boolean().optional(),
+  started_at: z.string().optional(),
+  finished_at: z.string().optional(),
+  interrupted: z.boolean().optional(),
+  budget_usd: z.number().nullable().optional(),
+  /** Only what the tasks do not tell: the cost includes the sessions beside them. */
+  totals: z.looseObject({ cost_usd: z.number(), num_turns: z.number() }).partial().optional(),
+  tasks: z.array(RecordTaskSchema),
+  sessions: z.array(RecordSessionSchema).optional(),
+});
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+export const SUMMARY_FILE = "summary.json";
+
+/** summary.json of a run directory, or why it cannot be read. */
+export async function readRecord(runDir: string): Promise<{ record: RunRecord } | { problem: string }> {
+  let text: string;
+  try {
+    text = await readFile(resolve(runDir, SUMMARY_FILE), "utf8");
+  } catch {
+    return { problem: `no ${SUMMARY_FILE} (still running, or killed before it was written)` };
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    return { problem: `${SUMMARY_FILE} is not JSON: ${(error as Error).message}` };
+  }
+  const parsed = RunRecordSchema.safeParse(data);
+  return parsed.success ? { record: parsed.data } : { problem: `${SUMMARY_FILE} is not a cadre run summary: ${z.prettifyError(parsed.error)}` };
+}
+
+function time(iso: string | null | undefined): number | null {
+  const at = iso ? Date.parse(iso) : NaN;
+  return Number.isFinite(at) ? at : null;
+}
+
+/** A task's row as its record tells it: times only when the record has them. */
+function taskRow(task: RunRecord["tasks"][number]): RowView {
+  const startedAt = time(task.started_at);
+  const finishedAt = time(task.finished_at);
+  const queuedMs = task.queued_ms ?? null;
+  const queuedAt = startedAt !== null && queuedMs !== null ? startedAt - queuedMs : null;
+  const phases: Phase[] = [];
+  if (queuedAt !== null) phases.push({ status: "queued", at: queuedAt });
+  if (startedAt !== null) phases.push({ status: "running", at: startedAt });
+  if (finishedAt !== null) phases.push({ status: task.status, at: finishedAt });
+  return {
+    key: taskKey(task.name),
+    name: task.name,
+    agent: task.agent ?? null,
+    kind: "task",
+    parent: null,
+    status: task.status,
+    attempts: task.attempts ?? 0,
+    turns: task.num_turns ?? 0,
+    costUsd: task.cost_usd ?? 0,
+    queuedAt,
+    startedAt,
+    finishedAt,
+    queuedMs,
+    runMs: startedAt !== null && finishedAt !== null ? finishedAt - startedAt : (task.duration_ms ?? null),
+    phases,
+    branch: task.branch ?? null,
+    activity: task.error?.message ?? task.text ?? "",
+    error: task.error?.message ?? null,
+    waitsFor: task.depends_on ?? [],
+    hasConversation: typeof task.transcript === "string",
+    pending: [],
+  };
+}
+
+const SESSION_KINDS = new Set<RowKind>(["peer", "supervisor", "child", "session"]);
+
+function sessionRow(session: NonNullable<RunRecord["sessions"]>[number], index: number, taskNames: Set<string>): RowView {
+  const role = session.role ?? "session";
+  const kind: RowKind = SESSION_KINDS.has(role as RowKind) ? (role as RowKind) : "session";
+  const parent = session.parent && taskNames.has(session.parent) ? taskKey(session.parent) : null;
+  return {
+    ...blankRow(`s:${index}`, session.name ?? `${role}${session.agent ? ` ${session.agent}` : ""}`, session.agent, kind),
+    parent,
+    status: session.status ?? "closed",
+    turns: session.num_turns ?? 0,
+    costUsd: session.cost_usd ?? 0,
+    hasConversation: typeof session.transcript === "string",
+  };
+}
+
+/** The totals a record states: counts from its tasks; the cost and turns from its totals, where they include the sessions. */
+export function recordTotals(record: RunRecord): Pick<TotalsView, "tasks" | "byStatus" | "turns" | "costUsd"> {
+  const byStatus: Record<string, number> = {};
+  for (const task of record.tasks) byStatus[task.status] = (byStatus[task.status] ?? 0) + 1;
+  const sum = (rows: { cost_usd?: number }[]) => rows.reduce((total, row) => total + (row.cost_usd ?? 0), 0);
+  return {
+    tasks: record.tasks.length,
+    byStatus,
+    turns: record.totals?.num_turns ?? record.tasks.reduce((total, task) => total + (task.num_turns ?? 0), 0),
+    costUsd: record.totals?.cost_usd ?? sum(record.tasks) + sum(record.sessions ?? []),
+  };
+}
+
+export function taskKey(name: string): string {
+  return `t:${name}`;
+}
+
+/** The rows of a record: its tasks in order, each followed by the sessions it spawned or asked; the other sessions last. */
+export function recordRows(record: RunRecord): RowView[] {
+  const tasks = record.tasks.map(taskRow);
+  const names = new Set(record.tasks.map((t) => t.name));
+  const sessions = (record.sessions ?? []).map((s, i) => sessionRow(s, i, names));
+  const rows: RowView[] = [];
+  for (const task of tasks) rows.push(task, ...sessions.filter((s) => s.parent === task.key));
+  return [...rows, ...sessions.filter((s) => s.parent === null)];
+}
+
+/** The transcript file a row of the record names, resolved inside the run directory (never outside it). */
+export function recordTranscript(record: RunRecord, runDir: string, key: string): string | undefined {
+  const named = key.startsWith("t:")
+    ? record.tasks.find((t) => taskKey(t.name) === key)?.transcript
+    : record.sessions?.[Number(key.slice(2))]?.transcript;
+  if (typeof named !== "string") return undefined;
+  const path = resolve(runDir, named);
+  const inside = relative(resolve(runDir), path);
+  return inside.startsWith("..") || isAbsolute(inside) ? undefined : path;
+}
+
+/** A transcript file read back as a conversation (ended). */
+export async function readTranscript(path: string): Promise<Conversation | undefined> {
+  const conversation = new Conversation();
+  const decoder = new NdjsonDecoder();
+  const add = (events: ReturnType<NdjsonDecoder["push"]>) => {
+    for (const event of events) {
+      if (event.kind !== "value") continue;
+      const message = parseCliMessage(event.value);
+      const stamp = (event.value as { timestamp?: unknown }).timestamp;
+      conversation.addMessage(message, typeof stamp === "string" ? time(stamp) : null);
+    }
+  };
+  try {
+    for await (const chunk of createReadStream(path)) add(decoder.push(chunk as Buffer));
+  } catch {
+    return undefined;
+  }
+  add(decoder.end());
+  conversation.end();
+  return conversation;
+}

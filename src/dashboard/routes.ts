@@ -1,0 +1,124 @@
+import type http from "node:http";
+import { CadreError } from "../errors.ts";
+import { BodyTooLargeError, readBody } from "../util/read-body.ts";
+import { readAsset } from "./assets.ts";
+import { AnswerRequestSchema, type DashboardSource, type RunFeed } from "./feed.ts";
+import { EventStreamResponse, lastEventId } from "./sse.ts";
+
+/**
+ * The dashboard's HTTP interface, behind a server that has already checked
+ * Host and Origin. The page and its files are public (they hold no data);
+ * everything under /api/ needs the token.
+ *
+ *   GET  /                                      the page
+ *   GET  /assets/<file>                         its scripts and styles
+ *   GET  /api/runs                              the runs to choose from (JSON)
+ *   GET  /api/runs/<id>/state                   the run's state, a snapshot on every change (SSE)
+ *   GET  /api/runs/<id>/conversation?row=<key>  a row's conversation, entry by entry (SSE)
+ *   POST /api/runs/<id>/answer                  answers a permission request
+ */
+
+/** Snapshots go out at most this often: a burst of events becomes one update. */
+const STATE_INTERVAL_MS = 100;
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** What every response carries: no framing, no sniffing, no referrer, only the page's own scripts. */
+const SECURITY_HEADERS = {
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
+};
+
+/** Answers a request; `authorized` says whether it carries the token. */
+export type DashboardHandler = (req: http.IncomingMessage, res: http.ServerResponse, authorized: boolean) => Promise<void>;
+
+function send(res: http.ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+  res.end(JSON.stringify(body));
+}
+
+function refuse(res: http.ServerResponse, status: number, message: string): void {
+  send(res, status, { error: message });
+}
+
+export function dashboardHandler(source: DashboardSource): DashboardHandler {
+  return async (req, res, authorized) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    const path = url.pathname;
+    if (req.method === "GET" && (path === "/" || path.startsWith("/assets/"))) {
+      const asset = await readAsset(path === "/" ? "index.html" : path.slice("/assets/".length));
+      if (!asset) return refuse(res, 404, `no such file: ${path}`);
+      res.writeHead(200, { ...SECURITY_HEADERS, "content-type": asset.type, "cache-control": "no-cache" });
+      return void res.end(asset.body);
+    }
+    const api = /^\/api\/runs(?:\/([^/]+)\/(state|conversation|answer))?$/.exec(path);
+    if (!api) return refuse(res, 404, `no such page: ${path}`);
+    if (!authorized) return refuse(res, 401, "this dashboard needs its token: open the address cadre printed, with its #token=…");
+    const [, runId, what] = api;
+    if (runId === undefined) return req.method === "GET" ? send(res, 200, { runs: await source.runs() }) : refuse(res, 405, "GET only");
+    const feed = await source.run(runId);
+    if (!feed) return refuse(res, 404, `no run "${runId}"`);
+    if (what === "answer") return req.method === "POST" ? answer(req, res, feed) : refuse(res, 405, "POST only");
+    if (req.method !== "GET") return refuse(res, 405, "GET only");
+    if (what === "state") return streamState(req, res, feed);
+    return streamConversation(req, res, feed, url.searchParams.get("row") ?? "");
+  };
+}
+
+function streamState(req: http.IncomingMessage, res: http.ServerResponse, feed: RunFeed): void {
+  const stream = new EventStreamResponse(req, res);
+  const update = () => stream.send("state", feed.snapshot(Date.now()));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const off = feed.onChange(() => {
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      update();
+    }, STATE_INTERVAL_MS);
+  });
+  stream.onClose(() => {
+    off();
+    clearTimeout(timer);
+  });
+  update();
+}
+
+async function streamConversation(req: http.IncomingMessage, res: http.ServerResponse, feed: RunFeed, row: string): Promise<void> {
+  const conversation = await feed.conversation(row);
+  if (!conversation) return refuse(res, 404, `no conversation for "${row}"`);
+  const stream = new EventStreamResponse(req, res);
+  const after = lastEventId(req);
+  for (const entry of conversation.entries) if (entry.seq > after) stream.send("entry", entry, entry.seq);
+  // After "end" the stream closes; the page closes its EventSource on "end", so it does not reconnect.
+  const end = () => {
+    stream.send("end", {});
+    stream.close();
+  };
+  if (conversation.ended) return end();
+  stream.onClose(
+    conversation.on((event) => {
+      if (event.type === "entry") stream.send("entry", event.entry, event.entry.seq);
+      else end();
+    }),
+  );
+}
+
+async function answer(req: http.IncomingMessage, res: http.ServerResponse, feed: RunFeed): Promise<void> {
+  if (!feed.answer) return refuse(res, 409, "permission requests of this run cannot be answered from the page");
+  let body: unknown;
+  try {
+    body = JSON.parse((await readBody(req, MAX_BODY_BYTES)).toString("utf8"));
+  } catch (error) {
+    return refuse(res, error instanceof BodyTooLargeError ? 413 : 400, error instanceof BodyTooLargeError ? error.message : "the body is not JSON");
+  }
+  const parsed = AnswerRequestSchema.safeParse(body);
+  if (!parsed.success) return refuse(res, 400, `not an answer: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  try {
+    feed.answer(parsed.data.row, parsed.data.requestId, parsed.data.answer);
+  } catch (error) {
+    if (error instanceof CadreError) return refuse(res, 409, error.message);
+    throw error;
+  }
+  send(res, 200, { answered: true });
+}
