@@ -103,7 +103,10 @@ describe("cadre run --redis on two hosts", () => {
     const to = failed[3]!.at;
     expect(to - from).toBeGreaterThan(3_000);
     const taken = [...calm.output().matchAll(/^(\S+) run \S+: t\d+ starts/gm)].map((m) => Date.parse(m[1]!));
-    expect(taken.length).toBeGreaterThanOrEqual(4);
+    // The log is read right: it names every task summary.json says the calm host ran (how many depends on timing).
+    const ranByCalm = summary.tasks.filter((task) => task.host === "calm").length;
+    expect(ranByCalm).toBeGreaterThan(0);
+    expect(taken.length).toBeGreaterThanOrEqual(ranByCalm);
     expect(taken.filter((at) => at > from && at < to).map((at) => at - from)).toEqual([]);
   }, 120_000);
 
