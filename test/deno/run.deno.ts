@@ -14,22 +14,28 @@ const run = promisify(execFile);
 const EXAMPLE = "examples/code-review.yaml";
 
 /**
- * What may differ between two runs of the same swarm: clocks, generated ids, and the
- * last bits of the total cost, which is summed in the order the tasks happen to finish.
+ * What may differ between two runs of the same swarm: clocks, generated ids, the
+ * last bits of the total cost, which is summed in the order the tasks happen to finish,
+ * and which task of a prefix group led the cache stagger: the first worker ready writes
+ * the shared prompt and the others read it, so a task's cost and its split of cached
+ * input into writes and reads (and the saving, priced per task) follow the race.
  */
 function comparable(summary: Record<string, unknown>): unknown {
   // run_id is made anew for every run (it names the run's worktree branches).
   const { started_at: _s, finished_at: _f, duration_ms: _d, run_id: _r, tasks, totals, attempt_totals, ...rest } = summary;
-  const { cost_usd, ...sums } = totals as { cost_usd: number };
+  const { cost_usd, cache_saved_usd: _saved, ...sums } = totals as { cost_usd: number; cache_saved_usd: number };
   const attempt = attempt_totals as { cost_usd: number; tasks_run: number };
   return {
     ...rest,
     totals: { ...sums, cost_usd: cost_usd.toFixed(9) },
     attempt_totals: { ...attempt, cost_usd: attempt.cost_usd.toFixed(9) },
-    tasks: (tasks as Record<string, unknown>[]).map(({ queued_ms: _q, started_at: _s, finished_at: _f, duration_ms: _t, session_id, ...task }) => {
-      assert.equal(typeof session_id, "string");
-      return task;
-    }),
+    tasks: (tasks as Record<string, unknown>[]).map(
+      ({ queued_ms: _q, started_at: _s, finished_at: _f, duration_ms: _t, cost_usd: _c, session_id, usage, ...task }) => {
+        assert.equal(typeof session_id, "string");
+        const { cache_creation_input_tokens: written, cache_read_input_tokens: read, ...tokens } = usage as Record<string, number>;
+        return { ...task, usage: { ...tokens, cached_input_tokens: written! + read! } };
+      },
+    ),
   };
 }
 
