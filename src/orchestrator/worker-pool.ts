@@ -54,6 +54,18 @@ const MAX_SPARE_FAILURES = 3;
 const REPLACE_AFTER_MS = 10_000;
 
 /**
+ * A spare builds its system prompt and tool list ahead of its first prompt:
+ * the CLI does that lazily, on the first prompt or a context-usage question,
+ * and keeps it. Asked in "summary" detail, it makes no API request and leaves
+ * the conversation empty. A CLI that does not know the question, or a process
+ * that died meanwhile, leaves the spare as it was (a dead one is replaced).
+ */
+async function primed<R extends { info: TaskInfo }>(bound: BoundWorker<R>): Promise<BoundWorker<R>> {
+  await bound.worker.contextUsage().catch(() => undefined);
+  return bound;
+}
+
+/**
  * Processes waiting for work: spares started ahead of demand (prewarm), and
  * the processes of finished tasks kept for the next task of the same
  * settings (reuse), each reset to a new session first. A process that
@@ -218,7 +230,7 @@ export class WorkerPool<R extends { info: TaskInfo }> {
   async #startSpare(key: string, line: SpareLine<R>): Promise<unknown> {
     if (this.#closed || line.have >= line.want || line.failures >= MAX_SPARE_FAILURES) return undefined;
     line.have++;
-    const started = line.start();
+    const started = line.start().then(primed);
     const entry: Entry<R> = { key, spare: true, pending: true, claimed: false, ready: started.catch(() => undefined) };
     this.#entries.push(entry);
     let bound: BoundWorker<R>;

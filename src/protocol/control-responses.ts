@@ -113,3 +113,22 @@ export const RewindFilesResponseSchema = z.looseObject({
   skippedLinks: z.number().optional(),
 });
 export type RewindFilesResponse = z.infer<typeof RewindFilesResponseSchema>;
+
+/** Answer to `get_context_usage`: the context window's use by category (system prompt, tools, messages, …). */
+export const ContextUsageSchema = z.looseObject({
+  categories: z.array(
+    z.looseObject({
+      /** Stable where the English name is not; absent from older CLIs. */
+      id: z.string().optional(),
+      name: z.string(),
+      tokens: z.number(),
+      /** "used", "free", "buffer" or "deferred". */
+      kind: z.string().optional(),
+    }),
+  ),
+  totalTokens: z.number(),
+  maxTokens: z.number(),
+  percentage: z.number(),
+  model: z.string().optional(),
+});
+export type ContextUsage = z.infer<typeof ContextUsageSchema>;

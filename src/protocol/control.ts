@@ -196,6 +196,16 @@ export const RewindFilesRequestSchema = z.looseObject({
 });
 export type RewindFilesRequest = z.infer<typeof RewindFilesRequestSchema>;
 
+/**
+ * Asks for the context window's use by category. "summary" answers from local
+ * estimates; "full" (the CLI's default) counts each category with the API.
+ */
+export const GetContextUsageRequestSchema = z.looseObject({
+  subtype: z.literal("get_context_usage"),
+  detail: z.enum(["summary", "full"]).optional(),
+});
+export type GetContextUsageRequest = z.infer<typeof GetContextUsageRequestSchema>;
+
 export const OutboundControlRequestSchema = z.discriminatedUnion("subtype", [
   InitializeRequestSchema,
   InterruptRequestSchema,
@@ -208,6 +218,7 @@ export const OutboundControlRequestSchema = z.discriminatedUnion("subtype", [
   McpReconnectRequestSchema,
   McpToggleRequestSchema,
   RewindFilesRequestSchema,
+  GetContextUsageRequestSchema,
 ]);
 export type OutboundControlRequest = z.infer<typeof OutboundControlRequestSchema>;
 

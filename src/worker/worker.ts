@@ -1,7 +1,14 @@
 import { statSync } from "node:fs";
 import { AbortError } from "../errors.ts";
 import type { CliMessage, InitializeRequest, McpServerConfig, OutboundControlRequest, PermissionMode, SystemInitMessage } from "../protocol/index.ts";
-import { parseCliMessage, type RewindFilesResponse, RewindFilesResponseSchema, userMessage } from "../protocol/index.ts";
+import {
+  type ContextUsage,
+  ContextUsageSchema,
+  parseCliMessage,
+  type RewindFilesResponse,
+  RewindFilesResponseSchema,
+  userMessage,
+} from "../protocol/index.ts";
 import { EventHub, type Listener } from "../util/event-hub.ts";
 import { ControlChannel, type ControlPayload } from "./control-channel.ts";
 import {
@@ -244,6 +251,15 @@ export class Worker {
     const answer = RewindFilesResponseSchema.parse(payload);
     if (!answer.canRewind) throw new RewindFilesError(`message ${userMessageId}`, answer.error ?? "the CLI cannot rewind to that message");
     return answer;
+  }
+
+  /**
+   * How the context window is used, by category. `detail: "summary"` (the
+   * default here) estimates locally; "full" counts each category with the
+   * API's token counter, one request per category.
+   */
+  async contextUsage(options: { detail?: "summary" | "full" } = {}): Promise<ContextUsage> {
+    return ContextUsageSchema.parse(await this.control({ subtype: "get_context_usage", detail: options.detail ?? "summary" }));
   }
 
   /** Reconnects an MCP server the CLI had lost (or failed to start). */

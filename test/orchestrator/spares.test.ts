@@ -43,6 +43,30 @@ describe("spare processes on the real CLI", () => {
     expect(await liveClaudeChildren()).toEqual([]);
   });
 
+  it("a spare's first request is the one a new process sends: building its prompt ahead leaves no trace", async () => {
+    const server = await createRehearsal({ s: [{ text: "done {{prompt}}" }] });
+    const { orchestrator } = await rehearsedOrchestrator(server, { script: () => "s" });
+    const cold = orchestrator.openSession({ name: "cold" });
+    await cold.send("hello");
+    await orchestrator.prewarm({}, 1);
+    const [spare] = (await liveClaudeChildren()).filter((pid) => pid !== cold.pid);
+    expect(server.requests, "a spare asks the model nothing, not even to count tokens").toHaveLength(1);
+    const warm = orchestrator.openSession({ name: "warm" });
+    await warm.send("hello");
+    expect(warm.pid).toBe(spare);
+
+    const [first, second] = server.requests;
+    // The system prompt's first line is a billing header that hashes each conversation.
+    const withoutHeader = (system: string) => system.replace(/^x-anthropic-billing-header:[^\n]*\n/, "");
+    expect(withoutHeader(second!.system)).toBe(withoutHeader(first!.system));
+    expect(second!.tools).toEqual(first!.tools);
+    expect(second!.messages).toEqual(first!.messages);
+    expect(first!.usage!.cache_creation_input_tokens).toBeGreaterThan(0);
+    expect(second!.usage, "the spare read the prefix the cold process wrote").toMatchObject({
+      cache_read_input_tokens: first!.usage!.cache_creation_input_tokens,
+    });
+  });
+
   it("a session of other settings starts its own process and leaves the spare waiting", async () => {
     const server = await createRehearsal({ s: [{ text: "done" }] });
     const { orchestrator } = await rehearsedOrchestrator(server, { script: () => "s" });

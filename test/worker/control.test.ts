@@ -1,4 +1,4 @@
-// Control requests from cadre to the real CLI: interrupt, set_model, mcp_status.
+// Control requests from cadre to the real CLI: interrupt, set_model, mcp_status, get_context_usage.
 import { describe, expect, it } from "vitest";
 import type { Worker } from "../../src/worker/index.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
@@ -70,5 +70,18 @@ describe("worker control requests", () => {
     const { worker } = await startRehearsedWorker(server, "s");
     const status = await worker.mcpStatus();
     expect(status).toHaveProperty("mcpServers");
+  });
+
+  it("get_context_usage counts the system prompt and tools before any turn, and asks the API nothing", async () => {
+    const server = await createRehearsal({ s: [{ text: "x" }] });
+    const { worker } = await startRehearsedWorker(server, "s");
+    const usage = await worker.contextUsage();
+    const tokensOf = (id: string) => usage.categories.find((category) => category.id === id)?.tokens ?? 0;
+    expect(tokensOf("system_prompt")).toBeGreaterThan(500);
+    expect(tokensOf("system_tools")).toBeGreaterThan(5_000);
+    expect(usage.totalTokens).toBeGreaterThanOrEqual(tokensOf("system_prompt") + tokensOf("system_tools"));
+    expect(server.requests, "a summary is estimated locally").toHaveLength(0);
+    expect((await worker.run("hello")).text).toBe("x");
+    expect(server.requests).toHaveLength(1);
   });
 });
