@@ -6,6 +6,7 @@ import type { TaskResult } from "../orchestrator/index.ts";
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
 import type { TaskFingerprint } from "../swarm/fingerprint.ts";
+import type { Summary, SummaryTask } from "../swarm/record.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
 import { INTERRUPTED, newRunId, runSwarm, unrunResult } from "../swarm/runner.ts";
 import { RunWorktrees, type WorktreeOutcome } from "../swarm/worktree.ts";
@@ -14,7 +15,7 @@ import { appliedBudget, type RunEngine, startEngine } from "./run/engine.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
 import { planResume, ResumeError, type ResumePlan } from "./run/resume.ts";
 import { type RunEvent, RunState } from "./run/state.ts";
-import { buildSummary, renderFinalTable, type Summary, type SummaryTask, writeSummarySync } from "./run/summary.ts";
+import { buildSummary, renderFinalTable, writeSummarySync } from "./run/summary.ts";
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
@@ -154,6 +155,7 @@ export async function runCommand(args: string[]): Promise<number> {
       runId,
       outDir,
       rehearsal: options.rehearse,
+      budgetUsd: appliedBudget(config, options),
       startedAt,
       finishedAt,
       stoppedBy,

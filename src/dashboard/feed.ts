@@ -91,6 +91,8 @@ export interface TotalsView {
   byStatus: Record<string, number>;
   turns: number;
   costUsd: number;
+  /** The share of input tokens read from the prompt cache; null before any usage is known. */
+  cacheReadShare: number | null;
   budgetUsd: number | null;
   budgetExceeded: boolean;
 }

@@ -1,4 +1,4 @@
-import type { OrchestratorEvent, RateLimitState, TaskInfo, TaskResult } from "../orchestrator/index.ts";
+import { cacheReadShare, type OrchestratorEvent, type RateLimitState, type TaskInfo, type TaskResult, type Usage } from "../orchestrator/index.ts";
 import type { SwarmEvent, TaskSettledEvent } from "../swarm/runner.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { Conversation, describePermission, permissionEntry } from "./conversation.ts";
@@ -64,6 +64,7 @@ export class LiveRun implements RunFeed {
   readonly #byKey = new Map<string, Row>();
   readonly #changes = new EventHub<void>();
   #totalUsd = 0;
+  #totalUsage: Usage | undefined;
   #budgetExceeded = false;
   #finishedAt: number | null = null;
   #record: { record: RunRecord; dir: string } | undefined;
@@ -156,6 +157,7 @@ export class LiveRun implements RunFeed {
       byStatus,
       turns: top.reduce((sum, r) => sum + r.turns, 0),
       costUsd: this.#totalUsd,
+      cacheReadShare: this.#totalUsage ? (cacheReadShare(this.#totalUsage) ?? null) : null,
       budgetUsd: this.#options.budgetUsd ?? null,
       budgetExceeded: this.#budgetExceeded,
     };
@@ -178,6 +180,7 @@ export class LiveRun implements RunFeed {
         return;
       case "cost":
         this.#totalUsd = Math.max(this.#totalUsd, event.totalUsd);
+        this.#totalUsage = event.totalUsage;
         this.#row(event.task, now).view.costUsd = event.taskUsd;
         return;
       default:

@@ -4,63 +4,26 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import { parseCliMessage } from "../protocol/index.ts";
 import { NdjsonDecoder } from "../protocol/ndjson.ts";
+import { SUMMARY_FILE, SummarySchema, SummarySessionSchema, SummaryTaskSchema } from "../swarm/record.ts";
 import { Conversation } from "./conversation.ts";
 import { blankRow, type Phase, type RowKind, type RowView, type TotalsView } from "./feed.ts";
 
 /**
- * A run's summary.json as the dashboard reads it. Read leniently: only what
- * the page shows, most of it optional, so that records written by older or
- * newer cadre versions still open (cadre run's schema is the writer's).
- * Timing per task (queued_ms, started_at, finished_at), worktree branches and
- * the sessions[] of peers, supervisors and children are shown when present.
+ * A run's summary.json as the dashboard reads it: the record's own schemas
+ * with every field optional but a task's name and status (a status a newer
+ * cadre adds still shows), so that records written by older or newer cadre
+ * versions still open. Timing per task, worktree branches and the sessions[]
+ * of peers, supervisors and children are shown when present.
  */
-
-const RecordTaskSchema = z.looseObject({
-  name: z.string(),
-  agent: z.string().nullable().optional(),
-  status: z.string(),
-  cost_usd: z.number().optional(),
-  num_turns: z.number().optional(),
-  duration_ms: z.number().optional(),
-  attempts: z.number().optional(),
-  depends_on: z.array(z.string()).optional(),
-  transcript: z.string().nullable().optional(),
-  error: z.looseObject({ message: z.string() }).nullable().optional(),
-  text: z.string().optional(),
-  queued_ms: z.number().nullable().optional(),
-  started_at: z.string().nullable().optional(),
-  finished_at: z.string().nullable().optional(),
-  branch: z.string().nullable().optional(),
-});
-
-const RecordSessionSchema = z.looseObject({
-  name: z.string().optional(),
-  role: z.string().optional(),
-  agent: z.string().nullable().optional(),
-  parent: z.string().nullable().optional(),
-  /** A child's outcome; null for a peer or supervisor, which answer turn after turn. */
-  status: z.string().nullable().optional(),
-  cost_usd: z.number().optional(),
-  num_turns: z.number().optional(),
-  transcript: z.string().nullable().optional(),
-});
-
-export const RunRecordSchema = z.looseObject({
+const RecordTaskSchema = SummaryTaskSchema.partial().extend({ name: z.string(), status: z.string() });
+const RecordSessionSchema = SummarySessionSchema.partial().extend({ status: z.string().nullable().optional() });
+const RunRecordSchema = SummarySchema.partial().extend({
   swarm: z.string(),
-  /** A rehearsal's costs are made up by the scripted model. */
-  cost_simulated: z.boolean().optional(),
-  started_at: z.string().optional(),
-  finished_at: z.string().optional(),
-  interrupted: z.boolean().optional(),
-  budget_usd: z.number().nullable().optional(),
-  /** Only what the tasks do not tell: the cost includes the sessions beside them. */
-  totals: z.looseObject({ cost_usd: z.number(), num_turns: z.number() }).partial().optional(),
+  totals: SummarySchema.shape.totals.partial().optional(),
   tasks: z.array(RecordTaskSchema),
   sessions: z.array(RecordSessionSchema).optional(),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
-
-export const SUMMARY_FILE = "summary.json";
 
 /** summary.json of a run directory, or why it cannot be read. */
 export async function readRecord(runDir: string): Promise<{ record: RunRecord } | { problem: string }> {
@@ -137,7 +100,7 @@ function sessionRow(session: NonNullable<RunRecord["sessions"]>[number], index: 
 }
 
 /** The totals a record states: counts from its tasks; the cost and turns from its totals, where they include the sessions. */
-export function recordTotals(record: RunRecord): Pick<TotalsView, "tasks" | "byStatus" | "turns" | "costUsd"> {
+export function recordTotals(record: RunRecord): Pick<TotalsView, "tasks" | "byStatus" | "turns" | "costUsd" | "cacheReadShare"> {
   const byStatus: Record<string, number> = {};
   for (const task of record.tasks) byStatus[task.status] = (byStatus[task.status] ?? 0) + 1;
   const sum = (rows: { cost_usd?: number }[]) => rows.reduce((total, row) => total + (row.cost_usd ?? 0), 0);
@@ -146,7 +109,14 @@ export function recordTotals(record: RunRecord): Pick<TotalsView, "tasks" | "byS
     byStatus,
     turns: record.totals?.num_turns ?? record.tasks.reduce((total, task) => total + (task.num_turns ?? 0), 0),
     costUsd: record.totals?.cost_usd ?? sum(record.tasks) + sum(record.sessions ?? []),
+    cacheReadShare: recordCacheShare(record.totals?.usage),
   };
+}
+
+function recordCacheShare(usage: NonNullable<RunRecord["totals"]>["usage"]): number | null {
+  if (usage === undefined) return null;
+  const input = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
+  return input > 0 ? usage.cache_read_input_tokens / input : null;
 }
 
 export function taskKey(name: string): string {

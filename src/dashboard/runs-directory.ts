@@ -1,8 +1,9 @@
 import { readdir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
+import { SUMMARY_FILE } from "../swarm/record.ts";
 import type { Conversation } from "./conversation.ts";
 import type { DashboardSource, RunFeed, RunListing, RunSnapshot, TotalsView } from "./feed.ts";
-import { type RunRecord, readRecord, readTranscript, recordRows, recordTotals, recordTranscript, SUMMARY_FILE } from "./record.ts";
+import { type RunRecord, readRecord, readTranscript, recordRows, recordTotals, recordTranscript } from "./record.ts";
 
 /** Run ids are folder names: nothing that could climb out of the runs directory. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;

@@ -3,9 +3,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
-import { type Summary, SummarySchema } from "../../src/cli/run/summary.ts";
 import { type CliMessage, parseCliMessage } from "../../src/protocol/index.ts";
 import { NdjsonDecoder } from "../../src/protocol/ndjson.ts";
+import { type Summary, SummarySchema } from "../../src/swarm/record.ts";
 
 export const repo = fileURLToPath(new URL("../../", import.meta.url));
 export const bin = join(repo, "bin", "cadre.js");

@@ -279,6 +279,7 @@ describe("summary", () => {
       runId: "20250601-120000-abcd",
       outDir: "/out",
       rehearsal: true,
+      budgetUsd: undefined,
       startedAt: T0,
       finishedAt: T0 + 5000,
       stoppedBy: undefined,

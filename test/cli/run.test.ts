@@ -153,6 +153,7 @@ describe("cadre run", () => {
     const summary = await readSummary(out);
     expect(summary.tasks.map((t) => t.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
     expect(summary.cost_simulated).toBe(true);
+    expect(summary.budget_usd, "the record says no budget was applied").toBeNull();
     expect(summary.totals.cost_usd).toBeGreaterThan(0.0001);
     expect(run.stdout).toMatch(/^one +succeeded +1 +~\$\d/m);
     expect(run.stdout).toMatch(/^total .*~\$[\d.]+ \(simulated\)/m);
@@ -161,7 +162,9 @@ describe("cadre run", () => {
     const capped = join(dir, "budget-capped-out");
     const second = await cadre(["run", file, "--rehearse", "--rehearse-budget", "--out", capped]);
     expect(second.exitCode).toBe(1);
-    expect((await readSummary(capped)).tasks.map((t) => t.status)).toEqual(["succeeded", "skipped", "skipped"]);
+    const cappedSummary = await readSummary(capped);
+    expect(cappedSummary.tasks.map((t) => t.status)).toEqual(["succeeded", "skipped", "skipped"]);
+    expect(cappedSummary.budget_usd).toBe(0.0001);
     expect(second.stdout).toContain("budget reached");
   });
 

@@ -57,6 +57,12 @@ async function expectTotalsOf(page: Page, outDir: string): Promise<void> {
   expect(await value(page, "total-tasks")).toBe(summary.totals.tasks);
   expect(await value(page, "total-turns")).toBe(summary.totals.num_turns);
   expect(await value(page, "total-cost")).toBeCloseTo(summary.totals.cost_usd, 10);
+  // The rehearsal caches as the API does: the share of input read from the cache, as the final table gives it.
+  const { input_tokens, cache_creation_input_tokens, cache_read_input_tokens } = summary.totals.usage;
+  const share = cache_read_input_tokens / (input_tokens + cache_creation_input_tokens + cache_read_input_tokens);
+  expect(share).toBeGreaterThan(0);
+  expect(await value(page, "total-cache")).toBeCloseTo(share, 10);
+  expect(await text(page, "#total-cache")).toBe(`${Math.round(share * 100)}% of input`);
   // A rehearsal's costs are made up by the scripted model, and say so.
   expect(summary.cost_simulated).toBe(true);
   expect(await text(page, "#total-cost")).toMatch(/^~\$[\d.]+ \(simulated\)$/);

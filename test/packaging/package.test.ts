@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SummarySchema } from "../../src/cli/run/summary.ts";
+import { SummarySchema } from "../../src/swarm/record.ts";
 import { type InstalledCadre, installPackedCadre, REPO } from "../support/installed-package.ts";
 
 // npm install copies the pinned claude binary (~380 MB); tsc checks dependencies' .d.ts too.

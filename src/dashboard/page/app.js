@@ -144,6 +144,12 @@ function renderTotals(snapshot) {
       "total-cost",
       totals.costUsd,
     ],
+    [
+      "From cache",
+      totals.cacheReadShare === null ? "—" : `${Math.round(totals.cacheReadShare * 100)}% of input`,
+      "total-cache",
+      totals.cacheReadShare,
+    ],
     ["Concurrency", concurrency, "total-concurrency", snapshot.running],
     ["Rate limit", rateLimited, "total-rate-limit", null],
     ["Elapsed", snapshot.startedAt !== null && end !== null ? span(end - snapshot.startedAt) : "—", "total-elapsed", null],

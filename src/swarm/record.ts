@@ -1,0 +1,124 @@
+/**
+ * The record of a swarm run, `summary.json`: what the run did, per task and
+ * per other session, and in total. `cadre run` writes it (and `--resume`
+ * reads it back); the dashboard reads it leniently, from these schemas.
+ */
+import { z } from "zod";
+
+export const SUMMARY_FILE = "summary.json";
+
+const UsageSchema = z.looseObject({
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  cache_read_input_tokens: z.number(),
+  cache_creation_input_tokens: z.number(),
+});
+
+export const SummaryTaskSchema = z.looseObject({
+  name: z.string(),
+  agent: z.string().nullable(),
+  status: z.enum(["succeeded", "failed", "cancelled", "skipped"]),
+  /** The final text of the task's last turn. */
+  text: z.string(),
+  /** With an output_schema: the answer, as the CLI validated it against the schema; else null. */
+  structured_output: z.unknown(),
+  cost_usd: z.number(),
+  usage: UsageSchema,
+  num_turns: z.number(),
+  /** How long it waited for a slot once its dependencies were done. */
+  queued_ms: z.number(),
+  /** When it first took a slot; null if it never ran. */
+  started_at: z.string().nullable(),
+  finished_at: z.string(),
+  /** Run time, from started_at to finished_at: its time limit counts the same way. */
+  duration_ms: z.number(),
+  attempts: z.number(),
+  session_id: z.string().nullable(),
+  depends_on: z.array(z.string()),
+  /** The task's JSONL transcript, relative to the summary; null when the worker never said anything. */
+  transcript: z.string().nullable(),
+  error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  /** Distributed runs: the host (`cadre worker --name`) that ran the task; null when none did. */
+  host: z.string().nullable().optional(),
+  /** With a worktree: the branch holding what the task changed, and its commit (null when it changed nothing: no branch is left). */
+  branch: z.string().nullable().optional(),
+  commit: z.string().nullable().optional(),
+  /** With a worktree: the commit it started from. */
+  base: z.string().optional(),
+  /** With a worktree: `git diff --shortstat` from base to commit. */
+  diff_stat: z.string().optional(),
+  /** With keep_worktrees: where the task's worktree still is. */
+  worktree: z.string().nullable().optional(),
+  /** What the result depends on; `cadre run --resume` keeps a result while both still match. Null for a task that never started. */
+  fingerprint: z.object({ prompt: z.string(), settings: z.string() }).nullable().optional(),
+  /** True when this result was kept from an earlier attempt of the run (`--resume`) rather than run in this one. */
+  carried_over: z.boolean().optional(),
+});
+
+/** A worker session beside the tasks: a peer (ask_peer), a hook supervisor, or a child (spawn_worker). */
+export const SummarySessionSchema = z.looseObject({
+  role: z.enum(["peer", "supervisor", "child"]),
+  /** "peer:<agent>", "supervisor:<agent>", or a child's task name ("<parent>/child"). */
+  name: z.string(),
+  agent: z.string().nullable(),
+  /** The task it worked for: a child's parent; for a peer or supervisor (which serve many), the task that started it. */
+  parent: z.string().nullable(),
+  session_id: z.string().nullable(),
+  cost_usd: z.number(),
+  usage: UsageSchema,
+  num_turns: z.number(),
+  /** A child's outcome; null for peers and supervisors. */
+  status: z.enum(["succeeded", "failed", "cancelled", "skipped"]).nullable(),
+  transcript: z.string().nullable(),
+});
+
+/** summary.json: what a run did, per task and per other session, and in total. */
+export const SummarySchema = z.looseObject({
+  swarm: z.string(),
+  /** Names the run's branches: cadre/<run_id>/<task>. */
+  run_id: z.string(),
+  config: z.string(),
+  rehearsal: z.boolean(),
+  /** True for a rehearsal: its costs are what the scripted model's tokens would cost, not money spent. */
+  cost_simulated: z.boolean(),
+  started_at: z.string(),
+  finished_at: z.string(),
+  duration_ms: z.number(),
+  /** True when a signal (Ctrl-C, SIGTERM, a hang-up) stopped the run; unfinished tasks are then "cancelled". */
+  interrupted: z.boolean(),
+  /**
+   * False while the run is still going: the record is rewritten as each task
+   * ends, and a task not yet finished shows as cancelled (UNFINISHED), so a
+   * run that was killed can be resumed from it.
+   */
+  complete: z.boolean().optional(),
+  /** 1 for the first run; each `--resume` adds one. */
+  attempt: z.number().optional(),
+  /** What this attempt alone spent and ran; `totals` are for the whole run, earlier attempts included. */
+  attempt_totals: z.looseObject({ tasks_run: z.number(), cost_usd: z.number() }).optional(),
+  exit_code: z.number(),
+  /** The budget the run applied (a rehearsal applies none unless asked); null for none. Absent from older records. */
+  budget_usd: z.number().nullable().optional(),
+  totals: z.looseObject({
+    tasks: z.number(),
+    succeeded: z.number(),
+    failed: z.number(),
+    cancelled: z.number(),
+    skipped: z.number(),
+    /** Everything the run spent: in a local run, the sum of its tasks' and sessions' (each is listed). */
+    cost_usd: z.number(),
+    usage: UsageSchema,
+    /**
+     * What the cache reads saved: their tokens priced as cache writes, less
+     * their price as reads; the sum over tasks and sessions, each estimated
+     * at the API's price ratios from the cost the CLI reported for it.
+     */
+    cache_saved_usd: z.number(),
+    num_turns: z.number(),
+  }),
+  tasks: z.array(SummaryTaskSchema),
+  sessions: z.array(SummarySessionSchema),
+});
+export type Summary = z.infer<typeof SummarySchema>;
+export type SummaryTask = z.infer<typeof SummaryTaskSchema>;
+export type SummarySession = z.infer<typeof SummarySessionSchema>;
