@@ -69,6 +69,8 @@ export class Coordinator implements TaskRunner {
   readonly #keys: RunKeys;
   readonly #hub = new EventHub<OrchestratorEvent>();
   readonly #hosts = new Map<string, string>();
+  /** How many times this coordinator was asked to run each task. */
+  readonly #runsOf = new Map<string, number>();
   /** Resolves when the run cannot go on with Redis (lost too long, or its events unreadable). */
   readonly #failed: Promise<CadreError>;
   #fail!: (error: CadreError) => void;
@@ -168,7 +170,11 @@ export class Coordinator implements TaskRunner {
   /** Runs one task on some host; resolves with its result whatever the outcome. */
   async run(spec: TaskSpec): Promise<TaskResult> {
     if (spec.name === undefined) throw new InvalidTaskError(UNNAMED);
-    const task: TaskInfo = { id: jobIdFor(spec.name), name: spec.name, agent: spec.agent, parentId: undefined };
+    // A task's first job keeps its name's id, which a restarted coordinator finds again; a task run
+    // again by this coordinator (its session was not where it ran) is a job of its own.
+    const run = (this.#runsOf.get(spec.name) ?? 0) + 1;
+    this.#runsOf.set(spec.name, run);
+    const task: TaskInfo = { id: jobIdFor(spec.name, run), name: spec.name, agent: spec.agent, parentId: undefined };
     const queued = Date.now();
     this.#hub.emit({ type: "task_queued", task });
     if (!this.#agentGate) return this.#runJob(task, spec, queued);

@@ -51,6 +51,7 @@ export function runKeys(runId: string): RunKeys {
  * transcripts): stable, so a restarted coordinator finds its jobs. BullMQ
  * refuses ids that contain ":" or are integers.
  */
-export function jobIdFor(taskName: string): string {
-  return `t-${encodeURIComponent(taskName)}`;
+export function jobIdFor(taskName: string, run = 1): string {
+  // "#" never occurs in an encoded name: a later run of a task cannot take another task's id.
+  return `t-${encodeURIComponent(taskName)}${run > 1 ? `#${run}` : ""}`;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { resultWithoutTurn, type TaskResult, type TaskRunner, type TaskStatus } from "../orchestrator/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
+import { SESSION_NOT_FOUND } from "../worker/index.ts";
 import { fillResults, type ResolvedSwarmConfig, type ResolvedTask, type ResultFields, taskSpecFor } from "./config/index.ts";
 import { type TaskFingerprint, taskFingerprint } from "./fingerprint.ts";
 import { type OpenWorktree, RunWorktrees, type WorktreeOutcome } from "./worktree.ts";
@@ -185,7 +186,25 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
         return { cwd: open.cwd };
       };
     }
-    orchestrator.run(spec).then(
+    const runResumingOrAnew = async (): Promise<TaskResult> => {
+      const ran = await orchestrator.run(spec);
+      const session = spec.worker?.resume;
+      if (session === undefined || ran.error?.code !== SESSION_NOT_FOUND || signal.aborted) return ran;
+      // Its session is on another host of a distributed run, or its files are gone: the task starts anew.
+      events.push({
+        type: "task_rerun",
+        task: { name: task.name, agent: task.agent },
+        reason: `its session ${session} is not where it runs now; it starts a new one`,
+        resumedSession: undefined,
+      });
+      if (open !== undefined) {
+        await worktrees.close(open, ran.status).catch(() => undefined);
+        open = undefined;
+      }
+      const { resume: _, ...worker } = spec.worker ?? {};
+      return orchestrator.run({ ...spec, worker });
+    };
+    runResumingOrAnew().then(
       async (ran) => {
         // Stopped by the run's interrupt, or its worker died from the same Ctrl-C (the terminal signals the whole
         // process group): interrupted, whatever the worker said (the CLI's own words are internal diagnostics).

@@ -67,6 +67,26 @@ export class WorkerExitedError extends CadreError implements ExitDetails {
   }
 }
 
+/** The code of SessionNotFoundError, also in a task result's error. */
+export const SESSION_NOT_FOUND = "SESSION_NOT_FOUND";
+
+/**
+ * The CLI has no conversation of the session a worker was to resume: it ran
+ * on another machine or under another HOME, or its files were removed.
+ */
+export class SessionNotFoundError extends CadreError {
+  constructor(
+    readonly sessionId: string,
+    cause: WorkerExitedError,
+  ) {
+    super(
+      SESSION_NOT_FOUND,
+      `cannot resume session ${sessionId}: the CLI has no such conversation here (it ran on another machine or under another HOME, or its files were removed); start without resume`,
+      { cause },
+    );
+  }
+}
+
 /** The worker was closed (by its owner) while this operation was pending. */
 export class WorkerClosedError extends CadreError {
   constructor(operation: string) {

@@ -17,6 +17,7 @@ import {
   type InvalidControlAnswerError,
   ProtocolError,
   RewindFilesError,
+  SessionNotFoundError,
   WorkerClosedError,
   WorkerExitedError,
   WorkerOptionsError,
@@ -142,7 +143,7 @@ export class Worker {
       await worker.initialize(signal);
     } catch (error) {
       await worker.kill();
-      throw error;
+      throw options.resume !== undefined ? missingSession(error, options.resume) : error;
     }
     return worker;
   }
@@ -424,4 +425,11 @@ export class Worker {
     this.stateValue = state;
     this.#events.emit({ type: "state", state, previous });
   }
+}
+
+/** The CLI's own words, on the pinned version, for a session it cannot find. */
+const NO_SUCH_SESSION = /No conversation found with session ID/;
+
+function missingSession(error: unknown, sessionId: string): unknown {
+  return error instanceof WorkerExitedError && NO_SUCH_SESSION.test(error.stderrTail) ? new SessionNotFoundError(sessionId, error) : error;
 }

@@ -110,6 +110,34 @@ describe("cadre run --resume", () => {
     expect(summary.tasks[2]!.text).toBe("done: LAST done: FIRST");
   });
 
+  it("a task whose session is not where it runs now (another host, another HOME) starts anew instead of failing", async () => {
+    const ws = await workspace(TASKS);
+    const first = run(ws);
+    await untilSucceeded(ws, "first");
+    first.kill("SIGINT");
+    expect((await first).exitCode).toBe(130);
+    const [dir] = await runDirs(ws);
+    const slowSession = (await readSummary(dir!)).tasks[1]!.session_id;
+    expect(slowSession).toBeTruthy();
+
+    // The resumed run's workers keep their sessions under another HOME, as on another host of a distributed run.
+    const elsewhere = join(ws.dir, "other-home");
+    await mkdir(elsewhere);
+    const resumed = await run({ ...ws, env: { ...ws.env, HOME: elsewhere, USERPROFILE: elsewhere } }, ["--resume"]);
+    expect(resumed.exitCode, resumed.stderr + resumed.stdout).toBe(0);
+    expect(resumed.stdout).toContain(`slow: runs again, it cancelled before; continuing session ${slowSession}`);
+    expect(resumed.stdout).toContain(`slow: runs again, its session ${slowSession} is not where it runs now; it starts a new one`);
+    const summary = await readSummary(dir!);
+    expect(summary.tasks.map((t) => [t.name, t.status, t.error?.code ?? null])).toEqual([
+      ["first", "succeeded", null],
+      ["slow", "succeeded", null],
+      ["last", "succeeded", null],
+    ]);
+    const slow = summary.tasks[1]!;
+    expect(slow.session_id).not.toBe(slowSession);
+    expect(requestsFor(ws.server, "sleep 8 && echo SLOW").at(-1)!.sessionId).toBe(slow.session_id);
+  });
+
   it("resumes a run that was killed with SIGKILL from the record it had written", async () => {
     const ws = await workspace(TASKS);
     const first = run(ws);

@@ -1,8 +1,8 @@
 // Initialize, turns and resume on the real CLI.
 import { describe, expect, it, onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
-import { Worker } from "../../src/worker/index.ts";
-import { createRehearsal } from "../support/rehearsal.ts";
+import { SessionNotFoundError, Worker } from "../../src/worker/index.ts";
+import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 import { conversationText, requestsOf } from "../support/requests.ts";
 import { isAlive, startRehearsedWorker } from "../support/worker.ts";
 
@@ -75,5 +75,17 @@ describe("worker session", () => {
     expect(conversationText(requests.at(-1))).toContain("TANGERINE");
     await resumed.close();
     expect(isAlive(resumed.pid)).toBe(false);
+
+    // Another HOME (another machine, to the CLI) has no such session: a typed error that says so.
+    const elsewhere = await tempHome();
+    const refused = await Worker.start({
+      cwd: first.cwd,
+      inheritEnv: false,
+      env: offlineClaudeEnv({ baseUrl: server.baseUrlFor("memo"), home: elsewhere }),
+      resume: sessionId,
+    }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SessionNotFoundError);
+    expect(refused).toMatchObject({ code: "SESSION_NOT_FOUND", sessionId, cause: { code: "WORKER_EXITED", exitCode: 1 } });
+    expect((refused as Error).message).toContain(`cannot resume session ${sessionId}`);
   });
 });
