@@ -162,7 +162,7 @@ export async function runCommand(args: string[]): Promise<number> {
       fingerprints,
       carriedOver,
       attempt: (plan?.previous.attempt ?? 1) + (plan ? 1 : 0),
-      earlierCostUsd: plan?.previous.totals.cost_usd ?? 0,
+      ...(plan && { previous: plan.previous }),
     });
   const stopping = stopOnSignals("the run", {
     onStop: () => {

@@ -1,4 +1,4 @@
-export { cacheReadShare, cacheSavingUsd } from "./accounting.ts";
+export { addUsage, cacheReadShare, cacheSavingUsd } from "./accounting.ts";
 export type { AgentSpec } from "./compose.ts";
 export * from "./errors.ts";
 export { DEFAULT_RETRIES, Orchestrator } from "./orchestrator.ts";

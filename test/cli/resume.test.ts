@@ -103,6 +103,12 @@ describe("cadre run --resume", () => {
     ]);
     expect(summary).toMatchObject({ attempt: 2, complete: true, attempt_totals: { tasks_run: 2 } });
     expect(summary.totals.cost_usd).toBeGreaterThan(summary.attempt_totals!.cost_usd);
+    // The whole run's totals: the first attempt's, and what this one ran.
+    expect(summary.totals.cost_usd).toBeCloseTo(interrupted.totals.cost_usd + summary.attempt_totals!.cost_usd, 9);
+    const ranNow = summary.tasks.filter((task) => !task.carried_over);
+    expect(summary.totals.num_turns).toBe(interrupted.totals.num_turns + ranNow.reduce((turns, task) => turns + task.num_turns, 0));
+    const output = (record: Summary) => record.totals.usage.output_tokens;
+    expect(output(summary)).toBe(output(interrupted) + ranNow.reduce((tokens, task) => tokens + task.usage.output_tokens, 0));
     // No request for the finished task in the second attempt; the slow task's went on in its old conversation.
     expect(requestsFor(ws.server, "echo FIRST")).toHaveLength(firstRequests);
     const continued = requestsFor(ws.server, "sleep 8 && echo SLOW").at(-1)!;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { parseRunArgs, runDirName } from "../../src/cli/run/options.ts";
 import { RunState } from "../../src/cli/run/state.ts";
-import { buildSummary, exitCodeFor, renderFinalTable } from "../../src/cli/run/summary.ts";
+import { buildSummary, exitCodeFor, renderFinalTable, type SummaryInput } from "../../src/cli/run/summary.ts";
 import { colorsFor } from "../../src/cli/run/view/format.ts";
 import { describeEvent } from "../../src/cli/run/view/lines.ts";
 import { renderFrame } from "../../src/cli/run/view/tty.ts";
@@ -226,64 +226,67 @@ describe("summary", () => {
     expect(exitCodeFor([result("a", "succeeded")], "SIGTERM")).toBe(143);
   });
 
-  it("the final table lists every task and the totals", () => {
-    const summary = buildSummary({
-      config: {
-        name: "review",
-        base_dir: "/x",
-        defaults: { cwd: "/x" },
-        agents: {},
-        hooks: {},
-        connections: {},
-        rehearsal: {},
-        keep_worktrees: false,
-        tasks: ["a.ts", "b.ts"].map((name, index) => ({
-          name,
-          template: name,
-          index,
-          prompt: "p",
-          depends_on: [],
-          cwd: "/x",
-          retries: 0,
-          priority: 0,
-          settings: {},
-        })),
-      },
-      results: new Map([
-        [
-          "a.ts",
-          result("a.ts", "succeeded", { usage: { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 19_600, cacheCreationInputTokens: 300 } }),
-        ],
-        ["b.ts", result("b.ts", "failed")],
-      ]),
-      totals: { costUsd: 0.03, usage: { inputTokens: 250, outputTokens: 25, cacheReadInputTokens: 19_600, cacheCreationInputTokens: 300 } },
-      sessions: [
-        {
-          id: "p1",
-          role: "peer",
-          name: "peer:critic",
-          agent: "critic",
-          parent: "a.ts",
-          sessionId: "s-peer",
-          costUsd: 0.005,
-          usage: { inputTokens: 50, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-          numTurns: 1,
-          status: undefined,
-        },
+  /** A run of two tasks (one succeeded, one failed) and a peer, as the engine reports it. */
+  const reviewInput = (): SummaryInput => ({
+    config: {
+      name: "review",
+      base_dir: "/x",
+      defaults: { cwd: "/x" },
+      agents: {},
+      hooks: {},
+      connections: {},
+      rehearsal: {},
+      keep_worktrees: false,
+      tasks: ["a.ts", "b.ts"].map((name, index) => ({
+        name,
+        template: name,
+        index,
+        prompt: "p",
+        depends_on: [],
+        cwd: "/x",
+        retries: 0,
+        priority: 0,
+        settings: {},
+      })),
+    },
+    results: new Map([
+      [
+        "a.ts",
+        result("a.ts", "succeeded", { usage: { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 19_600, cacheCreationInputTokens: 300 } }),
       ],
-      transcripts: new Map([
-        ["a.ts", "/out/transcripts/a.ts.jsonl"],
-        ["p1", "/out/transcripts/peer_critic.jsonl"],
-      ]),
-      worktrees: new Map(),
-      runId: "20250601-120000-abcd",
-      outDir: "/out",
-      rehearsal: true,
-      budgetUsd: undefined,
-      startedAt: T0,
-      finishedAt: T0 + 5000,
-      stoppedBy: undefined,
-    });
+      ["b.ts", result("b.ts", "failed")],
+    ]),
+    totals: { costUsd: 0.03, usage: { inputTokens: 250, outputTokens: 25, cacheReadInputTokens: 19_600, cacheCreationInputTokens: 300 } },
+    sessions: [
+      {
+        id: "p1",
+        role: "peer",
+        name: "peer:critic",
+        agent: "critic",
+        parent: "a.ts",
+        sessionId: "s-peer",
+        costUsd: 0.005,
+        usage: { inputTokens: 50, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
+        numTurns: 1,
+        status: undefined,
+      },
+    ],
+    transcripts: new Map([
+      ["a.ts", "/out/transcripts/a.ts.jsonl"],
+      ["p1", "/out/transcripts/peer_critic.jsonl"],
+    ]),
+    worktrees: new Map(),
+    runId: "20250601-120000-abcd",
+    outDir: "/out",
+    rehearsal: true,
+    budgetUsd: undefined,
+    startedAt: T0,
+    finishedAt: T0 + 5000,
+    stoppedBy: undefined,
+  });
+
+  it("the final table lists every task and the totals", () => {
+    const summary = buildSummary(reviewInput());
     expect(summary.tasks.map((t) => [t.name, t.status, t.transcript])).toEqual([
       ["a.ts", "succeeded", "transcripts/a.ts.jsonl"],
       ["b.ts", "failed", null],
@@ -318,6 +321,22 @@ describe("summary", () => {
     expect(table[2]).toMatch(/^b\.ts +failed +2 +~\$0\.01 +0% +500ms +4\.2s +API error 400$/);
     expect(table[3]).toMatch(/^ {2}peer:critic +peer +1 +~\$0\.0050 +0% +peer for a\.ts$/);
     expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 5 turns, ~$0.03 (simulated), 97% of input from cache (saved ~$0.11), 5.0s");
+  });
+
+  it("a resumed attempt's record keeps the earlier sessions, and its totals are the earlier attempts' and its own", () => {
+    const first = buildSummary(reviewInput());
+    const second = buildSummary({ ...reviewInput(), attempt: 2, previous: first });
+    expect(second.sessions.map((session) => [session.name, session.carried_over ?? false])).toEqual([
+      ["peer:critic", true],
+      ["peer:critic", false],
+    ]);
+    expect(second.totals).toMatchObject({
+      cost_usd: first.totals.cost_usd + 0.03,
+      num_turns: first.totals.num_turns * 2,
+      usage: { input_tokens: 500, output_tokens: 50, cache_read_input_tokens: 39_200, cache_creation_input_tokens: 600 },
+    });
+    expect(second.totals.cache_saved_usd).toBeCloseTo(first.totals.cache_saved_usd * 2, 10);
+    expect(second.attempt_totals).toEqual({ tasks_run: first.attempt_totals!.tasks_run, cost_usd: 0.03 });
   });
 });
 

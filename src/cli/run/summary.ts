@@ -1,7 +1,7 @@
 import { renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import process from "node:process";
-import { cacheReadShare, cacheSavingUsd, type SessionRecord, type TaskResult, type Usage } from "../../orchestrator/index.ts";
+import { addUsage, cacheReadShare, cacheSavingUsd, type SessionRecord, type TaskResult, type Usage } from "../../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
 import type { TaskFingerprint } from "../../swarm/fingerprint.ts";
 import { SUMMARY_FILE, type Summary, type SummarySession, type SummaryTask } from "../../swarm/record.ts";
@@ -45,9 +45,10 @@ export interface SummaryInput {
   fingerprints?: ReadonlyMap<string, TaskFingerprint>;
   /** The rows of tasks whose result was kept from an earlier attempt: they stand in the record as they were. */
   carriedOver?: ReadonlyMap<string, SummaryTask>;
-  /** This attempt's number (default 1: no --resume), and what earlier attempts spent (default 0). */
+  /** This attempt's number (default 1: no --resume). */
   attempt?: number;
-  earlierCostUsd?: number;
+  /** The record of the run this attempt resumes: its totals and sessions carry over. */
+  previous?: Pick<Summary, "totals" | "sessions">;
   /** What the engine spent (the tasks and the sessions, when every session is listed). */
   totals: { costUsd: number; usage: Usage };
   /** Peers, supervisors and spawned children (Orchestrator.sessionRecords). */
@@ -110,7 +111,7 @@ export function buildSummary(input: SummaryInput): Summary {
       fingerprint: fingerprint ?? null,
     };
   });
-  const sessions = input.sessions.map(
+  const attemptSessions = input.sessions.map(
     (session): SummarySession => ({
       role: session.role,
       name: session.name,
@@ -124,7 +125,13 @@ export function buildSummary(input: SummaryInput): Summary {
       transcript: transcriptOf(session.id),
     }),
   );
+  const sessions = [...(input.previous?.sessions ?? []).map((session) => ({ ...session, carried_over: true })), ...attemptSessions];
   const count = (status: SummaryTask["status"]) => tasks.filter((task) => task.status === status).length;
+  // The whole run's totals: what earlier attempts spent, and what this one did (the tasks it ran, its sessions).
+  const ranNow = [...tasks.filter((task) => !task.carried_over), ...attemptSessions];
+  const earlier = input.previous?.totals;
+  const usage = { ...input.totals.usage };
+  if (earlier) addUsage(usage, earlier.usage);
   return {
     swarm: input.config.name,
     run_id: input.runId,
@@ -145,10 +152,10 @@ export function buildSummary(input: SummaryInput): Summary {
       failed: count("failed"),
       cancelled: count("cancelled"),
       skipped: count("skipped"),
-      cost_usd: (input.earlierCostUsd ?? 0) + input.totals.costUsd,
-      usage: usageJson(input.totals.usage),
-      cache_saved_usd: [...tasks, ...sessions].reduce((sum, entry) => sum + cacheSavingUsd(entry.usage, entry.cost_usd), 0),
-      num_turns: [...tasks, ...sessions].reduce((sum, entry) => sum + entry.num_turns, 0),
+      cost_usd: (earlier?.cost_usd ?? 0) + input.totals.costUsd,
+      usage: usageJson(usage),
+      cache_saved_usd: ranNow.reduce((sum, entry) => sum + cacheSavingUsd(entry.usage, entry.cost_usd), earlier?.cache_saved_usd ?? 0),
+      num_turns: ranNow.reduce((sum, entry) => sum + entry.num_turns, earlier?.num_turns ?? 0),
     },
     attempt_totals: {
       tasks_run: tasks.filter((task) => task.fingerprint !== null && !task.carried_over).length,
