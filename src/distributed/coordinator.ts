@@ -7,6 +7,7 @@ import {
   InvalidTaskError,
   type OrchestratorEvent,
   resultWithoutTurn,
+  type SessionRecord,
   type TaskInfo,
   type TaskResult,
   type TaskRunner,
@@ -69,6 +70,8 @@ export class Coordinator implements TaskRunner {
   readonly #keys: RunKeys;
   readonly #hub = new EventHub<OrchestratorEvent>();
   readonly #hosts = new Map<string, string>();
+  /** By host and record id: the latest report of each session. */
+  readonly #sessions = new Map<string, SessionRecord>();
   /** How many times this coordinator was asked to run each task. */
   readonly #runsOf = new Map<string, number>();
   /** Resolves when the run cannot go on with Redis (lost too long, or its events unreadable). */
@@ -157,7 +160,12 @@ export class Coordinator implements TaskRunner {
     return this.#transcripts?.paths ?? new Map();
   }
 
-  /** Task id → the host that ran it (its last attempt). */
+  /** The peers, supervisors and children of the hosts' workers, as the hosts last reported them. */
+  get sessionRecords(): SessionRecord[] {
+    return [...this.#sessions.values()];
+  }
+
+  /** Task id → the host that ran it (its last attempt); session record id → the host it worked on. */
   get hosts(): ReadonlyMap<string, string> {
     return this.#hosts;
   }
@@ -276,8 +284,13 @@ export class Coordinator implements TaskRunner {
     added.waitUntilFinished(this.queueEvents).then(
       (value: unknown) => {
         try {
-          const { host, result } = readJobResult(value);
+          const { host, result, sessions } = readJobResult(value);
           this.#hosts.set(task.id, host);
+          // Each host reports all its sessions so far: the latest report of a session is the whole of it.
+          for (const session of sessions) {
+            this.#sessions.set(`${host}/${session.id}`, session);
+            this.#hosts.set(session.id, host);
+          }
           settle({ result });
         } catch (error) {
           settle({ ended: () => ended("failed", errorSummary(error)) });

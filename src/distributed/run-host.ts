@@ -57,7 +57,7 @@ export class RunHost {
       concurrency: this.host.concurrency,
       ledger: this.#ledger,
       inbox: new RedisInbox(this.host.redis, this.#keys),
-      ...(this.#rig && { workerOptions: this.#rig.workerOptions }),
+      ...(this.#rig && { workerOptions: this.#rig.workerOptions, processOptions: this.#rig.processOptions }),
     });
     // Every event goes to the coordinator; a rate limit met here holds back the fleet from there (FleetLimit).
     this.#orchestrator.on((event) => this.#events.push(event));
@@ -125,7 +125,7 @@ export class RunHost {
         throw new WaitingError();
       }
       this.host.log(`run ${this.runId}: ${spec.name} ${result.status}`);
-      return { host: this.host.name, result: withEarlierAttempts(result, earlier) };
+      return { host: this.host.name, result: withEarlierAttempts(result, earlier), sessions: this.#orchestrator.sessionRecords };
     } finally {
       this.#running.delete(id);
     }

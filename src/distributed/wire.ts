@@ -4,7 +4,7 @@
  * may have written it).
  */
 import { z } from "zod";
-import type { OrchestratorEvent, OrchestratorOptions, TaskResult } from "../orchestrator/index.ts";
+import type { OrchestratorEvent, OrchestratorOptions, SessionRecord, TaskResult } from "../orchestrator/index.ts";
 import { TaskSpecSchema } from "../orchestrator/index.ts";
 import { RehearsalScriptsSchema } from "../rehearsal/index.ts";
 import { DistributedDataError } from "./errors.ts";
@@ -53,14 +53,32 @@ const UsageSchema = z.object({
 
 const ErrorSummarySchema = z.object({ code: z.string(), message: z.string() });
 
-/** A job's return value: the task's result, and the host that ran it. */
+const StatusSchema = z.enum(["succeeded", "failed", "cancelled", "skipped"]);
+
+/** A peer, supervisor or child of the host's workers, as it stood when a job ended there. */
+const SessionRecordSchema = z.looseObject({
+  id: z.string(),
+  role: z.enum(["peer", "supervisor", "child"]),
+  name: z.string(),
+  agent: z.string().optional(),
+  parent: z.string().optional(),
+  sessionId: z.string().optional(),
+  costUsd: z.number(),
+  usage: UsageSchema,
+  numTurns: z.number(),
+  status: StatusSchema.optional(),
+});
+
+/** A job's return value: the task's result, the host that ran it, and the sessions of that host's workers so far. */
 export const JobResultSchema = z.object({
   host: z.string(),
+  /** Absent from hosts of an older cadre. */
+  sessions: z.array(SessionRecordSchema).optional(),
   result: z.looseObject({
     id: z.string(),
     name: z.string(),
     agent: z.string().optional(),
-    status: z.enum(["succeeded", "failed", "cancelled", "skipped"]),
+    status: StatusSchema,
     text: z.string(),
     structuredOutput: z.unknown().optional(),
     costUsd: z.number(),
@@ -75,13 +93,20 @@ export const JobResultSchema = z.object({
     error: ErrorSummarySchema.optional(),
   }),
 });
-export type JobResult = { host: string; result: TaskResult };
+export type JobResult = { host: string; result: TaskResult; sessions: SessionRecord[] };
 
 /** A job's return value, checked; a DistributedDataError when it is not one. */
 export function readJobResult(value: unknown): JobResult {
-  const { host, result } = readValue(JobResultSchema, value, "a job's result");
+  const { host, result, sessions = [] } = readValue(JobResultSchema, value, "a job's result");
   return {
     host,
+    sessions: sessions.map((session) => ({
+      ...session,
+      agent: session.agent,
+      parent: session.parent,
+      sessionId: session.sessionId,
+      status: session.status,
+    })),
     result: {
       ...result,
       agent: result.agent,

@@ -70,6 +70,8 @@ export const SummarySessionSchema = z.looseObject({
   /** A child's outcome; null for peers and supervisors. */
   status: z.enum(["succeeded", "failed", "cancelled", "skipped"]).nullable(),
   transcript: z.string().nullable(),
+  /** Distributed runs: the host (`cadre worker --name`) the session worked on. */
+  host: z.string().nullable().optional(),
   /** True when the session worked in an earlier attempt of the run (`--resume`). */
   carried_over: z.boolean().optional(),
 });

@@ -71,6 +71,25 @@ describe("loadSwarmConfig on a complete swarm", () => {
     expect(rehearsal.summary?.[0]).toMatchObject({ tool_use: { name: "Read", input: { file_path: "a.ts" } } });
   });
 
+  it("gives the workers a task spawns the scripts named '<task>/child', a for_each task's to each copy", async () => {
+    const config = (lines: string[]) => parseSwarmConfig(lines.join("\n"), { baseDir: dir, env: {} });
+    const result = await config([
+      "tasks:",
+      "  - { name: lead, prompt: go }",
+      "  - { name: 'review-{{item}}', for_each: [a, b], prompt: 'review {{item}}' }",
+      "rehearsal:",
+      "  lead: [{ text: lead }]",
+      "  lead/child: [{ text: child }]",
+      "  lead/child/child: [{ text: grandchild }]",
+      "  'review-{{item}}/child': [{ text: a reviewer's child }]",
+    ]);
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    expect(Object.keys(result.config.rehearsal).sort()).toEqual(["lead", "lead/child", "lead/child/child", "review-a/child", "review-b/child"]);
+    const unknown = await config(["tasks:", "  - { name: lead, prompt: go }", "rehearsal:", "  lede/child: [{ text: child }]"]);
+    expect(unknown.ok).toBe(false);
+    if (!unknown.ok) expect(unknown.errors).toEqual([expect.objectContaining({ path: 'rehearsal["lede/child"]', message: 'unknown task "lede"' })]);
+  });
+
   it("reads JSON configs and names a swarm after its file by default", async () => {
     const result = await loadSwarmConfig(join(dir, "swarm.json"), { env: {} });
     expect(result.ok && [result.config.name, result.config.defaults.cwd, workerOf(result.config, result.config.tasks[0]!).cwd]).toEqual([

@@ -14,7 +14,7 @@ const REHEARSAL_HOME_DIR = "rehearsal-home";
 export interface RunEngine extends TaskRunner {
   on(listener: (event: OrchestratorEvent) => void): () => void;
   readonly totals: { costUsd: number; usage: Usage };
-  /** The peers, supervisors and children of this process's workers (Orchestrator.sessionRecords); none for hosts yet. */
+  /** The peers, supervisors and children of the workers (Orchestrator.sessionRecords, or as the hosts reported them). */
   readonly sessionRecords: readonly SessionRecord[];
   readonly transcriptPaths: ReadonlyMap<string, string>;
   /** Task id → the host that ran it (distributed runs). */

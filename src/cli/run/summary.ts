@@ -55,7 +55,7 @@ export interface SummaryInput {
   sessions: readonly SessionRecord[];
   /** Orchestrator task or session id → transcript file. */
   transcripts: ReadonlyMap<string, string>;
-  /** Distributed runs: task id → the host that ran it. */
+  /** Distributed runs: task or session id → the host that ran it. */
   hosts?: ReadonlyMap<string, string>;
   /** By task name, for tasks that worked in a worktree. */
   worktrees: ReadonlyMap<string, WorktreeOutcome>;
@@ -123,6 +123,7 @@ export function buildSummary(input: SummaryInput): Summary {
       num_turns: session.numTurns,
       status: session.status ?? null,
       transcript: transcriptOf(session.id),
+      ...(input.hosts && { host: input.hosts.get(session.id) ?? null }),
     }),
   );
   const sessions = [...(input.previous?.sessions ?? []).map((session) => ({ ...session, carried_over: true })), ...attemptSessions];

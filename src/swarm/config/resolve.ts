@@ -208,6 +208,8 @@ function checkResultUses(
   return [...issues.values()];
 }
 
+const CHILD_SUFFIX = /(\/child)+$/;
+
 function rehearsalByTask(
   scripts: Record<string, RehearsalScript>,
   tasks: ResolvedTask[],
@@ -220,18 +222,23 @@ function rehearsalByTask(
   for (const [key, script] of Object.entries(scripts)) {
     // Workers that are not tasks play scripts named after their role and agent ("peer:<agent>", "supervisor:<agent>").
     const agent = parseAgentScriptName(key)?.agent;
+    // A worker a task spawns (spawn_worker) is named "<task>/child", its own child "<task>/child/child".
+    const spawner = key.replace(CHILD_SUFFIX, "");
     if (agent !== undefined) {
       if (agentNames.includes(agent)) byTask[key] = script;
       else issues.push(issue(["rehearsal", key], `unknown agent "${agent}"`, didYouMean(agent, agentNames)));
-    } else if (allTaskNames && !names.has(key) && !templates.has(key)) {
-      const hint = didYouMean(key, [...names, ...templates]) ?? 'keys are task names, "peer:<agent>" or "supervisor:<agent>"';
-      issues.push(issue(["rehearsal", key], `unknown task "${key}"`, hint));
+    } else if (allTaskNames && !names.has(spawner) && !templates.has(spawner)) {
+      const hint = didYouMean(spawner, [...names, ...templates]) ?? 'keys are task names, "<task>/child", "peer:<agent>" or "supervisor:<agent>"';
+      issues.push(issue(["rehearsal", key], `unknown task "${spawner}"`, hint));
     }
   }
+  const children = Object.keys(scripts).map((key) => CHILD_SUFFIX.exec(key)?.[0]);
   for (const task of tasks) {
-    // A script for this very task wins over one for its for_each group.
-    const script = scripts[task.name] ?? scripts[task.template];
-    if (script !== undefined) byTask[task.name] = script;
+    // A script for this very task wins over one for its for_each group; so do its children's.
+    for (const suffix of new Set(["", ...children.filter((child) => child !== undefined)])) {
+      const script = scripts[task.name + suffix] ?? scripts[task.template + suffix];
+      if (script !== undefined) byTask[task.name + suffix] = script;
+    }
   }
   return byTask;
 }

@@ -156,7 +156,7 @@ export const SwarmConfigSchema = z
       .record(z.string().min(1), RehearsalScriptSchema)
       .optional()
       .describe(
-        'Task name → script the scripted model plays for it under --rehearse (a for_each task as written covers all copies); "peer:<agent>" for the agent\'s ask_peer answers, "supervisor:<agent>" for its hook decisions.',
+        'Task name → script the scripted model plays for it under --rehearse (a for_each task as written covers all copies); "<task>/child" for the workers it spawns, "peer:<agent>" for the agent\'s ask_peer answers, "supervisor:<agent>" for its hook decisions.',
       ),
   })
   .meta({ title: "cadre swarm config", description: "A swarm for `cadre run`: agents, tasks, hooks and who may talk to whom." });
