@@ -33,7 +33,7 @@ export function encodeLine(message: unknown): string {
     throw new CadreError("NDJSON_UNENCODABLE", `Cannot encode a ${typeof message} as a JSON line: only JSON values can be sent`);
   }
   // JSON text holds these only inside strings, where the escape means the same character.
-  return json.replace(LINE_SEPARATORS, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029")) + "\n";
+  return `${json.replace(LINE_SEPARATORS, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029"))}\n`;
 }
 
 export type NdjsonEvent = { kind: "value"; value: unknown } | { kind: "malformed"; line: string; error: Error };
@@ -216,7 +216,7 @@ function emitLine(line: string, out: NdjsonEvent[]): void {
     const text = line.endsWith("\r") ? line.slice(0, -1) : line;
     out.push({
       kind: "malformed",
-      line: text.length > MALFORMED_PREVIEW_CHARS ? text.slice(0, MALFORMED_PREVIEW_CHARS) + "…" : text,
+      line: text.length > MALFORMED_PREVIEW_CHARS ? `${text.slice(0, MALFORMED_PREVIEW_CHARS)}…` : text,
       error: error as Error,
     });
   }

@@ -14,7 +14,8 @@ export function longText(length: number): string {
   const lines: string[] = [];
   let size = 0;
   for (let n = 1; size < length; n++) {
-    const line = `line ${String(n).padStart(6, "0")} of rehearsal long text `.padEnd(79, ".") + "\n";
+    const label = `line ${String(n).padStart(6, "0")} of rehearsal long text `;
+    const line = `${label.padEnd(79, ".")}\n`;
     lines.push(line);
     size += line.length;
   }

@@ -60,7 +60,7 @@ export class WorkerExitedError extends CadreError implements ExitDetails {
   constructor(details: ExitDetails, during: string, cause?: unknown) {
     const how = details.signal ? `was killed by ${details.signal}` : `exited with code ${details.exitCode}`;
     const tail = details.stderrTail.trim();
-    super("WORKER_EXITED", `claude ${how} ${during}` + (tail ? `; its stderr ended with:\n${tail}` : "; it wrote nothing to stderr"), { cause });
+    super("WORKER_EXITED", `claude ${how} ${during}${tail ? `; its stderr ended with:\n${tail}` : "; it wrote nothing to stderr"}`, { cause });
     this.exitCode = details.exitCode;
     this.signal = details.signal;
     this.stderrTail = details.stderrTail;

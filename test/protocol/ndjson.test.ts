@@ -138,7 +138,7 @@ describe("NdjsonDecoder", () => {
         fc.array(fc.tuple(jsonValue, fc.array(blank, { maxLength: 2 })), { maxLength: 10 }),
         fc.array(fc.nat(), { maxLength: 20 }),
         (entries, points) => {
-          const text = entries.map(([value, blanks]) => blanks.map((b) => b + "\r\n").join("") + encodeLine(value).slice(0, -1) + "\r\n").join("");
+          const text = entries.map(([value, blanks]) => `${blanks.map((b) => `${b}\r\n`).join("")}${encodeLine(value).slice(0, -1)}\r\n`).join("");
           const events = decodeAll(cut(utf8(text), points));
           expect(valuesOf(events)).toEqual(entries.map(([value]) => viaJson(value)));
         },
@@ -182,7 +182,7 @@ describe("NdjsonDecoder", () => {
       .filter((s) => s.trim() !== "" && !isJson(s));
     fc.assert(
       fc.property(jsonValue, notJson, jsonValue, fc.array(fc.nat(), { maxLength: 10 }), (a, bad, b, points) => {
-        const text = encodeLine(a) + bad + "\n" + encodeLine(b);
+        const text = `${encodeLine(a)}${bad}\n${encodeLine(b)}`;
         const events = decodeAll(cut(utf8(text), points));
         expect(events.map((e) => e.kind)).toEqual(["value", "malformed", "value"]);
         const [first, malformed, last] = events as [NdjsonEvent, NdjsonEvent, NdjsonEvent];
@@ -197,7 +197,7 @@ describe("NdjsonDecoder", () => {
   });
 
   it("truncates the text of a long malformed line", () => {
-    const events = decodeAll([utf8("x".repeat(10_000) + "\n")]);
+    const events = decodeAll([utf8(`${"x".repeat(10_000)}\n`)]);
     expect(events).toHaveLength(1);
     const event = events[0]!;
     expect(event.kind).toBe("malformed");
@@ -237,7 +237,7 @@ describe("line limit", () => {
       fc.property(fc.constantFrom("\n", "\r\n", ""), fc.array(fc.nat(), { maxLength: 8 }), (end, points) => {
         let caught: unknown;
         try {
-          decodeAll(cut(utf8(line + end + "2\n"), points), max);
+          decodeAll(cut(utf8(`${line}${end}2\n`), points), max);
         } catch (error) {
           caught = error;
         }
@@ -315,7 +315,7 @@ describe("decodeNdjson", () => {
 
   it("reads an async generator and flushes a final unterminated line", async () => {
     async function* source() {
-      const bytes = utf8(text + '{"last":true}');
+      const bytes = utf8(`${text}{"last":true}`);
       for (let i = 0; i < bytes.length; i += 3) yield bytes.subarray(i, i + 3);
     }
     expect(valuesOf(await collect(decodeNdjson(source())))).toEqual([...messages, { last: true }]);
