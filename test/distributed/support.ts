@@ -33,6 +33,8 @@ export interface RedisServer {
 
 /** Starts Debian's redis-server on its own port and data dir, no persistence; killed and removed after the test. */
 export async function startRedis(): Promise<RedisServer> {
+  const found = await execa("redis-server", ["--version"], { reject: false });
+  if (found.exitCode !== 0) throw new Error("no redis-server on PATH: install Debian's redis-server (apt-get install redis-server; .ci/run does)");
   const dir = await mkdtemp(join(tmpdir(), "cadre-redis-"));
   const port = await freePort();
   const server = execa("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], {
