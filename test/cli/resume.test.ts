@@ -73,22 +73,28 @@ const TASKS = [
   "{ name: last, prompt: 'echo LAST {{results.first}}', depends_on: [first, slow] }",
 ];
 
+/** Runs TASKS and presses Ctrl-C once "first" has succeeded, while "slow" is in its Bash call. */
+async function interruptAfterFirst(ws: Workspace): Promise<{ dir: string; interrupted: Summary; slowSession: string }> {
+  const first = run(ws);
+  await untilSucceeded(ws, "first");
+  first.kill("SIGINT");
+  expect((await first).exitCode).toBe(130);
+  const [dir] = await runDirs(ws);
+  const interrupted = await readSummary(dir!);
+  expect(interrupted.tasks.map((t) => [t.name, t.status])).toEqual([
+    ["first", "succeeded"],
+    ["slow", "cancelled"],
+    ["last", "cancelled"],
+  ]);
+  const slowSession = interrupted.tasks[1]!.session_id;
+  expect(slowSession).toBeTruthy();
+  return { dir: dir!, interrupted, slowSession: slowSession! };
+}
+
 describe("cadre run --resume", () => {
   it("goes on after Ctrl-C: the finished task is not run again, the interrupted one continues its conversation", async () => {
     const ws = await workspace(TASKS);
-    const first = run(ws);
-    await untilSucceeded(ws, "first");
-    first.kill("SIGINT");
-    expect((await first).exitCode).toBe(130);
-    const [dir] = await runDirs(ws);
-    const interrupted = await readSummary(dir!);
-    expect(interrupted.tasks.map((t) => [t.name, t.status])).toEqual([
-      ["first", "succeeded"],
-      ["slow", "cancelled"],
-      ["last", "cancelled"],
-    ]);
-    const slowSession = interrupted.tasks[1]!.session_id;
-    expect(slowSession).toBeTruthy();
+    const { dir, interrupted, slowSession } = await interruptAfterFirst(ws);
     const firstRequests = requestsFor(ws.server, "echo FIRST").length;
 
     const resumed = await run(ws, ["--resume"]);
@@ -118,13 +124,7 @@ describe("cadre run --resume", () => {
 
   it("a task whose session is not where it runs now (another host, another HOME) starts anew instead of failing", async () => {
     const ws = await workspace(TASKS);
-    const first = run(ws);
-    await untilSucceeded(ws, "first");
-    first.kill("SIGINT");
-    expect((await first).exitCode).toBe(130);
-    const [dir] = await runDirs(ws);
-    const slowSession = (await readSummary(dir!)).tasks[1]!.session_id;
-    expect(slowSession).toBeTruthy();
+    const { dir, slowSession } = await interruptAfterFirst(ws);
 
     // The resumed run's workers keep their sessions under another HOME, as on another host of a distributed run.
     const elsewhere = join(ws.dir, "other-home");

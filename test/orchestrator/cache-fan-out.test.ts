@@ -25,6 +25,15 @@ function prefixWriters(first: RecordedRequest[]): RecordedRequest[] {
   return first.filter((r) => whole === 0 || r.usage!.cache_read_input_tokens < whole);
 }
 
+/** Every first request went out before any response began, so none could read the prefix: each wrote it. */
+function expectAllAskedAtOnce(first: RecordedRequest[]): void {
+  const began = Math.min(...first.map((r) => r.respondedAt!));
+  for (const request of first) {
+    expect(request.at).toBeLessThan(began);
+    expect(request.usage!.cache_read_input_tokens).toBe(0);
+  }
+}
+
 /** Every worker plays the script named like its agent. */
 const byAgent = (context: WorkerContext) => context.agent ?? context.name;
 
@@ -106,25 +115,15 @@ describe("cache-aware fan-out", () => {
     const server = await createRehearsal({ reviewer: [{ text: "reviewed", delay_ms: 12_000 }] });
     const { results } = await runAll({ concurrency: 3, cacheStagger: { maxWaitMs: 1_000 } }, reviews(3), server);
     expect(results.every((r) => r.status === "succeeded")).toBe(true);
-    const first = firstRequests(server.requests, "reviewer");
-    const began = Math.min(...first.map((r) => r.respondedAt!));
     // All asked before any answer began, so each wrote the prefix: the stall cost the saving, not the time.
-    for (const request of first) {
-      expect(request.at).toBeLessThan(began);
-      expect(request.usage!.cache_read_input_tokens).toBe(0);
-    }
+    expectAllAskedAtOnce(firstRequests(server.requests, "reviewer"));
   }, 90_000);
 
   it("cacheStagger: false sends every first prompt at once, as before", async () => {
     const server = await createRehearsal({ reviewer: [{ text: "reviewed", delay_ms: 6_000 }] });
     const { events, results } = await runAll({ concurrency: 3, cacheStagger: false }, reviews(3), server);
     expect(results.every((r) => r.status === "succeeded")).toBe(true);
-    const first = firstRequests(server.requests, "reviewer");
-    const began = Math.min(...first.map((r) => r.respondedAt!));
-    for (const request of first) {
-      expect(request.at).toBeLessThan(began);
-      expect(request.usage!.cache_read_input_tokens).toBe(0);
-    }
+    expectAllAskedAtOnce(firstRequests(server.requests, "reviewer"));
     expect(events.some((e) => e.type === "task_message" && e.message.type === "stream_event")).toBe(false);
   }, 90_000);
 
