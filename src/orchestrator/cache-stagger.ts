@@ -1,4 +1,7 @@
 import type { CliMessage } from "../protocol/index.ts";
+import { promptPrefixKey, type WorkerOptions } from "../worker/index.ts";
+import type { TaskInfo } from "./types.ts";
+import type { WorkerPlan } from "./worker-factory.ts";
 
 /**
  * Staggered first requests per prefix group. Workers whose requests start
@@ -215,4 +218,28 @@ export class CacheStagger {
     }
     return new Ticket(!group.uncached && group.warmUntil <= this.#settings.now(), group, this.#settings);
   }
+}
+
+/**
+ * A task's place in its prefix group. A new process that may lead streams
+ * partial messages: its group waits for its response to begin, and the
+ * first streamed event says so at once, where the first assistant message
+ * waits for a whole content block (a long thinking block, say). A task that
+ * did not ask for them never sees them (hidePartial), from whichever process
+ * serves it: a reused one may have been started to lead.
+ */
+export function joinPrefixGroup<R extends { info: TaskInfo }>(
+  stagger: CacheStagger | undefined,
+  plan: WorkerPlan<R>,
+): { ticket: StaggerTicket | undefined; hidePartial: boolean; leasePlan: WorkerPlan<R> } {
+  const ticket = stagger?.join(promptPrefixKey(plan.settings));
+  const hidePartial = ticket !== undefined && !plan.settings.includePartialMessages;
+  const leasePlan =
+    ticket?.mayLead && hidePartial
+      ? {
+          ...plan,
+          start: (signal: AbortSignal | undefined, extra?: Partial<WorkerOptions>) => plan.start(signal, { includePartialMessages: true, ...extra }),
+        }
+      : plan;
+  return { ticket, hidePartial, leasePlan };
 }

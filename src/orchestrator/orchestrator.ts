@@ -2,27 +2,21 @@ import { randomUUID } from "node:crypto";
 import { AbortError } from "../errors.ts";
 import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
-import { promptPrefixKey, type TurnResult, type Worker, type WorkerOptions } from "../worker/index.ts";
+import type { TurnResult, Worker, WorkerOptions } from "../worker/index.ts";
 import { addUsage, emptyUsage, WorkerCost } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import { Budget } from "./budget.ts";
-import { CacheStagger, type StaggerTicket } from "./cache-stagger.ts";
+import { CacheStagger, joinPrefixGroup } from "./cache-stagger.ts";
 import { type AgentSpec, layerWorkerOptions, sessionWorkerOptions, tasksPerProcess, taskWorkerOptions } from "./compose.ts";
-import {
-  BudgetExceededError,
-  InvalidTaskError,
-  OrchestratorClosedError,
-  TaskInterruptedError,
-  TaskTimeoutError,
-  UnknownAgentError,
-} from "./errors.ts";
+import { type BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
 import { errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { MemoryInbox } from "./peers/inbox.ts";
 import { QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { SessionRecords, sessionIdOf } from "./session-records.ts";
+import { type TaskRecord, taskResult } from "./task-record.ts";
 import { startTimeLimit } from "./time-limit.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
 import {
@@ -37,7 +31,7 @@ import {
   type TaskStatus,
   type Usage,
 } from "./types.ts";
-import { WorkerFactory, type WorkerPlan } from "./worker-factory.ts";
+import { WorkerFactory } from "./worker-factory.ts";
 import { WorkerPool } from "./worker-pool.ts";
 
 const DEFAULT_CONCURRENCY = 4;
@@ -45,28 +39,6 @@ const DEFAULT_CONCURRENCY = 4;
 export const DEFAULT_RETRIES = 2;
 /** Children may spawn children, but not without end. */
 const MAX_SPAWN_DEPTH = 3;
-
-/** The running record of one task. */
-interface TaskRecord {
-  info: TaskInfo;
-  /** Worker settings of this task (or session) on top of its agent's and the defaults. */
-  overrides: Partial<WorkerOptions>;
-  agent: AgentSpec | undefined;
-  depth: number;
-  parent: TaskRecord | undefined;
-  costUsd: number;
-  usage: ReturnType<typeof emptyUsage>;
-  attempts: number;
-  /** The session of the latest attempt, from its messages: kept when the task fails. */
-  sessionId: string | undefined;
-  /** When the task was handed to the orchestrator, and when its first attempt took a slot (epoch ms). */
-  queuedAt: number;
-  startedAt: number | undefined;
-  /** Whether the task's prepareWorker has run (it runs once, whatever the attempts). */
-  prepared: boolean;
-  /** Messages of the current attempt, to judge whether a retry is safe. */
-  attemptMessages: CliMessage[];
-}
 
 /**
  * Fans tasks out to claude workers under a global and per-agent limit, with
@@ -336,7 +308,7 @@ export class Orchestrator implements TaskRunner {
     } finally {
       clearLimit();
     }
-    const result = this.resultOf(record, turn, error, Date.now());
+    const result = taskResult(record, turn, error, Date.now());
     this.statusCounts[result.status]++;
     this.hub.emit({ type: "task_finished", task: record.info, result });
     return result;
@@ -356,7 +328,7 @@ export class Orchestrator implements TaskRunner {
     this.hub.emit({ type: "worker_state", task: info, state: "starting" });
     const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
     const maxTasks = tasksPerProcess(record.agent, this.options.reuse);
-    const { ticket, hidePartial, leasePlan } = this.staggered(plan);
+    const { ticket, hidePartial, leasePlan } = joinPrefixGroup(this.stagger, plan);
     try {
       const turn = await runAttempt({
         acquire: (stop, fresh) => this.#pool.lease(leasePlan, { maxTasks, signal: stop, fresh }),
@@ -391,28 +363,6 @@ export class Orchestrator implements TaskRunner {
     } finally {
       ticket?.release();
     }
-  }
-
-  /**
-   * A task's place in its prefix group. A new process that may lead streams
-   * partial messages: its group waits for its response to begin, and the
-   * first streamed event says so at once, where the first assistant message
-   * waits for a whole content block (a long thinking block, say). A task that
-   * did not ask for them never sees them (hidePartial), from whichever process
-   * serves it: a reused one may have been started to lead.
-   */
-  private staggered(plan: WorkerPlan<TaskRecord>): { ticket: StaggerTicket | undefined; hidePartial: boolean; leasePlan: WorkerPlan<TaskRecord> } {
-    const ticket = this.stagger?.join(promptPrefixKey(plan.settings));
-    const hidePartial = ticket !== undefined && !plan.settings.includePartialMessages;
-    const leasePlan =
-      ticket?.mayLead && hidePartial
-        ? {
-            ...plan,
-            start: (signal: AbortSignal | undefined, extra?: Partial<WorkerOptions>) =>
-              plan.start(signal, { includePartialMessages: true, ...extra }),
-          }
-        : plan;
-    return { ticket, hidePartial, leasePlan };
   }
 
   /** A message from the worker of a task or session: transcript, event, rate limits and, with a result, its cost. */
@@ -455,35 +405,6 @@ export class Orchestrator implements TaskRunner {
   private stopForBudget(reached: BudgetExceededError): void {
     this.hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
     this.budgetStop.abort(reached);
-  }
-
-  private resultOf(record: TaskRecord, turn: TurnResult | undefined, error: unknown, finishedAt: number): TaskResult {
-    const { queuedAt, startedAt } = record;
-    let status: TaskStatus = "succeeded";
-    if (error !== undefined) {
-      if (error instanceof BudgetExceededError) status = startedAt !== undefined ? "cancelled" : "skipped";
-      else if (isCancellation(error)) status = "cancelled";
-      else status = "failed";
-    }
-    return {
-      id: record.info.id,
-      name: record.info.name,
-      agent: record.info.agent,
-      status,
-      text: turn?.text ?? "",
-      structuredOutput: turn?.structuredOutput,
-      costUsd: record.costUsd,
-      usage: { ...record.usage },
-      numTurns: turn?.numTurns ?? 0,
-      queuedMs: (startedAt ?? finishedAt) - queuedAt,
-      startedAt,
-      finishedAt,
-      durationMs: startedAt === undefined ? 0 : finishedAt - startedAt,
-      attempts: record.attempts,
-      // A task stopped mid-turn keeps the session its worker had begun, so that it can be resumed and read.
-      sessionId: turn?.sessionId ?? record.sessionId,
-      error: error === undefined ? undefined : errorSummary(error),
-    };
   }
 
   /** The worker of a peer or supervisor session, with its own record and transcript; it works for many tasks, so its cost is its own. */
@@ -539,12 +460,6 @@ export class Orchestrator implements TaskRunner {
 
 function combine(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
   return a ? AbortSignal.any([a, b]) : b;
-}
-
-function isCancellation(error: unknown): boolean {
-  return (
-    error instanceof AbortError || error instanceof OrchestratorClosedError || error instanceof TaskInterruptedError || error instanceof DOMException
-  );
 }
 
 function isStopError(error: unknown): boolean {

@@ -1,0 +1,65 @@
+import { AbortError } from "../errors.ts";
+import type { CliMessage } from "../protocol/index.ts";
+import type { TurnResult, WorkerOptions } from "../worker/index.ts";
+import type { AgentSpec } from "./compose.ts";
+import { BudgetExceededError, OrchestratorClosedError, TaskInterruptedError } from "./errors.ts";
+import { errorSummary } from "./failure.ts";
+import type { TaskInfo, TaskResult, TaskStatus, Usage } from "./types.ts";
+
+/** The running record of one task. */
+export interface TaskRecord {
+  info: TaskInfo;
+  /** Worker settings of this task (or session) on top of its agent's and the defaults. */
+  overrides: Partial<WorkerOptions>;
+  agent: AgentSpec | undefined;
+  depth: number;
+  parent: TaskRecord | undefined;
+  costUsd: number;
+  usage: Usage;
+  attempts: number;
+  /** The session of the latest attempt, from its messages: kept when the task fails. */
+  sessionId: string | undefined;
+  /** When the task was handed to the orchestrator, and when its first attempt took a slot (epoch ms). */
+  queuedAt: number;
+  startedAt: number | undefined;
+  /** Whether the task's prepareWorker has run (it runs once, whatever the attempts). */
+  prepared: boolean;
+  /** Messages of the current attempt, to judge whether a retry is safe. */
+  attemptMessages: CliMessage[];
+}
+
+/** The result of a task as its record, its last turn (if any) and its error (if any) tell it. */
+export function taskResult(record: TaskRecord, turn: TurnResult | undefined, error: unknown, finishedAt: number): TaskResult {
+  const { queuedAt, startedAt } = record;
+  let status: TaskStatus = "succeeded";
+  if (error !== undefined) {
+    if (error instanceof BudgetExceededError) status = startedAt !== undefined ? "cancelled" : "skipped";
+    else if (isCancellation(error)) status = "cancelled";
+    else status = "failed";
+  }
+  return {
+    id: record.info.id,
+    name: record.info.name,
+    agent: record.info.agent,
+    status,
+    text: turn?.text ?? "",
+    structuredOutput: turn?.structuredOutput,
+    costUsd: record.costUsd,
+    usage: { ...record.usage },
+    numTurns: turn?.numTurns ?? 0,
+    queuedMs: (startedAt ?? finishedAt) - queuedAt,
+    startedAt,
+    finishedAt,
+    durationMs: startedAt === undefined ? 0 : finishedAt - startedAt,
+    attempts: record.attempts,
+    // A task stopped mid-turn keeps the session its worker had begun, so that it can be resumed and read.
+    sessionId: turn?.sessionId ?? record.sessionId,
+    error: error === undefined ? undefined : errorSummary(error),
+  };
+}
+
+function isCancellation(error: unknown): boolean {
+  return (
+    error instanceof AbortError || error instanceof OrchestratorClosedError || error instanceof TaskInterruptedError || error instanceof DOMException
+  );
+}
