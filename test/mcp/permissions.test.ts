@@ -112,11 +112,12 @@ describe("cadre mcp permissions", () => {
     });
     const spawned = await call(client, "spawn_session", { prompt: "make the file", name: "asker", wait_s: 40 });
     // Answered by the user: the turn ends without the parent model's help.
-    const done = spawned.structuredContent!.status === "idle" ? spawned : await call(client, "wait_sessions", { session_ids: ["asker"] });
+    const done =
+      spawned.structuredContent!.status === "idle" ? spawned : await call(client, "wait_sessions", { session_ids: ["asker"], timeout_s: 50 });
     const result = (done.structuredContent!.result ?? (done.structuredContent!.sessions as { result: string }[])[0]!.result) as string;
     expect(result).toContain("USER-SAID-NO");
     expect(elicited).toHaveLength(1);
     expect(elicited[0]).toContain("touch parent-says-no.txt");
     expect(existsSync(join(cwd, "parent-says-no.txt"))).toBe(false);
-  });
+  }, 150_000);
 });

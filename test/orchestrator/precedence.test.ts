@@ -196,7 +196,8 @@ describe("every kind of worker gets its layers", () => {
     const stop = hook();
     const { orchestrator, cwd } = await rehearsedOrchestrator(rehearsal, {
       agents: { researcher: agent("researcher"), critic: agent("critic"), guard: agent("guard") },
-      hooks: { PreToolUse: [{ matcher: "mcp__cadre__ask_peer", supervisor: "guard" }] },
+      // A long time limit: a busy machine may take a while to start the supervisor, and the test is about settings.
+      hooks: { PreToolUse: [{ matcher: "mcp__cadre__ask_peer", supervisor: "guard", timeoutMs: 120_000 }] },
       defaults: {
         model: "sonnet",
         permissionMode: "default",
