@@ -99,9 +99,12 @@ describe("cadre run --redis on two hosts", () => {
     // From the second 429 to the last, the fleet was backing off (and down to one task at once, held by
     // the stormy host). A calm host left alone would have taken several tasks then (about one a second);
     // it took none. Measured where it takes them: its log says when it took each task from the queue.
-    const from = failed[1]!.at;
+    // A host logs "starts" once it has taken the task and synced the shared budget (Redis round trips), and
+    // the news of a 429 takes a moment to reach the fleet: CI once saw a "starts" 29 ms after the second 429,
+    // so the window opens a second later.
+    const from = failed[1]!.at + 1_000;
     const to = failed[3]!.at;
-    expect(to - from).toBeGreaterThan(3_000);
+    expect(to - from).toBeGreaterThan(2_000);
     const taken = [...calm.output().matchAll(/^(\S+) run \S+: t\d+ starts/gm)].map((m) => Date.parse(m[1]!));
     // The log is read right: it names every task summary.json says the calm host ran (how many depends on timing).
     const ranByCalm = summary.tasks.filter((task) => task.host === "calm").length;
