@@ -9,8 +9,9 @@ import { clip } from "./session-info.ts";
 /**
  * Asks the client's user about a child's permission request through MCP
  * elicitation, when the client supports it. An accepted form answers the
- * request, a decline denies it; a cancel or a failure leaves it waiting for
- * answer_permission (and for its time limit).
+ * request, a decline denies it; a cancel or a failure hands it to the parent,
+ * whose answer_permission it then waits for (and for its time limit). While
+ * the user decides, the parent's spawn_session and wait_sessions keep waiting.
  */
 
 type Form = Pick<ElicitRequestFormParams, "message" | "requestedSchema">;
@@ -81,6 +82,8 @@ export function supportsElicitation(server: Server): boolean {
 
 /** Asks; the question is withdrawn once the request is answered some other way or times out. */
 export async function askByElicitation(server: Server, session: ManagedSession, pending: PendingPermission, timeoutMs: number): Promise<void> {
+  // Synchronously, before anyone is told of the request: the parent's waits go on while the user decides.
+  const handBack = session.askUser(pending.requestId);
   const withdrawn = new AbortController();
   const stillPending = () => session.pending.some((p) => p.requestId === pending.requestId);
   const off = session.onChange(() => {
@@ -98,6 +101,6 @@ export async function askByElicitation(server: Server, session: ManagedSession, 
     // Cancelled, timed out, or the client failed: the request keeps waiting for answer_permission.
   } finally {
     off();
-    session.changed();
+    handBack();
   }
 }

@@ -16,6 +16,7 @@ export class ManagedSession {
   #turnError: { code: string; message: string } | undefined;
   #lastTurn: TurnResult | undefined;
   readonly #changes = new EventHub<void>();
+  readonly #askingUser = new Set<string>();
   #closedReason: string | undefined;
 
   constructor(
@@ -55,9 +56,26 @@ export class ManagedSession {
     return status;
   }
 
-  /** No turn is running, or the turn waits for a permission answer: the parent has something to do. */
+  /** No turn is running, or the turn waits for a permission answer from the parent (not one the user is being asked). */
   get settled(): boolean {
-    return !this.#inFlight || this.session.pendingPermissions().length > 0;
+    return !this.#inFlight || this.pending.some((p) => !this.#askingUser.has(p.requestId));
+  }
+
+  /** True while the client's user is being asked about this request (MCP elicitation). */
+  isAskingUser(requestId: string): boolean {
+    return this.#askingUser.has(requestId);
+  }
+
+  /**
+   * Marks a request as put to the client's user, so the parent's waits go on
+   * while the user decides. Returns the function that hands it back to the parent.
+   */
+  askUser(requestId: string): () => void {
+    this.#askingUser.add(requestId);
+    return () => {
+      this.#askingUser.delete(requestId);
+      this.changed();
+    };
   }
 
   /** The last finished turn, when no turn runs now. */

@@ -18,6 +18,7 @@ export const PendingPermissionSchema = z.object({
   tool_name: z.string(),
   input: z.record(z.string(), z.unknown()).describe("the tool's input; long strings are shortened"),
   waiting_s: z.number(),
+  asking_user: z.boolean().optional().describe("the client's user is being asked (MCP elicitation); answer_permission still answers it"),
 });
 
 export const SessionInfoSchema = z.object({
@@ -50,13 +51,14 @@ function clipDeep(value: unknown): unknown {
   return value;
 }
 
-function pendingInfo(pending: PendingPermission): PendingPermissionInfo {
+function pendingInfo(session: ManagedSession, pending: PendingPermission): PendingPermissionInfo {
   return {
     request_id: pending.requestId,
     kind: pending.kind,
     tool_name: pending.toolName,
     input: clipDeep(pending.input) as Record<string, unknown>,
     waiting_s: Math.round((Date.now() - pending.since) / 1000),
+    ...(session.isAskingUser(pending.requestId) && { asking_user: true }),
   };
 }
 
@@ -74,13 +76,13 @@ export function sessionInfo(session: ManagedSession): SessionInfo {
     cost_usd: Math.round(costUsd * 1e6) / 1e6,
     ...(result && !result.isError && { result: clip(result.text, MAX_RESULT_CHARS, "; see get_transcript") }),
     ...(error && { error: error.message }),
-    ...(pending.length > 0 && { pending_permissions: pending.map(pendingInfo) }),
+    ...(pending.length > 0 && { pending_permissions: pending.map((p) => pendingInfo(session, p)) }),
     ...(session.closedReason !== undefined && session.status === "closed" && { closed_reason: session.closedReason }),
   };
 }
 
 function describePending(p: PendingPermissionInfo): string {
-  const head = `  request ${p.request_id}`;
+  const head = `  request ${p.request_id}${p.asking_user ? " (the user is being asked too)" : ""}`;
   if (p.kind === "question") {
     const questions = askUserQuestion.questions({ input: p.input }).map((q) => {
       const options = (q.options ?? []).map((o) => o.label).join(" | ");

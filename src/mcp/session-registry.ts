@@ -81,8 +81,8 @@ export class SessionRegistry {
     });
     const managed = new ManagedSession(session, owner);
     session.onPermissionRequest((pending) => {
-      managed.changed();
       this.#permissionRequests.emit({ session: managed, pending });
+      managed.changed();
     });
     this.#sessions.set(managed.id, managed);
     this.#forgetOldClosed();

@@ -274,9 +274,10 @@ export class Session {
         { once: true },
       );
       this.#pending.set(request.requestId, { entry, resolve: settle });
-      this.#setStatus("awaiting_permission");
+      // Listeners first (one may put the request to a user), then the status that wakes waiters.
       // A listener's bug does not answer the request: it still waits for answerPermission().
       this.#permissionRequests.emit(entry);
+      this.#setStatus("awaiting_permission");
     });
   }
 

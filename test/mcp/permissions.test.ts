@@ -9,6 +9,7 @@ const QUESTION = "Which database should we use?";
 
 const SCRIPTS = {
   asker: [{ tool_use: { name: "Bash", input: { command: "touch parent-says-no.txt" } } }, { text: "asker got: {{tool_result}}" }],
+  "handed-back": [{ tool_use: { name: "Bash", input: { command: "touch handed-back.txt" } } }, { text: "handed-back got: {{tool_result}}" }],
   questioner: [
     {
       tool_use: {
@@ -103,21 +104,36 @@ describe("cadre mcp permissions", () => {
     expect((revised.structuredContent!.sessions as { result: string }[])[0]!.result).toContain("ADD-TESTS-FIRST");
   });
 
-  it("asks through MCP elicitation when the client supports it", async () => {
+  it("asks through MCP elicitation when the client supports it; the parent waits while the user decides", async () => {
     const elicited: string[] = [];
     const { client, cwd } = await startStdioCadre(SCRIPTS, [], { capabilities: { elicitation: { form: {} } } });
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       elicited.push(request.params.message);
+      // The user takes a moment; the parent's spawn_session must not return "awaiting_permission" meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      if (request.params.message.includes("(handed-back)")) return { action: "cancel" };
       return { action: "accept", content: { decision: "deny", message: "USER-SAID-NO" } };
     });
-    const spawned = await call(client, "spawn_session", { prompt: "make the file", name: "asker", wait_s: 40 });
+    const spawned = await call(client, "spawn_session", { prompt: "make the file", name: "asker", wait_s: 55 }, { timeout: 120_000 });
     // Answered by the user: the turn ends without the parent model's help.
-    const done =
-      spawned.structuredContent!.status === "idle" ? spawned : await call(client, "wait_sessions", { session_ids: ["asker"], timeout_s: 50 });
-    const result = (done.structuredContent!.result ?? (done.structuredContent!.sessions as { result: string }[])[0]!.result) as string;
-    expect(result).toContain("USER-SAID-NO");
+    expect(spawned.structuredContent).toMatchObject({ status: "idle", result: expect.stringContaining("USER-SAID-NO") });
     expect(elicited).toHaveLength(1);
     expect(elicited[0]).toContain("touch parent-says-no.txt");
     expect(existsSync(join(cwd, "parent-says-no.txt"))).toBe(false);
-  }, 150_000);
+
+    // The user dismissed the question: it is the parent's to answer, and no longer marked as asked.
+    const handedBack = await call(client, "spawn_session", { prompt: "make the file", name: "handed-back", wait_s: 55 }, { timeout: 120_000 });
+    expect(handedBack.structuredContent!.status).toBe("awaiting_permission");
+    const [pending] = handedBack.structuredContent!.pending_permissions as { request_id: string; asking_user?: boolean }[];
+    expect(pending!.asking_user).toBeUndefined();
+    expect(elicited).toHaveLength(2);
+    await call(client, "answer_permission", {
+      session_id: "handed-back",
+      request_id: pending!.request_id,
+      decision: "deny",
+      message: "PARENT-SAID-NO",
+    });
+    const done = await call(client, "wait_sessions", { session_ids: ["handed-back"], timeout_s: 50 }, { timeout: 120_000 });
+    expect((done.structuredContent!.sessions as { result: string }[])[0]!.result).toContain("PARENT-SAID-NO");
+  }, 240_000);
 });
