@@ -12,10 +12,7 @@ import { type InstalledCadre, installPackedCadre, REPO } from "../support/instal
 // npm install copies the pinned claude binary (~380 MB); tsc checks dependencies' .d.ts too.
 const INSTALL_TIMEOUT_MS = 600_000;
 const SLOW_TEST_MS = 180_000;
-const { version, devDependencies } = JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as {
-  version: string;
-  devDependencies: Record<string, string>;
-};
+const { version } = JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as { version: string };
 /** The repository's TypeScript (a dev dependency), standing in for the consumer's. */
 const TSC = (() => {
   const manifest = createRequire(import.meta.url).resolve("typescript/package.json");
@@ -31,7 +28,7 @@ function userEnv(): Record<string, string | undefined> {
 
 let installed: InstalledCadre;
 beforeAll(async () => {
-  installed = await installPackedCadre([`@types/node@${devDependencies["@types/node"]}`]);
+  installed = await installPackedCadre(["@types/node"]);
 }, INSTALL_TIMEOUT_MS);
 afterAll(async () => {
   await installed?.remove();

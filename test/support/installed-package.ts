@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
+import { consumerProject, type Lock, type Manifest } from "./consumer-lock.ts";
 
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -18,25 +19,27 @@ export interface InstalledCadre {
 }
 
 /**
- * Packs the repository and installs the tarball (and `extra` packages, e.g. @types/node) into a
- * new project under the system temp directory. dist/ must be built already (`npm run build`;
- * vitest's globalSetup does it): packing with scripts would rebuild dist/ under tests that run it.
- * Dependencies come from npm's cache when it has them (`npm ci` filled it), else from the registry.
+ * Packs the repository and installs the tarball (and `extras`, packages of cadre's lock such as
+ * @types/node) into a new project under the system temp directory. dist/ must be built already
+ * (`npm run build`; vitest's globalSetup does it): packing with scripts would rebuild dist/ under
+ * tests that run it. The install is `npm ci --offline` with cadre's locked versions, from the
+ * npm cache that `npm ci` in the repository filled: no registry is asked.
  */
-export async function installPackedCadre(extra: string[] = []): Promise<InstalledCadre> {
+export async function installPackedCadre(extras: string[] = []): Promise<InstalledCadre> {
   const dir = await mkdtemp(join(tmpdir(), "cadre-package-"));
   const remove = () => rm(dir, { recursive: true, force: true, maxRetries: 3 });
   try {
     const npm = (args: string[], cwd: string) => execa("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], { cwd, all: true });
     const packed = await npm(["pack", "--ignore-scripts", "--json", "--pack-destination", dir], REPO);
     const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
-    const tarball = join(dir, filename);
-    const manifest = JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as { allowScripts?: Record<string, boolean> };
-    // The user's project allows the pinned claude package's install script, as cadre's own does.
-    const consumer = { name: "cadre-consumer", private: true, type: "module", allowScripts: manifest.allowScripts };
-    await writeFile(join(dir, "package.json"), `${JSON.stringify(consumer, null, 2)}\n`);
-    await npm(["install", "--prefer-offline", tarball, ...extra], dir);
-    return { dir, packageDir: join(dir, "node_modules", "cadre"), tarball, remove };
+    const read = async <T>(file: string) => JSON.parse(await readFile(join(REPO, file), "utf8")) as T;
+    const consumer = consumerProject(await read<Manifest>("package.json"), await read<Lock>("package-lock.json"), filename, extras);
+    await writeFile(join(dir, "package.json"), `${JSON.stringify(consumer.manifest, null, 2)}\n`);
+    await writeFile(join(dir, "package-lock.json"), `${JSON.stringify(consumer.lock, null, 2)}\n`);
+    await npm(["ci", "--offline"], dir).catch((error: { all?: string }) => {
+      throw new Error(`npm ci --offline of the packed cadre failed (is npm's cache filled? run npm ci in the repository):\n${error.all ?? error}`);
+    });
+    return { dir, packageDir: join(dir, "node_modules", "cadre"), tarball: join(dir, filename), remove };
   } catch (error) {
     await remove();
     throw error;
