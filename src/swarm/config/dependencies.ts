@@ -32,22 +32,26 @@ export function resolveDependencies(
   const groups = new Map<string, string[]>();
   for (const task of tasks) {
     if (task.item === undefined) continue;
-    groups.set(task.template, [...(groups.get(task.template) ?? []), task.name]);
+    const group = groups.get(task.template);
+    if (group === undefined) groups.set(task.template, [task.name]);
+    else group.push(task.name);
   }
   const candidates = [...names, ...groups.keys()];
 
   const dependsOn = new Map<string, string[]>();
   const uses = new Map<string, ResultUse[]>();
   for (const task of tasks) {
-    const resolved: string[] = [];
+    // A set keeps the order of first mention and makes a group of 100,000 copies one pass, not a scan per copy.
+    const resolvedSet = new Set<string>();
     task.depends_on.forEach((entry, k) => {
       const targets = names.has(entry) ? [entry] : groups.get(entry);
       if (targets === undefined) {
         if (allTaskNames) issues.add(issue(["tasks", task.index, "depends_on", k], `unknown task "${entry}"`, didYouMean(entry, candidates)));
       } else {
-        resolved.push(...targets.filter((target) => !resolved.includes(target)));
+        for (const target of targets) resolvedSet.add(target);
       }
     });
+    const resolved = [...resolvedSet];
     // A duplicate name is reported elsewhere; the first task of that name keeps its edges.
     if (!dependsOn.has(task.name)) dependsOn.set(task.name, resolved);
 
@@ -70,7 +74,7 @@ export function resolveDependencies(
           continue;
         }
         used.push({ path, target: ref.task, field: field as ResultField });
-        if (!resolved.includes(ref.task)) {
+        if (!resolvedSet.has(ref.task)) {
           issues.add(issue(path, `${placeholder} needs "${ref.task}" in depends_on`, `add "${ref.task}" to the task's depends_on`));
         }
       }
