@@ -14,6 +14,7 @@ Commands:
   cadre agents              list the agent definitions a swarm can name
   cadre worker --redis URL  run the tasks of distributed runs (cadre run --redis) on this host
   cadre ui [runs-dir]       a web dashboard of past runs (.cadre/runs)
+  cadre doctor              check what a first run needs: Node, claude, a login, the API, git
   cadre help [command]      this help, or a command's (the same as cadre <command> --help)
 
 Options of cadre run (cadre run --help lists them all):
@@ -38,7 +39,7 @@ Options:
 
 Environment:
   ANTHROPIC_API_KEY    the API key workers use when you are not logged in (claude auth login)
-  ANTHROPIC_BASE_URL   another API endpoint (a proxy, a gateway)
+  ANTHROPIC_BASE_URL   another API endpoint (a proxy, a gateway); cadre doctor checks it
   CADRE_CLAUDE_BIN     the claude executable to run (default: the pinned @anthropic-ai/claude-code,
                        then claude on PATH)
   CADRE_UI_TOKEN       the dashboard's token for cadre run --ui and cadre ui (as --token)
@@ -49,7 +50,8 @@ A swarm file reads the environment too: \${VAR}, or \${VAR:-default} when VAR is
 
 Exit status:
   0                    success
-  1                    a task did not succeed, or an unexpected error
+  1                    a task did not succeed, cadre doctor found something to fix, or an
+                       unexpected error
   2                    wrong arguments, or a config that is not valid
   129, 130, 143        stopped by SIGHUP, SIGINT (Ctrl-C), SIGTERM
 Each command's --help says what its own codes mean.
@@ -58,7 +60,7 @@ More: cadre <command> --help, and README.md in cadre's package (node_modules/cad
 `;
 
 /** The commands, each loaded only when run (see dispatch). */
-const COMMANDS = ["run", "validate", "mcp", "agents", "worker", "ui", "help"];
+const COMMANDS = ["run", "validate", "mcp", "agents", "worker", "ui", "doctor", "help"];
 
 /**
  * Runs the command line and resolves to the process exit code. Never throws,
@@ -99,6 +101,7 @@ async function dispatch(argv: string[]): Promise<number> {
   if (command === "mcp") return (await import("./mcp.ts")).mcpCommand(rest);
   if (command === "worker") return (await import("./worker.ts")).workerCommand(rest);
   if (command === "ui") return (await import("./ui.ts")).uiCommand(rest);
+  if (command === "doctor") return (await import("./doctor.ts")).doctorCommand(rest);
   if (command.startsWith("-")) return refuse(unknownOption(command.replace(/=.*/, ""), ["help", "version"]));
   const match = closest(command, COMMANDS);
   return refuse(`unknown command "${command}"${match === undefined ? "" : ` (did you mean "${match}"?)`}`);

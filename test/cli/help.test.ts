@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cadre, repo } from "./run-support.ts";
 
-const SUBCOMMANDS = ["run", "validate", "mcp", "agents", "worker", "ui"];
+const SUBCOMMANDS = ["run", "validate", "mcp", "agents", "worker", "ui", "doctor"];
 
 /** Every CADRE_* variable the sources read: named as a string, or as process.env.X / env.X. */
 async function environmentVariables(): Promise<string[]> {
@@ -31,7 +31,7 @@ describe("cadre --help", () => {
       expect(help.stdout).toMatch(new RegExp(`^ {2}${name}\\b`, "m"));
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the swarm file's own syntax, shown as it is written.
     expect(help.stdout).toContain("${VAR:-default}");
-    expect(help.stdout).toMatch(/^Exit status:\n {2}0 +success\n {2}1 .*\n {2}2 .*\n {2}129, 130, 143 /m);
+    expect(help.stdout).toMatch(/^Exit status:\n {2}0 +success\n {2}1 .*\n.*\n {2}2 .*\n {2}129, 130, 143 /m);
     // No command is the same as --help; `help <command>` is that command's --help.
     expect((await cadre([])).stdout).toBe(help.stdout);
     const runHelp = await cadre(["run", "--help"]);
@@ -66,6 +66,7 @@ describe("a mistyped flag or command", () => {
     [["agents", "--hepl"], "cadre agents: unknown option --hepl (did you mean --help?); usage: cadre agents"],
     [["worker", "--redis", "redis://127.0.0.1:1", "--nme", "a"], "cadre worker: unknown option --nme (did you mean --name?); usage: cadre worker"],
     [["ui", "--tokn", "x"], "cadre ui: unknown option --tokn (did you mean --token?)"],
+    [["doctor", "--reddis", "redis://127.0.0.1:1"], "cadre doctor: unknown option --reddis (did you mean --redis?); usage: cadre doctor"],
     [["--verison"], "cadre: unknown option --verison (did you mean --version?); see cadre --help"],
     [["run", "swarm.yaml", "--zzz"], "cadre run: unknown option --zzz; usage: cadre run"],
   ])("cadre %j: exit 2, one line with the suggestion", async (args, start) => {
@@ -92,8 +93,10 @@ describe("a mistyped flag or command", () => {
   it("an unknown command gets the closest one", async () => {
     const typo = await cadre(["rnu", "swarm.yaml"]);
     expect([typo.exitCode, typo.stderr]).toEqual([2, 'cadre: unknown command "rnu" (did you mean "run"?); see cadre --help']);
-    const validate = await cadre(["help", "valdate"]);
+    const validate = await cadre(["valdate", "swarm.yaml"]);
     expect([validate.exitCode, validate.stderr]).toEqual([2, 'cadre: unknown command "valdate" (did you mean "validate"?); see cadre --help']);
+    const doctor = await cadre(["help", "docter"]);
+    expect([doctor.exitCode, doctor.stderr]).toEqual([2, 'cadre: unknown command "docter" (did you mean "doctor"?); see cadre --help']);
     const far = await cadre(["deploy"]);
     expect([far.exitCode, far.stderr]).toEqual([2, 'cadre: unknown command "deploy"; see cadre --help']);
   });
