@@ -1,6 +1,5 @@
 import { closest } from "../util/did-you-mean.ts";
 import { CADRE_VERSION } from "../util/version.ts";
-import { unknownOption } from "./flags.ts";
 import { exitOnStrayErrors, reportUnexpected } from "./unexpected.ts";
 
 const HELP = `cadre: run many Claude Code agents at once
@@ -102,7 +101,8 @@ async function dispatch(argv: string[]): Promise<number> {
   if (command === "worker") return (await import("./worker.ts")).workerCommand(rest);
   if (command === "ui") return (await import("./ui.ts")).uiCommand(rest);
   if (command === "doctor") return (await import("./doctor.ts")).doctorCommand(rest);
-  if (command.startsWith("-")) return refuse(unknownOption(command.replace(/=.*/, ""), ["help", "version"]));
+  // Loaded only here: flags.ts brings node:crypto (server tokens), which --help need not wait for.
+  if (command.startsWith("-")) return refuse((await import("./flags.ts")).unknownOption(command.replace(/=.*/, ""), ["help", "version"]));
   const match = closest(command, COMMANDS);
   return refuse(`unknown command "${command}"${match === undefined ? "" : ` (did you mean "${match}"?)`}`);
 }
