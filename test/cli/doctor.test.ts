@@ -2,6 +2,7 @@
 // temporary HOME, and the API played by a loopback port: closed, the rehearsal server, a refusal.
 import http from "node:http";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
@@ -18,9 +19,10 @@ async function closedPort(): Promise<number> {
 }
 
 /** cadre doctor in a complete environment: only PATH and locale from this one, HOME a fresh directory. */
-async function doctor(env: { baseUrl: string; apiKey?: string }, args: string[] = []) {
+async function doctor(env: { baseUrl: string; apiKey?: string; claudeBin?: string }, args: string[] = []) {
   const full = offlineClaudeEnv({ baseUrl: env.baseUrl, home: await tempHome("cadre-doctor-"), apiKey: env.apiKey ?? "" });
   if (env.apiKey === undefined) delete full.ANTHROPIC_API_KEY;
+  if (env.claudeBin !== undefined) full.CADRE_CLAUDE_BIN = env.claudeBin;
   return execa("node", [bin, "doctor", ...args], { cwd: repo, env: full, extendEnv: false, reject: false, timeout: 30_000 });
 }
 
@@ -68,6 +70,15 @@ describe("cadre doctor", () => {
     const url = `http://127.0.0.1:${(refusing.address() as { port: number }).port}`;
     const result = await doctor({ baseUrl: url, apiKey: "sk-wrong" });
     expect(line(result.stdout, "API")).toBe(`✗ API     ${url} refused ANTHROPIC_API_KEY (HTTP 401); check the key`);
+    expect(result.exitCode).toBe(1);
+  });
+
+  it("names a claude it cannot run, and leaves the login unchecked rather than guessed", async () => {
+    const server = await createRehearsal();
+    const result = await doctor({ baseUrl: server.url, apiKey: "sk-doctor-test", claudeBin: join(repo, "no-such-claude") });
+    expect(line(result.stdout, "claude")).toMatch(new RegExp(`^✗ claude +.*${join(repo, "no-such-claude")}.*CADRE_CLAUDE_BIN`));
+    expect(line(result.stdout, "login")).toBe("! login   not checked: it needs the claude CLI");
+    expect(result.stdout.split("\n").at(-1)).toBe("cadre doctor: 1 thing to fix (marked ✗)");
     expect(result.exitCode).toBe(1);
   });
 });
