@@ -1,9 +1,21 @@
 import { homedir } from "node:os";
 import { relative, sep } from "node:path";
-import { parseArgs } from "node:util";
 import { agentSearchDirs, type DiscoveredAgent, discoverAgents } from "../swarm/agents/discover.ts";
+import { parseFlags, UsageError } from "./flags.ts";
 
 const USAGE = "usage: cadre agents";
+
+const HELP = `${USAGE}
+
+Lists the agent definitions a swarm can name: agents/ and .claude/agents in this
+directory, then ~/.claude/agents (earlier ones win; a later one of the same name
+is listed as shadowed). Files that do not parse are named on stderr.
+
+Options:
+  -h, --help  show this help
+
+Exit status: 0 listed (also when there are none), 2 the arguments are wrong.
+`;
 // Descriptions are often paragraphs (Claude Code uses them for routing); a table shows the start.
 const DESCRIPTION_WIDTH = 80;
 
@@ -34,14 +46,14 @@ function table(rows: string[][]): string {
  */
 export async function agentsCommand(args: string[]): Promise<number> {
   try {
-    const { values, positionals } = parseArgs({ args, options: { help: { type: "boolean", short: "h" } }, allowPositionals: true });
+    const { values } = parseFlags(args, { options: { help: { type: "boolean", short: "h" } }, allowPositionals: false });
     if (values.help) {
-      process.stdout.write(`${USAGE}\n\nLists agent definitions from agents/, .claude/agents and ~/.claude/agents (earlier ones win).\n`);
+      process.stdout.write(HELP);
       return 0;
     }
-    if (positionals.length > 0) throw new Error(`unexpected argument "${positionals[0]}"`);
   } catch (error) {
-    process.stderr.write(`cadre agents: ${(error as Error).message}; ${USAGE}\n`);
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`cadre agents: ${error.message}; ${USAGE}\n`);
     return 2;
   }
 

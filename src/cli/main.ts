@@ -1,28 +1,65 @@
+import { closest } from "../util/did-you-mean.ts";
 import { CADRE_VERSION } from "../util/version.ts";
 import { exitOnStrayErrors, reportUnexpected } from "./unexpected.ts";
 
 const HELP = `cadre: run many Claude Code agents at once
 
-Usage:
-  cadre run <config.(yaml|json)> [--concurrency N] [--out DIR] [--rehearse [--rehearse-budget]] [--json] [--redis URL] [--ui [HOST:PORT]]
-  cadre validate <config>
-  cadre mcp [--http HOST:PORT] [--config swarm.yaml]
-  cadre agents
-  cadre worker --redis URL [--concurrency N]
-  cadre ui [runs-dir] [--http HOST:PORT]
+Usage: cadre <command> [options]
 
 Commands:
-  run       run the swarm a config file describes
-  validate  check a swarm config without running it
-  mcp       serve cadre's tools to a parent Claude over MCP
-  agents    list agent definitions (agents/, .claude/agents, ~/.claude/agents)
-  worker    run the tasks of distributed runs (cadre run --redis) on this host
-  ui        a web dashboard of past runs (.cadre/runs)
+  cadre run <config>        run the swarm a config file (YAML or JSON) describes
+  cadre validate <config>   check a swarm config without running it
+  cadre mcp                 serve cadre's tools to a parent Claude over MCP (stdio, or --http)
+  cadre agents              list the agent definitions a swarm can name
+  cadre worker --redis URL  run the tasks of distributed runs (cadre run --redis) on this host
+  cadre ui [runs-dir]       a web dashboard of past runs (.cadre/runs)
+  cadre doctor              check what a first run needs: Node, claude, a login, the API, git
+  cadre help [command]      this help, or a command's (the same as cadre <command> --help)
+
+Options of cadre run (cadre run --help lists them all):
+  --rehearse           play the config's rehearsal scripts on a scripted model: offline, no account
+  -c, --concurrency N  workers running at once
+  -o, --out DIR        where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
+  --resume [DIR]       go on with an earlier run (default: the newest of this config)
+  --fresh              with --resume: the tasks that run again start new sessions
+  --json               the run's events as NDJSON on stdout
+  --ui [HOST:PORT]     a live web dashboard of the run
+  --redis URL          run on the hosts that serve this Redis (cadre worker)
+  --run-id ID          with --redis: the run's id, to pick up a run whose cadre run stopped
+
+Options of cadre mcp (cadre mcp --help lists them all):
+  --http HOST:PORT     Streamable HTTP instead of stdio, with a dashboard of the children at /
+  --config FILE        a swarm config: its agents, defaults, budget and concurrency
+  --warm N             spare children kept started for a quick spawn_session (default 1)
 
 Options:
-  -h, --help     show this help
-  -v, --version  show cadre's version
+  -h, --help           show this help
+  -V, --version        show cadre's version
+
+Environment:
+  ANTHROPIC_API_KEY    the API key workers use when you are not logged in (claude auth login)
+  ANTHROPIC_BASE_URL   another API endpoint (a proxy, a gateway); cadre doctor checks it
+  CADRE_CLAUDE_BIN     the claude executable to run (default: the pinned @anthropic-ai/claude-code,
+                       then claude on PATH)
+  CADRE_UI_TOKEN       the dashboard's token for cadre run --ui and cadre ui (as --token)
+  CADRE_MCP_TOKEN      the bearer token of cadre mcp --http (as --token)
+  CADRE_DEBUG=1        print where an unexpected error came from (its stack)
+  NO_COLOR=1           no color in the run's view (FORCE_COLOR=1: color also when piped)
+A swarm file reads the environment too: \${VAR}, or \${VAR:-default} when VAR is unset or empty.
+
+Exit status:
+  0                    success
+  1                    a task did not succeed, cadre doctor found something to fix, or an
+                       unexpected error
+  2                    wrong arguments, or a config that is not valid
+  129, 130, 143        stopped by SIGHUP, SIGINT (Ctrl-C), SIGTERM
+Each command's --help says what its own codes mean.
+
+More: cadre <command> --help, and README.md in cadre's package (node_modules/cadre/README.md).
 `;
+
+/** The commands, each loaded only when run (see dispatch). */
+const COMMANDS = ["run", "validate", "mcp", "agents", "worker", "ui", "doctor", "help"];
 
 /**
  * Runs the command line and resolves to the process exit code. Never throws,
@@ -40,13 +77,20 @@ export async function main(argv: string[]): Promise<number> {
 
 async function dispatch(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === "-h" || command === "--help" || command === "help") {
+  if (command === undefined || command === "-h" || command === "--help") {
     process.stdout.write(HELP);
     return 0;
   }
-  if (command === "-v" || command === "--version") {
+  // -V as commander-based and GNU tools have it; -v too, as npm, node and vitest have it: cadre has
+  // no --verbose it could mean, and scripts that ask `cadre -v` keep working.
+  if (command === "-V" || command === "-v" || command === "--version") {
     process.stdout.write(`cadre ${CADRE_VERSION}\n`);
     return 0;
+  }
+  if (command === "help") {
+    const [topic = "help", ...extra] = rest;
+    if (extra.length > 0) return refuse(`help takes one command (got "${rest.join('", "')}")`);
+    return dispatch(topic === "help" || topic.startsWith("-") ? [] : [topic, "--help"]);
   }
   // Each command loads only its own modules: `cadre mcp` is started at the beginning of every
   // Claude Code session, and --help should not wait for zod, the MCP SDK or the terminal view.
@@ -56,6 +100,14 @@ async function dispatch(argv: string[]): Promise<number> {
   if (command === "mcp") return (await import("./mcp.ts")).mcpCommand(rest);
   if (command === "worker") return (await import("./worker.ts")).workerCommand(rest);
   if (command === "ui") return (await import("./ui.ts")).uiCommand(rest);
-  process.stderr.write(`cadre: unknown command "${command}"; run "cadre --help" to see the commands\n`);
+  if (command === "doctor") return (await import("./doctor.ts")).doctorCommand(rest);
+  // Loaded only here: flags.ts brings node:crypto (server tokens), which --help need not wait for.
+  if (command.startsWith("-")) return refuse((await import("./flags.ts")).unknownOption(command.replace(/=.*/, ""), ["help", "version"]));
+  const match = closest(command, COMMANDS);
+  return refuse(`unknown command "${command}"${match === undefined ? "" : ` (did you mean "${match}"?)`}`);
+}
+
+function refuse(problem: string): number {
+  process.stderr.write(`cadre: ${problem}; see cadre --help\n`);
   return 2;
 }

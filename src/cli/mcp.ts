@@ -1,12 +1,11 @@
 import { readFile } from "node:fs/promises";
 import process from "node:process";
-import { parseArgs } from "node:util";
 import type { McpRuntimeOptions } from "../mcp/runtime.ts";
 import type { OrchestratorOptions } from "../orchestrator/index.ts";
 import type { RehearsalScripts } from "../rehearsal/index.ts";
 import { parseAllowedHosts } from "../util/allowed-hosts.ts";
 import { parseHostPort } from "../util/http-guard.ts";
-import { checkServerToken, numberFlag, UsageError } from "./flags.ts";
+import { checkServerToken, numberFlag, parseFlags, UsageError } from "./flags.ts";
 import { stopOnSignals, stopped } from "./signals.ts";
 
 const USAGE =
@@ -38,6 +37,11 @@ Options:
   --scripts FILE            rehearsal scripts (name → steps, YAML or JSON); implies --rehearse.
                             A child plays the script named like its session name, else like its agent.
   --no-elicitation          never ask the client's user through MCP elicitation
+  -h, --help                show this help
+
+Exit status: 0 the client went away or a signal (SIGINT, SIGTERM, SIGHUP) stopped it,
+1 the server failed, 2 the arguments or the config are wrong; a second signal exits
+at once with 129, 130 or 143 (the children are ended all the same).
 `;
 
 const OPTIONS = {
@@ -85,12 +89,11 @@ export async function mcpCommand(args: string[]): Promise<number> {
   let http: { host: string; port: number; allowedHosts: string[]; maxClients: number | undefined } | undefined;
   let token: string | undefined;
   try {
-    const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true });
+    const { values } = parseFlags(args, { options: OPTIONS, allowPositionals: false });
     if (values.help) {
       process.stdout.write(HELP);
       return 0;
     }
-    if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     const config = values.config === undefined ? undefined : await loadConfig(values.config);
     const rehearse = values.rehearse === true || values.scripts !== undefined;
     const scripts = rehearse ? { ...config?.rehearsal, ...(values.scripts && (await loadScripts(values.scripts))) } : undefined;

@@ -1,10 +1,9 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
-import { parseArgs } from "node:util";
 import { RunsDirectory, serveDashboard } from "../dashboard/index.ts";
 import { parseHostPort } from "../util/http-guard.ts";
-import { checkServerToken, UsageError } from "./flags.ts";
+import { checkServerToken, parseFlags, UsageError } from "./flags.ts";
 import { stopOnSignals, stopped } from "./signals.ts";
 
 const USAGE = "usage: cadre ui [runs-dir] [--http HOST:PORT] [--token T]";
@@ -19,6 +18,10 @@ Options:
   --http HOST:PORT  where to serve (default 127.0.0.1 and a free port)
   --token T         the page's token (or CADRE_UI_TOKEN); generated when absent,
                     and needed to serve beyond loopback
+  -h, --help        show this help
+
+Exit status: 0 stopped by Ctrl-C (or SIGTERM, SIGHUP), 1 it could not serve,
+2 the arguments are wrong or there is no runs directory.
 `;
 
 /** `cadre ui`: serves the dashboard of the runs in a directory until Ctrl-C. */
@@ -27,8 +30,7 @@ export async function uiCommand(args: string[]): Promise<number> {
   let address: { host: string; port: number };
   let token: string | undefined;
   try {
-    const { values, positionals } = parseArgs({
-      args,
+    const { values, positionals } = parseFlags(args, {
       options: { http: { type: "string" }, token: { type: "string" }, help: { type: "boolean", short: "h" } },
       allowPositionals: true,
     });

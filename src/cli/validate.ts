@@ -1,19 +1,30 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { formatIssue } from "../swarm/config/issues.ts";
 import { loadSwarmConfig } from "../swarm/config/load.ts";
+import { parseFlags } from "./flags.ts";
 
 const USAGE = "usage: cadre validate <config.(yaml|json)>";
+
+const HELP = `${USAGE}
+
+Checks a swarm config (schema, agent files, references, dependencies) without
+running it, and prints every problem as \`path: message (hint)\`, in file order.
+
+Options:
+  -h, --help  show this help
+
+Exit status: 0 the config is valid, 2 it is not (or the arguments are wrong).
+`;
 
 /** `cadre validate <config>`: every issue as `path: message (hint)` and exit 2, or a one-line summary and exit 0. */
 export async function validateCommand(args: string[]): Promise<number> {
   let positionals: string[];
   try {
-    const parsed = parseArgs({ args, options: { help: { type: "boolean", short: "h" } }, allowPositionals: true });
+    const parsed = parseFlags(args, { options: { help: { type: "boolean", short: "h" } }, allowPositionals: true });
     positionals = parsed.positionals;
     if (parsed.values.help) {
-      process.stdout.write(`${USAGE}\n\nChecks a swarm config (schema, agent files, references, dependencies) without running it.\n`);
+      process.stdout.write(HELP);
       return 0;
     }
   } catch (error) {

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import process from "node:process";
-import { parseArgs } from "node:util";
 import { Host, redactUrl, redisUrlProblem } from "../distributed/index.ts";
+import { parseFlags } from "./flags.ts";
 
 const USAGE = "usage: cadre worker --redis URL [--concurrency N] [--name NAME] [--stall-s S]";
 
@@ -12,15 +12,17 @@ from Redis and runs them here, with the run's agents, hooks and peers.
 Start one on each machine; the runs' limits and budget hold over all of them.
 
 Options:
-  --redis URL      the Redis server the runs use (redis://host:port)
-  --concurrency N  tasks this host runs at once, per run (default 4)
-  --name NAME      how this host appears in summaries and logs (default <hostname>-<pid>)
-  --stall-s S      a host silent this long (died, or lost Redis) loses its tasks to
-                   the other hosts (default 30)
-  -h, --help       show this help
+  --redis URL          the Redis server the runs use (redis://host:port)
+  -c, --concurrency N  tasks this host runs at once, per run (default 4)
+  --name NAME          how this host appears in summaries and logs (default <hostname>-<pid>)
+  --stall-s S          a host silent this long (died, or lost Redis) loses its tasks to
+                       the other hosts (default 30)
+  -h, --help           show this help
 
 Ctrl-C (or SIGTERM) once: take no new tasks, finish the running ones, exit.
 Twice: stop the running tasks and put them back in the queue for other hosts.
+Exit status: 0 stopped after finishing its tasks, 1 Redis is not reachable or was lost,
+2 the arguments are wrong, 130 stopped with tasks handed back.
 `;
 
 const DEFAULT_CONCURRENCY = 4;
@@ -36,8 +38,7 @@ interface WorkerArgs {
 function parseWorkerArgs(args: string[]): WorkerArgs | { help: true } | { error: string } {
   let values: { redis?: string; concurrency?: string; name?: string; "stall-s"?: string; help?: boolean };
   try {
-    ({ values } = parseArgs({
-      args,
+    ({ values } = parseFlags(args, {
       options: {
         redis: { type: "string" },
         concurrency: { type: "string", short: "c" },

@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 // The modules that need no Redis client: `cadre run` without --redis never loads BullMQ.
 import { RUN_ID_PATTERN } from "../../distributed/keys.ts";
 import { redisUrlProblem } from "../../distributed/url.ts";
 import { parseHostPort } from "../../util/http-guard.ts";
-import { checkServerToken, numberFlag } from "../flags.ts";
+import { checkServerToken, numberFlag, parseFlags } from "../flags.ts";
 
 export const USAGE =
   "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse [--rehearse-budget]] [--json] [--redis URL [--run-id ID]] [--ui [HOST:PORT]]";
@@ -16,32 +15,33 @@ Runs the swarm a config file describes: every task in its own claude worker,
 dependencies first, under the concurrency limit and the config's budget.
 
 Options:
-  --concurrency N    workers running at once (default: the config's, else 4)
-  --out DIR          where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
-  --resume [DIR]     go on with an earlier run (default: the newest run of this config under .cadre/runs):
-                     tasks that succeeded keep their results; the others run again, continuing
-                     their claude sessions; a task whose prompt or settings changed runs anew
-  --fresh            with --resume: tasks that run again start new sessions
-  --rehearse         play the config's rehearsal scripts on a built-in scripted model: offline, no
-                     account. Costs are simulated (shown as ~$) and budget_usd does not stop it
-  --rehearse-budget  with --rehearse: apply budget_usd to the simulated costs (to rehearse the stop)
-  --json             print the run's events as NDJSON on stdout: the orchestrator's, and the swarm's
-                     task_settled with each task's result (the final table goes to stderr)
-  --redis URL        run the tasks on the hosts that serve this Redis (\`cadre worker --redis URL\`);
-                     --concurrency and the budget then hold over all hosts
-  --run-id ID        the distributed run's id (default: made up and shown); give the id of a run
-                     whose \`cadre run\` stopped to pick it up where it was
-  --ui [HOST:PORT]   serve a live web dashboard of the run (default 127.0.0.1 and a free port) and
-                     print its address; it stays up after the run until Ctrl-C
-  --token T          the dashboard's token (or CADRE_UI_TOKEN); generated when absent, and needed
-                     to serve beyond loopback
-  -h, --help         show this help
+  -c, --concurrency N  workers running at once (default: the config's, else 4)
+  -o, --out DIR        where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
+  --resume [DIR]       go on with an earlier run (default: the newest run of this config under .cadre/runs):
+                       tasks that succeeded keep their results; the others run again, continuing
+                       their claude sessions; a task whose prompt or settings changed runs anew
+  --fresh              with --resume: tasks that run again start new sessions
+  --rehearse           play the config's rehearsal scripts on a built-in scripted model: offline, no
+                       account. Costs are simulated (shown as ~$) and budget_usd does not stop it
+  --rehearse-budget    with --rehearse: apply budget_usd to the simulated costs (to rehearse the stop)
+  --json               print the run's events as NDJSON on stdout: the orchestrator's, and the swarm's
+                       task_settled with each task's result (the final table goes to stderr)
+  --redis URL          run the tasks on the hosts that serve this Redis (\`cadre worker --redis URL\`);
+                       --concurrency and the budget then hold over all hosts
+  --run-id ID          the distributed run's id (default: made up and shown); give the id of a run
+                       whose \`cadre run\` stopped to pick it up where it was
+  --ui [HOST:PORT]     serve a live web dashboard of the run (default 127.0.0.1 and a free port) and
+                       print its address; it stays up after the run until Ctrl-C
+  --token T            the dashboard's token (or CADRE_UI_TOKEN); generated when absent, and needed
+                       to serve beyond loopback
+  -h, --help           show this help
 
 On a terminal the view redraws in place; otherwise it prints one timestamped line per event.
 Ctrl-C (or SIGTERM, or the terminal closing) once stops gracefully and writes what finished;
 twice kills the workers at once.
-Exit status: 0 all tasks succeeded, 1 some did not, 2 the config or the arguments are wrong;
-129, 130, 143 stopped by a hang-up (SIGHUP), Ctrl-C (SIGINT), SIGTERM: the summary is still written.
+Exit status: 0 all tasks succeeded, 1 some did not (or Redis is not reachable), 2 the config or the
+arguments are wrong; 129, 130, 143 stopped by a hang-up (SIGHUP), Ctrl-C (SIGINT), SIGTERM: the
+summary is still written.
 `;
 
 export interface RunOptions {
@@ -114,8 +114,7 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({
-      args: withOptionalValues(args),
+    ({ values, positionals } = parseFlags(withOptionalValues(args), {
       options: {
         concurrency: { type: "string", short: "c" },
         out: { type: "string", short: "o" },

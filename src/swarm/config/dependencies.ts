@@ -1,4 +1,4 @@
-import { didYouMean } from "./did-you-mean.ts";
+import { didYouMean } from "../../util/did-you-mean.ts";
 import type { ExpandedTask } from "./expand.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
 import { RESULT_FIELDS, type ResultField, resultReferences } from "./template.ts";

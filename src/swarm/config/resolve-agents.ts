@@ -1,9 +1,9 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
+import { didYouMean } from "../../util/did-you-mean.ts";
 import { type AgentDefinition, normalizeModel } from "../agents/definition.ts";
 import { type DiscoveredAgent, discoverAgents } from "../agents/discover.ts";
 import { AgentFileError, readAgentFile } from "../agents/file.ts";
-import { didYouMean } from "./did-you-mean.ts";
 import { POLICY_EVENTS } from "./hooks.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
 import type { InlineAgent, SubagentEntry, SwarmConfig } from "./schema.ts";

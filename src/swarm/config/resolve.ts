@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { parseAgentScriptName, type RehearsalScript } from "../../rehearsal/index.ts";
+import { didYouMean } from "../../util/did-you-mean.ts";
 import { type ResultUse, resolveDependencies } from "./dependencies.ts";
-import { didYouMean } from "./did-you-mean.ts";
 import { type ExpandedTask, expandTasks } from "./expand.ts";
 import type { Hooks } from "./hooks.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";

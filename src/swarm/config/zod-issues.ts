@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { didYouMean } from "./did-you-mean.ts";
+import { didYouMean } from "../../util/did-you-mean.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
 
 /**
