@@ -5,7 +5,8 @@
  *   with retries, time limits, a budget, one hook registry and peer tools; long
  *   conversations are its {@link Session}s.
  * - {@link Worker} is one `claude` process and session, with the whole control protocol.
- * - {@link loadSwarmConfig} reads a swarm file (YAML or JSON), as `cadre run` does.
+ * - {@link loadSwarmConfig} reads a swarm file (YAML or JSON), as `cadre run` does, and
+ *   {@link runSwarmFile} runs one to its end and writes its record (or {@link SwarmRun}, for its events as they happen).
  * - {@link startRehearsalRig} and {@link startRehearsalServer} give workers a scripted
  *   model on loopback, so code that uses cadre can be tested offline.
  *
@@ -87,10 +88,13 @@ export {
   startRehearsalRig,
   startRehearsalServer,
 } from "./rehearsal/index.ts";
-
+// Running a swarm file end to end, as `cadre run` does, without a terminal.
+export type { ResumePlan, RunEvent, RunStop, RunSwarmFileOptions, SwarmRunOptions, SwarmRunResult } from "./run/index.ts";
+export { planResume, ResumeError, runSwarmFile, SwarmRun } from "./run/index.ts";
 // Swarm files, as `cadre run` and `cadre validate` read them.
 export type { ConfigIssue, ConfigResult, ResolvedSwarmConfig, ResolvedTask } from "./swarm/config/index.ts";
 export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "./swarm/config/index.ts";
+export type { Summary, SummarySession, SummaryTask } from "./swarm/record.ts";
 
 // One worker: a claude process and its session; permission helpers; its errors.
 export type {

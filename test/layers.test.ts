@@ -1,4 +1,4 @@
-// The layer rules in biome.jsonc do what DESIGN.md draws: probe files in every layer import every
+// The layer rules in biome.jsonc do what docs/ARCHITECTURE.md draws: probe files in every layer import every
 // other layer, Biome lints them with the project's own configuration, and exactly the upward
 // imports must be reported. A rule that stopped matching (a renamed option, a pattern that no
 // longer fits) fails here instead of passing every lint silently.
@@ -11,10 +11,27 @@ import { it } from "./support/fixtures.ts";
 const ROOT = resolve(import.meta.dirname, "..");
 const BIOME = join(ROOT, "node_modules", ".bin", "biome");
 
-const LAYERS = ["errors.ts", "util", "protocol", "rehearsal", "worker", "orchestrator", "swarm", "mcp", "dashboard", "distributed", "cli"] as const;
+const LAYERS = [
+  "errors.ts",
+  "util",
+  "protocol",
+  "rehearsal",
+  "worker",
+  "orchestrator",
+  "swarm",
+  "distributed",
+  "run",
+  "mcp",
+  "dashboard",
+  "cli",
+] as const;
 type Layer = (typeof LAYERS)[number];
 
-/** What each layer may import besides itself: cli → mcp | swarm | dashboard | distributed → orchestrator → worker → protocol. */
+/**
+ * What each layer may import besides itself (docs/ARCHITECTURE.md):
+ * cli → mcp | dashboard | run → swarm | distributed → orchestrator → worker → protocol,
+ * each layer no more than its code uses.
+ */
 const MAY_IMPORT: Record<Layer, Layer[]> = {
   "errors.ts": ["util"],
   util: ["errors.ts"],
@@ -23,9 +40,10 @@ const MAY_IMPORT: Record<Layer, Layer[]> = {
   worker: ["protocol", "errors.ts", "util"],
   orchestrator: ["worker", "protocol", "errors.ts", "util"],
   swarm: ["orchestrator", "worker", "protocol", "rehearsal", "errors.ts", "util"],
-  mcp: ["swarm", "orchestrator", "worker", "protocol", "rehearsal", "errors.ts", "util"],
+  distributed: ["orchestrator", "rehearsal", "errors.ts", "util"],
+  run: ["swarm", "distributed", "orchestrator", "rehearsal", "errors.ts", "util"],
+  mcp: ["orchestrator", "worker", "protocol", "rehearsal", "errors.ts", "util"],
   dashboard: ["swarm", "orchestrator", "worker", "protocol", "errors.ts", "util"],
-  distributed: ["swarm", "orchestrator", "worker", "protocol", "rehearsal", "errors.ts", "util"],
   cli: [...LAYERS],
 };
 

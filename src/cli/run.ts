@@ -2,25 +2,19 @@ import { mkdir, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
 import { CadreError } from "../errors.ts";
-import type { TaskResult } from "../orchestrator/index.ts";
+import { planResume, ResumeError, type ResumePlan, SwarmRun } from "../run/index.ts";
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
-import type { TaskFingerprint } from "../swarm/fingerprint.ts";
-import type { Summary, SummaryTask } from "../swarm/record.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
-import { INTERRUPTED, newRunId, runSwarm, unrunResult } from "../swarm/runner.ts";
-import { RunWorktrees, type WorktreeOutcome } from "../swarm/worktree.ts";
 import { openRunDashboard, type RunDashboard } from "./run/dashboard.ts";
-import { appliedBudget, type RunEngine, startEngine } from "./run/engine.ts";
+import { renderFinalTable } from "./run/final-table.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
-import { planResume, ResumeError, type ResumePlan } from "./run/resume.ts";
-import { type RunEvent, RunState } from "./run/state.ts";
-import { buildSummary, renderFinalTable, writeSummarySync } from "./run/summary.ts";
+import { RunState } from "./run/state.ts";
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
 import type { RunView } from "./run/view/view.ts";
-import { type StopSignal, stopOnSignals, stopped } from "./signals.ts";
+import { SIGNAL_EXIT_CODES, type StopSignal, stopOnSignals, stopped } from "./signals.ts";
 
 /** Where runs go by default; --resume looks here for the newest run of a config. */
 const RUNS_DIR = ".cadre/runs";
@@ -88,9 +82,16 @@ export async function runCommand(args: string[]): Promise<number> {
     process.stderr.write(`cadre run: cannot create the output directory ${outDir}: ${(error as Error).message}\n`);
     return 2;
   }
-  let engine: RunEngine;
+  let run: SwarmRun;
   try {
-    engine = await startEngine(config, options, outDir);
+    run = await SwarmRun.start(config, {
+      outDir,
+      ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+      rehearse: options.rehearse,
+      rehearseBudget: options.rehearseBudget,
+      ...(options.redis && { redis: options.redis }),
+      ...(plan && { resume: plan }),
+    });
   } catch (error) {
     // Redis not there: one line, no hang (bad input was refused earlier). Anything else is unexpected (main.ts says so).
     if (!(error instanceof CadreError)) throw error;
@@ -98,72 +99,37 @@ export async function runCommand(args: string[]): Promise<number> {
     return 1;
   }
 
-  const startedAt = Date.now();
-  const runId = newRunId(new Date(startedAt));
-  const worktrees = new RunWorktrees(runId, config.keep_worktrees);
-  const worktreeOutcomes = new Map<string, WorktreeOutcome>();
   const out = process.stdout;
   let dashboard: RunDashboard | undefined;
   if (options.ui) {
     try {
-      const budgetUsd = appliedBudget(config, options);
       dashboard = await openRunDashboard({
         address: options.ui,
         token: options.token,
         config,
-        budgetUsd,
+        budgetUsd: run.budgetUsd,
         costSimulated: options.rehearse,
-        scheduler: engine.scheduler,
+        scheduler: run.scheduler,
         outDir,
-        startedAt,
+        startedAt: run.startedAt,
       });
     } catch (error) {
-      await engine.close();
+      await run.close();
       process.stderr.write(`cadre run: ${(error as Error).message}\n`);
       return 2;
     }
     // Before the view draws: a terminal view redraws below this line and leaves it in place.
     (options.json ? process.stderr : out).write(`cadre run: dashboard at ${dashboard.serving.url}\n`);
   }
-  const state = new RunState(config.name, config.tasks, startedAt, appliedBudget(config, options), options.rehearse);
+  const state = new RunState(config.name, config.tasks, run.startedAt, run.budgetUsd, options.rehearse);
   const view: RunView = options.json
     ? new JsonView(out, process.stderr)
     : out.isTTY
       ? // Loaded only when used: the live view on a terminal.
         new (await import("./run/view/tty.ts")).TtyView(out, state, colorsFor(out))
       : new LinesView(out, state);
-  const results = new Map<string, TaskResult>();
-  const fingerprints = new Map<string, TaskFingerprint>();
-  const carriedOver = new Map<string, SummaryTask>();
-  const onEvent = (event: RunEvent) => {
-    const now = Date.now();
-    state.apply(event, now);
-    dashboard?.live.apply(event, now);
-    view.event(event);
-  };
-  engine.on(onEvent);
 
-  const summaryOf = (finishedAt: number, stoppedBy: StopSignal | undefined): Summary =>
-    buildSummary({
-      config,
-      results,
-      totals: engine.totals,
-      sessions: engine.sessionRecords,
-      transcripts: engine.transcriptPaths,
-      ...(engine.hosts && { hosts: engine.hosts }),
-      worktrees: worktreeOutcomes,
-      runId,
-      outDir,
-      rehearsal: options.rehearse,
-      budgetUsd: appliedBudget(config, options),
-      startedAt,
-      finishedAt,
-      stoppedBy,
-      fingerprints,
-      carriedOver,
-      attempt: (plan?.previous.attempt ?? 1) + (plan ? 1 : 0),
-      ...(plan && { previous: plan.previous }),
-    });
+  const stopOf = (signal: StopSignal | undefined) => (signal === undefined ? undefined : { reason: signal, exitCode: SIGNAL_EXIT_CODES[signal] });
   const stopping = stopOnSignals("the run", {
     onStop: () => {
       state.interrupted = true;
@@ -172,56 +138,34 @@ export async function runCommand(args: string[]): Promise<number> {
     // The reaper kills each worker with its tools, also once this process has exited.
     onKill: () => {
       view.stop();
-      engine.kill();
-      worktrees.discardSync();
-      for (const task of config.tasks) {
-        if (!results.has(task.name))
-          results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second signal" }));
-      }
-      const path = writeSummarySync(outDir, summaryOf(Date.now(), stopping.received));
+      const { path } = run.kill(stopOf(stopping.received) ?? { reason: "killed", exitCode: 130 });
       process.stderr.write(`cadre run: killed; ${path} lists what finished\n`);
     },
   });
 
   view.notice(
-    `cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${engine.description}, output in ${outDir}`,
+    `cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${run.description}, output in ${outDir}`,
   );
-  if (plan) view.notice(`cadre run: resuming ${plan.dir} (attempt ${(plan.previous.attempt ?? 1) + 1})`);
+  if (plan) view.notice(`cadre run: resuming ${plan.dir} (attempt ${run.attempt})`);
   for (const name of plan?.removed ?? [])
     view.notice(`cadre run: task "${name}" of the resumed run is no longer in the config; its result is dropped`);
   try {
-    for await (const event of runSwarm({
-      config,
-      orchestrator: engine,
-      signal: stopping.signal,
-      worktrees,
-      ...(plan && { carryOver: plan.carryOver }),
-    })) {
-      if (event.type === "task_settled") {
-        results.set(event.task.name, event.result);
-        if (event.worktree !== undefined) worktreeOutcomes.set(event.task.name, event.worktree);
-        if (event.fingerprint) fingerprints.set(event.task.name, event.fingerprint);
-        const earlier = event.carriedOver ? plan?.previous.tasks.find((task) => task.name === event.task.name) : undefined;
-        if (earlier) carriedOver.set(event.task.name, earlier);
-        // The record follows every task, so that a run killed at any point can be resumed.
-        writeSummarySync(outDir, summaryOf(Date.now(), undefined));
-      }
-      onEvent(event);
+    for await (const event of run.events(stopping.signal)) {
+      const now = Date.now();
+      state.apply(event, now);
+      dashboard?.live.apply(event, now);
+      view.event(event);
     }
   } finally {
-    // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
-    await engine.close();
-    await worktrees.dispose();
     state.finishedAt = Date.now();
     view.stop();
   }
   stopping.dispose();
 
-  const summary = summaryOf(state.finishedAt, stopping.received);
-  const path = writeSummarySync(outDir, summary);
+  const { summary, path } = run.writeRecord(stopOf(stopping.received));
   const tableOut = options.json ? process.stderr : out;
   tableOut.write(`\n${renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) })}\n\nsummary: ${path}\n`);
-  for (const warning of engine.warnings()) process.stderr.write(`cadre run: ${warning}\n`);
+  for (const warning of run.warnings()) process.stderr.write(`cadre run: ${warning}\n`);
   if (dashboard) {
     dashboard.live.finish(Date.now(), { record: summary, dir: outDir });
     // A person is watching: the page stays to be read, unless they stopped the run themselves.

@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import process from "node:process";
 import { Host, redactUrl, redisUrlProblem } from "../distributed/index.ts";
+import { DEFAULT_CONCURRENCY } from "../orchestrator/index.ts";
 import { parseFlags } from "./flags.ts";
 
 const USAGE = "usage: cadre worker --redis URL [--concurrency N] [--name NAME] [--stall-s S]";
@@ -13,7 +14,7 @@ Start one on each machine; the runs' limits and budget hold over all of them.
 
 Options:
   --redis URL          the Redis server the runs use (redis://host:port)
-  -c, --concurrency N  tasks this host runs at once, per run (default 4)
+  -c, --concurrency N  tasks this host runs at once, per run (default ${DEFAULT_CONCURRENCY})
   --name NAME          how this host appears in summaries and logs (default <hostname>-<pid>)
   --stall-s S          a host silent this long (died, or lost Redis) loses its tasks to
                        the other hosts (default 30)
@@ -25,7 +26,6 @@ Exit status: 0 stopped after finishing its tasks, 1 Redis is not reachable or wa
 2 the arguments are wrong, 130 stopped with tasks handed back.
 `;
 
-const DEFAULT_CONCURRENCY = 4;
 const DEFAULT_STALL_S = 30;
 
 interface WorkerArgs {

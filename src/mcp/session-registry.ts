@@ -1,3 +1,4 @@
+import { DEFAULT_PERMISSION_TIMEOUT_MS } from "../orchestrator/index.ts";
 import type { Orchestrator } from "../orchestrator/orchestrator.ts";
 import type { PendingPermission, SessionSpec, SessionStatus } from "../orchestrator/session.ts";
 import { EventHub } from "../util/event-hub.ts";
@@ -18,9 +19,8 @@ export interface SessionRegistryOptions {
 export type PermissionListener = (session: ManagedSession, pending: PendingPermission) => void;
 
 const DEFAULT_MAX_SESSIONS = 16;
-const DEFAULT_IDLE_TIMEOUT_MS = 15 * 60_000;
+const DEFAULT_SESSION_IDLE_MS = 15 * 60_000;
 const DEFAULT_KEEP_CLOSED = 100;
-const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * The child sessions of every MCP client: the limit on live sessions, idle
@@ -44,7 +44,7 @@ export class SessionRegistry {
     this.#orchestrator = orchestrator;
     this.#keepClosed = options.keepClosed ?? DEFAULT_KEEP_CLOSED;
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_SESSION_IDLE_MS;
     this.permissionTimeoutMs = options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
     this.#offEvents = orchestrator.on((event) => {
       if (event.type === "session_status") this.#sessions.get(event.task.id)?.changed();

@@ -1,4 +1,4 @@
-import type { CliMessage } from "../protocol/index.ts";
+import { type CliMessage, PROMPT_CACHE_TTL_MS } from "../protocol/index.ts";
 import { promptPrefixKey, type WorkerOptions } from "../worker/index.ts";
 import type { TaskInfo } from "./types.ts";
 import type { WorkerPlan } from "./worker-factory.ts";
@@ -53,8 +53,6 @@ export interface StaggerTicket {
 
 const DEFAULT_MAX_WAIT_MS = 5_000;
 const DEFAULT_LEADER_START_MS = 30_000;
-const TTL_5M_MS = 5 * 60_000;
-const TTL_1H_MS = 60 * 60_000;
 
 interface Group {
   warmUntil: number;
@@ -168,7 +166,7 @@ class Ticket implements StaggerTicket {
       if (tokens(usage, "cache_creation_input_tokens") === 0 && tokens(usage, "cache_read_input_tokens") === 0) {
         if (group.leader === this) group.uncached = true;
       } else if (tokens((usage.cache_creation ?? {}) as Record<string, unknown>, "ephemeral_1h_input_tokens") > 0) {
-        group.ttlMs = TTL_1H_MS;
+        group.ttlMs = PROMPT_CACHE_TTL_MS["1h"];
       }
     }
     group.warmUntil = this.#settings.now() + group.ttlMs;
@@ -213,7 +211,7 @@ export class CacheStagger {
   join(key: string): StaggerTicket {
     let group = this.#groups.get(key);
     if (!group) {
-      group = { warmUntil: 0, ttlMs: TTL_5M_MS, uncached: false, leader: undefined, requestedAt: undefined, waiting: new Set() };
+      group = { warmUntil: 0, ttlMs: PROMPT_CACHE_TTL_MS["5m"], uncached: false, leader: undefined, requestedAt: undefined, waiting: new Set() };
       this.#groups.set(key, group);
     }
     return new Ticket(!group.uncached && group.warmUntil <= this.#settings.now(), group, this.#settings);

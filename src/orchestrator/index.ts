@@ -1,11 +1,18 @@
 export { addUsage, cacheReadShare, cacheSavingUsd } from "./accounting.ts";
 export type { AgentSpec } from "./compose.ts";
 export * from "./errors.ts";
-export { DEFAULT_RETRIES, Orchestrator } from "./orchestrator.ts";
+export { DEFAULT_CONCURRENCY, DEFAULT_RETRIES, Orchestrator } from "./orchestrator.ts";
 export type { InboxMessage } from "./peers/directory.ts";
 export { type InboxStore, MemoryInbox } from "./peers/inbox.ts";
 export type { RateLimitState } from "./scheduler/index.ts";
-export { type PendingPermission, Session, type SessionPermissions, type SessionSpec, type SessionStatus } from "./session.ts";
+export {
+  DEFAULT_PERMISSION_TIMEOUT_MS,
+  type PendingPermission,
+  Session,
+  type SessionPermissions,
+  type SessionSpec,
+  type SessionStatus,
+} from "./session.ts";
 export type {
   HookAction,
   OrchestratorEvent,

@@ -34,7 +34,8 @@ import {
 import { WorkerFactory } from "./worker-factory.ts";
 import { WorkerPool } from "./worker-pool.ts";
 
-const DEFAULT_CONCURRENCY = 4;
+/** Live task workers at once, for an orchestrator (or a distributed run, or a host) that is not told. */
+export const DEFAULT_CONCURRENCY = 4;
 /** Further attempts after a transient failure, for tasks that do not say (the swarm file's default too). */
 export const DEFAULT_RETRIES = 2;
 /** Children may spawn children, but not without end. */

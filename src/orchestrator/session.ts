@@ -55,7 +55,8 @@ export interface SessionHost {
   onStatus(session: Session): void;
 }
 
-const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
+/** How long a session's permission request waits for an answer before it is denied. */
+export const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
 const MAX_KEPT_MESSAGES = 5_000;
 
 /**

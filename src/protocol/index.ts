@@ -9,6 +9,7 @@ export * from "./hooks.ts";
 export * from "./messages.ts";
 export * from "./parse.ts";
 export * from "./permissions.ts";
+export * from "./prompt-cache.ts";
 export * from "./stdin.ts";
 export * from "./stream.ts";
 export * from "./system.ts";

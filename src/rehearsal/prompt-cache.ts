@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { PROMPT_CACHE_TTL_MS } from "../protocol/index.ts";
 import { estimateTokens } from "./reply.ts";
 
 /**
@@ -33,8 +34,6 @@ import { estimateTokens } from "./reply.ts";
 
 export const MIN_CACHEABLE_TOKENS = 1024;
 const LOOKBACK_BLOCKS = 20;
-const TTL_5M_MS = 5 * 60_000;
-const TTL_1H_MS = 60 * 60_000;
 const BILLING_HEADER = "x-anthropic-billing-header:";
 
 /** The input side of a response's usage, in the API's field names. */
@@ -77,7 +76,7 @@ function contentBlocks(content: unknown): Block[] {
 function ttlOf(block: Block): number | undefined {
   const control = block.cache_control;
   if (!isBlock(control)) return undefined;
-  return control.ttl === "1h" ? TTL_1H_MS : TTL_5M_MS;
+  return control.ttl === "1h" ? PROMPT_CACHE_TTL_MS["1h"] : PROMPT_CACHE_TTL_MS["5m"];
 }
 
 /** The blocks of a request in cache order, each with what it adds to the prefix. */
@@ -147,7 +146,7 @@ export class PromptCache {
     let covered = read;
     for (const write of writes) {
       const span = write.tokens - covered;
-      if (write.ttlMs === TTL_1H_MS) creation.ephemeral_1h_input_tokens += span;
+      if (write.ttlMs === PROMPT_CACHE_TTL_MS["1h"]) creation.ephemeral_1h_input_tokens += span;
       else creation.ephemeral_5m_input_tokens += span;
       covered = write.tokens;
     }
@@ -161,7 +160,7 @@ export class PromptCache {
       usage,
       begin: () => {
         for (const write of writes) {
-          const ttlMs = write.ttlMs ?? TTL_5M_MS;
+          const ttlMs = write.ttlMs ?? PROMPT_CACHE_TTL_MS["5m"];
           this.#entries.set(write.key, { ttlMs, expiresAt: this.#now() + ttlMs });
         }
       },

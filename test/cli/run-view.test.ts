@@ -1,13 +1,15 @@
 // The views of `cadre run`, rendered from states built of orchestrator events (no processes).
 import { describe, expect, it } from "vitest";
+import { renderFinalTable } from "../../src/cli/run/final-table.ts";
 import { parseRunArgs, runDirName } from "../../src/cli/run/options.ts";
 import { RunState } from "../../src/cli/run/state.ts";
-import { buildSummary, exitCodeFor, renderFinalTable, type SummaryInput } from "../../src/cli/run/summary.ts";
 import { colorsFor } from "../../src/cli/run/view/format.ts";
 import { describeEvent } from "../../src/cli/run/view/lines.ts";
 import { renderFrame } from "../../src/cli/run/view/tty.ts";
+import { SIGNAL_EXIT_CODES, type StopSignal } from "../../src/cli/signals.ts";
 import type { OrchestratorEvent, TaskInfo, TaskResult } from "../../src/orchestrator/index.ts";
 import { parseCliMessage } from "../../src/protocol/index.ts";
+import { buildSummary, exitCodeFor, type SummaryInput } from "../../src/run/index.ts";
 
 const ESC = "\u001b";
 const T0 = Date.parse("2025-06-01T12:00:00Z");
@@ -84,6 +86,9 @@ function sampleState(): RunState {
   for (const [at, event] of events) state.apply(event, T0 + at);
   return state;
 }
+
+/** A stop by a signal, as the CLI gives it to the run layer. */
+const stopBy = (signal: StopSignal) => ({ reason: signal, exitCode: SIGNAL_EXIT_CODES[signal] });
 
 const visible = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
 
@@ -221,9 +226,9 @@ describe("summary", () => {
   it("exit code: 0 when all succeeded, 1 when any did not, 128 + the signal's number when a signal stopped the run", () => {
     expect(exitCodeFor([result("a", "succeeded")], undefined)).toBe(0);
     expect(exitCodeFor([result("a", "succeeded"), result("b", "skipped")], undefined)).toBe(1);
-    expect(exitCodeFor([result("a", "succeeded")], "SIGINT")).toBe(130);
-    expect(exitCodeFor([result("a", "succeeded")], "SIGHUP")).toBe(129);
-    expect(exitCodeFor([result("a", "succeeded")], "SIGTERM")).toBe(143);
+    expect(exitCodeFor([result("a", "succeeded")], stopBy("SIGINT"))).toBe(130);
+    expect(exitCodeFor([result("a", "succeeded")], stopBy("SIGHUP"))).toBe(129);
+    expect(exitCodeFor([result("a", "succeeded")], stopBy("SIGTERM"))).toBe(143);
   });
 
   /** A run of two tasks (one succeeded, one failed) and a peer, as the engine reports it. */
@@ -282,7 +287,7 @@ describe("summary", () => {
     budgetUsd: undefined,
     startedAt: T0,
     finishedAt: T0 + 5000,
-    stoppedBy: undefined,
+    stop: undefined,
   });
 
   it("the final table lists every task and the totals", () => {

@@ -1,11 +1,8 @@
-import type { OrchestratorEvent, RateLimitState, TaskResult, TaskStatus, Usage } from "../../orchestrator/index.ts";
-import type { SwarmEvent } from "../../swarm/runner.ts";
+import type { RateLimitState, TaskResult, TaskStatus, Usage } from "../../orchestrator/index.ts";
+import type { RunEvent } from "../../run/index.ts";
 import type { WorktreeOutcome } from "../../swarm/worktree.ts";
 import { oneLine } from "../../util/one-line.ts";
 import { describeMessage, resultLine, worktreeLine } from "./activity.ts";
-
-/** What a run shows: the orchestrator's events and the swarm's. */
-export type RunEvent = OrchestratorEvent | SwarmEvent;
 
 /** Where a task is: before it is handed to the orchestrator (waiting), in its queue, running, or done. */
 export type RowStatus = "waiting" | "queued" | "running" | "retrying" | TaskStatus;

@@ -1,5 +1,5 @@
 import { encodeLine } from "../../../protocol/ndjson.ts";
-import type { RunEvent } from "../state.ts";
+import type { RunEvent } from "../../../run/index.ts";
 import type { RunView, ViewStream } from "./view.ts";
 
 /** `--json`: every event of the run (the orchestrator's and the swarm's) as one NDJSON line on `out`; notices go to `err`, never into the data. */

@@ -1,7 +1,8 @@
 import type { TaskResult } from "../../../orchestrator/index.ts";
+import type { RunEvent } from "../../../run/index.ts";
 import { oneLine } from "../../../util/one-line.ts";
 import { describeMessage, resultLine, worktreeLine } from "../activity.ts";
-import type { RunEvent, RunState } from "../state.ts";
+import type { RunState } from "../state.ts";
 import { formatDuration, formatUsd } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
 

@@ -1,6 +1,7 @@
 import { createLogUpdate } from "log-update";
 import { cacheReadShare } from "../../../orchestrator/index.ts";
-import type { RowStatus, RunEvent, RunState, TaskRow } from "../state.ts";
+import type { RunEvent } from "../../../run/index.ts";
+import type { RowStatus, RunState, TaskRow } from "../state.ts";
 import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
 

@@ -1,4 +1,4 @@
-import type { RunEvent } from "../state.ts";
+import type { RunEvent } from "../../../run/index.ts";
 
 /** How a run is shown. The command applies each event to the RunState first, then hands it to the view. */
 export interface RunView {

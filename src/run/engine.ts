@@ -1,9 +1,8 @@
 import { join } from "node:path";
-import { redactUrl } from "../../distributed/url.ts";
-import { Orchestrator, type OrchestratorEvent, type SessionRecord, type TaskRunner, type Usage } from "../../orchestrator/index.ts";
-import type { Scheduler } from "../../orchestrator/scheduler/index.ts";
-import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../../swarm/config/index.ts";
-import type { RunOptions } from "./options.ts";
+import { redactUrl } from "../distributed/url.ts";
+import { DEFAULT_CONCURRENCY, Orchestrator, type OrchestratorEvent, type SessionRecord, type TaskRunner, type Usage } from "../orchestrator/index.ts";
+import type { Scheduler } from "../orchestrator/scheduler/index.ts";
+import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 
 /** Where the task transcripts go inside the run directory, beside summary.json. */
 const TRANSCRIPTS_DIR = "transcripts";
@@ -52,25 +51,34 @@ function engineOf(core: Core & { sessionRecords?: readonly SessionRecord[] }, re
   };
 }
 
-/** The budget a run applies: a rehearsal shows what would run, and its made-up costs stop it only when the user asks. */
-export function appliedBudget(config: ResolvedSwarmConfig, options: RunOptions): number | undefined {
-  return options.rehearse && !options.rehearseBudget ? undefined : config.budget_usd;
+/** How a run's tasks are run: where, how many at once, under which budget. */
+export interface EngineOptions {
+  /** Play the config's rehearsal scripts on a scripted model in this process (or on each host). */
+  rehearse: boolean;
+  /** Overrides the config's concurrency. */
+  concurrency: number | undefined;
+  /** The budget the run applies (see SwarmRunOptions.rehearseBudget). */
+  budgetUsd: number | undefined;
+  /** Run on the hosts of this Redis instead of in this process. */
+  redis: { url: string; runId: string } | undefined;
 }
 
-export async function startEngine(config: ResolvedSwarmConfig, options: RunOptions, outDir: string): Promise<RunEngine> {
-  const { concurrency = 4, ...configured } = orchestratorOptionsFor(config);
-  const shared = { ...configured, budgetUsd: appliedBudget(config, options) };
+export async function startEngine(config: ResolvedSwarmConfig, options: EngineOptions, outDir: string): Promise<RunEngine> {
+  const { concurrency: configuredConcurrency, ...configured } = orchestratorOptionsFor(config);
+  const concurrency = options.concurrency ?? configuredConcurrency;
+  const shared = { ...configured, budgetUsd: options.budgetUsd };
   const transcriptsDir = join(outDir, TRANSCRIPTS_DIR);
   const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
   if (options.redis !== undefined) {
     const { url, runId } = options.redis;
     // Loaded only when used: BullMQ and the Redis client for --redis, the scripted model for --rehearse.
-    const { Coordinator } = await import("../../distributed/coordinator.ts");
+    const { Coordinator } = await import("../distributed/coordinator.ts");
     const coordinator = await Coordinator.start({
       redisUrl: url,
       runId,
       swarm: config.name,
-      concurrency: options.concurrency ?? concurrency,
+      // BullMQ's global limit needs a number; the orchestrator's default is the run's.
+      concurrency: concurrency ?? DEFAULT_CONCURRENCY,
       options: shared,
       ...(options.rehearse && { rehearsal: config.rehearsal }),
       transcriptsDir,
@@ -87,14 +95,12 @@ export async function startEngine(config: ResolvedSwarmConfig, options: RunOptio
   }
   // Kept in the run directory, so that a resumed rehearsal finds the CLI's session files.
   const rehearsalHome = join(outDir, REHEARSAL_HOME_DIR);
-  const rig = options.rehearse
-    ? await (await import("../../rehearsal/rig.ts")).startRehearsalRig(config.rehearsal, { home: rehearsalHome })
-    : undefined;
+  const rig = options.rehearse ? await (await import("../rehearsal/rig.ts")).startRehearsalRig(config.rehearsal, { home: rehearsalHome }) : undefined;
   let orchestrator: Orchestrator;
   try {
     orchestrator = new Orchestrator({
       ...shared,
-      concurrency: options.concurrency ?? concurrency,
+      concurrency,
       outDir: transcriptsDir,
       ...(rig && { workerOptions: rig.workerOptions, processOptions: rig.processOptions }),
     });

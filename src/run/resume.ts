@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { CadreError } from "../../errors.ts";
-import type { TaskResult } from "../../orchestrator/index.ts";
-import type { ResolvedSwarmConfig, ResolvedTask } from "../../swarm/config/index.ts";
-import type { TaskFingerprint } from "../../swarm/fingerprint.ts";
-import { SUMMARY_FILE, type Summary, SummarySchema, type SummaryTask } from "../../swarm/record.ts";
-import type { CarryDecision } from "../../swarm/runner.ts";
+import { CadreError } from "../errors.ts";
+import type { TaskResult } from "../orchestrator/index.ts";
+import type { ResolvedSwarmConfig, ResolvedTask } from "../swarm/config/index.ts";
+import type { TaskFingerprint } from "../swarm/fingerprint.ts";
+import { SUMMARY_FILE, type Summary, SummarySchema, type SummaryTask } from "../swarm/record.ts";
+import type { CarryDecision } from "../swarm/runner.ts";
 
 /** `cadre run --resume` cannot go on: no earlier run, or its record is unreadable. */
 export class ResumeError extends CadreError {

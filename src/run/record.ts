@@ -1,25 +1,32 @@
 import { renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import process from "node:process";
-import { addUsage, cacheReadShare, cacheSavingUsd, type SessionRecord, type TaskResult, type Usage } from "../../orchestrator/index.ts";
-import type { ResolvedSwarmConfig } from "../../swarm/config/index.ts";
-import type { TaskFingerprint } from "../../swarm/fingerprint.ts";
-import { SUMMARY_FILE, type Summary, type SummarySession, type SummaryTask } from "../../swarm/record.ts";
-import { unrunResult } from "../../swarm/runner.ts";
-import type { WorktreeOutcome } from "../../swarm/worktree.ts";
-import { oneLine } from "../../util/one-line.ts";
-import { SIGNAL_EXIT_CODES, type StopSignal } from "../signals.ts";
-import { resultLine, worktreeLine } from "./activity.ts";
-import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./view/format.ts";
+import { addUsage, cacheSavingUsd, type SessionRecord, type TaskResult, type Usage } from "../orchestrator/index.ts";
+import type { ResolvedSwarmConfig } from "../swarm/config/index.ts";
+import type { TaskFingerprint } from "../swarm/fingerprint.ts";
+import { SUMMARY_FILE, type Summary, type SummarySession, type SummaryTask } from "../swarm/record.ts";
+import { unrunResult } from "../swarm/runner.ts";
+import type { WorktreeOutcome } from "../swarm/worktree.ts";
 
-/** 0 every task succeeded, 1 some did not, 128 + the signal's number when a signal stopped the run (130 for Ctrl-C). */
-export function exitCodeFor(results: Iterable<TaskResult>, stoppedBy: StopSignal | undefined): number {
-  if (stoppedBy !== undefined) return SIGNAL_EXIT_CODES[stoppedBy];
+/**
+ * What stopped a run before its end, as the caller names it: a signal, or a
+ * library caller's abort. Its exit code is the caller's to choose (the CLI
+ * uses 128 + the signal's number).
+ */
+export interface RunStop {
+  reason: string;
+  exitCode: number;
+}
+
+/** 0 every task succeeded, 1 some did not, the stop's own code when something stopped the run. */
+export function exitCodeFor(results: Iterable<TaskResult>, stop: RunStop | undefined): number {
+  if (stop !== undefined) return stop.exitCode;
   for (const result of results) if (result.status !== "succeeded") return 1;
   return 0;
 }
 
-function usageOf(json: SummaryTask["usage"]): Usage {
+/** A record's snake_case usage as the orchestrator counts it. */
+export function usageOf(json: SummaryTask["usage"]): Usage {
   return {
     inputTokens: json.input_tokens,
     outputTokens: json.output_tokens,
@@ -66,8 +73,8 @@ export interface SummaryInput {
   budgetUsd: number | undefined;
   startedAt: number;
   finishedAt: number;
-  /** The signal that stopped the run, if one did. */
-  stoppedBy: StopSignal | undefined;
+  /** What stopped the run, if something did. */
+  stop: RunStop | undefined;
 }
 
 export function buildSummary(input: SummaryInput): Summary {
@@ -142,10 +149,10 @@ export function buildSummary(input: SummaryInput): Summary {
     started_at: new Date(input.startedAt).toISOString(),
     finished_at: new Date(input.finishedAt).toISOString(),
     duration_ms: input.finishedAt - input.startedAt,
-    interrupted: input.stoppedBy !== undefined,
+    interrupted: input.stop !== undefined,
     complete,
     attempt: input.attempt ?? 1,
-    exit_code: exitCodeFor(input.results.values(), input.stoppedBy),
+    exit_code: exitCodeFor(input.results.values(), input.stop),
     budget_usd: input.budgetUsd ?? null,
     totals: {
       tasks: tasks.length,
@@ -180,58 +187,4 @@ export function writeSummarySync(outDir: string, summary: Summary): string {
   writeFileSync(temporary, `${JSON.stringify(summary, null, 2)}\n`);
   renameSync(temporary, path);
   return path;
-}
-
-/** A task's result column: its error or answer, after the branch its worktree's work went to. */
-function resultCell(task: SummaryTask): string {
-  const answer = resultLine({ text: task.text, error: task.error ?? undefined, structuredOutput: task.structured_output ?? undefined }, 500);
-  if (task.diff_stat === undefined) return answer;
-  return oneLine(`${worktreeLine({ branch: task.branch ?? null, diffStat: task.diff_stat })}; ${answer}`, 500);
-}
-
-/** The table printed when the run ends: one row per task, one per other session (indented), then the totals, their sum. */
-export function renderFinalTable(summary: Summary, options: { width: number; colors: Colors }): string {
-  const c = options.colors;
-  const header = ["task", "status", "turns", "cost", "cached", "queued", "time", "result"];
-  const rows = summary.tasks.map((task) => [
-    task.name,
-    task.status,
-    String(task.num_turns),
-    formatUsd(task.cost_usd, summary.cost_simulated),
-    formatCacheShare(cacheReadShare(usageOf(task.usage))),
-    task.started_at === null && task.queued_ms === 0 ? "" : formatDuration(task.queued_ms),
-    formatDuration(task.duration_ms),
-    resultCell(task),
-  ]);
-  const sessionRows = summary.sessions.map((session) => [
-    `  ${session.name}`,
-    session.status ?? session.role,
-    String(session.num_turns),
-    formatUsd(session.cost_usd, summary.cost_simulated),
-    formatCacheShare(cacheReadShare(usageOf(session.usage))),
-    "",
-    "",
-    `${session.role}${session.parent === null ? "" : ` for ${session.parent}`}`,
-  ]);
-  const statuses = [...summary.tasks.map((task) => task.status), ...summary.sessions.map((session) => session.status ?? "waiting")];
-  const lines = table([header, ...rows, ...sessionRows], options.width, (r, column, cell) => {
-    if (r === 0) return c.bold(cell);
-    return column === 1 ? paint(statuses[r - 1]!, cell, c) : cell;
-  });
-  const t = summary.totals;
-  const parts = [`${t.succeeded}/${t.tasks} succeeded`];
-  if (t.failed > 0) parts.push(c.red(`${t.failed} failed`));
-  if (t.cancelled > 0) parts.push(c.yellow(`${t.cancelled} cancelled`));
-  if (t.skipped > 0) parts.push(c.yellow(`${t.skipped} skipped`));
-  const share = cacheReadShare(usageOf(t.usage));
-  parts.push(
-    `${t.num_turns} turns`,
-    `${formatUsd(t.cost_usd, summary.cost_simulated)}${summary.cost_simulated ? " (simulated)" : ""}`,
-    ...(share !== undefined && share > 0
-      ? [`${formatCacheShare(share)} of input from cache (saved ${formatUsd(t.cache_saved_usd, summary.cost_simulated)})`]
-      : []),
-    formatDuration(summary.duration_ms),
-  );
-  if (summary.interrupted) parts.push(c.yellow("interrupted"));
-  return [...lines, "", `${c.bold("total")}  ${parts.join(", ")}`].join("\n");
 }
