@@ -3,6 +3,7 @@ import { CADRE_VERSION } from "../util/version.ts";
 import { askByElicitation, supportsElicitation } from "./elicitation.ts";
 import { registerResources } from "./resources.ts";
 import type { SessionRegistry } from "./session-registry.ts";
+import { DEFAULT_WAIT_S } from "./tools/common.ts";
 import { registerControlTools } from "./tools/control.ts";
 import { registerFileTools } from "./tools/files.ts";
 import { registerInspectTools } from "./tools/inspect.ts";
@@ -16,8 +17,6 @@ export interface CadreServerOptions {
   /** Ask the client's user through MCP elicitation when it supports it. Default true. */
   elicitation?: boolean;
 }
-
-const DEFAULT_WAIT_S = 30;
 
 /**
  * The cadre MCP server for one client connection (an McpServer serves one

@@ -21,6 +21,8 @@ export interface ToolContext {
 
 /** Clients time tool calls out near 60 s; a wait must end well before. */
 export const MAX_WAIT_S = 55;
+/** How long spawn_session and query_session wait for the turn when the call does not say. */
+export const DEFAULT_WAIT_S = 30;
 
 export const WaitSchema = z
   .number()
@@ -28,28 +30,13 @@ export const WaitSchema = z
   .max(MAX_WAIT_S)
   .optional()
   .describe(
-    `Seconds to wait for the turn to end (default 30, max ${MAX_WAIT_S}). If it is still running you get status "running"; use wait_sessions.`,
+    `Seconds to wait for the turn to end (default ${DEFAULT_WAIT_S}, max ${MAX_WAIT_S}). If it is still running you get status "running"; use wait_sessions.`,
   );
 
 export const SessionIdSchema = z.string().min(1).describe("The session_id spawn_session returned, or the session's name.");
 
 export function ok(structuredContent: Record<string, unknown>, text: string): CallToolResult {
   return { structuredContent, content: [{ type: "text", text }] };
-}
-
-/** A refusal or failure as a tool error: the model reads the message and can try again. */
-export function fail(error: unknown): CallToolResult {
-  const message = error instanceof Error ? error.message : String(error);
-  return { isError: true, content: [{ type: "text", text: message }] };
-}
-
-/** Runs a tool body; anything it throws becomes an isError result instead of a protocol error. */
-export async function guarded(body: () => Promise<CallToolResult> | CallToolResult): Promise<CallToolResult> {
-  try {
-    return await body();
-  } catch (error) {
-    return fail(error);
-  }
 }
 
 export function infoResult(session: ManagedSession): CallToolResult {

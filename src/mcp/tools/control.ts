@@ -2,7 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { SessionInfoSchema } from "../session-info.ts";
 import { waitSettled } from "../wait.ts";
-import { guarded, infoResult, SessionIdSchema, type ToolContext } from "./common.ts";
+import { infoResult, SessionIdSchema, type ToolContext } from "./common.ts";
 
 /** How long interrupt_session waits for the interrupted turn to end. */
 const INTERRUPT_WAIT_MS = 10_000;
@@ -19,13 +19,12 @@ export function registerControlTools(server: McpServer, context: ToolContext): v
       inputSchema: { session_id: SessionIdSchema },
       outputSchema: SessionInfoSchema,
     },
-    ({ session_id }, extra) =>
-      guarded(async () => {
-        const session = registry.find(owner, session_id);
-        await session.interrupt();
-        await waitSettled([session], { mode: "any", timeoutMs: INTERRUPT_WAIT_MS, signal: extra.signal });
-        return infoResult(session);
-      }),
+    async ({ session_id }, extra) => {
+      const session = registry.find(owner, session_id);
+      await session.interrupt();
+      await waitSettled([session], { mode: "any", timeoutMs: INTERRUPT_WAIT_MS, signal: extra.signal });
+      return infoResult(session);
+    },
   );
 
   server.registerTool(
@@ -37,12 +36,11 @@ export function registerControlTools(server: McpServer, context: ToolContext): v
       outputSchema: SessionInfoSchema,
       annotations: { destructiveHint: true, idempotentHint: true },
     },
-    ({ session_id }) =>
-      guarded(async () => {
-        const session = registry.find(owner, session_id);
-        await session.close();
-        return infoResult(session);
-      }),
+    async ({ session_id }) => {
+      const session = registry.find(owner, session_id);
+      await session.close();
+      return infoResult(session);
+    },
   );
 
   server.registerTool(
@@ -66,11 +64,10 @@ export function registerControlTools(server: McpServer, context: ToolContext): v
       },
       outputSchema: SessionInfoSchema,
     },
-    ({ session_id, request_id, ...answer }) =>
-      guarded(() => {
-        const session = registry.find(owner, session_id);
-        session.answer(request_id, answer);
-        return infoResult(session);
-      }),
+    async ({ session_id, request_id, ...answer }) => {
+      const session = registry.find(owner, session_id);
+      session.answer(request_id, answer);
+      return infoResult(session);
+    },
   );
 }

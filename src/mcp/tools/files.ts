@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { SessionBusyError } from "../errors.ts";
-import { guarded, ok, SessionIdSchema, type ToolContext } from "./common.ts";
+import { ok, SessionIdSchema, type ToolContext } from "./common.ts";
 
 export const RewindResultSchema = z.object({
   session_id: z.string(),
@@ -37,23 +37,22 @@ export function registerFileTools(server: McpServer, context: ToolContext): void
       outputSchema: RewindResultSchema,
       annotations: { destructiveHint: true },
     },
-    ({ session_id, turn, dry_run }) =>
-      guarded(async () => {
-        const session = registry.find(owner, session_id);
-        // Rewinding under a running turn would race the child's own edits.
-        if (session.busy) throw new SessionBusyError(session.id, session.status);
-        // A real rewind reports no files: the dry run before it says which ones it restores.
-        const answer = await session.session.rewindFiles(turn, { dryRun: true });
-        if (!dry_run) await session.session.rewindFiles(turn);
-        const result: RewindResult = {
-          session_id: session.id,
-          turn,
-          dry_run,
-          files_changed: answer.filesChanged ?? [],
-          ...(answer.insertions !== undefined && { insertions: answer.insertions }),
-          ...(answer.deletions !== undefined && { deletions: answer.deletions }),
-        };
-        return ok(result, renderRewind(result));
-      }),
+    async ({ session_id, turn, dry_run }) => {
+      const session = registry.find(owner, session_id);
+      // Rewinding under a running turn would race the child's own edits.
+      if (session.busy) throw new SessionBusyError(session.id, session.status);
+      // A real rewind reports no files: the dry run before it says which ones it restores.
+      const answer = await session.session.rewindFiles(turn, { dryRun: true });
+      if (!dry_run) await session.session.rewindFiles(turn);
+      const result: RewindResult = {
+        session_id: session.id,
+        turn,
+        dry_run,
+        files_changed: answer.filesChanged ?? [],
+        ...(answer.insertions !== undefined && { insertions: answer.insertions }),
+        ...(answer.deletions !== undefined && { deletions: answer.deletions }),
+      };
+      return ok(result, renderRewind(result));
+    },
   );
 }

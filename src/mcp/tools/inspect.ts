@@ -4,7 +4,7 @@ import { SESSION_STATUSES } from "../../orchestrator/session.ts";
 import { renderInfo, SessionInfoSchema, sessionInfo } from "../session-info.ts";
 import { renderPage, TranscriptPageSchema, transcriptPage } from "../transcript.ts";
 import { waitSettled } from "../wait.ts";
-import { guarded, infoResult, MAX_WAIT_S, ok, progressReporter, SessionIdSchema, type ToolContext } from "./common.ts";
+import { infoResult, MAX_WAIT_S, ok, progressReporter, SessionIdSchema, type ToolContext } from "./common.ts";
 
 const ListOutputSchema = z.object({
   sessions: z.array(SessionInfoSchema),
@@ -31,7 +31,7 @@ export function registerInspectTools(server: McpServer, context: ToolContext): v
       outputSchema: SessionInfoSchema,
       annotations: { readOnlyHint: true },
     },
-    ({ session_id }) => guarded(() => infoResult(registry.find(owner, session_id))),
+    ({ session_id }) => infoResult(registry.find(owner, session_id)),
   );
 
   server.registerTool(
@@ -43,15 +43,14 @@ export function registerInspectTools(server: McpServer, context: ToolContext): v
       outputSchema: ListOutputSchema,
       annotations: { readOnlyHint: true },
     },
-    ({ status }) =>
-      guarded(() => {
-        const sessions = registry.list(owner, status).map((s) => {
-          const { result: _result, ...info } = sessionInfo(s);
-          return info;
-        });
-        const text = sessions.length === 0 ? "no sessions" : sessions.map((info) => renderInfo(info).split("\n")[0]).join("\n");
-        return ok({ sessions, live: registry.liveCount, max_sessions: registry.maxSessions }, text);
-      }),
+    async ({ status }) => {
+      const sessions = registry.list(owner, status).map((s) => {
+        const { result: _result, ...info } = sessionInfo(s);
+        return info;
+      });
+      const text = sessions.length === 0 ? "no sessions" : sessions.map((info) => renderInfo(info).split("\n")[0]).join("\n");
+      return ok({ sessions, live: registry.liveCount, max_sessions: registry.maxSessions }, text);
+    },
   );
 
   server.registerTool(
@@ -69,17 +68,16 @@ export function registerInspectTools(server: McpServer, context: ToolContext): v
       outputSchema: WaitOutputSchema,
       annotations: { readOnlyHint: true },
     },
-    ({ session_ids, mode, timeout_s }, extra) =>
-      guarded(async () => {
-        const sessions = [...new Set(session_ids.map((id) => registry.find(owner, id)))];
-        const done = await waitSettled(sessions, { mode, timeoutMs: timeout_s * 1000, signal: extra.signal, onProgress: progressReporter(extra) });
-        const infos = sessions.map(sessionInfo);
-        const settled = sessions.filter((s) => s.settled).map((s) => s.id);
-        const head = done
-          ? `done (${mode}): ${settled.length} of ${sessions.length} settled`
-          : `timed out: ${settled.length} of ${sessions.length} settled; call wait_sessions again`;
-        return ok({ done, settled, sessions: infos }, [head, ...infos.map(renderInfo)].join("\n\n"));
-      }),
+    async ({ session_ids, mode, timeout_s }, extra) => {
+      const sessions = [...new Set(session_ids.map((id) => registry.find(owner, id)))];
+      const done = await waitSettled(sessions, { mode, timeoutMs: timeout_s * 1000, signal: extra.signal, onProgress: progressReporter(extra) });
+      const infos = sessions.map(sessionInfo);
+      const settled = sessions.filter((s) => s.settled).map((s) => s.id);
+      const head = done
+        ? `done (${mode}): ${settled.length} of ${sessions.length} settled`
+        : `timed out: ${settled.length} of ${sessions.length} settled; call wait_sessions again`;
+      return ok({ done, settled, sessions: infos }, [head, ...infos.map(renderInfo)].join("\n\n"));
+    },
   );
 
   server.registerTool(
@@ -95,11 +93,10 @@ export function registerInspectTools(server: McpServer, context: ToolContext): v
       outputSchema: TranscriptPageSchema,
       annotations: { readOnlyHint: true },
     },
-    ({ session_id, after, limit }) =>
-      guarded(() => {
-        const session = registry.find(owner, session_id);
-        const page = transcriptPage(session.id, session.session.transcript(), after, limit);
-        return ok(page, renderPage(page));
-      }),
+    async ({ session_id, after, limit }) => {
+      const session = registry.find(owner, session_id);
+      const page = transcriptPage(session.id, session.session.transcript(), after, limit);
+      return ok(page, renderPage(page));
+    },
   );
 }

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { PERMISSION_MODES } from "../../worker/index.ts";
 import { InvalidArgumentError } from "../errors.ts";
 import { SessionInfoSchema } from "../session-info.ts";
-import { guarded, infoResult, SessionIdSchema, type ToolContext, WaitSchema, waitForTurn } from "./common.ts";
+import { infoResult, SessionIdSchema, type ToolContext, WaitSchema, waitForTurn } from "./common.ts";
 
 /** A working directory the child can start in; relative paths are taken from the server's directory. */
 function checkedCwd(cwd: string): string {
@@ -56,22 +56,21 @@ export function registerTurnTools(server: McpServer, context: ToolContext): void
       inputSchema: { ...spawnShape, ...agentShape } as typeof spawnShape,
       outputSchema: SessionInfoSchema,
     },
-    (args, extra) =>
-      guarded(async () => {
-        const a = args as typeof args & { agent?: string };
-        const session = registry.open(owner, {
-          name: a.name,
-          agent: a.agent,
-          model: a.model,
-          cwd: a.cwd === undefined ? undefined : checkedCwd(a.cwd),
-          appendSystemPrompt: a.append_system_prompt,
-          allowedTools: a.allowed_tools,
-          permissionMode: a.permission_mode,
-        });
-        session.send(a.prompt);
-        await waitForTurn(session, a.wait_s ?? context.defaultWaitS, extra);
-        return infoResult(session);
-      }),
+    async (args, extra) => {
+      const a = args as typeof args & { agent?: string };
+      const session = registry.open(owner, {
+        name: a.name,
+        agent: a.agent,
+        model: a.model,
+        cwd: a.cwd === undefined ? undefined : checkedCwd(a.cwd),
+        appendSystemPrompt: a.append_system_prompt,
+        allowedTools: a.allowed_tools,
+        permissionMode: a.permission_mode,
+      });
+      session.send(a.prompt);
+      await waitForTurn(session, a.wait_s ?? context.defaultWaitS, extra);
+      return infoResult(session);
+    },
   );
 
   server.registerTool(
@@ -86,12 +85,11 @@ export function registerTurnTools(server: McpServer, context: ToolContext): void
       },
       outputSchema: SessionInfoSchema,
     },
-    ({ session_id, prompt, wait_s }, extra) =>
-      guarded(async () => {
-        const session = registry.find(owner, session_id);
-        session.send(prompt);
-        await waitForTurn(session, wait_s ?? context.defaultWaitS, extra);
-        return infoResult(session);
-      }),
+    async ({ session_id, prompt, wait_s }, extra) => {
+      const session = registry.find(owner, session_id);
+      session.send(prompt);
+      await waitForTurn(session, wait_s ?? context.defaultWaitS, extra);
+      return infoResult(session);
+    },
   );
 }
