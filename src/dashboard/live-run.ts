@@ -168,6 +168,8 @@ export class LiveRun implements RunFeed {
       case "task_settled":
         this.#settle(event, now);
         return;
+      case "task_ready":
+        return;
       case "task_rerun": {
         const row = this.#byKey.get(taskKey(event.task.name));
         if (row) row.view.activity = `runs again: ${event.reason}`;

@@ -1,4 +1,4 @@
-export { addUsage, cacheReadShare, cacheSavingUsd } from "./accounting.ts";
+export { addUsage, cacheReadShare, cacheSavingUsd, emptyUsage } from "./accounting.ts";
 export type { AgentSpec } from "./compose.ts";
 export * from "./errors.ts";
 export { DEFAULT_CONCURRENCY, DEFAULT_RETRIES, Orchestrator } from "./orchestrator.ts";
@@ -13,6 +13,7 @@ export {
   type SessionSpec,
   type SessionStatus,
 } from "./session.ts";
+export { sessionIdOf } from "./session-records.ts";
 export type {
   HookAction,
   OrchestratorEvent,

@@ -1,11 +1,10 @@
 import { renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import process from "node:process";
-import { addUsage, cacheSavingUsd, type SessionRecord, type TaskResult, type Usage } from "../orchestrator/index.ts";
+import { addUsage, cacheSavingUsd, emptyUsage, type SessionRecord, type TaskResult, type Usage } from "../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import type { TaskFingerprint } from "../swarm/fingerprint.ts";
 import { SUMMARY_FILE, type Summary, type SummarySession, type SummaryTask } from "../swarm/record.ts";
-import { unrunResult } from "../swarm/runner.ts";
 import type { WorktreeOutcome } from "../swarm/worktree.ts";
 
 /**
@@ -48,6 +47,8 @@ export interface SummaryInput {
   config: ResolvedSwarmConfig;
   /** By task name; a task without one is still running or waiting (the record is then not complete). */
   results: ReadonlyMap<string, TaskResult>;
+  /** By task name, for tasks that have started but not ended: since when, and their session once it is known. */
+  running?: ReadonlyMap<string, TaskProgress>;
   /** By task name, for the tasks that started or were carried over. */
   fingerprints?: ReadonlyMap<string, TaskFingerprint>;
   /** The rows of tasks whose result was kept from an earlier attempt: they stand in the record as they were. */
@@ -86,9 +87,10 @@ export function buildSummary(input: SummaryInput): Summary {
   const tasks = input.config.tasks.map((task): SummaryTask => {
     const kept = input.carriedOver?.get(task.name);
     if (kept !== undefined) return { ...kept, carried_over: true };
-    const result = input.results.get(task.name) ?? unrunResult(task, "cancelled", UNFINISHED);
-    const worktree = input.worktrees.get(task.name);
     const fingerprint = input.fingerprints?.get(task.name);
+    const result = input.results.get(task.name);
+    if (result === undefined) return unendedTask(task, input.running?.get(task.name), fingerprint);
+    const worktree = input.worktrees.get(task.name);
     return {
       name: task.name,
       agent: task.agent ?? null,
@@ -174,8 +176,39 @@ export function buildSummary(input: SummaryInput): Summary {
   };
 }
 
-/** How a task that has not finished shows in a record written while the run goes on. */
-const UNFINISHED = { code: "UNFINISHED", message: "still running or waiting when this record was written" };
+/** A task that has started and not ended: since when, and its claude session once the CLI has named it. */
+export interface TaskProgress {
+  startedAt: number;
+  sessionId: string | undefined;
+}
+
+/** A task not ended when the record is written: running (its session, to resume) or pending. */
+function unendedTask(
+  task: ResolvedSwarmConfig["tasks"][number],
+  progress: TaskProgress | undefined,
+  fingerprint: TaskFingerprint | undefined,
+): SummaryTask {
+  return {
+    name: task.name,
+    agent: task.agent ?? null,
+    status: progress ? "running" : "pending",
+    text: "",
+    structured_output: null,
+    cost_usd: 0,
+    usage: usageJson(emptyUsage()),
+    num_turns: 0,
+    queued_ms: 0,
+    started_at: progress ? new Date(progress.startedAt).toISOString() : null,
+    finished_at: null,
+    duration_ms: 0,
+    attempts: progress ? 1 : 0,
+    session_id: progress?.sessionId ?? null,
+    depends_on: task.depends_on,
+    transcript: null,
+    error: null,
+    fingerprint: fingerprint ?? null,
+  };
+}
 
 /**
  * Writes summary.json whole or not at all (a temporary file renamed over

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { CadreError } from "../errors.ts";
 import type { TaskResult } from "../orchestrator/index.ts";
 import type { ResolvedSwarmConfig, ResolvedTask } from "../swarm/config/index.ts";
-import type { TaskFingerprint } from "../swarm/fingerprint.ts";
+import { olderSettingsHash, type TaskFingerprint } from "../swarm/fingerprint.ts";
 import { SUMMARY_FILE, type Summary, SummarySchema, type SummaryTask } from "../swarm/record.ts";
 import type { CarryDecision } from "../swarm/runner.ts";
 
@@ -52,12 +52,12 @@ async function latestRunOf(configFile: string, runsDir: string): Promise<string 
 }
 
 /** A result an earlier attempt left, as the runner and the record take it. */
-function keptResult(task: SummaryTask): TaskResult {
+function keptResult(task: SummaryTask & { finished_at: string }): TaskResult {
   return {
     id: randomUUID().slice(0, 8),
     name: task.name,
     agent: task.agent ?? undefined,
-    status: task.status,
+    status: "succeeded",
     text: task.text,
     structuredOutput: task.structured_output,
     costUsd: task.cost_usd,
@@ -78,14 +78,37 @@ function keptResult(task: SummaryTask): TaskResult {
   };
 }
 
+/** How an earlier attempt left a task that did not succeed, as the reason it runs again. */
+const NOT_SUCCEEDED: Record<Exclude<SummaryTask["status"], "succeeded">, string> = {
+  failed: "it failed before",
+  cancelled: "it was cancelled before",
+  skipped: "it was skipped before",
+  running: "it was running when the run stopped",
+  pending: "it had not started when the run stopped",
+};
+
+/** Which of the results a task uses differ from those its earlier attempt used. */
+function changedInputs(before: Record<string, string>, now: Record<string, string>): string[] {
+  return Object.keys(now).filter((name) => before[name] !== now[name]);
+}
+
+/** Whether the earlier attempt ran with the same settings; `older` is the hash a record without `template` used. */
+function sameSettings(earlier: NonNullable<SummaryTask["fingerprint"]>, now: TaskFingerprint, older: () => string): boolean {
+  return earlier.settings === (earlier.template === undefined ? older() : now.settings);
+}
+
 /** Why an earlier attempt's result of this task cannot stand; undefined when it can. */
-function staleBecause(earlier: SummaryTask | undefined, fingerprint: TaskFingerprint): string | undefined {
+function staleBecause(earlier: SummaryTask | undefined, fingerprint: TaskFingerprint, older: () => string): string | undefined {
   if (earlier === undefined) return "it is new";
-  if (earlier.status !== "succeeded") return `it ${earlier.status === "skipped" ? "was skipped" : earlier.status} before`;
-  if (!earlier.fingerprint) return "its earlier record has no fingerprint";
-  if (earlier.fingerprint.settings !== fingerprint.settings) return "its settings changed";
-  if (earlier.fingerprint.prompt !== fingerprint.prompt) return "its prompt changed (or a result it uses)";
-  return undefined;
+  if (earlier.status !== "succeeded") return NOT_SUCCEEDED[earlier.status];
+  const before = earlier.fingerprint;
+  if (!before) return "its earlier record has no fingerprint";
+  if (!sameSettings(before, fingerprint, older)) return "its settings changed";
+  if (before.prompt === fingerprint.prompt) return undefined;
+  if (before.template === undefined || before.inputs === undefined) return "its prompt changed (or a result it uses)";
+  if (before.template !== fingerprint.template) return "its prompt changed";
+  const changed = changedInputs(before.inputs, fingerprint.inputs ?? {});
+  return changed.length > 0 ? `a result it uses changed: ${changed.join(", ")}` : "its prompt changed";
 }
 
 /**
@@ -109,9 +132,11 @@ export async function planResume(config: ResolvedSwarmConfig, options: { dir?: s
     removed: previous.tasks.filter((task) => !current.has(task.name)).map((task) => task.name),
     carryOver: (task, fingerprint) => {
       const before = earlier.get(task.name);
-      const reason = staleBecause(before, fingerprint);
-      if (reason === undefined) return { kind: "keep", result: keptResult(before!) };
-      const sameWork = before?.fingerprint?.settings === fingerprint.settings && before.fingerprint.prompt === fingerprint.prompt;
+      const older = () => olderSettingsHash(config, task);
+      const reason = staleBecause(before, fingerprint, older);
+      if (reason === undefined) return { kind: "keep", result: keptResult(before as SummaryTask & { finished_at: string }) };
+      const sameWork =
+        before?.fingerprint != null && sameSettings(before.fingerprint, fingerprint, older) && before.fingerprint.prompt === fingerprint.prompt;
       const session = !options.fresh && sameWork ? (before?.session_id ?? undefined) : undefined;
       return { kind: "run", reason, ...(session !== undefined && { resumeSession: session }) };
     },

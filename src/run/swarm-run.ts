@@ -7,7 +7,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { AbortError } from "../errors.ts";
-import type { OrchestratorEvent, TaskResult } from "../orchestrator/index.ts";
+import { type OrchestratorEvent, sessionIdOf, type TaskResult } from "../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import type { TaskFingerprint } from "../swarm/fingerprint.ts";
 import type { Summary, SummaryTask } from "../swarm/record.ts";
@@ -15,7 +15,7 @@ import { INTERRUPTED, newRunId, runSwarm, type SwarmEvent, unrunResult } from ".
 import { RunWorktrees, type WorktreeOutcome } from "../swarm/worktree.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { type RunEngine, startEngine } from "./engine.ts";
-import { buildSummary, type RunStop, writeSummarySync } from "./record.ts";
+import { buildSummary, type RunStop, type TaskProgress, writeSummarySync } from "./record.ts";
 import type { ResumePlan } from "./resume.ts";
 
 /** What a run tells: the orchestrator's events and the swarm's. */
@@ -56,6 +56,7 @@ export class SwarmRun {
   readonly #fingerprints = new Map<string, TaskFingerprint>();
   readonly #carriedOver = new Map<string, SummaryTask>();
   readonly #worktreeOutcomes = new Map<string, WorktreeOutcome>();
+  readonly #running = new Map<string, TaskProgress>();
   #finishedAt: number | undefined;
 
   private constructor(config: ResolvedSwarmConfig, options: SwarmRunOptions, outDir: string, budgetUsd: number | undefined, engine: RunEngine) {
@@ -116,7 +117,10 @@ export class SwarmRun {
   async *events(signal: AbortSignal): AsyncGenerator<RunEvent, void, undefined> {
     const leaving = new AbortController();
     const queue = new AsyncQueue<RunEvent>();
-    const unsubscribe = this.#engine.on((event) => queue.push(event));
+    const unsubscribe = this.#engine.on((event) => {
+      this.#observe(event);
+      queue.push(event);
+    });
     const driving = this.#drive(AbortSignal.any([signal, leaving.signal]), queue).finally(unsubscribe);
     try {
       yield* queue;
@@ -129,6 +133,8 @@ export class SwarmRun {
   async #drive(signal: AbortSignal, queue: AsyncQueue<RunEvent>): Promise<void> {
     let failure: { error: unknown } | undefined;
     try {
+      // A record from the start: a run killed before any task ends can still be resumed.
+      this.writeRecord(undefined);
       for await (const event of runSwarm({
         config: this.config,
         orchestrator: this.#engine,
@@ -137,6 +143,7 @@ export class SwarmRun {
         ...(this.resume && { carryOver: this.resume.carryOver }),
       })) {
         if (event.type === "task_settled") this.#settle(event);
+        else if (event.type === "task_ready") this.#fingerprints.set(event.task.name, event.fingerprint);
         queue.push(event);
       }
     } catch (error) {
@@ -151,8 +158,30 @@ export class SwarmRun {
     }
   }
 
+  /**
+   * Follows the config tasks' starts and sessions (not their children's): the
+   * record says which are running, and is written again as soon as a task's
+   * session is known, so even a SIGKILL leaves the session to resume.
+   */
+  #observe(event: OrchestratorEvent): void {
+    if (!("task" in event) || event.task.parentId !== undefined || this.#results.has(event.task.name)) return;
+    const name = event.task.name;
+    if (event.type === "task_started") {
+      const progress = this.#running.get(name);
+      this.#running.set(name, { startedAt: progress?.startedAt ?? event.startedAt, sessionId: progress?.sessionId });
+      return;
+    }
+    if (event.type !== "task_message") return;
+    const sessionId = sessionIdOf(event.message);
+    const progress = this.#running.get(name);
+    if (progress === undefined || sessionId === undefined || sessionId === progress.sessionId) return;
+    progress.sessionId = sessionId;
+    this.writeRecord(undefined);
+  }
+
   #settle(event: Extract<SwarmEvent, { type: "task_settled" }>): void {
     const name = event.task.name;
+    this.#running.delete(name);
     this.#results.set(name, event.result);
     if (event.worktree !== undefined) this.#worktreeOutcomes.set(name, event.worktree);
     if (event.fingerprint) this.#fingerprints.set(name, event.fingerprint);
@@ -166,6 +195,7 @@ export class SwarmRun {
     return buildSummary({
       config: this.config,
       results: this.#results,
+      running: this.#running,
       totals: this.#engine.totals,
       sessions: this.#engine.sessionRecords,
       transcripts: this.#engine.transcriptPaths,
@@ -200,8 +230,11 @@ export class SwarmRun {
     this.#engine.kill();
     this.#worktrees.discardSync();
     for (const task of this.config.tasks) {
-      if (!this.#results.has(task.name))
-        this.#results.set(task.name, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second signal" }));
+      if (this.#results.has(task.name)) continue;
+      const unrun = unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second signal" });
+      // A task that was running keeps its session, so that --resume continues it.
+      const progress = this.#running.get(task.name);
+      this.#results.set(task.name, progress ? { ...unrun, startedAt: progress.startedAt, sessionId: progress.sessionId } : unrun);
     }
     return this.writeRecord(stop);
   }

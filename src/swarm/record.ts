@@ -17,7 +17,11 @@ const UsageSchema = z.looseObject({
 export const SummaryTaskSchema = z.looseObject({
   name: z.string(),
   agent: z.string().nullable(),
-  status: z.enum(["succeeded", "failed", "cancelled", "skipped"]),
+  /**
+   * How it ended; while the run goes on (complete: false), "running" for a task
+   * that has started and "pending" for one that has not (absent from older records).
+   */
+  status: z.enum(["succeeded", "failed", "cancelled", "skipped", "running", "pending"]),
   /** The final text of the task's last turn. */
   text: z.string(),
   /** With an output_schema: the answer, as the CLI validated it against the schema; else null. */
@@ -29,7 +33,8 @@ export const SummaryTaskSchema = z.looseObject({
   queued_ms: z.number(),
   /** When it first took a slot; null if it never ran. */
   started_at: z.string().nullable(),
-  finished_at: z.string(),
+  /** Null while it is pending or running. */
+  finished_at: z.string().nullable(),
   /** Run time, from started_at to finished_at: its time limit counts the same way. */
   duration_ms: z.number(),
   attempts: z.number(),
@@ -50,7 +55,10 @@ export const SummaryTaskSchema = z.looseObject({
   /** With keep_worktrees: where the task's worktree still is. */
   worktree: z.string().nullable().optional(),
   /** What the result depends on; `cadre run --resume` keeps a result while both still match. Null for a task that never started. */
-  fingerprint: z.object({ prompt: z.string(), settings: z.string() }).nullable().optional(),
+  fingerprint: z
+    .object({ prompt: z.string(), settings: z.string(), template: z.string().optional(), inputs: z.record(z.string(), z.string()).optional() })
+    .nullable()
+    .optional(),
   /** True when this result was kept from an earlier attempt of the run (`--resume`) rather than run in this one. */
   carried_over: z.boolean().optional(),
 });
@@ -88,12 +96,14 @@ export const SummarySchema = z.looseObject({
   started_at: z.string(),
   finished_at: z.string(),
   duration_ms: z.number(),
-  /** True when a signal (Ctrl-C, SIGTERM, a hang-up) stopped the run; unfinished tasks are then "cancelled". */
+  /** True when a signal (Ctrl-C, SIGTERM, a hang-up) stopped the run; the tasks it stopped are then "cancelled". */
   interrupted: z.boolean(),
   /**
-   * False while the run is still going: the record is rewritten as each task
-   * ends, and a task not yet finished shows as cancelled (UNFINISHED), so a
-   * run that was killed can be resumed from it.
+   * False while the run is still going: the record is written when the run
+   * starts, when a task's session starts and when a task ends, with the tasks
+   * not yet ended "pending" or "running" (their session id known), so a run
+   * killed at any point can be resumed from it. (Older records show such
+   * tasks as "cancelled" with the code UNFINISHED.)
    */
   complete: z.boolean().optional(),
   /** 1 for the first run; each `--resume` adds one. */

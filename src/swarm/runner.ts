@@ -38,8 +38,19 @@ export interface TaskRerunEvent {
   resumedSession: string | undefined;
 }
 
+/**
+ * A task's dependencies are done and it is handed to the runner, with what
+ * its result will depend on: the record can then say, before the task ends,
+ * what it was started with.
+ */
+export interface TaskReadyEvent {
+  type: "task_ready";
+  task: { name: string; agent: string | undefined };
+  fingerprint: TaskFingerprint;
+}
+
 /** What a swarm run reports beyond the orchestrator's events. */
-export type SwarmEvent = TaskSettledEvent | TaskRerunEvent;
+export type SwarmEvent = TaskSettledEvent | TaskRerunEvent | TaskReadyEvent;
 
 /**
  * How a resumed run treats a task that is ready (its prompt filled in): keep
@@ -157,7 +168,7 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
 
   const start = (task: ResolvedTask) => {
     const prompt = fillResults(task.prompt, names, fieldsOf);
-    const fingerprint = taskFingerprint(config, task, prompt);
+    const fingerprint = taskFingerprint(config, task, prompt, Object.fromEntries(task.depends_on.map((name) => [name, fieldsOf(name)])));
     const decision = carryOver?.(task, fingerprint);
     if (decision?.kind === "keep") {
       // Settled on the next tick, so that advance() finishes its pass over the waiting tasks first.
@@ -168,6 +179,7 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
       return;
     }
     const spec = taskSpecFor(task, prompt, signal);
+    events.push({ type: "task_ready", task: { name: task.name, agent: task.agent }, fingerprint });
     if (decision?.kind === "run") {
       events.push({
         type: "task_rerun",

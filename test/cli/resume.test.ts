@@ -50,16 +50,31 @@ async function runDirs(ws: Workspace): Promise<string[]> {
   return (await readdir(root)).map((name) => join(root, name));
 }
 
-/** Waits until the run's record (rewritten as each task ends) shows `task` succeeded. */
-async function untilSucceeded(ws: Workspace, task: string): Promise<void> {
+/** Waits until `check` holds. */
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 45_000;
-  while (Date.now() < deadline) {
-    const [dir] = existsSync(join(ws.dir, ".cadre", "runs")) ? await runDirs(ws) : [];
-    const text = dir ? await readFile(join(dir, "summary.json"), "utf8").catch(() => "") : "";
-    if (text && (JSON.parse(text) as Summary).tasks.some((t) => t.name === task && t.status === "succeeded")) return;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`task ${task} did not succeed in time`);
+}
+
+/** Waits until the run's record (written at the start, as sessions start and as tasks end) satisfies `check`. */
+async function untilRecord(ws: Workspace, check: (record: Summary) => boolean): Promise<Summary> {
+  let found: Summary | undefined;
+  await until(async () => {
+    const [dir] = existsSync(join(ws.dir, ".cadre", "runs")) ? await runDirs(ws) : [];
+    const text = dir ? await readFile(join(dir, "summary.json"), "utf8").catch(() => "") : "";
+    const record = text ? (JSON.parse(text) as Summary) : undefined;
+    if (record && check(record)) found = record;
+    return found !== undefined;
+  });
+  return found!;
+}
+
+/** Waits until the run's record shows `task` succeeded. */
+async function untilSucceeded(ws: Workspace, task: string): Promise<void> {
+  await untilRecord(ws, (record) => record.tasks.some((t) => t.name === task && t.status === "succeeded"));
 }
 
 /** The model requests whose conversation began with this prompt. */
@@ -76,7 +91,8 @@ const TASKS = [
 /** Runs TASKS and presses Ctrl-C once "first" has succeeded, while "slow" is in its Bash call. */
 async function interruptAfterFirst(ws: Workspace): Promise<{ dir: string; interrupted: Summary; slowSession: string }> {
   const first = run(ws);
-  await untilSucceeded(ws, "first");
+  // Both conditions, from the record itself: on a busy machine "first" can end before "slow" has a session.
+  await untilRecord(ws, (record) => record.tasks[0]?.status === "succeeded" && record.tasks[1]?.session_id != null);
   first.kill("SIGINT");
   expect((await first).exitCode).toBe(130);
   const [dir] = await runDirs(ws);
@@ -100,7 +116,7 @@ describe("cadre run --resume", () => {
     const resumed = await run(ws, ["--resume"]);
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("first: carried over");
-    expect(resumed.stdout).toContain(`slow: runs again, it cancelled before; continuing session ${slowSession}`);
+    expect(resumed.stdout).toContain(`slow: runs again, it was cancelled before; continuing session ${slowSession}`);
     const summary = await readSummary(dir!);
     expect(summary.tasks.map((t) => [t.name, t.status, t.carried_over ?? false])).toEqual([
       ["first", "succeeded", true],
@@ -131,7 +147,7 @@ describe("cadre run --resume", () => {
     await mkdir(elsewhere);
     const resumed = await run({ ...ws, env: { ...ws.env, HOME: elsewhere, USERPROFILE: elsewhere } }, ["--resume"]);
     expect(resumed.exitCode, resumed.stderr + resumed.stdout).toBe(0);
-    expect(resumed.stdout).toContain(`slow: runs again, it cancelled before; continuing session ${slowSession}`);
+    expect(resumed.stdout).toContain(`slow: runs again, it was cancelled before; continuing session ${slowSession}`);
     expect(resumed.stdout).toContain(`slow: runs again, its session ${slowSession} is not where it runs now; it starts a new one`);
     const summary = await readSummary(dir!);
     expect(summary.tasks.map((t) => [t.name, t.status, t.error?.code ?? null])).toEqual([
@@ -165,6 +181,74 @@ describe("cadre run --resume", () => {
     expect(summary.tasks.every((t) => t.status === "succeeded")).toBe(true);
     expect(summary.tasks.find((t) => t.name === "first")?.carried_over).toBe(true);
     expect(requestsFor(ws.server, "echo FIRST")).toHaveLength(2);
+  });
+
+  it("a run killed with SIGKILL before any task ended resumes, continuing the running tasks' sessions", async () => {
+    const ws = await workspace([
+      "{ name: slow, prompt: 'echo STARTED && sleep 8 && echo SLOW' }",
+      "{ name: after, prompt: 'echo AFTER', depends_on: [slow] }",
+    ]);
+    const first = run(ws);
+    // The record names the running task's session as soon as the CLI has one, long before the task ends.
+    const mid = await untilRecord(ws, (record) => record.tasks[0]?.status === "running" && record.tasks[0].session_id !== null);
+    expect(mid.complete).toBe(false);
+    expect(mid.tasks.map((t) => [t.name, t.status, t.finished_at])).toEqual([
+      ["slow", "running", null],
+      ["after", "pending", null],
+    ]);
+    expect(mid.tasks[0]!.started_at).not.toBeNull();
+    const session = mid.tasks[0]!.session_id!;
+    // Killed mid-turn, once the CLI has stored the model's Bash call in its session file (under the workers' HOME).
+    const sessionFile = join(ws.env.HOME!, ".claude", "projects");
+    await until(async () =>
+      (await readdir(sessionFile, { recursive: true }).catch(() => [] as string[])).some((name) => name.endsWith(`${session}.jsonl`)),
+    );
+    const [stored] = (await readdir(sessionFile, { recursive: true })).filter((name) => name.endsWith(`${session}.jsonl`));
+    await until(async () => (await readFile(join(sessionFile, stored!), "utf8")).includes('"tool_use"'));
+    const children = await claudeDescendants(first.pid!);
+    first.kill("SIGKILL");
+    await first;
+    for (const pid of children) process.kill(pid, "SIGKILL");
+    for (const pid of children) await isGone(pid);
+
+    const resumed = await run(ws, ["--resume"]);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain(`slow: runs again, it was running when the run stopped; continuing session ${session}`);
+    const [dir] = await runDirs(ws);
+    const summary = await readSummary(dir!);
+    expect(summary.tasks.map((t) => [t.name, t.status])).toEqual([
+      ["slow", "succeeded"],
+      ["after", "succeeded"],
+    ]);
+    // The resumed turn went on in the same conversation: the first prompt and the model's Bash call are in it.
+    const continued = requestsFor(ws.server, "echo STARTED").at(-1)!;
+    expect(continued.sessionId).toBe(session);
+    expect(JSON.stringify(continued.messages)).toContain("tool_use");
+  });
+
+  it("a succeeded task whose time limit or retries alone changed is kept; a changed result names the task it came from", async () => {
+    const ws = await workspace([
+      "{ name: first, prompt: 'echo FIRST' }",
+      "{ name: last, prompt: 'echo LAST {{results.first}}', depends_on: [first] }",
+    ]);
+    expect((await run(ws)).exitCode).toBe(0);
+    await writeConfig(ws.config, [
+      "{ name: first, prompt: 'echo FIRST', timeout_s: 300, retries: 0 }",
+      "{ name: last, prompt: 'echo LAST {{results.first}}', depends_on: [first] }",
+    ]);
+    const kept = await run(ws, ["--resume"]);
+    expect(kept.exitCode, kept.stderr).toBe(0);
+    expect(kept.stdout).toContain("first: carried over");
+    expect(kept.stdout).toContain("last: carried over");
+
+    await writeConfig(ws.config, [
+      "{ name: first, prompt: 'echo FIRST AGAIN' }",
+      "{ name: last, prompt: 'echo LAST {{results.first}}', depends_on: [first] }",
+    ]);
+    const rerun = await run(ws, ["--resume"]);
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expect(rerun.stdout).toContain("first: runs again, its prompt changed");
+    expect(rerun.stdout).toContain("last: runs again, a result it uses changed: first");
   });
 
   it("an edited prompt re-runs exactly that task and the tasks that use its result", async () => {

@@ -36,7 +36,11 @@ export function renderFinalTable(summary: Summary, options: { width: number; col
     "",
     `${session.role}${session.parent === null ? "" : ` for ${session.parent}`}`,
   ]);
-  const statuses = [...summary.tasks.map((task) => task.status), ...summary.sessions.map((session) => session.status ?? "waiting")];
+  // A task not yet started when the record was written is drawn as waiting.
+  const statuses = [
+    ...summary.tasks.map((task) => (task.status === "pending" ? "waiting" : task.status)),
+    ...summary.sessions.map((session) => session.status ?? "waiting"),
+  ];
   const lines = table([header, ...rows, ...sessionRows], options.width, (r, column, cell) => {
     if (r === 0) return c.bold(cell);
     return column === 1 ? paint(statuses[r - 1]!, cell, c) : cell;

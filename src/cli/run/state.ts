@@ -94,6 +94,7 @@ export class RunState {
         this.row(event.task).costUsd = event.taskUsd;
         return;
       case "task_rerun":
+      case "task_ready":
         return;
       default:
         break;
