@@ -1,7 +1,7 @@
 import { PEER_SERVER_NAME } from "../orchestrator/peers/peer-server.ts";
 import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
-import { oneLine } from "../util/one-line.ts";
+import { clip, oneLine } from "../util/one-line.ts";
 import { askUserQuestion, planReview } from "../worker/index.ts";
 
 /**
@@ -33,9 +33,8 @@ type Shown =
 /** One entry: `seq` numbers it within its conversation (the SSE event id); `sub` marks a subagent's. */
 export type ConversationEntry = Shown & { seq: number; at: number | null; sub?: boolean };
 
-export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters in the transcript]`;
-}
+/** Where the rest of a clipped text is. */
+const IN_TRANSCRIPT = " in the transcript";
 
 type Block = Record<string, unknown>;
 
@@ -63,11 +62,11 @@ export function entriesOf(message: CliMessage): Shown[] {
   switch (message.type) {
     case "assistant":
       return message.message.content.flatMap((block): Shown[] => {
-        if (block.type === "text") return block.text.trim() === "" ? [] : [{ kind: "text", text: clip(block.text, MAX_TEXT_CHARS) }];
-        if (block.type === "thinking") return [{ kind: "thinking", text: clip(block.thinking, MAX_TEXT_CHARS) }];
+        if (block.type === "text") return block.text.trim() === "" ? [] : [{ kind: "text", text: clip(block.text, MAX_TEXT_CHARS, IN_TRANSCRIPT) }];
+        if (block.type === "thinking") return [{ kind: "thinking", text: clip(block.thinking, MAX_TEXT_CHARS, IN_TRANSCRIPT) }];
         if (block.type === "tool_use") {
           const peer = peerCall(block.name, block.input);
-          const input = clip(JSON.stringify(block.input, null, 2), MAX_TOOL_CHARS);
+          const input = clip(JSON.stringify(block.input, null, 2), MAX_TOOL_CHARS, IN_TRANSCRIPT);
           return [{ kind: "tool_call", id: block.id, name: block.name, input, ...(peer && { peer }) }];
         }
         return [];
@@ -79,7 +78,7 @@ export function entriesOf(message: CliMessage): Shown[] {
               {
                 kind: "tool_result",
                 id: String(block.tool_use_id),
-                text: clip(resultText(block.content), MAX_TOOL_CHARS),
+                text: clip(resultText(block.content), MAX_TOOL_CHARS, IN_TRANSCRIPT),
                 isError: block.is_error === true,
               },
             ]
@@ -89,7 +88,13 @@ export function entriesOf(message: CliMessage): Shown[] {
       const text = message.result ?? (message.errors ?? []).join("; ");
       const isError = message.is_error === true || message.subtype !== "success";
       return [
-        { kind: "result", text: clip(text, MAX_TEXT_CHARS), isError, costUsd: message.total_cost_usd ?? null, turns: message.num_turns ?? null },
+        {
+          kind: "result",
+          text: clip(text, MAX_TEXT_CHARS, IN_TRANSCRIPT),
+          isError,
+          costUsd: message.total_cost_usd ?? null,
+          turns: message.num_turns ?? null,
+        },
       ];
     }
     case "system":
@@ -109,7 +114,12 @@ function systemEntries(message: Extract<CliMessage, { type: "system" }>): Shown[
     case "hook_response": {
       const text = [m.output, m.stdout, m.stderr].find((t): t is string => typeof t === "string" && t.trim() !== "") ?? "";
       return [
-        { kind: "hook", name: String(m.hook_name), outcome: String(m.outcome ?? `exit ${String(m.exit_code)}`), text: clip(text, MAX_TOOL_CHARS) },
+        {
+          kind: "hook",
+          name: String(m.hook_name),
+          outcome: String(m.outcome ?? `exit ${String(m.exit_code)}`),
+          text: clip(text, MAX_TOOL_CHARS, IN_TRANSCRIPT),
+        },
       ];
     }
     case "compact_boundary":
@@ -126,7 +136,7 @@ export function describePermission(request: { toolName: string; input: Record<st
   input: string;
   questions?: { question: string; options: string[]; multiSelect: boolean }[];
 } {
-  const input = clip(JSON.stringify(request.input, null, 2), MAX_TOOL_CHARS);
+  const input = clip(JSON.stringify(request.input, null, 2), MAX_TOOL_CHARS, IN_TRANSCRIPT);
   if (askUserQuestion.matches(request)) {
     const questions = askUserQuestion.questions(request).map((q) => ({
       question: q.question,

@@ -13,7 +13,7 @@ import {
   type RunSnapshot,
   type TotalsView,
 } from "./feed.ts";
-import { type RunRecord, readTranscript, recordRows, recordTotals, recordTranscript, taskKey } from "./record.ts";
+import { type LenientSummary, readTranscript, recordRows, recordTotals, recordTranscript, taskKey } from "./record.ts";
 
 /** What a live run is told: the orchestrator's events and, under `cadre run`, the swarm's. */
 export type LiveEvent = OrchestratorEvent | SwarmEvent;
@@ -67,7 +67,7 @@ export class LiveRun implements RunFeed {
   #totalUsage: Usage | undefined;
   #budgetExceeded = false;
   #finishedAt: number | null = null;
-  #record: { record: RunRecord; dir: string } | undefined;
+  #record: { record: LenientSummary; dir: string } | undefined;
 
   constructor(options: LiveRunOptions) {
     this.id = options.id;
@@ -88,7 +88,7 @@ export class LiveRun implements RunFeed {
   }
 
   /** The run is over: its record (summary.json, in `dir`) has the final figures and the sessions it ran. */
-  finish(now: number, record?: { record: RunRecord; dir: string }): void {
+  finish(now: number, record?: { record: LenientSummary; dir: string }): void {
     this.#finishedAt = now;
     this.#record = record;
     for (const row of record ? recordRows(record.record) : []) {

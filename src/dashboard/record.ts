@@ -17,16 +17,16 @@ import { blankRow, type Phase, type RowKind, type RowView, type TotalsView } fro
  */
 const RecordTaskSchema = SummaryTaskSchema.partial().extend({ name: z.string(), status: z.string() });
 const RecordSessionSchema = SummarySessionSchema.partial().extend({ status: z.string().nullable().optional() });
-const RunRecordSchema = SummarySchema.partial().extend({
+const LenientSummarySchema = SummarySchema.partial().extend({
   swarm: z.string(),
   totals: SummarySchema.shape.totals.partial().optional(),
   tasks: z.array(RecordTaskSchema),
   sessions: z.array(RecordSessionSchema).optional(),
 });
-export type RunRecord = z.infer<typeof RunRecordSchema>;
+export type LenientSummary = z.infer<typeof LenientSummarySchema>;
 
 /** summary.json of a run directory, or why it cannot be read. */
-export async function readRecord(runDir: string): Promise<{ record: RunRecord } | { problem: string }> {
+export async function readRecord(runDir: string): Promise<{ record: LenientSummary } | { problem: string }> {
   let text: string;
   try {
     text = await readFile(resolve(runDir, SUMMARY_FILE), "utf8");
@@ -39,7 +39,7 @@ export async function readRecord(runDir: string): Promise<{ record: RunRecord } 
   } catch (error) {
     return { problem: `${SUMMARY_FILE} is not JSON: ${(error as Error).message}` };
   }
-  const parsed = RunRecordSchema.safeParse(data);
+  const parsed = LenientSummarySchema.safeParse(data);
   return parsed.success ? { record: parsed.data } : { problem: `${SUMMARY_FILE} is not a cadre run summary: ${z.prettifyError(parsed.error)}` };
 }
 
@@ -49,7 +49,7 @@ function time(iso: string | null | undefined): number | null {
 }
 
 /** A task's row as its record tells it: times only when the record has them. */
-function taskRow(task: RunRecord["tasks"][number]): RowView {
+function taskRow(task: LenientSummary["tasks"][number]): RowView {
   const startedAt = time(task.started_at);
   const finishedAt = time(task.finished_at);
   const queuedMs = task.queued_ms ?? null;
@@ -85,7 +85,7 @@ function taskRow(task: RunRecord["tasks"][number]): RowView {
 
 const SESSION_KINDS = new Set<RowKind>(["peer", "supervisor", "child", "session"]);
 
-function sessionRow(session: NonNullable<RunRecord["sessions"]>[number], index: number, taskNames: Set<string>): RowView {
+function sessionRow(session: NonNullable<LenientSummary["sessions"]>[number], index: number, taskNames: Set<string>): RowView {
   const role = session.role ?? "session";
   const kind: RowKind = SESSION_KINDS.has(role as RowKind) ? (role as RowKind) : "session";
   const parent = session.parent && taskNames.has(session.parent) ? taskKey(session.parent) : null;
@@ -100,7 +100,7 @@ function sessionRow(session: NonNullable<RunRecord["sessions"]>[number], index: 
 }
 
 /** The totals a record states: counts from its tasks; the cost and turns from its totals, where they include the sessions. */
-export function recordTotals(record: RunRecord): Pick<TotalsView, "tasks" | "byStatus" | "turns" | "costUsd" | "cacheReadShare"> {
+export function recordTotals(record: LenientSummary): Pick<TotalsView, "tasks" | "byStatus" | "turns" | "costUsd" | "cacheReadShare"> {
   const byStatus: Record<string, number> = {};
   for (const task of record.tasks) byStatus[task.status] = (byStatus[task.status] ?? 0) + 1;
   const sum = (rows: { cost_usd?: number }[]) => rows.reduce((total, row) => total + (row.cost_usd ?? 0), 0);
@@ -113,7 +113,7 @@ export function recordTotals(record: RunRecord): Pick<TotalsView, "tasks" | "byS
   };
 }
 
-function recordCacheShare(usage: NonNullable<RunRecord["totals"]>["usage"]): number | null {
+function recordCacheShare(usage: NonNullable<LenientSummary["totals"]>["usage"]): number | null {
   if (usage === undefined) return null;
   const input = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
   return input > 0 ? usage.cache_read_input_tokens / input : null;
@@ -124,7 +124,7 @@ export function taskKey(name: string): string {
 }
 
 /** The rows of a record: its tasks in order, each followed by the sessions it spawned or asked; the other sessions last. */
-export function recordRows(record: RunRecord): RowView[] {
+export function recordRows(record: LenientSummary): RowView[] {
   const tasks = record.tasks.map(taskRow);
   const names = new Set(record.tasks.map((t) => t.name));
   const sessions = (record.sessions ?? []).map((s, i) => sessionRow(s, i, names));
@@ -134,7 +134,7 @@ export function recordRows(record: RunRecord): RowView[] {
 }
 
 /** The transcript file a row of the record names, resolved inside the run directory (never outside it). */
-export function recordTranscript(record: RunRecord, runDir: string, key: string): string | undefined {
+export function recordTranscript(record: LenientSummary, runDir: string, key: string): string | undefined {
   const named = key.startsWith("t:")
     ? record.tasks.find((t) => taskKey(t.name) === key)?.transcript
     : record.sessions?.[Number(key.slice(2))]?.transcript;

@@ -3,7 +3,7 @@ import { basename, join } from "node:path";
 import { SUMMARY_FILE } from "../swarm/record.ts";
 import type { Conversation } from "./conversation.ts";
 import type { DashboardSource, RunFeed, RunListing, RunSnapshot, TotalsView } from "./feed.ts";
-import { type RunRecord, readRecord, readTranscript, recordRows, recordTotals, recordTranscript } from "./record.ts";
+import { type LenientSummary, readRecord, readTranscript, recordRows, recordTotals, recordTranscript } from "./record.ts";
 
 /** Run ids are folder names: nothing that could climb out of the runs directory. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -13,7 +13,7 @@ class RecordedRun implements RunFeed {
   constructor(
     readonly id: string,
     private readonly dir: string,
-    private readonly record: RunRecord,
+    private readonly record: LenientSummary,
   ) {}
 
   snapshot(now: number): RunSnapshot {

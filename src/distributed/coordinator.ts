@@ -26,7 +26,7 @@ import { CONTROL_CHANNEL, jobIdFor, PREFIX, RUNS_KEY, type RunKeys, runKeys } fr
 import { readTotals } from "./ledger.ts";
 import { connectRedis, DEFAULT_REDIS_LOSS_MS, watchLoss } from "./redis.ts";
 import { redactUrl } from "./url.ts";
-import { type ControlMessage, type RunRecord, RunRecordSchema, readJobResult, readJson, type SharedOrchestratorOptions } from "./wire.ts";
+import { type ControlMessage, type DistributedRun, DistributedRunSchema, readJobResult, readJson, type SharedOrchestratorOptions } from "./wire.ts";
 
 export interface CoordinatorOptions {
   redisUrl: string;
@@ -122,7 +122,7 @@ export class Coordinator implements TaskRunner {
     queue.on("error", () => {});
     queueEvents.on("error", () => {});
     try {
-      const record: RunRecord = {
+      const record: DistributedRun = {
         version: 1,
         swarm: options.swarm,
         concurrency: options.concurrency,
@@ -131,7 +131,7 @@ export class Coordinator implements TaskRunner {
         createdAt: Date.now(),
       };
       const created = await redis.set(keys.record, JSON.stringify(record), "NX");
-      const stored = created ? record : readJson(RunRecordSchema, (await redis.get(keys.record)) ?? "", `run ${options.runId}`);
+      const stored = created ? record : readJson(DistributedRunSchema, (await redis.get(keys.record)) ?? "", `run ${options.runId}`);
       await queue.setGlobalConcurrency(stored.concurrency);
       await queue.setGlobalRateLimit(UNBINDING_LIMITER.max, UNBINDING_LIMITER.durationMs);
       await queueEvents.waitUntilReady();

@@ -3,7 +3,7 @@ import type { RedisUnreachableError } from "./errors.ts";
 import { CONTROL_CHANNEL, RUNS_KEY, runKeys } from "./keys.ts";
 import { connectRedis, DEFAULT_REDIS_LOSS_MS, watchLoss } from "./redis.ts";
 import { type HostContext, RunHost } from "./run-host.ts";
-import { type ControlMessage, ControlMessageSchema, type RunRecord, RunRecordSchema, readJson } from "./wire.ts";
+import { type ControlMessage, ControlMessageSchema, type DistributedRun, DistributedRunSchema, readJson } from "./wire.ts";
 
 export interface HostOptions {
   redisUrl: string;
@@ -124,9 +124,9 @@ export class Host {
           if (this.#unreadable.has(id)) continue;
           const text = await this.redis.get(runKeys(id).record);
           if (text === null) continue;
-          let record: RunRecord;
+          let record: DistributedRun;
           try {
-            record = readJson(RunRecordSchema, text, `run ${id}`);
+            record = readJson(DistributedRunSchema, text, `run ${id}`);
           } catch (error) {
             // Said once: another cadre version's run, which this host cannot serve.
             this.#unreadable.add(id);

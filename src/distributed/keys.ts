@@ -19,7 +19,7 @@ export interface RunKeys {
   queue: string;
   /** Every key of the run that is not BullMQ's starts with this. */
   base: string;
-  /** JSON: what hosts need to serve the run (see RunRecordSchema). */
+  /** JSON: what hosts need to serve the run (see DistributedRunSchema). */
   record: string;
   /** Stream: every orchestrator event of the run's tasks, from every host. */
   events: string;

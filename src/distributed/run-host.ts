@@ -7,7 +7,7 @@ import { EventWriter } from "./event-stream.ts";
 import { RedisInbox } from "./inbox.ts";
 import { PREFIX, type RunKeys, runKeys } from "./keys.ts";
 import { RedisLedger } from "./ledger.ts";
-import { type JobResult, type RunRecord, readJobData } from "./wire.ts";
+import { type DistributedRun, type JobResult, readJobData } from "./wire.ts";
 
 /** How often one task may lose its host (the host died) before BullMQ gives up on it. */
 export const MAX_HOST_LOSSES = 2;
@@ -43,7 +43,7 @@ export class RunHost {
   constructor(
     private readonly host: HostContext,
     readonly runId: string,
-    private readonly record: RunRecord,
+    private readonly record: DistributedRun,
   ) {
     this.#keys = runKeys(runId);
     this.#ledger = new RedisLedger(host.redis, runId, this.#keys, record.options.budgetUsd);

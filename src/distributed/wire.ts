@@ -20,7 +20,7 @@ export type SharedOrchestratorOptions = Pick<
 >;
 
 /** What a host needs to serve a run, written once by its coordinator. */
-export const RunRecordSchema = z.object({
+export const DistributedRunSchema = z.object({
   version: z.literal(1),
   swarm: z.string(),
   /** Tasks running at once over all hosts (BullMQ's global concurrency of the run's queue). */
@@ -31,7 +31,7 @@ export const RunRecordSchema = z.object({
   rehearsal: RehearsalScriptsSchema.nullable(),
   createdAt: z.number(),
 });
-export type RunRecord = z.infer<typeof RunRecordSchema>;
+export type DistributedRun = z.infer<typeof DistributedRunSchema>;
 
 /** A job: the task as the orchestrator takes it, without its signal (cancellation travels on its own). */
 export const JobDataSchema = z.object({

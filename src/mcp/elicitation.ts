@@ -1,10 +1,10 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { PendingPermission } from "../orchestrator/session.ts";
+import { clip } from "../util/one-line.ts";
 import { askUserQuestion, planReview } from "../worker/index.ts";
 import { type Answer, decisionFor } from "./answer.ts";
 import type { ManagedSession } from "./managed-session.ts";
-import { clip } from "./session-info.ts";
 
 /**
  * Asks the client's user about a child's permission request through MCP

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type PendingPermission, SESSION_STATUSES } from "../orchestrator/session.ts";
+import { clip } from "../util/one-line.ts";
 import { askUserQuestion, planReview } from "../worker/index.ts";
 import type { ManagedSession } from "./managed-session.ts";
 
@@ -36,10 +37,6 @@ export const SessionInfoSchema = z.object({
 
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 export type PendingPermissionInfo = z.infer<typeof PendingPermissionSchema>;
-
-export function clip(text: string, max: number, hint = ""): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters${hint}]`;
-}
 
 /** Long strings inside a tool input are shortened; the structure stays. */
 function clipDeep(value: unknown): unknown {

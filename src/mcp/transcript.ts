@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { CliMessage } from "../protocol/index.ts";
-import { clip } from "./session-info.ts";
+import { clip } from "../util/one-line.ts";
 
 /**
  * A session's transcript as compact entries (one line of text per message)

@@ -171,14 +171,14 @@ export type ContentBlockParam = z.infer<typeof ContentBlockParamSchema>;
  * Token usage as the API reports it. The CLI passes extra keys (iterations, speed,
  * inference_geo, …) and, on synthetic error messages, nulls: only the counters are named.
  */
-export const UsageSchema = z.looseObject({
+export const ApiUsageSchema = z.looseObject({
   input_tokens: z.number().nullable().optional(),
   output_tokens: z.number().nullable().optional(),
   cache_creation_input_tokens: z.number().nullable().optional(),
   cache_read_input_tokens: z.number().nullable().optional(),
   service_tier: z.string().nullable().optional(),
 });
-export type Usage = z.infer<typeof UsageSchema>;
+export type ApiUsage = z.infer<typeof ApiUsageSchema>;
 
 /** The `message` of an assistant message: an API Message object. */
 export const ApiMessageSchema = z.looseObject({
@@ -189,6 +189,6 @@ export const ApiMessageSchema = z.looseObject({
   content: z.array(ContentBlockSchema),
   stop_reason: z.string().nullable().optional(),
   stop_sequence: z.string().nullable().optional(),
-  usage: UsageSchema.optional(),
+  usage: ApiUsageSchema.optional(),
 });
 export type ApiMessage = z.infer<typeof ApiMessageSchema>;

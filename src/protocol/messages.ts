@@ -32,7 +32,7 @@
  * rate_limit_event, error, tool_use_summary, keep_alive, conversation_reset, prompt_suggestion.
  */
 import { z } from "zod";
-import { ApiMessageSchema, ContentBlockSchema, UsageSchema } from "./content.ts";
+import { ApiMessageSchema, ApiUsageSchema, ContentBlockSchema } from "./content.ts";
 import {
   type ControlCancelRequestMessage,
   ControlCancelRequestMessageSchema,
@@ -129,7 +129,7 @@ export const ResultMessageSchema = z.looseObject({
   duration_api_ms: z.number().optional(),
   /** Running total for the process, not per turn. */
   total_cost_usd: z.number().optional(),
-  usage: UsageSchema.optional(),
+  usage: ApiUsageSchema.optional(),
   modelUsage: z.record(z.string(), ModelUsageSchema).optional(),
   permission_denials: z.array(PermissionDenialSchema).optional(),
   /** With initialize.jsonSchema / --json-schema. */

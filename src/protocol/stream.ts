@@ -3,7 +3,7 @@
  * messages (only with --include-partial-messages).
  */
 import { z } from "zod";
-import { ApiMessageSchema, ContentBlockSchema, UsageSchema } from "./content.ts";
+import { ApiMessageSchema, ApiUsageSchema, ContentBlockSchema } from "./content.ts";
 
 export const TextDeltaSchema = z.looseObject({ type: z.literal("text_delta"), text: z.string() });
 export const InputJsonDeltaSchema = z.looseObject({
@@ -47,7 +47,7 @@ export const MessageDeltaEventSchema = z.looseObject({
     stop_reason: z.string().nullable().optional(),
     stop_sequence: z.string().nullable().optional(),
   }),
-  usage: UsageSchema.optional(),
+  usage: ApiUsageSchema.optional(),
 });
 export const MessageStopEventSchema = z.looseObject({ type: z.literal("message_stop") });
 export const PingEventSchema = z.looseObject({ type: z.literal("ping") });

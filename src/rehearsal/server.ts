@@ -15,7 +15,7 @@ import {
 } from "./script.ts";
 import { classifyRequest } from "./side-requests.ts";
 import { type MessageMeta, messageJson, sseFrames } from "./sse.ts";
-import { type ApiMessage, templateContext } from "./template.ts";
+import { type RequestMessage, templateContext } from "./template.ts";
 
 /**
  * A scripted Anthropic Messages API on loopback that the real claude CLI
@@ -59,7 +59,7 @@ export interface RecordedRequest {
   system: string;
   /** Names of the tools offered to the model. */
   tools: string[];
-  messages: ApiMessage[];
+  messages: RequestMessage[];
   stream: boolean;
   maxTokens: number | undefined;
   /** The CLI's session id (x-claude-code-session-id). */
@@ -280,7 +280,7 @@ export class RehearsalServer {
     const baseScript = route[1] === "p" ? (this.#bindings.get(routeName!) ?? `(unbound process ${routeName})`) : (routeName ?? "default");
     const agentId = header(req, "x-claude-code-agent-id");
     const script = agentId === undefined ? baseScript : `${baseScript}${SUBAGENT_SCRIPT_SUFFIX}`;
-    const messages = Array.isArray(body.messages) ? (body.messages as ApiMessage[]) : [];
+    const messages = Array.isArray(body.messages) ? (body.messages as RequestMessage[]) : [];
     const verdict = classifyRequest(body);
     const steps = this.#scripts.get(script);
     const position = messages.filter((message) => message?.role === "assistant").length;

@@ -13,7 +13,7 @@ export interface TemplateContext {
 }
 
 /** A message as the Messages API carries it; content is a string or blocks. */
-export interface ApiMessage {
+export interface RequestMessage {
   role: string;
   content: unknown;
 }
@@ -57,7 +57,7 @@ function toolResultText(content: unknown): string {
 }
 
 /** The user's words in a user message, or "" when it holds only reminders, markers and tool results. */
-function userText(message: ApiMessage): string {
+function userText(message: RequestMessage): string {
   return blocks(message.content)
     .filter((block) => block.type === "text" && typeof block.text === "string")
     .map((block) => (block.text as string).replace(SYSTEM_REMINDER, "").replace(LOCAL_COMMAND, "").trim())
@@ -70,7 +70,7 @@ function userText(message: ApiMessage): string {
  * sends messages with role "system" (environment context) after the user's
  * message, so "last user message" means the last one whose role is user.
  */
-export function templateContext(messages: readonly ApiMessage[], step: number, script: string): TemplateContext {
+export function templateContext(messages: readonly RequestMessage[], step: number, script: string): TemplateContext {
   const userMessages = messages.filter((message) => message.role === "user");
   let prompt = "";
   for (let i = userMessages.length - 1; i >= 0 && prompt === ""; i--) {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { CliMessage, ContentBlockParam, ResultMessage, Usage } from "../protocol/index.ts";
+import type { ApiUsage, CliMessage, ContentBlockParam, ResultMessage } from "../protocol/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 
 export type Prompt = string | readonly ContentBlockParam[];
@@ -19,7 +19,7 @@ export interface TurnResult {
   /** success, error_max_turns, error_during_execution, … */
   subtype: string;
   costUsd: number;
-  usage: Usage;
+  usage: ApiUsage;
   numTurns: number;
   durationMs: number;
   /** The turn was interrupted (an interrupt request, or SIGINT to the CLI) before it finished. */

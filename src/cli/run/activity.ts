@@ -33,7 +33,7 @@ function resultText(content: unknown): string {
  * calls, the first words of what it says, an API retry, a refused tool call.
  * Undefined for messages that say nothing new (init, stream events, results).
  */
-export function describeMessage(message: CliMessage): string | undefined {
+export function activityOf(message: CliMessage): string | undefined {
   switch (message.type) {
     case "assistant": {
       const parts: string[] = [];

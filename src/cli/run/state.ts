@@ -2,7 +2,7 @@ import type { RateLimitState, TaskResult, TaskStatus, Usage } from "../../orches
 import type { RunEvent } from "../../run/index.ts";
 import type { WorktreeOutcome } from "../../swarm/worktree.ts";
 import { oneLine } from "../../util/one-line.ts";
-import { describeMessage, resultLine, worktreeLine } from "./activity.ts";
+import { activityOf, resultLine, worktreeLine } from "./activity.ts";
 
 /** Where a task is: before it is handed to the orchestrator (waiting), in its queue, running, or done. */
 export type RowStatus = "waiting" | "queued" | "running" | "retrying" | TaskStatus;
@@ -123,7 +123,7 @@ export class RunState {
           this.replies.set(row, seen);
           row.turns = seen.size;
         }
-        row.activity = describeMessage(message) ?? row.activity;
+        row.activity = activityOf(message) ?? row.activity;
         break;
       }
       case "task_finished":

@@ -9,7 +9,7 @@ export const SwarmPermissionModeSchema = z.enum(PERMISSION_MODES);
  * or read from a Markdown agent file: the system prompt a worker runs with and
  * the settings that go with it. Keys are snake_case like the config file's.
  */
-export const AgentDefinitionSchema = z.object({
+export const SwarmAgentDefinitionSchema = z.object({
   name: z.string().min(1),
   description: z.string().min(1),
   /** The system prompt (an agent file's body). */
@@ -26,7 +26,7 @@ export const AgentDefinitionSchema = z.object({
   /** The absolute path of the Markdown file it came from; absent for inline definitions. */
   file: z.string().optional(),
 });
-export type AgentDefinition = z.infer<typeof AgentDefinitionSchema>;
+export type SwarmAgentDefinition = z.infer<typeof SwarmAgentDefinitionSchema>;
 
 /** "Read, Grep, Glob" or ["Read", "Grep"] → ["Read", "Grep", "Glob"]: Claude Code's agent files allow both. */
 export function toToolList(value: string | string[]): string[] {

@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import type { AgentDefinition } from "./definition.ts";
+import type { SwarmAgentDefinition } from "./definition.ts";
 import { AgentFileError, agentFileStem, readAgentFile } from "./file.ts";
 
 /** A directory searched for agent files; earlier ones win when two define the same name. */
@@ -12,7 +12,7 @@ export interface AgentSearchDir {
 }
 
 export type DiscoveredAgent =
-  | { ok: true; name: string; file: string; scope: string; definition: AgentDefinition; shadowedBy?: string }
+  | { ok: true; name: string; file: string; scope: string; definition: SwarmAgentDefinition; shadowedBy?: string }
   | { ok: false; name: string; file: string; scope: string; error: string };
 
 export interface DiscoverOptions {

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { CadreError } from "../../errors.ts";
 import { parseYamlOrThrow } from "../../util/yaml.ts";
 import { PERMISSION_MODES } from "../../worker/options.ts";
-import { type AgentDefinition, normalizeModel, toToolList } from "./definition.ts";
+import { normalizeModel, type SwarmAgentDefinition, toToolList } from "./definition.ts";
 
 /** An agent file that cannot be used: no front matter, bad YAML, a missing name or description, an empty body. */
 export class AgentFileError extends CadreError {
@@ -81,7 +81,7 @@ const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)
  * optional tools/model/…; the body is the system prompt). `file` names the
  * file in error messages and is recorded on the definition.
  */
-export function parseAgentFile(text: string, file: string): AgentDefinition {
+export function parseAgentFile(text: string, file: string): SwarmAgentDefinition {
   const match = FRONT_MATTER.exec(text);
   if (!match) {
     throw new AgentFileError(file, "no YAML front matter: an agent file starts with a --- block holding at least name and description");
@@ -117,7 +117,7 @@ export function parseAgentFile(text: string, file: string): AgentDefinition {
 }
 
 /** Reads and parses an agent file; a missing or unreadable file is an AgentFileError too. */
-export async function readAgentFile(file: string): Promise<AgentDefinition> {
+export async function readAgentFile(file: string): Promise<SwarmAgentDefinition> {
   let text: string;
   try {
     text = await readFile(file, "utf8");

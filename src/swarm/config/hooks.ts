@@ -37,7 +37,7 @@ export type Policy = z.infer<typeof PolicySchema>;
 
 const ACTIONS = ["policy", "command", "supervisor"] as const;
 
-export const HookMatcherSchema = z
+export const SwarmHookMatcherSchema = z
   .strictObject({
     matcher: z
       .string()
@@ -66,9 +66,9 @@ export const HookMatcherSchema = z
       });
     }
   });
-export type HookMatcher = z.infer<typeof HookMatcherSchema>;
+export type SwarmHookMatcher = z.infer<typeof SwarmHookMatcherSchema>;
 
 export const HooksSchema = z
-  .partialRecord(HookEventSchema, z.array(HookMatcherSchema))
+  .partialRecord(HookEventSchema, z.array(SwarmHookMatcherSchema))
   .describe("Hook event → entries, each with an optional matcher and exactly one action: policy, command or supervisor.");
 export type Hooks = z.infer<typeof HooksSchema>;

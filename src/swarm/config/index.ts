@@ -1,6 +1,6 @@
 /** Swarm configs: the schema, loading with path-precise issues, and the resolved config a runner uses. */
 
-export type { HookMatcher, Hooks, Policy } from "./hooks.ts";
+export type { Hooks, Policy, SwarmHookMatcher } from "./hooks.ts";
 export { ConfigError, type ConfigIssue, ConfigIssueSchema, formatIssue } from "./issues.ts";
 export { renderSwarmJsonSchema, SWARM_SCHEMA_PATH, swarmJsonSchema } from "./json-schema.ts";
 export { type ConfigFormat, loadSwarmConfig, loadSwarmConfigOrThrow, type ParseOptions, parseSwarmConfig } from "./load.ts";

@@ -2,7 +2,7 @@ import type { AgentSpec } from "../../orchestrator/index.ts";
 import type { OrchestratorOptions, RoutedHook, TaskSpec } from "../../orchestrator/types.ts";
 import type { AgentDefinition as CliAgentDefinition } from "../../protocol/index.ts";
 import type { ExternalMcpServer, WorkerOptions } from "../../worker/index.ts";
-import type { AgentDefinition } from "../agents/definition.ts";
+import type { SwarmAgentDefinition } from "../agents/definition.ts";
 import type { ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
 import type { SwarmAgent } from "./resolve-agents.ts";
 import type { McpServerEntry, Permissions } from "./settings.ts";
@@ -35,7 +35,7 @@ type WrittenSettings = { [K in keyof typeof WORKER_SETTINGS]?: WorkerOptions[(ty
   mcp_servers?: Record<string, McpServerEntry>;
   permissions?: Permissions;
   env?: Record<string, string | number | boolean>;
-  subagents?: Record<string, AgentDefinition>;
+  subagents?: Record<string, SwarmAgentDefinition>;
 };
 
 /** An `.mcp.json` entry as the CLI's --mcp-config takes it. */
@@ -52,7 +52,7 @@ function mcpServer(entry: McpServerEntry): ExternalMcpServer {
 }
 
 /** A subagent as `initialize` carries it. */
-function cliAgent(definition: AgentDefinition): CliAgentDefinition {
+function cliAgent(definition: SwarmAgentDefinition): CliAgentDefinition {
   return {
     description: definition.description,
     prompt: definition.prompt,

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { didYouMean } from "../../util/did-you-mean.ts";
-import { type AgentDefinition, normalizeModel } from "../agents/definition.ts";
+import { normalizeModel, type SwarmAgentDefinition } from "../agents/definition.ts";
 import { type DiscoveredAgent, discoverAgents } from "../agents/discover.ts";
 import { AgentFileError, readAgentFile } from "../agents/file.ts";
 import { POLICY_EVENTS } from "./hooks.ts";
@@ -15,13 +15,13 @@ export function resolveConfigPath(baseDir: string, path: string): string {
 }
 
 /** How an agent's workers run, beyond its definition: limits, subagents, tools, environment, output shape, worktree. */
-export type AgentSettings = Omit<InlineAgent, keyof AgentDefinition | "file" | "subagents"> & {
+export type AgentSettings = Omit<InlineAgent, keyof SwarmAgentDefinition | "file" | "subagents"> & {
   /** Resolved to definitions (files read). */
-  subagents?: Record<string, AgentDefinition>;
+  subagents?: Record<string, SwarmAgentDefinition>;
 };
 
 /** An agent of a swarm: its definition (inline, from a file, or found by name) and its settings. */
-export type SwarmAgent = AgentDefinition & AgentSettings;
+export type SwarmAgent = SwarmAgentDefinition & AgentSettings;
 
 /** Makes a config path absolute and has it checked as a directory; returns the absolute path. */
 export type DirectoryCheck = (path: PathSegment[], value: string) => string;
@@ -43,7 +43,7 @@ export class Discovery {
   }
 }
 
-async function readFileAgent(file: string, path: PathSegment[], baseDir: string, issues: ConfigIssue[]): Promise<AgentDefinition | undefined> {
+async function readFileAgent(file: string, path: PathSegment[], baseDir: string, issues: ConfigIssue[]): Promise<SwarmAgentDefinition | undefined> {
   const absolute = resolveConfigPath(baseDir, file);
   try {
     return await readAgentFile(absolute);
@@ -63,8 +63,8 @@ async function resolveSubagents(
   path: PathSegment[],
   baseDir: string,
   issues: ConfigIssue[],
-): Promise<Record<string, AgentDefinition>> {
-  const resolved: Record<string, AgentDefinition> = {};
+): Promise<Record<string, SwarmAgentDefinition>> {
+  const resolved: Record<string, SwarmAgentDefinition> = {};
   for (const [name, entry] of Object.entries(entries)) {
     const definition = typeof entry === "string" ? await readFileAgent(entry, [...path, name], baseDir, issues) : { name, ...entry };
     if (definition !== undefined) resolved[name] = { ...definition, name };
@@ -96,7 +96,7 @@ export async function resolveAgents(
       continue;
     }
     const { file, subagents, add_dirs, ...rest } = entry;
-    let base: AgentDefinition | undefined;
+    let base: SwarmAgentDefinition | undefined;
     if (file !== undefined) base = await readFileAgent(file, [...path, "file"], baseDir, issues);
     else if (entry.prompt === undefined) base = await discovered(name, path, discovery, issues);
     else base = { name, description: entry.description ?? "", prompt: entry.prompt };
@@ -125,7 +125,7 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
 }
 
 /** An agent entry with neither prompt nor file: the agent of that name that `cadre agents` lists. */
-async function discovered(name: string, path: PathSegment[], discovery: Discovery, issues: ConfigIssue[]): Promise<AgentDefinition | undefined> {
+async function discovered(name: string, path: PathSegment[], discovery: Discovery, issues: ConfigIssue[]): Promise<SwarmAgentDefinition | undefined> {
   const found = await discovery.find(name);
   if (found?.ok) return found.definition;
   if (found !== undefined) {

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { HookEventSchema } from "../../protocol/index.ts";
-import { HookMatcherSchema, type Hooks } from "./hooks.ts";
+import { type Hooks, SwarmHookMatcherSchema } from "./hooks.ts";
 import { type SwarmConfig, SwarmConfigSchema, type TaskConfig, TaskSchema } from "./schema.ts";
 
 /**
@@ -63,7 +63,7 @@ function salvageHooks(value: unknown): Hooks | undefined {
   const hooks: Hooks = {};
   for (const [name, matchers] of Object.entries(value)) {
     const event = valid(HookEventSchema, name);
-    if (event !== undefined && Array.isArray(matchers)) hooks[event] = keptAt(matchers, (matcher) => valid(HookMatcherSchema, matcher));
+    if (event !== undefined && Array.isArray(matchers)) hooks[event] = keptAt(matchers, (matcher) => valid(SwarmHookMatcherSchema, matcher));
   }
   return hooks;
 }

@@ -1,7 +1,7 @@
 import type { TaskResult } from "../../../orchestrator/index.ts";
 import type { RunEvent } from "../../../run/index.ts";
 import { oneLine } from "../../../util/one-line.ts";
-import { describeMessage, resultLine, worktreeLine } from "../activity.ts";
+import { activityOf, resultLine, worktreeLine } from "../activity.ts";
 import type { RunState } from "../state.ts";
 import { formatDuration, formatUsd } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
@@ -25,7 +25,7 @@ export function describeEvent(event: RunEvent, state: RunState): string | undefi
     case "task_started":
       return `${event.task.name}: started${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}`;
     case "task_message": {
-      const what = describeMessage(event.message);
+      const what = activityOf(event.message);
       return what === undefined ? undefined : `${event.task.name}: ${what}`;
     }
     case "task_retry":
