@@ -1,4 +1,4 @@
-import type { PendingPermission, Session, SessionStatus } from "../orchestrator/session.ts";
+import type { PendingPermission, Session, SessionStatus } from "../orchestrator/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import type { TurnResult } from "../worker/index.ts";
 import { type Answer, decisionFor } from "./answer.ts";

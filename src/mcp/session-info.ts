@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type PendingPermission, SESSION_STATUSES } from "../orchestrator/session.ts";
+import { type PendingPermission, SESSION_STATUSES } from "../orchestrator/index.ts";
 import { clip } from "../util/one-line.ts";
 import { askUserQuestion, planReview } from "../worker/index.ts";
 import type { ManagedSession } from "./managed-session.ts";

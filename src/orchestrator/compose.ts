@@ -1,19 +1,8 @@
-import { type AgentDefinition, HookEventSchema } from "../protocol/index.ts";
+import { HookEventSchema } from "../protocol/index.ts";
 import type { HookConfig } from "../worker/hooks.ts";
 import type { WorkerOptions } from "../worker/index.ts";
 import type { SessionSpec } from "./session.ts";
-import type { ReuseOption, TaskSpec } from "./types.ts";
-
-/**
- * An agent as the orchestrator runs it: what the CLI knows of an agent (its
- * prompt, tools, model, …), in `worker` any further settings its workers
- * start with (environment, MCP servers, an output schema, subagents, …), and
- * whether its processes are reused across its tasks.
- */
-export interface AgentSpec extends AgentDefinition {
-  worker?: Partial<WorkerOptions>;
-  reuse?: ReuseOption;
-}
+import type { AgentSpec, ReuseOption, TaskSpec } from "./types.ts";
 
 /** What `reuse: true` means: a bound on what one process accumulates (caches, memory) over its tasks. */
 const DEFAULT_TASKS_PER_PROCESS = 50;

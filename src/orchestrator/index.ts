@@ -1,5 +1,4 @@
 export { addUsage, cacheReadShare, cacheSavingUsd, emptyUsage } from "./accounting.ts";
-export type { AgentSpec } from "./compose.ts";
 export * from "./errors.ts";
 export { DEFAULT_CONCURRENCY, DEFAULT_RETRIES, Orchestrator } from "./orchestrator.ts";
 export type { InboxMessage } from "./peers/directory.ts";
@@ -11,10 +10,10 @@ export {
   Session,
   type SessionPermissions,
   type SessionSpec,
-  type SessionStatus,
 } from "./session.ts";
 export { sessionIdOf } from "./session-records.ts";
 export type {
+  AgentSpec,
   HookAction,
   OrchestratorEvent,
   OrchestratorOptions,
@@ -23,6 +22,7 @@ export type {
   RoutedHook,
   RoutedPermissionHandler,
   SessionRecord,
+  SessionStatus,
   SpendingLedger,
   TaskInfo,
   TaskResult,
@@ -33,5 +33,5 @@ export type {
   WorkerContext,
   WorkerOrigin,
 } from "./types.ts";
-export { TaskSpecSchema } from "./types.ts";
+export { SESSION_STATUSES, TaskSpecSchema } from "./types.ts";
 export { resultWithoutTurn } from "./unrun.ts";

@@ -8,7 +8,7 @@ import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import { Budget } from "./budget.ts";
 import { CacheStagger, joinPrefixGroup } from "./cache-stagger.ts";
-import { type AgentSpec, layerWorkerOptions, sessionWorkerOptions, tasksPerProcess, taskWorkerOptions } from "./compose.ts";
+import { layerWorkerOptions, sessionWorkerOptions, tasksPerProcess, taskWorkerOptions } from "./compose.ts";
 import { type BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
 import { errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
@@ -20,6 +20,7 @@ import { type TaskRecord, taskResult } from "./task-record.ts";
 import { startTimeLimit } from "./time-limit.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
 import {
+  type AgentSpec,
   type OrchestratorEvent,
   type OrchestratorOptions,
   type SessionRecord,

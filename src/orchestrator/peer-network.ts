@@ -1,10 +1,9 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { AgentSessions } from "./agent-sessions.ts";
-import type { AgentSpec } from "./compose.ts";
 import type { Caller, PeerDirectory, PeerInfo } from "./peers/directory.ts";
 import type { InboxStore } from "./peers/inbox.ts";
 import { createPeerServer } from "./peers/peer-server.ts";
-import type { TaskResult } from "./types.ts";
+import type { AgentSpec, TaskResult } from "./types.ts";
 
 /** The task behind a worker: children are spawned under it, and peers it starts are recorded as working for it. */
 type ParentTask = { info: { name: string } };

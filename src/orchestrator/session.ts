@@ -13,10 +13,7 @@ import {
   type WorkerOptions,
 } from "../worker/index.ts";
 import { WorkerCost } from "./accounting.ts";
-import type { TaskInfo } from "./types.ts";
-
-export const SESSION_STATUSES = ["starting", "running", "awaiting_permission", "idle", "failed", "closed"] as const;
-export type SessionStatus = (typeof SESSION_STATUSES)[number];
+import type { SessionStatus, TaskInfo } from "./types.ts";
 
 /** How a session's permission requests are decided. "ask": they wait for answerPermission(). */
 export type SessionPermissions = "ask" | "deny" | "allow" | PermissionHandler;

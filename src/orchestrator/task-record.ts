@@ -1,10 +1,9 @@
 import { AbortError } from "../errors.ts";
 import type { CliMessage } from "../protocol/index.ts";
 import type { TurnResult, WorkerOptions } from "../worker/index.ts";
-import type { AgentSpec } from "./compose.ts";
 import { BudgetExceededError, OrchestratorClosedError, TaskInterruptedError } from "./errors.ts";
 import { errorSummary } from "./failure.ts";
-import type { TaskInfo, TaskResult, TaskStatus, Usage } from "./types.ts";
+import type { AgentSpec, TaskInfo, TaskResult, TaskStatus, Usage } from "./types.ts";
 
 /** The running record of one task. */
 export interface TaskRecord {

@@ -1,11 +1,24 @@
 import { z } from "zod";
-import type { CliMessage, HookEvent } from "../protocol/index.ts";
+import type { AgentDefinition, CliMessage, HookEvent } from "../protocol/index.ts";
 import type { HookCallback } from "../worker/hooks.ts";
 import type { PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
-import type { AgentSpec } from "./compose.ts";
 import type { InboxStore } from "./peers/inbox.ts";
 import type { RateLimitState } from "./scheduler/index.ts";
-import type { SessionStatus } from "./session.ts";
+
+/** Where a long-lived session is: its worker starting, a turn running, waiting on a permission, idle, failed, or closed. */
+export const SESSION_STATUSES = ["starting", "running", "awaiting_permission", "idle", "failed", "closed"] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+/**
+ * An agent as the orchestrator runs it: what the CLI knows of an agent (its
+ * prompt, tools, model, …), in `worker` any further settings its workers
+ * start with (environment, MCP servers, an output schema, subagents, …), and
+ * whether its processes are reused across its tasks.
+ */
+export interface AgentSpec extends AgentDefinition {
+  worker?: Partial<WorkerOptions>;
+  reuse?: ReuseOption;
+}
 
 /** The data of a task, validated when it is submitted. */
 export const TaskSpecSchema = z.object({

@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { SESSION_STATUSES } from "../../orchestrator/session.ts";
+import { SESSION_STATUSES } from "../../orchestrator/index.ts";
 import { renderInfo, SessionInfoSchema, sessionInfo } from "../session-info.ts";
 import { renderPage, TranscriptPageSchema, transcriptPage } from "../transcript.ts";
 import { waitSettled } from "../wait.ts";

@@ -1,7 +1,6 @@
 import { findRepository, type RepositoryCheck } from "../git.ts";
 import type { ExpandedTask } from "./expand.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
-import type { ResolvedTask } from "./resolve.ts";
 import type { SwarmAgent } from "./resolve-agents.ts";
 import type { WorktreeSetting } from "./settings.ts";
 
@@ -27,6 +26,14 @@ function settingFor(
   return undefined;
 }
 
+/** What resolveWorktrees reads of a resolved task, and the `worktree` it sets. */
+interface WorktreeCandidate {
+  name: string;
+  agent?: string;
+  cwd?: string;
+  worktree?: TaskWorktree;
+}
+
 /**
  * Decides which tasks work in a worktree and sets their `worktree`; each such
  * task's directory must be inside a git repository with a commit. Returns
@@ -35,7 +42,7 @@ function settingFor(
  */
 export async function resolveWorktrees(
   expanded: ExpandedTask[],
-  tasks: ResolvedTask[],
+  tasks: WorktreeCandidate[],
   agents: Record<string, SwarmAgent>,
   defaults: { worktree?: WorktreeSetting; cwd: string },
   missingDirectories: ReadonlySet<string>,
