@@ -44,4 +44,3 @@ export async function retryWithBackoff<T>(fn: (attempt: number) => Promise<T>, o
     }
   }
 }
-
