@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import type { CliMessage } from "../protocol/index.ts";
 import { ProtocolError, type TurnResult, type Worker, WorkerClosedError, WorkerExitedError } from "../worker/index.ts";
 import { TaskTimeoutError } from "./errors.ts";
@@ -20,10 +21,6 @@ export interface AttemptOptions {
 
 /** How long an interrupted turn may take to deliver its result before the worker is closed anyway. */
 const INTERRUPT_GRACE_MS = 5_000;
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
-}
 
 /** A process taken from the pool that failed before it said anything: not the task's fault. */
 class StaleProcess extends Error {}
@@ -92,7 +89,7 @@ async function runTurn(lease: Lease, options: AttemptOptions, stop: AbortSignal,
       clean = first;
       return first;
     }
-    const late = await Promise.race([collected.catch(() => undefined), sleep(INTERRUPT_GRACE_MS)]);
+    const late = await Promise.race([collected.catch(() => undefined), delay(INTERRUPT_GRACE_MS, undefined, { ref: false })]);
     if (!late || !stoppedAfterResult) throw stop.reason;
     clean = late;
     return late;

@@ -7,6 +7,7 @@ import type { OrchestratorOptions, RoutedHook } from "./types.ts";
 /** Asks a supervisor agent and resolves with its final text. */
 export type AskSupervisor = (agent: string, prompt: string, signal: AbortSignal) => Promise<string>;
 
+/** A hook's limit when it names none. The one timer is withFallback's: it reports `hook_failed` and answers with on_error. */
 const DEFAULT_HOOK_TIMEOUT_MS = 30_000;
 
 function supervisorPrompt(input: HookInput): string {
@@ -38,7 +39,7 @@ export function supervisorHook(agent: string, ask: AskSupervisor): HookCallback 
 
 function actionCallback(hook: RoutedHook, ask: AskSupervisor, cwd: string | undefined): HookCallback {
   if ("callback" in hook) return hook.callback;
-  if ("command" in hook) return commandHook(hook.command, { cwd, timeoutMs: hook.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS });
+  if ("command" in hook) return commandHook(hook.command, { cwd });
   if ("policy" in hook) return policyHook(hook.policy);
   return supervisorHook(hook.supervisor, ask);
 }
@@ -67,7 +68,8 @@ export function routedHookConfig(
       return {
         ...(hook.matcher !== undefined && { matcher: hook.matcher }),
         hooks: [callback],
-        // The CLI's own limit comes after cadre's, so cadre's fallback answers first.
+        // The CLI's limit, and the worker's wait for the callback (derived from it), come
+        // after cadre's, so cadre's fallback answers first.
         timeoutSeconds: Math.ceil(timeoutMs / 1000) + 5,
         onFailure: hook.onError === "allow" ? "continue" : "block",
       };

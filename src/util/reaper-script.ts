@@ -7,9 +7,11 @@
  * runtimes.
  *
  * cadre writes one JSON array per line on its stdin:
- *   ["watch", pid]   kill this process and everything below it if cadre goes
- *   ["forget", pid]  it has exited
- *   ["kill", pid]    kill it and everything below it now
+ *   ["watch", pid, mark]  kill this process and everything below it if cadre goes;
+ *                         processes whose environment holds the mark (CADRE_GROUP=mark)
+ *                         are below it, even once reparented (a tool's own session)
+ *   ["forget", pid]  it has exited: kill what it left behind (its mark's processes)
+ *   ["kill", pid]    kill it and everything below it (its mark's processes too) now
  *   ["remove", path] remove this directory if cadre goes
  *   ["keep", path]   cadre removed it itself
  * The end of stdin means cadre is gone, however it went: every watched process
@@ -19,7 +21,8 @@ export const REAPER_SCRIPT = String.raw`
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import process from "node:process";
 
-const watched = new Set();
+/** pid → its mark (or undefined) */
+const watched = new Map();
 const directories = new Set();
 
 /** pid → parent pid of every live process; empty where there is no /proc. */
@@ -43,6 +46,24 @@ function parents() {
     if (state !== "Z" && state !== "X") table.set(Number(entry), Number(ppid));
   }
   return table;
+}
+
+/** Live processes whose environment carries one of these marks (readable for our own user's processes). */
+function marked(marks) {
+  const wanted = new Set([...marks].filter((mark) => typeof mark === "string").map((mark) => "CADRE_GROUP=" + mark));
+  const found = [];
+  if (wanted.size === 0) return found;
+  for (const pid of parents().keys()) {
+    if (pid === process.pid) continue;
+    let environ;
+    try {
+      environ = readFileSync("/proc/" + pid + "/environ", "utf8");
+    } catch {
+      continue;
+    }
+    if (environ.split("\0").some((entry) => wanted.has(entry))) found.push(pid);
+  }
+  return found;
 }
 
 function signal(pid, name) {
@@ -93,7 +114,7 @@ function sleep(ms) {
 }
 
 async function cadreIsGone() {
-  const killed = killTrees(watched);
+  const killed = killTrees([...watched.keys(), ...marked(watched.values())]);
   // The directories may be the killed processes' HOME: remove them once nothing writes there.
   for (let waited = 0; [...killed].some(isRunning) && waited < 3_000; waited += 50) await sleep(50);
   for (const path of directories) {
@@ -107,15 +128,18 @@ async function cadreIsGone() {
 }
 
 function obey(line) {
-  let op, arg;
+  let op, arg, mark;
   try {
-    [op, arg] = JSON.parse(line);
+    [op, arg, mark] = JSON.parse(line);
   } catch {
     return;
   }
-  if (op === "watch") watched.add(arg);
-  else if (op === "forget") watched.delete(arg);
-  else if (op === "kill") killTrees([arg]);
+  if (op === "watch") watched.set(arg, mark);
+  else if (op === "forget") {
+    const left = marked([watched.get(arg)]);
+    watched.delete(arg);
+    if (left.length > 0) killTrees(left);
+  } else if (op === "kill") killTrees([arg, ...marked([watched.get(arg)])]);
   else if (op === "remove") directories.add(arg);
   else if (op === "keep") directories.delete(arg);
 }

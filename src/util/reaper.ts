@@ -23,6 +23,7 @@ function reaperCommand(): [string, string[]] {
 class Reaper {
   readonly #child: ReturnType<typeof execa>;
   #running: boolean;
+  #marks = 0;
 
   constructor() {
     const [command, args] = reaperCommand();
@@ -42,18 +43,28 @@ class Reaper {
     (this.#child.stdin as { unref?: () => void } | null)?.unref?.();
   }
 
-  #send(op: string, arg: number | string): boolean {
+  #send(op: string, ...args: (number | string)[]): boolean {
     if (!this.#running) return false;
-    this.#child.stdin!.write(`${JSON.stringify([op, arg])}\n`);
+    this.#child.stdin!.write(`${JSON.stringify([op, ...args])}\n`);
     return true;
   }
 
-  /** Kill this process and everything below it if cadre ends without ending it. */
-  watch(pid: number): void {
-    this.#send("watch", pid);
+  /** A fresh mark for the environment of a process to watch: every process below it inherits it. */
+  nextMark(): { name: string; value: string } {
+    this.#marks += 1;
+    return { name: "CADRE_GROUP", value: `${process.pid}.${this.#marks}` };
   }
 
-  /** It has exited: its pid may be someone else's soon. */
+  /**
+   * Kill this process and everything below it if cadre ends without ending it. With a
+   * mark, what carries the mark counts as below it even once reparented.
+   */
+  watch(pid: number, mark?: string): void {
+    if (mark === undefined) this.#send("watch", pid);
+    else this.#send("watch", pid, mark);
+  }
+
+  /** It has exited: its pid may be someone else's soon. What it left behind with its mark is killed. */
   forget(pid: number): void {
     this.#send("forget", pid);
   }

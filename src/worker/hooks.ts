@@ -39,6 +39,8 @@ type InitializeHooks = NonNullable<InitializeRequest["hooks"]>;
 
 export class HookRegistry {
   private readonly callbacks = new Map<string, HookCallback>();
+  /** Callback id → its matcher's limit in ms, where the matcher names one. */
+  private readonly limits = new Map<string, number>();
   private readonly initializeHooks: InitializeHooks = {};
 
   constructor(config: HookConfig = {}) {
@@ -49,6 +51,7 @@ export class HookRegistry {
         const ids = m.hooks.map((callback) => {
           const id = `hook_${this.callbacks.size}`;
           this.callbacks.set(id, callback);
+          if (m.timeoutSeconds !== undefined) this.limits.set(id, m.timeoutSeconds * 1000);
           return id;
         });
         return {
@@ -68,6 +71,11 @@ export class HookRegistry {
   /** The `hooks` field of the initialize request. */
   toInitialize(): InitializeHooks {
     return this.initializeHooks;
+  }
+
+  /** How long cadre waits for this callback: its matcher's limit (the CLI's), so cadre never gives up before the CLI does. */
+  limitMs(callbackId: string): number | undefined {
+    return this.limits.get(callbackId);
   }
 
   async invoke(callbackId: string, input: HookInput, context: HookContext): Promise<HookOutput> {

@@ -10,6 +10,7 @@ export interface InboundContext {
   hooks: HookRegistry;
   mcp: McpBridge;
   options: Pick<WorkerOptions, "canUseTool" | "permissionPolicy" | "permissionTimeoutMs">;
+  /** The wait for a hook callback whose matcher names no limit. */
   hookTimeoutMs: number;
   /** A permission request starts waiting on its handler (the worker shows it as a state). */
   onPermissionStart(requestId: string, request: Omit<PermissionRequest, "signal">): void;
@@ -38,7 +39,7 @@ export class InboundRequests {
           requestId,
           request.subtype,
           (signal) => hooks.invoke(request.callback_id, request.input, { toolUseId: request.tool_use_id, signal }),
-          { timeoutMs: hookTimeoutMs },
+          { timeoutMs: hooks.limitMs(request.callback_id) ?? hookTimeoutMs },
         );
         return;
       case "mcp_message":

@@ -81,6 +81,7 @@ export interface WorkerOptions {
   /** Limits, in milliseconds. */
   initializeTimeoutMs?: number;
   controlTimeoutMs?: number;
+  /** The wait for a hook callback whose matcher has no `timeoutSeconds`; with one, that limit applies. */
   hookTimeoutMs?: number;
   /** Permission handlers may wait for a person; undefined means no limit. */
   permissionTimeoutMs?: number;

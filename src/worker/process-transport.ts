@@ -1,7 +1,5 @@
-import process from "node:process";
-import { execa } from "execa";
 import { DEFAULT_MAX_LINE_BYTES, encodeLine, NdjsonDecoder } from "../protocol/ndjson.ts";
-import { reaper } from "../util/reaper.ts";
+import { killGroup, settlesWithin, signalLiveGroup, startGroup } from "../util/process-group.ts";
 import type { ExitDetails } from "./errors.ts";
 
 export interface ProcessTransportOptions {
@@ -32,11 +30,10 @@ export interface TerminateOptions {
 }
 
 const DEFAULT_STDERR_TAIL_BYTES = 8 * 1024;
-/** How long a kill handed to the reaper may take before the process is signalled directly. */
-const REAPER_KILL_MS = 2_000;
 
 function spawnChild(options: ProcessTransportOptions) {
-  return execa(options.command, options.args, {
+  // A process group of its own, watched by the reaper (see startGroup).
+  return startGroup(options.command, options.args, {
     cwd: options.cwd,
     env: options.env,
     extendEnv: false,
@@ -45,10 +42,6 @@ function spawnChild(options: ProcessTransportOptions) {
     stderr: "pipe",
     buffer: false,
     reject: false,
-    // Its own process group and session: a Ctrl-C or a closing terminal reaches cadre,
-    // which stops the child in order, not the child behind cadre's back. If cadre dies,
-    // the reaper ends the child (execa's own cleanup cannot outlive a SIGKILL).
-    detached: true,
   });
 }
 
@@ -69,8 +62,6 @@ export class ProcessTransport {
   constructor(options: ProcessTransportOptions, handlers: TransportHandlers) {
     this.stderrLimit = options.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES;
     this.child = spawnChild(options);
-    const pid = this.child.pid;
-    if (pid !== undefined) reaper().watch(pid);
     const decoder = new NdjsonDecoder({ maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES });
     const deliver = (events: ReturnType<NdjsonDecoder["push"]>) => {
       for (const event of events) {
@@ -101,7 +92,6 @@ export class ProcessTransport {
     // A write to a process that has died fails with EPIPE; the exit is reported separately.
     this.child.stdin.on("error", () => {});
     this.exited = this.child.then((result): ExitDetails => {
-      if (pid !== undefined) reaper().forget(pid);
       const details: ExitDetails = {
         exitCode: result.exitCode ?? null,
         signal: result.signal ?? null,
@@ -165,16 +155,8 @@ export class ProcessTransport {
    */
   async kill(): Promise<ExitDetails> {
     this.inputEnded = true;
-    this.signal("SIGSTOP");
-    const pid = this.livePid();
-    if (pid !== undefined && reaper().killTree(pid) && (await this.exitsWithin(REAPER_KILL_MS))) return this.exited;
-    this.signal("SIGKILL");
+    await killGroup(this.child, this.exited);
     return this.exited;
-  }
-
-  /** The pid while the process runs; undefined once its exit is seen, so a pid the system may have reused is never signalled. */
-  private livePid(): number | undefined {
-    return this.child.exitCode === null && this.child.signalCode === null ? this.child.pid : undefined;
   }
 
   /**
@@ -182,28 +164,12 @@ export class ProcessTransport {
    * on Deno the latter ignores every signal after the first, so SIGKILL would never
    * follow an ignored SIGTERM.
    */
-  private signal(name: "SIGSTOP" | "SIGTERM" | "SIGKILL"): void {
-    const pid = this.livePid();
-    if (pid === undefined) return;
-    for (const target of [-pid, pid]) {
-      try {
-        process.kill(target, name);
-        return;
-      } catch {
-        // No such group (not a group leader where groups do not exist), or already gone.
-      }
-    }
+  private signal(name: "SIGTERM"): void {
+    signalLiveGroup(this.child, name);
   }
 
   private async exitsWithin(ms: number): Promise<boolean> {
-    if (this.hasExited) return true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
-    });
-    const exited = await Promise.race([this.exited.then(() => true as const), timeout]);
-    clearTimeout(timer);
-    return exited;
+    return this.hasExited || (await settlesWithin(this.exited, ms));
   }
 
   private keepStderr(chunk: Buffer): void {

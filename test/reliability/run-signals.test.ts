@@ -140,6 +140,26 @@ describe("cadre run under signals", () => {
     expect(await rehearsalHomesLeft(tmp, 5_000)).toEqual([]);
   });
 
+  it("SIGKILL while a hook command runs: the hook command ends too within 5 s, with the claude that waits on it", async () => {
+    const file = join(dir, "hooked.yaml");
+    const tmp = join(dir, "hooked-tmp");
+    await mkdir(tmp);
+    const yaml = {
+      defaults: { allowed_tools: ["Bash"] },
+      hooks: { PreToolUse: [{ matcher: "Bash", command: "sleep 300", timeout_s: 600 }] },
+      tasks: [{ name: "guarded", prompt: "hi" }],
+      rehearsal: { guarded: [{ tool_use: { name: "Bash", input: { command: "true", description: "nothing" } } }, { text: "done" }] },
+    };
+    await writeFile(file, JSON.stringify(yaml));
+    const child = startRun([file, "--rehearse", "--json", "--out", join(dir, "hooked-out")], tmp);
+    // The hook command is cadre's own child (not the CLI's): a `sleep` below cadre.
+    const tree = await treeWithBashTool(child.pid!);
+    child.kill("SIGKILL");
+    const killedAt = Date.now();
+    await child;
+    expect(await survivors(tree, killedAt + 5_000)).toEqual([]);
+  });
+
   const hasScript = spawnSync("script", ["--version"]).status === 0;
   it.skipIf(!hasScript)("closing its terminal is a hang-up: the run stops gracefully and writes summary.json with exit code 129", async () => {
     const { file, out, tmp } = await busySwarm("hangup");

@@ -6,7 +6,7 @@ import type { OrchestratorEvent, TaskResult } from "../../src/orchestrator/index
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { isGone } from "../support/processes.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
-import { MINUTE_OF_BASH, treeWithBashTool, until } from "./support.ts";
+import { MINUTE_OF_BASH, survivors, treeWithBashTool, until } from "./support.ts";
 
 async function collect(results: AsyncIterable<TaskResult>): Promise<Map<string, TaskResult>> {
   const byName = new Map<string, TaskResult>();
@@ -48,15 +48,16 @@ describe("a worker killed from outside mid-task", () => {
     }
   });
 
-  it("after a tool ran: a clean failure with WORKER_EXITED and the signal, no retry; the others are unaffected", async () => {
+  it("after a tool ran: a clean failure with WORKER_EXITED and the signal, no retry; the others are unaffected; the tool ends too", async () => {
     const server = await createRehearsal({ victim: [{ tool_use: MINUTE_OF_BASH }, { text: "never" }], ...BYSTANDERS });
     const { orchestrator } = await rehearsedOrchestrator(server, { concurrency: 3, retries: 2, defaults: { allowedTools: ["Bash"] } });
     const events: OrchestratorEvent[] = [];
     orchestrator.on((e) => events.push(e));
     const running = collect(orchestrator.map(["victim", "calm", "quick"].map((name) => ({ name, prompt: name }))));
     const pid = await until(() => startedPids(events, "victim")[0], 30_000, "the victim's start");
-    // Killing only claude leaves its Bash tool to init: end that too once the test is over.
+    // Killing only claude leaves its Bash tool (a session of its own) to init; cadre must end it.
     const tree = await treeWithBashTool(pid);
+    // Should cadre not, the test ends it, so that a failure leaves nothing behind.
     onTestFinished(() => {
       for (const p of tree) {
         try {
@@ -75,6 +76,7 @@ describe("a worker killed from outside mid-task", () => {
     expect(victim.error?.code).toBe("WORKER_EXITED");
     expect(victim.error?.message).toContain("SIGKILL");
     expect(await isGone(pid)).toBe(true);
+    expect(await survivors(tree, Date.now() + 5_000)).toEqual([]);
     for (const name of ["calm", "quick"]) {
       expect(results.get(name), name).toMatchObject({ status: "succeeded", text: `${name} done`, attempts: 1 });
     }

@@ -1,6 +1,5 @@
-import process from "node:process";
-import { execa } from "execa";
 import { AbortError } from "../../errors.ts";
+import { signalGroup, startGroup } from "../../util/process-group.ts";
 import type { HookCallback } from "../../worker/hooks.ts";
 import { HookCommandError, HookOutputError, HookTimeoutError } from "./errors.ts";
 import { parseCommandOutput } from "./output.ts";
@@ -11,41 +10,12 @@ export interface CommandHookOptions {
   cwd?: string;
   /** Variables set for the command on top of this process's environment. */
   env?: Record<string, string | undefined>;
-  /** Default 60 000 ms, Claude Code's default for command hooks. */
+  /** Ends the command after this long. Default: no limit of its own; a routed hook's limit is withFallback's timer. */
   timeoutMs?: number;
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
 /** A hook's answer is a line or a small JSON object; more than this is a runaway command. */
 const MAX_OUTPUT_CHARS = 4 * 1024 * 1024;
-
-/** Process groups of commands still running, ended if cadre itself exits (execa's own cleanup skips detached children). */
-const liveGroups = new Set<number>();
-let exitListenerInstalled = false;
-
-/** Ends the command and everything it started: it leads its own process group. */
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // No such group (already gone), or no process groups on this platform: end the leader alone.
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
-function track(pid: number): void {
-  if (!exitListenerInstalled) {
-    exitListenerInstalled = true;
-    process.on("exit", () => {
-      for (const group of liveGroups) killGroup(group);
-    });
-  }
-  liveGroups.add(pid);
-}
 
 /**
  * A hook that runs a shell command line, following Claude Code's contract for
@@ -58,19 +28,19 @@ function track(pid: number): void {
  * aborts, its whole process group is killed, so nothing it started outlives it.
  */
 export function commandHook(command: string, options: CommandHookOptions = {}): HookCallback {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const { timeoutMs } = options;
   const what = `hook command \`${command}\``;
   return async (input, { signal }) => {
     if (signal.aborted) throw new AbortError(what, signal.reason);
     const event = input.hook_event_name;
     const cwd = options.cwd ?? input.cwd;
-    const subprocess = execa(command, {
+    // A process group of its own, watched by the reaper: it ends even if cadre is killed.
+    const subprocess = startGroup(command, [], {
       shell: true,
       cwd,
       // Hooks written for Claude Code find their scripts through CLAUDE_PROJECT_DIR.
       env: { CLAUDE_PROJECT_DIR: cwd, ...options.env },
       input: JSON.stringify(input),
-      detached: true,
       reject: false,
       maxBuffer: MAX_OUTPUT_CHARS,
     });
@@ -80,28 +50,24 @@ export function commandHook(command: string, options: CommandHookOptions = {}): 
     const stop = (why: "timeout" | "abort") => {
       if (stoppedBy !== undefined) return;
       stoppedBy = why;
-      if (pid !== undefined) killGroup(pid);
+      if (pid !== undefined) signalGroup(pid, "SIGKILL");
     };
-    const timer = setTimeout(() => stop("timeout"), timeoutMs);
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => stop("timeout"), timeoutMs);
     const onAbort = () => stop("abort");
     signal.addEventListener("abort", onAbort, { once: true });
-    if (pid !== undefined) {
-      track(pid);
-      // Background children may hold stdout open; ending them as soon as the
-      // command exits also lets its output end.
-      subprocess.once("exit", () => killGroup(pid));
-    }
+    // Background children may hold stdout open; ending them as soon as the
+    // command exits also lets its output end.
+    if (pid !== undefined) subprocess.once("exit", () => signalGroup(pid, "SIGKILL"));
     let result: Awaited<typeof subprocess>;
     try {
       result = await subprocess;
     } finally {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
-      if (pid !== undefined) liveGroups.delete(pid);
     }
 
     if (stoppedBy === "abort") throw new AbortError(what, signal.reason);
-    if (stoppedBy === "timeout") throw new HookTimeoutError(what, timeoutMs);
+    if (stoppedBy === "timeout") throw new HookTimeoutError(what, timeoutMs!);
     if (result.isMaxBuffer) throw new HookOutputError(command, `it wrote more than ${MAX_OUTPUT_CHARS} characters`, result.stdout);
     if (result.exitCode === 0) return parseCommandOutput(command, event, result.stdout);
     if (result.exitCode === 2) {

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { AbortError } from "../../errors.ts";
 import { backoffDelay } from "./backoff.ts";
 import { requireDelay, SchedulerOptionError } from "./errors.ts";
@@ -37,25 +38,9 @@ export async function retryWithBackoff<T>(fn: (attempt: number) => Promise<T>, o
       if (attempt > retries || !isRetryable(error)) throw error;
       const delayMs = backoffDelay(attempt - 1, baseDelayMs, maxDelayMs);
       onRetry?.({ error, attempt, delayMs });
-      await sleep(delayMs, signal);
+      await delay(delayMs, undefined, { signal }).catch(() => {
+        throw new AbortError("retrying", signal?.reason);
+      });
     }
   }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(new AbortError("retrying", signal.reason));
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(new AbortError("retrying", signal?.reason));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
