@@ -216,8 +216,10 @@ export class Coordinator implements TaskRunner {
       await this.redis.srem(RUNS_KEY, this.runId);
       await this.#poke({ type: "runs" });
       await this.queue.obliterate({ force: true });
-      const keys = await this.redis.keys(`${this.#keys.base}:*`);
-      if (keys.length > 0) await this.redis.del(...keys);
+      // SCAN, not KEYS: KEYS walks the whole keyspace in one blocking call, which stalls every other client of a large Redis.
+      for await (const keys of this.redis.scanStream({ match: `${this.#keys.base}:*`, count: 500 }) as AsyncIterable<string[]>) {
+        if (keys.length > 0) await this.redis.del(...keys);
+      }
       await this.queueEvents.close();
       await this.queue.close();
     } else {
