@@ -40,7 +40,7 @@ const MAY_IMPORT: Record<Layer, Layer[]> = {
   worker: ["protocol", "errors.ts", "util"],
   orchestrator: ["worker", "protocol", "errors.ts", "util"],
   swarm: ["orchestrator", "worker", "protocol", "rehearsal", "errors.ts", "util"],
-  distributed: ["orchestrator", "rehearsal", "errors.ts", "util"],
+  distributed: ["orchestrator", "worker", "protocol", "rehearsal", "errors.ts", "util"],
   run: ["swarm", "distributed", "orchestrator", "rehearsal", "errors.ts", "util"],
   mcp: ["orchestrator", "worker", "protocol", "rehearsal", "errors.ts", "util"],
   dashboard: ["swarm", "orchestrator", "worker", "protocol", "errors.ts", "util"],

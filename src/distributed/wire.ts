@@ -4,8 +4,9 @@
  * may have written it).
  */
 import { z } from "zod";
-import type { OrchestratorEvent, OrchestratorOptions, SessionRecord, TaskResult } from "../orchestrator/index.ts";
-import { TaskSpecSchema } from "../orchestrator/index.ts";
+import type { OrchestratorEvent, OrchestratorOptions } from "../orchestrator/index.ts";
+import { HookPolicySchema, SessionRecordSchema, TaskResultSchema, TaskSpecSchema } from "../orchestrator/index.ts";
+import { AgentDefinitionSchema, HookEventSchema } from "../protocol/index.ts";
 import { RehearsalScriptsSchema } from "../rehearsal/index.ts";
 import { DistributedDataError } from "./errors.ts";
 
@@ -19,14 +20,34 @@ export type SharedOrchestratorOptions = Pick<
   "agents" | "agentLimits" | "budgetUsd" | "connections" | "defaults" | "hooks" | "idleTimeoutMs" | "peerTools" | "retries" | "timeoutMs"
 >;
 
+/** A routed hook as JSON can carry it: a shell command, a policy or a supervisor agent (no callbacks). */
+const SharedHookSchema = z.intersection(
+  z.union([z.object({ command: z.string().min(1) }), z.object({ policy: HookPolicySchema }), z.object({ supervisor: z.string().min(1) })]),
+  z.object({ matcher: z.string().optional(), timeoutMs: z.number().positive().optional(), onError: z.enum(["deny", "allow"]).optional() }),
+);
+
+/** SharedOrchestratorOptions as a host checks them; worker settings are the CLI's to judge, so they pass as objects. */
+const SharedOptionsSchema = z.looseObject({
+  agents: z.record(z.string(), AgentDefinitionSchema).optional(),
+  agentLimits: z.record(z.string(), z.int().positive()).optional(),
+  budgetUsd: z.number().positive().optional(),
+  connections: z.record(z.string(), z.array(z.string())).optional(),
+  defaults: z.record(z.string(), z.unknown()).optional(),
+  hooks: z.partialRecord(HookEventSchema, z.array(SharedHookSchema)).optional(),
+  idleTimeoutMs: z.number().positive().optional(),
+  peerTools: z.boolean().optional(),
+  retries: z.int().min(0).optional(),
+  timeoutMs: z.number().positive().optional(),
+});
+
 /** What a host needs to serve a run, written once by its coordinator. */
 export const DistributedRunSchema = z.object({
   version: z.literal(1),
   swarm: z.string(),
   /** Tasks running at once over all hosts (BullMQ's global concurrency of the run's queue). */
   concurrency: z.int().positive(),
-  // Written by the coordinator from a validated swarm config; deeper checks would repeat the config's.
-  options: z.custom<SharedOrchestratorOptions>((value) => typeof value === "object" && value !== null && !Array.isArray(value)),
+  // The parsed value is the options as written: the schema checks their shape, the type is the orchestrator's.
+  options: SharedOptionsSchema.transform((options) => options as SharedOrchestratorOptions),
   /** Under --rehearse: the scripts each host's own scripted model plays. */
   rehearsal: RehearsalScriptsSchema.nullable(),
   createdAt: z.number(),
@@ -44,78 +65,18 @@ export function readJobData(value: unknown): JobData {
   return readValue(JobDataSchema, value, "a job's task");
 }
 
-const UsageSchema = z.object({
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cacheReadInputTokens: z.number(),
-  cacheCreationInputTokens: z.number(),
-});
-
-const ErrorSummarySchema = z.object({ code: z.string(), message: z.string() });
-
-const StatusSchema = z.enum(["succeeded", "failed", "cancelled", "skipped"]);
-
-/** A peer, supervisor or child of the host's workers, as it stood when a job ended there. */
-const SessionRecordSchema = z.looseObject({
-  id: z.string(),
-  role: z.enum(["peer", "supervisor", "child"]),
-  name: z.string(),
-  agent: z.string().optional(),
-  parent: z.string().optional(),
-  sessionId: z.string().optional(),
-  costUsd: z.number(),
-  usage: UsageSchema,
-  numTurns: z.number(),
-  status: StatusSchema.optional(),
-});
-
 /** A job's return value: the task's result, the host that ran it, and the sessions of that host's workers so far. */
 export const JobResultSchema = z.object({
   host: z.string(),
   /** Absent from hosts of an older cadre. */
-  sessions: z.array(SessionRecordSchema).optional(),
-  result: z.looseObject({
-    id: z.string(),
-    name: z.string(),
-    agent: z.string().optional(),
-    status: StatusSchema,
-    text: z.string(),
-    structuredOutput: z.unknown().optional(),
-    costUsd: z.number(),
-    usage: UsageSchema,
-    numTurns: z.number(),
-    queuedMs: z.number(),
-    startedAt: z.number().optional(),
-    finishedAt: z.number(),
-    durationMs: z.number(),
-    attempts: z.number(),
-    sessionId: z.string().optional(),
-    error: ErrorSummarySchema.optional(),
-  }),
+  sessions: z.array(SessionRecordSchema).default([]),
+  result: TaskResultSchema,
 });
-export type JobResult = { host: string; result: TaskResult; sessions: SessionRecord[] };
+export type JobResult = z.infer<typeof JobResultSchema>;
 
 /** A job's return value, checked; a DistributedDataError when it is not one. */
 export function readJobResult(value: unknown): JobResult {
-  const { host, result, sessions = [] } = readValue(JobResultSchema, value, "a job's result");
-  return {
-    host,
-    sessions: sessions.map((session) => ({
-      ...session,
-      agent: session.agent,
-      parent: session.parent,
-      sessionId: session.sessionId,
-      status: session.status,
-    })),
-    result: {
-      ...result,
-      agent: result.agent,
-      structuredOutput: result.structuredOutput,
-      startedAt: result.startedAt,
-      sessionId: result.sessionId,
-      error: result.error,
-    },
-  };
+  return readValue(JobResultSchema, value, "a job's result");
 }
 
 /** A poke on the control channel: hosts re-read what it names. */

@@ -1,5 +1,6 @@
 export { addUsage, cacheReadShare, cacheSavingUsd, emptyUsage } from "./accounting.ts";
 export * from "./errors.ts";
+export { type HookPolicy, HookPolicySchema } from "./hooks/index.ts";
 export { DEFAULT_CONCURRENCY, DEFAULT_RETRIES, Orchestrator } from "./orchestrator.ts";
 export type { InboxMessage } from "./peers/directory.ts";
 export { type InboxStore, MemoryInbox } from "./peers/inbox.ts";
@@ -33,5 +34,13 @@ export type {
   WorkerContext,
   WorkerOrigin,
 } from "./types.ts";
-export { SESSION_STATUSES, TaskSpecSchema } from "./types.ts";
+export {
+  ErrorSummarySchema,
+  SESSION_STATUSES,
+  SessionRecordSchema,
+  TaskResultSchema,
+  TaskSpecSchema,
+  TaskStatusSchema,
+  UsageSchema,
+} from "./types.ts";
 export { resultWithoutTurn } from "./unrun.ts";

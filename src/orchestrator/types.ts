@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { AgentDefinition, CliMessage, HookEvent } from "../protocol/index.ts";
 import type { HookCallback } from "../worker/hooks.ts";
 import type { PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
+import type { HookPolicy } from "./hooks/policy.ts";
 import type { InboxStore } from "./peers/inbox.ts";
 import type { RateLimitState } from "./scheduler/index.ts";
 
@@ -61,61 +62,75 @@ export interface TaskRunner {
   run(spec: TaskSpec): Promise<TaskResult>;
 }
 
-export type TaskStatus = "succeeded" | "failed" | "cancelled" | "skipped";
+/** How a task ended. */
+export const TaskStatusSchema = z.enum(["succeeded", "failed", "cancelled", "skipped"]);
+export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadInputTokens: number;
-  cacheCreationInputTokens: number;
-}
+/** Tokens, as cadre counts them over turns, tasks and runs (the API's own usage is protocol's ApiUsage). */
+export const UsageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadInputTokens: z.number(),
+  cacheCreationInputTokens: z.number(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
 
-export interface TaskResult {
-  id: string;
-  name: string;
-  agent: string | undefined;
-  status: TaskStatus;
+/** Why a task or session did not succeed: a stable code and words a person can act on. */
+export const ErrorSummarySchema = z.object({ code: z.string(), message: z.string() });
+
+/**
+ * A task's result: the orchestrator's, a distributed run's (read back from
+ * Redis through this schema) and summary.json's (snake_case, through the
+ * record's key map) are this one shape.
+ */
+export const TaskResultSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  agent: z.string().optional(),
+  status: TaskStatusSchema,
   /** The final text of the last turn. */
-  text: string;
-  structuredOutput: unknown;
+  text: z.string(),
+  structuredOutput: z.unknown().optional(),
   /** This task's own cost; the children it spawned have theirs (Orchestrator.sessionRecords). */
-  costUsd: number;
-  usage: Usage;
-  numTurns: number;
+  costUsd: z.number(),
+  usage: UsageSchema,
+  numTurns: z.number(),
   /** How long it waited for its first slot (until it was dropped, if it never got one). */
-  queuedMs: number;
+  queuedMs: z.number(),
   /** When its first attempt took a slot (epoch ms); undefined if it never started. */
-  startedAt: number | undefined;
+  startedAt: z.number().optional(),
   /** When it settled (epoch ms). */
-  finishedAt: number;
+  finishedAt: z.number(),
   /** Run time: from startedAt to finishedAt, retries and their back-off included; 0 if it never started. */
-  durationMs: number;
-  attempts: number;
+  durationMs: z.number(),
+  attempts: z.number(),
   /** The session of its last attempt, whatever the outcome (to resume or inspect it). */
-  sessionId: string | undefined;
-  error: { code: string; message: string } | undefined;
-}
+  sessionId: z.string().optional(),
+  error: ErrorSummarySchema.optional(),
+});
+export type TaskResult = z.infer<typeof TaskResultSchema>;
 
 /**
  * A worker session beside the submitted tasks: a peer that answers ask_peer,
  * a hook supervisor, or a child started with spawn_worker. Each has its own
  * transcript (transcriptPaths, by `id`); the run's cost is the tasks' and these.
  */
-export interface SessionRecord {
-  id: string;
-  role: "peer" | "supervisor" | "child";
+export const SessionRecordSchema = z.object({
+  id: z.string(),
+  role: z.enum(["peer", "supervisor", "child"]),
   /** "peer:<agent>", "supervisor:<agent>", or a child's task name ("<parent>/child"). */
-  name: string;
-  agent: string | undefined;
+  name: z.string(),
+  agent: z.string().optional(),
   /** The task it worked for: a child's parent; for a peer or supervisor, which serve many, the task whose call started it. */
-  parent: string | undefined;
-  sessionId: string | undefined;
-  costUsd: number;
-  usage: Usage;
-  numTurns: number;
+  parent: z.string().optional(),
+  sessionId: z.string().optional(),
+  costUsd: z.number(),
+  usage: UsageSchema,
+  numTurns: z.number(),
   /** A child's outcome; undefined for peers and supervisors, which answer turn after turn. */
-  status: TaskStatus | undefined;
-}
+  status: TaskStatusSchema.optional(),
+});
+export type SessionRecord = z.infer<typeof SessionRecordSchema>;
 
 export interface TaskInfo {
   id: string;
@@ -161,11 +176,7 @@ export interface ProcessSetup {
 }
 
 /** What a routed hook does: a function, a shell command, a built-in policy, or a supervisor agent. */
-export type HookAction =
-  | { callback: HookCallback }
-  | { command: string }
-  | { policy: { deny_commands?: string[]; allow_commands?: string[]; deny_tools?: string[] } }
-  | { supervisor: string };
+export type HookAction = { callback: HookCallback } | { command: string } | { policy: HookPolicy } | { supervisor: string };
 
 export type RoutedHook = HookAction & {
   matcher?: string;

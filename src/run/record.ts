@@ -4,7 +4,7 @@ import process from "node:process";
 import { addUsage, cacheSavingUsd, emptyUsage, type SessionRecord, type TaskResult, type Usage } from "../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import type { TaskFingerprint } from "../swarm/fingerprint.ts";
-import { SUMMARY_FILE, type Summary, type SummarySession, type SummaryTask } from "../swarm/record.ts";
+import { recordResultFields, recordUsage, SUMMARY_FILE, type Summary, type SummarySession, type SummaryTask } from "../swarm/record.ts";
 import type { WorktreeOutcome } from "../swarm/worktree.ts";
 
 /**
@@ -22,25 +22,6 @@ export function exitCodeFor(results: Iterable<TaskResult>, stop: RunStop | undef
   if (stop !== undefined) return stop.exitCode;
   for (const result of results) if (result.status !== "succeeded") return 1;
   return 0;
-}
-
-/** A record's snake_case usage as the orchestrator counts it. */
-export function usageOf(json: SummaryTask["usage"]): Usage {
-  return {
-    inputTokens: json.input_tokens,
-    outputTokens: json.output_tokens,
-    cacheReadInputTokens: json.cache_read_input_tokens,
-    cacheCreationInputTokens: json.cache_creation_input_tokens,
-  };
-}
-
-function usageJson(usage: Usage): SummaryTask["usage"] {
-  return {
-    input_tokens: usage.inputTokens,
-    output_tokens: usage.outputTokens,
-    cache_read_input_tokens: usage.cacheReadInputTokens,
-    cache_creation_input_tokens: usage.cacheCreationInputTokens,
-  };
 }
 
 export interface SummaryInput {
@@ -94,21 +75,9 @@ export function buildSummary(input: SummaryInput): Summary {
     return {
       name: task.name,
       agent: task.agent ?? null,
-      status: result.status,
-      text: result.text,
-      structured_output: result.structuredOutput ?? null,
-      cost_usd: result.costUsd,
-      usage: usageJson(result.usage),
-      num_turns: result.numTurns,
-      queued_ms: result.queuedMs,
-      started_at: result.startedAt === undefined ? null : new Date(result.startedAt).toISOString(),
-      finished_at: new Date(result.finishedAt).toISOString(),
-      duration_ms: result.durationMs,
-      attempts: result.attempts,
-      session_id: result.sessionId ?? null,
+      ...recordResultFields(result),
       depends_on: task.depends_on,
       transcript: transcriptOf(result.id),
-      error: result.error ?? null,
       ...(input.hosts && { host: input.hosts.get(result.id) ?? null }),
       ...(worktree !== undefined && {
         branch: worktree.branch,
@@ -128,7 +97,7 @@ export function buildSummary(input: SummaryInput): Summary {
       parent: session.parent ?? null,
       session_id: session.sessionId ?? null,
       cost_usd: session.costUsd,
-      usage: usageJson(session.usage),
+      usage: recordUsage(session.usage),
       num_turns: session.numTurns,
       status: session.status ?? null,
       transcript: transcriptOf(session.id),
@@ -163,7 +132,7 @@ export function buildSummary(input: SummaryInput): Summary {
       cancelled: count("cancelled"),
       skipped: count("skipped"),
       cost_usd: (earlier?.cost_usd ?? 0) + input.totals.costUsd,
-      usage: usageJson(usage),
+      usage: recordUsage(usage),
       cache_saved_usd: ranNow.reduce((sum, entry) => sum + cacheSavingUsd(entry.usage, entry.cost_usd), earlier?.cache_saved_usd ?? 0),
       num_turns: ranNow.reduce((sum, entry) => sum + entry.num_turns, earlier?.num_turns ?? 0),
     },
@@ -195,7 +164,7 @@ function unendedTask(
     text: "",
     structured_output: null,
     cost_usd: 0,
-    usage: usageJson(emptyUsage()),
+    usage: recordUsage(emptyUsage()),
     num_turns: 0,
     queued_ms: 0,
     started_at: progress ? new Date(progress.startedAt).toISOString() : null,

@@ -2,10 +2,9 @@ import { randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CadreError } from "../errors.ts";
-import type { TaskResult } from "../orchestrator/index.ts";
 import type { ResolvedSwarmConfig, ResolvedTask } from "../swarm/config/index.ts";
 import { olderSettingsHash, type TaskFingerprint } from "../swarm/fingerprint.ts";
-import { SUMMARY_FILE, type Summary, SummarySchema, type SummaryTask } from "../swarm/record.ts";
+import { resultFromRecord, SUMMARY_FILE, type Summary, SummarySchema, type SummaryTask } from "../swarm/record.ts";
 import type { CarryDecision } from "../swarm/runner.ts";
 
 /** `cadre run --resume` cannot go on: no earlier run, or its record is unreadable. */
@@ -49,33 +48,6 @@ async function latestRunOf(configFile: string, runsDir: string): Promise<string 
     if (record?.config === configFile) return join(runsDir, name);
   }
   return undefined;
-}
-
-/** A result an earlier attempt left, as the runner and the record take it. */
-function keptResult(task: SummaryTask & { finished_at: string }): TaskResult {
-  return {
-    id: randomUUID().slice(0, 8),
-    name: task.name,
-    agent: task.agent ?? undefined,
-    status: "succeeded",
-    text: task.text,
-    structuredOutput: task.structured_output,
-    costUsd: task.cost_usd,
-    usage: {
-      inputTokens: task.usage.input_tokens,
-      outputTokens: task.usage.output_tokens,
-      cacheReadInputTokens: task.usage.cache_read_input_tokens,
-      cacheCreationInputTokens: task.usage.cache_creation_input_tokens,
-    },
-    numTurns: task.num_turns,
-    queuedMs: task.queued_ms,
-    startedAt: task.started_at === null ? undefined : Date.parse(task.started_at),
-    finishedAt: Date.parse(task.finished_at),
-    durationMs: task.duration_ms,
-    attempts: task.attempts,
-    sessionId: task.session_id ?? undefined,
-    error: task.error ?? undefined,
-  };
 }
 
 /** How an earlier attempt left a task that did not succeed, as the reason it runs again. */
@@ -134,7 +106,7 @@ export async function planResume(config: ResolvedSwarmConfig, options: { dir?: s
       const before = earlier.get(task.name);
       const older = () => olderSettingsHash(config, task);
       const reason = staleBecause(before, fingerprint, older);
-      if (reason === undefined) return { kind: "keep", result: keptResult(before as SummaryTask & { finished_at: string }) };
+      if (reason === undefined) return { kind: "keep", result: resultFromRecord({ ...before!, status: "succeeded" }, randomUUID().slice(0, 8)) };
       const sameWork =
         before?.fingerprint != null && sameSettings(before.fingerprint, fingerprint, older) && before.fingerprint.prompt === fingerprint.prompt;
       const session = !options.fresh && sameWork ? (before?.session_id ?? undefined) : undefined;

@@ -4,15 +4,35 @@
  * reads it back); the dashboard reads it leniently, from these schemas.
  */
 import { z } from "zod";
+import { type TaskResult, TaskStatusSchema, type Usage } from "../orchestrator/index.ts";
 
 export const SUMMARY_FILE = "summary.json";
 
-const UsageSchema = z.looseObject({
-  input_tokens: z.number(),
-  output_tokens: z.number(),
-  cache_read_input_tokens: z.number(),
-  cache_creation_input_tokens: z.number(),
-});
+/** summary.json's name for each of the orchestrator's token counts; the compiler checks that none is left out. */
+const USAGE_KEYS = {
+  inputTokens: "input_tokens",
+  outputTokens: "output_tokens",
+  cacheReadInputTokens: "cache_read_input_tokens",
+  cacheCreationInputTokens: "cache_creation_input_tokens",
+} as const satisfies Record<keyof Usage, string>;
+type RecordUsageKey = (typeof USAGE_KEYS)[keyof Usage];
+
+const UsageSchema = z.looseObject(
+  Object.fromEntries(Object.values(USAGE_KEYS).map((key) => [key, z.number()])) as Record<RecordUsageKey, z.ZodNumber>,
+);
+type RecordUsage = z.infer<typeof UsageSchema>;
+
+const usageEntries = Object.entries(USAGE_KEYS) as [keyof Usage, RecordUsageKey][];
+
+/** The orchestrator's usage as summary.json writes it. */
+export function recordUsage(usage: Usage): RecordUsage {
+  return Object.fromEntries(usageEntries.map(([from, to]) => [to, usage[from]])) as RecordUsage;
+}
+
+/** summary.json's usage as the orchestrator counts it. */
+export function usageFromRecord(usage: RecordUsage): Usage {
+  return Object.fromEntries(usageEntries.map(([to, from]) => [to, usage[from]])) as Usage;
+}
 
 export const SummaryTaskSchema = z.looseObject({
   name: z.string(),
@@ -21,7 +41,7 @@ export const SummaryTaskSchema = z.looseObject({
    * How it ended; while the run goes on (complete: false), "running" for a task
    * that has started and "pending" for one that has not (absent from older records).
    */
-  status: z.enum(["succeeded", "failed", "cancelled", "skipped", "running", "pending"]),
+  status: z.enum([...TaskStatusSchema.options, "running", "pending"]),
   /** The final text of the task's last turn. */
   text: z.string(),
   /** With an output_schema: the answer, as the CLI validated it against the schema; else null. */
@@ -76,7 +96,7 @@ export const SummarySessionSchema = z.looseObject({
   usage: UsageSchema,
   num_turns: z.number(),
   /** A child's outcome; null for peers and supervisors. */
-  status: z.enum(["succeeded", "failed", "cancelled", "skipped"]).nullable(),
+  status: TaskStatusSchema.nullable(),
   transcript: z.string().nullable(),
   /** Distributed runs: the host (`cadre worker --name`) the session worked on. */
   host: z.string().nullable().optional(),
@@ -136,3 +156,62 @@ export const SummarySchema = z.looseObject({
 export type Summary = z.infer<typeof SummarySchema>;
 export type SummaryTask = z.infer<typeof SummaryTaskSchema>;
 export type SummarySession = z.infer<typeof SummarySessionSchema>;
+
+/**
+ * Where each field of a task's result goes in its summary.json entry: the
+ * same value under its snake_case name, with times as ISO strings, usage by
+ * USAGE_KEYS and an absent value as null. `id` is the orchestrator's (the
+ * record names the transcript instead) and `agent` the config's. The
+ * compiler checks that every field of TaskResult is placed.
+ */
+const RESULT_KEYS = {
+  id: null,
+  name: null,
+  agent: null,
+  status: "status",
+  text: "text",
+  structuredOutput: "structured_output",
+  costUsd: "cost_usd",
+  usage: "usage",
+  numTurns: "num_turns",
+  queuedMs: "queued_ms",
+  startedAt: "started_at",
+  finishedAt: "finished_at",
+  durationMs: "duration_ms",
+  attempts: "attempts",
+  sessionId: "session_id",
+  error: "error",
+} as const satisfies Record<keyof TaskResult, keyof SummaryTask | null>;
+
+const TIMES = new Set<keyof TaskResult>(["startedAt", "finishedAt"]);
+const resultEntries = (Object.entries(RESULT_KEYS) as [keyof TaskResult, keyof SummaryTask | null][]).filter(
+  (entry): entry is [keyof TaskResult, keyof SummaryTask] => entry[1] !== null,
+);
+
+/** The keys of a summary.json task entry that its result gives. */
+type ResultFieldKey = Exclude<(typeof RESULT_KEYS)[keyof TaskResult], null>;
+
+/** The fields of a summary.json task entry that come from its result. */
+export function recordResultFields(result: TaskResult): Pick<SummaryTask, ResultFieldKey> {
+  return Object.fromEntries(
+    resultEntries.map(([from, to]) => {
+      const value = result[from];
+      if (from === "usage") return [to, recordUsage(result.usage)];
+      if (TIMES.has(from)) return [to, value === undefined ? null : new Date(value as number).toISOString()];
+      return [to, value ?? null];
+    }),
+  ) as Pick<SummaryTask, ResultFieldKey>;
+}
+
+/** A task's result as an earlier attempt recorded it (`id` is new: ids name one attempt's transcripts). */
+export function resultFromRecord(task: SummaryTask & { status: TaskResult["status"] }, id: string): TaskResult {
+  const fields = Object.fromEntries(
+    resultEntries.map(([to, from]) => {
+      const value = task[from];
+      if (to === "usage") return [to, usageFromRecord(task.usage)];
+      if (TIMES.has(to)) return [to, typeof value === "string" ? Date.parse(value) : undefined];
+      return [to, value ?? undefined];
+    }),
+  );
+  return { ...fields, id, name: task.name, agent: task.agent ?? undefined } as TaskResult;
+}

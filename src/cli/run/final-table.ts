@@ -1,6 +1,5 @@
 import { cacheReadShare } from "../../orchestrator/index.ts";
-import { usageOf } from "../../run/index.ts";
-import type { Summary, SummaryTask } from "../../swarm/record.ts";
+import { type Summary, type SummaryTask, usageFromRecord } from "../../swarm/record.ts";
 import { oneLine } from "../../util/one-line.ts";
 import { resultLine, worktreeLine } from "./activity.ts";
 import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./view/format.ts";
@@ -21,7 +20,7 @@ export function renderFinalTable(summary: Summary, options: { width: number; col
     task.status,
     String(task.num_turns),
     formatUsd(task.cost_usd, summary.cost_simulated),
-    formatCacheShare(cacheReadShare(usageOf(task.usage))),
+    formatCacheShare(cacheReadShare(usageFromRecord(task.usage))),
     task.started_at === null && task.queued_ms === 0 ? "" : formatDuration(task.queued_ms),
     formatDuration(task.duration_ms),
     resultCell(task),
@@ -31,7 +30,7 @@ export function renderFinalTable(summary: Summary, options: { width: number; col
     session.status ?? session.role,
     String(session.num_turns),
     formatUsd(session.cost_usd, summary.cost_simulated),
-    formatCacheShare(cacheReadShare(usageOf(session.usage))),
+    formatCacheShare(cacheReadShare(usageFromRecord(session.usage))),
     "",
     "",
     `${session.role}${session.parent === null ? "" : ` for ${session.parent}`}`,
@@ -50,7 +49,7 @@ export function renderFinalTable(summary: Summary, options: { width: number; col
   if (t.failed > 0) parts.push(c.red(`${t.failed} failed`));
   if (t.cancelled > 0) parts.push(c.yellow(`${t.cancelled} cancelled`));
   if (t.skipped > 0) parts.push(c.yellow(`${t.skipped} skipped`));
-  const share = cacheReadShare(usageOf(t.usage));
+  const share = cacheReadShare(usageFromRecord(t.usage));
   parts.push(
     `${t.num_turns} turns`,
     `${formatUsd(t.cost_usd, summary.cost_simulated)}${summary.cost_simulated ? " (simulated)" : ""}`,

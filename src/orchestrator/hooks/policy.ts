@@ -1,16 +1,35 @@
+import { z } from "zod";
 import type { HookCallback } from "../../worker/hooks.ts";
 import { HookPolicyError } from "./errors.ts";
 import { denyResult, noOpinion } from "./results.ts";
 
-/** The built-in rule set of a `policy` hook action (config key `policy`). */
-export interface HookPolicy {
-  /** Bash commands matching any of these regular expressions (unanchored) are denied. */
-  deny_commands?: readonly string[];
-  /** If given, a Bash command must match one of these regular expressions (unanchored), or it is denied. */
-  allow_commands?: readonly string[];
-  /** Tool names, "A|B" lists of names, or regular expressions over the tool name, as Claude Code reads a matcher. */
-  deny_tools?: readonly string[];
-}
+const RegexSchema = z
+  .string()
+  .min(1)
+  .superRefine((pattern, ctx) => {
+    try {
+      new RegExp(pattern);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: `not a valid regular expression: ${(error as Error).message}` });
+    }
+  });
+
+/** The built-in rule set of a `policy` hook action (config key `policy`), checked where it enters. */
+export const HookPolicySchema = z.object({
+  deny_commands: z
+    .array(RegexSchema)
+    .optional()
+    .describe("Bash commands matching any of these regular expressions (JavaScript syntax, unanchored) are denied."),
+  allow_commands: z
+    .array(RegexSchema)
+    .optional()
+    .describe("An allow-list: when given, every Bash command must match one of these, or it is denied. deny_commands still wins."),
+  deny_tools: z
+    .array(z.string().min(1))
+    .optional()
+    .describe("Tool names that are denied outright (e.g. WebFetch, mcp__github__*), as Claude Code reads a matcher: names, A|B lists, or patterns."),
+});
+export type HookPolicy = z.infer<typeof HookPolicySchema>;
 
 interface Rule {
   /** Names the rule in a denial, e.g. `deny_commands[0] "rm\s"`. */
@@ -58,7 +77,7 @@ function toolRules(patterns: readonly string[] | undefined): Rule[] {
  * reads, and otherwise has no opinion, so the normal permission flow decides.
  * Every pattern is compiled here; an invalid one throws HookPolicyError.
  */
-export function policyHook(policy: HookPolicy): HookCallback {
+export function policyHook(policy: { readonly [K in keyof HookPolicy]?: readonly string[] }): HookCallback {
   const denyTools = toolRules(policy.deny_tools);
   const denyCommands = regexRules("deny_commands", policy.deny_commands);
   const allowCommands = policy.allow_commands === undefined ? undefined : regexRules("allow_commands", policy.allow_commands);

@@ -1,32 +1,12 @@
 import { z } from "zod";
+import { HookPolicySchema } from "../../orchestrator/index.ts";
 import { type HookEvent, HookEventSchema } from "../../protocol/index.ts";
 
 /** The hook events a `policy` can decide on: it judges tool calls before they run. */
 export const POLICY_EVENTS: readonly HookEvent[] = ["PreToolUse"];
 
-const RegexSchema = z
-  .string()
-  .min(1)
-  .superRefine((pattern, ctx) => {
-    try {
-      new RegExp(pattern);
-    } catch (error) {
-      ctx.addIssue({ code: "custom", message: `not a valid regular expression: ${(error as Error).message}` });
-    }
-  });
-
 export const PolicySchema = z
-  .strictObject({
-    deny_commands: z
-      .array(RegexSchema)
-      .optional()
-      .describe("Bash commands matching any of these regular expressions (JavaScript syntax, unanchored) are denied."),
-    allow_commands: z
-      .array(RegexSchema)
-      .optional()
-      .describe("An allow-list: when given, every Bash command must match one of these, or it is denied. deny_commands still wins."),
-    deny_tools: z.array(z.string().min(1)).optional().describe("Tool names that are denied outright (e.g. WebFetch, mcp__github__*)."),
-  })
+  .strictObject(HookPolicySchema.shape)
   .superRefine((policy, ctx) => {
     if (policy.deny_commands === undefined && policy.deny_tools === undefined && policy.allow_commands === undefined) {
       ctx.addIssue({ code: "custom", message: "a policy needs at least one of deny_commands, allow_commands or deny_tools" });
