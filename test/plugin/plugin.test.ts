@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { scriptedWorkspace } from "../mcp/support.ts";
 import { startClaude } from "../support/claude.ts";
-import { createRehearsal } from "../support/rehearsal.ts";
+import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 import { requestsOf, toolResults } from "../support/requests.ts";
 import { claudeIn, homeWithPlugin, PLUGIN, REPO, readJson } from "./support.ts";
 
@@ -16,7 +16,7 @@ describe("the cadre plugin", () => {
     ["the marketplace", REPO],
     ["the plugin", PLUGIN],
   ])("%s passes claude plugin validate --strict with no warning", async (_, path) => {
-    const home = await (await import("../support/rehearsal.ts")).tempHome("cadre-plugin-");
+    const home = await tempHome("cadre-plugin-");
     const result = await claudeIn(home, ["plugin", "validate", "--strict", path]);
     expect(result.all).toContain("Validation passed");
     expect(result.all).not.toMatch(/warning/i);
