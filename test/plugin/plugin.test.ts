@@ -3,8 +3,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { scriptedWorkspace } from "../mcp/support.ts";
+import { claudeDescendants, descendants, scriptedWorkspace } from "../mcp/support.ts";
 import { startClaude } from "../support/claude.ts";
+import { isGone } from "../support/processes.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 import { requestsOf, toolResults } from "../support/requests.ts";
 import { claudeIn, homeWithPlugin, PLUGIN, REPO, readJson } from "./support.ts";
@@ -86,6 +87,11 @@ describe("the cadre plugin", () => {
     const played = requestsOf(server.requests, "parent");
     expect(played[0]!.tools).toEqual(expect.arrayContaining([SPAWN, "mcp__plugin_cadre_cadre__wait_sessions"]));
     expect(toolResults(played[1]).join("\n")).toContain("CHILD-ANSWER Paris");
+
+    // The launcher, cadre under it and cadre's claude children all end with the parent.
+    const below = await descendants(parent.pid);
+    expect(await claudeDescendants(parent.pid)).not.toHaveLength(0);
     await parent.close();
+    for (const process of below) expect(await isGone(process.pid, 15_000), `${process.comm} (pid ${process.pid}) outlived the parent`).toBe(true);
   });
 });
