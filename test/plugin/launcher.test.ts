@@ -20,7 +20,7 @@ async function cachedPlugin() {
     await chmod(join(bin, name), 0o755);
   }
   const launch = (env: Record<string, string> = {}) =>
-    execa(process.execPath, [join(plugin, "bin", "cadre-mcp.mjs")], {
+    execa(process.execPath, [join(plugin, "bin", "cadre.mjs"), "mcp"], {
       env: { PATH: `${bin}:${process.env.PATH}`, HOME: home, ...env },
       extendEnv: false,
       reject: false,

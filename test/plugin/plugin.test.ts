@@ -59,7 +59,7 @@ describe("the cadre plugin", () => {
     expect(details.all).toMatch(/MCP servers \(1\)\s+cadre/);
 
     const list = await claudeIn(home, ["mcp", "list"]);
-    expect(list.all).toMatch(/plugin:cadre:cadre: node \S+\/bin\/cadre-mcp\.mjs - ✔ Connected/);
+    expect(list.all).toMatch(/plugin:cadre:cadre: node \S+\/bin\/cadre\.mjs mcp - ✔ Connected/);
   });
 
   it("a real claude -p parent calls the plugin's spawn_session and receives the child's answer", async () => {

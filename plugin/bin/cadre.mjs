@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Starts `cadre mcp` for the plugin, always the cadre of the plugin's own version, never whatever `cadre` is on PATH.
+// Runs cadre for the plugin (`cadre.mjs mcp` is its MCP server; the plugin's bin/ is on the PATH of Claude's Bash, so
+// its commands run `cadre.mjs validate …`): always the cadre of the plugin's own version, never a `cadre` on PATH.
 // Claude Code copies an installed plugin into its cache, so a path relative to the repository does not survive
 // install. In order: the repository around this folder (a plugin run in place, `claude --plugin-dir`); the
 // directory marketplace it was installed from (a clone or an npm install of cadre, recorded by
@@ -35,9 +36,9 @@ function marketplaceDirs() {
   return Object.values(known).flatMap((m) => (typeof m?.installLocation === "string" ? [m.installLocation] : []));
 }
 
-// CADRE_PLUGIN_ARGS adds options to `cadre mcp`, space-separated, e.g. "--config swarm.yaml --warm 2".
-const extra = (process.env.CADRE_PLUGIN_ARGS ?? "").split(/\s+/).filter((arg) => arg !== "");
-const args = ["mcp", ...process.argv.slice(2), ...extra];
+// CADRE_PLUGIN_ARGS adds options to the MCP server, space-separated, e.g. "--config swarm.yaml --warm 2".
+const args = process.argv.slice(2);
+if (args[0] === "mcp") args.push(...(process.env.CADRE_PLUGIN_ARGS ?? "").split(/\s+/).filter((arg) => arg !== ""));
 const bin = [resolve(root, ".."), ...marketplaceDirs()].map(cadreIn).find(Boolean);
 const [command, commandArgs] = bin ? [process.execPath, [bin, ...args]] : ["npx", ["--yes", `cadre@${version}`, ...args]];
 const child = spawn(command, commandArgs, { stdio: "inherit" });
