@@ -94,4 +94,20 @@ describe("the cadre plugin", () => {
     await parent.close();
     for (const process of below) expect(await isGone(process.pid, 15_000), `${process.comm} (pid ${process.pid}) outlived the parent`).toBe(true);
   });
+
+  it("puts the plugin's cadre.mjs, the cadre of its version, on the PATH of Claude's Bash for its commands", async () => {
+    const { home } = await homeWithPlugin();
+    const server = await createRehearsal({
+      parent: [{ tool_use: { name: "Bash", input: { command: "cadre.mjs --version" } } }, { text: "said: {{tool_result}}" }],
+    });
+    const parent = await startClaude({
+      baseUrl: server.baseUrlFor("parent"),
+      args: ["--allowedTools", "Bash(cadre.mjs:*)"],
+      env: { HOME: home, USERPROFILE: home },
+    });
+    await parent.initialize();
+    parent.sendUser("Which cadre is this?");
+    const { result } = await parent.untilResult({ timeoutMs: 60_000 });
+    expect(result.result).toBe(`said: cadre ${(await readJson(join(REPO, "package.json"))).version}`);
+  });
 });
