@@ -123,6 +123,7 @@ describe("examples with --rehearse", () => {
       "guarded-shell.yaml",
       "library.ts",
       "research-critic.yaml",
+      "run-swarm-file.ts",
       "worktrees.yaml",
     ]);
     expect(existsSync(join(repo, "examples", "build"))).toBe(false);

@@ -62,6 +62,11 @@ interface Group {
   leader: Ticket | undefined;
   /** When the leader's first request went out (its "requesting" status, a streamed event). */
   requestedAt: number | undefined;
+  /**
+   * The leader asked and its answer did not begin within maxWaitMs: it has stalled, and nobody waits for it
+   * any more. Set by the timer that found it so, since the clock a timer runs on may be a millisecond ahead of now().
+   */
+  stalled: boolean;
   /** Workers holding their first prompt, in the order they became ready. */
   waiting: Set<Ticket>;
 }
@@ -122,7 +127,7 @@ class Ticket implements StaggerTicket {
       return Promise.resolve();
     }
     // A leader that asked more than maxWaitMs ago and has no answer yet has stalled: nothing to wait for.
-    if (group.requestedAt !== undefined && group.requestedAt + maxWaitMs <= now()) return Promise.resolve();
+    if (group.stalled || (group.requestedAt !== undefined && group.requestedAt + maxWaitMs <= now())) return Promise.resolve();
     const readyAt = now();
     // Once the leader has asked, its answer gets maxWaitMs; until then, it gets leaderStartMs to ask.
     const deadline = () => (group.requestedAt === undefined ? readyAt + leaderStartMs : group.requestedAt + maxWaitMs);
@@ -144,7 +149,13 @@ class Ticket implements StaggerTicket {
       };
       const rearm = () => {
         clearTimeout(timer);
-        timer = setTimeout(open, Math.max(0, deadline() - now()));
+        timer = setTimeout(
+          () => {
+            if (group.requestedAt !== undefined) group.stalled = true;
+            open();
+          },
+          Math.max(0, deadline() - now()),
+        );
       };
       signal.addEventListener("abort", onAbort, { once: true });
       this.#wait = { open, rearm };
@@ -157,6 +168,7 @@ class Ticket implements StaggerTicket {
     const group = this.#group;
     if (group.leader === this && group.requestedAt === undefined && isRequesting(message)) {
       group.requestedAt = this.#settings.now();
+      group.stalled = false;
       for (const waiting of group.waiting) waiting.#wait?.rearm();
       return;
     }
@@ -173,6 +185,7 @@ class Ticket implements StaggerTicket {
     if (group.leader === this) {
       group.leader = undefined;
       group.requestedAt = undefined;
+      group.stalled = false;
     }
     for (const waiting of [...group.waiting]) waiting.#wait?.open();
   }
@@ -186,6 +199,7 @@ class Ticket implements StaggerTicket {
     // The leader ended before its response began: the first worker waiting leads now, and the others wait for it.
     group.leader = undefined;
     group.requestedAt = undefined;
+    group.stalled = false;
     const [next, ...others] = group.waiting;
     if (next) {
       group.leader = next;
@@ -211,7 +225,15 @@ export class CacheStagger {
   join(key: string): StaggerTicket {
     let group = this.#groups.get(key);
     if (!group) {
-      group = { warmUntil: 0, ttlMs: PROMPT_CACHE_TTL_MS["5m"], uncached: false, leader: undefined, requestedAt: undefined, waiting: new Set() };
+      group = {
+        warmUntil: 0,
+        ttlMs: PROMPT_CACHE_TTL_MS["5m"],
+        uncached: false,
+        leader: undefined,
+        requestedAt: undefined,
+        stalled: false,
+        waiting: new Set(),
+      };
       this.#groups.set(key, group);
     }
     return new Ticket(!group.uncached && group.warmUntil <= this.#settings.now(), group, this.#settings);

@@ -6,6 +6,7 @@
  * caller iterates the same events, or awaits `runSwarmFile()`.
  */
 import { mkdir } from "node:fs/promises";
+import { resolve } from "node:path";
 import { AbortError } from "../errors.ts";
 import { type OrchestratorEvent, sessionIdOf, type TaskResult } from "../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../swarm/config/index.ts";
@@ -76,7 +77,8 @@ export class SwarmRun {
    * reached rejects here, with a CadreError). Nothing runs until `events()`.
    */
   static async start(config: ResolvedSwarmConfig, options: SwarmRunOptions): Promise<SwarmRun> {
-    const outDir = options.resume?.dir ?? options.outDir;
+    // Absolute: workers run in other directories, and a relative HOME or transcript path would land there.
+    const outDir = resolve(options.resume?.dir ?? options.outDir);
     await mkdir(outDir, { recursive: true });
     const budgetUsd = appliedBudget(config, options);
     const engine = await startEngine(
