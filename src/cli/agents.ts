@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { relative, sep } from "node:path";
 import { agentSearchDirs, type DiscoveredAgent, discoverAgents } from "../swarm/agents/discover.ts";
+import { oneLine, printable } from "../util/one-line.ts";
 import { parseFlags, UsageError } from "./flags.ts";
 
 const USAGE = "usage: cadre agents";
@@ -28,12 +29,9 @@ function shortPath(path: string, cwd: string, home: string): string {
   return path;
 }
 
-function oneLine(text: string, width: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
-}
-
-function table(rows: string[][]): string {
+/** Agent files are anyone's text: their names and descriptions are shown, never obeyed, by the terminal. */
+function table(cells: string[][]): string {
+  const rows = cells.map((row) => row.map(printable));
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
   const pad = (cell: string, column: number, row: string[]) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0));
   return rows.map((row) => row.map((cell, column) => pad(cell, column, row)).join("  ")).join("\n");

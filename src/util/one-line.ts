@@ -1,6 +1,25 @@
-/** One line, at most `max` characters: whitespace collapsed, an ellipsis when cut. */
+/**
+ * Control characters but newline and tab (C0, DEL, C1: every escape sequence starts with one) and the
+ * Unicode marks that reorder text on screen (bidi overrides and isolates).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point.
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text from a model, a tool or a config, safe to print on a terminal: each
+ * control character shown as its code (`\x1b`), so that a reply cannot set
+ * the window title, clear the screen or hide what follows it.
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (char) => {
+    const code = char.charCodeAt(0).toString(16);
+    return code.length <= 2 ? `\\x${code.padStart(2, "0")}` : `\\u${code.padStart(4, "0")}`;
+  });
+}
+
+/** One line, at most `max` characters, printable: whitespace collapsed, control characters shown as codes, an ellipsis when cut. */
 export function oneLine(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = printable(text.replace(/\s+/g, " ").trim());
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 

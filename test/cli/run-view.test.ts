@@ -4,7 +4,7 @@ import { renderFinalTable } from "../../src/cli/run/final-table.ts";
 import { parseRunArgs, runDirName } from "../../src/cli/run/options.ts";
 import { RunState } from "../../src/cli/run/state.ts";
 import { colorsFor } from "../../src/cli/run/view/format.ts";
-import { describeEvent } from "../../src/cli/run/view/lines.ts";
+import { describeEvent, LinesView } from "../../src/cli/run/view/lines.ts";
 import { renderFrame } from "../../src/cli/run/view/tty.ts";
 import { SIGNAL_EXIT_CODES, type StopSignal } from "../../src/cli/signals.ts";
 import type { OrchestratorEvent, TaskInfo, TaskResult } from "../../src/orchestrator/index.ts";
@@ -104,6 +104,25 @@ describe("the live view's frame", () => {
     expect(lines[4]).toMatch(/^· summary +waiting +after a\.ts, b\.ts$/);
     expect(lines[5]).toBe("1 running  1 waiting  1 succeeded  $0.01 of $2.00  90% cached   rate limited: 2/4 workers, starts paused 2.0s");
     expect(lines).toHaveLength(6);
+  });
+
+  it("shows a task name and a reply that carry escape sequences as text: the terminal never obeys them", () => {
+    const hostile = "\u001b]0;OWNED\u0007\u001b[2J";
+    const state = new RunState("swarm", [{ name: `evil${hostile}` }], T0);
+    const task = info(`evil${hostile}`);
+    state.apply({ type: "task_started", task, attempt: 1, pid: 1, worker: "cold", startedAt: T0 }, T0);
+    state.apply({ type: "task_message", task, message: assistant("m1", [{ type: "text", text: `pwned ${hostile}` }]) }, T0);
+    const frame = renderFrame(state, { now: T0 + 100, width: 120, height: 30, colors: plain });
+    expect(frame).not.toContain(ESC);
+    expect(frame).not.toContain("\u0007");
+    expect(frame).toContain("evil\\x1b]0;OWNED\\x07\\x1b[2J");
+    // The plain lines (a pipe, CI): what reaches the stream.
+    const written: string[] = [];
+    const lines = new LinesView({ write: (text: string) => written.push(text) > 0 }, state, () => T0);
+    lines.event({ type: "task_finished", task, result: result(`evil${hostile}`, "succeeded", { text: `done ${hostile}` }) });
+    lines.notice(`swarm ${hostile}`);
+    expect(written).toHaveLength(2);
+    for (const text of written) expect(text).not.toContain(ESC);
   });
 
   it("counts a task's time from its start, with its wait for a slot apart: the orchestrator's numbers", () => {

@@ -25,6 +25,23 @@ async function config(name: string, lines: string[]): Promise<string> {
 const ESC = "\u001b";
 
 describe("cadre run", () => {
+  it("prints a reply that carries terminal escape sequences as text, in its lines and its final table", async () => {
+    const file = await config("hostile.yaml", [
+      "name: hostile",
+      "tasks:",
+      "  - { name: say, prompt: say hi }",
+      "rehearsal:",
+      '  say: [{ text: "\\e]0;OWNED\\a\\e[2Jhello" }]',
+    ]);
+    const run = await cadre(["run", file, "--rehearse", "--out", join(dir, "hostile-out")]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).not.toContain(ESC);
+    expect(run.stdout).not.toContain("\u0007");
+    expect(run.stdout).toContain("\\x1b]0;OWNED\\x07\\x1b[2Jhello");
+    // The record keeps the reply as the model gave it: only what is printed is made safe.
+    expect((await readSummary(join(dir, "hostile-out"))).tasks[0]!.text).toBe("\u001b]0;OWNED\u0007\u001b[2Jhello");
+  });
+
   it("exits 1 when a task fails: the failure, the skipped dependant and a supervised denial in summary.json, plain lines on a pipe", async () => {
     const file = await config("failing.yaml", [
       "name: failing",

@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { printable } from "../../../util/one-line.ts";
 import type { RowStatus } from "../state.ts";
 
 export type Colors = ReturnType<typeof pc.createColors>;
@@ -68,6 +69,8 @@ export function table(
   width: number,
   style: (row: number, column: number, cell: string) => string = (_r, _c, cell) => cell,
 ): string[] {
+  // Cells hold names and text from configs and models: shown, never obeyed, by the terminal.
+  rows = rows.map((row) => row.map(printable));
   const columns = rows[0]?.length ?? 0;
   const widths = Array.from({ length: columns }, (_, i) => Math.max(...rows.map((row) => row[i]?.length ?? 0)));
   let fixed = widths.slice(0, -1).reduce((sum, w) => sum + w + 2, 0);

@@ -1,6 +1,6 @@
 import type { TaskResult } from "../../../orchestrator/index.ts";
 import type { RunEvent } from "../../../run/index.ts";
-import { oneLine } from "../../../util/one-line.ts";
+import { oneLine, printable } from "../../../util/one-line.ts";
 import { activityOf, resultLine, worktreeLine } from "../activity.ts";
 import type { RunState } from "../state.ts";
 import { formatDuration, formatUsd } from "./format.ts";
@@ -76,6 +76,7 @@ export class LinesView implements RunView {
   stop(): void {}
 
   private write(line: string): void {
-    this.out.write(`${clock(this.now())} ${line}\n`);
+    // Task names, replies and errors come from configs and models: shown, never obeyed, by the terminal.
+    this.out.write(`${clock(this.now())} ${printable(line)}\n`);
   }
 }

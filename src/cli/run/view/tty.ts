@@ -1,6 +1,7 @@
 import { createLogUpdate } from "log-update";
 import { cacheReadShare } from "../../../orchestrator/index.ts";
 import type { RunEvent } from "../../../run/index.ts";
+import { printable } from "../../../util/one-line.ts";
 import type { RowStatus, RunState, TaskRow } from "../state.ts";
 import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
@@ -129,7 +130,7 @@ export class TtyView implements RunView {
   }
 
   notice(text: string): void {
-    this.notices.push(text);
+    this.notices.push(printable(text));
     this.draw();
   }
 
