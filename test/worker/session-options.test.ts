@@ -103,6 +103,10 @@ describe("session identity and persistence", () => {
     await expect(Worker.start({ resumeSessionAt: "x" })).rejects.toThrow(WorkerOptionsError);
     await expect(Worker.start({ forkSession: true })).rejects.toMatchObject({ code: "INVALID_WORKER_OPTIONS" });
     await expect(Worker.start({ sessionId: "not-a-uuid" })).rejects.toThrow(/must be a UUID/);
+    // A session id read back from a record or a tool call never reaches the CLI as a flag.
+    for (const hostile of ["--version", "--dangerously-skip-permissions", "a b"]) {
+      await expect(Worker.start({ resume: hostile })).rejects.toThrow(`resume must be a session id (a UUID), got ${JSON.stringify(hostile)}`);
+    }
     await expect(Worker.start({ sessionId: "0b5e7d0c-1a2b-4c3d-8e9f-0123456789ab", resume: "0b5e7d0c-1a2b-4c3d-8e9f-0123456789ac" })).rejects.toThrow(
       /needs forkSession/,
     );
