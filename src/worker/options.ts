@@ -164,7 +164,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function sessionOptionsProblem(options: WorkerOptions): string | undefined {
   const resuming = options.resume !== undefined || options.continueSession === true;
   // A session id may come back from a record or a tool call: anything but an id could be read by the CLI as a flag.
-  if (options.resume !== undefined && !UUID.test(options.resume)) return `resume must be a session id (a UUID), got ${JSON.stringify(options.resume)}`;
+  if (options.resume !== undefined && !UUID.test(options.resume))
+    return `resume must be a session id (a UUID), got ${JSON.stringify(options.resume)}`;
   if (options.resumeSessionAt !== undefined && options.resume === undefined) return "resumeSessionAt needs resume (the session to continue)";
   if (options.forkSession && !resuming) return "forkSession needs resume or continueSession (the session to fork)";
   if (options.sessionId !== undefined) {
