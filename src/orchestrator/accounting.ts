@@ -22,13 +22,13 @@ export function addUsage(into: Usage, usage: Record<string, unknown> | undefined
  * total for the process, so each result adds only what is new.
  */
 export class WorkerCost {
-  private reportedTotal = 0;
+  #reportedTotal = 0;
 
   /** The cost this result adds. */
   add(result: ResultMessage): number {
     const total = num(result.total_cost_usd);
-    const delta = Math.max(0, total - this.reportedTotal);
-    this.reportedTotal = Math.max(this.reportedTotal, total);
+    const delta = Math.max(0, total - this.#reportedTotal);
+    this.#reportedTotal = Math.max(this.#reportedTotal, total);
     return delta;
   }
 }

@@ -24,13 +24,13 @@ interface AgentSession {
  * running turn is always known.
  */
 export class AgentSessions {
-  private readonly sessions = new Map<string, AgentSession>();
-  private closed = false;
+  readonly #sessions = new Map<string, AgentSession>();
+  #closed = false;
 
   constructor(private readonly startWorker: StartAgentWorker) {}
 
   status(kind: SessionKind, agent: string): "not_started" | "idle" | "busy" {
-    const session = this.sessions.get(`${kind}:${agent}`);
+    const session = this.#sessions.get(`${kind}:${agent}`);
     if (!session) return "not_started";
     return session.busy ? "busy" : "idle";
   }
@@ -40,8 +40,8 @@ export class AgentSessions {
    * `chain`, on behalf of the task `asker` (undefined when no task asks).
    */
   ask(kind: SessionKind, agent: string, prompt: string, chain: readonly string[], signal: AbortSignal, asker?: string): Promise<TurnResult> {
-    if (this.closed) return Promise.reject(new Error("the orchestrator is closing; no new questions are taken"));
-    const session = this.session(kind, agent, asker);
+    if (this.#closed) return Promise.reject(new Error("the orchestrator is closing; no new questions are taken"));
+    const session = this.#session(kind, agent, asker);
     const turn = session.tail.then(async () => {
       signal.throwIfAborted();
       const worker = await session.worker;
@@ -59,18 +59,18 @@ export class AgentSessions {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    const workers = [...this.sessions.values()].map((s) => s.worker.catch(() => undefined));
-    this.sessions.clear();
+    this.#closed = true;
+    const workers = [...this.#sessions.values()].map((s) => s.worker.catch(() => undefined));
+    this.#sessions.clear();
     await Promise.all(workers.map(async (w) => (await w)?.close()));
   }
 
-  private session(kind: SessionKind, agent: string, asker: string | undefined): AgentSession {
+  #session(kind: SessionKind, agent: string, asker: string | undefined): AgentSession {
     const key = `${kind}:${agent}`;
-    const existing = this.sessions.get(key);
+    const existing = this.#sessions.get(key);
     if (existing) return existing;
     const forget = () => {
-      if (this.sessions.get(key) === session) this.sessions.delete(key);
+      if (this.#sessions.get(key) === session) this.#sessions.delete(key);
     };
     const session: AgentSession = {
       worker: this.startWorker(kind, agent, () => session.chain, asker),
@@ -80,7 +80,7 @@ export class AgentSessions {
     };
     // A session whose worker failed to start or has died is forgotten, so the next ask starts a new one.
     session.worker.then((worker) => worker.exited.then(forget), forget);
-    this.sessions.set(key, session);
+    this.#sessions.set(key, session);
     return session;
   }
 }

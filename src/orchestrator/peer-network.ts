@@ -30,17 +30,17 @@ export class PeerNetwork<P extends ParentTask> {
    * are charged to, `chain` who waits on its current turn.
    */
   serverFor(name: () => string, parent: () => P | undefined, chain: () => readonly string[]): McpServer {
-    return createPeerServer(() => ({ name: name(), waitChain: chain() }), this.directoryFor(parent));
+    return createPeerServer(() => ({ name: name(), waitChain: chain() }), this.#directoryFor(parent));
   }
 
-  private directoryFor(parent: () => P | undefined): PeerDirectory {
+  #directoryFor(parent: () => P | undefined): PeerDirectory {
     const { agents, sessions, inbox, spawn } = this.options;
     return {
       listPeers: (caller): PeerInfo[] =>
         Object.entries(agents())
-          .filter(([name]) => name !== caller.name && this.canReach(caller, name))
+          .filter(([name]) => name !== caller.name && this.#canReach(caller, name))
           .map(([name, agent]) => ({ name, description: agent.description, status: sessions.status("peer", name) })),
-      canReach: (caller, peer) => this.canReach(caller, peer),
+      canReach: (caller, peer) => this.#canReach(caller, peer),
       isPeer: (name) => agents()[name] !== undefined,
       ask: async (caller, peer, question, signal) => {
         if (!agents()[peer]) throw new Error(`no agent named "${peer}"`);
@@ -59,7 +59,7 @@ export class PeerNetwork<P extends ParentTask> {
     };
   }
 
-  private canReach(caller: Caller, peer: string): boolean {
+  #canReach(caller: Caller, peer: string): boolean {
     const { connections } = this.options;
     if (!connections) return true;
     return connections[caller.name]?.includes(peer) ?? false;

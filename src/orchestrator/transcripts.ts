@@ -18,8 +18,8 @@ function fileNameFor(name: string): string {
  * as the CLI sent it (an unknown message as its raw object).
  */
 export class TranscriptDirectory {
-  private readonly streams = new Map<string, WriteStream>();
-  private readonly usedNames = new Set<string>();
+  readonly #streams = new Map<string, WriteStream>();
+  readonly #usedNames = new Set<string>();
   readonly paths = new Map<string, string>();
 
   constructor(readonly dir: string) {
@@ -27,22 +27,22 @@ export class TranscriptDirectory {
   }
 
   write(taskId: string, taskName: string, message: CliMessage): void {
-    let stream = this.streams.get(taskId);
+    let stream = this.#streams.get(taskId);
     if (!stream) {
       let base = fileNameFor(taskName);
-      for (let n = 2; this.usedNames.has(base); n++) base = `${fileNameFor(taskName)}-${n}`;
-      this.usedNames.add(base);
+      for (let n = 2; this.#usedNames.has(base); n++) base = `${fileNameFor(taskName)}-${n}`;
+      this.#usedNames.add(base);
       const path = join(this.dir, `${base}.jsonl`);
       this.paths.set(taskId, path);
       stream = createWriteStream(path, { flags: "a" });
-      this.streams.set(taskId, stream);
+      this.#streams.set(taskId, stream);
     }
     stream.write(encodeLine(message.type === "unknown" ? message.raw : message));
   }
 
   /** Flushes and closes every transcript. */
   async close(): Promise<void> {
-    await Promise.all([...this.streams.values()].map((s) => new Promise<void>((resolve) => s.end(() => resolve()))));
-    this.streams.clear();
+    await Promise.all([...this.#streams.values()].map((s) => new Promise<void>((resolve) => s.end(() => resolve()))));
+    this.#streams.clear();
   }
 }

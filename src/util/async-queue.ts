@@ -4,44 +4,44 @@
  * `fail(error)` makes the consumer's next read throw once the buffer is drained.
  */
 export class AsyncQueue<T> implements AsyncIterable<T> {
-  private readonly buffer: T[] = [];
-  private waiter: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void } | undefined;
-  private finished = false;
-  private failure: { error: unknown } | undefined;
+  readonly #buffer: T[] = [];
+  #waiter: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void } | undefined;
+  #finished = false;
+  #failure: { error: unknown } | undefined;
 
   get closed(): boolean {
-    return this.finished || this.failure !== undefined;
+    return this.#finished || this.#failure !== undefined;
   }
 
   push(value: T): void {
     if (this.closed) return;
-    if (this.waiter) {
-      const { resolve } = this.waiter;
-      this.waiter = undefined;
+    if (this.#waiter) {
+      const { resolve } = this.#waiter;
+      this.#waiter = undefined;
       resolve({ value, done: false });
     } else {
-      this.buffer.push(value);
+      this.#buffer.push(value);
     }
   }
 
   end(): void {
     if (this.closed) return;
-    this.finished = true;
-    this.settleWaiter();
+    this.#finished = true;
+    this.#settleWaiter();
   }
 
   fail(error: unknown): void {
     if (this.closed) return;
-    this.failure = { error };
-    this.settleWaiter();
+    this.#failure = { error };
+    this.#settleWaiter();
   }
 
   next(): Promise<IteratorResult<T>> {
-    if (this.buffer.length > 0) return Promise.resolve({ value: this.buffer.shift() as T, done: false });
-    if (this.failure) return Promise.reject(this.failure.error);
-    if (this.finished) return Promise.resolve({ value: undefined, done: true });
+    if (this.#buffer.length > 0) return Promise.resolve({ value: this.#buffer.shift() as T, done: false });
+    if (this.#failure) return Promise.reject(this.#failure.error);
+    if (this.#finished) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve, reject) => {
-      this.waiter = { resolve, reject };
+      this.#waiter = { resolve, reject };
     });
   }
 
@@ -50,17 +50,17 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
       next: () => this.next(),
       return: async () => {
         this.end();
-        this.buffer.length = 0;
+        this.#buffer.length = 0;
         return { value: undefined, done: true };
       },
     };
   }
 
-  private settleWaiter(): void {
-    if (!this.waiter || this.buffer.length > 0) return;
-    const { resolve, reject } = this.waiter;
-    this.waiter = undefined;
-    if (this.failure) reject(this.failure.error);
+  #settleWaiter(): void {
+    if (!this.#waiter || this.#buffer.length > 0) return;
+    const { resolve, reject } = this.#waiter;
+    this.#waiter = undefined;
+    if (this.#failure) reject(this.#failure.error);
     else resolve({ value: undefined, done: true });
   }
 }

@@ -49,45 +49,48 @@ export interface InboundOptions {
  * not what the requests mean.
  */
 export class ControlChannel {
-  private readonly outbound = new Map<string, PendingOutbound>();
-  private readonly inbound = new Map<string, RunningInbound>();
-  private closedWith: unknown;
+  readonly #outbound = new Map<string, PendingOutbound>();
+  readonly #inbound = new Map<string, RunningInbound>();
+  #closedWith: unknown;
 
-  constructor(
-    private readonly write: WriteMessage,
-    private readonly options: ControlChannelOptions = {},
-  ) {}
+  readonly #write: WriteMessage;
+  readonly #options: ControlChannelOptions;
+
+  constructor(write: WriteMessage, options: ControlChannelOptions = {}) {
+    this.#write = write;
+    this.#options = options;
+  }
 
   get pendingOutbound(): number {
-    return this.outbound.size;
+    return this.#outbound.size;
   }
 
   get runningInbound(): number {
-    return this.inbound.size;
+    return this.#inbound.size;
   }
 
   /** Sends a control request to the CLI and resolves with its success payload. */
   request(payload: OutboundControlRequest, timeoutMs: number): Promise<ControlPayload> {
-    if (this.closedWith !== undefined) return Promise.reject(this.closedWith);
+    if (this.#closedWith !== undefined) return Promise.reject(this.#closedWith);
     const requestId = `cadre-${randomUUID()}`;
     return new Promise((resolve, reject) => {
       const timer =
         timeoutMs > 0 && Number.isFinite(timeoutMs)
           ? setTimeout(() => {
-              this.outbound.delete(requestId);
+              this.#outbound.delete(requestId);
               reject(new ControlTimeoutError(payload.subtype, timeoutMs));
             }, timeoutMs)
           : undefined;
-      this.outbound.set(requestId, { subtype: payload.subtype, resolve, reject, timer });
-      if (!this.write(controlRequest(requestId, payload))) {
-        this.settle(requestId)?.reject(this.closedWith ?? new ControlRequestError(payload.subtype, "the process no longer takes input"));
+      this.#outbound.set(requestId, { subtype: payload.subtype, resolve, reject, timer });
+      if (!this.#write(controlRequest(requestId, payload))) {
+        this.#settle(requestId)?.reject(this.#closedWith ?? new ControlRequestError(payload.subtype, "the process no longer takes input"));
       }
     });
   }
 
   /** Routes a control_response from the CLI to the request waiting for it. Returns false for an unknown id. */
   handleResponse(response: ControlResponseMessage["response"]): boolean {
-    const pending = this.settle(response.request_id);
+    const pending = this.#settle(response.request_id);
     if (!pending) return false;
     if (response.subtype === "success") {
       pending.resolve(response.response ?? {});
@@ -110,7 +113,7 @@ export class ControlChannel {
     options: InboundOptions = {},
   ): Promise<void> {
     const controller = new AbortController();
-    this.inbound.set(requestId, { subtype, controller });
+    this.#inbound.set(requestId, { subtype, controller });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       if (options.timeoutMs === undefined) return;
@@ -123,10 +126,10 @@ export class ControlChannel {
     return Promise.race([Promise.resolve().then(() => handler(controller.signal)), timedOut])
       .then(
         (payload) => {
-          if (this.stillWaiting(requestId, controller)) this.write(this.checkedAnswer(requestId, subtype, payload));
+          if (this.#stillWaiting(requestId, controller)) this.#write(this.#checkedAnswer(requestId, subtype, payload));
         },
         (error: unknown) => {
-          if (this.stillWaiting(requestId, controller)) this.write(controlError(requestId, errorText(error)));
+          if (this.#stillWaiting(requestId, controller)) this.#write(controlError(requestId, errorText(error)));
         },
       )
       .finally(() => clearTimeout(timer));
@@ -134,48 +137,48 @@ export class ControlChannel {
 
   /** Answers a request of a kind cadre does not handle: an error saying so. */
   refuse(requestId: string, message: string): void {
-    this.write(controlError(requestId, message));
+    this.#write(controlError(requestId, message));
   }
 
   /** The CLI withdrew a request: abort its handler; no answer is written. */
   handleCancel(requestId: string): void {
-    const running = this.inbound.get(requestId);
+    const running = this.#inbound.get(requestId);
     if (!running) return;
-    this.inbound.delete(requestId);
+    this.#inbound.delete(requestId);
     running.controller.abort(new Error(`the claude CLI cancelled the ${running.subtype} request`));
   }
 
   /** The process is gone: reject every pending request and abort every running handler. */
   close(error: unknown): void {
-    if (this.closedWith !== undefined) return;
-    this.closedWith = error;
-    for (const id of [...this.outbound.keys()]) this.settle(id)?.reject(error);
-    for (const [id, running] of this.inbound) {
-      this.inbound.delete(id);
+    if (this.#closedWith !== undefined) return;
+    this.#closedWith = error;
+    for (const id of [...this.#outbound.keys()]) this.#settle(id)?.reject(error);
+    for (const [id, running] of this.#inbound) {
+      this.#inbound.delete(id);
       running.controller.abort(error);
     }
   }
 
   /** True, once, for a request the CLI still waits on; false when it was cancelled or the channel closed meanwhile. */
-  private stillWaiting(requestId: string, controller: AbortController): boolean {
-    if (this.inbound.get(requestId)?.controller !== controller) return false;
-    this.inbound.delete(requestId);
+  #stillWaiting(requestId: string, controller: AbortController): boolean {
+    if (this.#inbound.get(requestId)?.controller !== controller) return false;
+    this.#inbound.delete(requestId);
     return true;
   }
 
   /** A malformed answer is never sent: the CLI gets an error answer and the owner hears why. */
-  private checkedAnswer<S extends InboundSubtype>(requestId: string, subtype: S, payload: ControlAnswer<S>): ControlResponseMessage {
+  #checkedAnswer<S extends InboundSubtype>(requestId: string, subtype: S, payload: ControlAnswer<S>): ControlResponseMessage {
     const checked = CONTROL_ANSWER_SCHEMAS[subtype].safeParse(payload);
     if (checked.success) return controlSuccess(requestId, payload);
     const error = new InvalidControlAnswerError(subtype, checked.error);
-    this.options.onInvalidAnswer?.(requestId, error);
+    this.#options.onInvalidAnswer?.(requestId, error);
     return controlError(requestId, error.message);
   }
 
-  private settle(requestId: string): PendingOutbound | undefined {
-    const pending = this.outbound.get(requestId);
+  #settle(requestId: string): PendingOutbound | undefined {
+    const pending = this.#outbound.get(requestId);
     if (!pending) return undefined;
-    this.outbound.delete(requestId);
+    this.#outbound.delete(requestId);
     clearTimeout(pending.timer);
     return pending;
   }

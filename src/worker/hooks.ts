@@ -38,20 +38,20 @@ export type HookConfig = Partial<Record<HookEvent, HookMatcher[]>>;
 type InitializeHooks = NonNullable<InitializeRequest["hooks"]>;
 
 export class HookRegistry {
-  private readonly callbacks = new Map<string, HookCallback>();
+  readonly #callbacks = new Map<string, HookCallback>();
   /** Callback id → its matcher's limit in ms, where the matcher names one. */
-  private readonly limits = new Map<string, number>();
-  private readonly initializeHooks: InitializeHooks = {};
+  readonly #limits = new Map<string, number>();
+  readonly #initializeHooks: InitializeHooks = {};
 
   constructor(config: HookConfig = {}) {
     for (const event of HookEventSchema.options) {
       const matchers = config[event];
       if (!matchers) continue;
-      this.initializeHooks[event] = matchers.map((m) => {
+      this.#initializeHooks[event] = matchers.map((m) => {
         const ids = m.hooks.map((callback) => {
-          const id = `hook_${this.callbacks.size}`;
-          this.callbacks.set(id, callback);
-          if (m.timeoutSeconds !== undefined) this.limits.set(id, m.timeoutSeconds * 1000);
+          const id = `hook_${this.#callbacks.size}`;
+          this.#callbacks.set(id, callback);
+          if (m.timeoutSeconds !== undefined) this.#limits.set(id, m.timeoutSeconds * 1000);
           return id;
         });
         return {
@@ -65,21 +65,21 @@ export class HookRegistry {
   }
 
   get isEmpty(): boolean {
-    return this.callbacks.size === 0;
+    return this.#callbacks.size === 0;
   }
 
   /** The `hooks` field of the initialize request. */
   toInitialize(): InitializeHooks {
-    return this.initializeHooks;
+    return this.#initializeHooks;
   }
 
   /** How long cadre waits for this callback: its matcher's limit (the CLI's), so cadre never gives up before the CLI does. */
   limitMs(callbackId: string): number | undefined {
-    return this.limits.get(callbackId);
+    return this.#limits.get(callbackId);
   }
 
   async invoke(callbackId: string, input: HookInput, context: HookContext): Promise<HookOutput> {
-    const callback = this.callbacks.get(callbackId);
+    const callback = this.#callbacks.get(callbackId);
     if (!callback) throw new Error(`no hook callback is registered as "${callbackId}"`);
     return await callback(input, context);
   }

@@ -30,7 +30,7 @@ export class InboundRequests {
     const { request_id: requestId, request } = message;
     switch (request.subtype) {
       case "can_use_tool":
-        void channel.handleRequest(requestId, request.subtype, (signal) => this.decidePermission(requestId, request, signal), {
+        void channel.handleRequest(requestId, request.subtype, (signal) => this.#decidePermission(requestId, request, signal), {
           timeoutMs: options.permissionTimeoutMs,
         });
         return;
@@ -48,7 +48,7 @@ export class InboundRequests {
     }
   }
 
-  private async decidePermission(requestId: string, raw: CanUseToolRequest, signal: AbortSignal): Promise<PermissionResult> {
+  async #decidePermission(requestId: string, raw: CanUseToolRequest, signal: AbortSignal): Promise<PermissionResult> {
     const { options } = this.context;
     const request = permissionRequestFrom(requestId, raw, signal);
     const { signal: _omit, ...visible } = request;

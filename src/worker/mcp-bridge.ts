@@ -22,34 +22,34 @@ export class ControlChannelMcpTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  private readonly waiting = new Map<JsonRpcId, (response: JSONRPCMessage) => void>();
-  private closed = false;
+  readonly #waiting = new Map<JsonRpcId, (response: JSONRPCMessage) => void>();
+  #closed = false;
 
   async start(): Promise<void> {}
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (!("method" in message) && "id" in message && message.id !== undefined && message.id !== null) {
-      const deliver = this.waiting.get(message.id);
+      const deliver = this.#waiting.get(message.id);
       if (deliver) {
-        this.waiting.delete(message.id);
+        this.#waiting.delete(message.id);
         deliver(message);
       }
     }
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (const [id, deliver] of this.waiting) {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const [id, deliver] of this.#waiting) {
       deliver({ jsonrpc: "2.0", id, error: { code: -32000, message: "the in-process MCP server was closed" } });
     }
-    this.waiting.clear();
+    this.#waiting.clear();
     this.onclose?.();
   }
 
   /** Hands one JSON-RPC message from the CLI to the server; resolves with what goes back as `mcp_response`. */
   async handle(message: unknown, signal: AbortSignal): Promise<JSONRPCMessage> {
-    if (this.closed) throw new Error("the in-process MCP server is closed");
+    if (this.#closed) throw new Error("the in-process MCP server is closed");
     if (!isRecord(message) || typeof message.method !== "string") {
       throw new Error("mcp_message did not carry a JSON-RPC request or notification");
     }
@@ -60,11 +60,11 @@ export class ControlChannelMcpTransport implements Transport {
     }
     if (typeof id !== "string" && typeof id !== "number") throw new Error("mcp_message has an invalid JSON-RPC id");
     const response = new Promise<JSONRPCMessage>((resolve, reject) => {
-      this.waiting.set(id, resolve);
+      this.#waiting.set(id, resolve);
       signal.addEventListener(
         "abort",
         () => {
-          this.waiting.delete(id);
+          this.#waiting.delete(id);
           // Tell the server its request is void, as an MCP client would.
           this.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } } as JSONRPCMessage);
           reject(signal.reason);
@@ -79,7 +79,7 @@ export class ControlChannelMcpTransport implements Transport {
 
 /** In-process MCP servers of one worker, by the name the CLI knows them under. */
 export class McpBridge {
-  private readonly transports = new Map<string, ControlChannelMcpTransport>();
+  readonly #transports = new Map<string, ControlChannelMcpTransport>();
 
   private constructor() {}
 
@@ -88,17 +88,17 @@ export class McpBridge {
     for (const [name, server] of Object.entries(servers)) {
       const transport = new ControlChannelMcpTransport();
       await server.connect(transport);
-      bridge.transports.set(name, transport);
+      bridge.#transports.set(name, transport);
     }
     return bridge;
   }
 
   get names(): string[] {
-    return [...this.transports.keys()];
+    return [...this.#transports.keys()];
   }
 
   async handle(serverName: string, message: unknown, signal: AbortSignal): Promise<McpMessageResponse> {
-    const transport = this.transports.get(serverName);
+    const transport = this.#transports.get(serverName);
     if (!transport) {
       throw new Error(`no in-process MCP server named "${serverName}" (this worker has: ${this.names.join(", ") || "none"})`);
     }
@@ -106,6 +106,6 @@ export class McpBridge {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.transports.values()].map((t) => t.close()));
+    await Promise.all([...this.#transports.values()].map((t) => t.close()));
   }
 }

@@ -52,16 +52,16 @@ function spawnChild(options: ProcessTransportOptions) {
  */
 export class ProcessTransport {
   readonly exited: Promise<ExitDetails>;
-  private readonly child: ReturnType<typeof spawnChild>;
-  private stderrChunks: Buffer[] = [];
-  private stderrBytes = 0;
-  private readonly stderrLimit: number;
-  private exitDetails: ExitDetails | undefined;
-  private inputEnded = false;
+  readonly #child: ReturnType<typeof spawnChild>;
+  #stderrChunks: Buffer[] = [];
+  #stderrBytes = 0;
+  readonly #stderrLimit: number;
+  #exitDetails: ExitDetails | undefined;
+  #inputEnded = false;
 
   constructor(options: ProcessTransportOptions, handlers: TransportHandlers) {
-    this.stderrLimit = options.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES;
-    this.child = spawnChild(options);
+    this.#stderrLimit = options.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES;
+    this.#child = spawnChild(options);
     const decoder = new NdjsonDecoder({ maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES });
     const deliver = (events: ReturnType<NdjsonDecoder["push"]>) => {
       for (const event of events) {
@@ -70,7 +70,7 @@ export class ProcessTransport {
       }
     };
     let failed = false;
-    this.child.stdout.on("data", (chunk: Buffer) => {
+    this.#child.stdout.on("data", (chunk: Buffer) => {
       if (failed) return;
       try {
         deliver(decoder.push(chunk));
@@ -80,7 +80,7 @@ export class ProcessTransport {
         handlers.onFatal(error as Error);
       }
     });
-    this.child.stdout.on("end", () => {
+    this.#child.stdout.on("end", () => {
       if (failed) return;
       try {
         deliver(decoder.end());
@@ -88,59 +88,59 @@ export class ProcessTransport {
         handlers.onFatal(error as Error);
       }
     });
-    this.child.stderr.on("data", (chunk: Buffer) => this.keepStderr(chunk));
+    this.#child.stderr.on("data", (chunk: Buffer) => this.#keepStderr(chunk));
     // A write to a process that has died fails with EPIPE; the exit is reported separately.
-    this.child.stdin.on("error", () => {});
-    this.exited = this.child.then((result): ExitDetails => {
+    this.#child.stdin.on("error", () => {});
+    this.exited = this.#child.then((result): ExitDetails => {
       const details: ExitDetails = {
         exitCode: result.exitCode ?? null,
         signal: result.signal ?? null,
         // A process that never started (ENOENT, EACCES) has no stderr; execa's message says why.
         stderrTail: this.stderrTail() || (result.exitCode === undefined ? (result.shortMessage ?? "") : ""),
       };
-      this.exitDetails = details;
+      this.#exitDetails = details;
       return details;
     });
   }
 
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.#child.pid;
   }
 
   get hasExited(): boolean {
-    return this.exitDetails !== undefined;
+    return this.#exitDetails !== undefined;
   }
 
   get canWrite(): boolean {
-    return !this.inputEnded && !this.hasExited && this.child.stdin.writable;
+    return !this.#inputEnded && !this.hasExited && this.#child.stdin.writable;
   }
 
   /** Writes one message as one line. Returns false when the process can no longer take input. */
   write(message: unknown): boolean {
     if (!this.canWrite) return false;
-    this.child.stdin.write(encodeLine(message));
+    this.#child.stdin.write(encodeLine(message));
     return true;
   }
 
   endInput(): void {
-    if (this.inputEnded) return;
-    this.inputEnded = true;
-    this.child.stdin.end();
+    if (this.#inputEnded) return;
+    this.#inputEnded = true;
+    this.#child.stdin.end();
   }
 
   stderrTail(): string {
-    const text = Buffer.concat(this.stderrChunks).toString("utf8");
+    const text = Buffer.concat(this.#stderrChunks).toString("utf8");
     // Drop a partial first line left by trimming.
-    return this.stderrBytes > this.stderrLimit ? text.slice(text.indexOf("\n") + 1) : text;
+    return this.#stderrBytes > this.#stderrLimit ? text.slice(text.indexOf("\n") + 1) : text;
   }
 
   /** Ends the process: close stdin, wait, SIGTERM, wait, SIGKILL. Resolves once it has exited. */
   async terminate(options: TerminateOptions = {}): Promise<ExitDetails> {
     const { graceMs = 2_000, termMs = 2_000 } = options;
     this.endInput();
-    if (await this.exitsWithin(graceMs)) return this.exited;
-    this.signal("SIGTERM");
-    if (await this.exitsWithin(termMs)) return this.exited;
+    if (await this.#exitsWithin(graceMs)) return this.exited;
+    this.#signal("SIGTERM");
+    if (await this.#exitsWithin(termMs)) return this.exited;
     return this.kill();
   }
 
@@ -154,8 +154,8 @@ export class ProcessTransport {
    * and answer it.
    */
   async kill(): Promise<ExitDetails> {
-    this.inputEnded = true;
-    await killGroup(this.child, this.exited);
+    this.#inputEnded = true;
+    await killGroup(this.#child, this.exited);
     return this.exited;
   }
 
@@ -164,22 +164,22 @@ export class ProcessTransport {
    * on Deno the latter ignores every signal after the first, so SIGKILL would never
    * follow an ignored SIGTERM.
    */
-  private signal(name: "SIGTERM"): void {
-    signalLiveGroup(this.child, name);
+  #signal(name: "SIGTERM"): void {
+    signalLiveGroup(this.#child, name);
   }
 
-  private async exitsWithin(ms: number): Promise<boolean> {
+  async #exitsWithin(ms: number): Promise<boolean> {
     return this.hasExited || (await settlesWithin(this.exited, ms));
   }
 
-  private keepStderr(chunk: Buffer): void {
-    this.stderrChunks.push(chunk);
-    this.stderrBytes += chunk.length;
-    let kept = this.stderrChunks.reduce((n, c) => n + c.length, 0);
-    while (kept > this.stderrLimit && this.stderrChunks.length > 1) {
-      kept -= this.stderrChunks.shift()!.length;
+  #keepStderr(chunk: Buffer): void {
+    this.#stderrChunks.push(chunk);
+    this.#stderrBytes += chunk.length;
+    let kept = this.#stderrChunks.reduce((n, c) => n + c.length, 0);
+    while (kept > this.#stderrLimit && this.#stderrChunks.length > 1) {
+      kept -= this.#stderrChunks.shift()!.length;
     }
-    const only = this.stderrChunks[0];
-    if (only && kept > this.stderrLimit) this.stderrChunks[0] = only.subarray(only.length - this.stderrLimit);
+    const only = this.#stderrChunks[0];
+    if (only && kept > this.#stderrLimit) this.#stderrChunks[0] = only.subarray(only.length - this.#stderrLimit);
   }
 }

@@ -67,11 +67,11 @@ export class Turn implements AsyncIterable<CliMessage> {
    * report its command_lifecycle; without checkpoints cadre spares that.)
    */
   readonly userMessageId: string | undefined;
-  private readonly queue = new AsyncQueue<CliMessage>();
-  private readonly collected: CliMessage[] = [];
-  private resolveResult!: (result: ResultMessage) => void;
-  private rejectResult!: (error: unknown) => void;
-  private iterated = false;
+  readonly #queue = new AsyncQueue<CliMessage>();
+  readonly #collected: CliMessage[] = [];
+  #resolveResult!: (result: ResultMessage) => void;
+  #rejectResult!: (error: unknown) => void;
+  #iterated = false;
 
   constructor(
     readonly prompt: Prompt,
@@ -80,40 +80,40 @@ export class Turn implements AsyncIterable<CliMessage> {
   ) {
     this.userMessageId = options.named ? randomUUID() : undefined;
     this.result = new Promise((resolve, reject) => {
-      this.resolveResult = resolve;
-      this.rejectResult = reject;
+      this.#resolveResult = resolve;
+      this.#rejectResult = reject;
     });
     // The result is also delivered through iteration; an unobserved rejection is not a crash.
     this.result.catch(() => {});
   }
 
   get finished(): boolean {
-    return this.queue.closed;
+    return this.#queue.closed;
   }
 
   push(message: CliMessage): void {
-    this.collected.push(message);
-    this.queue.push(message);
+    this.#collected.push(message);
+    this.#queue.push(message);
     if (message.type === "result") {
-      this.queue.end();
-      this.resolveResult(message);
+      this.#queue.end();
+      this.#resolveResult(message);
     }
   }
 
   fail(error: unknown): void {
     if (this.finished) return;
-    this.queue.fail(error);
-    this.rejectResult(error);
+    this.#queue.fail(error);
+    this.#rejectResult(error);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<CliMessage> {
-    if (this.iterated) throw new Error("a turn's messages can be iterated only once; use collect() for the buffered result");
-    this.iterated = true;
-    return this.queue[Symbol.asyncIterator]();
+    if (this.#iterated) throw new Error("a turn's messages can be iterated only once; use collect() for the buffered result");
+    this.#iterated = true;
+    return this.#queue[Symbol.asyncIterator]();
   }
 
   async collect(): Promise<TurnResult> {
     const result = await this.result;
-    return turnResult(result, this.collected, this.userMessageId);
+    return turnResult(result, this.#collected, this.userMessageId);
   }
 }

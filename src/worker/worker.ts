@@ -69,23 +69,24 @@ export class Worker {
   #initializeResponse: ControlPayload = {};
   #session: SystemInitMessage | undefined;
   readonly #events = new EventHub<WorkerEvent>();
-  private stateValue: WorkerState = "starting";
-  private readonly transport: ProcessTransport;
-  private readonly channel: ControlChannel;
-  private readonly hooks: HookRegistry;
-  private readonly inbound: InboundRequests;
-  private readonly turns: Turn[] = [];
-  private pendingPermissions = 0;
-  private failure: Error | undefined;
-  private closing: Promise<ExitDetails> | undefined;
+  #stateValue: WorkerState = "starting";
+  readonly #transport: ProcessTransport;
+  readonly #channel: ControlChannel;
+  readonly #hooks: HookRegistry;
+  readonly #inbound: InboundRequests;
+  readonly #turns: Turn[] = [];
+  #pendingPermissions = 0;
+  #failure: Error | undefined;
+  #closing: Promise<ExitDetails> | undefined;
 
-  private constructor(
-    private readonly options: WorkerOptions,
-    private readonly mcp: McpBridge,
-    command: string,
-  ) {
-    this.hooks = new HookRegistry(options.hooks);
-    this.transport = new ProcessTransport(
+  readonly #options: WorkerOptions;
+  readonly #mcp: McpBridge;
+
+  private constructor(options: WorkerOptions, mcp: McpBridge, command: string) {
+    this.#options = options;
+    this.#mcp = mcp;
+    this.#hooks = new HookRegistry(options.hooks);
+    this.#transport = new ProcessTransport(
       {
         command,
         args: buildArgs(options),
@@ -95,32 +96,32 @@ export class Worker {
         stderrTailBytes: options.stderrTailBytes,
       },
       {
-        onValue: (value) => this.receive(value),
+        onValue: (value) => this.#receive(value),
         onMalformedLine: (line, error) => this.#events.emit({ type: "malformed_line", line, error }),
-        onFatal: (error) => this.fail(new ProtocolError(`claude's output could not be read: ${error.message}`, error)),
+        onFatal: (error) => this.#fail(new ProtocolError(`claude's output could not be read: ${error.message}`, error)),
       },
     );
-    this.channel = new ControlChannel((message) => this.transport.write(message), {
+    this.#channel = new ControlChannel((message) => this.#transport.write(message), {
       onInvalidAnswer: (requestId, error) => this.#events.emit({ type: "invalid_answer", requestId, error }),
     });
-    this.inbound = new InboundRequests({
-      channel: this.channel,
-      hooks: this.hooks,
+    this.#inbound = new InboundRequests({
+      channel: this.#channel,
+      hooks: this.#hooks,
       mcp,
       options,
       hookTimeoutMs: options.hookTimeoutMs ?? DEFAULTS.hookTimeoutMs,
       onPermissionStart: (requestId, request) => {
-        this.pendingPermissions++;
-        if (this.stateValue === "busy") this.setState("awaiting_permission");
+        this.#pendingPermissions++;
+        if (this.#stateValue === "busy") this.#setState("awaiting_permission");
         this.#events.emit({ type: "permission_request", requestId, request });
       },
       onPermissionEnd: (requestId) => {
-        this.pendingPermissions--;
+        this.#pendingPermissions--;
         this.#events.emit({ type: "permission_settled", requestId });
-        if (this.pendingPermissions === 0 && this.stateValue === "awaiting_permission") this.setState("busy");
+        if (this.#pendingPermissions === 0 && this.#stateValue === "awaiting_permission") this.#setState("busy");
       },
     });
-    void this.transport.exited.then((details) => this.onExit(details));
+    void this.#transport.exited.then((details) => this.#onExit(details));
   }
 
   /** Starts claude and initializes the session. On any failure the process is ended before this rejects. */
@@ -140,7 +141,7 @@ export class Worker {
     const mcp = await McpBridge.connect(options.sdkMcpServers ?? {});
     const worker = new Worker(options, mcp, command);
     try {
-      await worker.initialize(signal);
+      await worker.#initialize(signal);
     } catch (error) {
       await worker.kill();
       throw options.resume !== undefined ? missingSession(error, options.resume) : error;
@@ -149,11 +150,11 @@ export class Worker {
   }
 
   get state(): WorkerState {
-    return this.stateValue;
+    return this.#stateValue;
   }
 
   get pid(): number | undefined {
-    return this.transport.pid;
+    return this.#transport.pid;
   }
 
   /** The CLI's answer to initialize (commands, models, account, …). */
@@ -172,7 +173,7 @@ export class Worker {
 
   /** Resolves when the process has exited, however it ended. */
   get exited(): Promise<ExitDetails> {
-    return this.transport.exited;
+    return this.#transport.exited;
   }
 
   /** Subscribes to state changes, messages and permission requests. Returns the unsubscribe function. */
@@ -196,18 +197,18 @@ export class Worker {
    * interrupts the turn (or drops it if it has not started).
    */
   send(prompt: Prompt, options: { signal?: AbortSignal } = {}): Turn {
-    const turn = new Turn(prompt, options.signal, { named: this.options.fileCheckpointing === true });
-    if (this.failure || this.closing) {
-      turn.fail(this.failure ?? new WorkerClosedError("the turn"));
+    const turn = new Turn(prompt, options.signal, { named: this.#options.fileCheckpointing === true });
+    if (this.#failure || this.#closing) {
+      turn.fail(this.#failure ?? new WorkerClosedError("the turn"));
       return turn;
     }
     if (options.signal?.aborted) {
       turn.fail(new AbortError("the turn", options.signal.reason));
       return turn;
     }
-    this.turns.push(turn);
-    options.signal?.addEventListener("abort", () => this.abortTurn(turn), { once: true });
-    if (this.turns.length === 1) this.startTurn(turn);
+    this.#turns.push(turn);
+    options.signal?.addEventListener("abort", () => this.#abortTurn(turn), { once: true });
+    if (this.#turns.length === 1) this.#startTurn(turn);
     return turn;
   }
 
@@ -239,7 +240,7 @@ export class Worker {
    * what would change. Needs the `fileCheckpointing` option.
    */
   async rewindFiles(userMessageId: string, options: { dryRun?: boolean } = {}): Promise<RewindFilesResponse> {
-    if (!this.options.fileCheckpointing)
+    if (!this.#options.fileCheckpointing)
       throw new RewindFilesError(`message ${userMessageId}`, "file checkpointing is off; start the worker with fileCheckpointing: true");
     let payload: ControlPayload;
     try {
@@ -283,8 +284,8 @@ export class Worker {
 
   /** Sends any control request the protocol knows and resolves with the CLI's success payload. */
   control(request: OutboundControlRequest): Promise<ControlPayload> {
-    if (this.failure) return Promise.reject(this.failure);
-    return this.channel.request(request, this.options.controlTimeoutMs ?? DEFAULTS.controlTimeoutMs);
+    if (this.#failure) return Promise.reject(this.#failure);
+    return this.#channel.request(request, this.#options.controlTimeoutMs ?? DEFAULTS.controlTimeoutMs);
   }
 
   /**
@@ -292,85 +293,85 @@ export class Worker {
    * SIGKILL. Turns still running or queued reject with WorkerClosedError.
    */
   close(): Promise<ExitDetails> {
-    if (!this.closing) {
-      if (!this.transport.hasExited) this.setState("closing");
-      this.closing = this.transport.terminate({ graceMs: this.options.closeGraceMs ?? DEFAULTS.closeGraceMs });
+    if (!this.#closing) {
+      if (!this.#transport.hasExited) this.#setState("closing");
+      this.#closing = this.#transport.terminate({ graceMs: this.#options.closeGraceMs ?? DEFAULTS.closeGraceMs });
     }
-    return this.closing;
+    return this.#closing;
   }
 
   /** Ends the process and its tools at once (the SIGKILL is on its way before this returns), also while a close() is still waiting on it. */
   kill(): Promise<ExitDetails> {
-    if (!this.transport.hasExited) this.setState("closing");
-    const killed = this.transport.kill();
-    this.closing ??= killed;
-    return this.closing;
+    if (!this.#transport.hasExited) this.#setState("closing");
+    const killed = this.#transport.kill();
+    this.#closing ??= killed;
+    return this.#closing;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
 
-  private async initialize(signal?: AbortSignal): Promise<void> {
-    const o = this.options;
+  async #initialize(signal?: AbortSignal): Promise<void> {
+    const o = this.#options;
     const request: InitializeRequest = {
       subtype: "initialize",
-      ...(!this.hooks.isEmpty && { hooks: this.hooks.toInitialize() }),
-      ...(this.mcp.names.length > 0 && { sdkMcpServers: this.mcp.names }),
+      ...(!this.#hooks.isEmpty && { hooks: this.#hooks.toInitialize() }),
+      ...(this.#mcp.names.length > 0 && { sdkMcpServers: this.#mcp.names }),
       ...(o.jsonSchema && { jsonSchema: o.jsonSchema }),
       ...(o.systemPrompt !== undefined && { systemPrompt: [o.systemPrompt] }),
       ...(o.appendSystemPrompt !== undefined && { appendSystemPrompt: o.appendSystemPrompt }),
       ...(o.agents && { agents: o.agents }),
     };
-    const exitedEarly = this.transport.exited.then((details) => {
+    const exitedEarly = this.#transport.exited.then((details) => {
       throw new WorkerExitedError(details, "before it answered initialize");
     });
     const aborted = new Promise<never>((_, reject) => {
       if (signal?.aborted) reject(new AbortError("starting the worker", signal.reason));
       signal?.addEventListener("abort", () => reject(new AbortError("starting the worker", signal.reason)), { once: true });
     });
-    const answered = this.channel.request(request, o.initializeTimeoutMs ?? DEFAULTS.initializeTimeoutMs);
+    const answered = this.#channel.request(request, o.initializeTimeoutMs ?? DEFAULTS.initializeTimeoutMs);
     exitedEarly.catch(() => {});
     this.#initializeResponse = await Promise.race([answered, exitedEarly, aborted]);
-    this.setState("ready");
+    this.#setState("ready");
   }
 
-  private startTurn(turn: Turn): void {
-    this.setState("busy");
+  #startTurn(turn: Turn): void {
+    this.#setState("busy");
     const content = typeof turn.prompt === "string" ? turn.prompt : [...turn.prompt];
-    if (!this.transport.write(userMessage(content, turn.userMessageId))) {
-      turn.fail(this.failure ?? new WorkerClosedError("the turn"));
+    if (!this.#transport.write(userMessage(content, turn.userMessageId))) {
+      turn.fail(this.#failure ?? new WorkerClosedError("the turn"));
     }
   }
 
-  private abortTurn(turn: Turn): void {
+  #abortTurn(turn: Turn): void {
     if (turn.finished) return;
-    if (this.turns[0] === turn) {
+    if (this.#turns[0] === turn) {
       // The CLI ends the turn with a result after an interrupt; that result settles the turn.
       this.interrupt().catch(() => {});
       return;
     }
-    const index = this.turns.indexOf(turn);
-    if (index > 0) this.turns.splice(index, 1);
+    const index = this.#turns.indexOf(turn);
+    if (index > 0) this.#turns.splice(index, 1);
     turn.fail(new AbortError("the turn", turn.signal?.reason));
   }
 
-  private receive(value: unknown): void {
+  #receive(value: unknown): void {
     const message = parseCliMessage(value);
     switch (message.type) {
       case "keep_alive":
         return;
       case "control_response":
-        this.channel.handleResponse(message.response);
+        this.#channel.handleResponse(message.response);
         return;
       case "control_cancel_request":
-        this.channel.handleCancel(message.request_id);
+        this.#channel.handleCancel(message.request_id);
         return;
       case "control_request":
-        this.inbound.route(message);
+        this.#inbound.route(message);
         return;
       case "unknown":
-        if (refuseUnknownControlRequest(this.channel, message.raw)) return;
+        if (refuseUnknownControlRequest(this.#channel, message.raw)) return;
         break;
       case "system":
         if (message.subtype === "init") this.#session = message;
@@ -379,7 +380,7 @@ export class Worker {
     this.#events.emit({ type: "message", message });
     // A prompt's lifecycle is not part of any answer; its "completed" even comes after the result.
     if (message.type === "command_lifecycle") return;
-    const turn = this.turns[0];
+    const turn = this.#turns[0];
     if (!turn) return;
     if (message.type === "result" && isBackgroundResult(message)) {
       // A background subagent finished and the CLI ran a turn of its own for it:
@@ -387,42 +388,42 @@ export class Worker {
       return;
     }
     turn.push(message);
-    if (message.type === "result") this.finishTurn();
+    if (message.type === "result") this.#finishTurn();
   }
 
-  private finishTurn(): void {
-    this.turns.shift();
-    const next = this.turns[0];
-    if (next) this.startTurn(next);
-    else if (!this.closing && !this.failure) this.setState("idle");
+  #finishTurn(): void {
+    this.#turns.shift();
+    const next = this.#turns[0];
+    if (next) this.#startTurn(next);
+    else if (!this.#closing && !this.#failure) this.#setState("idle");
   }
 
-  private fail(error: Error): void {
-    if (this.failure) return;
-    this.failure = error;
-    this.channel.close(error);
-    for (const turn of this.turns.splice(0)) turn.fail(error);
-    void this.transport.kill();
+  #fail(error: Error): void {
+    if (this.#failure) return;
+    this.#failure = error;
+    this.#channel.close(error);
+    for (const turn of this.#turns.splice(0)) turn.fail(error);
+    void this.#transport.kill();
   }
 
-  private onExit(details: ExitDetails): void {
-    const expected = this.closing !== undefined;
-    const unfinished = this.turns.length > 0 || this.channel.pendingOutbound > 0 || this.channel.runningInbound > 0;
-    if (!this.failure) {
-      const during = this.turns.length > 0 ? "during a turn" : this.stateValue === "starting" ? "while starting" : "while idle";
-      this.failure = expected ? new WorkerClosedError("the turn") : new WorkerExitedError(details, during);
-      this.channel.close(this.failure);
-      for (const turn of this.turns.splice(0)) turn.fail(this.failure);
+  #onExit(details: ExitDetails): void {
+    const expected = this.#closing !== undefined;
+    const unfinished = this.#turns.length > 0 || this.#channel.pendingOutbound > 0 || this.#channel.runningInbound > 0;
+    if (!this.#failure) {
+      const during = this.#turns.length > 0 ? "during a turn" : this.#stateValue === "starting" ? "while starting" : "while idle";
+      this.#failure = expected ? new WorkerClosedError("the turn") : new WorkerExitedError(details, during);
+      this.#channel.close(this.#failure);
+      for (const turn of this.#turns.splice(0)) turn.fail(this.#failure);
     }
-    void this.mcp.close();
+    void this.#mcp.close();
     const cleanExit = expected || (!unfinished && details.exitCode === 0);
-    this.setState(cleanExit && !(this.failure instanceof ProtocolError) ? "exited" : "failed");
+    this.#setState(cleanExit && !(this.#failure instanceof ProtocolError) ? "exited" : "failed");
   }
 
-  private setState(state: WorkerState): void {
-    const previous = this.stateValue;
+  #setState(state: WorkerState): void {
+    const previous = this.#stateValue;
     if (previous === state || previous === "exited" || previous === "failed") return;
-    this.stateValue = state;
+    this.#stateValue = state;
     this.#events.emit({ type: "state", state, previous });
   }
 }
