@@ -39,6 +39,29 @@ describe("compileExpression", () => {
     expect(expression.reads[1]?.text).toBe('results["fix-1"].status');
   });
 
+  it("reads up to a computed index, and the index's own reads", () => {
+    const expression = compiled("results.plan.structured.files[results.pick.structured.n].size() > 0");
+    expect(expression.reads.map((read) => [read.task, read.path])).toEqual([
+      ["plan", ["structured", "files"]],
+      ["pick", ["structured", "n"]],
+    ]);
+  });
+
+  it("tells how to write a task name with a hyphen, and still lists the other reads", () => {
+    const result = compileExpression('results.fix-docs.status == "failed" || results.triage.text == ""', PATH);
+    expect(result).toEqual({
+      ok: false,
+      issues: [
+        {
+          path: "tasks[2].when",
+          message: 'results.fix-docs.status: CEL reads "-" as minus',
+          hint: 'write a task name with "-" as results["fix-docs"]',
+        },
+      ],
+      reads: [expect.objectContaining({ task: "triage", path: ["text"], comparedWith: [""] })],
+    });
+  });
+
   it("knows the variables a macro binds", () => {
     const expression = compiled('results.plan.structured.files.exists(f, f.endsWith(".ts"))');
     expect(expression.reads.map((read) => read.path)).toEqual([["structured", "files"]]);

@@ -112,17 +112,16 @@ function inspect(root: ASTNode, path: readonly PathSegment[]) {
   /** `results.x.a.b` → the read, when the node is a chain of fixed selections on `results`. */
   const readAt = (node: ASTNode): { keys: string[]; dynamic: boolean } | undefined => {
     if (node.op === "id") return node.args === "results" ? { keys: [], dynamic: false } : undefined;
+    // Past a computed index (files[0], m[k]) the path is no longer known: the read is the fixed part before it.
     if (node.op === "." || node.op === ".?") {
       const inner = readAt(node.args[0]);
-      return inner && { keys: [...inner.keys, node.args[1]], dynamic: inner.dynamic };
+      return inner && (inner.dynamic ? inner : { keys: [...inner.keys, node.args[1]], dynamic: false });
     }
     if (node.op === "[]" || node.op === "[?]") {
       const inner = readAt(node.args[0]);
       const key = node.args[1];
-      if (inner === undefined) return undefined;
-      return key.op === "value" && typeof key.args === "string"
-        ? { keys: [...inner.keys, key.args], dynamic: inner.dynamic }
-        : { ...inner, dynamic: true };
+      if (inner === undefined || inner.dynamic) return inner;
+      return key.op === "value" && typeof key.args === "string" ? { keys: [...inner.keys, key.args], dynamic: false } : { ...inner, dynamic: true };
     }
     return undefined;
   };
@@ -132,13 +131,16 @@ function inspect(root: ASTNode, path: readonly PathSegment[]) {
     if (read !== undefined && !(node.op === "id" && bound.has("results"))) {
       const text = node.input.slice(node.range.start, node.range.end);
       const [task, ...keys] = read.keys;
-      if (read.dynamic && (task === undefined || keys.length === 0)) problem(`${text}: name the task with a fixed string, like results["fix-1"]`);
-      else if (task === undefined) problem("reads results as a whole", 'name the task: results.<task> or results["<task>"]');
+      if (read.dynamic) {
+        if (task === undefined) problem(`${text}: name the task with a fixed string, like results["fix-1"]`);
+        // The fixed part before the computed index is a read of its own, and the index may read too.
+        else for (const child of childrenOf(node)) visit(child, bound, {});
+        return;
+      }
+      if (task === undefined) problem("reads results as a whole", 'name the task: results.<task> or results["<task>"]');
       else if (keys[0] !== undefined && !(OUTCOME_FIELDS as readonly string[]).includes(keys[0])) {
         problem(`${text}: a result has no field "${keys[0]}"`, didYouMean(keys[0], OUTCOME_FIELDS) ?? `its fields are ${OUTCOME_FIELDS.join(", ")}`);
       } else reads.push({ task, path: keys, text, comparedWith: context.compared ?? [], asCondition: context.condition ?? false });
-      // A dynamic index past the task (results.x.structured[k]) still reads x: check the index expression too.
-      if (read.dynamic) for (const child of childrenOf(node)) visit(child, bound, {});
       return;
     }
     switch (node.op) {
@@ -170,11 +172,29 @@ function inspect(root: ASTNode, path: readonly PathSegment[]) {
           visit(right, bound, node.op === "in" ? {} : { compared: literalOf(left) ?? [] });
           return;
         }
+        if (node.op === "-" && hyphenated(node, readAt, bound, problem)) return;
         for (const child of childrenOf(node)) visit(child, bound, { condition: CONDITIONS.has(node.op) });
     }
   };
   visit(root, new Set(), { condition: true });
   return { reads, called, issues };
+}
+
+/** `results.fix-docs.status` is `results.fix - docs.status` to CEL: say how to write such a task name. */
+function hyphenated(
+  node: ASTNode & { op: "-" },
+  readAt: (node: ASTNode) => { keys: string[] } | undefined,
+  bound: ReadonlySet<string>,
+  problem: (message: string, hint?: string) => void,
+): boolean {
+  const [left, right] = node.args;
+  const task = readAt(left)?.keys;
+  let root = right;
+  while (root.op === "." || root.op === "[]") root = root.args[0];
+  if (task?.length !== 1 || root.op !== "id" || bound.has(root.args)) return false;
+  const name = `${task[0]}-${root.args}`;
+  problem(`${node.input.slice(node.range.start, node.range.end)}: CEL reads "-" as minus`, `write a task name with "-" as results["${name}"]`);
+  return true;
 }
 
 function childrenOf(node: ASTNode): ASTNode[] {
@@ -239,7 +259,8 @@ export class Expression {
   }
 }
 
-export type CompileResult = { ok: true; expression: Expression } | { ok: false; issues: ConfigIssue[] };
+/** A failed compile that parsed still lists what the expression reads, so that those reads can be checked in the same pass. */
+export type CompileResult = { ok: true; expression: Expression } | { ok: false; issues: ConfigIssue[]; reads: readonly ResultRead[] };
 
 /**
  * Parses and checks an expression: its syntax, the names it reads (only
@@ -252,7 +273,7 @@ export function compileExpression(source: string, path: readonly PathSegment[]):
   try {
     parsed = environment.parse(source);
   } catch (error) {
-    return { ok: false, issues: [issue(path, `not a valid expression: ${firstLine(error)}`, locate(source, error))] };
+    return { ok: false, issues: [issue(path, `not a valid expression: ${firstLine(error)}`, locate(source, error))], reads: [] };
   }
   const { reads, called, issues } = inspect(parsed.ast, path);
   if (issues.length === 0) {
@@ -260,7 +281,7 @@ export function compileExpression(source: string, path: readonly PathSegment[]):
     if (!checked.valid) issues.push(issue(path, `${source}: ${firstLine(checked.error)}`));
     else if (checked.type !== "bool" && checked.type !== "dyn") issues.push(issue(path, `${source}: gives a ${checked.type}, not true or false`));
   }
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, expression: new Expression(source, parsed, reads, called) };
+  return issues.length > 0 ? { ok: false, issues, reads } : { ok: true, expression: new Expression(source, parsed, reads, called) };
 }
 
 /** "at column 18" for a syntax error that knows where it is. */
