@@ -47,6 +47,8 @@ export interface ResolvedTask {
   retries?: number;
   priority: number;
   settings: TaskSettings;
+  /** Its condition (CEL), evaluated once its dependencies have ended: false skips it. */
+  when?: string;
   /** Set when the task works in its own git worktree (its own worktree setting, else its agent's, else the defaults'). */
   worktree?: TaskWorktree;
 }
@@ -178,6 +180,7 @@ function resolveTask(
     ...(task.cwd !== undefined && { cwd: directory(["tasks", task.index, "cwd"], task.cwd) }),
     ...(entry.retries !== undefined && { retries: entry.retries }),
     priority: entry.priority,
+    ...(entry.when !== undefined && { when: entry.when }),
     settings,
   };
 }
