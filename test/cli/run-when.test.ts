@@ -85,6 +85,8 @@ describe("cadre run: when:", () => {
       "  - { name: report-steady, prompt: Report, depends_on: [steady], when: failure() }",
       "  - { name: report-shaky, prompt: 'Report {{results.shaky.text}}', depends_on: [shaky], when: 'failure() && results.shaky.status == \"failed\"' }",
       "  - { name: report-chain, prompt: Report, depends_on: [after-shaky], when: failure() }",
+      "  - { name: judge, prompt: Judge, output_schema: { type: object, properties: { ok: { type: boolean } } } }",
+      "  - { name: on-verdict, prompt: Act, depends_on: [judge], when: 'always() && results.judge.structured.ok' }",
       "rehearsal:",
       "  steady: [{ text: done }]",
       "  shaky: [{ text: never, fail: { status: 400, times: 3, message: scripted outage } }]",
@@ -92,6 +94,8 @@ describe("cadre run: when:", () => {
       "  report-steady: [{ text: never }]",
       "  report-shaky: [{ text: reported the outage }]",
       "  report-chain: [{ text: reported upstream }]",
+      "  judge: [{ text: never, fail: { status: 400, times: 3, message: scripted outage } }]",
+      "  on-verdict: [{ text: never }]",
     ]);
     const out = join(dir, "handlers-out");
     const run = await cadre(["run", file, "--rehearse", "--out", out]);
@@ -105,7 +109,11 @@ describe("cadre run: when:", () => {
       ["report-steady", "skipped", "CONDITION_FALSE"],
       ["report-shaky", "succeeded", null],
       ["report-chain", "succeeded", null],
+      ["judge", "failed", "TASK_FAILED"],
+      // A condition that cannot be evaluated (the failed judge left no structured output) fails its task, and says why.
+      ["on-verdict", "failed", "CONDITION_FAILED"],
     ]);
+    expect(summary.tasks[7]?.error?.message).toBe("when: always() && results.judge.structured.ok: No such key: structured");
     expect(summary.tasks[3]?.error?.message).toBe("when: failure() was false");
     expect(summary.tasks[4]?.text).toBe("reported the outage");
     expect(summary.tasks[3]).toMatchObject({ session_id: null, transcript: null, num_turns: 0 });
