@@ -34,6 +34,11 @@ async function rehearse(example: string, cleanup?: () => Promise<void>) {
   const summary = await readSummary(out);
   const transcripts = new Map<string, CliMessage[]>();
   for (const entry of [...summary.tasks, ...summary.sessions]) {
+    // A task skipped (its condition false) never had a worker.
+    if (entry.status === "skipped") {
+      expect(entry.transcript, entry.name).toBeNull();
+      continue;
+    }
     expect(entry.transcript, entry.name).not.toBeNull();
     transcripts.set(entry.name, await decodeTranscript(join(out, entry.transcript!)));
   }
@@ -124,9 +129,34 @@ describe("examples with --rehearse", () => {
       "library.ts",
       "research-critic.yaml",
       "run-swarm-file.ts",
+      "triage-route.yaml",
       "worktrees.yaml",
     ]);
     expect(existsSync(join(repo, "examples", "build"))).toBe(false);
+  });
+
+  it("triage-route: the triager's verdict (bug) runs the fixer, skips the answerer with the reason, and the wrap-up follows", async () => {
+    const { run, summary } = await rehearse("triage-route");
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(summary.tasks.map((t) => [t.name, t.status])).toEqual([
+      ["triage", "succeeded"],
+      ["fixer", "succeeded"],
+      ["answerer", "skipped"],
+      ["wrap-up", "succeeded"],
+    ]);
+    expect(summary.tasks[0]?.structured_output).toEqual({ kind: "bug", about: "slugify() returns an empty slug for punctuation-only titles" });
+    expect(summary.tasks[1]?.text).toContain("Fall back to a short hash");
+    expect(summary.tasks[2]).toMatchObject({
+      when: 'results.triage.structured.kind == "question"',
+      error: { code: "CONDITION_FALSE", message: 'when: results.triage.structured.kind == "question" was false' },
+      num_turns: 0,
+      session_id: null,
+    });
+    // The wrap-up got the fixer's answer, and nothing of the skipped answerer.
+    expect(summary.tasks[3]?.text).toContain(`from this: ${summary.tasks[1]?.text}`);
+    expect(summary.tasks[3]?.text).not.toContain("never played");
+    expect(summary.totals).toMatchObject({ tasks: 4, succeeded: 3, skipped: 1, failed: 0 });
+    expect(run.stdout).toContain('answerer: skipped: when: results.triage.structured.kind == "question" was false');
   });
 
   it("worktrees: two agents edit the same file on two branches; a third task starts from one of them; the checkout stays as it was", async () => {

@@ -5,6 +5,7 @@ import { addUsage, cacheSavingUsd, emptyUsage, type SessionRecord, type TaskResu
 import type { ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import type { TaskFingerprint } from "../swarm/fingerprint.ts";
 import { recordResultFields, recordUsage, SUMMARY_FILE, type Summary, type SummarySession, type SummaryTask } from "../swarm/record.ts";
+import { skippedOnPurpose } from "../swarm/runner.ts";
 import type { WorktreeOutcome } from "../swarm/worktree.ts";
 
 /**
@@ -17,10 +18,13 @@ export interface RunStop {
   exitCode: number;
 }
 
-/** 0 every task succeeded, 1 some did not, the stop's own code when something stopped the run. */
+/**
+ * 0 every task succeeded (or was skipped on purpose: its condition was false), 1 some did not,
+ * the stop's own code when something stopped the run.
+ */
 export function exitCodeFor(results: Iterable<TaskResult>, stop: RunStop | undefined): number {
   if (stop !== undefined) return stop.exitCode;
-  for (const result of results) if (result.status !== "succeeded") return 1;
+  for (const result of results) if (result.status !== "succeeded" && !skippedOnPurpose(result)) return 1;
   return 0;
 }
 
@@ -77,6 +81,7 @@ export function buildSummary(input: SummaryInput): Summary {
       agent: task.agent ?? null,
       ...recordResultFields(result),
       depends_on: task.depends_on,
+      ...(task.when !== undefined && { when: task.when }),
       transcript: transcriptOf(result.id),
       ...(input.hosts && { host: input.hosts.get(result.id) ?? null }),
       ...(worktree !== undefined && {
@@ -173,6 +178,7 @@ function unendedTask(
     attempts: progress ? 1 : 0,
     session_id: progress?.sessionId ?? null,
     depends_on: task.depends_on,
+    ...(task.when !== undefined && { when: task.when }),
     transcript: null,
     error: null,
     fingerprint: fingerprint ?? null,

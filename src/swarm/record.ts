@@ -60,6 +60,8 @@ export const SummaryTaskSchema = z.looseObject({
   attempts: z.number(),
   session_id: z.string().nullable(),
   depends_on: z.array(z.string()),
+  /** Its `when:` condition as written; a task it skipped has status "skipped" and the reason in `error` (code CONDITION_FALSE). */
+  when: z.string().optional(),
   /** The task's JSONL transcript, relative to the summary; null when the worker never said anything. */
   transcript: z.string().nullable(),
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),

@@ -2,12 +2,13 @@ import { randomUUID } from "node:crypto";
 import { resultWithoutTurn, type TaskResult, type TaskRunner, type TaskStatus } from "../orchestrator/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { SESSION_NOT_FOUND } from "../worker/index.ts";
+import { Conditions } from "./conditions.ts";
 import { fillResults, type ResolvedSwarmConfig, type ResolvedTask, type ResultFields, taskSpecFor } from "./config/index.ts";
 import { type TaskFingerprint, taskFingerprint } from "./fingerprint.ts";
 import { type OpenWorktree, RunWorktrees, type WorktreeOutcome } from "./worktree.ts";
 
-/** Codes of the results the runner decides itself, without a worker. */
-export const DEPENDENCY_FAILED = "DEPENDENCY_FAILED";
+/** Codes of the results the runner decides itself, without a worker (see conditions.ts for the others). */
+export { CONDITION_FAILED, CONDITION_FALSE, DEPENDENCY_FAILED, DEPENDENCY_SKIPPED, skippedOnPurpose } from "./conditions.ts";
 export const INTERRUPTED = "INTERRUPTED";
 
 /**
@@ -92,10 +93,12 @@ export function unrunResult(task: ResolvedTask, status: TaskStatus, error: { cod
 /**
  * Runs a swarm's tasks in dependency order: a task is handed to the
  * orchestrator (which applies the concurrency limits, retries and budget)
- * once every task it depends on has succeeded, with {{results.x}} filled in
- * from their final texts. A task whose dependency did not succeed is skipped
- * and says which one. Starts at once; the stream has one task_settled event
- * per task, in the order they settle, and ends when every task has one.
+ * once every task it depends on has ended and either all of them succeeded
+ * or its `when:` condition says so, with {{results.x}} filled in from their
+ * results. A task that does not run is skipped and says why (which
+ * dependency did not succeed, or which condition was false). Starts at once;
+ * the stream has one task_settled event per task, in the order they settle,
+ * and ends when every task has one.
  */
 export function runSwarm({ config, orchestrator, signal, worktrees: given, carryOver }: RunSwarmOptions): AsyncIterable<SwarmEvent> {
   const events = new AsyncQueue<SwarmEvent>();
@@ -136,7 +139,10 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
     };
   };
 
+  // Set once the conditions are compiled (which loads the evaluator only when some task has one).
+  let conditions: Conditions | undefined;
   const advance = () => {
+    if (conditions === undefined) return;
     let changed = true;
     // Skipping one task may settle the tasks that wait on it: repeat until nothing moves.
     while (changed) {
@@ -147,13 +153,9 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
         } else {
           const unfinished = task.depends_on.filter((name) => !results.has(name));
           if (unfinished.length > 0) continue;
-          const failed = task.depends_on.find((name) => results.get(name)?.status !== "succeeded");
-          if (failed !== undefined) {
-            const message = `dependency "${failed}" ${results.get(failed)?.status}`;
-            settle(task, unrunResult(task, "skipped", { code: DEPENDENCY_FAILED, message }), false);
-          } else {
-            start(task);
-          }
+          const verdict = conditions.decide(task, results, fieldsOf);
+          if (verdict.run) start(task);
+          else settle(task, unrunResult(task, verdict.status, verdict.error), false);
         }
         waiting.delete(task);
         changed = true;
@@ -244,6 +246,12 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
   };
 
   signal.addEventListener("abort", advance, { once: true });
-  advance();
+  Conditions.of(config.tasks).then(
+    (compiled) => {
+      conditions = compiled;
+      advance();
+    },
+    (error: unknown) => events.fail(error),
+  );
   return events;
 }

@@ -22,6 +22,7 @@ describe("schema/swarm.schema.json", () => {
     const task = schema.properties.tasks.items;
     expect(task.required).toEqual(["name", "prompt"]);
     expect(task.additionalProperties).toBe(false);
+    expect(task.properties.when).toMatchObject({ type: "string", description: expect.stringContaining("CEL") });
     expect(schema.properties.hooks.propertyNames.enum).toEqual([...HOOK_EVENTS]);
   });
 });

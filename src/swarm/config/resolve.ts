@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { parseAgentScriptName, type RehearsalScript } from "../../rehearsal/index.ts";
 import { didYouMean } from "../../util/did-you-mean.ts";
+import { checkConditions } from "./conditions.ts";
 import { type ResultUse, resolveDependencies } from "./dependencies.ts";
 import { type ExpandedTask, expandTasks } from "./expand.ts";
 import type { Hooks } from "./hooks.ts";
@@ -47,6 +48,8 @@ export interface ResolvedTask {
   retries?: number;
   priority: number;
   settings: TaskSettings;
+  /** Its condition (CEL), evaluated once its dependencies have ended: false skips it. */
+  when?: string;
   /** Set when the task works in its own git worktree (its own worktree setting, else its agent's, else the defaults'). */
   worktree?: TaskWorktree;
 }
@@ -124,6 +127,13 @@ export async function resolveSwarmConfig(
   }
   const worktrees = await resolveWorktrees(expanded.tasks, tasks, agents.agents, defaults, missingDirectories);
   issues.push(...worktrees.issues, ...checkResultUses(tasks, graph.uses, agents.agents, worktrees.wanted));
+  const byName = new Map(tasks.map((task) => [task.name, task]));
+  const readTarget = (name: string) => {
+    const task = byName.get(name);
+    const agent = task?.agent === undefined ? undefined : agents.agents[task.agent];
+    return task && { outputSchema: task.settings.output_schema ?? agent?.output_schema, inWorktree: worktrees.wanted.has(name) };
+  };
+  issues.push(...(await checkConditions(expanded.tasks, graph.dependsOn, readTarget, { allTaskNames })));
 
   const agentNames = [...new Set([...Object.keys(agents.agents), ...(gaps?.agentNames ?? [])])];
   const rehearsal = rehearsalByTask(input.rehearsal ?? {}, tasks, { agentNames, allTaskNames }, issues);
@@ -178,6 +188,7 @@ function resolveTask(
     ...(task.cwd !== undefined && { cwd: directory(["tasks", task.index, "cwd"], task.cwd) }),
     ...(entry.retries !== undefined && { retries: entry.retries }),
     priority: entry.priority,
+    ...(entry.when !== undefined && { when: entry.when }),
     settings,
   };
 }

@@ -116,6 +116,15 @@ export const TaskSchema = z.strictObject({
   timeout_s: Seconds.optional(),
   retries: Retries.optional(),
   priority: z.int().default(0).describe("Higher runs first among tasks that are ready."),
+  when: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Run only if this condition (CEL) holds once the dependencies have ended, e.g. results.triage.structured.kind == "bug"; false skips the task. ' +
+        "It reads results.<task>.status, .text, .structured…, .branch, .commit of its dependencies, and success(), failure(), always(), cancelled(). " +
+        "Without one of those, every dependency must also have succeeded; absent: success().",
+    ),
   output_schema: OutputSchemaSchema.optional(),
   ...reachKeys,
 });
