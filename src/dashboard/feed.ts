@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { RateLimitState } from "../orchestrator/index.ts";
+import type { RowKind, RunRow } from "../run/index.ts";
 import type { Conversation } from "./conversation.ts";
 
 /**
@@ -7,9 +8,6 @@ import type { Conversation } from "./conversation.ts";
  * sessions of `cadre mcp`, or a finished run read back from its summary.json),
  * the list of runs to choose from, and what the page may send back.
  */
-
-/** A task, a spawned child, a peer or supervisor session, or a `cadre mcp` child session. */
-export type RowKind = "task" | "child" | "session" | "peer" | "supervisor";
 
 /** A status and since when it holds: the row's history, drawn as the timeline. */
 export interface Phase {
@@ -30,21 +28,13 @@ export interface PendingView {
   since: number;
 }
 
-export interface RowView {
-  /** Stable for the row's life: "t:<config task name>", or "id:<orchestrator task id>". */
-  key: string;
-  name: string;
-  agent: string | null;
-  kind: RowKind;
-  /** The key of the row that spawned this one. */
-  parent: string | null;
+/** A row as the page gets it: the model's fields (see RunRow), a status a record may name freely, and what only the page needs. */
+export interface RowView
+  extends Pick<
+    RunRow,
+    "key" | "name" | "agent" | "kind" | "parent" | "group" | "attempts" | "turns" | "costUsd" | "queuedAt" | "startedAt" | "finishedAt"
+  > {
   status: string;
-  attempts: number;
-  turns: number;
-  costUsd: number;
-  queuedAt: number | null;
-  startedAt: number | null;
-  finishedAt: number | null;
   /** From queued to the first start. */
   queuedMs: number | null;
   /** From the first start to the end (to now while it runs). */
@@ -67,6 +57,7 @@ export function blankRow(key: string, name: string, agent: string | null | undef
     agent: agent ?? null,
     kind,
     parent: null,
+    group: null,
     status: "waiting",
     attempts: 0,
     turns: 0,

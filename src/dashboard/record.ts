@@ -4,9 +4,10 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import { parseCliMessage } from "../protocol/index.ts";
 import { NdjsonDecoder } from "../protocol/ndjson.ts";
+import { type RowKind, taskKey } from "../run/index.ts";
 import { SUMMARY_FILE, SummarySchema, SummarySessionSchema, SummaryTaskSchema } from "../swarm/record.ts";
 import { Conversation } from "./conversation.ts";
-import { blankRow, type Phase, type RowKind, type RowView, type TotalsView } from "./feed.ts";
+import { blankRow, type Phase, type RowView, type TotalsView } from "./feed.ts";
 
 /**
  * A run's summary.json as the dashboard reads it: the record's own schemas
@@ -64,6 +65,7 @@ function taskRow(task: LenientSummary["tasks"][number]): RowView {
     agent: task.agent ?? null,
     kind: "task",
     parent: null,
+    group: null,
     status: task.status,
     attempts: task.attempts ?? 0,
     turns: task.num_turns ?? 0,
@@ -117,10 +119,6 @@ function recordCacheShare(usage: NonNullable<LenientSummary["totals"]>["usage"])
   if (usage === undefined) return null;
   const input = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
   return input > 0 ? usage.cache_read_input_tokens / input : null;
-}
-
-export function taskKey(name: string): string {
-  return `t:${name}`;
 }
 
 /** The rows of a record: its tasks in order, each followed by the sessions it spawned or asked; the other sessions last. */
