@@ -98,6 +98,8 @@ export interface RunSnapshot {
   startedAt: number | null;
   finishedAt: number | null;
   now: number;
+  /** The change of the run it is as of (see RunModel.seq); 0 for a record. */
+  seq: number;
   rows: RowView[];
   totals: TotalsView;
   rateLimit: RateLimitState | null;
@@ -134,6 +136,12 @@ export const AnswerRequestSchema = z.object({ row: z.string().min(1), requestId:
 export interface RunFeed {
   readonly id: string;
   snapshot(now: number): RunSnapshot;
+  /**
+   * The run as of now with only the rows changed after change `since` (a
+   * patch of a snapshot of `rowCount` rows); undefined when rows came or went
+   * since, or the feed cannot tell: then a whole snapshot is sent.
+   */
+  changedSince?(now: number, since: number, rowCount: number): RunSnapshot | undefined;
   /** Called after each change of a live run; returns the unsubscribe function. */
   onChange(listener: () => void): () => void;
   /** The conversation of a row, or undefined when it has none. */

@@ -78,9 +78,21 @@ export class LiveRun implements RunFeed {
   }
 
   snapshot(now: number): RunSnapshot {
+    return this.#snapshot(now, this.#final ?? this.#views(now));
+  }
+
+  changedSince(now: number, since: number, rowCount: number): RunSnapshot | undefined {
+    const rows = this.#model.rows;
+    if (this.#final !== undefined || rows.length !== rowCount) return undefined;
+    const changed: RowView[] = [];
+    for (const row of rows) if (row.version > since) changed.push(this.#view(row, now));
+    return this.#snapshot(now, changed);
+  }
+
+  /** The run's figures, with `rows` (all of them, or those that changed). */
+  #snapshot(now: number, rows: RowView[]): RunSnapshot {
     const model = this.#model;
     const finished = this.#finishedAt !== null;
-    const rows = this.#final ?? this.#views(now);
     const record = this.#record?.record;
     return {
       id: this.id,
@@ -91,13 +103,12 @@ export class LiveRun implements RunFeed {
       startedAt: model.startedAt,
       finishedAt: this.#finishedAt,
       now,
+      seq: model.seq,
       rows,
       // At the end, the figures summary.json states.
-      totals: record
-        ? { ...recordTotals(record), budgetUsd: model.budgetUsd ?? null, budgetExceeded: model.budget !== undefined }
-        : this.#totals(rows),
+      totals: record ? { ...recordTotals(record), budgetUsd: model.budgetUsd ?? null, budgetExceeded: model.budget !== undefined } : this.#totals(),
       rateLimit: finished ? null : (this.#options.scheduler?.rateLimit ?? null),
-      running: this.#options.scheduler?.running ?? rows.filter((r) => ACTIVE.has(r.status)).length,
+      running: this.#options.scheduler?.running ?? model.rows.filter((r) => ACTIVE.has(r.status)).length,
       answerable: this.#options.answer !== undefined,
       costSimulated: record?.cost_simulated ?? model.costSimulated,
       notice: null,
@@ -138,9 +149,9 @@ export class LiveRun implements RunFeed {
     };
   }
 
-  #totals(rows: RowView[]): TotalsView {
+  #totals(): TotalsView {
     const model = this.#model;
-    const top = rows.filter((r) => r.parent === null && r.kind !== "peer" && r.kind !== "supervisor");
+    const top = model.rows.filter((r) => r.parent === null && r.kind !== "peer" && r.kind !== "supervisor");
     const byStatus: Record<string, number> = {};
     for (const row of top) byStatus[row.status] = (byStatus[row.status] ?? 0) + 1;
     return {

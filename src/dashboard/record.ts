@@ -65,7 +65,7 @@ function taskRow(task: LenientSummary["tasks"][number]): RowView {
     agent: task.agent ?? null,
     kind: "task",
     parent: null,
-    group: null,
+    group: task.template ?? null,
     status: task.status,
     attempts: task.attempts ?? 0,
     turns: task.num_turns ?? 0,

@@ -25,6 +25,7 @@ class RecordedRun implements RunFeed {
       id: this.id,
       title: record.swarm,
       mode: "record",
+      seq: 0,
       live: false,
       finished: true,
       startedAt: record.started_at ? Date.parse(record.started_at) : null,

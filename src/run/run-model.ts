@@ -67,7 +67,7 @@ interface Row {
   activity: string;
   error: string | null;
   pending: PendingRequest[];
-  /** Raised on every change: a reader that sends rows on sends again only those whose version moved. */
+  /** The model's change number at the row's latest change: a reader that sent the rows up to one sends on only those above it. */
   version: number;
 }
 
@@ -156,6 +156,7 @@ export class RunModel {
   /** Message ids seen per running row: the CLI splits one model reply into several messages of the same id. */
   readonly #replies = new Map<Row, Set<string>>();
   readonly #changes = new EventHub<RunChange>();
+  #seq = 0;
 
   constructor(options: RunModelOptions) {
     this.title = options.title;
@@ -168,6 +169,11 @@ export class RunModel {
       row.waitsFor = [...(task.depends_on ?? [])];
       if (task.template !== undefined && task.template !== task.name) row.group = task.template;
     }
+  }
+
+  /** The number of the latest change (see RunRow.version). */
+  get seq(): number {
+    return this.#seq;
   }
 
   get rows(): readonly RunRow[] {
@@ -199,7 +205,8 @@ export class RunModel {
 
   apply(event: RunEvent, now: number): void {
     const row = this.#apply(event, now);
-    if (row) row.version++;
+    this.#seq++;
+    if (row) row.version = this.#seq;
     this.#changes.emit({ event, row, at: now });
   }
 
