@@ -4,7 +4,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import { parseCliMessage } from "../protocol/index.ts";
 import { NdjsonDecoder } from "../protocol/ndjson.ts";
-import { type RowKind, taskKey } from "../run/index.ts";
+import { type RowKind, resultLine, taskKey } from "../run/index.ts";
 import { SUMMARY_FILE, SummarySchema, SummarySessionSchema, SummaryTaskSchema } from "../swarm/record.ts";
 import { Conversation } from "./conversation.ts";
 import { blankRow, type Phase, type RowView, type TotalsView } from "./feed.ts";
@@ -77,7 +77,8 @@ function taskRow(task: LenientSummary["tasks"][number]): RowView {
     runMs: startedAt !== null && finishedAt !== null ? finishedAt - startedAt : (task.duration_ms ?? null),
     phases,
     branch: task.branch ?? null,
-    activity: task.error?.message ?? task.text ?? "",
+    // One line, as the live run shows it: the page's table has room for no more, the transcript has the rest.
+    activity: resultLine({ text: task.text ?? "", error: task.error ?? undefined, structuredOutput: task.structured_output ?? undefined }),
     error: task.error?.message ?? null,
     waitsFor: task.depends_on ?? [],
     hasConversation: typeof task.transcript === "string",
