@@ -1,77 +1,11 @@
-import {
-  type OrchestratorEvent,
-  type RateLimitState,
-  type SessionStatus,
-  sessionIdOf,
-  type TaskInfo,
-  type TaskResult,
-  type TaskStatus,
-  type Usage,
-} from "../orchestrator/index.ts";
+import { type OrchestratorEvent, type RateLimitState, sessionIdOf, type TaskInfo, type TaskResult, type Usage } from "../orchestrator/index.ts";
 import type { TaskSettledEvent } from "../swarm/runner.ts";
 import type { WorktreeOutcome } from "../swarm/worktree.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { oneLine } from "../util/one-line.ts";
 import { activityOf, resultLine, worktreeLine } from "./activity.ts";
+import { blankRow, type Row, type RowKind, type RowStatus, type RunRow, taskKey } from "./run-row.ts";
 import type { RunEvent } from "./swarm-run.ts";
-
-/** Where a row is: before the orchestrator has it (waiting), queued, its worker starting, running, retrying, done; or a session's state. */
-export type RowStatus = "waiting" | "queued" | "starting" | "running" | "retrying" | TaskStatus | SessionStatus;
-
-/** A config task, a spawned child, a `cadre mcp` child session, or (from the record) a peer or supervisor. */
-export type RowKind = "task" | "child" | "session" | "peer" | "supervisor";
-
-/** A status and since when it holds: the row's history. */
-export interface Phase {
-  status: RowStatus;
-  at: number;
-}
-
-type PermissionRequest = Extract<OrchestratorEvent, { type: "permission_request" }>["request"];
-
-export interface PendingRequest {
-  requestId: string;
-  request: PermissionRequest;
-  since: number;
-}
-
-interface Row {
-  /** Stable for the row's life: "t:<config task name>", or "id:<orchestrator task id>". */
-  key: string;
-  name: string;
-  agent: string | null;
-  kind: RowKind;
-  /** The key of the row that spawned this one. */
-  parent: string | null;
-  /** For a for_each copy: the task's name as written, which its copies share. */
-  group: string | null;
-  /** The orchestrator's id, once it has the task. */
-  taskId: string | undefined;
-  status: RowStatus;
-  waitsFor: readonly string[];
-  attempts: number;
-  turns: number;
-  costUsd: number;
-  /** Tokens (and cache reads) of its result. */
-  usage: Usage | undefined;
-  sessionId: string | undefined;
-  queuedAt: number | null;
-  startedAt: number | null;
-  finishedAt: number | null;
-  /** The orchestrator's measures: the wait for a slot, and the run time from the first start (retries included). */
-  queuedMs: number | null;
-  durationMs: number | null;
-  phases: Phase[];
-  branch: string | null;
-  /** What it does now, or what it came to, in one line. */
-  activity: string;
-  error: string | null;
-  pending: PendingRequest[];
-  /** The model's change number at the row's latest change: a reader that sent the rows up to one sends on only those above it. */
-  version: number;
-}
-
-export type RunRow = Readonly<Row>;
 
 /** What a reader hears after each event: the event, and the row it changed (none for run-wide events). */
 export interface RunChange {
@@ -94,40 +28,6 @@ export interface RunModelOptions {
 }
 
 const TASK_ENDS = new Set<RowStatus>(["succeeded", "failed", "cancelled", "skipped"]);
-
-export function taskKey(name: string): string {
-  return `t:${name}`;
-}
-
-function blank(key: string, name: string, agent: string | null | undefined, kind: RowKind, parent: string | null = null): Row {
-  return {
-    key,
-    name,
-    agent: agent ?? null,
-    kind,
-    parent,
-    group: null,
-    taskId: undefined,
-    status: "waiting",
-    waitsFor: [],
-    attempts: 0,
-    turns: 0,
-    costUsd: 0,
-    usage: undefined,
-    sessionId: undefined,
-    queuedAt: null,
-    startedAt: null,
-    finishedAt: null,
-    queuedMs: null,
-    durationMs: null,
-    phases: [],
-    branch: null,
-    activity: "",
-    error: null,
-    pending: [],
-    version: 0,
-  };
-}
 
 /**
  * The one read-model of a run, built from its events only: a row per task or
@@ -165,7 +65,7 @@ export class RunModel {
     this.budgetUsd = options.budgetUsd;
     this.costSimulated = options.costSimulated ?? false;
     for (const task of options.tasks ?? []) {
-      const row = this.#add(blank(taskKey(task.name), task.name, task.agent, "task"));
+      const row = this.#add(blankRow(taskKey(task.name), task.name, task.agent, "task"));
       row.waitsFor = [...(task.depends_on ?? [])];
       if (task.template !== undefined && task.template !== task.name) row.group = task.template;
     }
@@ -303,7 +203,7 @@ export class RunModel {
     let row = parent ? undefined : this.#byKey.get(taskKey(task.name));
     if (row === undefined || row.taskId !== undefined) {
       const kind: RowKind = parent ? "child" : this.mode === "sessions" ? "session" : "task";
-      row = this.#add(blank(`id:${task.id}`, task.name, task.agent, kind, parent?.key ?? null), parent && this.#afterDescendants(parent));
+      row = this.#add(blankRow(`id:${task.id}`, task.name, task.agent, kind, parent?.key ?? null), parent && this.#afterDescendants(parent));
       row.status = "queued";
     }
     row.taskId = task.id;
@@ -357,8 +257,8 @@ export class RunModel {
     row.error = result.error?.message ?? null;
     row.activity = worktree === undefined ? resultLine(result) : oneLine(`${worktreeLine(worktree)}; ${resultLine(result)}`);
     this.#phase(row, result.status, now);
-    // A finished row keeps its figures, not its history.
-    this.#replies.delete(row);
+    // A finished task keeps its figures, not its history (a session goes on to its next turn).
+    if (row.kind !== "session") this.#replies.delete(row);
   }
 
   /** The swarm's word on a config task is final (a task stopped by Ctrl-C is cancelled even if its worker failed). */
