@@ -116,7 +116,11 @@ describe("the dashboard of a run of ten thousand tasks", () => {
     await page.locator('#total-tasks[data-value="10000"]').waitFor();
     await page.locator('#tasks tbody tr[data-key="t:check-0"]').waitFor();
     const openedMs = Date.now() - opening;
-    console.log(`cadre ui: a ${TASKS}-task record opened in ${openedMs} ms (page load to the first rows drawn)`);
+    // On the page's clock, from the start of its navigation to the run drawn (no polling of the test's in it).
+    const drawnMs = await page.evaluate(() => (globalThis as any).performance.getEntriesByName("cadre:drawn")[0].startTime as number);
+    console.log(
+      `cadre ui, a ${TASKS}-task record: drawn ${Math.round(drawnMs)} ms after the page's navigation began (${openedMs} ms as the test saw it)`,
+    );
     await page.screenshot({ path: join(SHOTS, "ten-thousand.png") });
 
     // The copies fold into one row; the plain tasks follow it.
