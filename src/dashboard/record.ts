@@ -127,9 +127,16 @@ export function recordRows(record: LenientSummary): RowView[] {
   const tasks = record.tasks.map(taskRow);
   const names = new Set(record.tasks.map((t) => t.name));
   const sessions = (record.sessions ?? []).map((s, i) => sessionRow(s, i, names));
+  // Linear in tasks and sessions: a run of 10,000 tasks with as many sessions is read at once.
+  const byParent = new Map<string | null, RowView[]>();
+  for (const session of sessions) {
+    const siblings = byParent.get(session.parent) ?? [];
+    byParent.set(session.parent, siblings);
+    siblings.push(session);
+  }
   const rows: RowView[] = [];
-  for (const task of tasks) rows.push(task, ...sessions.filter((s) => s.parent === task.key));
-  return [...rows, ...sessions.filter((s) => s.parent === null)];
+  for (const task of tasks) rows.push(task, ...(byParent.get(task.key) ?? []));
+  return [...rows, ...(byParent.get(null) ?? [])];
 }
 
 /** The transcript file a row of the record names, resolved inside the run directory (never outside it). */
