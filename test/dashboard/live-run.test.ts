@@ -64,6 +64,20 @@ describe("LiveRun", () => {
     expect(snapshot.totals).toMatchObject({ tasks: 3, costUsd: 0.3, byStatus: { failed: 1, skipped: 1, waiting: 1 } });
   });
 
+  it("names a for_each copy's group, the task as written, and a worker it spawns follows it", () => {
+    const tasks = [{ name: "review-a", template: "review-{{item}}" }, { name: "review-b", template: "review-{{item}}" }, { name: "plain" }];
+    const model = new RunModel({ title: "t", mode: "swarm", startedAt: 0, tasks });
+    const run = new LiveRun({ id: "g", model });
+    model.apply({ type: "task_queued", task: info("1", "review-b") }, 1);
+    model.apply({ type: "task_queued", task: info("2", "review-b/child", "1") }, 2);
+    expect(run.snapshot(3).rows.map((r) => [r.key, r.group, r.parent])).toEqual([
+      ["t:review-a", "review-{{item}}", null],
+      ["t:review-b", "review-{{item}}", null],
+      ["id:2", null, "t:review-b"],
+      ["t:plain", null, null],
+    ]);
+  });
+
   it("keeps a session's permission requests until they settle, and follows a session through failure and recovery", async () => {
     const answered: string[] = [];
     const model = new RunModel({ title: "t", mode: "sessions", startedAt: 0 });
