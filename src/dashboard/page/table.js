@@ -137,7 +137,11 @@ export class TaskTable {
     button.setAttribute("aria-expanded", String(entry.open));
     const turns = entry.rows.reduce((sum, row) => sum + row.turns, 0);
     const cost = entry.rows.reduce((sum, row) => sum + row.costUsd, 0);
-    const figures = [groupStatuses(entry.rows), turns > 0 ? `${turns.toLocaleString("en-US")} turns` : "", cost > 0 ? money(cost, this.snapshot.costSimulated) : ""];
+    const figures = [
+      groupStatuses(entry.rows),
+      turns > 0 ? `${turns.toLocaleString("en-US")} turns` : "",
+      cost > 0 ? money(cost, this.snapshot.costSimulated) : "",
+    ];
     set(tr.lastElementChild, figures.filter(Boolean).join(" · "));
   }
 
