@@ -112,6 +112,20 @@ export interface RunSnapshot {
   notice: string | null;
 }
 
+/**
+ * A snapshot as the stream sends it: each row as the list of its values in
+ * the order `columns` names the fields (the names once, not once per row: a
+ * run of 10,000 rows goes in about half the bytes). The page turns them back
+ * into rows.
+ */
+export type WireSnapshot = Omit<RunSnapshot, "rows"> & { columns: string[]; rows: unknown[][] };
+
+export function toWire(snapshot: RunSnapshot): WireSnapshot {
+  const columns = Object.keys(snapshot.rows[0] ?? {});
+  const rows = snapshot.rows.map((row) => columns.map((column) => row[column as keyof RowView]));
+  return { ...snapshot, columns, rows };
+}
+
 export interface RunListing {
   id: string;
   title: string;

@@ -2,7 +2,7 @@ import type http from "node:http";
 import { CadreError } from "../errors.ts";
 import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 import { readAsset } from "./assets.ts";
-import { AnswerRequestSchema, type DashboardSource, type RunFeed } from "./feed.ts";
+import { AnswerRequestSchema, type DashboardSource, type RunFeed, toWire } from "./feed.ts";
 import { Coalesced, EventStreamResponse, lastEventId } from "./sse.ts";
 
 /**
@@ -79,12 +79,12 @@ function streamState(req: http.IncomingMessage, res: http.ServerResponse, feed: 
     const now = Date.now();
     const patch = sent.rows > 0 ? feed.changedSince?.(now, sent.seq, sent.rows) : undefined;
     if (patch) {
-      stream.send("patch", patch);
+      stream.send("patch", toWire(patch));
       sent = { seq: patch.seq, rows: sent.rows };
       return;
     }
     const snapshot = feed.snapshot(now);
-    stream.send("state", snapshot);
+    stream.send("state", toWire(snapshot));
     sent = { seq: snapshot.seq, rows: snapshot.rows.length };
   };
   const coalesced = new Coalesced(update, STATE_INTERVAL_MS);

@@ -2,6 +2,7 @@
 // and that update carries only the rows that changed. Counted by events, not by timing: a burst
 // applied in one go is one change for the stream, whatever the machine's speed.
 import { afterEach, describe, expect, it } from "vitest";
+import type { RowView, WireSnapshot } from "../../src/dashboard/feed.ts";
 import { LiveRun, type RunSnapshot, serveDashboard, singleRun } from "../../src/dashboard/index.ts";
 import { emptyUsage } from "../../src/orchestrator/accounting.ts";
 import type { TaskInfo, TaskResult } from "../../src/orchestrator/index.ts";
@@ -33,6 +34,12 @@ function result(task: TaskInfo): TaskResult {
   };
 }
 
+/** A snapshot as sent, its rows lists of values in the order of `columns`, back to rows. */
+function fromWire(wire: WireSnapshot): RunSnapshot {
+  const rows = wire.rows.map((values) => Object.fromEntries(wire.columns.map((column, i) => [column, values[i]])) as unknown as RowView);
+  return { ...wire, rows };
+}
+
 /** The named events of a server-sent event stream, parsed, as they come. */
 class StateStream {
   readonly events: { event: string; data: RunSnapshot }[] = [];
@@ -58,7 +65,7 @@ class StateStream {
           buffer = buffer.slice(end + 2);
           const event = /^event: (.*)$/m.exec(block)?.[1];
           const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data) this.events.push({ event, data: JSON.parse(data) as RunSnapshot });
+          if (event && data) this.events.push({ event, data: fromWire(JSON.parse(data) as WireSnapshot) });
           for (const wake of this.#waiters.splice(0)) wake();
         }
       }

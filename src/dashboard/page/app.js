@@ -72,7 +72,7 @@ function follow(runId) {
   page.stateSource = source;
   source.addEventListener("state", (event) => {
     notice(null);
-    const snapshot = JSON.parse(event.data);
+    const snapshot = fromWire(JSON.parse(event.data));
     snapshot.receivedAt = Date.now();
     page.index = new Map(snapshot.rows.map((row, i) => [row.key, i]));
     render(snapshot);
@@ -80,7 +80,7 @@ function follow(runId) {
   // The run's figures with only the rows that changed: the others stay as they were.
   source.addEventListener("patch", (event) => {
     if (!page.snapshot) return;
-    const patch = JSON.parse(event.data);
+    const patch = fromWire(JSON.parse(event.data));
     const rows = page.snapshot.rows;
     for (const row of patch.rows) {
       const at = page.index.get(row.key);
@@ -92,6 +92,17 @@ function follow(runId) {
     if (page.snapshot?.live) notice("Lost the connection to cadre; trying again…");
     else if (!page.snapshot) notice("Cannot reach this run (is the token right?).");
   });
+}
+
+/** Rows come as lists of values in the order of `columns` (see toWire in feed.ts): back to objects. */
+function fromWire(wire) {
+  const { columns } = wire;
+  const rows = wire.rows.map((values) => {
+    const row = {};
+    for (let i = 0; i < columns.length; i++) row[columns[i]] = values[i];
+    return row;
+  });
+  return { ...wire, rows };
 }
 
 function select(key) {
