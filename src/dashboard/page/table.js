@@ -23,6 +23,8 @@ export class TaskTable {
     this.drawn = new Map();
     this.rowHeight = 0;
     this.pending = false;
+    this.above = spacer();
+    this.below = spacer();
     wrap.addEventListener("scroll", () => this.#schedule(), { passive: true });
     new ResizeObserver(() => this.#schedule()).observe(wrap);
   }
@@ -90,12 +92,31 @@ export class TaskTable {
       trs.push(tr);
     }
     this.drawn = drawn;
-    this.body.replaceChildren(...spacer(first * height), ...trs, ...spacer((entries.length - last) * height));
+    size(this.above, first * height);
+    size(this.below, (entries.length - last) * height);
+    this.#place([this.above, ...trs, this.below]);
     this.select(this.selected);
     // Rows are one line each: the first drawn gives the height the list is measured in.
     if (!this.rowHeight && trs.length > 0) {
       this.rowHeight = trs[0].getBoundingClientRect().height || 32;
       if (this.rowHeight !== height) this.#draw();
+    }
+  }
+
+  /**
+   * Puts `rows` in the body in this order, moving only what is out of place: a row that stays
+   * is never taken out of the page (a click on it while an update arrives is not lost).
+   */
+  #place(rows) {
+    let cursor = this.body.firstChild;
+    for (const row of rows) {
+      if (row === cursor) cursor = cursor.nextSibling;
+      else this.body.insertBefore(row, cursor);
+    }
+    while (cursor) {
+      const next = cursor.nextSibling;
+      cursor.remove();
+      cursor = next;
     }
   }
 
@@ -173,12 +194,14 @@ export class TaskTable {
   }
 }
 
-/** A row as tall as the rows it stands for; none when there are none. */
-function spacer(height) {
-  if (height <= 0) return [];
-  const td = h("td", { colspan: COLUMNS });
-  td.style.height = `${height}px`;
-  return [h("tr", { class: "spacer", "aria-hidden": "true" }, td)];
+/** A row as tall as the rows it stands for (hidden when there are none). */
+function spacer() {
+  return h("tr", { class: "spacer", "aria-hidden": "true", hidden: true }, h("td", { colspan: COLUMNS }));
+}
+
+function size(spacerRow, height) {
+  spacerRow.hidden = height <= 0;
+  spacerRow.firstElementChild.style.height = `${Math.max(0, height)}px`;
 }
 
 function set(element, text) {
