@@ -89,8 +89,18 @@ export {
   startRehearsalServer,
 } from "./rehearsal/index.ts";
 // Running a swarm file end to end, as `cadre run` does, without a terminal.
-export type { ResumePlan, RunEvent, RunStop, RunSwarmFileOptions, SwarmRunOptions, SwarmRunResult } from "./run/index.ts";
-export { planResume, ResumeError, runSwarmFile, SwarmRun } from "./run/index.ts";
+export type {
+  ResumePlan,
+  RunChange,
+  RunEvent,
+  RunModelOptions,
+  RunRow,
+  RunStop,
+  RunSwarmFileOptions,
+  SwarmRunOptions,
+  SwarmRunResult,
+} from "./run/index.ts";
+export { planResume, ResumeError, RunModel, runSwarmFile, SwarmRun } from "./run/index.ts";
 // Swarm files, as `cadre run` and `cadre validate` read them.
 export type { ConfigIssue, ConfigResult, ResolvedSwarmConfig, ResolvedTask } from "./swarm/config/index.ts";
 export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "./swarm/config/index.ts";

@@ -30,6 +30,7 @@ type Layer = (typeof LAYERS)[number];
 /**
  * What each layer may import besides itself (docs/ARCHITECTURE.md):
  * cli → mcp | dashboard | run → swarm | distributed → orchestrator → worker → protocol,
+ * and dashboard → run (the run's read-model),
  * each layer no more than its code uses.
  */
 const MAY_IMPORT: Record<Layer, Layer[]> = {
@@ -43,7 +44,7 @@ const MAY_IMPORT: Record<Layer, Layer[]> = {
   distributed: ["orchestrator", "worker", "protocol", "rehearsal", "errors.ts", "util"],
   run: ["swarm", "distributed", "orchestrator", "rehearsal", "errors.ts", "util"],
   mcp: ["orchestrator", "worker", "protocol", "rehearsal", "errors.ts", "util"],
-  dashboard: ["swarm", "orchestrator", "worker", "protocol", "errors.ts", "util"],
+  dashboard: ["run", "swarm", "orchestrator", "worker", "protocol", "errors.ts", "util"],
   cli: [...LAYERS],
 };
 

@@ -1,6 +1,7 @@
 import { DashboardError, type DashboardHandler, dashboardHandler, dashboardUrl, LiveRun, singleRun } from "../dashboard/index.ts";
 import type { HttpServing } from "../mcp/http.ts";
 import type { McpRuntime } from "../mcp/runtime.ts";
+import { RunModel } from "../run/index.ts";
 
 /**
  * The page at / of `cadre mcp --http`: the children of every client, their
@@ -10,13 +11,16 @@ export function childSessionsDashboard(
   runtime: McpRuntime,
   costSimulated: boolean,
 ): { page: DashboardHandler; url(serving: HttpServing): string; off(): void } {
-  const live = new LiveRun({
-    id: "sessions",
+  const model = new RunModel({
     title: "cadre mcp: child sessions",
     mode: "sessions",
     startedAt: Date.now(),
     budgetUsd: runtime.orchestrator.options.budgetUsd,
     costSimulated,
+  });
+  const live = new LiveRun({
+    id: "sessions",
+    model,
     scheduler: runtime.orchestrator.scheduler,
     answer: (id, requestId, answer) => {
       const session = runtime.registry.get(id);
@@ -27,6 +31,6 @@ export function childSessionsDashboard(
   return {
     page: dashboardHandler(singleRun(live)),
     url: (serving) => dashboardUrl(serving.origin, { token: serving.token, generated: serving.tokenGenerated }),
-    off: runtime.orchestrator.on((event) => live.apply(event)),
+    off: runtime.orchestrator.on((event) => model.apply(event, Date.now())),
   };
 }

@@ -2,14 +2,13 @@ import { mkdir, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
 import { CadreError } from "../errors.ts";
-import { planResume, ResumeError, type ResumePlan, SwarmRun } from "../run/index.ts";
+import { planResume, ResumeError, type ResumePlan, RunModel, SwarmRun } from "../run/index.ts";
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
 import { openRunDashboard, type RunDashboard } from "./run/dashboard.ts";
 import { renderFinalTable } from "./run/final-table.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
-import { RunState } from "./run/state.ts";
 import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
@@ -100,18 +99,24 @@ export async function runCommand(args: string[]): Promise<number> {
   }
 
   const out = process.stdout;
+  // The one read-model of the run: the terminal views and the dashboard read it.
+  const state = new RunModel({
+    title: config.name,
+    mode: "swarm",
+    tasks: config.tasks,
+    startedAt: run.startedAt,
+    budgetUsd: run.budgetUsd,
+    costSimulated: options.rehearse,
+  });
   let dashboard: RunDashboard | undefined;
   if (options.ui) {
     try {
       dashboard = await openRunDashboard({
         address: options.ui,
         token: options.token,
-        config,
-        budgetUsd: run.budgetUsd,
-        costSimulated: options.rehearse,
+        model: state,
         scheduler: run.scheduler,
         outDir,
-        startedAt: run.startedAt,
       });
     } catch (error) {
       await run.close();
@@ -121,7 +126,6 @@ export async function runCommand(args: string[]): Promise<number> {
     // Before the view draws: a terminal view redraws below this line and leaves it in place.
     (options.json ? process.stderr : out).write(`cadre run: dashboard at ${dashboard.serving.url}\n`);
   }
-  const state = new RunState(config.name, config.tasks, run.startedAt, run.budgetUsd, options.rehearse);
   const view: RunView = options.json
     ? new JsonView(out, process.stderr)
     : out.isTTY
@@ -151,9 +155,7 @@ export async function runCommand(args: string[]): Promise<number> {
     view.notice(`cadre run: task "${name}" of the resumed run is no longer in the config; its result is dropped`);
   try {
     for await (const event of run.events(stopping.signal)) {
-      const now = Date.now();
-      state.apply(event, now);
-      dashboard?.live.apply(event, now);
+      state.apply(event, Date.now());
       view.event(event);
     }
   } finally {

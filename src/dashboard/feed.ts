@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { RateLimitState } from "../orchestrator/index.ts";
+import type { RowKind, RunRow } from "../run/index.ts";
 import type { Conversation } from "./conversation.ts";
 
 /**
@@ -7,9 +8,6 @@ import type { Conversation } from "./conversation.ts";
  * sessions of `cadre mcp`, or a finished run read back from its summary.json),
  * the list of runs to choose from, and what the page may send back.
  */
-
-/** A task, a spawned child, a peer or supervisor session, or a `cadre mcp` child session. */
-export type RowKind = "task" | "child" | "session" | "peer" | "supervisor";
 
 /** A status and since when it holds: the row's history, drawn as the timeline. */
 export interface Phase {
@@ -30,21 +28,13 @@ export interface PendingView {
   since: number;
 }
 
-export interface RowView {
-  /** Stable for the row's life: "t:<config task name>", or "id:<orchestrator task id>". */
-  key: string;
-  name: string;
-  agent: string | null;
-  kind: RowKind;
-  /** The key of the row that spawned this one. */
-  parent: string | null;
+/** A row as the page gets it: the model's fields (see RunRow), a status a record may name freely, and what only the page needs. */
+export interface RowView
+  extends Pick<
+    RunRow,
+    "key" | "name" | "agent" | "kind" | "parent" | "group" | "attempts" | "turns" | "costUsd" | "queuedAt" | "startedAt" | "finishedAt"
+  > {
   status: string;
-  attempts: number;
-  turns: number;
-  costUsd: number;
-  queuedAt: number | null;
-  startedAt: number | null;
-  finishedAt: number | null;
   /** From queued to the first start. */
   queuedMs: number | null;
   /** From the first start to the end (to now while it runs). */
@@ -67,6 +57,7 @@ export function blankRow(key: string, name: string, agent: string | null | undef
     agent: agent ?? null,
     kind,
     parent: null,
+    group: null,
     status: "waiting",
     attempts: 0,
     turns: 0,
@@ -107,6 +98,8 @@ export interface RunSnapshot {
   startedAt: number | null;
   finishedAt: number | null;
   now: number;
+  /** The change of the run it is as of (see RunModel.seq); 0 for a record. */
+  seq: number;
   rows: RowView[];
   totals: TotalsView;
   rateLimit: RateLimitState | null;
@@ -117,6 +110,20 @@ export interface RunSnapshot {
   costSimulated: boolean;
   /** Set when the record could not be read in full (a summary.json of an older or newer cadre). */
   notice: string | null;
+}
+
+/**
+ * A snapshot as the stream sends it: each row as the list of its values in
+ * the order `columns` names the fields (the names once, not once per row: a
+ * run of 10,000 rows goes in about half the bytes). The page turns them back
+ * into rows.
+ */
+export type WireSnapshot = Omit<RunSnapshot, "rows"> & { columns: string[]; rows: unknown[][] };
+
+export function toWire(snapshot: RunSnapshot): WireSnapshot {
+  const columns = Object.keys(snapshot.rows[0] ?? {});
+  const rows = snapshot.rows.map((row) => columns.map((column) => row[column as keyof RowView]));
+  return { ...snapshot, columns, rows };
 }
 
 export interface RunListing {
@@ -143,6 +150,12 @@ export const AnswerRequestSchema = z.object({ row: z.string().min(1), requestId:
 export interface RunFeed {
   readonly id: string;
   snapshot(now: number): RunSnapshot;
+  /**
+   * The run as of now with only the rows changed after change `since` (a
+   * patch of a snapshot of `rowCount` rows); undefined when rows came or went
+   * since, or the feed cannot tell: then a whole snapshot is sent.
+   */
+  changedSince?(now: number, since: number, rowCount: number): RunSnapshot | undefined;
   /** Called after each change of a live run; returns the unsubscribe function. */
   onChange(listener: () => void): () => void;
   /** The conversation of a row, or undefined when it has none. */

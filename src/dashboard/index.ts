@@ -1,6 +1,6 @@
 export { DashboardError } from "./errors.ts";
 export { type DashboardSource, type PermissionAnswer, type RunFeed, type RunSnapshot, singleRun } from "./feed.ts";
-export { type LiveEvent, LiveRun, type LiveRunOptions } from "./live-run.ts";
+export { LiveRun, type LiveRunOptions } from "./live-run.ts";
 export { type LenientSummary, readRecord } from "./record.ts";
 export { type DashboardHandler, dashboardHandler } from "./routes.ts";
 export { RunsDirectory } from "./runs-directory.ts";

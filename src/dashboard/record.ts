@@ -4,9 +4,10 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import { parseCliMessage } from "../protocol/index.ts";
 import { NdjsonDecoder } from "../protocol/ndjson.ts";
+import { type RowKind, resultLine, taskKey } from "../run/index.ts";
 import { SUMMARY_FILE, SummarySchema, SummarySessionSchema, SummaryTaskSchema } from "../swarm/record.ts";
 import { Conversation } from "./conversation.ts";
-import { blankRow, type Phase, type RowKind, type RowView, type TotalsView } from "./feed.ts";
+import { blankRow, type Phase, type RowView, type TotalsView } from "./feed.ts";
 
 /**
  * A run's summary.json as the dashboard reads it: the record's own schemas
@@ -64,6 +65,7 @@ function taskRow(task: LenientSummary["tasks"][number]): RowView {
     agent: task.agent ?? null,
     kind: "task",
     parent: null,
+    group: task.template ?? null,
     status: task.status,
     attempts: task.attempts ?? 0,
     turns: task.num_turns ?? 0,
@@ -75,7 +77,8 @@ function taskRow(task: LenientSummary["tasks"][number]): RowView {
     runMs: startedAt !== null && finishedAt !== null ? finishedAt - startedAt : (task.duration_ms ?? null),
     phases,
     branch: task.branch ?? null,
-    activity: task.error?.message ?? task.text ?? "",
+    // One line, as the live run shows it: the page's table has room for no more, the transcript has the rest.
+    activity: resultLine({ text: task.text ?? "", error: task.error ?? undefined, structuredOutput: task.structured_output ?? undefined }),
     error: task.error?.message ?? null,
     waitsFor: task.depends_on ?? [],
     hasConversation: typeof task.transcript === "string",
@@ -119,18 +122,21 @@ function recordCacheShare(usage: NonNullable<LenientSummary["totals"]>["usage"])
   return input > 0 ? usage.cache_read_input_tokens / input : null;
 }
 
-export function taskKey(name: string): string {
-  return `t:${name}`;
-}
-
 /** The rows of a record: its tasks in order, each followed by the sessions it spawned or asked; the other sessions last. */
 export function recordRows(record: LenientSummary): RowView[] {
   const tasks = record.tasks.map(taskRow);
   const names = new Set(record.tasks.map((t) => t.name));
   const sessions = (record.sessions ?? []).map((s, i) => sessionRow(s, i, names));
+  // Linear in tasks and sessions: a run of 10,000 tasks with as many sessions is read at once.
+  const byParent = new Map<string | null, RowView[]>();
+  for (const session of sessions) {
+    const siblings = byParent.get(session.parent) ?? [];
+    byParent.set(session.parent, siblings);
+    siblings.push(session);
+  }
   const rows: RowView[] = [];
-  for (const task of tasks) rows.push(task, ...sessions.filter((s) => s.parent === task.key));
-  return [...rows, ...sessions.filter((s) => s.parent === null)];
+  for (const task of tasks) rows.push(task, ...(byParent.get(task.key) ?? []));
+  return [...rows, ...(byParent.get(null) ?? [])];
 }
 
 /** The transcript file a row of the record names, resolved inside the run directory (never outside it). */

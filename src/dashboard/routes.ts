@@ -2,8 +2,8 @@ import type http from "node:http";
 import { CadreError } from "../errors.ts";
 import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 import { readAsset } from "./assets.ts";
-import { AnswerRequestSchema, type DashboardSource, type RunFeed } from "./feed.ts";
-import { EventStreamResponse, lastEventId } from "./sse.ts";
+import { AnswerRequestSchema, type DashboardSource, type RunFeed, toWire } from "./feed.ts";
+import { Coalesced, EventStreamResponse, lastEventId } from "./sse.ts";
 
 /**
  * The dashboard's HTTP interface, behind a server that has already checked
@@ -13,13 +13,13 @@ import { EventStreamResponse, lastEventId } from "./sse.ts";
  *   GET  /                                      the page
  *   GET  /assets/<file>                         its scripts and styles
  *   GET  /api/runs                              the runs to choose from (JSON)
- *   GET  /api/runs/<id>/state                   the run's state, a snapshot on every change (SSE)
+ *   GET  /api/runs/<id>/state                   the run's state: a snapshot, then the changes, coalesced (SSE)
  *   GET  /api/runs/<id>/conversation?row=<key>  a row's conversation, entry by entry (SSE)
  *   POST /api/runs/<id>/answer                  answers a permission request
  */
 
-/** Snapshots go out at most this often: a burst of events becomes one update. */
-const STATE_INTERVAL_MS = 100;
+/** Updates go out at most this often (four a second): a burst of events becomes one update. */
+const STATE_INTERVAL_MS = 250;
 const MAX_BODY_BYTES = 64 * 1024;
 
 /** What every response carries: no framing, no sniffing, no referrer, only the page's own scripts. */
@@ -67,20 +67,29 @@ export function dashboardHandler(source: DashboardSource): DashboardHandler {
   };
 }
 
+/**
+ * A run's state: a whole snapshot ("state"), then at most one update per
+ * interval: the rows that changed since the last one ("patch"), or a whole
+ * snapshot again when rows came or went.
+ */
 function streamState(req: http.IncomingMessage, res: http.ServerResponse, feed: RunFeed): void {
   const stream = new EventStreamResponse(req, res);
-  const update = () => stream.send("state", feed.snapshot(Date.now()));
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const off = feed.onChange(() => {
-    timer ??= setTimeout(() => {
-      timer = undefined;
-      update();
-    }, STATE_INTERVAL_MS);
-  });
-  stream.onClose(() => {
-    off();
-    clearTimeout(timer);
-  });
+  let sent = { seq: 0, rows: 0 };
+  const update = () => {
+    const now = Date.now();
+    const patch = sent.rows > 0 ? feed.changedSince?.(now, sent.seq, sent.rows) : undefined;
+    if (patch) {
+      stream.send("patch", toWire(patch));
+      sent = { seq: patch.seq, rows: sent.rows };
+      return;
+    }
+    const snapshot = feed.snapshot(now);
+    stream.send("state", toWire(snapshot));
+    sent = { seq: snapshot.seq, rows: snapshot.rows.length };
+  };
+  const coalesced = new Coalesced(update, STATE_INTERVAL_MS);
+  stream.onClose(feed.onChange(() => coalesced.changed()));
+  stream.onClose(() => coalesced.close());
   update();
 }
 

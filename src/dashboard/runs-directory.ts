@@ -25,6 +25,7 @@ class RecordedRun implements RunFeed {
       id: this.id,
       title: record.swarm,
       mode: "record",
+      seq: 0,
       live: false,
       finished: true,
       startedAt: record.started_at ? Date.parse(record.started_at) : null,
@@ -50,13 +51,34 @@ class RecordedRun implements RunFeed {
   }
 }
 
+/** A summary.json's size and time: a file that keeps both was not rewritten. */
+async function stampOf(dir: string): Promise<string | undefined> {
+  const info = await stat(join(dir, SUMMARY_FILE)).catch(() => undefined);
+  return info?.isFile() ? `${info.size} ${info.mtimeMs}` : undefined;
+}
+
+type Listing = Omit<RunListing, "id">;
+
 /**
  * The runs `cadre run` wrote (.cadre/runs/<timestamp>/summary.json and
  * transcripts/), for `cadre ui`. A directory that is itself a run shows that
- * one run. Read anew on each request: a run that finishes meanwhile appears.
+ * one run. Looked at anew on each request: a run that finishes meanwhile
+ * appears. What a record says in the list is kept while its file stays the
+ * same, and so is the record read last (whole): the page lists the runs and
+ * then opens one, and a run of 10,000 tasks is read once, not on each request.
  */
 export class RunsDirectory implements DashboardSource {
+  readonly #listings = new Map<string, { stamp: string; listing: Listing }>();
+  #last: { dir: string; stamp: string; read: Awaited<ReturnType<typeof readRecord>> } | undefined;
+
   constructor(readonly dir: string) {}
+
+  async #read(dir: string, stamp: string | undefined): Promise<Awaited<ReturnType<typeof readRecord>>> {
+    if (stamp !== undefined && this.#last?.dir === dir && this.#last.stamp === stamp) return this.#last.read;
+    const read = await readRecord(dir);
+    this.#last = stamp === undefined ? undefined : { dir, stamp, read };
+    return read;
+  }
 
   /** Folder name → path of each run folder. */
   async #runDirs(): Promise<Map<string, string>> {
@@ -73,34 +95,42 @@ export class RunsDirectory implements DashboardSource {
   }
 
   async runs(): Promise<RunListing[]> {
-    const listings: RunListing[] = [];
-    for (const [id, dir] of await this.#runDirs()) {
-      const read = await readRecord(dir);
-      if ("problem" in read) {
-        listings.push({ id, title: id, startedAt: null, live: false, outcome: read.problem });
-        continue;
-      }
+    const dirs = [...(await this.#runDirs())];
+    const listings = new Map<string, Listing>();
+    // Oldest first, so that the record kept whole is the newest: the one the page opens unless told otherwise.
+    for (const [id, dir] of [...dirs].reverse()) listings.set(id, await this.#listing(id, dir));
+    return dirs.map(([id]) => ({ id, ...listings.get(id)! }));
+  }
+
+  async #listing(id: string, dir: string): Promise<Listing> {
+    const stamp = await stampOf(dir);
+    const known = this.#listings.get(dir);
+    if (stamp !== undefined && known?.stamp === stamp) return known.listing;
+    const read = await this.#read(dir, stamp);
+    let listing: Listing;
+    if ("problem" in read) listing = { title: id, startedAt: null, live: false, outcome: read.problem };
+    else {
       const { record } = read;
       const outcome = `${recordTotals(record).byStatus.succeeded ?? 0}/${record.tasks.length} succeeded`;
-      listings.push({
-        id,
+      listing = {
         title: record.swarm,
         startedAt: record.started_at ?? null,
         live: false,
         outcome: record.interrupted ? `${outcome}, interrupted` : outcome,
-      });
+      };
     }
-    return listings;
+    if (stamp !== undefined) this.#listings.set(dir, { stamp, listing });
+    return listing;
   }
 
   async run(id: string): Promise<RunFeed | undefined> {
     const dir = (await this.#runDirs()).get(id);
     if (dir === undefined) return undefined;
-    const read = await readRecord(dir);
+    const read = await this.#read(dir, await stampOf(dir));
     return "record" in read ? new RecordedRun(id, dir, read.record) : undefined;
   }
 }
 
 async function hasSummary(dir: string): Promise<boolean> {
-  return (await stat(join(dir, SUMMARY_FILE)).catch(() => undefined))?.isFile() === true;
+  return (await stampOf(dir)) !== undefined;
 }

@@ -53,3 +53,34 @@ export function lastEventId(req: http.IncomingMessage): number {
   const value = Number(req.headers["last-event-id"]);
   return Number.isInteger(value) ? value : -1;
 }
+
+/**
+ * At most one update per `intervalMs`, however fast changes come: the first
+ * change after a quiet spell schedules one; the changes until it is sent
+ * join it. A run of ten thousand tasks ending at any rate costs the page a
+ * few updates a second.
+ */
+export class Coalesced {
+  readonly #update: () => void;
+  readonly #intervalMs: number;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+
+  constructor(update: () => void, intervalMs: number) {
+    this.#update = update;
+    this.#intervalMs = intervalMs;
+  }
+
+  changed(): void {
+    if (this.#closed) return;
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      this.#update();
+    }, this.#intervalMs);
+  }
+
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+  }
+}

@@ -78,6 +78,7 @@ export function buildSummary(input: SummaryInput): Summary {
     const worktree = input.worktrees.get(task.name);
     return {
       name: task.name,
+      ...templateOf(task),
       agent: task.agent ?? null,
       ...recordResultFields(result),
       depends_on: task.depends_on,
@@ -156,6 +157,11 @@ export interface TaskProgress {
   sessionId: string | undefined;
 }
 
+/** A for_each copy's group: the name as written, which its copies share. */
+function templateOf(task: ResolvedSwarmConfig["tasks"][number]): { template?: string } {
+  return task.template === task.name ? {} : { template: task.template };
+}
+
 /** A task not ended when the record is written: running (its session, to resume) or pending. */
 function unendedTask(
   task: ResolvedSwarmConfig["tasks"][number],
@@ -164,6 +170,7 @@ function unendedTask(
 ): SummaryTask {
   return {
     name: task.name,
+    ...templateOf(task),
     agent: task.agent ?? null,
     status: progress ? "running" : "pending",
     text: "",

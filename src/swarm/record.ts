@@ -36,6 +36,8 @@ export function usageFromRecord(usage: RecordUsage): Usage {
 
 export const SummaryTaskSchema = z.looseObject({
   name: z.string(),
+  /** A for_each copy's name as written ("review-{{item}}"), which its copies share; absent for other tasks and from older records. */
+  template: z.string().optional(),
   agent: z.string().nullable(),
   /**
    * How it ended; while the run goes on (complete: false), "running" for a task

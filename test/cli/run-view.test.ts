@@ -2,14 +2,13 @@
 import { describe, expect, it } from "vitest";
 import { renderFinalTable } from "../../src/cli/run/final-table.ts";
 import { parseRunArgs, runDirName } from "../../src/cli/run/options.ts";
-import { RunState } from "../../src/cli/run/state.ts";
 import { colorsFor } from "../../src/cli/run/view/format.ts";
 import { describeEvent, LinesView } from "../../src/cli/run/view/lines.ts";
 import { renderFrame } from "../../src/cli/run/view/tty.ts";
 import { SIGNAL_EXIT_CODES, type StopSignal } from "../../src/cli/signals.ts";
 import type { OrchestratorEvent, TaskInfo, TaskResult } from "../../src/orchestrator/index.ts";
 import { parseCliMessage } from "../../src/protocol/index.ts";
-import { buildSummary, exitCodeFor, type SummaryInput } from "../../src/run/index.ts";
+import { buildSummary, exitCodeFor, RunModel, type SummaryInput } from "../../src/run/index.ts";
 
 const ESC = "\u001b";
 const T0 = Date.parse("2025-06-01T12:00:00Z");
@@ -40,12 +39,21 @@ function result(name: string, status: TaskResult["status"], extra: Partial<TaskR
   };
 }
 
+/** The run's read-model, as `cadre run` makes it for a swarm. */
+const newState = (
+  title: string,
+  tasks: { name: string; agent?: string; depends_on?: string[] }[],
+  startedAt: number,
+  budgetUsd?: number,
+  costSimulated = false,
+) => new RunModel({ title, mode: "swarm", tasks, startedAt, budgetUsd, costSimulated });
+
 const assistant = (id: string, content: unknown[]) =>
   parseCliMessage({ type: "assistant", message: { id, role: "assistant", content }, session_id: "s" });
 
 /** Three tasks: a finished one, a running one mid tool call, and one waiting on the other two. */
-function sampleState(): RunState {
-  const state = new RunState(
+function sampleState(): RunModel {
+  const state = newState(
     "review",
     [
       { name: "a.ts", agent: "reviewer" },
@@ -108,7 +116,7 @@ describe("the live view's frame", () => {
 
   it("shows a task name and a reply that carry escape sequences as text: the terminal never obeys them", () => {
     const hostile = "\u001b]0;OWNED\u0007\u001b[2J";
-    const state = new RunState("swarm", [{ name: `evil${hostile}` }], T0);
+    const state = newState("swarm", [{ name: `evil${hostile}` }], T0);
     const task = info(`evil${hostile}`);
     state.apply({ type: "task_started", task, attempt: 1, pid: 1, worker: "cold", startedAt: T0 }, T0);
     state.apply({ type: "task_message", task, message: assistant("m1", [{ type: "text", text: `pwned ${hostile}` }]) }, T0);
@@ -126,7 +134,7 @@ describe("the live view's frame", () => {
   });
 
   it("counts a task's time from its start, with its wait for a slot apart: the orchestrator's numbers", () => {
-    const state = new RunState("slots", [{ name: "late" }], T0);
+    const state = newState("slots", [{ name: "late" }], T0);
     state.apply({ type: "task_queued", task: info("late") }, T0);
     const row = (now: number) => renderFrame(state, { now, width: 100, height: 30, colors: plain }).split("\n")[2];
     expect(row(T0 + 2000)).toMatch(/^○ late +queued +2\.0s +$/);
@@ -139,7 +147,7 @@ describe("the live view's frame", () => {
   });
 
   it("marks a rehearsal's costs as simulated", () => {
-    const state = new RunState("rehearsed", [{ name: "a" }], T0, undefined, true);
+    const state = newState("rehearsed", [{ name: "a" }], T0, undefined, true);
     state.apply({ type: "task_finished", task: info("a"), result: result("a", "succeeded") }, T0 + 5000);
     state.apply({ type: "cost", task: info("a"), taskUsd: 0.0125, totalUsd: 0.0125, totalUsage: result("a", "succeeded").usage }, T0 + 5000);
     const lines = renderFrame(state, { now: T0 + 6000, width: 100, height: 30, colors: plain }).split("\n");
@@ -172,7 +180,7 @@ describe("the live view's frame", () => {
 
   it("folds rows that do not fit the terminal into a count, keeping the running ones", () => {
     const names = Array.from({ length: 20 }, (_, i) => `t${i}`);
-    const state = new RunState(
+    const state = newState(
       "many",
       names.map((name) => ({ name })),
       T0,

@@ -71,11 +71,13 @@ export async function openPage(browser: Browser, url: string, colorScheme: "ligh
 
 /** The status each row of the table has shown, in order, recorded in the page as it changes. */
 export async function recordStatuses(page: Page): Promise<() => Promise<Record<string, string[]>>> {
-  await page.waitForSelector("#tasks tbody tr");
+  await page.waitForSelector("#tasks tbody tr[data-key]");
   await page.evaluate(() => {
     const window = globalThis as any;
     const log: Record<string, string[]> = {};
     const note = (tr: any) => {
+      // Spacers and group rows stand for rows; only a row of a task or session has a key.
+      if (!tr.dataset.key) return;
       const seen = log[tr.dataset.key] ?? [];
       log[tr.dataset.key] = seen;
       if (tr.dataset.status && seen.at(-1) !== tr.dataset.status) seen.push(tr.dataset.status);
@@ -95,10 +97,10 @@ export async function recordStatuses(page: Page): Promise<() => Promise<Record<s
 
 /** The table as the page shows it: row key → status. */
 export function tableStatuses(page: Page): Promise<Record<string, string>> {
-  return page.$$eval("#tasks tbody tr", (rows: any[]) => Object.fromEntries(rows.map((tr) => [tr.dataset.key, tr.dataset.status])));
+  return page.$$eval("#tasks tbody tr[data-key]", (rows: any[]) => Object.fromEntries(rows.map((tr) => [tr.dataset.key, tr.dataset.status])));
 }
 
 /** The keys of the table's rows, in order. */
 export function tableKeys(page: Page): Promise<string[]> {
-  return page.$$eval("#tasks tbody tr", (rows: any[]) => rows.map((tr) => tr.dataset.key));
+  return page.$$eval("#tasks tbody tr[data-key]", (rows: any[]) => rows.map((tr) => tr.dataset.key));
 }

@@ -1,7 +1,7 @@
 import { cacheReadShare } from "../../orchestrator/index.ts";
+import { resultLine, worktreeLine } from "../../run/index.ts";
 import { type Summary, type SummaryTask, usageFromRecord } from "../../swarm/record.ts";
 import { oneLine } from "../../util/one-line.ts";
-import { resultLine, worktreeLine } from "./activity.ts";
 import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./view/format.ts";
 
 /** A task's result column: its error or answer, after the branch its worktree's work went to. */

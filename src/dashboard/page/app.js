@@ -3,6 +3,7 @@ import { Api, takeToken } from "./api.js";
 import { ConversationView } from "./conversation.js";
 import { money, span, statusLabel } from "./format.js";
 import { PendingList } from "./permissions.js";
+import { choices, filtering } from "./rows.js";
 import { TaskTable } from "./table.js";
 import { renderTimeline } from "./timeline.js";
 
@@ -13,13 +14,15 @@ const params = new URLSearchParams(location.search);
 const page = {
   runId: null,
   snapshot: null,
+  /** Where each row is in the snapshot, by key: a patch replaces rows in place. */
+  index: new Map(),
   stateSource: null,
   selected: params.get("row"),
   /** The row whose conversation is open, and whether it was open while the row had none yet. */
   shown: null,
 };
 
-const table = new TaskTable(document.querySelector("#tasks tbody"), (key) => select(key));
+const table = new TaskTable($("tasks-wrap"), document.querySelector("#tasks tbody"), (key) => select(key));
 const conversation = new ConversationView($("conversation"), $("conversation-state"));
 const pending = new PendingList($("pending-section"), $("pending"), (row, requestId, answer) => api.answer(page.runId, row, requestId, answer));
 
@@ -69,14 +72,37 @@ function follow(runId) {
   page.stateSource = source;
   source.addEventListener("state", (event) => {
     notice(null);
-    const snapshot = JSON.parse(event.data);
+    const snapshot = fromWire(JSON.parse(event.data));
     snapshot.receivedAt = Date.now();
+    page.index = new Map(snapshot.rows.map((row, i) => [row.key, i]));
     render(snapshot);
+  });
+  // The run's figures with only the rows that changed: the others stay as they were.
+  source.addEventListener("patch", (event) => {
+    if (!page.snapshot) return;
+    const patch = fromWire(JSON.parse(event.data));
+    const rows = page.snapshot.rows;
+    for (const row of patch.rows) {
+      const at = page.index.get(row.key);
+      if (at !== undefined) rows[at] = row;
+    }
+    render({ ...patch, rows, receivedAt: Date.now() });
   });
   source.addEventListener("error", () => {
     if (page.snapshot?.live) notice("Lost the connection to cadre; trying again…");
     else if (!page.snapshot) notice("Cannot reach this run (is the token right?).");
   });
+}
+
+/** Rows come as lists of values in the order of `columns` (see toWire in feed.ts): back to objects. */
+function fromWire(wire) {
+  const { columns } = wire;
+  const rows = wire.rows.map((values) => {
+    const row = {};
+    for (let i = 0; i < columns.length; i++) row[columns[i]] = values[i];
+    return row;
+  });
+  return { ...wire, rows };
 }
 
 function select(key) {
@@ -111,10 +137,14 @@ function render(snapshot) {
   if (snapshot.notice) notice(snapshot.notice);
   renderTotals(snapshot);
   pending.render(snapshot);
+  renderFilters(snapshot);
   table.render(snapshot);
   table.select(page.selected);
-  renderTimeline($("timeline"), snapshot);
+  renderCount();
+  renderTimeline($("timeline"), snapshot, table.listedRows());
   if (page.selected && page.shown !== page.selected) openConversation();
+  // When the page first showed the run, on its own clock: the time to open a large run is measured by it.
+  if (performance.getEntriesByName("cadre:drawn").length === 0) performance.mark("cadre:drawn");
 }
 
 function renderTotals(snapshot) {
@@ -173,7 +203,45 @@ function renderTotals(snapshot) {
 setInterval(() => {
   if (!page.snapshot?.live) return;
   table.render(page.snapshot);
-  renderTimeline($("timeline"), page.snapshot);
+  renderTimeline($("timeline"), page.snapshot, table.listedRows());
 }, 1000);
+
+/** The filters' choices: the statuses and agents the rows have (a choice made stays while rows still have it). */
+function renderFilters(snapshot) {
+  const { statuses, agents } = choices(snapshot.rows);
+  for (const [id, values] of [
+    ["status-filter", statuses],
+    ["agent-filter", agents],
+  ]) {
+    const select = $(id);
+    const have = [...select.options].slice(1).map((option) => option.value);
+    if (have.join("\n") === values.join("\n")) continue;
+    const chosen = select.value;
+    select.replaceChildren(new Option("all", ""), ...values.map((value) => new Option(value.replaceAll("_", " "), value)));
+    select.value = values.includes(chosen) ? chosen : "";
+  }
+}
+
+function filterOf() {
+  return { status: $("status-filter").value, agent: $("agent-filter").value, query: $("task-search").value };
+}
+
+function renderCount() {
+  const total = page.snapshot?.rows.length ?? 0;
+  const listed = table.listedRows().length;
+  const count = $("table-count");
+  count.textContent = filtering(table.filter) ? `${listed.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} shown` : "";
+  count.dataset.listed = String(listed);
+}
+
+function refilter() {
+  table.setFilter(filterOf());
+  renderCount();
+  if (page.snapshot) renderTimeline($("timeline"), page.snapshot, table.listedRows());
+}
+
+$("task-search").addEventListener("input", refilter);
+$("status-filter").addEventListener("change", refilter);
+$("agent-filter").addEventListener("change", refilter);
 
 start();

@@ -2,6 +2,9 @@
 // input and result, peer questions, hooks, permission requests and the turn's result.
 import { clock, h, money, toolName } from "./format.js";
 
+/** Entries kept in the page, as many as the server keeps per conversation: a long one drops its oldest (the transcript file has them). */
+const MAX_SHOWN = 2_000;
+
 export class ConversationView {
   /** @param {HTMLOListElement} list @param {HTMLElement} state */
   constructor(list, state) {
@@ -66,6 +69,12 @@ export class ConversationView {
       if (entry.sub) item.classList.add("sub");
       item.dataset.seq = entry.seq;
       this.list.append(item);
+      while (this.list.childElementCount > MAX_SHOWN) this.list.firstElementChild.remove();
+    }
+    // Tool calls waiting for their result: only the latest ones can still get it shown.
+    for (const id of this.calls.keys()) {
+      if (this.calls.size <= MAX_SHOWN) break;
+      this.calls.delete(id);
     }
     if (atBottom) this.list.scrollTop = this.list.scrollHeight;
   }

@@ -1,44 +1,122 @@
-// The table of tasks and sessions: one row each, updated in place as snapshots arrive.
+// The table of tasks and sessions. Only the rows on screen are in the page (a run of ten thousand
+// tasks keeps a few dozen <tr>); spacers above and below keep the scroll bar true to the whole list.
 import { h, money, serverNow, span, statusLabel } from "./format.js";
+import { groupStatuses, listEntries, NO_FILTER } from "./rows.js";
 
 const KIND_NOTES = { child: "spawned", peer: "peer", supervisor: "supervisor", session: "" };
+/** Rows drawn beyond the visible ones on each side, so that a short scroll shows no gap. */
+const OVERSCAN = 8;
+const COLUMNS = 10;
 
 export class TaskTable {
-  /** @param {HTMLTableSectionElement} body @param {(key: string) => void} onSelect */
-  constructor(body, onSelect) {
+  /** @param {HTMLElement} wrap the scrolling box @param {HTMLTableSectionElement} body @param {(key: string) => void} onSelect */
+  constructor(wrap, body, onSelect) {
+    this.wrap = wrap;
     this.body = body;
     this.onSelect = onSelect;
-    this.rows = new Map();
+    this.snapshot = null;
+    this.entries = [];
+    this.filter = NO_FILTER;
+    this.open = new Set();
     this.selected = null;
+    /** The <tr> of each row or group drawn now, by key: reused while it stays on screen. */
+    this.drawn = new Map();
+    this.rowHeight = 0;
+    this.pending = false;
+    this.above = spacer();
+    this.below = spacer();
+    wrap.addEventListener("scroll", () => this.#schedule(), { passive: true });
+    new ResizeObserver(() => this.#schedule()).observe(wrap);
+  }
+
+  /** The rows listed now (filters and open groups applied), in order. */
+  listedRows() {
+    return this.entries.filter((entry) => entry.row).map((entry) => entry.row);
   }
 
   render(snapshot) {
-    const showBranch = snapshot.rows.some((row) => row.branch);
-    this.body.closest("table").classList.toggle("with-branch", showBranch);
-    const seen = new Set();
-    let previous = null;
-    for (const row of snapshot.rows) {
-      seen.add(row.key);
-      const tr = this.rows.get(row.key) ?? this.#create(row);
-      this.#fill(tr, row, snapshot);
-      // Keep the snapshot's order: spawned workers come right after their parent.
-      const wanted = previous ? previous.nextSibling : this.body.firstChild;
-      if (wanted !== tr) this.body.insertBefore(tr, wanted);
-      previous = tr;
-    }
-    for (const [key, tr] of this.rows) {
-      if (seen.has(key)) continue;
-      tr.remove();
-      this.rows.delete(key);
-    }
+    this.snapshot = snapshot;
+    this.body.closest("table").classList.toggle(
+      "with-branch",
+      snapshot.rows.some((row) => row.branch),
+    );
+    this.#list();
+  }
+
+  setFilter(filter) {
+    this.filter = filter;
+    this.#list();
   }
 
   select(key) {
     this.selected = key;
-    for (const [rowKey, tr] of this.rows) {
+    for (const [rowKey, tr] of this.drawn) {
+      if (!tr.dataset.key) continue;
       const selected = rowKey === key;
       tr.classList.toggle("selected", selected);
       tr.querySelector("button").setAttribute("aria-pressed", String(selected));
+    }
+  }
+
+  #list() {
+    if (!this.snapshot) return;
+    this.entries = listEntries(this.snapshot.rows, this.filter, this.open);
+    this.#draw();
+  }
+
+  #schedule() {
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => {
+      this.pending = false;
+      this.#draw();
+    });
+  }
+
+  #draw() {
+    const entries = this.entries;
+    const height = this.rowHeight || 32;
+    const head = this.body.closest("table").tHead?.offsetHeight ?? 0;
+    const top = Math.max(0, this.wrap.scrollTop - head);
+    const first = Math.max(0, Math.floor(top / height) - OVERSCAN);
+    const last = Math.min(entries.length, Math.ceil((top + this.wrap.clientHeight) / height) + OVERSCAN);
+    const drawn = new Map();
+    const trs = [];
+    for (let i = first; i < last; i++) {
+      const entry = entries[i];
+      const key = entry.row ? entry.row.key : `group:${entry.group}`;
+      const tr = this.drawn.get(key) ?? (entry.row ? this.#create(entry.row) : this.#createGroup(entry.group));
+      if (entry.row) this.#fill(tr, entry.row, Boolean(entry.inGroup));
+      else this.#fillGroup(tr, entry);
+      drawn.set(key, tr);
+      trs.push(tr);
+    }
+    this.drawn = drawn;
+    size(this.above, first * height);
+    size(this.below, (entries.length - last) * height);
+    this.#place([this.above, ...trs, this.below]);
+    this.select(this.selected);
+    // Rows are one line each: the first drawn gives the height the list is measured in.
+    if (!this.rowHeight && trs.length > 0) {
+      this.rowHeight = trs[0].getBoundingClientRect().height || 32;
+      if (this.rowHeight !== height) this.#draw();
+    }
+  }
+
+  /**
+   * Puts `rows` in the body in this order, moving only what is out of place: a row that stays
+   * is never taken out of the page (a click on it while an update arrives is not lost).
+   */
+  #place(rows) {
+    let cursor = this.body.firstChild;
+    for (const row of rows) {
+      if (row === cursor) cursor = cursor.nextSibling;
+      else this.body.insertBefore(row, cursor);
+    }
+    while (cursor) {
+      const next = cursor.nextSibling;
+      cursor.remove();
+      cursor = next;
     }
   }
 
@@ -53,12 +131,43 @@ export class TaskTable {
       if (event.target instanceof HTMLElement && event.target.closest("button")) return;
       this.onSelect(row.key);
     });
-    this.rows.set(row.key, tr);
-    if (row.key === this.selected) tr.classList.add("selected");
     return tr;
   }
 
-  #fill(tr, row, snapshot) {
+  #createGroup(group) {
+    const toggle = () => {
+      if (this.open.has(group)) this.open.delete(group);
+      else this.open.add(group);
+      this.#list();
+    };
+    const button = h("button", { type: "button", class: "row-name group-toggle", "aria-expanded": "false", onclick: toggle });
+    const tr = h(
+      "tr",
+      { class: "group", "data-group": group },
+      h("th", { scope: "row" }, button),
+      h("td", { class: "group-summary", colspan: COLUMNS - 1 }),
+    );
+    return tr;
+  }
+
+  #fillGroup(tr, entry) {
+    const button = tr.querySelector("button");
+    const count = entry.rows.length.toLocaleString("en-US");
+    const shown = entry.shown === entry.rows.length ? "" : `, ${entry.shown.toLocaleString("en-US")} shown`;
+    set(button, `${entry.open ? "▾" : "▸"} ${entry.group} (${count} copies${shown})`);
+    button.setAttribute("aria-expanded", String(entry.open));
+    const turns = entry.rows.reduce((sum, row) => sum + row.turns, 0);
+    const cost = entry.rows.reduce((sum, row) => sum + row.costUsd, 0);
+    const figures = [
+      groupStatuses(entry.rows),
+      turns > 0 ? `${turns.toLocaleString("en-US")} turns` : "",
+      cost > 0 ? money(cost, this.snapshot.costSimulated) : "",
+    ];
+    set(tr.lastElementChild, figures.filter(Boolean).join(" · "));
+  }
+
+  #fill(tr, row, inGroup) {
+    const snapshot = this.snapshot;
     const running = snapshot.live && row.startedAt !== null && row.finishedAt === null;
     const runMs = running ? serverNow(snapshot) - row.startedAt : row.runMs;
     const note = KIND_NOTES[row.kind];
@@ -67,7 +176,7 @@ export class TaskTable {
     button.disabled = !row.hasConversation;
     button.title = row.hasConversation ? `show the conversation of ${row.name}` : "nothing said yet";
     tr.dataset.status = row.status;
-    tr.classList.toggle("child", row.parent !== null);
+    tr.classList.toggle("child", row.parent !== null || inGroup);
     const cells = tr.querySelectorAll("td");
     set(cells[0], statusLabel(row.status));
     set(cells[1], row.agent ?? "");
@@ -79,8 +188,20 @@ export class TaskTable {
     set(cells[7], row.branch ?? "");
     const waiting = row.status === "waiting" && row.waitsFor.length > 0 ? `after ${row.waitsFor.join(", ")}` : "";
     const pending = row.pending.length > 0 ? `waiting for you: ${row.pending[0].ask}` : "";
-    set(cells[8].firstElementChild, pending || row.error || row.activity || waiting);
+    const activity = pending || row.error || row.activity || waiting;
+    set(cells[8].firstElementChild, activity);
+    cells[8].title = activity;
   }
+}
+
+/** A row as tall as the rows it stands for (hidden when there are none). */
+function spacer() {
+  return h("tr", { class: "spacer", "aria-hidden": "true", hidden: true }, h("td", { colspan: COLUMNS }));
+}
+
+function size(spacerRow, height) {
+  spacerRow.hidden = height <= 0;
+  spacerRow.firstElementChild.style.height = `${Math.max(0, height)}px`;
 }
 
 function set(element, text) {

@@ -3,8 +3,11 @@
 import { h, serverNow, span, statusLabel } from "./format.js";
 
 const TICKS = 6;
+/** Lanes drawn at most: a run of thousands of tasks shows those the table lists first (its filters pick them). */
+const MAX_LANES = 200;
 
-export function renderTimeline(container, snapshot) {
+/** @param {any[]} listed the rows the table lists, in its order: each gets a lane, up to MAX_LANES. */
+export function renderTimeline(container, snapshot, listed = snapshot.rows) {
   const timed = snapshot.rows.filter((row) => row.phases.length > 0);
   if (timed.length === 0 || timed.every((row) => row.phases.every((phase) => phase.status === "waiting"))) {
     container.replaceChildren(h("p", { class: "muted" }, snapshot.notice ?? "Nothing has been queued yet."));
@@ -12,7 +15,7 @@ export function renderTimeline(container, snapshot) {
   }
   // The client's clock may differ from the server's: measure "now" on the server's.
   const now = snapshot.live ? serverNow(snapshot) : (snapshot.finishedAt ?? lastPhase(timed));
-  const start = Math.min(snapshot.startedAt ?? Number.POSITIVE_INFINITY, ...timed.map((row) => row.phases[0].at));
+  const start = timed.reduce((min, row) => Math.min(min, row.phases[0].at), snapshot.startedAt ?? Number.POSITIVE_INFINITY);
   const end = Math.max(now, start + 1000);
   const x = (at) => `${(((at - start) / (end - start)) * 100).toFixed(3)}%`;
   const width = (from, to) => `${Math.max(0.4, ((to - from) / (end - start)) * 100).toFixed(3)}%`;
@@ -24,7 +27,7 @@ export function renderTimeline(container, snapshot) {
   });
   const axis = h("div", { class: "axis", "aria-hidden": "true" }, h("span", { class: "label" }), h("div", { class: "track" }, ...ticks));
   // Every row has a lane, so that one still waiting shows as an empty track beside the others.
-  const tracks = snapshot.rows.map((row) => {
+  const tracks = listed.slice(0, MAX_LANES).map((row) => {
     const bars = row.phases.map((phase, i) => {
       const until = row.phases[i + 1]?.at ?? (isEnd(phase.status) ? phase.at : now);
       const text = `${statusLabel(phase.status)} for ${span(until - phase.at)}`;
@@ -46,7 +49,9 @@ export function renderTimeline(container, snapshot) {
       h("div", { class: "track", role: "img", "aria-label": `${row.name}: ${summary}` }, ...bars),
     );
   });
-  container.replaceChildren(axis, ...tracks, concurrencyLine(timed, start, now));
+  const more = listed.length - MAX_LANES;
+  const rest = more > 0 ? h("p", { class: "muted" }, `… and ${more.toLocaleString("en-US")} more: filter the table to see their lanes.`) : null;
+  container.replaceChildren(axis, ...tracks, ...(rest ? [rest] : []), concurrencyLine(timed, start, now));
 }
 
 function isEnd(status) {
@@ -54,7 +59,7 @@ function isEnd(status) {
 }
 
 function lastPhase(rows) {
-  return Math.max(...rows.map((row) => row.phases.at(-1).at));
+  return rows.reduce((max, row) => Math.max(max, row.phases.at(-1).at), Number.NEGATIVE_INFINITY);
 }
 
 /** The most rows that were running at once, from the phases. */

@@ -1,6 +1,6 @@
 import pc from "picocolors";
+import type { RowStatus } from "../../../run/index.ts";
 import { printable } from "../../../util/one-line.ts";
-import type { RowStatus } from "../state.ts";
 
 export type Colors = ReturnType<typeof pc.createColors>;
 

@@ -1,8 +1,6 @@
 import type { TaskResult } from "../../../orchestrator/index.ts";
-import type { RunEvent } from "../../../run/index.ts";
+import { activityOf, type RunEvent, type RunModel, resultLine, worktreeLine } from "../../../run/index.ts";
 import { oneLine, printable } from "../../../util/one-line.ts";
-import { activityOf, resultLine, worktreeLine } from "../activity.ts";
-import type { RunState } from "../state.ts";
 import { formatDuration, formatUsd } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
 
@@ -13,7 +11,7 @@ export function clock(ms: number): string {
 }
 
 /** The line an event deserves in a log, or undefined for events that only feed the live view. */
-export function describeEvent(event: RunEvent, state: RunState): string | undefined {
+export function describeEvent(event: RunEvent, state: RunModel): string | undefined {
   switch (event.type) {
     case "task_settled":
       if (event.carriedOver) return `${event.task.name}: carried over from the resumed run (${event.result.status})`;
@@ -49,18 +47,19 @@ export function describeEvent(event: RunEvent, state: RunState): string | undefi
   }
 }
 
-function describeResult(result: TaskResult, state: RunState): string {
-  const row = state.rows.find((r) => r.name === result.name);
+function describeResult(result: TaskResult, state: RunModel): string {
+  const parent = state.rowOfTask(result.id)?.parent;
+  const parentName = parent ? state.row(parent)?.name : undefined;
   const stats = `${result.numTurns} turn${result.numTurns === 1 ? "" : "s"}, ${formatUsd(result.costUsd, state.costSimulated)}, ${formatDuration(result.durationMs)}`;
   const detail = resultLine(result);
-  return `${result.name}: ${result.status}${result.attempts > 0 ? ` (${stats})` : ""}${detail ? `: ${detail}` : ""}${row?.parentName ? ` [for ${row.parentName}]` : ""}`;
+  return `${result.name}: ${result.status}${result.attempts > 0 ? ` (${stats})` : ""}${detail ? `: ${detail}` : ""}${parentName ? ` [for ${parentName}]` : ""}`;
 }
 
 /** Not a terminal (CI, pipes): one plain, timestamped line per event worth logging. */
 export class LinesView implements RunView {
   constructor(
     private readonly out: ViewStream,
-    private readonly state: RunState,
+    private readonly state: RunModel,
     private readonly now: () => number = Date.now,
   ) {}
 

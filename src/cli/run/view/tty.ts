@@ -1,20 +1,23 @@
 import { createLogUpdate } from "log-update";
 import { cacheReadShare } from "../../../orchestrator/index.ts";
-import type { RunEvent } from "../../../run/index.ts";
+import type { RowStatus, RunEvent, RunModel, RunRow } from "../../../run/index.ts";
 import { printable } from "../../../util/one-line.ts";
-import type { RowStatus, RunState, TaskRow } from "../state.ts";
 import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
 
 const SYMBOLS: Record<RowStatus, string> = {
   waiting: "·",
   queued: "○",
+  starting: "▷",
   running: "▶",
   retrying: "↻",
   succeeded: "✔",
   failed: "✘",
   cancelled: "■",
   skipped: "↷",
+  awaiting_permission: "?",
+  idle: "·",
+  closed: "■",
 };
 
 export interface FrameOptions {
@@ -27,26 +30,26 @@ export interface FrameOptions {
 }
 
 /** How long the task waited for a slot: counting while it waits, the orchestrator's figure once it is done. */
-function queued(row: TaskRow, now: number): string {
-  if (row.queuedMs !== undefined) return formatDuration(row.queuedMs);
-  if (row.queuedAt === undefined) return "";
+function queued(row: RunRow, now: number): string {
+  if (row.queuedMs !== null) return formatDuration(row.queuedMs);
+  if (row.queuedAt === null) return "";
   return formatDuration((row.startedAt ?? now) - row.queuedAt);
 }
 
 /** Run time, from the task's start: what its time limit counts. */
-function elapsed(row: TaskRow, now: number): string {
-  if (row.durationMs !== undefined) return formatDuration(row.durationMs);
-  if (row.startedAt === undefined) return "";
+function elapsed(row: RunRow, now: number): string {
+  if (row.durationMs !== null) return formatDuration(row.durationMs);
+  if (row.startedAt === null) return "";
   return formatDuration((row.finishedAt ?? now) - row.startedAt);
 }
 
-function activity(row: TaskRow): string {
+function activity(row: RunRow): string {
   if (row.status === "waiting" && row.activity === "" && row.waitsFor.length > 0) return `after ${row.waitsFor.join(", ")}`;
   return row.activity;
 }
 
 /** Rows to show when not all fit: running ones first, then the others in order. */
-function visibleRows(rows: TaskRow[], room: number): { shown: TaskRow[]; hidden: TaskRow[] } {
+function visibleRows(rows: readonly RunRow[], room: number): { shown: readonly RunRow[]; hidden: readonly RunRow[] } {
   if (rows.length <= room) return { shown: rows, hidden: [] };
   const urgent = new Set(rows.filter((r) => r.status === "running" || r.status === "retrying" || r.status === "failed").slice(0, room));
   const rest = rows.filter((r) => !urgent.has(r)).slice(0, Math.max(0, room - urgent.size));
@@ -54,7 +57,7 @@ function visibleRows(rows: TaskRow[], room: number): { shown: TaskRow[]; hidden:
   return { shown: rows.filter((r) => keep.has(r)), hidden: rows.filter((r) => !keep.has(r)) };
 }
 
-function rateLimitLine(state: RunState, now: number, c: Colors): string {
+function rateLimitLine(state: RunModel, now: number, c: Colors): string {
   const limit = state.rateLimit;
   if (limit === undefined || !limit.rateLimited) return c.dim("rate limit: ok");
   const wait = limit.backoffUntil !== null && limit.backoffUntil > now ? `, starts paused ${formatDuration(limit.backoffUntil - now)}` : "";
@@ -62,16 +65,18 @@ function rateLimitLine(state: RunState, now: number, c: Colors): string {
 }
 
 /** One frame of the live view: a title, one row per task, totals and the rate-limit state. Pure, so tests render it. */
-export function renderFrame(state: RunState, options: FrameOptions): string {
+export function renderFrame(state: RunModel, options: FrameOptions): string {
   const { now, width, colors: c } = options;
   const counts = state.counts();
+  // A worker starting for its task holds its slot already: counted as running.
+  const running = counts.starting + counts.running + counts.retrying;
   const done = counts.succeeded + counts.failed + counts.cancelled + counts.skipped;
-  const total = state.rows.filter((r) => r.parentName === undefined).length;
-  const title = `${c.bold("cadre")} ${state.swarm}  ${done}/${total} done  ${formatDuration((state.finishedAt ?? now) - state.startedAt)}`;
+  const total = state.rows.filter((r) => r.parent === null).length;
+  const title = `${c.bold("cadre")} ${state.title}  ${done}/${total} done  ${formatDuration((state.finishedAt ?? now) - state.startedAt)}`;
 
   const { shown, hidden } = visibleRows(state.rows, Math.max(1, options.height - 5));
   const cells = shown.map((row) => [
-    `${row.parentName === undefined ? "" : "  "}${SYMBOLS[row.status]} ${row.name}`,
+    `${row.parent === null ? "" : "  "}${SYMBOLS[row.status]} ${row.name}`,
     row.status,
     queued(row, now),
     elapsed(row, now),
@@ -88,7 +93,7 @@ export function renderFrame(state: RunState, options: FrameOptions): string {
   if (hidden.length > 0) lines.push(c.dim(`… ${hidden.length} more`));
 
   const parts = [
-    counts.running + counts.retrying > 0 ? c.cyan(`${counts.running + counts.retrying} running`) : undefined,
+    running > 0 ? c.cyan(`${running} running`) : undefined,
     counts.queued > 0 ? `${counts.queued} queued` : undefined,
     counts.waiting > 0 ? `${counts.waiting} waiting` : undefined,
     counts.succeeded > 0 ? c.green(`${counts.succeeded} succeeded`) : undefined,
@@ -113,7 +118,7 @@ export class TtyView implements RunView {
 
   constructor(
     private readonly out: ViewStream & NodeJS.WritableStream,
-    private readonly state: RunState,
+    private readonly state: RunModel,
     private readonly colors: Colors,
   ) {
     this.log = createLogUpdate(out);

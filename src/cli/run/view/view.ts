@@ -1,6 +1,6 @@
 import type { RunEvent } from "../../../run/index.ts";
 
-/** How a run is shown. The command applies each event to the RunState first, then hands it to the view. */
+/** How a run is shown. The command applies each event to the RunModel first, then hands it to the view. */
 export interface RunView {
   event(event: RunEvent): void;
   /** A message about the run itself (start, interrupt). */

@@ -1,7 +1,9 @@
-import type { TaskResult } from "../../orchestrator/index.ts";
-import type { CliMessage } from "../../protocol/index.ts";
-import type { WorktreeOutcome } from "../../swarm/worktree.ts";
-import { oneLine } from "../../util/one-line.ts";
+import type { OrchestratorEvent, TaskResult } from "../orchestrator/index.ts";
+import type { WorktreeOutcome } from "../swarm/worktree.ts";
+import { oneLine } from "../util/one-line.ts";
+
+/** A message of the CLI, as the orchestrator passes it on. */
+type CliMessage = Extract<OrchestratorEvent, { type: "task_message" }>["message"];
 
 /** The part of a tool input worth showing: the command, the file, the peer. */
 function toolInput(input: Record<string, unknown>): string {

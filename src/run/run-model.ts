@@ -1,0 +1,276 @@
+import { type OrchestratorEvent, type RateLimitState, sessionIdOf, type TaskInfo, type TaskResult, type Usage } from "../orchestrator/index.ts";
+import type { TaskSettledEvent } from "../swarm/runner.ts";
+import type { WorktreeOutcome } from "../swarm/worktree.ts";
+import { EventHub } from "../util/event-hub.ts";
+import { oneLine } from "../util/one-line.ts";
+import { activityOf, resultLine, worktreeLine } from "./activity.ts";
+import { blankRow, type Row, type RowKind, type RowStatus, type RunRow, taskKey } from "./run-row.ts";
+import type { RunEvent } from "./swarm-run.ts";
+
+/** What a reader hears after each event: the event, and the row it changed (none for run-wide events). */
+export interface RunChange {
+  event: RunEvent;
+  row: RunRow | undefined;
+  at: number;
+}
+
+export interface RunModelOptions {
+  title: string;
+  /** "swarm": a run of config tasks; "sessions": the child sessions of `cadre mcp`. */
+  mode: "swarm" | "sessions";
+  /** The config's tasks, in order: shown as waiting until the orchestrator has them. */
+  tasks?: readonly { name: string; template?: string; agent?: string | undefined; depends_on?: readonly string[] }[];
+  startedAt: number;
+  /** The budget the run applies. */
+  budgetUsd?: number | undefined;
+  /** A rehearsal: the scripted model's costs are made up. */
+  costSimulated?: boolean;
+}
+
+const TASK_ENDS = new Set<RowStatus>(["succeeded", "failed", "cancelled", "skipped"]);
+
+/**
+ * The one read-model of a run, built from its events only: a row per task or
+ * session (config tasks first, in order; spawned workers after their
+ * parent), with status, activity, cost and tokens, session, error and
+ * timing, and the run's totals, rate limit and budget. The terminal views and
+ * the dashboard both read it; listeners hear of every change.
+ */
+export class RunModel {
+  readonly title: string;
+  readonly mode: "swarm" | "sessions";
+  readonly startedAt: number;
+  readonly budgetUsd: number | undefined;
+  readonly costSimulated: boolean;
+  /** The run's cost as the orchestrator counts it (peers and supervisors included once they report). */
+  totalUsd = 0;
+  /** The run's token usage as of the latest result. */
+  totalUsage: Usage | undefined;
+  rateLimit: RateLimitState | undefined;
+  budget: { spentUsd: number; budgetUsd: number } | undefined;
+  interrupted = false;
+  finishedAt: number | undefined;
+  readonly #rows: Row[] = [];
+  readonly #byTask = new Map<string, Row>();
+  readonly #byKey = new Map<string, Row>();
+  /** Message ids seen per running row: the CLI splits one model reply into several messages of the same id. */
+  readonly #replies = new Map<Row, Set<string>>();
+  readonly #changes = new EventHub<RunChange>();
+  #seq = 0;
+
+  constructor(options: RunModelOptions) {
+    this.title = options.title;
+    this.mode = options.mode;
+    this.startedAt = options.startedAt;
+    this.budgetUsd = options.budgetUsd;
+    this.costSimulated = options.costSimulated ?? false;
+    for (const task of options.tasks ?? []) {
+      const row = this.#add(blankRow(taskKey(task.name), task.name, task.agent, "task"));
+      row.waitsFor = [...(task.depends_on ?? [])];
+      if (task.template !== undefined && task.template !== task.name) row.group = task.template;
+    }
+  }
+
+  /** The number of the latest change (see RunRow.version). */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  get rows(): readonly RunRow[] {
+    return this.#rows;
+  }
+
+  row(key: string): RunRow | undefined {
+    return this.#byKey.get(key);
+  }
+
+  /** The row of the orchestrator's task `id`, once it has been seen. */
+  rowOfTask(id: string): RunRow | undefined {
+    return this.#byTask.get(id);
+  }
+
+  /** Rows per status, of the run's own tasks (not the workers they spawned). */
+  counts(): Record<RowStatus, number> {
+    const counts = Object.fromEntries([...TASK_ENDS, "waiting", "queued", "starting", "running", "retrying"].map((s) => [s, 0])) as Record<
+      RowStatus,
+      number
+    >;
+    for (const row of this.#rows) if (row.parent === null) counts[row.status] = (counts[row.status] ?? 0) + 1;
+    return counts;
+  }
+
+  onChange(listener: (change: RunChange) => void): () => void {
+    return this.#changes.on(listener);
+  }
+
+  apply(event: RunEvent, now: number): void {
+    const row = this.#apply(event, now);
+    this.#seq++;
+    if (row) row.version = this.#seq;
+    this.#changes.emit({ event, row, at: now });
+  }
+
+  #apply(event: RunEvent, now: number): Row | undefined {
+    switch (event.type) {
+      case "task_settled":
+        return this.#settle(event, now);
+      case "task_ready":
+        return undefined;
+      case "task_rerun": {
+        const row = this.#byKey.get(taskKey(event.task.name));
+        if (row) row.activity = oneLine(`runs again: ${event.reason}`);
+        return row;
+      }
+      case "rate_limit":
+        this.rateLimit = event.state;
+        return undefined;
+      case "budget_exceeded":
+        this.budget = { spentUsd: event.spentUsd, budgetUsd: event.budgetUsd };
+        return undefined;
+      default:
+        return this.#task(event, now);
+    }
+  }
+
+  #task(event: Exclude<OrchestratorEvent, { type: "rate_limit" | "budget_exceeded" }>, now: number): Row {
+    const row = this.#row(event.task, now);
+    switch (event.type) {
+      case "cost":
+        this.totalUsd = Math.max(this.totalUsd, event.totalUsd);
+        this.totalUsage = event.totalUsage;
+        row.costUsd = event.taskUsd;
+        break;
+      case "task_queued":
+        this.#phase(row, "queued", now);
+        break;
+      case "worker_state":
+        // A task's attempt took a slot: its worker is starting.
+        if (event.state === "starting" && row.kind !== "session") {
+          this.#markStarted(row, now);
+          this.#phase(row, "starting", now);
+        }
+        break;
+      case "task_started":
+        row.attempts = event.attempt;
+        this.#markStarted(row, event.startedAt);
+        this.#phase(row, "running", now);
+        row.activity = event.attempt > 1 ? `attempt ${event.attempt}` : "starting";
+        break;
+      case "task_retry":
+        this.#phase(row, "retrying", now);
+        row.activity = oneLine(`retry in ${(event.delayMs / 1000).toFixed(1)}s: ${event.error.message}`);
+        break;
+      case "task_message": {
+        const { message } = event;
+        if (message.type === "assistant" && message.message.id !== undefined) {
+          const seen = this.#replies.get(row) ?? new Set<string>();
+          this.#replies.set(row, seen.add(message.message.id));
+          row.turns = Math.max(row.turns, seen.size);
+        }
+        row.sessionId = sessionIdOf(message) ?? row.sessionId;
+        row.activity = activityOf(message) ?? row.activity;
+        break;
+      }
+      case "task_finished":
+        this.#finish(row, event.result, now);
+        break;
+      case "permission_request":
+        row.pending.push({ requestId: event.requestId, request: event.request, since: now });
+        row.activity = oneLine(`waiting for permission: ${event.request.toolName}`);
+        break;
+      case "permission_settled":
+        row.pending = row.pending.filter((p) => p.requestId !== event.requestId);
+        break;
+      case "hook_failed":
+        row.activity = oneLine(`${event.event} hook failed: ${event.error.message}`);
+        break;
+      case "session_status":
+        if (event.status === "running") this.#markStarted(row, now);
+        this.#phase(row, event.status, now);
+        if (event.status === "closed") row.finishedAt = now;
+        break;
+      default:
+        break;
+    }
+    return row;
+  }
+
+  /** The row of a task: a config task by name on first sight, a spawned worker after its parent, else a new row. */
+  #row(task: TaskInfo, now: number): Row {
+    const known = this.#byTask.get(task.id);
+    if (known) return known;
+    const parent = task.parentId === undefined ? undefined : this.#byTask.get(task.parentId);
+    let row = parent ? undefined : this.#byKey.get(taskKey(task.name));
+    if (row === undefined || row.taskId !== undefined) {
+      const kind: RowKind = parent ? "child" : this.mode === "sessions" ? "session" : "task";
+      row = this.#add(blankRow(`id:${task.id}`, task.name, task.agent, kind, parent?.key ?? null), parent && this.#afterDescendants(parent));
+      row.status = "queued";
+    }
+    row.taskId = task.id;
+    row.queuedAt ??= now;
+    this.#byTask.set(task.id, row);
+    return row;
+  }
+
+  #add(row: Row, at?: number): Row {
+    this.#rows.splice(at ?? this.#rows.length, 0, row);
+    this.#byKey.set(row.key, row);
+    return row;
+  }
+
+  /** Where a new child of `parent` goes: after the parent and everything below it. */
+  #afterDescendants(parent: Row): number {
+    const below = new Set([parent.key]);
+    let at = this.#rows.indexOf(parent) + 1;
+    while (at < this.#rows.length && below.has(this.#rows[at]!.parent ?? "")) below.add(this.#rows[at++]!.key);
+    return at;
+  }
+
+  /** The first time the row takes a slot ends its time in the queue. */
+  #markStarted(row: Row, at: number): void {
+    row.startedAt ??= at;
+    row.queuedMs ??= row.queuedAt === null ? null : at - row.queuedAt;
+  }
+
+  #phase(row: Row, status: RowStatus, now: number): void {
+    // A task's end is final; a session that failed starts again with its next turn, and ends only when closed.
+    if (row.kind === "session" ? row.status === "closed" : TASK_ENDS.has(row.status)) return;
+    row.status = status;
+    if (row.phases.at(-1)?.status !== status) row.phases.push({ status, at: now });
+  }
+
+  #finish(row: Row, result: TaskResult, now: number, worktree?: WorktreeOutcome): void {
+    row.finishedAt ??= now;
+    // The orchestrator's own measure of when the first attempt took its slot.
+    if (result.startedAt !== undefined) {
+      row.startedAt = result.startedAt;
+      row.queuedMs = result.queuedMs;
+      const started = row.phases.find((phase) => phase.status === "starting" || phase.status === "running");
+      if (started) started.at = result.startedAt;
+    }
+    row.durationMs = result.durationMs;
+    row.turns = Math.max(row.turns, result.numTurns);
+    row.costUsd = result.costUsd;
+    row.usage = result.usage;
+    row.sessionId = result.sessionId ?? row.sessionId;
+    row.attempts = Math.max(row.attempts, result.attempts);
+    row.error = result.error?.message ?? null;
+    row.activity = worktree === undefined ? resultLine(result) : oneLine(`${worktreeLine(worktree)}; ${resultLine(result)}`);
+    this.#phase(row, result.status, now);
+    // A finished task keeps its figures, not its history (a session goes on to its next turn).
+    if (row.kind !== "session") this.#replies.delete(row);
+  }
+
+  /** The swarm's word on a config task is final (a task stopped by Ctrl-C is cancelled even if its worker failed). */
+  #settle(event: TaskSettledEvent, now: number): Row | undefined {
+    const row = this.#byKey.get(taskKey(event.task.name));
+    if (!row) return undefined;
+    if (!event.started) row.finishedAt = now;
+    this.#finish(row, event.result, now, event.worktree);
+    if (event.carriedOver) row.activity = oneLine(`kept from the run it resumes: ${resultLine(event.result)}`);
+    row.branch = event.worktree?.branch ?? row.branch;
+    row.status = event.result.status;
+    if (row.phases.at(-1)?.status !== row.status) row.phases.push({ status: row.status, at: now });
+    return row;
+  }
+}
