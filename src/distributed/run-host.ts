@@ -7,6 +7,7 @@ import { EventWriter } from "./event-stream.ts";
 import { RedisInbox } from "./inbox.ts";
 import { PREFIX, type RunKeys, runKeys } from "./keys.ts";
 import { RedisLedger } from "./ledger.ts";
+import { recordResult } from "./results.ts";
 import { type DistributedRun, type JobResult, readJobData } from "./wire.ts";
 
 /** How often one task may lose its host (the host died) before BullMQ gives up on it. */
@@ -103,6 +104,8 @@ export class RunHost {
   async #process(job: Job, token: string | undefined): Promise<JobResult> {
     const { spec } = readJobData(job.data);
     const id = job.id ?? spec.name ?? "";
+    // The task's wait for a slot of the whole fleet: since its coordinator queued it (once, even when it restarted).
+    const waitedMs = Math.max(0, Date.now() - job.timestamp);
     // A start lost with its host counts as an attempt, and uses up a retry.
     const earlier = job.attemptsStarted - 1;
     const cancel = new AbortController();
@@ -124,8 +127,19 @@ export class RunHost {
         await job.moveToWait(token);
         throw new WaitingError();
       }
-      this.host.log(`run ${this.runId}: ${spec.name} ${result.status}`);
-      return { host: this.host.name, result: withEarlierAttempts(result, earlier), sessions: this.#orchestrator.sessionRecords };
+      const done: JobResult = {
+        host: this.host.name,
+        result: { ...withEarlierAttempts(result, earlier), queuedMs: waitedMs + result.queuedMs },
+        sessions: this.#orchestrator.sessionRecords,
+      };
+      const recorded = await recordResult(this.host.redis, this.#keys, id, token ?? "", done);
+      if (recorded === "refused") {
+        // BullMQ refuses it too (the lock is not ours): the task's result is the attempt's that holds it.
+        this.host.log(`run ${this.runId}: ${spec.name} ${result.status} too late: its lock passed to another attempt, whose result counts`);
+        throw new Error(`${spec.name} finished after its lock passed to another attempt`);
+      }
+      this.host.log(`run ${this.runId}: ${spec.name} ${result.status}${recorded === "stands" ? " (an earlier attempt's result stands)" : ""}`);
+      return done;
     } finally {
       this.#running.delete(id);
     }

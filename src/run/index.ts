@@ -2,6 +2,6 @@
 
 export type { EngineOptions, RunEngine } from "./engine.ts";
 export { buildSummary, exitCodeFor, type RunStop, type SummaryInput, writeSummarySync } from "./record.ts";
-export { planResume, ResumeError, type ResumePlan } from "./resume.ts";
+export { planResume, ResumeError, type ResumePlan, runDirWithId } from "./resume.ts";
 export { type RunSwarmFileOptions, runSwarmFile, type SwarmRunResult } from "./run-swarm-file.ts";
 export { type RunEvent, SwarmRun, type SwarmRunOptions } from "./swarm-run.ts";
