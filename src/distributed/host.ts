@@ -97,9 +97,9 @@ export class Host {
     for (const wake of this.#onLost.splice(0)) wake();
     const runs = [...this.#runs.values()];
     this.#runs.clear();
+    await Promise.all(runs.map((run) => run.abandon()));
     const stopped = runs.length > 0 ? ` Stopped the tasks of ${runs.length} run${runs.length === 1 ? "" : "s"} here.` : "";
     this.options.log(`${detail}${stopped} Reconnecting (every ${RECONNECT_CAP_MS / 1000} s at most) until it is back.`);
-    await Promise.all(runs.map((run) => run.abandon()));
   }
 
   #back(): void {
