@@ -374,7 +374,12 @@ export class Coordinator implements TaskRunner {
     // Whichever comes first: the host's result, the job gone before a host took it, BullMQ giving up, Redis lost.
     let settle!: (outcome: Outcome) => void;
     const outcome = new Promise<Outcome>((resolve) => (settle = resolve));
-    const waiting: Waiting = { name: task.name, data: { spec: { ...data, worker } }, opts: { jobId: task.id, priority: bullPriority(spec.priority) }, settle };
+    const waiting: Waiting = {
+      name: task.name,
+      data: { spec: { ...data, worker } },
+      opts: { jobId: task.id, priority: bullPriority(spec.priority) },
+      settle,
+    };
     this.#waiting.set(task.id, waiting);
     try {
       const added = await Promise.race([this.queue.add(waiting.name, waiting.data, waiting.opts), failed]);
@@ -427,7 +432,6 @@ export class Coordinator implements TaskRunner {
     if (result.status === "succeeded") this.#fleet.succeeded();
     return this.#settle(task, result);
   }
-
 
   /** Calls `listener` when `signal` aborts (at once if it has); returns the function that stops that. */
   #whenAborted(signal: AbortSignal, listener: () => void): () => void {

@@ -178,6 +178,8 @@ export class Host {
       this.options.log(`run ${id}: its keys are gone from Redis (restarted empty, or flushed?); served on until its coordinator makes them again`);
       return undefined;
     }
-    return Date.now() - since >= VANISHED_RUN_MS ? `gone from Redis for ${VANISHED_RUN_MS / 60_000} min, and no coordinator made it again; no longer served` : undefined;
+    return Date.now() - since >= VANISHED_RUN_MS
+      ? `gone from Redis for ${VANISHED_RUN_MS / 60_000} min, and no coordinator made it again; no longer served`
+      : undefined;
   }
 }

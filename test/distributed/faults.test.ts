@@ -178,11 +178,31 @@ describe("distributed faults", () => {
     ]);
   }, 60_000);
 
+  it("Redis that may evict keys: both commands say so in one line at start, and serve", async () => {
+    const redis = await startRedis();
+    await redis.client.config("SET", "maxmemory-policy", "allkeys-lru");
+    const model = await createRehearsal({ fleet: [{ text: "done {{prompt}}" }] });
+    const host = await startHost(redis, model, { name: "h", script: "fleet" });
+    const warning = `Redis at ${redis.url} has maxmemory-policy allkeys-lru: it may drop a run's jobs when full; set it to noeviction (redis-cli CONFIG SET maxmemory-policy noeviction)`;
+    expect(host.output()).toContain(`warning: ${warning}`);
+    const file = await swarmFile(["tasks:", "  - { name: t1, prompt: item 1 }"]);
+    const run = await runDistributed(file, redis, join(await tempHome("cadre-out-"), "run"));
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr.split("\n").filter((line) => line.includes("maxmemory-policy"))).toEqual([`cadre run: warning: ${warning}`]);
+  }, 60_000);
+
   it("Redis lost mid-run: the running task fails with REDIS_UNREACHABLE; the host ends its workers and keeps reconnecting", async () => {
     const redis = await startRedis();
     const lossMs = 1_500;
     const lines: string[] = [];
-    const host = await Host.start({ redisUrl: redis.url, name: "h", concurrency: 1, stallMs: 30_000, log: (line) => lines.push(line), redisLossMs: lossMs });
+    const host = await Host.start({
+      redisUrl: redis.url,
+      name: "h",
+      concurrency: 1,
+      stallMs: 30_000,
+      log: (line) => lines.push(line),
+      redisLossMs: lossMs,
+    });
     const coordinator = await Coordinator.start({
       redisUrl: redis.url,
       runId: "lost-1",
@@ -202,6 +222,8 @@ describe("distributed faults", () => {
     const failed = await result;
     expect(failed).toMatchObject({ status: "failed", error: { code: "REDIS_UNREACHABLE" } });
     expect(failed.error?.message).toMatch(/^cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+: lost for 1\.5 s/);
+    // As the record writes it: the message travels with the code.
+    expect(JSON.parse(JSON.stringify(failed.error)).message).toMatch(/lost for 1\.5 s/);
     await until(() => lines.some((line) => line.includes("Reconnecting")), 10_000, "the host to say it reconnects");
     expect(lines.find((line) => line.includes("Reconnecting"))).toMatch(
       /^cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+: lost for 1\.5 s .*Stopped the tasks of 1 run here\. Reconnecting \(every 2 s at most\) until it is back\.$/,
