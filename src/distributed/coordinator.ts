@@ -23,7 +23,8 @@ import { RedisUnreachableError } from "./errors.ts";
 import { EventReader } from "./event-stream.ts";
 import { FleetLimit } from "./fleet-limit.ts";
 import { CONTROL_CHANNEL, jobIdFor, PREFIX, RUNS_KEY, type RunKeys, runKeys } from "./keys.ts";
-import { readTotals, restoreTotals } from "./ledger.ts";
+import { readTotals } from "./ledger.ts";
+import { type Ended, type Outcome, Recovery, UNBOUND_LIMITER, type Waiting } from "./recovery.ts";
 import { connectRedis, DEFAULT_REDIS_LOSS_MS, evictionWarning, watchLoss } from "./redis.ts";
 import { readResults } from "./results.ts";
 import { redactUrl } from "./url.ts";
@@ -31,7 +32,6 @@ import {
   type ControlMessage,
   type DistributedRun,
   DistributedRunSchema,
-  type JobData,
   type JobResult,
   readJobResult,
   readJson,
@@ -62,30 +62,12 @@ export interface CoordinatorOptions {
   notify?: (line: string) => void;
 }
 
-/** How often the coordinator checks that Redis still holds the run, and looks for results its events missed. */
-const CHECK_MS = 1_000;
 /** How long hosts can learn that the run ended after its keys are gone. */
 const ENDED_TTL_S = 3_600;
-
-/** A task whose job is out: what makes it again if Redis loses it, and how to hand its outcome over. */
-interface Waiting {
-  name: string;
-  data: JobData;
-  opts: { jobId: string; priority: number };
-  settle(outcome: Outcome): void;
-}
-type Ended = { ended: () => TaskResult };
-type Outcome = { job: JobResult } | Ended;
 
 const UNNAMED = "a distributed task needs a name: it makes the task's job id";
 /** BullMQ: 1 is the highest priority and 2^21 the lowest; cadre: higher first, 0 by default. */
 const PRIORITY_ZERO = 1 << 20;
-/**
- * BullMQ honours a manual rate limit (queue.rateLimit, which a host sets when
- * it meets a 429 or 529) only on a queue that has a limiter; this one never
- * binds by itself: so many starts per second never happen.
- */
-const UNBINDING_LIMITER = { max: 2 ** 40, durationMs: 1_000 };
 
 function bullPriority(priority: number | undefined): number {
   return Math.min(2 ** 21, Math.max(1, PRIORITY_ZERO - (priority ?? 0)));
@@ -120,13 +102,10 @@ export class Coordinator implements TaskRunner {
   #failure: CadreError | undefined;
   #stopWatching: () => void = () => {};
   readonly #waiting = new Map<string, Waiting>();
-  /** Jobs made again after Redis lost them: a result of the work done before the loss wins over them. */
-  readonly #recreated = new Set<string>();
   readonly #notify: (line: string) => void;
   readonly #rerun: CoordinatorOptions["rerun"];
   #record!: DistributedRun;
-  #checker: ReturnType<typeof setInterval> | undefined;
-  #checking = false;
+  #recovery!: Recovery;
 
   private constructor(
     readonly runId: string,
@@ -178,7 +157,7 @@ export class Coordinator implements TaskRunner {
       const created = await redis.set(keys.record, JSON.stringify(record), "NX");
       const stored = created ? record : readJson(DistributedRunSchema, (await redis.get(keys.record)) ?? "", `run ${options.runId}`);
       await queue.setGlobalConcurrency(stored.concurrency);
-      await queue.setGlobalRateLimit(UNBINDING_LIMITER.max, UNBINDING_LIMITER.durationMs);
+      await queue.setGlobalRateLimit(UNBOUND_LIMITER.max, UNBOUND_LIMITER.durationMs);
       await queueEvents.waitUntilReady();
       const coordinator = new Coordinator(options.runId, created !== "OK", redis, queue, queueEvents, options);
       coordinator.#record = stored;
@@ -256,7 +235,7 @@ export class Coordinator implements TaskRunner {
    * (a coordinator started later with the same run id picks the run up).
    */
   async close(): Promise<void> {
-    clearInterval(this.#checker);
+    this.#recovery.stop();
     this.#stopWatching();
     this.#fleet.stop();
     this.#agentGate?.clear();
@@ -296,55 +275,18 @@ export class Coordinator implements TaskRunner {
         this.#fail(error instanceof CadreError ? error : new RedisUnreachableError(redactUrl(options.redisUrl), String(error), { cause: error })),
     );
     this.#stopWatching = watchLoss(this.redis, options.redisUrl, options.redisLossMs ?? DEFAULT_REDIS_LOSS_MS, (error) => this.#fail(error));
-    this.#checker = setInterval(() => void this.#check(), CHECK_MS);
-  }
-
-  /**
-   * Redis may forget the run (restarted without persistence, flushed,
-   * evicted, a failover to a replica that lagged): then its jobs, and the
-   * events that would announce their ends, are gone. Each second: a run whose
-   * record is gone is made again, and the results hosts recorded are taken
-   * even when no job event announced them.
-   */
-  async #check(): Promise<void> {
-    if (this.#checking || this.#failure !== undefined || this.redis.status !== "ready") return;
-    this.#checking = true;
-    try {
-      if ((await this.redis.exists(this.#keys.record)) === 0) await this.#recreate();
-      const found = await readResults(this.redis, this.#keys, [...this.#waiting.keys()]);
-      for (const [jobId, job] of found) {
-        this.#waiting.get(jobId)?.settle({ job });
-        // The work done before the loss stands: its job made again need not run.
-        if (this.#recreated.delete(jobId)) void this.#cancel(jobId).catch(() => undefined);
-      }
-    } catch {
-      // Redis went away meanwhile: the watchdog reports a lasting loss; the next check tries again.
-    } finally {
-      this.#checking = false;
-    }
-  }
-
-  /** Makes the run again in a Redis that lost it: its record, limits and totals, and a job for each task that has no result. */
-  async #recreate(): Promise<void> {
-    const ids = [...this.#waiting.keys()];
-    const held = await readResults(this.redis, this.#keys, ids);
-    const missing = ids.filter((id) => !held.has(id));
-    this.#notify(
-      `Redis lost run ${this.runId} (restarted empty, flushed or evicted?): made it again; ${missing.length} task${missing.length === 1 ? "" : "s"} without a result queued again`,
-    );
-    await this.redis.set(this.#keys.record, JSON.stringify(this.#record), "NX");
-    await this.queue.setGlobalConcurrency(this.#record.concurrency);
-    await this.queue.setGlobalRateLimit(UNBINDING_LIMITER.max, UNBINDING_LIMITER.durationMs);
-    await restoreTotals(this.redis, this.#keys, this.#totals);
-    for (const id of missing) {
-      const waiting = this.#waiting.get(id);
-      if (!waiting) continue;
-      this.#recreated.add(id);
-      await this.redis.sadd(this.#keys.recreated, id);
-      await this.queue.add(waiting.name, waiting.data, waiting.opts);
-    }
-    await this.redis.sadd(RUNS_KEY, this.runId);
-    await this.#poke({ type: "runs" });
+    this.#recovery = new Recovery({
+      redis: this.redis,
+      queue: this.queue,
+      keys: this.#keys,
+      runId: this.runId,
+      record: this.#record,
+      waiting: this.#waiting,
+      notify: this.#notify,
+      totals: () => this.#totals,
+      failed: () => this.#failure !== undefined,
+      cancel: (jobId) => this.#cancel(jobId),
+    });
   }
 
   /**
