@@ -1,6 +1,8 @@
 import { mkdir, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
+// Needs no Redis client: `cadre run` without --redis never loads BullMQ.
+import { RUN_ID_PATTERN } from "../distributed/keys.ts";
 import { CadreError } from "../errors.ts";
 import { planResume, ResumeError, type ResumePlan, runDirWithId, SwarmRun } from "../run/index.ts";
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
@@ -76,7 +78,8 @@ export async function runCommand(args: string[]): Promise<number> {
   }
 
   // A distributed run keeps one id: --resume goes on with the earlier run's, and --run-id of a run finds its directory.
-  const redis = options.redis && (plan && !options.redis.given ? { ...options.redis, runId: plan.previous.run_id } : options.redis);
+  const earlierId = plan && !options.redis?.given && RUN_ID_PATTERN.test(plan.previous.run_id) ? plan.previous.run_id : undefined;
+  const redis = options.redis && (earlierId ? { ...options.redis, runId: earlierId } : options.redis);
   const sameRunDir = options.redis?.given && options.defaultOut && !plan ? await runDirWithId(options.redis.runId, resolve(RUNS_DIR)) : undefined;
   const outDir = plan?.dir ?? sameRunDir ?? (options.defaultOut ? await freshDir(options.outDir) : options.outDir);
   try {

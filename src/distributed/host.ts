@@ -84,7 +84,12 @@ export class Host {
     const lost = new Promise<void>((resolve) => (this.#lost ? resolve() : this.#onLost.push(resolve)));
     await Promise.race([this.#sync, lost]);
     // A second stop (handing back) meets the runs the first is finishing.
-    await Promise.all([...this.#runs.values()].map((run) => Promise.race([run.stop(handBack), lost.then(() => run.abandon())])));
+    await Promise.all(
+      [...this.#runs.values()].map(async (run) => {
+        const how = await Promise.race([run.stop(handBack).then(() => "stopped" as const), lost.then(() => "lost" as const)]);
+        if (how === "lost") await run.abandon();
+      }),
+    );
     this.#runs.clear();
     this.#stopWatching();
     this.subscriber.disconnect();

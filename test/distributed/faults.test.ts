@@ -1,4 +1,5 @@
 // Faults of a distributed run: a host that dies mid-task, a coordinator that restarts, Redis not there.
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
@@ -110,16 +111,21 @@ describe("distributed faults", () => {
       "  - { name: t2, prompt: item 2 }",
       "  - { name: t3, prompt: 'after {{results.t1}}', depends_on: [t1] }",
     ]);
+    // Run where runs go by default (.cadre/runs/<time>/): the restarted coordinator finds the run's directory by its id.
     const home = await tempHome("cadre-out-");
-    const first = runDistributed(file, redis, join(home, "first"), ["--run-id", "restart-1"]);
+    const run = () => execa("node", [bin, "run", file, "--redis", redis.url, "--run-id", "restart-1"], { cwd: home, reject: false });
+    const first = run();
     await host.waitFor(/t1 succeeded/);
     first.kill("SIGKILL");
     await first;
 
-    const second = await runDistributed(file, redis, join(home, "second"), ["--run-id", "restart-1"]);
+    const second = await run();
     expect(second.exitCode, second.stderr + second.stdout).toBe(0);
     expect(second.stdout).toContain("run id restart-1, picked up where it was");
-    const summary = await readSummary(join(home, "second"));
+    const dirs = await readdir(join(home, ".cadre", "runs"));
+    expect(dirs).toHaveLength(1);
+    const summary = await readSummary(join(home, ".cadre", "runs", dirs[0]!));
+    expect(summary.run_id).toBe("restart-1");
     expect(summary.tasks.map((task) => [task.name, task.status, task.text])).toEqual([
       ["t1", "succeeded", "done item 1"],
       ["t2", "succeeded", "done item 2"],

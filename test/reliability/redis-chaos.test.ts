@@ -121,14 +121,15 @@ describe("chaos: the fleet's faults on a real Redis", () => {
   it("a host frozen past its lock and resumed: its late result neither counts twice nor replaces the retry's", async () => {
     const redis = await startRedis();
     const model = await createRehearsal({
-      frozen: [{ text: "from the frozen host", delay_ms: 2_000 }],
+      // Long enough for the freeze to come first: the answer waits in the socket until the host thaws.
+      frozen: [{ text: "from the frozen host", delay_ms: 5_000 }],
       live: [{ text: "done {{prompt}}", delay_ms: 4_000 }],
     });
     const frozen = await startHost(redis, model, { name: "frozen", script: "frozen", stallS: 2 });
     const file = await itemsSwarm("frozen", 1, 1);
     const out = join(await tempHome("cadre-out-"), "run");
     const run = runDistributed(file, redis, out, ["--json"]);
-    await until(() => (model.inFlight === 1 ? true : undefined), 60_000, "the task under way on the first host");
+    await until(() => (model.requests.some((r) => r.script === "frozen") ? true : undefined), 90_000, "the task under way on the first host");
     // The whole machine stops: the host and its claude.
     process.kill(-frozen.process.pid!, "SIGSTOP");
     const live = await startHost(redis, model, { name: "live", script: "live", stallS: 2 });
