@@ -7,6 +7,8 @@
  */
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
+// Needs no Redis client: a run without --redis never loads BullMQ.
+import { REDIS_UNREACHABLE } from "../distributed/errors.ts";
 import { AbortError } from "../errors.ts";
 import { type OrchestratorEvent, sessionIdOf, type TaskResult } from "../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../swarm/config/index.ts";
@@ -39,10 +41,15 @@ export interface SwarmRunOptions {
   notify?: (line: string) => void;
 }
 
-/** The tasks an earlier record settled: under --redis their jobs are stale, while those it left running or pending may have finished on a host. */
+/**
+ * The tasks an earlier record settled: under --redis their jobs are stale,
+ * while those it left running or pending, or failed only because the
+ * coordinator lost Redis, may have finished on a host meanwhile.
+ */
 function settledBefore(plan: ResumePlan | undefined): { attempt: number; tasks: ReadonlySet<string> } | undefined {
   if (plan === undefined) return undefined;
-  const tasks = plan.previous.tasks.filter((task) => task.status !== "running" && task.status !== "pending").map((task) => task.name);
+  const open = (task: SummaryTask) => task.status === "running" || task.status === "pending" || task.error?.code === REDIS_UNREACHABLE;
+  const tasks = plan.previous.tasks.filter((task) => !open(task)).map((task) => task.name);
   return { attempt: (plan.previous.attempt ?? 1) + 1, tasks: new Set(tasks) };
 }
 

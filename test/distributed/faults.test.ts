@@ -236,6 +236,9 @@ describe("distributed faults", () => {
     );
     await coordinator.close();
     expect(await liveClaudeChildren()).toEqual([]);
+    // Redis back: the host serves again, without a restart.
+    await redis.restart();
+    await until(() => lines.some((line) => line.endsWith("is back: serving runs again")), 15_000, "the host to say Redis is back");
     await host.stop();
   }, 60_000);
 });
