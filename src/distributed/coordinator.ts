@@ -343,9 +343,14 @@ export class Coordinator implements TaskRunner {
             settle({ ended: () => ended("failed", errorSummary(error)) });
           }
         },
-        // BullMQ failed the job: it stalled too often (its hosts died), or no host could run it at all.
+        // BullMQ failed the job: it stalled too often (its hosts died), or no host could run it at all; or Redis lost it.
         async (error: Error) => {
-          const attempts = (await this.queue.getJob(task.id).catch(() => undefined))?.attemptsStarted ?? 0;
+          const recorded = (await readResults(this.redis, this.#keys, [task.id]).catch(() => undefined))?.get(task.id);
+          if (recorded) return settle({ job: recorded });
+          const job = await this.queue.getJob(task.id).catch(() => undefined);
+          // Redis forgot the run: the recovery makes the job again, and its result is taken from the results.
+          if (job === undefined && (await this.redis.exists(this.#keys.record).catch(() => 0)) === 0) return;
+          const attempts = job?.attemptsStarted ?? 0;
           settle({ ended: () => ended("failed", { code: "TASK_LOST", message: `no host could finish the task: ${error.message}` }, attempts) });
         },
       );
