@@ -102,6 +102,8 @@ export class Coordinator implements TaskRunner {
   #failure: CadreError | undefined;
   #stopWatching: () => void = () => {};
   readonly #waiting = new Map<string, Waiting>();
+  /** Jobs a host started, as its events said. */
+  readonly #started = new Set<string>();
   readonly #notify: (line: string) => void;
   readonly #rerun: CoordinatorOptions["rerun"];
   #record!: DistributedRun;
@@ -285,6 +287,7 @@ export class Coordinator implements TaskRunner {
       notify: this.#notify,
       totals: () => this.#totals,
       failed: () => this.#failure !== undefined,
+      started: (jobId) => this.#started.has(jobId),
       cancel: (jobId) => this.#cancel(jobId),
     });
   }
@@ -301,6 +304,7 @@ export class Coordinator implements TaskRunner {
     }
     // A task's end is the coordinator's to announce, once, with the result that counts (a late attempt's does not).
     if (event.type === "task_finished" && event.task.parentId === undefined) return;
+    if (event.type === "task_started" && event.task.parentId === undefined) this.#started.add(event.task.id);
     if (event.type === "task_finished" && event.result.status === "succeeded") this.#fleet.succeeded();
     const local = event.type === "task_started" ? { ...event, pid: undefined } : event;
     if (local.type === "task_message") this.#transcripts?.write(local.task.id, local.task.name, local.message);

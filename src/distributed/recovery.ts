@@ -15,6 +15,8 @@ export const UNBOUND_LIMITER = { max: 2 ** 40, durationMs: 1_000 };
 
 /** How often the coordinator checks that Redis still holds the run, and looks for results no job event announced. */
 const CHECK_MS = 1_000;
+/** How long a task under way on a host when Redis forgot the run has to report its result before it is queued again. */
+const RUNNING_GRACE_MS = 30_000;
 
 export type Ended = { ended: () => TaskResult };
 /** How a task's job ended: a host's result, or an end the coordinator gives it. */
@@ -41,6 +43,8 @@ export interface RecoveryContext {
   totals(): { costUsd: number; usage: Usage };
   /** True once the run gave up on Redis. */
   failed(): boolean;
+  /** True when a host started the job (its events said so). */
+  started(jobId: string): boolean;
   /** Cancels a job (see Coordinator). */
   cancel(jobId: string): Promise<unknown>;
 }
@@ -54,9 +58,10 @@ export interface RecoveryContext {
  * announced it.
  */
 export class Recovery {
-  /** Jobs made again after Redis lost them: a result of the work done before the loss wins over them. */
+  /** Jobs made again after Redis lost them: the first result of the task counts, and the other attempt is cancelled. */
   readonly #recreated = new Set<string>();
   readonly #timer: ReturnType<typeof setInterval>;
+  readonly #graces = new Set<ReturnType<typeof setTimeout>>();
   #checking = false;
 
   constructor(private readonly run: RecoveryContext) {
@@ -65,6 +70,7 @@ export class Recovery {
 
   stop(): void {
     clearInterval(this.#timer);
+    for (const grace of this.#graces) clearTimeout(grace);
   }
 
   async #check(): Promise<void> {
@@ -76,7 +82,7 @@ export class Recovery {
       const found = await readResults(redis, keys, [...waiting.keys()]);
       for (const [jobId, job] of found) {
         waiting.get(jobId)?.settle({ job });
-        // The work done before the loss stands: its job made again need not run.
+        // The first result stands: the job made again need not run (on).
         if (this.#recreated.delete(jobId)) void this.run.cancel(jobId).catch(() => undefined);
       }
     } catch {
@@ -91,20 +97,38 @@ export class Recovery {
     const { redis, queue, keys, runId, record, waiting } = this.run;
     const held = await readResults(redis, keys, [...waiting.keys()]);
     const missing = [...waiting.values()].filter((task) => !held.has(task.opts.jobId));
-    this.run.notify(
-      `Redis lost run ${runId} (restarted empty, flushed or evicted?): made it again; ${missing.length} task${missing.length === 1 ? "" : "s"} without a result queued again`,
-    );
+    // A task under way on a host goes on there, and its host records its result: it is queued again only if none comes.
+    const running = missing.filter((task) => this.run.started(task.opts.jobId));
+    const queued = missing.filter((task) => !running.includes(task));
+    const plural = (count: number) => `${count} task${count === 1 ? "" : "s"}`;
+    const grace = running.length > 0 ? `, ${plural(running.length)} under way given ${RUNNING_GRACE_MS / 1000} s to report` : "";
+    this.run.notify(`Redis lost run ${runId} (restarted empty, flushed or evicted?): made it again; ${plural(queued.length)} queued again${grace}`);
     await redis.set(keys.record, JSON.stringify(record), "NX");
     await queue.setGlobalConcurrency(record.concurrency);
     await queue.setGlobalRateLimit(UNBOUND_LIMITER.max, UNBOUND_LIMITER.durationMs);
     await restoreTotals(redis, keys, this.run.totals());
-    for (const task of missing) {
-      this.#recreated.add(task.opts.jobId);
-      await redis.sadd(keys.recreated, task.opts.jobId);
-      await queue.add(task.name, task.data, task.opts);
-    }
+    for (const task of queued) await this.#queueAgain(task);
     await redis.sadd(RUNS_KEY, runId);
     const poke: ControlMessage = { type: "runs" };
     await redis.publish(CONTROL_CHANNEL, JSON.stringify(poke));
+    if (running.length === 0) return;
+    const timer = setTimeout(() => {
+      this.#graces.delete(timer);
+      void (async () => {
+        const reported = await readResults(
+          redis,
+          keys,
+          running.map((task) => task.opts.jobId),
+        );
+        for (const task of running) if (waiting.has(task.opts.jobId) && !reported.has(task.opts.jobId)) await this.#queueAgain(task);
+      })().catch(() => undefined);
+    }, RUNNING_GRACE_MS);
+    this.#graces.add(timer);
+  }
+
+  async #queueAgain(task: Waiting): Promise<void> {
+    this.#recreated.add(task.opts.jobId);
+    await this.run.redis.sadd(this.run.keys.recreated, task.opts.jobId);
+    await this.run.queue.add(task.name, task.data, task.opts);
   }
 }

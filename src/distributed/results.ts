@@ -8,13 +8,13 @@ import { type JobResult, JobResultSchema, readJson } from "./wire.ts";
  * another attempt (it was frozen, or cut off, past the lock) is refused, so
  * its late result neither counts twice nor replaces the retry's. When Redis
  * lost the job (restarted empty, flushed), or the coordinator made it again
- * and no host holds it yet, the result of the work already done is kept.
+ * after such a loss, the first result of the work counts, wherever it ran (the
+ * coordinator then cancels the other attempt).
  */
 const RECORD = `
-local lock = redis.call('GET', KEYS[1])
-if lock == ARGV[1]
+if redis.call('GET', KEYS[1]) == ARGV[1]
   or redis.call('EXISTS', KEYS[2]) == 0
-  or (not lock and redis.call('SISMEMBER', KEYS[4], ARGV[2]) == 1) then
+  or redis.call('SISMEMBER', KEYS[4], ARGV[2]) == 1 then
   return redis.call('HSETNX', KEYS[3], ARGV[2], ARGV[3])
 end
 return -1`;

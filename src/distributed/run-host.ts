@@ -7,7 +7,7 @@ import { EventWriter } from "./event-stream.ts";
 import { RedisInbox } from "./inbox.ts";
 import { PREFIX, type RunKeys, runKeys } from "./keys.ts";
 import { RedisLedger } from "./ledger.ts";
-import { recordResult } from "./results.ts";
+import { readResults, recordResult } from "./results.ts";
 import { type DistributedRun, type JobResult, readJobData } from "./wire.ts";
 
 /** How often one task may lose its host (the host died) before BullMQ gives up on it. */
@@ -71,7 +71,11 @@ export class RunHost {
       stalledInterval: Math.max(500, Math.round(this.host.stallMs / 2)),
       maxStalledCount: MAX_HOST_LOSSES,
     });
-    this.#worker.on("error", (error) => this.host.log(`run ${this.runId}: queue error: ${error.message}`));
+    this.#worker.on("error", (error) => {
+      // A connection down is the watchdog's to report, once and only when it lasts; a job Redis forgot has its result recorded already.
+      if (this.host.redis.status !== "ready" || error.message.startsWith("Missing key for job")) return;
+      this.host.log(`run ${this.runId}: queue error: ${error.message}`);
+    });
     this.host.log(`run ${this.runId} (swarm "${this.record.swarm}"): serving`);
   }
 
@@ -112,6 +116,12 @@ export class RunHost {
     this.#running.set(id, cancel);
     try {
       if (await this.host.redis.sismember(this.#keys.cancelled, id)) cancel.abort(new AbortError("the task (cancelled by the coordinator)"));
+      // A job made again after Redis forgot the run may have its result already, from the attempt that was under way.
+      const earlierResult = (await readResults(this.host.redis, this.#keys, [id])).get(id);
+      if (earlierResult) {
+        this.host.log(`run ${this.runId}: ${spec.name} already has a result (from ${earlierResult.host}); not run again`);
+        return earlierResult;
+      }
       // The shared budget, checked before each start: another host may have spent it.
       await this.#ledger.sync();
       this.host.log(`run ${this.runId}: ${spec.name} starts${earlier > 0 ? ` (attempt ${earlier + 1})` : ""}`);
