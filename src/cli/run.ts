@@ -1,8 +1,10 @@
 import { mkdir, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
+// Needs no Redis client: `cadre run` without --redis never loads BullMQ.
+import { RUN_ID_PATTERN } from "../distributed/keys.ts";
 import { CadreError } from "../errors.ts";
-import { planResume, ResumeError, type ResumePlan, RunModel, SwarmRun } from "../run/index.ts";
+import { planResume, ResumeError, type ResumePlan, RunModel, runDirWithId, SwarmRun } from "../run/index.ts";
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
@@ -74,13 +76,21 @@ export async function runCommand(args: string[]): Promise<number> {
     }
   }
 
-  const outDir = plan?.dir ?? (options.defaultOut ? await freshDir(options.outDir) : options.outDir);
+  // A distributed run keeps one id: --resume goes on with the earlier run's, and --run-id of a run finds its directory.
+  const earlierId = plan && !options.redis?.given && RUN_ID_PATTERN.test(plan.previous.run_id) ? plan.previous.run_id : undefined;
+  const redis = options.redis && (earlierId ? { ...options.redis, runId: earlierId } : options.redis);
+  const sameRunDir = options.redis?.given && options.defaultOut && !plan ? await runDirWithId(options.redis.runId, resolve(RUNS_DIR)) : undefined;
+  const outDir = plan?.dir ?? sameRunDir ?? (options.defaultOut ? await freshDir(options.outDir) : options.outDir);
   try {
     await mkdir(outDir, { recursive: true });
   } catch (error) {
     process.stderr.write(`cadre run: cannot create the output directory ${outDir}: ${(error as Error).message}\n`);
     return 2;
   }
+  // Until the view is up, a distributed run's news goes to stderr.
+  let notify = (line: string): void => {
+    process.stderr.write(`cadre run: ${line}\n`);
+  };
   let run: SwarmRun;
   try {
     run = await SwarmRun.start(config, {
@@ -88,8 +98,9 @@ export async function runCommand(args: string[]): Promise<number> {
       ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
       rehearse: options.rehearse,
       rehearseBudget: options.rehearseBudget,
-      ...(options.redis && { redis: options.redis }),
+      ...(redis && { redis: { url: redis.url, runId: redis.runId } }),
       ...(plan && { resume: plan }),
+      notify: (line) => notify(line),
     });
   } catch (error) {
     // Redis not there: one line, no hang (bad input was refused earlier). Anything else is unexpected (main.ts says so).
@@ -147,6 +158,9 @@ export async function runCommand(args: string[]): Promise<number> {
     },
   });
 
+  notify = (line) => {
+    view.notice(`cadre run: ${line}`);
+  };
   view.notice(
     `cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${run.description}, output in ${outDir}`,
   );

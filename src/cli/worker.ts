@@ -22,7 +22,9 @@ Options:
 
 Ctrl-C (or SIGTERM) once: take no new tasks, finish the running ones, exit.
 Twice: stop the running tasks and put them back in the queue for other hosts.
-Exit status: 0 stopped after finishing its tasks, 1 Redis is not reachable or was lost,
+Redis lost for long (30 s) stops the tasks running here; the host keeps reconnecting
+and serves again once Redis is back.
+Exit status: 0 stopped after finishing its tasks, 1 Redis is not reachable at start,
 2 the arguments are wrong, 130 stopped with tasks handed back.
 `;
 
@@ -70,7 +72,7 @@ function log(line: string): void {
   process.stdout.write(`${new Date().toISOString()} ${line}\n`);
 }
 
-/** `cadre worker`: serves distributed runs until SIGINT/SIGTERM (or Redis is lost). */
+/** `cadre worker`: serves distributed runs until SIGINT/SIGTERM, through losses of Redis. */
 export async function workerCommand(args: string[]): Promise<number> {
   const parsed = parseWorkerArgs(args);
   if ("help" in parsed) {
@@ -106,14 +108,7 @@ export async function workerCommand(args: string[]): Promise<number> {
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
   });
-  const code = await Promise.race([
-    stopped,
-    host.failed.then(async (error) => {
-      process.stderr.write(`cadre worker: ${error.message}\n`);
-      await host.abandon();
-      return 1;
-    }),
-  ]);
+  const code = await stopped;
   log(`host ${parsed.name}: stopped`);
   return code;
 }

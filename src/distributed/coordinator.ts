@@ -24,9 +24,19 @@ import { EventReader } from "./event-stream.ts";
 import { FleetLimit } from "./fleet-limit.ts";
 import { CONTROL_CHANNEL, jobIdFor, PREFIX, RUNS_KEY, type RunKeys, runKeys } from "./keys.ts";
 import { readTotals } from "./ledger.ts";
-import { connectRedis, DEFAULT_REDIS_LOSS_MS, watchLoss } from "./redis.ts";
+import { type Ended, type Outcome, Recovery, UNBOUND_LIMITER, type Waiting } from "./recovery.ts";
+import { connectRedis, DEFAULT_REDIS_LOSS_MS, evictionWarning, watchLoss } from "./redis.ts";
+import { readResults } from "./results.ts";
 import { redactUrl } from "./url.ts";
-import { type ControlMessage, type DistributedRun, DistributedRunSchema, readJobResult, readJson, type SharedOrchestratorOptions } from "./wire.ts";
+import {
+  type ControlMessage,
+  type DistributedRun,
+  DistributedRunSchema,
+  type JobResult,
+  readJobResult,
+  readJson,
+  type SharedOrchestratorOptions,
+} from "./wire.ts";
 
 export interface CoordinatorOptions {
   redisUrl: string;
@@ -42,17 +52,22 @@ export interface CoordinatorOptions {
   transcriptsDir?: string;
   /** Redis down this long mid-run fails the tasks still running. Default 30 s. */
   redisLossMs?: number;
+  /**
+   * Tasks whose earlier attempt's result the run already has (in its record):
+   * their jobs in Redis are stale, so they run as new jobs of this attempt. The
+   * jobs of other tasks are collected: a host may have finished them while no coordinator listened.
+   */
+  rerun?: { attempt: number; tasks: ReadonlySet<string> };
+  /** What the run should tell its user as it happens, one line each (Redis lost the run's state, evicts keys). */
+  notify?: (line: string) => void;
 }
+
+/** How long hosts can learn that the run ended after its keys are gone. */
+const ENDED_TTL_S = 3_600;
 
 const UNNAMED = "a distributed task needs a name: it makes the task's job id";
 /** BullMQ: 1 is the highest priority and 2^21 the lowest; cadre: higher first, 0 by default. */
 const PRIORITY_ZERO = 1 << 20;
-/**
- * BullMQ honours a manual rate limit (queue.rateLimit, which a host sets when
- * it meets a 429 or 529) only on a queue that has a limiter; this one never
- * binds by itself: so many starts per second never happen.
- */
-const UNBINDING_LIMITER = { max: 2 ** 40, durationMs: 1_000 };
 
 function bullPriority(priority: number | undefined): number {
   return Math.min(2 ** 21, Math.max(1, PRIORITY_ZERO - (priority ?? 0)));
@@ -86,6 +101,13 @@ export class Coordinator implements TaskRunner {
   #totals: { costUsd: number; usage: Usage } = { costUsd: 0, usage: emptyUsage() };
   #failure: CadreError | undefined;
   #stopWatching: () => void = () => {};
+  readonly #waiting = new Map<string, Waiting>();
+  /** Jobs a host started, as its events said. */
+  readonly #started = new Set<string>();
+  readonly #notify: (line: string) => void;
+  readonly #rerun: CoordinatorOptions["rerun"];
+  #record!: DistributedRun;
+  #recovery!: Recovery;
 
   private constructor(
     readonly runId: string,
@@ -106,6 +128,8 @@ export class Coordinator implements TaskRunner {
     // BullMQ listens for the queue closing once per job being waited on: as many as the tasks in flight.
     queue.setMaxListeners(0);
     this.#transcripts = options.transcriptsDir ? new TranscriptDirectory(options.transcriptsDir) : undefined;
+    this.#notify = options.notify ?? (() => {});
+    this.#rerun = options.rerun;
     const limits = options.options.agentLimits;
     // Per-agent limits hold by admission: a task enters the queue only while its agent is below its limit.
     this.#agentGate =
@@ -122,6 +146,8 @@ export class Coordinator implements TaskRunner {
     queue.on("error", () => {});
     queueEvents.on("error", () => {});
     try {
+      const warning = await evictionWarning(redis, options.redisUrl);
+      if (warning) options.notify?.(`warning: ${warning}`);
       const record: DistributedRun = {
         version: 1,
         swarm: options.swarm,
@@ -133,10 +159,13 @@ export class Coordinator implements TaskRunner {
       const created = await redis.set(keys.record, JSON.stringify(record), "NX");
       const stored = created ? record : readJson(DistributedRunSchema, (await redis.get(keys.record)) ?? "", `run ${options.runId}`);
       await queue.setGlobalConcurrency(stored.concurrency);
-      await queue.setGlobalRateLimit(UNBINDING_LIMITER.max, UNBINDING_LIMITER.durationMs);
+      await queue.setGlobalRateLimit(UNBOUND_LIMITER.max, UNBOUND_LIMITER.durationMs);
       await queueEvents.waitUntilReady();
       const coordinator = new Coordinator(options.runId, created !== "OK", redis, queue, queueEvents, options);
+      coordinator.#record = stored;
       coordinator.#listen(options, stored.concurrency);
+      // A run id used again after its run ended: hosts serve it anew.
+      await redis.del(keys.ended);
       await redis.sadd(RUNS_KEY, options.runId);
       await coordinator.#poke({ type: "runs" });
       return coordinator;
@@ -182,7 +211,8 @@ export class Coordinator implements TaskRunner {
     // again by this coordinator (its session was not where it ran) is a job of its own.
     const run = (this.#runsOf.get(spec.name) ?? 0) + 1;
     this.#runsOf.set(spec.name, run);
-    const task: TaskInfo = { id: jobIdFor(spec.name, run), name: spec.name, agent: spec.agent, parentId: undefined };
+    const attempt = this.#rerun?.tasks.has(spec.name) ? this.#rerun.attempt : undefined;
+    const task: TaskInfo = { id: jobIdFor(spec.name, run, attempt), name: spec.name, agent: spec.agent, parentId: undefined };
     const queued = Date.now();
     this.#hub.emit({ type: "task_queued", task });
     if (!this.#agentGate) return this.#runJob(task, spec, queued);
@@ -207,12 +237,15 @@ export class Coordinator implements TaskRunner {
    * (a coordinator started later with the same run id picks the run up).
    */
   async close(): Promise<void> {
+    this.#recovery.stop();
     this.#stopWatching();
     this.#fleet.stop();
     this.#agentGate?.clear();
     await this.#reader.stop();
     if (this.#failure === undefined) {
       this.#totals = await readTotals(this.redis, this.#keys);
+      // Said before the run leaves the set: a host that finds a run gone serves it on unless it ended.
+      await this.redis.set(this.#keys.ended, "1", "EX", ENDED_TTL_S);
       await this.redis.srem(RUNS_KEY, this.runId);
       await this.#poke({ type: "runs" });
       await this.queue.obliterate({ force: true });
@@ -244,6 +277,19 @@ export class Coordinator implements TaskRunner {
         this.#fail(error instanceof CadreError ? error : new RedisUnreachableError(redactUrl(options.redisUrl), String(error), { cause: error })),
     );
     this.#stopWatching = watchLoss(this.redis, options.redisUrl, options.redisLossMs ?? DEFAULT_REDIS_LOSS_MS, (error) => this.#fail(error));
+    this.#recovery = new Recovery({
+      redis: this.redis,
+      queue: this.queue,
+      keys: this.#keys,
+      runId: this.runId,
+      record: this.#record,
+      waiting: this.#waiting,
+      notify: this.#notify,
+      totals: () => this.#totals,
+      failed: () => this.#failure !== undefined,
+      started: (jobId) => this.#started.has(jobId),
+      cancel: (jobId) => this.#cancel(jobId),
+    });
   }
 
   /**
@@ -256,6 +302,9 @@ export class Coordinator implements TaskRunner {
       if (event.state.backoffUntil !== null) this.#fleet.rateLimited(event.state.backoffUntil);
       return;
     }
+    // A task's end is the coordinator's to announce, once, with the result that counts (a late attempt's does not).
+    if (event.type === "task_finished" && event.task.parentId === undefined) return;
+    if (event.type === "task_started" && event.task.parentId === undefined) this.#started.add(event.task.id);
     if (event.type === "task_finished" && event.result.status === "succeeded") this.#fleet.succeeded();
     const local = event.type === "task_started" ? { ...event, pid: undefined } : event;
     if (local.type === "task_message") this.#transcripts?.write(local.task.id, local.task.name, local.message);
@@ -263,57 +312,76 @@ export class Coordinator implements TaskRunner {
   }
 
   async #runJob(task: TaskInfo, spec: TaskSpec, queued: number): Promise<TaskResult> {
-    type Ended = { ended: () => TaskResult };
-    type Outcome = { result: TaskResult } | Ended;
     const ended = (status: TaskStatus, error: { code: string; message: string }, attempts = 0) =>
       this.#settle(task, resultWithoutTurn(task, status, error, { attempts, queuedMs: Date.now() - queued }));
     // Commands wait while Redis reconnects: each wait also ends when the run gives up on Redis.
-    const failed = this.#failed.then((error): Ended => ({ ended: () => ended("failed", error) }));
+    const failed = this.#failed.then((error): Ended => ({ ended: () => ended("failed", { code: error.code, message: error.message }) }));
     const { signal, worker, ...data } = spec;
-    const adding = this.queue.add(task.name, { spec: { ...data, worker } }, { jobId: task.id, priority: bullPriority(spec.priority) });
-    const added = await Promise.race([adding, failed]);
-    if ("ended" in added) return added.ended();
     // Whichever comes first: the host's result, the job gone before a host took it, BullMQ giving up, Redis lost.
     let settle!: (outcome: Outcome) => void;
     const outcome = new Promise<Outcome>((resolve) => (settle = resolve));
-    const unwatch = signal
-      ? this.#whenAborted(signal, () => {
-          void this.#cancel(task.id).then((removed) => {
-            if (removed) settle({ ended: () => ended("cancelled", { code: "ABORTED", message: "cancelled before a host took it" }) });
-          });
-        })
-      : () => {};
-    added.waitUntilFinished(this.queueEvents).then(
-      (value: unknown) => {
-        try {
-          const { host, result, sessions } = readJobResult(value);
-          this.#hosts.set(task.id, host);
-          // Each host reports all its sessions so far: the latest report of a session is the whole of it.
-          for (const session of sessions) {
-            this.#sessions.set(`${host}/${session.id}`, session);
-            this.#hosts.set(session.id, host);
-          }
-          settle({ result });
-        } catch (error) {
-          settle({ ended: () => ended("failed", errorSummary(error)) });
-        }
-      },
-      // BullMQ failed the job: it stalled too often (its hosts died), or no host could run it at all.
-      async (error: Error) => {
-        const attempts = (await this.queue.getJob(task.id).catch(() => undefined))?.attemptsStarted ?? 0;
-        settle({ ended: () => ended("failed", { code: "TASK_LOST", message: `no host could finish the task: ${error.message}` }, attempts) });
-      },
-    );
-    const settled = await Promise.race([outcome, failed]);
-    unwatch();
-    // Every event the host sent before it returned, in order, comes before the result.
-    const caughtUp = async () => {
-      await this.#reader.caughtUp(this.redis);
-      this.#totals = await readTotals(this.redis, this.#keys);
+    const waiting: Waiting = {
+      name: task.name,
+      data: { spec: { ...data, worker } },
+      opts: { jobId: task.id, priority: bullPriority(spec.priority) },
+      settle,
     };
-    await Promise.race([caughtUp(), this.#failed]);
-    // A host's result was announced by its own task_finished event.
-    return "result" in settled ? settled.result : settled.ended();
+    this.#waiting.set(task.id, waiting);
+    try {
+      const added = await Promise.race([this.queue.add(waiting.name, waiting.data, waiting.opts), failed]);
+      if ("ended" in added) return added.ended();
+      const unwatch = signal
+        ? this.#whenAborted(signal, () => {
+            void this.#cancel(task.id).then((removed) => {
+              if (removed) settle({ ended: () => ended("cancelled", { code: "ABORTED", message: "cancelled before a host took it" }) });
+            });
+          })
+        : () => {};
+      added.waitUntilFinished(this.queueEvents).then(
+        async (value: unknown) => {
+          try {
+            // The recorded result is the one that counts; an older host only returns it.
+            const recorded = (await readResults(this.redis, this.#keys, [task.id])).get(task.id);
+            settle({ job: recorded ?? readJobResult(value) });
+          } catch (error) {
+            settle({ ended: () => ended("failed", errorSummary(error)) });
+          }
+        },
+        // BullMQ failed the job: it stalled too often (its hosts died), or no host could run it at all; or Redis lost it.
+        async (error: Error) => {
+          const recorded = (await readResults(this.redis, this.#keys, [task.id]).catch(() => undefined))?.get(task.id);
+          if (recorded) return settle({ job: recorded });
+          const job = await this.queue.getJob(task.id).catch(() => undefined);
+          // Redis forgot the run: the recovery makes the job again, and its result is taken from the results.
+          if (job === undefined && (await this.redis.exists(this.#keys.record).catch(() => 0)) === 0) return;
+          const attempts = job?.attemptsStarted ?? 0;
+          settle({ ended: () => ended("failed", { code: "TASK_LOST", message: `no host could finish the task: ${error.message}` }, attempts) });
+        },
+      );
+      const settled = await Promise.race([outcome, failed]);
+      unwatch();
+      // Every event the host sent before it returned, in order, comes before the result.
+      const caughtUp = async () => {
+        await this.#reader.caughtUp(this.redis);
+        this.#totals = await readTotals(this.redis, this.#keys);
+      };
+      await Promise.race([caughtUp(), this.#failed]);
+      return "job" in settled ? this.#accept(task, settled.job) : settled.ended();
+    } finally {
+      this.#waiting.delete(task.id);
+    }
+  }
+
+  /** A host's result: who ran the task and its sessions are noted, and its end announced. */
+  #accept(task: TaskInfo, { host, result, sessions }: JobResult): TaskResult {
+    this.#hosts.set(task.id, host);
+    // Each host reports all its sessions so far: the latest report of a session is the whole of it.
+    for (const session of sessions) {
+      this.#sessions.set(`${host}/${session.id}`, session);
+      this.#hosts.set(session.id, host);
+    }
+    if (result.status === "succeeded") this.#fleet.succeeded();
+    return this.#settle(task, result);
   }
 
   /** Calls `listener` when `signal` aborts (at once if it has); returns the function that stops that. */
@@ -339,7 +407,7 @@ export class Coordinator implements TaskRunner {
     return () => listeners.delete(listener);
   }
 
-  /** Announces a result no host announced. */
+  /** Announces a task's end: once, with the result that counts. */
   #settle(task: TaskInfo, result: TaskResult): TaskResult {
     this.#hub.emit({ type: "task_finished", task, result });
     return result;

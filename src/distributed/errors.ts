@@ -1,9 +1,12 @@
 import { CadreError } from "../errors.ts";
 
+/** The code of a RedisUnreachableError, as records keep it. */
+export const REDIS_UNREACHABLE = "REDIS_UNREACHABLE";
+
 /** Redis could not be reached at start, or was lost for longer than a run can wait. */
 export class RedisUnreachableError extends CadreError {
   constructor(url: string, detail: string, options?: { cause?: unknown }) {
-    super("REDIS_UNREACHABLE", `cannot reach Redis at ${url}: ${detail}; is redis-server running there?`, options);
+    super(REDIS_UNREACHABLE, `cannot reach Redis at ${url}: ${detail}; is redis-server running there?`, options);
   }
 }
 

@@ -1,8 +1,8 @@
 import type { Redis } from "ioredis";
-import type { RedisUnreachableError } from "./errors.ts";
 import { CONTROL_CHANNEL, RUNS_KEY, runKeys } from "./keys.ts";
-import { connectRedis, DEFAULT_REDIS_LOSS_MS, watchLoss } from "./redis.ts";
+import { connectRedis, DEFAULT_REDIS_LOSS_MS, evictionWarning, RECONNECT_CAP_MS, watchLoss } from "./redis.ts";
 import { type HostContext, RunHost } from "./run-host.ts";
+import { redactUrl } from "./url.ts";
 import { type ControlMessage, ControlMessageSchema, type DistributedRun, DistributedRunSchema, readJson } from "./wire.ts";
 
 export interface HostOptions {
@@ -11,27 +11,34 @@ export interface HostOptions {
   concurrency: number;
   stallMs: number;
   log(line: string): void;
-  /** Redis down this long ends the host with an error. Default 30 s. */
+  /** Redis down this long stops the tasks running here (the host reconnects and serves again). Default 30 s. */
   redisLossMs?: number;
 }
 
 /** Hosts look for runs on every poke, and this often in case a poke was missed (pub/sub keeps nothing). */
 const RESYNC_MS = 5_000;
+/** A run whose keys vanished without its coordinator ending it (Redis restarted empty, flushed) is served this long for its coordinator to make them again. */
+const VANISHED_RUN_MS = 10 * 60_000;
 
 /**
  * `cadre worker`: one host of the fleet. Serves every run registered in
  * Redis (a RunHost each) until stopped; learns of new runs, cancellations
- * and a reached budget from the control channel.
+ * and a reached budget from the control channel. Redis lost for long stops
+ * the tasks here, not the host: it reconnects and serves again.
  */
 export class Host {
   readonly #runs = new Map<string, RunHost>();
   readonly #unreadable = new Set<string>();
+  /** Runs gone from Redis that their coordinator did not end: since when. */
+  readonly #vanished = new Map<string, number>();
   readonly #context: HostContext;
-  readonly #failed: Promise<RedisUnreachableError>;
   #sync: Promise<void> = Promise.resolve();
   #stopping = false;
+  /** True from the loss of Redis (past the limit) until it is back. */
+  #lost = false;
+  #onLost: Array<() => void> = [];
   #timer: ReturnType<typeof setInterval> | undefined;
-  #stopWatching: () => void = () => {};
+  readonly #stopWatching: () => void;
 
   private constructor(
     private readonly redis: Redis,
@@ -39,14 +46,15 @@ export class Host {
     private readonly options: HostOptions,
   ) {
     this.#context = { redis, name: options.name, concurrency: options.concurrency, stallMs: options.stallMs, log: options.log };
-    this.#failed = new Promise((resolve) => {
-      this.#stopWatching = watchLoss(redis, options.redisUrl, options.redisLossMs ?? DEFAULT_REDIS_LOSS_MS, resolve);
-    });
+    this.#stopWatching = watchLoss(redis, options.redisUrl, options.redisLossMs ?? DEFAULT_REDIS_LOSS_MS, (error) => void this.#lose(error.message));
+    redis.on("ready", () => this.#back());
   }
 
   /** Connects (a RedisUnreachableError at once when Redis is not there) and starts serving. */
   static async start(options: HostOptions): Promise<Host> {
     const redis = await connectRedis(options.redisUrl, `cadre-host-${options.name}`);
+    const warning = await evictionWarning(redis, options.redisUrl);
+    if (warning) options.log(`warning: ${warning}`);
     const subscriber = redis.duplicate();
     subscriber.on("error", () => {
       // Reported by the watchdog on the main connection.
@@ -59,11 +67,6 @@ export class Host {
     return host;
   }
 
-  /** Resolves with the error when Redis has been lost for too long. */
-  get failed(): Promise<RedisUnreachableError> {
-    return this.#failed;
-  }
-
   /** Runs being served now. */
   get runIds(): string[] {
     return [...this.#runs.keys()];
@@ -72,26 +75,43 @@ export class Host {
   /**
    * Stops: takes no new tasks, finishes the running ones, or with `handBack`
    * stops them and puts them back in their queues for other hosts; then
-   * closes every worker process and connection.
+   * closes every worker process and connection. With Redis lost, the tasks
+   * here end at once (nothing can be handed back or reported).
    */
   async stop(handBack = false): Promise<void> {
-    await this.#end((run) => run.stop(handBack));
-  }
-
-  /** After Redis was lost: ends every worker process and connection without a word to Redis. */
-  async abandon(): Promise<void> {
-    await this.#end((run) => run.abandon());
-  }
-
-  async #end(stopRun: (run: RunHost) => Promise<void>): Promise<void> {
     this.#stopping = true;
     clearInterval(this.#timer);
-    this.#stopWatching();
-    await Promise.race([this.#sync, this.#failed]);
-    await Promise.all([...this.#runs.values()].map(stopRun));
+    const lost = new Promise<void>((resolve) => (this.#lost ? resolve() : this.#onLost.push(resolve)));
+    await Promise.race([this.#sync, lost]);
+    // A second stop (handing back) meets the runs the first is finishing.
+    await Promise.all(
+      [...this.#runs.values()].map(async (run) => {
+        const how = await Promise.race([run.stop(handBack).then(() => "stopped" as const), lost.then(() => "lost" as const)]);
+        if (how === "lost") await run.abandon();
+      }),
+    );
     this.#runs.clear();
+    this.#stopWatching();
     this.subscriber.disconnect();
     this.redis.disconnect();
+  }
+
+  /** Redis lost past the limit: every worker process here ends (their locks run out, so the tasks go to a later attempt); the host reconnects. */
+  async #lose(detail: string): Promise<void> {
+    this.#lost = true;
+    for (const wake of this.#onLost.splice(0)) wake();
+    const runs = [...this.#runs.values()];
+    this.#runs.clear();
+    await Promise.all(runs.map((run) => run.abandon()));
+    const stopped = runs.length > 0 ? ` Stopped the tasks of ${runs.length} run${runs.length === 1 ? "" : "s"} here.` : "";
+    this.options.log(`${detail}${stopped} Reconnecting (every ${RECONNECT_CAP_MS / 1000} s at most) until it is back.`);
+  }
+
+  #back(): void {
+    if (!this.#lost || this.#stopping) return;
+    this.#lost = false;
+    this.options.log(`Redis at ${redactUrl(this.options.redisUrl)} is back: serving runs again`);
+    void this.#resync();
   }
 
   #onControl(text: string): void {
@@ -110,14 +130,20 @@ export class Host {
   /** Serves the registered runs not yet served; stops serving runs that ended. One at a time. */
   #resync(): Promise<void> {
     this.#sync = this.#sync.then(async () => {
-      if (this.#stopping) return;
+      if (this.#stopping || this.#lost) return;
       try {
         const ids = new Set(await this.redis.smembers(RUNS_KEY));
         for (const [id, run] of this.#runs) {
-          if (ids.has(id)) continue;
+          if (ids.has(id)) {
+            this.#vanished.delete(id);
+            continue;
+          }
+          const why = await this.#goneBecause(id);
+          if (why === undefined) continue;
           this.#runs.delete(id);
+          this.#vanished.delete(id);
           await run.stop();
-          this.options.log(`run ${id}: ended`);
+          this.options.log(`run ${id}: ${why}`);
         }
         for (const id of ids) {
           if (this.#runs.has(id)) continue;
@@ -142,5 +168,23 @@ export class Host {
       }
     });
     return this.#sync;
+  }
+
+  /**
+   * Why a run served here, no longer registered, is over: its coordinator
+   * ended it, or it vanished long ago. Undefined while it may come back: only
+   * its coordinator ends a run, and one that finds Redis emptied makes it again.
+   */
+  async #goneBecause(id: string): Promise<string | undefined> {
+    if ((await this.redis.exists(runKeys(id).ended)) === 1) return "ended";
+    const since = this.#vanished.get(id);
+    if (since === undefined) {
+      this.#vanished.set(id, Date.now());
+      this.options.log(`run ${id}: its keys are gone from Redis (restarted empty, or flushed?); served on until its coordinator makes them again`);
+      return undefined;
+    }
+    return Date.now() - since >= VANISHED_RUN_MS
+      ? `gone from Redis for ${VANISHED_RUN_MS / 60_000} min, and no coordinator made it again; no longer served`
+      : undefined;
   }
 }

@@ -29,6 +29,15 @@ export interface RunKeys {
   usage: string;
   /** Set: job ids the coordinator cancelled. */
   cancelled: string;
+  /** Hash: job id → its JobResult, written once by the host that held the job (see run-host.ts). */
+  results: string;
+  /** Set: job ids the coordinator made again after Redis lost them. */
+  recreated: string;
+  /** Set when the coordinator ended the run (outlives the run's other keys for a while): hosts then stop serving it. */
+  ended: string;
+  /** BullMQ's hash of a job, and its lock (the token of the host that runs it). */
+  job(jobId: string): string;
+  lock(jobId: string): string;
   inbox(peer: string): string;
 }
 
@@ -42,16 +51,22 @@ export function runKeys(runId: string): RunKeys {
     spent: `${base}:spent`,
     usage: `${base}:usage`,
     cancelled: `${base}:cancelled`,
+    results: `${base}:results`,
+    recreated: `${base}:recreated`,
+    ended: `${PREFIX}:ended:${runId}`,
+    job: (jobId) => `${PREFIX}:run-${runId}:${jobId}`,
+    lock: (jobId) => `${PREFIX}:run-${runId}:${jobId}:lock`,
     inbox: (peer) => `${base}:inbox:${peer}`,
   };
 }
 
 /**
  * A config task's job id, and so its task id everywhere (events, results,
- * transcripts): stable, so a restarted coordinator finds its jobs. BullMQ
- * refuses ids that contain ":" or are integers.
+ * transcripts): stable, so a restarted coordinator finds its jobs. `attempt`
+ * marks a job of a resumed run's attempt, for a task whose earlier job is
+ * stale. BullMQ refuses ids that contain ":" or are integers.
  */
-export function jobIdFor(taskName: string, run = 1): string {
+export function jobIdFor(taskName: string, run = 1, attempt?: number): string {
   // "#" never occurs in an encoded name: a later run of a task cannot take another task's id.
-  return `t-${encodeURIComponent(taskName)}${run > 1 ? `#${run}` : ""}`;
+  return `t-${encodeURIComponent(taskName)}${attempt === undefined ? "" : `#a${attempt}`}${run > 1 ? `#${run}` : ""}`;
 }

@@ -20,6 +20,13 @@ export async function readTotals(redis: Redis, keys: RunKeys): Promise<{ costUsd
   };
 }
 
+/** Adds what the run had spent back to a Redis that lost it (restarted empty), so that its budget still holds. */
+export async function restoreTotals(redis: Redis, keys: RunKeys, totals: { costUsd: number; usage: Usage }): Promise<void> {
+  const write = redis.multi().incrbyfloat(keys.spent, totals.costUsd);
+  for (const field of USAGE_FIELDS) write.hincrby(keys.usage, field, totals.usage[field]);
+  await write.exec();
+}
+
 /**
  * One ledger for a run on many hosts: every charge is added to a counter in
  * Redis (INCRBYFLOAT is atomic), and the total it answers is what this host

@@ -5,6 +5,8 @@ import { redactUrl } from "./url.ts";
 /** How long a lost connection may take to come back before the run gives up on Redis. */
 export const DEFAULT_REDIS_LOSS_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 5_000;
+/** A lost connection is tried again after 0.1 s, 0.2 s, … and then this often, for as long as it takes. */
+export const RECONNECT_CAP_MS = 2_000;
 
 /**
  * A connection that is up, or a RedisUnreachableError after one try (never a
@@ -31,7 +33,7 @@ export async function connectRedis(url: string, name: string): Promise<Redis> {
     redis.disconnect();
     throw new RedisUnreachableError(redactUrl(url), lastError, { cause });
   }
-  redis.options.retryStrategy = (attempt) => Math.min(100 * attempt, 2_000);
+  redis.options.retryStrategy = (attempt) => Math.min(100 * attempt, RECONNECT_CAP_MS);
   return redis;
 }
 
@@ -62,4 +64,16 @@ export function watchLoss(redis: Redis, url: string, ms: number, onLost: (error:
     redis.off("close", onDown);
     redis.off("ready", onReady);
   };
+}
+
+/**
+ * BullMQ needs Redis to keep every key (`maxmemory-policy noeviction`): one
+ * that evicts loses jobs under memory pressure. The warning to give, or
+ * undefined when the policy is right or cannot be read (a managed Redis may refuse CONFIG).
+ */
+export async function evictionWarning(redis: Redis, url: string): Promise<string | undefined> {
+  const reply = (await redis.config("GET", "maxmemory-policy").catch(() => [])) as string[];
+  const policy = reply[1];
+  if (policy === undefined || policy === "noeviction") return undefined;
+  return `Redis at ${redactUrl(url)} has maxmemory-policy ${policy}: it may drop a run's jobs when full; set it to noeviction (redis-cli CONFIG SET maxmemory-policy noeviction)`;
 }

@@ -7,6 +7,7 @@ import { EventWriter } from "./event-stream.ts";
 import { RedisInbox } from "./inbox.ts";
 import { PREFIX, type RunKeys, runKeys } from "./keys.ts";
 import { RedisLedger } from "./ledger.ts";
+import { readResults, recordResult } from "./results.ts";
 import { type DistributedRun, type JobResult, readJobData } from "./wire.ts";
 
 /** How often one task may lose its host (the host died) before BullMQ gives up on it. */
@@ -70,7 +71,11 @@ export class RunHost {
       stalledInterval: Math.max(500, Math.round(this.host.stallMs / 2)),
       maxStalledCount: MAX_HOST_LOSSES,
     });
-    this.#worker.on("error", (error) => this.host.log(`run ${this.runId}: queue error: ${error.message}`));
+    this.#worker.on("error", (error) => {
+      // A connection down is the watchdog's to report, once and only when it lasts; a job Redis forgot has its result recorded already.
+      if (this.host.redis.status !== "ready" || error.message.startsWith("Missing key for job")) return;
+      this.host.log(`run ${this.runId}: queue error: ${error.message}`);
+    });
     this.host.log(`run ${this.runId} (swarm "${this.record.swarm}"): serving`);
   }
 
@@ -103,12 +108,20 @@ export class RunHost {
   async #process(job: Job, token: string | undefined): Promise<JobResult> {
     const { spec } = readJobData(job.data);
     const id = job.id ?? spec.name ?? "";
+    // The task's wait for a slot of the whole fleet: since its coordinator queued it (once, even when it restarted).
+    const waitedMs = Math.max(0, Date.now() - job.timestamp);
     // A start lost with its host counts as an attempt, and uses up a retry.
     const earlier = job.attemptsStarted - 1;
     const cancel = new AbortController();
     this.#running.set(id, cancel);
     try {
       if (await this.host.redis.sismember(this.#keys.cancelled, id)) cancel.abort(new AbortError("the task (cancelled by the coordinator)"));
+      // A job made again after Redis forgot the run may have its result already, from the attempt that was under way.
+      const earlierResult = (await readResults(this.host.redis, this.#keys, [id])).get(id);
+      if (earlierResult) {
+        this.host.log(`run ${this.runId}: ${spec.name} already has a result (from ${earlierResult.host}); not run again`);
+        return earlierResult;
+      }
       // The shared budget, checked before each start: another host may have spent it.
       await this.#ledger.sync();
       this.host.log(`run ${this.runId}: ${spec.name} starts${earlier > 0 ? ` (attempt ${earlier + 1})` : ""}`);
@@ -124,8 +137,19 @@ export class RunHost {
         await job.moveToWait(token);
         throw new WaitingError();
       }
-      this.host.log(`run ${this.runId}: ${spec.name} ${result.status}`);
-      return { host: this.host.name, result: withEarlierAttempts(result, earlier), sessions: this.#orchestrator.sessionRecords };
+      const done: JobResult = {
+        host: this.host.name,
+        result: { ...withEarlierAttempts(result, earlier), queuedMs: waitedMs + result.queuedMs },
+        sessions: this.#orchestrator.sessionRecords,
+      };
+      const recorded = await recordResult(this.host.redis, this.#keys, id, token ?? "", done);
+      if (recorded === "refused") {
+        // BullMQ refuses it too (the lock is not ours): the task's result is the attempt's that holds it.
+        this.host.log(`run ${this.runId}: ${spec.name} ${result.status} too late: its lock passed to another attempt, whose result counts`);
+        throw new Error(`${spec.name} finished after its lock passed to another attempt`);
+      }
+      this.host.log(`run ${this.runId}: ${spec.name} ${result.status}${recorded === "stands" ? " (an earlier attempt's result stands)" : ""}`);
+      return done;
     } finally {
       this.#running.delete(id);
     }

@@ -61,6 +61,10 @@ export interface EngineOptions {
   budgetUsd: number | undefined;
   /** Run on the hosts of this Redis instead of in this process. */
   redis: { url: string; runId: string } | undefined;
+  /** A resumed distributed run: this attempt's number, and the tasks the earlier record settled (their jobs in Redis are stale). */
+  rerun?: { attempt: number; tasks: ReadonlySet<string> };
+  /** Lines to tell the user as the run goes (a distributed run's Redis trouble). */
+  notify?: (line: string) => void;
 }
 
 export async function startEngine(config: ResolvedSwarmConfig, options: EngineOptions, outDir: string): Promise<RunEngine> {
@@ -82,6 +86,8 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
       options: shared,
       ...(options.rehearse && { rehearsal: config.rehearsal }),
       transcriptsDir,
+      ...(options.rerun && { rerun: options.rerun }),
+      ...(options.notify && { notify: options.notify }),
     });
     const resumed = coordinator.resumed ? ", picked up where it was" : "";
     return engineOf(coordinator, {

@@ -50,6 +50,16 @@ async function latestRunOf(configFile: string, runsDir: string): Promise<string 
   return undefined;
 }
 
+/** The run directory under `runsDir` whose record has this run id (a distributed run's, picked up again by its id). */
+export async function runDirWithId(runId: string, runsDir: string): Promise<string | undefined> {
+  const names = await readdir(runsDir).catch(() => [] as string[]);
+  for (const name of names.sort().reverse()) {
+    const record = await readRecord(join(runsDir, name)).catch(() => undefined);
+    if (record?.run_id === runId) return join(runsDir, name);
+  }
+  return undefined;
+}
+
 /** How an earlier attempt left a task that did not succeed, as the reason it runs again. */
 const NOT_SUCCEEDED: Record<Exclude<SummaryTask["status"], "succeeded">, string> = {
   failed: "it failed before",

@@ -7,6 +7,8 @@
  */
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
+// Needs no Redis client: a run without --redis never loads BullMQ.
+import { REDIS_UNREACHABLE } from "../distributed/errors.ts";
 import { AbortError } from "../errors.ts";
 import { type OrchestratorEvent, sessionIdOf, type TaskResult } from "../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../swarm/config/index.ts";
@@ -35,6 +37,20 @@ export interface SwarmRunOptions {
   redis?: { url: string; runId: string };
   /** Go on with an earlier run (see planResume). */
   resume?: ResumePlan;
+  /** Lines to tell the user as the run goes, beside its events (a distributed run's Redis trouble). */
+  notify?: (line: string) => void;
+}
+
+/**
+ * The tasks an earlier record settled: under --redis their jobs are stale,
+ * while those it left running or pending, or failed only because the
+ * coordinator lost Redis, may have finished on a host meanwhile.
+ */
+function settledBefore(plan: ResumePlan | undefined): { attempt: number; tasks: ReadonlySet<string> } | undefined {
+  if (plan === undefined) return undefined;
+  const open = (task: SummaryTask) => task.status === "running" || task.status === "pending" || task.error?.code === REDIS_UNREACHABLE;
+  const tasks = plan.previous.tasks.filter((task) => !open(task)).map((task) => task.name);
+  return { attempt: (plan.previous.attempt ?? 1) + 1, tasks: new Set(tasks) };
 }
 
 /** The budget a run applies: a rehearsal shows what would run, and its made-up costs stop it only when asked. */
@@ -68,7 +84,8 @@ export class SwarmRun {
     this.resume = options.resume;
     this.#engine = engine;
     this.startedAt = Date.now();
-    this.runId = newRunId(new Date(this.startedAt));
+    // A distributed run has one id: Redis's, which --run-id takes to pick it up.
+    this.runId = options.redis?.runId ?? newRunId(new Date(this.startedAt));
     this.#worktrees = new RunWorktrees(this.runId, config.keep_worktrees);
   }
 
@@ -83,7 +100,14 @@ export class SwarmRun {
     const budgetUsd = appliedBudget(config, options);
     const engine = await startEngine(
       config,
-      { rehearse: options.rehearse ?? false, concurrency: options.concurrency, budgetUsd, redis: options.redis },
+      {
+        rehearse: options.rehearse ?? false,
+        concurrency: options.concurrency,
+        budgetUsd,
+        redis: options.redis,
+        rerun: settledBefore(options.resume),
+        ...(options.notify && { notify: options.notify }),
+      },
       outDir,
     );
     return new SwarmRun(config, options, outDir, budgetUsd, engine);

@@ -411,10 +411,11 @@ describe("arguments", () => {
   it("reads --redis and --run-id; a run id is made up when not given", () => {
     const now = new Date("2025-06-01T12:30:05.123Z");
     expect(parseRunArgs(["x.yaml", "--redis", "redis://q:6379", "--run-id", "r-1"], now)).toMatchObject({
-      options: { redis: { url: "redis://q:6379", runId: "r-1" } },
+      options: { redis: { url: "redis://q:6379", runId: "r-1", given: true } },
     });
     const made = parseRunArgs(["x.yaml", "--redis", "redis://q:6379"], now);
     expect(made.kind === "run" && made.options.redis?.runId).toMatch(/^2025-06-01T12-30-05Z-[0-9a-f]{6}$/);
+    expect(made.kind === "run" && made.options.redis?.given).toBe(false);
     expect(parseRunArgs(["x.yaml", "--run-id", "r-1"])).toEqual({ kind: "error", message: "--run-id goes with --redis" });
     expect(parseRunArgs(["x.yaml", "--redis", "http://q"])).toEqual({
       kind: "error",

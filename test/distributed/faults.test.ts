@@ -1,4 +1,5 @@
 // Faults of a distributed run: a host that dies mid-task, a coordinator that restarts, Redis not there.
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
@@ -110,16 +111,21 @@ describe("distributed faults", () => {
       "  - { name: t2, prompt: item 2 }",
       "  - { name: t3, prompt: 'after {{results.t1}}', depends_on: [t1] }",
     ]);
+    // Run where runs go by default (.cadre/runs/<time>/): the restarted coordinator finds the run's directory by its id.
     const home = await tempHome("cadre-out-");
-    const first = runDistributed(file, redis, join(home, "first"), ["--run-id", "restart-1"]);
+    const run = () => execa("node", [bin, "run", file, "--redis", redis.url, "--run-id", "restart-1"], { cwd: home, reject: false });
+    const first = run();
     await host.waitFor(/t1 succeeded/);
     first.kill("SIGKILL");
     await first;
 
-    const second = await runDistributed(file, redis, join(home, "second"), ["--run-id", "restart-1"]);
+    const second = await run();
     expect(second.exitCode, second.stderr + second.stdout).toBe(0);
     expect(second.stdout).toContain("run id restart-1, picked up where it was");
-    const summary = await readSummary(join(home, "second"));
+    const dirs = await readdir(join(home, ".cadre", "runs"));
+    expect(dirs).toHaveLength(1);
+    const summary = await readSummary(join(home, ".cadre", "runs", dirs[0]!));
+    expect(summary.run_id).toBe("restart-1");
     expect(summary.tasks.map((task) => [task.name, task.status, task.text])).toEqual([
       ["t1", "succeeded", "done item 1"],
       ["t2", "succeeded", "done item 2"],
@@ -178,10 +184,31 @@ describe("distributed faults", () => {
     ]);
   }, 60_000);
 
-  it("Redis lost mid-run: the running task fails with REDIS_UNREACHABLE and the host ends its workers, both without hanging", async () => {
+  it("Redis that may evict keys: both commands say so in one line at start, and serve", async () => {
+    const redis = await startRedis();
+    await redis.client.config("SET", "maxmemory-policy", "allkeys-lru");
+    const model = await createRehearsal({ fleet: [{ text: "done {{prompt}}" }] });
+    const host = await startHost(redis, model, { name: "h", script: "fleet" });
+    const warning = `Redis at ${redis.url} has maxmemory-policy allkeys-lru: it may drop a run's jobs when full; set it to noeviction (redis-cli CONFIG SET maxmemory-policy noeviction)`;
+    expect(host.output()).toContain(`warning: ${warning}`);
+    const file = await swarmFile(["tasks:", "  - { name: t1, prompt: item 1 }"]);
+    const run = await runDistributed(file, redis, join(await tempHome("cadre-out-"), "run"));
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr.split("\n").filter((line) => line.includes("maxmemory-policy"))).toEqual([`cadre run: warning: ${warning}`]);
+  }, 60_000);
+
+  it("Redis lost mid-run: the running task fails with REDIS_UNREACHABLE; the host ends its workers and keeps reconnecting", async () => {
     const redis = await startRedis();
     const lossMs = 1_500;
-    const host = await Host.start({ redisUrl: redis.url, name: "h", concurrency: 1, stallMs: 30_000, log: () => {}, redisLossMs: lossMs });
+    const lines: string[] = [];
+    const host = await Host.start({
+      redisUrl: redis.url,
+      name: "h",
+      concurrency: 1,
+      stallMs: 30_000,
+      log: (line) => lines.push(line),
+      redisLossMs: lossMs,
+    });
     const coordinator = await Coordinator.start({
       redisUrl: redis.url,
       runId: "lost-1",
@@ -201,9 +228,17 @@ describe("distributed faults", () => {
     const failed = await result;
     expect(failed).toMatchObject({ status: "failed", error: { code: "REDIS_UNREACHABLE" } });
     expect(failed.error?.message).toMatch(/^cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+: lost for 1\.5 s/);
-    expect((await host.failed).code).toBe("REDIS_UNREACHABLE");
-    await host.abandon();
+    // As the record writes it: the message travels with the code.
+    expect(JSON.parse(JSON.stringify(failed.error)).message).toMatch(/lost for 1\.5 s/);
+    await until(() => lines.some((line) => line.includes("Reconnecting")), 10_000, "the host to say it reconnects");
+    expect(lines.find((line) => line.includes("Reconnecting"))).toMatch(
+      /^cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+: lost for 1\.5 s .*Stopped the tasks of 1 run here\. Reconnecting \(every 2 s at most\) until it is back\.$/,
+    );
     await coordinator.close();
     expect(await liveClaudeChildren()).toEqual([]);
+    // Redis back: the host serves again, without a restart.
+    await redis.restart();
+    await until(() => lines.some((line) => line.endsWith("is back: serving runs again")), 15_000, "the host to say Redis is back");
+    await host.stop();
   }, 60_000);
 });

@@ -27,42 +27,69 @@ async function freePort(): Promise<number> {
 export interface RedisServer {
   url: string;
   port: number;
-  /** A client for checks; closed after the test. */
+  /** A client for checks (a new one after each restart); closed after the test. */
   client: Redis;
+  /** SIGKILLs the server: a crash, or a machine that dies. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and data dir: empty, unless it persists (appendOnly). */
+  restart(): Promise<void>;
 }
 
-/** Starts Debian's redis-server on its own port and data dir, no persistence; killed and removed after the test. */
-export async function startRedis(): Promise<RedisServer> {
+/**
+ * Starts Debian's redis-server on its own port and data dir, by default
+ * without persistence (as a development Redis runs); `appendOnly` writes
+ * every command to its append-only file first. Killed and removed after the test.
+ */
+export async function startRedis(options: { appendOnly?: boolean } = {}): Promise<RedisServer> {
   const found = await execa("redis-server", ["--version"], { reject: false });
   if (found.exitCode !== 0) throw new Error("no redis-server on PATH: install Debian's redis-server (apt-get install redis-server; .ci/run does)");
   const dir = await mkdtemp(join(tmpdir(), "cadre-redis-"));
   const port = await freePort();
-  const server = execa("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], {
-    reject: false,
-    stdout: "ignore",
-    stderr: "pipe",
-  });
+  const persistence = options.appendOnly ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"];
+  const launch = () =>
+    execa("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", ...persistence, "--dir", dir], {
+      reject: false,
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+  let server = launch();
   onTestFinished(async () => {
     server.kill("SIGKILL");
     await server;
     await rm(dir, { recursive: true, force: true });
   });
   const url = `redis://127.0.0.1:${port}`;
-  const client = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 1 });
-  client.on("error", () => {});
-  for (let tries = 0; ; tries++) {
-    try {
-      await client.connect();
-      await client.ping();
-      break;
-    } catch (error) {
-      if (tries > 100) throw new Error(`redis-server did not start on port ${port}: ${(error as Error).message}`);
-      client.disconnect();
-      await new Promise((resolve) => setTimeout(resolve, 50));
+  const connect = async () => {
+    const client = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 1 });
+    client.on("error", () => {});
+    for (let tries = 0; ; tries++) {
+      try {
+        await client.connect();
+        await client.ping();
+        return client;
+      } catch (error) {
+        if (tries > 100) throw new Error(`redis-server did not start on port ${port}: ${(error as Error).message}`);
+        client.disconnect();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     }
-  }
-  onTestFinished(() => client.disconnect());
-  return { url, port, client };
+  };
+  const redis: RedisServer = {
+    url,
+    port,
+    client: await connect(),
+    async kill() {
+      redis.client.disconnect();
+      server.kill("SIGKILL");
+      await server;
+    },
+    async restart() {
+      server = launch();
+      redis.client = await connect();
+    },
+  };
+  onTestFinished(() => redis.client.disconnect());
+  return redis;
 }
 
 export interface HostProcess {

@@ -28,8 +28,9 @@ Options:
                        task_settled with each task's result (the final table goes to stderr)
   --redis URL          run the tasks on the hosts that serve this Redis (\`cadre worker --redis URL\`);
                        --concurrency and the budget then hold over all hosts
-  --run-id ID          the distributed run's id (default: made up and shown); give the id of a run
-                       whose \`cadre run\` stopped to pick it up where it was
+  --run-id ID          the distributed run's id, summary.json's run_id (default: made up and shown);
+                       give the id of a run whose \`cadre run\` stopped to pick it up where it was,
+                       in its run directory (--resume of a distributed run takes its id by itself)
   --ui [HOST:PORT]     serve a live web dashboard of the run (default 127.0.0.1 and a free port) and
                        print its address; it stays up after the run until Ctrl-C
   --token T            the dashboard's token (or CADRE_UI_TOKEN); generated when absent, and needed
@@ -56,8 +57,8 @@ export interface RunOptions {
   /** Apply budget_usd to a rehearsal's simulated costs. */
   rehearseBudget: boolean;
   json: boolean;
-  /** Run on the hosts of this Redis instead of in this process, as the run of this id (letters, digits, . _ -). */
-  redis: { url: string; runId: string } | undefined;
+  /** Run on the hosts of this Redis instead of in this process, as the run of this id (letters, digits, . _ -); `given` when --run-id said it. */
+  redis: { url: string; runId: string; given: boolean } | undefined;
   /** Set by --resume: the run directory given, or "" for the newest run of the config. */
   resume: string | undefined;
   fresh: boolean;
@@ -162,7 +163,7 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   if (!RUN_ID_PATTERN.test(runId)) {
     return { kind: "error", message: `--run-id may hold letters, digits, ".", "_" and "-" (at most 80), got "${runId}"` };
   }
-  const redis = values.redis === undefined ? undefined : { url: values.redis, runId };
+  const redis = values.redis === undefined ? undefined : { url: values.redis, runId, given: values["run-id"] !== undefined };
   if (values.resume !== undefined && values.out !== undefined)
     return { kind: "error", message: "--resume writes into the run it resumes; leave out --out" };
   if (values.fresh && values.resume === undefined) return { kind: "error", message: "--fresh goes with --resume" };
