@@ -6,6 +6,7 @@ import { planResume, ResumeError, type ResumePlan, SwarmRun } from "../run/index
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
+import { ClaudeNotFoundError, locateClaude } from "../worker/index.ts";
 import { openRunDashboard, type RunDashboard } from "./run/dashboard.ts";
 import { renderFinalTable } from "./run/final-table.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
@@ -75,6 +76,17 @@ export async function runCommand(args: string[]): Promise<number> {
     }
   }
 
+  // Every task run here needs claude: without one, say how to get it once, before anything starts.
+  // With --redis the hosts run the tasks, with their own claude.
+  if (options.redis === undefined) {
+    try {
+      locateClaude();
+    } catch (error) {
+      if (!(error instanceof ClaudeNotFoundError)) throw error;
+      process.stderr.write(`cadre run: ${error.message}\n`);
+      return 1;
+    }
+  }
   const outDir = plan?.dir ?? (options.defaultOut ? await freshDir(options.outDir) : options.outDir);
   try {
     await mkdir(outDir, { recursive: true });
