@@ -28,8 +28,9 @@ export default defineConfig({
   output: {
     dir: "dist/cli",
     format: "esm",
-    // Maps name the original file and line (`node --enable-source-maps`); without the sources of
-    // every bundled dependency inlined they are a fifth of the size.
+    // Maps name the original file and line (`node --enable-source-maps` in a clone); without the
+    // sources of every bundled dependency inlined they are a fifth of the size. The package
+    // ships none (package.json's files): they would point at sources it does not carry.
     sourcemap: true,
     sourcemapExcludeSources: true,
     entryFileNames: "[name].js",

@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { relative, sep } from "node:path";
-import { agentSearchDirs, type DiscoveredAgent, discoverAgents } from "../swarm/agents/discover.ts";
+import { agentSearchDirs, type DiscoveredAgent, discoverAgents, SHIPPED_SCOPE } from "../swarm/agents/discover.ts";
 import { oneLine, printable } from "../util/one-line.ts";
 import { parseFlags, UsageError } from "./flags.ts";
 
@@ -9,8 +9,9 @@ const USAGE = "usage: cadre agents";
 const HELP = `${USAGE}
 
 Lists the agent definitions a swarm can name: agents/ and .claude/agents in this
-directory, then ~/.claude/agents (earlier ones win; a later one of the same name
-is listed as shadowed). Files that do not parse are named on stderr.
+directory, ~/.claude/agents, then the agents cadre ships (marked "shipped with
+cadre"); earlier ones win, and a later one of the same name is listed as shadowed.
+Files that do not parse are named on stderr.
 
 Options:
   -h, --help  show this help
@@ -69,11 +70,15 @@ export async function agentsCommand(args: string[]): Promise<number> {
     process.stdout.write(`no agents found (searched ${dirs.join(", ")})\n`);
     return 0;
   }
-  const listed = valid.map((agent) => ({
-    name: agent.name,
-    description: agent.definition.description,
-    source: agent.shadowedBy === undefined ? short(agent.file) : `${short(agent.file)} (shadowed by ${short(agent.shadowedBy)})`,
-  }));
+  const listed = valid.map((agent) => {
+    const notes = [agent.scope === SHIPPED_SCOPE && "shipped with cadre", agent.shadowedBy !== undefined && `shadowed by ${short(agent.shadowedBy)}`];
+    const said = notes.filter((note) => note !== false);
+    return {
+      name: agent.name,
+      description: agent.definition.description,
+      source: said.length === 0 ? short(agent.file) : `${short(agent.file)} (${said.join("; ")})`,
+    };
+  });
   // On a terminal the table fits its width; piped, each row stays whole up to a fixed width.
   const fixed = Math.max(...listed.map((row) => row.name.length)) + Math.max(...listed.map((row) => row.source.length)) + 4;
   const width = process.stdout.isTTY ? Math.max(20, (process.stdout.columns ?? 100) - fixed) : DESCRIPTION_WIDTH;

@@ -39,8 +39,8 @@ Options:
 Environment:
   ANTHROPIC_API_KEY    the API key workers use when you are not logged in (claude auth login)
   ANTHROPIC_BASE_URL   another API endpoint (a proxy, a gateway); cadre doctor checks it
-  CADRE_CLAUDE_BIN     the claude executable to run (default: the pinned @anthropic-ai/claude-code,
-                       then claude on PATH)
+  CADRE_CLAUDE_BIN     the claude executable to run (default: @anthropic-ai/claude-code when it is
+                       installed beside cadre, then claude on PATH)
   CADRE_UI_TOKEN       the dashboard's token for cadre run --ui and cadre ui (as --token)
   CADRE_MCP_TOKEN      the bearer token of cadre mcp --http (as --token)
   CADRE_DEBUG=1        print where an unexpected error came from (its stack)

@@ -8,6 +8,7 @@ import { planResume, ResumeError, type ResumePlan, RunModel, runDirWithId, Swarm
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
+import { ClaudeNotFoundError, locateClaude } from "../worker/index.ts";
 import { openRunDashboard, type RunDashboard } from "./run/dashboard.ts";
 import { renderFinalTable } from "./run/final-table.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
@@ -76,6 +77,17 @@ export async function runCommand(args: string[]): Promise<number> {
     }
   }
 
+  // Every task run here needs claude: without one, say how to get it once, before anything starts.
+  // With --redis the hosts run the tasks, with their own claude.
+  if (options.redis === undefined) {
+    try {
+      locateClaude();
+    } catch (error) {
+      if (!(error instanceof ClaudeNotFoundError)) throw error;
+      process.stderr.write(`cadre run: ${error.message}\n`);
+      return 1;
+    }
+  }
   // A distributed run keeps one id: --resume goes on with the earlier run's, and --run-id of a run finds its directory.
   const earlierId = plan && !options.redis?.given && RUN_ID_PATTERN.test(plan.previous.run_id) ? plan.previous.run_id : undefined;
   const redis = options.redis && (earlierId ? { ...options.redis, runId: earlierId } : options.redis);

@@ -1,7 +1,9 @@
 import { hostname } from "node:os";
 import process from "node:process";
-import { Host, redactUrl, redisUrlProblem } from "../distributed/index.ts";
+import type { Host } from "../distributed/host.ts";
+import { redactUrl, redisUrlProblem } from "../distributed/url.ts";
 import { DEFAULT_CONCURRENCY } from "../orchestrator/index.ts";
+import { loadWithPeers } from "../util/peer.ts";
 import { parseFlags } from "./flags.ts";
 
 const USAGE = "usage: cadre worker --redis URL [--concurrency N] [--name NAME] [--stall-s S]";
@@ -24,8 +26,10 @@ Ctrl-C (or SIGTERM) once: take no new tasks, finish the running ones, exit.
 Twice: stop the running tasks and put them back in the queue for other hosts.
 Redis lost for long (30 s) stops the tasks running here; the host keeps reconnecting
 and serves again once Redis is back.
-Exit status: 0 stopped after finishing its tasks, 1 Redis is not reachable at start,
-2 the arguments are wrong, 130 stopped with tasks handed back.
+Needs bullmq and ioredis beside cadre (optional peer dependencies; npm install bullmq ioredis).
+
+Exit status: 0 stopped after finishing its tasks, 1 Redis is not reachable at start
+(or bullmq and ioredis are not installed), 2 the arguments are wrong, 130 stopped with tasks handed back.
 `;
 
 const DEFAULT_STALL_S = 30;
@@ -85,6 +89,8 @@ export async function workerCommand(args: string[]): Promise<number> {
   }
   let host: Host;
   try {
+    // Loaded only here: BullMQ and ioredis are optional peers, installed by those who run hosts.
+    const { Host } = await loadWithPeers(["bullmq", "ioredis"], "--redis", () => import("../distributed/host.ts"));
     host = await Host.start({ redisUrl: parsed.redis, name: parsed.name, concurrency: parsed.concurrency, stallMs: parsed.stallMs, log });
   } catch (error) {
     process.stderr.write(`cadre worker: ${(error as Error).message}\n`);

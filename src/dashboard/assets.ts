@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { dirname, extname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { extname, join } from "node:path";
+import { cadreRoot } from "../util/package-root.ts";
 import { DashboardError } from "./errors.ts";
 
 /**
@@ -26,27 +26,14 @@ const TYPES: Record<string, string> = {
 /** Asset names: flat, lower-case files of the types above (no path can climb out of the folder). */
 const ASSET_NAME = /^[a-z0-9-]+\.(html|js|css|svg)$/;
 
-function isCadreRoot(dir: string): boolean {
-  try {
-    return (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: unknown }).name === "cadre";
-  } catch {
-    return false;
-  }
-}
-
 let located: string | undefined;
 
 /** The folder of the page's files. */
 export function pageDir(): string {
   if (located !== undefined) return located;
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    const found = isCadreRoot(dir) ? PAGE_DIRS.map((parts) => join(dir, ...parts)).find((page) => existsSync(join(page, "index.html"))) : undefined;
-    if (found !== undefined) {
-      located = found;
-      return found;
-    }
-    if (dirname(dir) === dir) break;
-  }
+  const root = cadreRoot();
+  located = root === undefined ? undefined : PAGE_DIRS.map((parts) => join(root, ...parts)).find((page) => existsSync(join(page, "index.html")));
+  if (located !== undefined) return located;
   throw new DashboardError(
     "DASHBOARD_FILES_MISSING",
     "the dashboard's page files are missing from cadre's package (dist/cli/page/; npm run build copies them)",

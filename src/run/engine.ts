@@ -3,6 +3,7 @@ import { redactUrl } from "../distributed/url.ts";
 import { DEFAULT_CONCURRENCY, Orchestrator, type OrchestratorEvent, type SessionRecord, type TaskRunner, type Usage } from "../orchestrator/index.ts";
 import type { Scheduler } from "../orchestrator/scheduler/index.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
+import { loadWithPeers } from "../util/peer.ts";
 
 /** Where the task transcripts go inside the run directory, beside summary.json. */
 const TRANSCRIPTS_DIR = "transcripts";
@@ -76,7 +77,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
   if (options.redis !== undefined) {
     const { url, runId } = options.redis;
     // Loaded only when used: BullMQ and the Redis client for --redis, the scripted model for --rehearse.
-    const { Coordinator } = await import("../distributed/coordinator.ts");
+    const { Coordinator } = await loadWithPeers(["bullmq", "ioredis"], "--redis", () => import("../distributed/coordinator.ts"));
     const coordinator = await Coordinator.start({
       redisUrl: url,
       runId,

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { CadreError } from "../errors.ts";
+import { peerSpec } from "../util/peer.ts";
 
 /** The claude executable could not be found anywhere cadre looks. */
 export class ClaudeNotFoundError extends CadreError {
@@ -7,9 +8,9 @@ export class ClaudeNotFoundError extends CadreError {
   constructor(searched: string[]) {
     super(
       "CLAUDE_NOT_FOUND",
-      `cannot find the claude CLI; looked at: ${searched.join(", ")}. ` +
-        `Run "npm install" in cadre (it brings the pinned @anthropic-ai/claude-code), ` +
-        `or set CADRE_CLAUDE_BIN or the claudePath option to a claude executable.`,
+      // The fix first: a run's table shows only the start of a task's error.
+      `cannot find the claude CLI: install it beside cadre (npm install ${peerSpec("@anthropic-ai/claude-code")}), ` +
+        `put claude on PATH, or set CADRE_CLAUDE_BIN (or the claudePath option) to a claude executable; looked at: ${searched.join(", ")}`,
     );
     this.searched = searched;
   }

@@ -59,8 +59,9 @@ let defaultClaude: string | undefined;
 
 /**
  * Finds the claude executable: an explicit path, then CADRE_CLAUDE_BIN, then
- * the CLI pinned by cadre's own dependency (the version cadre is tested
- * against), then `claude` on PATH.
+ * the pinned @anthropic-ai/claude-code when it is installed (an optional peer
+ * dependency: whoever installed it asked for the version cadre is tested
+ * with), then `claude` on PATH.
  */
 export function locateClaude(explicitPath?: string): string {
   const fromEnv = process.env.CADRE_CLAUDE_BIN;

@@ -16,7 +16,12 @@ async function agentFile(dir: string, file: string, name: string, description: s
 describe("cadre agents", () => {
   const run = (cwd: string, home: string) => execa("node", [bin, "agents"], { cwd, reject: false, env: { HOME: home } });
 
-  it("lists project, project .claude and user agents with their source, marking shadowed ones", async ({ tmp: root }) => {
+  /** The agents this repository ships, as a project elsewhere sees them: after its own, marked shipped. */
+  const shipped = (name: string, shadowedBy?: string) =>
+    `${join(repo, "agents", `${name}.md`)} (shipped with cadre${shadowedBy === undefined ? "" : `; shadowed by ${shadowedBy}`})`;
+  const rows = (stdout: string) => stdout.split("\n").map((line) => line.split(/\s{2,}/));
+
+  it("lists project, project .claude, user and shipped agents with their source, marking shadowed ones", async ({ tmp: root }) => {
     const cwd = join(root, "project");
     const home = join(root, "home");
     await agentFile(join(cwd, "agents"), "reviewer.md", "reviewer", "Project reviewer");
@@ -27,19 +32,28 @@ describe("cadre agents", () => {
 
     const result = await run(cwd, home);
     expect(result.exitCode).toBe(0);
-    expect(result.stdout.split("\n").map((line) => line.split(/\s{2,}/))).toEqual([
+    expect(rows(result.stdout).map((row) => (row[2]?.includes("shipped") ? [row[0], row[2]] : row))).toEqual([
       ["NAME", "DESCRIPTION", "SOURCE"],
       ["reviewer", "Project reviewer", "agents/reviewer.md"],
       ["critic", "Project critic", ".claude/agents/critic.md"],
       ["helper", `${"x".repeat(79)}…`, "~/.claude/agents/helper.md"],
       ["reviewer", "User reviewer", "~/.claude/agents/reviewer.md (shadowed by agents/reviewer.md)"],
+      ["critic", shipped("critic", ".claude/agents/critic.md")],
+      ["researcher", shipped("researcher")],
+      ["reviewer", shipped("reviewer", "agents/reviewer.md")],
+      ["summarizer", shipped("summarizer")],
+      ["test-writer", shipped("test-writer")],
     ]);
     expect(result.stderr).toMatch(/^cadre agents: skipping ~\/\.claude\/agents\/broken\.md: no YAML front matter/);
   });
 
-  it("says where it looked when there are no agents", async ({ tmp: root }) => {
+  it("lists only the shipped agents where the project and the home have none", async ({ tmp: root }) => {
     const result = await run(root, join(root, "home"));
-    expect([result.exitCode, result.stdout]).toEqual([0, "no agents found (searched agents, .claude/agents, ~/.claude/agents)"]);
+    expect(result.exitCode).toBe(0);
+    expect(rows(result.stdout).map((row) => [row[0], row[2]])).toEqual([
+      ["NAME", "SOURCE"],
+      ...["critic", "researcher", "reviewer", "summarizer", "test-writer"].map((name) => [name, shipped(name)]),
+    ]);
   });
 
   it("lists the agents shipped in this repository", async ({ tmp: root }) => {

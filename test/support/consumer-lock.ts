@@ -24,6 +24,8 @@ export interface Manifest {
   bin?: Record<string, string>;
   engines?: Record<string, string>;
   dependencies: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   allowScripts?: Record<string, boolean>;
 }
 
@@ -77,6 +79,8 @@ export function consumerProject(manifest: Manifest, lock: Lock, tarball: string,
     resolved: `file:${tarball}`,
     license: manifest.license,
     dependencies: manifest.dependencies,
+    peerDependencies: manifest.peerDependencies,
+    peerDependenciesMeta: manifest.peerDependenciesMeta,
     bin: manifest.bin,
     engines: manifest.engines,
   };

@@ -22,8 +22,11 @@ export interface InstalledCadre {
  * Packs the repository and installs the tarball (and `extras`, packages of cadre's lock such as
  * @types/node) into a new project under the system temp directory. dist/ must be built already
  * (`npm run build`; vitest's globalSetup does it): packing with scripts would rebuild dist/ under
- * tests that run it. The install is `npm ci --offline` with cadre's locked versions, from the
- * npm cache that `npm ci` in the repository filled: no registry is asked.
+ * tests that run it. The install is `npm ci --offline --engine-strict` with cadre's locked
+ * versions, from the npm cache that `npm ci` in the repository filled: no registry is asked.
+ * Only when that cache lacks a package (ENOTCACHED: a cache cleaned or never filled) does the
+ * install fall back to the registry, for this step alone. cadre's optional peers (the claude
+ * CLI, bullmq, ioredis) are not installed unless `extras` names them, as for a user.
  */
 export async function installPackedCadre(extras: string[] = []): Promise<InstalledCadre> {
   const dir = await mkdtemp(join(tmpdir(), "cadre-package-"));
@@ -36,8 +39,12 @@ export async function installPackedCadre(extras: string[] = []): Promise<Install
     const consumer = consumerProject(await read<Manifest>("package.json"), await read<Lock>("package-lock.json"), filename, extras);
     await writeFile(join(dir, "package.json"), `${JSON.stringify(consumer.manifest, null, 2)}\n`);
     await writeFile(join(dir, "package-lock.json"), `${JSON.stringify(consumer.lock, null, 2)}\n`);
-    await npm(["ci", "--offline"], dir).catch((error: { all?: string }) => {
-      throw new Error(`npm ci --offline of the packed cadre failed (is npm's cache filled? run npm ci in the repository):\n${error.all ?? error}`);
+    const install = (from: string) => npm(["ci", "--engine-strict", from], dir);
+    await install("--offline").catch(async (error: { all?: string }) => {
+      if (!String(error.all ?? error).includes("ENOTCACHED")) throw new Error(`npm ci --offline of the packed cadre failed:\n${error.all ?? error}`);
+      await install("--prefer-offline").catch((retry: { all?: string }) => {
+        throw new Error(`npm ci of the packed cadre failed, from npm's cache and then the registry:\n${retry.all ?? retry}`);
+      });
     });
     return { dir, packageDir: join(dir, "node_modules", "cadre"), tarball: join(dir, filename), remove };
   } catch (error) {

@@ -4,6 +4,7 @@ import { z } from "zod";
 import manifest from "../../../package.json" with { type: "json" };
 import { isLoopback } from "../../util/http-guard.ts";
 import { oneLine } from "../../util/one-line.ts";
+import { loadWithPeers } from "../../util/peer.ts";
 import { locateClaude } from "../../worker/locate-cli.ts";
 
 /** One line of `cadre doctor`: ok, a note that does not stop a run, or something to fix first. */
@@ -155,9 +156,9 @@ export async function gitCheck(): Promise<Check> {
 
 /** The Redis of `--redis` answers a PING (with the same connection settings a run uses). */
 export async function redisCheck(url: string): Promise<Check> {
-  const { connectRedis } = await import("../../distributed/redis.ts");
   const { redactUrl } = await import("../../distributed/url.ts");
   try {
+    const { connectRedis } = await loadWithPeers(["ioredis"], "--redis", () => import("../../distributed/redis.ts"));
     const redis = await connectRedis(url, "cadre-doctor");
     const info = await redis.info("server");
     await redis.quit();

@@ -1,13 +1,14 @@
 import { readdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { cadreRoot } from "../../util/package-root.ts";
 import type { SwarmAgentDefinition } from "./definition.ts";
 import { AgentFileError, agentFileStem, readAgentFile } from "./file.ts";
 
 /** A directory searched for agent files; earlier ones win when two define the same name. */
 export interface AgentSearchDir {
   dir: string;
-  /** Short label for listings: "project", "project .claude", "user". */
+  /** Short label for listings: "project", "project .claude", "user", "shipped" (the agents cadre's package carries). */
   scope: string;
 }
 
@@ -22,16 +23,28 @@ export interface DiscoverOptions {
   home?: string;
 }
 
-/** The project's `agents/`, its `.claude/agents`, then `~/.claude/agents`: the precedence `cadre agents` uses. */
+/**
+ * The project's `agents/`, its `.claude/agents`, `~/.claude/agents`, then the agents cadre's
+ * package ships (its own `agents/`, so a copied example can name them wherever cadre is
+ * installed): the precedence `cadre agents` uses. A folder already listed (cadre's own
+ * clone is the project) is listed once.
+ */
 export function agentSearchDirs(options: DiscoverOptions = {}): AgentSearchDir[] {
   const cwd = resolve(options.cwd ?? process.cwd());
   const home = resolve(options.home ?? homedir());
-  return [
+  const dirs = [
     { dir: join(cwd, "agents"), scope: "project" },
     { dir: join(cwd, ".claude", "agents"), scope: "project .claude" },
     { dir: join(home, ".claude", "agents"), scope: "user" },
   ];
+  const root = cadreRoot();
+  const shipped = root === undefined ? undefined : join(root, "agents");
+  if (shipped !== undefined && !dirs.some(({ dir }) => dir === shipped)) dirs.push({ dir: shipped, scope: SHIPPED_SCOPE });
+  return dirs;
 }
+
+/** The scope of the agents cadre's package ships. */
+export const SHIPPED_SCOPE = "shipped";
 
 async function markdownFiles(dir: string): Promise<string[]> {
   try {
