@@ -10,14 +10,20 @@ const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** A finished run, as its summary.json and transcripts tell it. */
 class RecordedRun implements RunFeed {
+  readonly #dir: string;
+  readonly #record: LenientSummary;
+
   constructor(
     readonly id: string,
-    private readonly dir: string,
-    private readonly record: LenientSummary,
-  ) {}
+    dir: string,
+    record: LenientSummary,
+  ) {
+    this.#dir = dir;
+    this.#record = record;
+  }
 
   snapshot(now: number): RunSnapshot {
-    const { record } = this;
+    const record = this.#record;
     const rows = recordRows(record);
     const totals: TotalsView = { ...recordTotals(record), budgetUsd: record.budget_usd ?? null, budgetExceeded: false };
     const timed = rows.some((r) => r.startedAt !== null);
@@ -46,7 +52,7 @@ class RecordedRun implements RunFeed {
   }
 
   async conversation(key: string): Promise<Conversation | undefined> {
-    const path = recordTranscript(this.record, this.dir, key);
+    const path = recordTranscript(this.#record, this.#dir, key);
     return path === undefined ? undefined : readTranscript(path);
   }
 }

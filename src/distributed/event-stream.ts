@@ -14,11 +14,15 @@ export class EventWriter {
   #writing: Promise<void> = Promise.resolve();
   #scheduled = false;
 
-  constructor(
-    private readonly redis: Redis,
-    private readonly key: string,
-    private readonly host: string,
-  ) {}
+  readonly #redis: Redis;
+  readonly #key: string;
+  readonly #host: string;
+
+  constructor(redis: Redis, key: string, host: string) {
+    this.#redis = redis;
+    this.#key = key;
+    this.#host = host;
+  }
 
   push(event: OrchestratorEvent): void {
     this.#buffer.push(JSON.stringify(event));
@@ -35,8 +39,8 @@ export class EventWriter {
     const batch = this.#buffer.splice(0);
     if (batch.length > 0) {
       this.#writing = this.#writing.then(async () => {
-        const pipeline = this.redis.pipeline();
-        for (const event of batch) pipeline.xadd(this.key, "*", "host", this.host, "event", event);
+        const pipeline = this.#redis.pipeline();
+        for (const event of batch) pipeline.xadd(this.#key, "*", "host", this.#host, "event", event);
         // A failed write is the connection's problem, which the host's watchdog reports.
         await pipeline.exec().catch(() => undefined);
       });
@@ -69,12 +73,13 @@ export class EventReader {
   #waiters: Array<{ id: string; resolve: () => void }> = [];
   readonly #done: Promise<void>;
 
-  constructor(
-    private readonly blocking: Redis,
-    private readonly key: string,
-    onEvent: (event: OrchestratorEvent, host: string) => void,
-    onError: (error: unknown) => void,
-  ) {
+  readonly #blocking: Redis;
+  readonly #key: string;
+
+  constructor(blocking: Redis, key: string, onEvent: (event: OrchestratorEvent, host: string) => void, onError: (error: unknown) => void) {
+    this.#blocking = blocking;
+    this.#key = key;
+
     this.#done = this.#loop(onEvent).catch((error: unknown) => {
       if (!this.#stopped) onError(error);
     });
@@ -82,7 +87,7 @@ export class EventReader {
 
   /** Resolves once every event in the stream now has been handed over. */
   async caughtUp(redis: Redis): Promise<void> {
-    const [last] = await redis.xrevrange(this.key, "+", "-", "COUNT", 1);
+    const [last] = await redis.xrevrange(this.#key, "+", "-", "COUNT", 1);
     if (last === undefined || atOrAfter(this.#position, last[0])) return;
     await new Promise<void>((resolve) => this.#waiters.push({ id: last[0], resolve }));
   }
@@ -91,15 +96,15 @@ export class EventReader {
   async stop(): Promise<void> {
     this.#stopped = true;
     // A connection that is down does not fail its waiting read on disconnect: the loop is left behind then.
-    const up = this.blocking.status === "ready";
-    this.blocking.disconnect();
+    const up = this.#blocking.status === "ready";
+    this.#blocking.disconnect();
     if (up) await this.#done;
     for (const waiter of this.#waiters.splice(0)) waiter.resolve();
   }
 
   async #loop(onEvent: (event: OrchestratorEvent, host: string) => void): Promise<void> {
     while (!this.#stopped) {
-      const reply = (await this.blocking.xread("COUNT", 500, "BLOCK", 1_000, "STREAMS", this.key, this.#position)) as StreamReply;
+      const reply = (await this.#blocking.xread("COUNT", 500, "BLOCK", 1_000, "STREAMS", this.#key, this.#position)) as StreamReply;
       for (const [, entries] of reply ?? []) {
         for (const [id, fields] of entries) {
           this.#position = id;

@@ -17,11 +17,13 @@ export class FleetLimit {
   /** Queue updates in order: a later limit must not be overtaken by an earlier one. */
   #applying: Promise<void> = Promise.resolve();
 
-  constructor(
-    limit: number,
-    private readonly queue: Queue,
-    private readonly publish: (state: RateLimitState) => void,
-  ) {
+  readonly #queue: Queue;
+  readonly #publish: (state: RateLimitState) => void;
+
+  constructor(limit: number, queue: Queue, publish: (state: RateLimitState) => void) {
+    this.#queue = queue;
+    this.#publish = publish;
+
     this.#adaptive = new AdaptiveLimit(limit);
     this.#published = this.#adaptive.state(Date.now());
   }
@@ -53,12 +55,12 @@ export class FleetLimit {
     const last = this.#published;
     if (last.effectiveLimit === state.effectiveLimit && last.backoffUntil === state.backoffUntil && last.rateLimited === state.rateLimited) return;
     this.#published = state;
-    this.publish(state);
+    this.#publish(state);
     this.#applying = this.#applying
       .then(async () => {
-        await this.queue.setGlobalConcurrency(state.effectiveLimit);
+        await this.#queue.setGlobalConcurrency(state.effectiveLimit);
         const left = (state.backoffUntil ?? 0) - Date.now();
-        if (left > 0) await this.queue.rateLimit(left);
+        if (left > 0) await this.#queue.rateLimit(left);
       })
       .catch(() => {
         // Redis is down: the watchdog reports it; the next change tries again, and each host's own back-off holds meanwhile.

@@ -30,16 +30,22 @@ const DEFAULT_SPARES = 1;
  * close() ends every child process.
  */
 export class McpRuntime {
-  private closing: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
   /** Settles once the spares are up; rejects when not one could start (the server serves on without them). */
   readonly spares: Promise<void>;
+
+  readonly #options: McpRuntimeOptions;
+  readonly #rehearsal: RehearsalRig | undefined;
 
   private constructor(
     readonly orchestrator: Orchestrator,
     readonly registry: SessionRegistry,
-    private readonly options: McpRuntimeOptions,
-    private readonly rehearsal: RehearsalRig | undefined,
+    options: McpRuntimeOptions,
+    rehearsal: RehearsalRig | undefined,
   ) {
+    this.#options = options;
+    this.#rehearsal = rehearsal;
+
     const warm = options.warm ?? DEFAULT_SPARES;
     // A spawn_session with no settings of its own matches them: same defaults, and its permissions are bound when it takes one.
     this.spares = warm > 0 ? orchestrator.prewarm({ worker: { ...SessionRegistry.CHILD_WORKER } }, warm) : Promise.resolve();
@@ -63,18 +69,18 @@ export class McpRuntime {
   createServer(owner: string): McpServer {
     return createCadreServer(this.registry, owner, {
       agents: Object.keys(this.orchestrator.options.agents ?? {}),
-      elicitation: this.options.elicitation,
-      defaultWaitS: this.options.defaultWaitS,
+      elicitation: this.#options.elicitation,
+      defaultWaitS: this.#options.defaultWaitS,
     });
   }
 
   /** Ends every child and what rehearsal started. Safe to call more than once. */
   close(): Promise<void> {
-    this.closing ??= (async () => {
+    this.#closing ??= (async () => {
       await this.registry.closeAll();
       await this.orchestrator.close();
-      await this.rehearsal?.close();
+      await this.#rehearsal?.close();
     })();
-    return this.closing;
+    return this.#closing;
   }
 }

@@ -4,17 +4,20 @@ import type { RunView, ViewStream } from "./view.ts";
 
 /** `--json`: every event of the run (the orchestrator's and the swarm's) as one NDJSON line on `out`; notices go to `err`, never into the data. */
 export class JsonView implements RunView {
-  constructor(
-    private readonly out: ViewStream,
-    private readonly err: ViewStream,
-  ) {}
+  readonly #out: ViewStream;
+  readonly #err: ViewStream;
+
+  constructor(out: ViewStream, err: ViewStream) {
+    this.#out = out;
+    this.#err = err;
+  }
 
   event(event: RunEvent): void {
-    this.out.write(encodeLine(event));
+    this.#out.write(encodeLine(event));
   }
 
   notice(text: string): void {
-    this.err.write(`${text}\n`);
+    this.#err.write(`${text}\n`);
   }
 
   stop(): void {}

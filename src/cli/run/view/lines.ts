@@ -57,25 +57,29 @@ function describeResult(result: TaskResult, state: RunModel): string {
 
 /** Not a terminal (CI, pipes): one plain, timestamped line per event worth logging. */
 export class LinesView implements RunView {
-  constructor(
-    private readonly out: ViewStream,
-    private readonly state: RunModel,
-    private readonly now: () => number = Date.now,
-  ) {}
+  readonly #out: ViewStream;
+  readonly #state: RunModel;
+  readonly #now: () => number;
+
+  constructor(out: ViewStream, state: RunModel, now: () => number = Date.now) {
+    this.#out = out;
+    this.#state = state;
+    this.#now = now;
+  }
 
   event(event: RunEvent): void {
-    const line = describeEvent(event, this.state);
-    if (line !== undefined) this.write(line);
+    const line = describeEvent(event, this.#state);
+    if (line !== undefined) this.#write(line);
   }
 
   notice(text: string): void {
-    this.write(text);
+    this.#write(text);
   }
 
   stop(): void {}
 
-  private write(line: string): void {
+  #write(line: string): void {
     // Task names, replies and errors come from configs and models: shown, never obeyed, by the terminal.
-    this.out.write(`${clock(this.now())} ${printable(line)}\n`);
+    this.#out.write(`${clock(this.#now())} ${printable(line)}\n`);
   }
 }

@@ -111,45 +111,49 @@ export function renderFrame(state: RunModel, options: FrameOptions): string {
 
 /** On a terminal: the frame redrawn in place on every event (at most every 100 ms) and once a second for the clocks. */
 export class TtyView implements RunView {
-  private readonly log: ReturnType<typeof createLogUpdate>;
-  private readonly ticker: ReturnType<typeof setInterval>;
-  private pending: ReturnType<typeof setTimeout> | undefined;
-  private notices: string[] = [];
+  readonly #log: ReturnType<typeof createLogUpdate>;
+  readonly #ticker: ReturnType<typeof setInterval>;
+  #pending: ReturnType<typeof setTimeout> | undefined;
+  #notices: string[] = [];
 
-  constructor(
-    private readonly out: ViewStream & NodeJS.WritableStream,
-    private readonly state: RunModel,
-    private readonly colors: Colors,
-  ) {
-    this.log = createLogUpdate(out);
-    this.ticker = setInterval(() => this.draw(), 1000);
-    this.ticker.unref();
-    this.draw();
+  readonly #out: ViewStream & NodeJS.WritableStream;
+  readonly #state: RunModel;
+  readonly #colors: Colors;
+
+  constructor(out: ViewStream & NodeJS.WritableStream, state: RunModel, colors: Colors) {
+    this.#out = out;
+    this.#state = state;
+    this.#colors = colors;
+
+    this.#log = createLogUpdate(out);
+    this.#ticker = setInterval(() => this.#draw(), 1000);
+    this.#ticker.unref();
+    this.#draw();
   }
 
   event(_event: RunEvent): void {
-    this.pending ??= setTimeout(() => {
-      this.pending = undefined;
-      this.draw();
+    this.#pending ??= setTimeout(() => {
+      this.#pending = undefined;
+      this.#draw();
     }, 100);
   }
 
   notice(text: string): void {
-    this.notices.push(printable(text));
-    this.draw();
+    this.#notices.push(printable(text));
+    this.#draw();
   }
 
   stop(): void {
-    clearInterval(this.ticker);
-    clearTimeout(this.pending);
-    this.log.clear();
-    this.log.done();
-    for (const text of this.notices) this.out.write(`${text}\n`);
+    clearInterval(this.#ticker);
+    clearTimeout(this.#pending);
+    this.#log.clear();
+    this.#log.done();
+    for (const text of this.#notices) this.#out.write(`${text}\n`);
   }
 
-  private draw(): void {
-    const height = (this.out.rows ?? 30) - this.notices.length;
-    const frame = renderFrame(this.state, { now: Date.now(), width: this.out.columns ?? 100, height, colors: this.colors });
-    this.log([...this.notices.map((n) => this.colors.dim(n)), frame].join("\n"));
+  #draw(): void {
+    const height = (this.#out.rows ?? 30) - this.#notices.length;
+    const frame = renderFrame(this.#state, { now: Date.now(), width: this.#out.columns ?? 100, height, colors: this.#colors });
+    this.#log([...this.#notices.map((n) => this.#colors.dim(n)), frame].join("\n"));
   }
 }
