@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { relative, sep } from "node:path";
-import { agentSearchDirs, type DiscoveredAgent, discoverAgents, SHIPPED_SCOPE } from "../swarm/agents/discover.ts";
+import { agentSearchDirs, type DiscoveredAgent, discoverAgents, SHIPPED_SCOPE } from "../swarm/index.ts";
 import { oneLine, printable } from "../util/one-line.ts";
 import { parseFlags, UsageError } from "./flags.ts";
 

@@ -1,5 +1,5 @@
 import process from "node:process";
-import { redisUrlProblem } from "../distributed/url.ts";
+import { redisUrlProblem } from "../distributed/index.ts";
 import { apiCheck, type Check, claudeCheck, gitCheck, loginCheck, redisCheck, runtimeCheck } from "./doctor/checks.ts";
 import { parseFlags, UsageError } from "./flags.ts";
 import { colorsFor } from "./run/view/format.ts";

@@ -1,6 +1,5 @@
 import { DashboardError, type DashboardHandler, dashboardHandler, dashboardUrl, LiveRun, singleRun } from "../dashboard/index.ts";
-import type { HttpServing } from "../mcp/http.ts";
-import type { McpRuntime } from "../mcp/runtime.ts";
+import type { HttpServing, McpRuntime } from "../mcp/index.ts";
 import { RunModel } from "../run/index.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import process from "node:process";
-import type { McpRuntimeOptions } from "../mcp/runtime.ts";
+import type { McpRuntimeOptions } from "../mcp/index.ts";
 import type { OrchestratorOptions } from "../orchestrator/index.ts";
 import type { RehearsalScripts } from "../rehearsal/index.ts";
 import { parseAllowedHosts } from "../util/allowed-hosts.ts";

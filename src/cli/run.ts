@@ -2,12 +2,10 @@ import { mkdir, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
 // Needs no Redis client: `cadre run` without --redis never loads BullMQ.
-import { RUN_ID_PATTERN } from "../distributed/keys.ts";
+import { RUN_ID_PATTERN } from "../distributed/index.ts";
 import { CadreError } from "../errors.ts";
 import { planResume, ResumeError, type ResumePlan, RunModel, runDirWithId, SwarmRun } from "../run/index.ts";
-import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
-import { formatIssue } from "../swarm/config/issues.ts";
-import { missingScripts } from "../swarm/rehearsal.ts";
+import { formatIssue, loadSwarmConfig, missingScripts, type ResolvedSwarmConfig } from "../swarm/index.ts";
 import { ClaudeNotFoundError, locateClaude } from "../worker/index.ts";
 import { openRunDashboard, type RunDashboard } from "./run/dashboard.ts";
 import { renderFinalTable } from "./run/final-table.ts";

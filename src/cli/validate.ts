@@ -1,7 +1,6 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { formatIssue } from "../swarm/config/issues.ts";
-import { loadSwarmConfig } from "../swarm/config/load.ts";
+import { formatIssue, loadSwarmConfig } from "../swarm/index.ts";
 import { parseFlags } from "./flags.ts";
 
 const USAGE = "usage: cadre validate <config.(yaml|json)>";

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import process from "node:process";
-import type { Host } from "../distributed/host.ts";
-import { redactUrl, redisUrlProblem } from "../distributed/url.ts";
+import type { Host } from "../distributed/index.ts";
+import { redactUrl, redisUrlProblem } from "../distributed/index.ts";
 import { DEFAULT_CONCURRENCY } from "../orchestrator/index.ts";
 import { loadWithPeers } from "../util/peer.ts";
 import { parseFlags } from "./flags.ts";

@@ -1,4 +1,4 @@
-import { PEER_SERVER_NAME } from "../orchestrator/peers/peer-server.ts";
+import { PEER_SERVER_NAME } from "../orchestrator/index.ts";
 import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { clip, oneLine } from "../util/one-line.ts";

@@ -2,10 +2,9 @@ import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
-import { parseCliMessage } from "../protocol/index.ts";
-import { NdjsonDecoder } from "../protocol/ndjson.ts";
+import { NdjsonDecoder, parseCliMessage } from "../protocol/index.ts";
 import { type RowKind, resultLine, taskKey } from "../run/index.ts";
-import { SUMMARY_FILE, SummarySchema, SummarySessionSchema, SummaryTaskSchema } from "../swarm/record.ts";
+import { SUMMARY_FILE, SummarySchema, SummarySessionSchema, SummaryTaskSchema } from "../swarm/index.ts";
 import { Conversation } from "./conversation.ts";
 import { blankRow, type Phase, type RowView, type TotalsView } from "./feed.ts";
 

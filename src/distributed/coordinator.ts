@@ -1,22 +1,22 @@
 import { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import { AbortError, CadreError } from "../errors.ts";
-import { emptyUsage } from "../orchestrator/accounting.ts";
-import { errorSummary } from "../orchestrator/failure.ts";
 import {
+  emptyUsage,
+  errorSummary,
   InvalidTaskError,
   type OrchestratorEvent,
   resultWithoutTurn,
+  Scheduler,
   type SessionRecord,
   type TaskInfo,
   type TaskResult,
   type TaskRunner,
   type TaskSpec,
   type TaskStatus,
+  TranscriptDirectory,
   type Usage,
 } from "../orchestrator/index.ts";
-import { Scheduler } from "../orchestrator/scheduler/index.ts";
-import { TranscriptDirectory } from "../orchestrator/transcripts.ts";
 import type { RehearsalScripts } from "../rehearsal/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { RedisUnreachableError } from "./errors.ts";

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import { AdaptiveLimit, type RateLimitState } from "../orchestrator/scheduler/index.ts";
+import { AdaptiveLimit, type RateLimitState } from "../orchestrator/index.ts";
 
 /**
  * The fleet's answer to rate limits, kept by the coordinator alone (so hosts

@@ -1,4 +1,4 @@
-import type { PendingPermission } from "../orchestrator/session.ts";
+import type { PendingPermission } from "../orchestrator/index.ts";
 import { askUserQuestion, type PermissionDecision, planReview } from "../worker/index.ts";
 import { InvalidArgumentError } from "./errors.ts";
 

@@ -1,6 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import type { PendingPermission } from "../orchestrator/session.ts";
+import type { PendingPermission } from "../orchestrator/index.ts";
 import { clip } from "../util/one-line.ts";
 import { askUserQuestion, planReview } from "../worker/index.ts";
 import { type Answer, decisionFor } from "./answer.ts";

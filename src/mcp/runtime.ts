@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { Orchestrator } from "../orchestrator/orchestrator.ts";
-import type { OrchestratorOptions } from "../orchestrator/types.ts";
+import type { OrchestratorOptions } from "../orchestrator/index.ts";
+import { Orchestrator } from "../orchestrator/index.ts";
 import type { RehearsalRig, RehearsalScripts } from "../rehearsal/index.ts";
 import { createCadreServer } from "./server.ts";
 import { SessionRegistry, type SessionRegistryOptions } from "./session-registry.ts";

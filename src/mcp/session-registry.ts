@@ -1,6 +1,5 @@
-import type { PendingPermission, SessionSpec, SessionStatus } from "../orchestrator/index.ts";
+import type { Orchestrator, PendingPermission, SessionSpec, SessionStatus } from "../orchestrator/index.ts";
 import { DEFAULT_PERMISSION_TIMEOUT_MS } from "../orchestrator/index.ts";
-import type { Orchestrator } from "../orchestrator/orchestrator.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { NameInUseError, SessionLimitError, UnknownSessionError } from "./errors.ts";
 import { ManagedSession } from "./managed-session.ts";

@@ -1,6 +1,5 @@
 import { HookEventSchema } from "../protocol/index.ts";
-import type { HookConfig } from "../worker/hooks.ts";
-import type { WorkerOptions } from "../worker/index.ts";
+import type { HookConfig, WorkerOptions } from "../worker/index.ts";
 import type { SessionSpec } from "./session.ts";
 import type { AgentSpec, ReuseOption, TaskSpec } from "./types.ts";
 

@@ -1,6 +1,6 @@
 import type { CliMessage, ResultMessage } from "../protocol/index.ts";
-import { ProtocolError, WorkerExitedError } from "../worker/errors.ts";
 import type { TurnResult } from "../worker/index.ts";
+import { ProtocolError, WorkerExitedError } from "../worker/index.ts";
 import { StructuredOutputError, TaskFailedError, TaskInterruptedError } from "./errors.ts";
 
 const RATE_LIMIT_STATUSES = new Set([429, 529]);

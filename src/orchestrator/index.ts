@@ -1,10 +1,14 @@
 export { addUsage, cacheReadShare, cacheSavingUsd, emptyUsage } from "./accounting.ts";
+export { layerWorkerOptions, taskWorkerOptions } from "./compose.ts";
 export * from "./errors.ts";
+export { errorSummary } from "./failure.ts";
 export { type HookPolicy, HookPolicySchema } from "./hooks/index.ts";
 export { DEFAULT_CONCURRENCY, DEFAULT_RETRIES, Orchestrator } from "./orchestrator.ts";
 export type { InboxMessage } from "./peers/directory.ts";
 export { type InboxStore, MemoryInbox } from "./peers/inbox.ts";
+export { PEER_SERVER_NAME } from "./peers/peer-server.ts";
 export type { RateLimitState } from "./scheduler/index.ts";
+export { AdaptiveLimit, Scheduler } from "./scheduler/index.ts";
 export {
   DEFAULT_PERMISSION_TIMEOUT_MS,
   type PendingPermission,
@@ -13,6 +17,7 @@ export {
   type SessionSpec,
 } from "./session.ts";
 export { sessionIdOf } from "./session-records.ts";
+export { TranscriptDirectory } from "./transcripts.ts";
 export type {
   AgentSpec,
   HookAction,

@@ -1,5 +1,5 @@
 import { HookEventSchema, type HookInput } from "../protocol/index.ts";
-import type { HookCallback, HookConfig } from "../worker/hooks.ts";
+import type { HookCallback, HookConfig } from "../worker/index.ts";
 import { errorSummary } from "./failure.ts";
 import { allowResult, commandHook, denyResult, policyHook, withFallback } from "./hooks/index.ts";
 import type { OrchestratorOptions, RoutedHook } from "./types.ts";

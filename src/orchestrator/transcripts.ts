@@ -1,7 +1,7 @@
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import type { CliMessage } from "../protocol/index.ts";
-import { encodeLine } from "../protocol/ndjson.ts";
+import { encodeLine } from "../protocol/index.ts";
 
 /** Safe, readable file names: task names may hold anything. */
 function fileNameFor(name: string): string {

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { AgentDefinition, CliMessage, HookEvent } from "../protocol/index.ts";
-import type { HookCallback } from "../worker/hooks.ts";
-import type { PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
+import type { HookCallback, PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
 import type { HookPolicy } from "./hooks/policy.ts";
 import type { InboxStore } from "./peers/inbox.ts";
 import type { RateLimitState } from "./scheduler/index.ts";

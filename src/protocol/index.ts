@@ -7,10 +7,11 @@ export * from "./control.ts";
 export * from "./control-responses.ts";
 export * from "./hooks.ts";
 export * from "./messages.ts";
+// The NDJSON codec (./ndjson.ts) is exported by its own line below.
+export { DEFAULT_MAX_LINE_BYTES, encodeLine, NdjsonDecoder } from "./ndjson.ts";
 export * from "./parse.ts";
 export * from "./permissions.ts";
 export * from "./prompt-cache.ts";
 export * from "./stdin.ts";
 export * from "./stream.ts";
 export * from "./system.ts";
-// The NDJSON codec (./ndjson.ts) is exported by its own line below.

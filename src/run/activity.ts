@@ -1,5 +1,5 @@
 import type { OrchestratorEvent, TaskResult } from "../orchestrator/index.ts";
-import type { WorktreeOutcome } from "../swarm/worktree.ts";
+import type { WorktreeOutcome } from "../swarm/index.ts";
 import { oneLine } from "../util/one-line.ts";
 
 /** A message of the CLI, as the orchestrator passes it on. */

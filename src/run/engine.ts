@@ -1,8 +1,8 @@
 import { join } from "node:path";
-import { redactUrl } from "../distributed/url.ts";
+import { redactUrl } from "../distributed/index.ts";
+import type { Scheduler } from "../orchestrator/index.ts";
 import { DEFAULT_CONCURRENCY, Orchestrator, type OrchestratorEvent, type SessionRecord, type TaskRunner, type Usage } from "../orchestrator/index.ts";
-import type { Scheduler } from "../orchestrator/scheduler/index.ts";
-import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
+import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/index.ts";
 import { loadWithPeers } from "../util/peer.ts";
 
 /** Where the task transcripts go inside the run directory, beside summary.json. */

@@ -2,11 +2,16 @@ import { renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import process from "node:process";
 import { addUsage, cacheSavingUsd, emptyUsage, type SessionRecord, type TaskResult, type Usage } from "../orchestrator/index.ts";
-import type { ResolvedSwarmConfig } from "../swarm/config/index.ts";
-import type { TaskFingerprint } from "../swarm/fingerprint.ts";
-import { recordResultFields, recordUsage, SUMMARY_FILE, type Summary, type SummarySession, type SummaryTask } from "../swarm/record.ts";
-import { skippedOnPurpose } from "../swarm/runner.ts";
-import type { WorktreeOutcome } from "../swarm/worktree.ts";
+import type { ResolvedSwarmConfig, TaskFingerprint, WorktreeOutcome } from "../swarm/index.ts";
+import {
+  recordResultFields,
+  recordUsage,
+  SUMMARY_FILE,
+  type Summary,
+  type SummarySession,
+  type SummaryTask,
+  skippedOnPurpose,
+} from "../swarm/index.ts";
 
 /**
  * What stopped a run before its end, as the caller names it: a signal, or a

@@ -2,10 +2,16 @@ import { randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CadreError } from "../errors.ts";
-import type { ResolvedSwarmConfig, ResolvedTask } from "../swarm/config/index.ts";
-import { olderSettingsHash, type TaskFingerprint } from "../swarm/fingerprint.ts";
-import { resultFromRecord, SUMMARY_FILE, type Summary, SummarySchema, type SummaryTask } from "../swarm/record.ts";
-import type { CarryDecision } from "../swarm/runner.ts";
+import type { CarryDecision, ResolvedSwarmConfig, ResolvedTask } from "../swarm/index.ts";
+import {
+  olderSettingsHash,
+  resultFromRecord,
+  SUMMARY_FILE,
+  type Summary,
+  SummarySchema,
+  type SummaryTask,
+  type TaskFingerprint,
+} from "../swarm/index.ts";
 
 /** `cadre run --resume` cannot go on: no earlier run, or its record is unreadable. */
 export class ResumeError extends CadreError {

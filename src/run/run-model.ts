@@ -1,6 +1,5 @@
 import { type OrchestratorEvent, type RateLimitState, sessionIdOf, type TaskInfo, type TaskResult, type Usage } from "../orchestrator/index.ts";
-import type { TaskSettledEvent } from "../swarm/runner.ts";
-import type { WorktreeOutcome } from "../swarm/worktree.ts";
+import type { TaskSettledEvent, WorktreeOutcome } from "../swarm/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { oneLine } from "../util/one-line.ts";
 import { activityOf, resultLine, worktreeLine } from "./activity.ts";

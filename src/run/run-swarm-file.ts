@@ -1,6 +1,5 @@
-import { ConfigError, loadSwarmConfigOrThrow, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
-import type { Summary } from "../swarm/record.ts";
-import { missingScripts } from "../swarm/rehearsal.ts";
+import type { Summary } from "../swarm/index.ts";
+import { ConfigError, loadSwarmConfigOrThrow, missingScripts, type ResolvedSwarmConfig } from "../swarm/index.ts";
 import type { RunStop } from "./record.ts";
 import { type RunEvent, SwarmRun, type SwarmRunOptions } from "./swarm-run.ts";
 

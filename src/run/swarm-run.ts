@@ -8,14 +8,11 @@
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
 // Needs no Redis client: a run without --redis never loads BullMQ.
-import { REDIS_UNREACHABLE } from "../distributed/errors.ts";
+import { REDIS_UNREACHABLE } from "../distributed/index.ts";
 import { AbortError } from "../errors.ts";
 import { type OrchestratorEvent, sessionIdOf, type TaskResult } from "../orchestrator/index.ts";
-import type { ResolvedSwarmConfig } from "../swarm/config/index.ts";
-import type { TaskFingerprint } from "../swarm/fingerprint.ts";
-import type { Summary, SummaryTask } from "../swarm/record.ts";
-import { INTERRUPTED, newRunId, runSwarm, type SwarmEvent, unrunResult } from "../swarm/runner.ts";
-import { RunWorktrees, type WorktreeOutcome } from "../swarm/worktree.ts";
+import type { ResolvedSwarmConfig, Summary, SummaryTask, TaskFingerprint } from "../swarm/index.ts";
+import { INTERRUPTED, newRunId, RunWorktrees, runSwarm, type SwarmEvent, unrunResult, type WorktreeOutcome } from "../swarm/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { type RunEngine, startEngine } from "./engine.ts";
 import { buildSummary, type RunStop, type TaskProgress, writeSummarySync } from "./record.ts";

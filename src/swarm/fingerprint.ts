@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { layerWorkerOptions, taskWorkerOptions } from "../orchestrator/compose.ts";
+import { layerWorkerOptions, taskWorkerOptions } from "../orchestrator/index.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig, type ResolvedTask, taskSpecFor } from "./config/index.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_LINE_BYTES, encodeLine, NdjsonDecoder } from "../protocol/ndjson.ts";
+import { DEFAULT_MAX_LINE_BYTES, encodeLine, NdjsonDecoder } from "../protocol/index.ts";
 import { killGroup, settlesWithin, signalLiveGroup, startGroup } from "../util/process-group.ts";
 import type { ExitDetails } from "./errors.ts";
 

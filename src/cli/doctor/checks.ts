@@ -5,7 +5,7 @@ import manifest from "../../../package.json" with { type: "json" };
 import { isLoopback } from "../../util/http-guard.ts";
 import { oneLine } from "../../util/one-line.ts";
 import { loadWithPeers } from "../../util/peer.ts";
-import { locateClaude } from "../../worker/locate-cli.ts";
+import { locateClaude } from "../../worker/index.ts";
 
 /** One line of `cadre doctor`: ok, a note that does not stop a run, or something to fix first. */
 export interface Check {

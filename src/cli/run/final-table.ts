@@ -1,6 +1,6 @@
 import { cacheReadShare } from "../../orchestrator/index.ts";
 import { resultLine, worktreeLine } from "../../run/index.ts";
-import { type Summary, type SummaryTask, usageFromRecord } from "../../swarm/record.ts";
+import { type Summary, type SummaryTask, usageFromRecord } from "../../swarm/index.ts";
 import { oneLine } from "../../util/one-line.ts";
 import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./view/format.ts";
 

@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 // The modules that need no Redis client: `cadre run` without --redis never loads BullMQ.
-import { RUN_ID_PATTERN } from "../../distributed/keys.ts";
-import { redisUrlProblem } from "../../distributed/url.ts";
+import { RUN_ID_PATTERN, redisUrlProblem } from "../../distributed/index.ts";
 import { parseHostPort } from "../../util/http-guard.ts";
 import { checkServerToken, numberFlag, parseFlags } from "../flags.ts";
 

@@ -1,6 +1,6 @@
 import { AbortError } from "../../errors.ts";
 import { signalGroup, startGroup } from "../../util/process-group.ts";
-import type { HookCallback } from "../../worker/hooks.ts";
+import type { HookCallback } from "../../worker/index.ts";
 import { HookCommandError, HookOutputError, HookTimeoutError } from "./errors.ts";
 import { parseCommandOutput } from "./output.ts";
 import { denyResult } from "./results.ts";

@@ -1,5 +1,5 @@
 import type { HookOutput } from "../../protocol/index.ts";
-import type { HookCallback } from "../../worker/hooks.ts";
+import type { HookCallback } from "../../worker/index.ts";
 import { HookTimeoutError } from "./errors.ts";
 import { denyResult, noOpinion } from "./results.ts";
 

@@ -1,4 +1,4 @@
-import { type HookOutput, SyncHookOutputSchema } from "../../protocol/hooks.ts";
+import { type HookOutput, SyncHookOutputSchema } from "../../protocol/index.ts";
 import { HookOutputError } from "./errors.ts";
 import { plainStdoutResult } from "./results.ts";
 

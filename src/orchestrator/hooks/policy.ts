@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { HookCallback } from "../../worker/hooks.ts";
+import type { HookCallback } from "../../worker/index.ts";
 import { HookPolicyError } from "./errors.ts";
 import { denyResult, noOpinion } from "./results.ts";
 

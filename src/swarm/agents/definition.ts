@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PERMISSION_MODES } from "../../worker/options.ts";
+import { PERMISSION_MODES } from "../../worker/index.ts";
 
 /** The permission modes a swarm file may name: the ones a cadre worker offers. */
 export const SwarmPermissionModeSchema = z.enum(PERMISSION_MODES);

@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import { z } from "zod";
 import { CadreError } from "../../errors.ts";
 import { parseYamlOrThrow } from "../../util/yaml.ts";
-import { PERMISSION_MODES } from "../../worker/options.ts";
+import { PERMISSION_MODES } from "../../worker/index.ts";
 import { normalizeModel, type SwarmAgentDefinition, toToolList } from "./definition.ts";
 
 /** An agent file that cannot be used: no front matter, bad YAML, a missing name or description, an empty body. */

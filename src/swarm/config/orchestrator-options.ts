@@ -1,5 +1,4 @@
-import type { AgentSpec } from "../../orchestrator/index.ts";
-import type { OrchestratorOptions, RoutedHook, TaskSpec } from "../../orchestrator/types.ts";
+import type { AgentSpec, OrchestratorOptions, RoutedHook, TaskSpec } from "../../orchestrator/index.ts";
 import type { AgentDefinition as CliAgentDefinition } from "../../protocol/index.ts";
 import type { ExternalMcpServer, WorkerOptions } from "../../worker/index.ts";
 import type { SwarmAgentDefinition } from "../agents/definition.ts";

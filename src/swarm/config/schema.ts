@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_RETRIES } from "../../orchestrator/index.ts";
-import { RehearsalScriptSchema } from "../../rehearsal/script.ts";
+import { RehearsalScriptSchema } from "../../rehearsal/index.ts";
 import { SwarmPermissionModeSchema } from "../agents/definition.ts";
 import { HooksSchema } from "./hooks.ts";
 import { OutputSchemaSchema, reachKeys } from "./settings.ts";

@@ -1,4 +1,4 @@
-import { encodeLine } from "../../../protocol/ndjson.ts";
+import { encodeLine } from "../../../protocol/index.ts";
 import type { RunEvent } from "../../../run/index.ts";
 import type { RunView, ViewStream } from "./view.ts";
 

@@ -1,0 +1,25 @@
+/** Swarm files: the schema, loading with path-precise issues, agent files, worktrees, the record's schema and runSwarm. */
+
+export type { DiscoveredAgent } from "./agents/discover.ts";
+export { agentSearchDirs, discoverAgents, SHIPPED_SCOPE } from "./agents/discover.ts";
+export type { ResolvedSwarmConfig, ResolvedTask } from "./config/index.ts";
+export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "./config/index.ts";
+export { formatIssue } from "./config/issues.ts";
+export type { TaskFingerprint } from "./fingerprint.ts";
+export { olderSettingsHash } from "./fingerprint.ts";
+export type { Summary, SummarySession, SummaryTask } from "./record.ts";
+export {
+  recordResultFields,
+  recordUsage,
+  resultFromRecord,
+  SUMMARY_FILE,
+  SummarySchema,
+  SummarySessionSchema,
+  SummaryTaskSchema,
+  usageFromRecord,
+} from "./record.ts";
+export { missingScripts } from "./rehearsal.ts";
+export type { CarryDecision, SwarmEvent, TaskSettledEvent } from "./runner.ts";
+export { INTERRUPTED, newRunId, runSwarm, skippedOnPurpose, unrunResult } from "./runner.ts";
+export type { WorktreeOutcome } from "./worktree.ts";
+export { RunWorktrees } from "./worktree.ts";
