@@ -169,6 +169,15 @@ export class LiveRun implements RunFeed {
         this.#settle(event, now);
         return;
       case "task_ready":
+      case "loop_ended":
+        return;
+      case "tasks_added":
+        // A for_each's copies or a loop's round, as they are made.
+        for (const task of event.tasks) {
+          if (this.#byKey.has(taskKey(task.name))) continue;
+          const row = this.#add(blankRow(taskKey(task.name), task.name, task.agent, "task"));
+          row.view.waitsFor = [...task.depends_on];
+        }
         return;
       case "task_rerun": {
         const row = this.#byKey.get(taskKey(event.task.name));

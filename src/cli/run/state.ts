@@ -56,16 +56,7 @@ export class RunState {
     /** A rehearsal: the scripted model's costs are made up, and shown as such. */
     readonly costSimulated = false,
   ) {
-    this.rows = tasks.map((task) => ({
-      name: task.name,
-      agent: task.agent,
-      status: "waiting",
-      waitsFor: task.depends_on ?? [],
-      attempt: 0,
-      turns: 0,
-      costUsd: 0,
-      activity: "",
-    }));
+    this.rows = tasks.map((task) => ({ ...blank(task.name, task.agent), waitsFor: task.depends_on ?? [] }));
   }
 
   counts(): Record<RowStatus, number> {
@@ -93,6 +84,11 @@ export class RunState {
         this.totalUsage = event.totalUsage;
         this.row(event.task).costUsd = event.taskUsd;
         return;
+      case "tasks_added":
+        // A for_each's copies or a loop's round, as they are made.
+        for (const task of event.tasks) this.rows.push({ ...blank(task.name, task.agent), waitsFor: task.depends_on });
+        return;
+      case "loop_ended":
       case "task_rerun":
       case "task_ready":
         return;
@@ -161,6 +157,10 @@ export class RunState {
     for (const bound of this.byId.values()) if (bound === row) return true;
     return false;
   }
+}
+
+function blank(name: string, agent: string | undefined): TaskRow {
+  return { name, agent, status: "waiting", waitsFor: [], attempt: 0, turns: 0, costUsd: 0, activity: "" };
 }
 
 function finish(row: TaskRow, result: TaskResult, now: number, worktree?: WorktreeOutcome): void {
