@@ -122,7 +122,7 @@ export class LoopRun {
   /** The claude session a round's task continues: its own of the round before, unless the loop is fresh. */
   sessionToContinue(instance: ResolvedTask, results: ReadonlyMap<string, TaskResult>): string | undefined {
     const of = instance.round_of;
-    if (this.loop.fresh || of === undefined || of.round === 1) return undefined;
+    if (of === undefined || of.round === 1 || this.loop.fresh.includes(of.task)) return undefined;
     return results.get(roundName(of.task, of.round - 1))?.sessionId;
   }
 

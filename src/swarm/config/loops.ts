@@ -10,8 +10,8 @@ export interface ResolvedLoop {
   tasks: string[];
   until: Expression;
   max_rounds: number;
-  /** True: each round starts new sessions; false: each task continues its session of the round before. */
-  fresh: boolean;
+  /** The tasks whose rounds start new sessions; the others continue their session of the round before. */
+  fresh: string[];
   /** Task name → the prompt it gets from round 2 on. */
   next_prompts: Record<string, string>;
 }
@@ -67,6 +67,9 @@ export async function resolveLoops(loops: LoopConfig[], tasks: LoopTask[]): Prom
     for (const task of Object.keys(loop.next_prompts ?? {})) {
       if (!members.has(task)) issues.push(issue(at("next_prompts", task), `"${task}" is not a task of this loop`));
     }
+    (Array.isArray(loop.fresh) ? loop.fresh : []).forEach((task, k) => {
+      if (!members.has(task)) issues.push(issue(at("fresh", k), `"${task}" is not a task of this loop`));
+    });
     const compiled = compileExpression?.(loop.until, at("until"));
     if (compiled !== undefined && !compiled.ok) issues.push(...compiled.issues);
     else if (compiled?.ok) {
@@ -88,7 +91,7 @@ export async function resolveLoops(loops: LoopConfig[], tasks: LoopTask[]): Prom
         tasks: tasks.filter((task) => members.has(task.name)).map((task) => task.name),
         until: compiled.expression,
         max_rounds: loop.max_rounds,
-        fresh: loop.fresh ?? false,
+        fresh: loop.fresh === true ? [...members] : Array.isArray(loop.fresh) ? loop.fresh : [],
         next_prompts: loop.next_prompts ?? {},
       });
     }

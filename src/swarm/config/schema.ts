@@ -149,9 +149,11 @@ export const LoopSchema = z
       .max(100)
       .describe("The most rounds it runs; reached without `until` holding, its tasks end failed (LOOP_MAX_ROUNDS)."),
     fresh: z
-      .boolean()
+      .union([z.boolean(), z.array(z.string().min(1))])
       .optional()
-      .describe("true: each round starts new claude sessions. Default false: each task continues its own session of the round before."),
+      .describe(
+        "true: each round starts new claude sessions; a list: those tasks do (a reviewer that should judge each draft afresh). Default false: each task continues its own session of the round before.",
+      ),
     next_prompts: z
       .record(z.string().min(1), z.string().min(1))
       .optional()
