@@ -116,7 +116,7 @@ describe("examples with --rehearse", () => {
       ["fix-2", "succeeded", "fix"],
       ["merge", "succeeded", null],
     ]);
-    const files = (summary.tasks[0]?.structured_output as { files: { path: string }[] }).files;
+    const files = (summary.tasks[0]!.structured_output as { files: { path: string }[] }).files;
     expect(summary.tasks.find((t) => t.name === "fix")?.copies).toEqual(["fix-0", "fix-1", "fix-2"]);
     for (const [k, file] of files.entries()) {
       const copy = summary.tasks.find((t) => t.name === `fix-${k}`)!;
