@@ -62,7 +62,8 @@ function madeAtRunTime(name: string, scripts: RehearsalScripts): string | undefi
   return Object.keys(scripts).find((key) => key.includes("{{") && patternOf(key).test(base));
 }
 
-function patternOf(template: string): RegExp {
+/** The names a task name written with placeholders stands for: "fix-{{item}}" → /^fix-.+$/. */
+export function patternOf(template: string): RegExp {
   const parts = template.split(/\{\{[^{}]*\}\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${parts.join(".+")}$`);
 }

@@ -1,14 +1,16 @@
 // Decisions at run time, on the real CLI with the scripted model: a for_each over a planner's list
 // makes one copy per element, and a loop runs its tasks in rounds until its condition holds.
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { WorkerContext } from "../../src/orchestrator/index.ts";
+import { planResume, runSwarmFile } from "../../src/run/index.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../../src/swarm/config/index.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
 import type { LoopEndedEvent } from "../../src/swarm/loop.ts";
 import { runSwarm, type SwarmEvent, type TaskSettledEvent, type TasksAddedEvent } from "../../src/swarm/runner.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
-import { createRehearsal } from "../support/rehearsal.ts";
+import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 import { conversationText, requestsOf } from "../support/requests.ts";
 
 async function swarm(config: object): Promise<ResolvedSwarmConfig> {
@@ -125,6 +127,52 @@ describe("for_each over a result", () => {
       error: { code: "MAP_TOO_MANY_ITEMS", message: "for_each: {{results.plan.structured.files}} held 3 items, more than max_items (2)" },
     });
     expect(server.requests.filter((r) => r.script === "many")).toEqual([]);
+  });
+});
+
+describe("for_each over a result, resumed", () => {
+  it("makes the same copies from an unchanged list and runs only the copy that did not finish", async () => {
+    const files = ["a.ts", "b.ts", "c.ts"];
+    const tasks = [
+      { name: "plan", prompt: "plan", output_schema: FILES },
+      { name: "fix", depends_on: ["plan"], for_each: "{{results.plan.structured.files}}", prompt: "Fix {{item}}" },
+      { name: "merge", depends_on: ["fix"], prompt: "Merge {{results.fix}}" },
+    ];
+    const fixed = [{ text: "fixed: {{prompt}}" }];
+    const rehearsal = { plan: [structured({ files })], fix: fixed, merge: [{ text: "{{prompt}}" }] };
+    const outDir = join(await tempHome("cadre-map-resume-"), "run");
+    // The first attempt: the model keeps failing fix-1, so it fails and merge is skipped.
+    const broken = [{ text: "never", fail: { status: 400, times: 3, message: "scripted outage" } }];
+    const first = await runSwarmFile(await swarm({ tasks, rehearsal: { ...rehearsal, "fix-1": broken } }), { outDir, rehearse: true });
+    const statuses = (summary: typeof first.summary) => summary.tasks.map((t) => [t.name, t.status, t.carried_over ?? false]);
+    expect(statuses(first.summary)).toEqual([
+      ["plan", "succeeded", false],
+      ["fix", "failed", false],
+      ["fix-0", "succeeded", false],
+      ["fix-1", "failed", false],
+      ["fix-2", "succeeded", false],
+      ["merge", "skipped", false],
+    ]);
+
+    const config = await swarm({ tasks, rehearsal });
+    const resume = await planResume(config, { dir: outDir, runsDir: outDir, fresh: false });
+    expect(resume.removed).toEqual([]);
+    const second = await runSwarmFile(config, { outDir, rehearse: true, resume });
+    expect(second.exitCode).toBe(0);
+    expect(statuses(second.summary)).toEqual([
+      ["plan", "succeeded", true],
+      ["fix", "succeeded", false],
+      ["fix-0", "succeeded", true],
+      ["fix-1", "succeeded", false],
+      ["fix-2", "succeeded", true],
+      ["merge", "succeeded", false],
+    ]);
+    expect(second.summary.tasks.filter((t) => t.copy_of === "fix").map((t) => t.item)).toEqual(files);
+    expect(second.summary.attempt_totals?.tasks_run).toBe(2);
+    // fix-1 went on in the session its failed attempt left; the reducer read all three copies.
+    const copies = second.summary.tasks.filter((t) => t.copy_of === "fix");
+    expect(copies.map((t) => t.text.startsWith(`fixed: Fix ${t.item}`))).toEqual([true, true, true]);
+    expect(second.summary.tasks.at(-1)?.text).toBe(`Merge ${JSON.stringify(copies.map((t) => t.text))}`);
   });
 });
 

@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { parseAgentScriptName, type RehearsalScript } from "../../rehearsal/index.ts";
+import { parseAgentScriptName, patternOf, type RehearsalScript } from "../../rehearsal/index.ts";
 import { didYouMean } from "../../util/did-you-mean.ts";
 import { type ResultUse, resolveDependencies } from "./dependencies.ts";
 import { type ExpandedTask, expandTasks, type MapSpec } from "./expand.ts";
@@ -236,6 +236,7 @@ function rehearsalByTask(
   const byTask: Record<string, RehearsalScript> = {};
   const names = new Set(tasks.map((task) => task.name));
   const templates = new Set(tasks.map((task) => task.template));
+  const copyPatterns = tasks.flatMap((task) => (task.map === undefined ? [] : [patternOf(task.map.copy_name)]));
   for (const [key, script] of Object.entries(scripts)) {
     // Workers that are not tasks play scripts named after their role and agent ("peer:<agent>", "supervisor:<agent>").
     const agent = parseAgentScriptName(key)?.agent;
@@ -243,7 +244,8 @@ function rehearsalByTask(
     const spawner = key.replace(CHILD_SUFFIX, "");
     // A round of a loop task ("review#2") plays its own script when it has one.
     const round = roundBase(spawner);
-    if (round !== undefined && inLoops.has(round)) {
+    if ((round !== undefined && inLoops.has(round)) || copyPatterns.some((pattern) => pattern.test(spawner))) {
+      // A round's own script, or one copy's of a for_each over a result ("fix-1"): names made at run time.
       byTask[key] = script;
     } else if (agent !== undefined) {
       if (agentNames.includes(agent)) byTask[key] = script;
