@@ -35,6 +35,37 @@ async function run(config: ResolvedSwarmConfig, scripts: Record<string, unknown[
 const structured = (input: unknown) => ({ tool_use: { name: "StructuredOutput", input } });
 const FILES = { type: "object", properties: { files: { type: "array" }, name: { type: "string" } }, required: ["files"] };
 
+describe("checks before a token is spent", () => {
+  it("reports in one pass, with paths: a loop whose until reads none of its tasks, an unknown loop task, {{previous}} outside a loop, .all of a plain task", async () => {
+    const result = await parseSwarmConfig(
+      JSON.stringify({
+        tasks: [
+          { name: "a", prompt: "x {{previous.b}}" },
+          { name: "b", prompt: "y {{results.a}}", depends_on: ["a"] },
+          { name: "c", prompt: "z {{previous.a}}" },
+          { name: "d", prompt: "{{results.a.all}}", depends_on: ["a"], max_items: 3 },
+          { name: "m", prompt: "{{item}}", for_each: "{{results.a.structured.files}}", depends_on: ["a"] },
+        ],
+        loops: [
+          { tasks: ["a", "b", "zz"], until: "results.c.text == 'x'", max_rounds: 3 },
+          { tasks: ["m"], until: "results.m.text ==", max_rounds: 2 },
+        ],
+      }),
+      { baseDir: tmpdir(), env: {}, format: "json" },
+    );
+    expect(!result.ok && result.errors.map(({ path, message }) => `${path}: ${message}`)).toEqual([
+      "tasks[2].prompt: {{previous.a}} is only filled in for a task in a loop",
+      'tasks[3].prompt: {{results.a.all}}: only a for_each over a result has "all" (its copies)',
+      "tasks[3].max_items: max_items applies to a for_each over a result",
+      'tasks[4].for_each: task "a" has no output_schema, so its result has no structured output',
+      'loops[0].tasks[2]: unknown task "zz"',
+      "loops[0].until: reads none of the loop's tasks, so it could never change",
+      'loops[1].tasks[0]: "m" is a for_each over a result; a loop cannot repeat it',
+      "loops[1].until: not a valid expression: Unexpected token: EOF",
+    ]);
+  });
+});
+
 describe("for_each over a result", () => {
   it("makes exactly one copy per element of the planner's list, each with its own item; the reducer reads all of them", async () => {
     const files = ["a.ts", "b.ts", "c.ts", "d.ts", "e.ts"].map((file, k) => ({ id: `f${k}`, file }));
