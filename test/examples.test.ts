@@ -33,7 +33,8 @@ async function rehearse(example: string, cleanup?: () => Promise<void>) {
   const run = await child;
   const summary = await readSummary(out);
   const transcripts = new Map<string, CliMessage[]>();
-  for (const entry of [...summary.tasks, ...summary.sessions]) {
+  // A for_each over a result has no session of its own: its copies have theirs.
+  for (const entry of [...summary.tasks.filter((task) => task.copies === undefined), ...summary.sessions]) {
     // A task skipped (its condition false) never had a worker.
     if (entry.status === "skipped") {
       expect(entry.transcript, entry.name).toBeNull();
@@ -109,6 +110,62 @@ describe("examples with --rehearse", () => {
     expect(summary.sessions[0]?.cost_usd).toBeGreaterThan(0);
   });
 
+  it("plan-map-reduce: the planner's three files make three fixers, each with its file; the reducer reads all three", async () => {
+    const { run, summary } = await rehearse("plan-map-reduce");
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(summary.tasks.map((t) => [t.name, t.status, t.copy_of ?? null])).toEqual([
+      ["plan", "succeeded", null],
+      ["fix", "succeeded", null],
+      ["fix-0", "succeeded", "fix"],
+      ["fix-1", "succeeded", "fix"],
+      ["fix-2", "succeeded", "fix"],
+      ["merge", "succeeded", null],
+    ]);
+    const files = (summary.tasks[0]!.structured_output as { files: { path: string }[] }).files;
+    expect(summary.tasks.find((t) => t.name === "fix")?.copies).toEqual(["fix-0", "fix-1", "fix-2"]);
+    for (const [k, file] of files.entries()) {
+      const copy = summary.tasks.find((t) => t.name === `fix-${k}`)!;
+      expect(copy).toMatchObject({ item: file, index: k });
+      expect(copy.text).toContain(`Fix ${file.path} (file ${k} of the plan)`);
+      // The reducer read every copy at once.
+      expect(summary.tasks.at(-1)?.text).toContain(JSON.stringify(copy.text));
+    }
+    expect(summary.totals.num_turns).toBe(6);
+  });
+
+  it("write-review-loop: two rounds until the reviewer approves, the writer in one session; every round recorded", async () => {
+    const { run, summary } = await rehearse("write-review-loop");
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(summary.tasks.map((t) => [t.name, t.status, t.round ?? null])).toEqual([
+      ["write", "succeeded", null],
+      ["write#1", "succeeded", 1],
+      ["write#2", "succeeded", 2],
+      ["review", "succeeded", null],
+      ["review#1", "succeeded", 1],
+      ["review#2", "succeeded", 2],
+      ["publish", "succeeded", null],
+    ]);
+    expect(summary.loops).toEqual([
+      {
+        name: "draft",
+        tasks: ["write", "review"],
+        until: "results.review.structured.approved",
+        max_rounds: 5,
+        status: "succeeded",
+        rounds: 2,
+        error: null,
+      },
+    ]);
+    const task = (name: string) => summary.tasks.find((t) => t.name === name)!;
+    // The writer continued its session; the reviewer (fresh) started a new one each round.
+    expect(task("write#2").session_id).toBe(task("write#1").session_id);
+    expect(task("review#2").session_id).not.toBe(task("review#1").session_id);
+    expect(task("review").structured_output).toEqual({ approved: true, notes: "Accurate and short." });
+    expect(task("publish").text).toContain(task("write#2").text);
+    for (const round of ["write#1", "write#2", "review#1", "review#2"]) expect(task(round).cost_usd).toBeGreaterThan(0);
+    expect(task("write")).toMatchObject({ rounds: 2, cost_usd: 0, text: task("write#2").text });
+  });
+
   it("guarded-shell: the policy denies rm -rf, a harmless command runs", async () => {
     const { run, summary, transcripts } = await rehearse("guarded-shell");
     expect(run.exitCode, run.stderr).toBe(0);
@@ -127,10 +184,12 @@ describe("examples with --rehearse", () => {
       "code-review.yaml",
       "guarded-shell.yaml",
       "library.ts",
+      "plan-map-reduce.yaml",
       "research-critic.yaml",
       "run-swarm-file.ts",
       "triage-route.yaml",
       "worktrees.yaml",
+      "write-review-loop.yaml",
     ]);
     expect(existsSync(join(repo, "examples", "build"))).toBe(false);
   });

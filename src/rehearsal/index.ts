@@ -4,6 +4,7 @@ export {
   type AgentSessionKind,
   agentScriptName,
   parseAgentScriptName,
+  patternOf,
   type RehearsalRig,
   rehearsalScriptFor,
   type ScriptedWorker,

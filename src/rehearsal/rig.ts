@@ -43,8 +43,29 @@ export function parseAgentScriptName(name: string): { kind: AgentSessionKind; ag
  */
 export function rehearsalScriptFor(context: ScriptedWorker, scripts: RehearsalScripts): string {
   if ((context.kind === "peer" || context.kind === "supervisor") && context.agent !== undefined) return agentScriptName(context.kind, context.agent);
-  if (scripts[context.name] === undefined && context.agent !== undefined && scripts[context.agent] !== undefined) return context.agent;
+  if (scripts[context.name] !== undefined) return context.name;
+  const named = madeAtRunTime(context.name, scripts);
+  if (named !== undefined) return named;
+  if (context.agent !== undefined && scripts[context.agent] !== undefined) return context.agent;
   return context.name;
+}
+
+/**
+ * The script of a task named while the run goes on: a loop's round
+ * ("review#2") plays its task's script ("review"), and a copy of a for_each
+ * over a result ("fix-a.ts") the one named like its copies ("fix-{{item}}").
+ */
+function madeAtRunTime(name: string, scripts: RehearsalScripts): string | undefined {
+  const round = /^(.+)#\d+((?:\/child)*)$/.exec(name);
+  if (round !== null && scripts[round[1]! + round[2]!] !== undefined) return round[1]! + round[2]!;
+  const base = round === null ? name : round[1]! + round[2]!;
+  return Object.keys(scripts).find((key) => key.includes("{{") && patternOf(key).test(base));
+}
+
+/** The names a task name written with placeholders stands for: "fix-{{item}}" → /^fix-.+$/. */
+export function patternOf(template: string): RegExp {
+  const parts = template.split(/\{\{[^{}]*\}\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${parts.join(".+")}$`);
 }
 
 /** One process's route to the scripted model; bound to the script of whoever the process works for now. */

@@ -2,12 +2,14 @@ import { renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import process from "node:process";
 import { addUsage, cacheSavingUsd, emptyUsage, type SessionRecord, type TaskResult, type Usage } from "../orchestrator/index.ts";
-import type { ResolvedSwarmConfig, TaskFingerprint, WorktreeOutcome } from "../swarm/index.ts";
+import type { LoopEndedEvent, ResolvedSwarmConfig, TaskFingerprint, WorktreeOutcome } from "../swarm/index.ts";
 import {
+  type AddedTask,
   recordResultFields,
   recordUsage,
   SUMMARY_FILE,
   type Summary,
+  type SummaryLoop,
   type SummarySession,
   type SummaryTask,
   skippedOnPurpose,
@@ -35,6 +37,10 @@ export function exitCodeFor(results: Iterable<TaskResult>, stop: RunStop | undef
 
 export interface SummaryInput {
   config: ResolvedSwarmConfig;
+  /** The tasks the run made as it went (for_each copies, loop rounds), in the order they were made. */
+  added?: readonly AddedTask[];
+  /** By loop name, the loops that have ended. */
+  loopsEnded?: ReadonlyMap<string, LoopEndedEvent>;
   /** By task name; a task without one is still running or waiting (the record is then not complete). */
   results: ReadonlyMap<string, TaskResult>;
   /** By task name, for tasks that have started but not ended: since when, and their session once it is known. */
@@ -73,15 +79,23 @@ export function buildSummary(input: SummaryInput): Summary {
     const path = input.transcripts.get(id);
     return path === undefined ? null : relative(input.outDir, path);
   };
-  const complete = input.config.tasks.every((task) => input.results.has(task.name));
-  const tasks = input.config.tasks.map((task): SummaryTask => {
+  // A copy or a round follows the task it was made from.
+  const every: AddedTask[] = input.config.tasks.flatMap((task) => [
+    task,
+    ...(input.added ?? []).filter((added) => (added.copy_of ?? added.round_of)?.task === task.name),
+  ]);
+  const complete = every.every((task) => input.results.has(task.name));
+  const made = madeBy(input.added ?? []);
+  const tasks = every.map((task): SummaryTask => {
     const kept = input.carriedOver?.get(task.name);
     if (kept !== undefined) return { ...kept, carried_over: true };
     const fingerprint = input.fingerprints?.get(task.name);
     const result = input.results.get(task.name);
-    if (result === undefined) return unendedTask(task, input.running?.get(task.name), fingerprint);
+    const place = { ...placeOf(task), ...made.get(task.name) };
+    if (result === undefined) return { ...unendedTask(task, input.running?.get(task.name), fingerprint), ...place };
     const worktree = input.worktrees.get(task.name);
     return {
+      ...place,
       name: task.name,
       ...templateOf(task),
       agent: task.agent ?? null,
@@ -153,7 +167,47 @@ export function buildSummary(input: SummaryInput): Summary {
     },
     tasks,
     sessions,
+    ...(input.config.loops !== undefined && { loops: loopRows(input.config, input.added ?? [], input.loopsEnded) }),
   };
+}
+
+/** Where a task made at run time comes from: its for_each item, or its loop round. */
+function placeOf(task: AddedTask): Partial<SummaryTask> {
+  return {
+    ...(task.item !== undefined && { item: task.item }),
+    ...(task.copy_of !== undefined && { copy_of: task.copy_of.task, index: task.copy_of.index }),
+    ...(task.round_of !== undefined && { round_of: task.round_of.task, round: task.round_of.round, loop: task.round_of.loop }),
+  };
+}
+
+/** By task name: the copies a for_each over a result made, and the rounds a loop task ran. */
+function madeBy(added: readonly AddedTask[]): Map<string, Partial<SummaryTask>> {
+  const made = new Map<string, { copies?: string[]; rounds?: number }>();
+  for (const task of added) {
+    if (task.copy_of !== undefined) {
+      const entry = made.get(task.copy_of.task) ?? {};
+      entry.copies = [...(entry.copies ?? []), task.name];
+      made.set(task.copy_of.task, entry);
+    }
+    if (task.round_of !== undefined) made.set(task.round_of.task, { rounds: task.round_of.round });
+  }
+  return made;
+}
+
+function loopRows(config: ResolvedSwarmConfig, added: readonly AddedTask[], ended: ReadonlyMap<string, LoopEndedEvent> = new Map()): SummaryLoop[] {
+  return (config.loops ?? []).map((loop) => {
+    const end = ended.get(loop.name);
+    const rounds = added.filter((task) => task.round_of?.loop === loop.name && task.round_of.task === loop.tasks[0]).length;
+    return {
+      name: loop.name,
+      tasks: loop.tasks,
+      until: loop.until.source,
+      max_rounds: loop.max_rounds,
+      status: end?.status ?? (rounds > 0 ? "running" : "pending"),
+      rounds: end?.rounds ?? rounds,
+      error: end?.error ?? null,
+    };
+  });
 }
 
 /** A task that has started and not ended: since when, and its claude session once the CLI has named it. */
@@ -163,16 +217,12 @@ export interface TaskProgress {
 }
 
 /** A for_each copy's group: the name as written, which its copies share. */
-function templateOf(task: ResolvedSwarmConfig["tasks"][number]): { template?: string } {
+function templateOf(task: Pick<AddedTask, "name" | "template">): { template?: string } {
   return task.template === task.name ? {} : { template: task.template };
 }
 
 /** A task not ended when the record is written: running (its session, to resume) or pending. */
-function unendedTask(
-  task: ResolvedSwarmConfig["tasks"][number],
-  progress: TaskProgress | undefined,
-  fingerprint: TaskFingerprint | undefined,
-): SummaryTask {
+function unendedTask(task: AddedTask, progress: TaskProgress | undefined, fingerprint: TaskFingerprint | undefined): SummaryTask {
   return {
     name: task.name,
     ...templateOf(task),

@@ -117,7 +117,8 @@ export async function planResume(config: ResolvedSwarmConfig, options: { dir?: s
   return {
     dir,
     previous,
-    removed: previous.tasks.filter((task) => !current.has(task.name)).map((task) => task.name),
+    // A copy or a round stands for its task: it is made again when that task runs.
+    removed: previous.tasks.filter((task) => !current.has(task.copy_of ?? task.round_of ?? task.name)).map((task) => task.name),
     carryOver: (task, fingerprint) => {
       const before = earlier.get(task.name);
       const older = () => olderSettingsHash(config, task);

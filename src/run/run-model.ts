@@ -114,6 +114,16 @@ export class RunModel {
       case "task_settled":
         return this.#settle(event, now);
       case "task_ready":
+      case "loop_ended":
+        return undefined;
+      case "tasks_added":
+        // A for_each's copies or a loop's round, as they are made: rows of their own, changed as of this event.
+        for (const task of event.tasks) {
+          if (this.#byKey.has(taskKey(task.name))) continue;
+          const row = this.#add(blankRow(taskKey(task.name), task.name, task.agent, "task"));
+          row.waitsFor = [...task.depends_on];
+          row.version = this.#seq + 1;
+        }
         return undefined;
       case "task_rerun": {
         const row = this.#byKey.get(taskKey(event.task.name));

@@ -11,8 +11,8 @@ import { resolve } from "node:path";
 import { REDIS_UNREACHABLE } from "../distributed/index.ts";
 import { AbortError } from "../errors.ts";
 import { type OrchestratorEvent, sessionIdOf, type TaskResult } from "../orchestrator/index.ts";
-import type { ResolvedSwarmConfig, Summary, SummaryTask, TaskFingerprint } from "../swarm/index.ts";
-import { INTERRUPTED, newRunId, RunWorktrees, runSwarm, type SwarmEvent, unrunResult, type WorktreeOutcome } from "../swarm/index.ts";
+import type { LoopEndedEvent, ResolvedSwarmConfig, Summary, SummaryTask, TaskFingerprint } from "../swarm/index.ts";
+import { type AddedTask, INTERRUPTED, newRunId, RunWorktrees, runSwarm, type SwarmEvent, unrunResult, type WorktreeOutcome } from "../swarm/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { type RunEngine, startEngine } from "./engine.ts";
 import { buildSummary, type RunStop, type TaskProgress, writeSummarySync } from "./record.ts";
@@ -71,6 +71,9 @@ export class SwarmRun {
   readonly #carriedOver = new Map<string, SummaryTask>();
   readonly #worktreeOutcomes = new Map<string, WorktreeOutcome>();
   readonly #running = new Map<string, TaskProgress>();
+  /** The tasks the run made as it went (for_each copies, loop rounds), and the loops that ended. */
+  readonly #added: AddedTask[] = [];
+  readonly #loopsEnded = new Map<string, LoopEndedEvent>();
   #finishedAt: number | undefined;
 
   private constructor(config: ResolvedSwarmConfig, options: SwarmRunOptions, outDir: string, budgetUsd: number | undefined, engine: RunEngine) {
@@ -167,6 +170,8 @@ export class SwarmRun {
       })) {
         if (event.type === "task_settled") this.#settle(event);
         else if (event.type === "task_ready") this.#fingerprints.set(event.task.name, event.fingerprint);
+        else if (event.type === "tasks_added") this.#added.push(...event.tasks);
+        else if (event.type === "loop_ended") this.#loopsEnded.set(event.loop, event);
         queue.push(event);
       }
     } catch (error) {
@@ -217,6 +222,8 @@ export class SwarmRun {
   summary(stop: RunStop | undefined): Summary {
     return buildSummary({
       config: this.config,
+      added: this.#added,
+      loopsEnded: this.#loopsEnded,
       results: this.#results,
       running: this.#running,
       totals: this.#engine.totals,
@@ -252,7 +259,7 @@ export class SwarmRun {
   kill(stop: RunStop): { summary: Summary; path: string } {
     this.#engine.kill();
     this.#worktrees.discardSync();
-    for (const task of this.config.tasks) {
+    for (const task of [...this.config.tasks, ...this.#added]) {
       if (this.#results.has(task.name)) continue;
       const unrun = unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second signal" });
       // A task that was running keeps its session, so that --resume continues it.

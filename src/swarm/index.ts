@@ -7,7 +7,8 @@ export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptio
 export { formatIssue } from "./config/issues.ts";
 export type { TaskFingerprint } from "./fingerprint.ts";
 export { olderSettingsHash } from "./fingerprint.ts";
-export type { Summary, SummarySession, SummaryTask } from "./record.ts";
+export type { LoopEndedEvent } from "./loop.ts";
+export type { Summary, SummaryLoop, SummarySession, SummaryTask } from "./record.ts";
 export {
   recordResultFields,
   recordUsage,
@@ -19,7 +20,7 @@ export {
   usageFromRecord,
 } from "./record.ts";
 export { missingScripts } from "./rehearsal.ts";
-export type { CarryDecision, SwarmEvent, TaskSettledEvent } from "./runner.ts";
+export type { AddedTask, CarryDecision, SwarmEvent, TaskSettledEvent } from "./runner.ts";
 export { INTERRUPTED, newRunId, runSwarm, skippedOnPurpose, unrunResult } from "./runner.ts";
 export type { WorktreeOutcome } from "./worktree.ts";
 export { RunWorktrees } from "./worktree.ts";

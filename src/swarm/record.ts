@@ -85,6 +85,29 @@ export const SummaryTaskSchema = z.looseObject({
     .optional(),
   /** True when this result was kept from an earlier attempt of the run (`--resume`) rather than run in this one. */
   carried_over: z.boolean().optional(),
+  /** A copy made by a for_each: its item, and (for a for_each over a result) the task it is a copy of and its place in the list. */
+  item: z.unknown().optional(),
+  copy_of: z.string().optional(),
+  index: z.number().optional(),
+  /** A for_each over a result: the copies it made (its row's status, text and structured output are theirs, as lists). */
+  copies: z.array(z.string()).optional(),
+  /** One round of a loop task: the task, the round (from 1) and the loop. */
+  round_of: z.string().optional(),
+  round: z.number().optional(),
+  loop: z.string().optional(),
+  /** A loop task: the rounds it ran (its row's result is the last round's; each round has its own row). */
+  rounds: z.number().optional(),
+});
+
+/** A loop of the run: how it ended ("running" while it goes on) and after how many rounds. */
+export const SummaryLoopSchema = z.looseObject({
+  name: z.string(),
+  tasks: z.array(z.string()),
+  until: z.string(),
+  max_rounds: z.number(),
+  status: z.enum(["succeeded", "max_rounds", "failed", "skipped", "cancelled", "running", "pending"]),
+  rounds: z.number(),
+  error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
 });
 
 /** A worker session beside the tasks: a peer (ask_peer), a hook supervisor, or a child (spawn_worker). */
@@ -156,10 +179,13 @@ export const SummarySchema = z.looseObject({
   }),
   tasks: z.array(SummaryTaskSchema),
   sessions: z.array(SummarySessionSchema),
+  /** The config's loops (absent from older records and from runs without loops). */
+  loops: z.array(SummaryLoopSchema).optional(),
 });
 export type Summary = z.infer<typeof SummarySchema>;
 export type SummaryTask = z.infer<typeof SummaryTaskSchema>;
 export type SummarySession = z.infer<typeof SummarySessionSchema>;
+export type SummaryLoop = z.infer<typeof SummaryLoopSchema>;
 
 /**
  * Where each field of a task's result goes in its summary.json entry: the

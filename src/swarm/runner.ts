@@ -1,15 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { resultWithoutTurn, type TaskResult, type TaskRunner, type TaskStatus } from "../orchestrator/index.ts";
+import type { TaskResult, TaskRunner } from "../orchestrator/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { SESSION_NOT_FOUND } from "../worker/index.ts";
 import { Conditions } from "./conditions.ts";
 import { fillResults, type ResolvedSwarmConfig, type ResolvedTask, type ResultFields, taskSpecFor } from "./config/index.ts";
 import { type TaskFingerprint, taskFingerprint } from "./fingerprint.ts";
+import { type LoopEndedEvent, type LoopHost, type LoopRun, startLoops, stepLoop } from "./loop.ts";
+import { makeCopies, mapResult } from "./map.ts";
+import { INTERRUPTED, unrunResult } from "./unrun.ts";
 import { type OpenWorktree, RunWorktrees, type WorktreeOutcome } from "./worktree.ts";
 
-/** Codes of the results the runner decides itself, without a worker (see conditions.ts for the others). */
+/** Codes of the results the runner decides itself, without a worker (see conditions.ts and unrun.ts). */
 export { CONDITION_FAILED, CONDITION_FALSE, DEPENDENCY_FAILED, DEPENDENCY_SKIPPED, skippedOnPurpose } from "./conditions.ts";
-export const INTERRUPTED = "INTERRUPTED";
+export { INTERRUPTED, unrunResult } from "./unrun.ts";
 
 /**
  * A config task has its result. `started` is false when the swarm settled it
@@ -50,8 +53,24 @@ export interface TaskReadyEvent {
   fingerprint: TaskFingerprint;
 }
 
+/** A task made while the run goes on: a copy of a for_each over a result, or a round of a loop task. */
+export type AddedTask = Pick<ResolvedTask, "name" | "template" | "agent" | "depends_on" | "when" | "item" | "copy_of" | "round_of">;
+
+/**
+ * Tasks the run made as it went: the copies of a for_each over a result once
+ * its list was known (`parent` is the task), or a loop's next round (`parent`
+ * is the loop). Each of them settles like any task.
+ */
+export interface TasksAddedEvent {
+  type: "tasks_added";
+  parent: string;
+  /** A loop's round, from 1. */
+  round?: number;
+  tasks: AddedTask[];
+}
+
 /** What a swarm run reports beyond the orchestrator's events. */
-export type SwarmEvent = TaskSettledEvent | TaskRerunEvent | TaskReadyEvent;
+export type SwarmEvent = TaskSettledEvent | TaskRerunEvent | TaskReadyEvent | TasksAddedEvent | LoopEndedEvent;
 
 /**
  * How a resumed run treats a task that is ready (its prompt filled in): keep
@@ -85,11 +104,6 @@ export function newRunId(now: Date = new Date()): string {
   return `${stamp}-${randomUUID().slice(0, 4)}`;
 }
 
-/** A result for a task that never ran. */
-export function unrunResult(task: ResolvedTask, status: TaskStatus, error: { code: string; message: string }): TaskResult {
-  return resultWithoutTurn({ id: randomUUID().slice(0, 8), name: task.name, agent: task.agent }, status, error);
-}
-
 /**
  * Runs a swarm's tasks in dependency order: a task is handed to the
  * orchestrator (which applies the concurrency limits, retries and budget)
@@ -104,12 +118,20 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
   const events = new AsyncQueue<SwarmEvent>();
   const results = new Map<string, TaskResult>();
   const outcomes = new Map<string, WorktreeOutcome>();
-  const waiting = new Set(config.tasks);
   const names = new Set(config.tasks.map((task) => task.name));
   const worktrees = given ?? new RunWorktrees(newRunId(), config.keep_worktrees);
+  const loops = startLoops(config);
+  // Every task that will have a result: the config's, and those the run makes (copies, rounds).
+  const all = [...config.tasks];
+  // A loop's tasks run as its rounds; the tasks themselves settle when the loop ends.
+  const waiting = new Set(config.tasks.filter((task) => !loops.some((loop) => loop.members.has(task.name))));
+  const taken = new Set(names);
+  /** By for_each task: its copies, until they have all ended; and then what {{results.<task>.all}} reads. */
+  const mapping = new Map<ResolvedTask, ResolvedTask[]>();
+  const copiesOf = new Map<string, unknown[]>();
 
   const settle = (
-    task: ResolvedTask,
+    task: Pick<ResolvedTask, "name" | "agent">,
     result: TaskResult,
     started: boolean,
     extra: { worktree?: WorktreeOutcome; fingerprint?: TaskFingerprint; carriedOver?: boolean } = {},
@@ -132,15 +154,71 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
     const result = results.get(name);
     if (result === undefined) return undefined;
     const worktree = outcomes.get(name);
+    const copies = copiesOf.get(name);
     return {
       text: result.text,
       structured: result.structuredOutput,
       ...(worktree !== undefined && { branch: worktree.branch ?? worktree.base, commit: worktree.commit ?? worktree.base }),
+      ...(copies !== undefined && { all: copies }),
     };
   };
 
   // Set once the conditions are compiled (which loads the evaluator only when some task has one).
   let conditions: Conditions | undefined;
+
+  const add = (parent: string, tasks: ResolvedTask[], round?: number) => {
+    for (const task of tasks) {
+      all.push(task);
+      waiting.add(task);
+      taken.add(task.name);
+    }
+    const added = tasks.map(({ name, template, agent, depends_on, when, item, copy_of, round_of }) => ({
+      name,
+      template,
+      agent,
+      depends_on,
+      when,
+      item,
+      copy_of,
+      round_of,
+    }));
+    events.push({ type: "tasks_added", parent, ...(round !== undefined && { round }), tasks: added });
+  };
+
+  /** A for_each over a result whose dependencies succeeded: its copies join the run, or it fails saying what the list held. */
+  const expand = (task: ResolvedTask) => {
+    const made = makeCopies(task, names, fieldsOf, taken);
+    if (!made.ok) return settle(task, unrunResult(task, "failed", made.error), false);
+    mapping.set(task, made.copies);
+    add(task.name, made.copies);
+  };
+
+  /** Settles each for_each over a result whose copies have all ended, as the list of their results. */
+  const gather = (): boolean => {
+    let changed = false;
+    for (const [task, copies] of mapping) {
+      if (!copies.every((copy) => results.has(copy.name))) continue;
+      const { result, all: every } = mapResult(unrunResult(task, "succeeded", { code: "", message: "" }), copies, results, fieldsOf);
+      copiesOf.set(task.name, every);
+      mapping.delete(task);
+      settle(task, result.status === "succeeded" ? { ...result, error: undefined } : result, false);
+      changed = true;
+    }
+    return changed;
+  };
+
+  const loopHost: LoopHost = {
+    tasks: config.tasks,
+    results,
+    signal,
+    fieldsOf,
+    settle: (task, result) => settle(task, result, false),
+    push: (event) => events.push(event),
+    add: (loop, round) => add(loop.loop.name, round, loop.round),
+  };
+  const loopOf = (task: ResolvedTask): LoopRun | undefined =>
+    task.round_of === undefined ? undefined : loops.find((loop) => loop.loop.name === task.round_of?.loop);
+
   const advance = () => {
     if (conditions === undefined) return;
     let changed = true;
@@ -154,14 +232,17 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
           const unfinished = task.depends_on.filter((name) => !results.has(name));
           if (unfinished.length > 0) continue;
           const verdict = conditions.decide(task, results, fieldsOf);
-          if (verdict.run) start(task);
-          else settle(task, unrunResult(task, verdict.status, verdict.error), false);
+          if (!verdict.run) settle(task, unrunResult(task, verdict.status, verdict.error), false);
+          else if (task.map !== undefined) expand(task);
+          else start(task);
         }
         waiting.delete(task);
         changed = true;
       }
+      if (gather()) changed = true;
+      for (const loop of loops) if (stepLoop(loop, loopHost)) changed = true;
     }
-    if (results.size === config.tasks.length) {
+    if (all.every((task) => results.has(task.name))) {
       // Given worktrees are the caller's to dispose of.
       if (given === undefined) void worktrees.dispose();
       events.end();
@@ -169,7 +250,8 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
   };
 
   const start = (task: ResolvedTask) => {
-    const prompt = fillResults(task.prompt, names, fieldsOf);
+    const loop = loopOf(task);
+    const prompt = loop === undefined ? fillResults(task.prompt, names, fieldsOf) : loop.fill(task, names, fieldsOf);
     const fingerprint = taskFingerprint(config, task, prompt, Object.fromEntries(task.depends_on.map((name) => [name, fieldsOf(name)])));
     const decision = carryOver?.(task, fingerprint);
     if (decision?.kind === "keep") {
@@ -189,8 +271,10 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
         reason: decision.reason,
         resumedSession: decision.resumeSession,
       });
-      if (decision.resumeSession !== undefined) spec.worker = { ...spec.worker, resume: decision.resumeSession };
     }
+    // A round continues the session of the round before (unless the loop is fresh); a resumed run's own session wins.
+    const session = (decision?.kind === "run" ? decision.resumeSession : undefined) ?? loop?.sessionToContinue(task, results);
+    if (session !== undefined) spec.worker = { ...spec.worker, resume: session };
     let open: OpenWorktree | undefined;
     const { worktree } = task;
     if (worktree !== undefined) {

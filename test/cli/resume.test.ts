@@ -226,6 +226,59 @@ describe("cadre run --resume", () => {
     expect(JSON.stringify(continued.messages)).toContain("tool_use");
   });
 
+  it("a loop killed with SIGKILL in round 2 resumes in round 2: round 1 is not run again", async () => {
+    const ws = await workspace([]);
+    await writeFile(
+      ws.config,
+      [
+        "name: looping",
+        "defaults: { allowed_tools: [Bash] }",
+        "tasks:",
+        "  - { name: write, prompt: 'echo DRAFT-1' }",
+        `  - { name: review, depends_on: [write], prompt: 'echo "{{results.write}}" | grep -q DRAFT-2 && echo APPROVED || echo REVISE' }`,
+        "loops:",
+        "  - tasks: [write, review]",
+        "    until: results.review.text.contains('APPROVED')",
+        "    max_rounds: 3",
+        "    fresh: true",
+        "    next_prompts: { write: 'echo ROUND-2 && sleep 8 && echo DRAFT-2' }",
+        "",
+      ].join("\n"),
+    );
+    const first = run(ws);
+    const mid = await untilRecord(ws, (record) => record.tasks.some((t) => t.name === "write#2" && t.status === "running" && t.session_id !== null));
+    expect(mid.tasks.filter((t) => t.round === 1).map((t) => [t.name, t.status])).toEqual([
+      ["write#1", "succeeded"],
+      ["review#1", "succeeded"],
+    ]);
+    expect(mid.loops).toMatchObject([{ name: "write+review", status: "running", rounds: 2 }]);
+    const children = await claudeDescendants(first.pid!);
+    first.kill("SIGKILL");
+    await first;
+    for (const pid of children) process.kill(pid, "SIGKILL");
+    for (const pid of children) await isGone(pid);
+    const roundOne = [requestsFor(ws.server, "echo DRAFT-1").length, requestsFor(ws.server, "done: DRAFT-1").length];
+    expect(roundOne.every((count) => count > 0)).toBe(true);
+
+    const resumed = await run(ws, ["--resume"]);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const [dir] = await runDirs(ws);
+    const summary = await readSummary(dir!);
+    expect(summary.tasks.map((t) => [t.name, t.status, t.carried_over ?? false])).toEqual([
+      ["write", "succeeded", false],
+      ["write#1", "succeeded", true],
+      ["write#2", "succeeded", false],
+      ["review", "succeeded", false],
+      ["review#1", "succeeded", true],
+      ["review#2", "succeeded", false],
+    ]);
+    expect(summary.loops).toMatchObject([{ status: "succeeded", rounds: 2, error: null }]);
+    expect(summary.tasks.find((t) => t.name === "review")?.text).toBe("done: APPROVED");
+    // Round 1 made no request in the resumed attempt; round 2 went on.
+    expect([requestsFor(ws.server, "echo DRAFT-1").length, requestsFor(ws.server, "done: DRAFT-1").length]).toEqual(roundOne);
+    expect(requestsFor(ws.server, "done: ROUND-2").length).toBeGreaterThan(0);
+  });
+
   it("a succeeded task whose time limit or retries alone changed is kept; a changed result names the task it came from", async () => {
     const ws = await workspace([
       "{ name: first, prompt: 'echo FIRST' }",

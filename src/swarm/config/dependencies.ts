@@ -58,6 +58,7 @@ export function resolveDependencies(
     const places: [PathSegment[], string | undefined][] = [
       [["tasks", task.index, "prompt"], task.prompt],
       [["tasks", task.index, "worktree", "base"], task.worktree_base],
+      [["tasks", task.index, "for_each"], task.map?.from],
     ];
     const used: ResultUse[] = [];
     for (const [path, text] of places) {

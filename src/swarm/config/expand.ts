@@ -1,5 +1,5 @@
 import { type ConfigIssue, formatPath, issue, type PathSegment } from "./issues.ts";
-import type { ForEachItem, TaskConfig } from "./schema.ts";
+import { DEFAULT_MAX_ITEMS, type ForEachItem, type TaskConfig } from "./schema.ts";
 import { substituteItem, usesItem } from "./template.ts";
 
 /** One task after for_each: a copy per item, with {{item}} filled in. */
@@ -19,6 +19,17 @@ export interface ExpandedTask {
   depends_on: string[];
   /** worktree.base with {{item}} filled in. */
   worktree_base?: string;
+  /** A for_each over a dependency's result: its copies are made when the run has that result. */
+  map?: MapSpec;
+}
+
+/** A for_each over a result, as the runner needs it to make the copies. */
+export interface MapSpec {
+  /** The placeholder as written: "{{results.plan.structured.files}}". */
+  from: string;
+  max_items: number;
+  /** The copies' name: the task's, or "<name>-{{index}}" when the name tells no copy apart. */
+  copy_name: string;
 }
 
 const FIELDS = ["name", "prompt", "cwd"] as const;
@@ -36,6 +47,15 @@ export function expandTasks(entries: TaskConfig[]): { tasks: ExpandedTask[]; iss
   const issues: ConfigIssue[] = [];
 
   entries.forEach((entry, index) => {
+    if (typeof entry.for_each === "string") {
+      tasks.push(mapTask(entry, index, issues));
+      return;
+    }
+    if (entry.max_items !== undefined) {
+      issues.push(
+        issue(["tasks", index, "max_items"], "max_items applies to a for_each over a result", 'remove it, or give for_each: "{{results.<task>…}}"'),
+      );
+    }
     if (entry.for_each === undefined) {
       for (const field of FIELDS) {
         if (usesItem(entry[field] ?? "")) issues.push(noForEach(["tasks", index, field]));
@@ -59,7 +79,7 @@ export function expandTasks(entries: TaskConfig[]): { tasks: ExpandedTask[]; iss
     entry.for_each.forEach((item, itemIndex) => {
       const missing = new Set<string>();
       const fill = (text: string) => {
-        const result = substituteItem(text, item);
+        const result = substituteItem(text, item, itemIndex);
         for (const field of result.missing) missing.add(field);
         return result.text;
       };
@@ -81,6 +101,29 @@ export function expandTasks(entries: TaskConfig[]): { tasks: ExpandedTask[]; iss
 
   issues.push(...duplicateNames(tasks));
   return { tasks, issues };
+}
+
+/** A for_each over a result stays one task until the run has the list; {{item}} and {{index}} stay in it. */
+function mapTask(entry: TaskConfig, index: number, issues: ConfigIssue[]): ExpandedTask {
+  (entry.depends_on ?? []).forEach((dependency, k) => {
+    if (usesItem(dependency)) {
+      issues.push(
+        issue(["tasks", index, "depends_on", k], "a for_each over a result has one depends_on for all its copies", "name the tasks without {{item}}"),
+      );
+    }
+  });
+  return {
+    ...base(entry, index),
+    prompt: entry.prompt,
+    ...(entry.cwd !== undefined && { cwd: entry.cwd }),
+    depends_on: entry.depends_on ?? [],
+    ...(worktreeBase(entry) !== undefined && { worktree_base: worktreeBase(entry) }),
+    map: {
+      from: String(entry.for_each),
+      max_items: entry.max_items ?? DEFAULT_MAX_ITEMS,
+      copy_name: usesItem(entry.name) ? entry.name : `${entry.name}-{{index}}`,
+    },
+  };
 }
 
 function base(entry: TaskConfig, index: number) {

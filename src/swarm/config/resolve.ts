@@ -1,11 +1,12 @@
 import { stat } from "node:fs/promises";
-import { parseAgentScriptName, type RehearsalScript } from "../../rehearsal/index.ts";
+import { parseAgentScriptName, patternOf, type RehearsalScript } from "../../rehearsal/index.ts";
 import { didYouMean } from "../../util/did-you-mean.ts";
 import { checkConditions } from "./conditions.ts";
 import { type ResultUse, resolveDependencies } from "./dependencies.ts";
-import { type ExpandedTask, expandTasks } from "./expand.ts";
+import { type ExpandedTask, expandTasks, type MapSpec } from "./expand.ts";
 import type { Hooks } from "./hooks.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
+import { type ResolvedLoop, resolveLoops, roundBase } from "./loops.ts";
 import { checkAgentReferences, resolveAgents, resolveConfigPath, type SwarmAgent } from "./resolve-agents.ts";
 import type { SalvageGaps } from "./salvage.ts";
 import type { ForEachItem, SwarmConfig, TaskConfig } from "./schema.ts";
@@ -52,6 +53,12 @@ export interface ResolvedTask {
   when?: string;
   /** Set when the task works in its own git worktree (its own worktree setting, else its agent's, else the defaults'). */
   worktree?: TaskWorktree;
+  /** A for_each over a dependency's result: the runner makes its copies (see src/swarm/map.ts). */
+  map?: MapSpec;
+  /** A copy made by a for_each over a result: the task it is a copy of, and its place in the list. */
+  copy_of?: { task: string; index: number };
+  /** One round of a task in a loop: the task as written, and the round (from 1). */
+  round_of?: { task: string; round: number; loop: string };
 }
 
 export interface ResolvedSwarmConfig {
@@ -68,6 +75,8 @@ export interface ResolvedSwarmConfig {
   defaults: ResolvedDefaults;
   agents: Record<string, SwarmAgent>;
   tasks: ResolvedTask[];
+  /** Groups of tasks that run in rounds (absent: none). */
+  loops?: ResolvedLoop[];
   keep_worktrees: boolean;
   hooks: Hooks;
   connections: Record<string, string[]>;
@@ -134,9 +143,12 @@ export async function resolveSwarmConfig(
     return task && { outputSchema: task.settings.output_schema ?? agent?.output_schema, inWorktree: worktrees.wanted.has(name) };
   };
   issues.push(...(await checkConditions(expanded.tasks, graph.dependsOn, readTarget, { allTaskNames })));
+  const loops = await resolveLoops(input.loops ?? [], tasks);
+  issues.push(...loops.issues);
 
   const agentNames = [...new Set([...Object.keys(agents.agents), ...(gaps?.agentNames ?? [])])];
-  const rehearsal = rehearsalByTask(input.rehearsal ?? {}, tasks, { agentNames, allTaskNames }, issues);
+  const inLoops = new Set(loops.loops.flatMap((loop) => loop.tasks));
+  const rehearsal = rehearsalByTask(input.rehearsal ?? {}, tasks, { agentNames, allTaskNames }, inLoops, issues);
   if (issues.length > 0) return { ok: false, errors: issues };
   return {
     ok: true,
@@ -151,6 +163,7 @@ export async function resolveSwarmConfig(
       defaults,
       agents: agents.agents,
       tasks,
+      ...(loops.loops.length > 0 && { loops: loops.loops }),
       keep_worktrees: input.keep_worktrees ?? false,
       hooks: input.hooks ?? {},
       connections: input.connections ?? {},
@@ -190,6 +203,7 @@ function resolveTask(
     priority: entry.priority,
     ...(entry.when !== undefined && { when: entry.when }),
     settings,
+    ...(task.map !== undefined && { map: task.map }),
   };
 }
 
@@ -210,6 +224,8 @@ function checkResultUses(
       let problem: ConfigIssue | undefined;
       if (use.field === "structured" && (target.settings.output_schema ?? agent?.output_schema) === undefined) {
         problem = issue(use.path, `task "${use.target}" has no output_schema, so its result has no structured output`);
+      } else if (use.field === "all" && target.map === undefined) {
+        problem = issue(use.path, `{{results.${use.target}.all}}: only a for_each over a result has "all" (its copies)`, "read .text or .structured");
       } else if ((use.field === "branch" || use.field === "commit") && !inWorktrees.has(target.name)) {
         problem = issue(use.path, `task "${use.target}" does not run in a worktree, so its result has no ${use.field}`, "give it worktree: true");
       }
@@ -225,17 +241,24 @@ function rehearsalByTask(
   scripts: Record<string, RehearsalScript>,
   tasks: ResolvedTask[],
   { agentNames, allTaskNames }: SalvageGaps,
+  inLoops: ReadonlySet<string>,
   issues: ConfigIssue[],
 ): Record<string, RehearsalScript> {
   const byTask: Record<string, RehearsalScript> = {};
   const names = new Set(tasks.map((task) => task.name));
   const templates = new Set(tasks.map((task) => task.template));
+  const copyPatterns = tasks.flatMap((task) => (task.map === undefined ? [] : [patternOf(task.map.copy_name)]));
   for (const [key, script] of Object.entries(scripts)) {
     // Workers that are not tasks play scripts named after their role and agent ("peer:<agent>", "supervisor:<agent>").
     const agent = parseAgentScriptName(key)?.agent;
     // A worker a task spawns (spawn_worker) is named "<task>/child", its own child "<task>/child/child".
     const spawner = key.replace(CHILD_SUFFIX, "");
-    if (agent !== undefined) {
+    // A round of a loop task ("review#2") plays its own script when it has one.
+    const round = roundBase(spawner);
+    if ((round !== undefined && inLoops.has(round)) || copyPatterns.some((pattern) => pattern.test(spawner))) {
+      // A round's own script, or one copy's of a for_each over a result ("fix-1"): names made at run time.
+      byTask[key] = script;
+    } else if (agent !== undefined) {
       if (agentNames.includes(agent)) byTask[key] = script;
       else issues.push(issue(["rehearsal", key], `unknown agent "${agent}"`, didYouMean(agent, agentNames)));
     } else if (allTaskNames && !names.has(spawner) && !templates.has(spawner)) {
@@ -249,6 +272,8 @@ function rehearsalByTask(
     for (const suffix of new Set(["", ...children.filter((child) => child !== undefined)])) {
       const script = scripts[task.name + suffix] ?? scripts[task.template + suffix];
       if (script !== undefined) byTask[task.name + suffix] = script;
+      // The copies of a for_each over a result are named at run time: the rehearsal rig matches them by this pattern.
+      if (script !== undefined && task.map !== undefined) byTask[task.map.copy_name + suffix] = script;
     }
   }
   return byTask;

@@ -96,6 +96,9 @@ export type InlineAgent = z.infer<typeof InlineAgentSchema>;
 export const AgentEntrySchema = z.union([AgentFile, InlineAgentSchema]);
 export type SubagentEntry = z.infer<typeof SubagentEntrySchema>;
 
+/** The most copies a for_each over a result makes unless the task says otherwise. */
+export const DEFAULT_MAX_ITEMS = 100;
+
 export const ForEachItemSchema = z.union([z.string(), z.number(), z.record(z.string(), z.unknown())]);
 export type ForEachItem = z.infer<typeof ForEachItemSchema>;
 
@@ -106,11 +109,25 @@ export const TaskSchema = z.strictObject({
     .string()
     .min(1)
     .describe("The task's first user message. {{item}} / {{item.field}} with for_each; {{results.<task>}} for a dependency's result."),
-  for_each: z.array(ForEachItemSchema).min(1).optional().describe("Run one copy of this task per item (strings, numbers or objects)."),
+  for_each: z
+    .union([
+      z.array(ForEachItemSchema).min(1),
+      z
+        .string()
+        .regex(/^\s*\{\{\s*results\.[^{}]+\}\}\s*$/, 'a list, or one "{{results.<task>.structured.<field>}}"')
+        .describe("A dependency's result that is a list, e.g. {{results.plan.structured.files}}: one copy per element, made once it has succeeded."),
+    ])
+    .optional()
+    .describe("Run one copy of this task per item (strings, numbers or objects), listed here or read from a dependency's result."),
   depends_on: z
     .array(z.string().min(1))
     .optional()
     .describe("Tasks that must finish first. Naming a for_each task as written (with {{item}}) means all of its copies."),
+  max_items: z
+    .int()
+    .positive()
+    .optional()
+    .describe(`With for_each from a result: the most copies it may make (default ${DEFAULT_MAX_ITEMS}); a longer list fails the task.`),
   model: z.string().min(1).optional(),
   cwd: z.string().min(1).optional().describe("Working directory, relative to this file."),
   timeout_s: Seconds.optional(),
@@ -129,6 +146,30 @@ export const TaskSchema = z.strictObject({
   ...reachKeys,
 });
 export type TaskConfig = z.infer<typeof TaskSchema>;
+
+export const LoopSchema = z
+  .strictObject({
+    name: z.string().min(1).optional().describe("The loop's name in the record and the views; default: its tasks' names joined by +."),
+    tasks: z.array(z.string().min(1)).min(1).describe("The tasks (by name) that run again each round, in their dependency order."),
+    until: z.string().min(1).describe("A CEL expression over this round's results (results.<task>…); the loop ends, succeeded, when it holds."),
+    max_rounds: z
+      .int()
+      .positive()
+      .max(100)
+      .describe("The most rounds it runs; reached without `until` holding, its tasks end failed (LOOP_MAX_ROUNDS)."),
+    fresh: z
+      .union([z.boolean(), z.array(z.string().min(1))])
+      .optional()
+      .describe(
+        "true: each round starts new claude sessions; a list: those tasks do (a reviewer that should judge each draft afresh). Default false: each task continues its own session of the round before.",
+      ),
+    next_prompts: z
+      .record(z.string().min(1), z.string().min(1))
+      .optional()
+      .describe("Task name → the prompt it gets from round 2 on (default: its own prompt); {{previous.<task>…}} reads the round before."),
+  })
+  .describe("Tasks that repeat, each round seeing the one before ({{previous.<task>}}), until a condition holds or max_rounds is reached.");
+export type LoopConfig = z.infer<typeof LoopSchema>;
 
 export const SwarmConfigSchema = z
   .strictObject({
@@ -152,6 +193,7 @@ export const SwarmConfigSchema = z
       .optional()
       .describe("Agent name → inline definition or path to an agent file. Agents `cadre agents` lists need no entry to be used by name."),
     tasks: z.array(TaskSchema).min(1).describe("What to do; each task runs in its own worker."),
+    loops: z.array(LoopSchema).optional().describe("Groups of tasks that run in rounds until a condition holds."),
     hooks: HooksSchema.optional(),
     keep_worktrees: z
       .boolean()

@@ -1,16 +1,19 @@
 import type { ForEachItem } from "./schema.ts";
 
 /**
- * The two placeholders of a task: {{item}} / {{item.field}} (filled in when
- * for_each expands the task) and {{results.<task>}} with its fields
- * (filled in by the runner when the dependency has finished). Any other {{…}}
- * is ordinary text.
+ * The placeholders of a task: {{item}} / {{item.field}} / {{index}} (filled
+ * in when for_each makes the task's copies), {{results.<task>}} with its
+ * fields (filled in by the runner when the dependency has finished) and, in a
+ * loop, {{previous.<task>}} (the round before). Any other {{…}} is ordinary text.
  */
 const ITEM = /\{\{\s*item((?:\.[^\s{}.]+)*)\s*\}\}/g;
+const INDEX = /\{\{\s*index\s*\}\}/g;
 const RESULTS = /\{\{\s*results\.([^{}]+?)\s*\}\}/g;
+const PREVIOUS = /\{\{\s*previous\.([^{}]+?)\s*\}\}/g;
 
+/** Whether a text uses {{item}}, {{item.field}} or {{index}}. */
 export function usesItem(text: string): boolean {
-  return new RegExp(ITEM.source).test(text);
+  return new RegExp(ITEM.source).test(text) || new RegExp(INDEX.source).test(text);
 }
 
 function show(value: unknown): string {
@@ -20,12 +23,12 @@ function show(value: unknown): string {
 }
 
 /**
- * Fills {{item}} and {{item.a.b}} from one for_each item. `missing` lists the
+ * Fills {{item}} and {{item.a.b}} from one for_each item, {{index}} with its place (from 0). `missing` lists the
  * fields the text asked for that the item does not have.
  */
-export function substituteItem(text: string, item: ForEachItem): { text: string; missing: string[] } {
+export function substituteItem(text: string, item: ForEachItem, index: number): { text: string; missing: string[] } {
   const missing: string[] = [];
-  const out = text.replace(ITEM, (match, fields: string) => {
+  const out = text.replace(INDEX, String(index)).replace(ITEM, (match, fields: string) => {
     let value: unknown = item;
     for (const field of fields.split(".").slice(1)) {
       value = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[field] : undefined;
@@ -47,10 +50,12 @@ export interface ResultFields {
   /** The branch its worktree's work is on (or, if it changed nothing, the commit it started from). */
   branch?: string;
   commit?: string;
+  /** A for_each over a result: each copy's name, item, index, status, text and structured output. */
+  all?: unknown[];
 }
 
-/** The fields {{results.<task>.<field>}} may name; `structured` may go on into the output's own fields. */
-export const RESULT_FIELDS = ["text", "structured", "branch", "commit"] as const;
+/** The fields {{results.<task>.<field>}} may name; `structured` may go on into the output's own fields; `all` is a for_each's copies. */
+export const RESULT_FIELDS = ["text", "structured", "branch", "commit", "all"] as const;
 export type ResultField = (typeof RESULT_FIELDS)[number];
 
 /**
@@ -76,17 +81,17 @@ function parseReference(raw: string, names: ReadonlySet<string>): ResultReferenc
   return { raw, task: best, path: rest === "" ? [] : rest.split(".") };
 }
 
-/** The {{results.…}} placeholders of a text, in order, without repeats. */
-export function resultReferences(text: string, names: ReadonlySet<string>): ResultReference[] {
-  const raws = [...new Set(Array.from(text.matchAll(RESULTS), (match) => (match[1] ?? "").trim()))];
+/** The {{results.…}} (or, with `previous`, the {{previous.…}}) placeholders of a text, in order, without repeats. */
+export function resultReferences(text: string, names: ReadonlySet<string>, previous = false): ResultReference[] {
+  const raws = [...new Set(Array.from(text.matchAll(previous ? PREVIOUS : RESULTS), (match) => (match[1] ?? "").trim()))];
   return raws.map((raw) => parseReference(raw, names));
 }
 
 /** The value a reference names, or undefined when the result does not have it. */
-function valueAt(fields: ResultFields, path: readonly string[]): unknown {
+export function valueAt(fields: ResultFields, path: readonly string[]): unknown {
   const [field, ...deeper] = path;
   if (field === undefined || field === "text") return deeper.length === 0 ? fields.text : undefined;
-  if (field === "branch" || field === "commit") return deeper.length === 0 ? fields[field] : undefined;
+  if (field === "branch" || field === "commit" || field === "all") return deeper.length === 0 ? fields[field] : undefined;
   if (field !== "structured") return undefined;
   let value: unknown = fields.structured;
   for (const key of deeper) {
@@ -98,10 +103,11 @@ function valueAt(fields: ResultFields, path: readonly string[]): unknown {
 /**
  * Replaces each {{results.<task>}} (its text) and {{results.<task>.<field>}}
  * with what that task's result holds; a reference `lookup` cannot answer, or a
- * field the result lacks, stays as written.
+ * field the result lacks, stays as written. With `previous`, the same for
+ * {{previous.<task>…}}.
  */
-export function fillResults(text: string, names: ReadonlySet<string>, lookup: (task: string) => ResultFields | undefined): string {
-  return text.replace(RESULTS, (match, raw: string) => {
+export function fillResults(text: string, names: ReadonlySet<string>, lookup: (task: string) => ResultFields | undefined, previous = false): string {
+  return text.replace(previous ? PREVIOUS : RESULTS, (match, raw: string) => {
     const reference = parseReference(raw.trim(), names);
     const fields = reference.task === undefined ? undefined : lookup(reference.task);
     const value = fields === undefined ? undefined : valueAt(fields, reference.path);
