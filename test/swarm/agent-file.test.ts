@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { discoverAgents } from "../../src/swarm/agents/discover.ts";
+import { discoverAgents, SHIPPED_SCOPE } from "../../src/swarm/agents/discover.ts";
 import { AgentFileError, parseAgentFile, readAgentFile } from "../../src/swarm/agents/file.ts";
 
 const fixtures = fileURLToPath(new URL("../fixtures/config/agents/", import.meta.url));
@@ -92,7 +92,16 @@ describe("discoverAgents", () => {
     await writeFile(join(home, ".claude", "agents", "broken.md"), "no front matter");
 
     const found = await discoverAgents({ cwd, home });
-    expect(found.map((agent) => [agent.name, agent.file, agent.scope, agent.ok ? (agent.shadowedBy ?? null) : agent.error])).toEqual([
+    // cadre's own agents come last, and a project's reviewer shadows the shipped one.
+    const shipped = found.filter((agent) => agent.scope === SHIPPED_SCOPE);
+    expect(shipped.map((agent) => agent.name).sort()).toEqual(["critic", "researcher", "reviewer", "summarizer", "test-writer"]);
+    expect(found.slice(-shipped.length)).toEqual(shipped);
+    expect(shipped.find((agent) => agent.name === "reviewer")).toMatchObject({ shadowedBy: join(cwd, "agents", "reviewer.md") });
+    expect(
+      found
+        .filter((agent) => agent.scope !== SHIPPED_SCOPE)
+        .map((agent) => [agent.name, agent.file, agent.scope, agent.ok ? (agent.shadowedBy ?? null) : agent.error]),
+    ).toEqual([
       ["reviewer", join(cwd, "agents", "reviewer.md"), "project", null],
       ["critic", join(cwd, ".claude", "agents", "critic.md"), "project .claude", null],
       ["reviewer", join(cwd, ".claude", "agents", "other-reviewer.md"), "project .claude", join(cwd, "agents", "reviewer.md")],
@@ -101,8 +110,9 @@ describe("discoverAgents", () => {
     ]);
   });
 
-  it("finds nothing, without error, when no directory exists", async () => {
+  it("finds only the shipped agents, without error, when no other directory exists", async () => {
     root = await mkdtemp(join(tmpdir(), "cadre-agents-"));
-    expect(await discoverAgents({ cwd: root, home: root })).toEqual([]);
+    const found = await discoverAgents({ cwd: root, home: root });
+    expect(found.map((agent) => [agent.scope, agent.ok])).toEqual(Array(5).fill([SHIPPED_SCOPE, true]));
   });
 });

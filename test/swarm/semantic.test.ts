@@ -37,8 +37,9 @@ describe("references to agents", () => {
   });
 
   it("says where to define an agent when there are none", async () => {
-    expect(await errorsOf(["tasks: [{ name: a, prompt: p, agent: reviewer }]"])).toEqual([
-      { path: "tasks[0].agent", message: 'unknown agent "reviewer"', hint: "define it under agents:, or put reviewer.md in .claude/agents" },
+    // (reviewer would be found: cadre ships one.)
+    expect(await errorsOf(["tasks: [{ name: a, prompt: p, agent: auditor }]"])).toEqual([
+      { path: "tasks[0].agent", message: 'unknown agent "auditor"', hint: "define it under agents:, or put auditor.md in .claude/agents" },
     ]);
   });
 
