@@ -8,6 +8,7 @@ import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
 import { openRunDashboard, type RunDashboard } from "./run/dashboard.ts";
 import { renderFinalTable } from "./run/final-table.ts";
+import { surviveClosedOutput } from "./output.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
 import { RunState } from "./run/state.ts";
 import { colorsFor } from "./run/view/format.ts";
@@ -58,6 +59,10 @@ export async function runCommand(args: string[]): Promise<number> {
     return 2;
   }
   const { options } = parsed;
+  // A reader that goes away (`| head`) costs it the rest of the output, not the run nor its record.
+  surviveClosedOutput((name) => {
+    if (name === "stdout") process.stderr.write("cadre run: stdout was closed; the run goes on, and summary.json records it\n");
+  });
   const config = await loadConfig(options);
   if (config === undefined) {
     if (options.resume !== undefined)
