@@ -6,9 +6,9 @@ import { planResume, ResumeError, type ResumePlan, SwarmRun } from "../run/index
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
+import { surviveClosedOutput } from "./output.ts";
 import { openRunDashboard, type RunDashboard } from "./run/dashboard.ts";
 import { renderFinalTable } from "./run/final-table.ts";
-import { surviveClosedOutput } from "./output.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
 import { RunState } from "./run/state.ts";
 import { colorsFor } from "./run/view/format.ts";
