@@ -1,8 +1,8 @@
-import { mkdir, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
 import { CadreError } from "../errors.ts";
-import { planResume, ResumeError, type ResumePlan, SwarmRun } from "../run/index.ts";
+import { planResume, prepareOutDir, RecordWriteError, ResumeError, type ResumePlan, SwarmRun } from "../run/index.ts";
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
@@ -82,9 +82,10 @@ export async function runCommand(args: string[]): Promise<number> {
 
   const outDir = plan?.dir ?? (options.defaultOut ? await freshDir(options.outDir) : options.outDir);
   try {
-    await mkdir(outDir, { recursive: true });
+    await prepareOutDir(outDir);
   } catch (error) {
-    process.stderr.write(`cadre run: cannot create the output directory ${outDir}: ${(error as Error).message}\n`);
+    if (!(error instanceof RecordWriteError)) throw error;
+    process.stderr.write(`cadre run: the output directory cannot be used: ${error.message}\n`);
     return 2;
   }
   let run: SwarmRun;
@@ -143,8 +144,8 @@ export async function runCommand(args: string[]): Promise<number> {
     // The reaper kills each worker with its tools, also once this process has exited.
     onKill: () => {
       view.stop();
-      const { path } = run.kill(stopOf(stopping.received) ?? { reason: "killed", exitCode: 130 });
-      process.stderr.write(`cadre run: killed; ${path} lists what finished\n`);
+      const { path, error } = run.kill(stopOf(stopping.received) ?? { reason: "killed", exitCode: 130 });
+      process.stderr.write(`cadre run: killed; ${error ? error.message : `${path} lists what finished`}\n`);
     },
   });
 
@@ -156,6 +157,14 @@ export async function runCommand(args: string[]): Promise<number> {
     view.notice(`cadre run: task "${name}" of the resumed run is no longer in the config; its result is dropped`);
   try {
     for await (const event of run.events(stopping.signal)) {
+      if (event.type === "record_unwritten" || event.type === "record_written_again") {
+        view.notice(
+          event.type === "record_unwritten"
+            ? `cadre run: ${event.message}; the tasks go on, and each one that ends tries again`
+            : `cadre run: ${event.path} is written again`,
+        );
+        continue;
+      }
       const now = Date.now();
       state.apply(event, now);
       dashboard?.live.apply(event, now);
@@ -167,9 +176,12 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   stopping.dispose();
 
-  const { summary, path } = run.writeRecord(stopOf(stopping.received));
+  const { summary, path, error } = run.writeRecord(stopOf(stopping.received));
   const tableOut = options.json ? process.stderr : out;
-  tableOut.write(`\n${renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) })}\n\nsummary: ${path}\n`);
+  const table = renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) });
+  tableOut.write(
+    `\n${table}\n\n${error ? `summary: not written (${error.message}); the transcripts that could be written are in ${outDir}` : `summary: ${path}`}\n`,
+  );
   for (const warning of run.warnings()) process.stderr.write(`cadre run: ${warning}\n`);
   if (dashboard) {
     dashboard.live.finish(Date.now(), { record: summary, dir: outDir });
@@ -182,5 +194,6 @@ export async function runCommand(args: string[]): Promise<number> {
     }
     await dashboard.serving.close();
   }
-  return summary.exit_code;
+  // The tasks may all have succeeded, but a record that is not there needs fixing.
+  return error && summary.exit_code === 0 ? 1 : summary.exit_code;
 }

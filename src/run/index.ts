@@ -1,7 +1,7 @@
 /** Running a swarm file end to end, without a terminal: the engine, resume, the record. */
 
 export type { EngineOptions, RunEngine } from "./engine.ts";
-export { buildSummary, exitCodeFor, type RunStop, type SummaryInput, writeSummarySync } from "./record.ts";
+export { buildSummary, exitCodeFor, prepareOutDir, RecordWriteError, type RunStop, type SummaryInput, writeSummarySync } from "./record.ts";
 export { planResume, ResumeError, type ResumePlan } from "./resume.ts";
 export { type RunSwarmFileOptions, runSwarmFile, type SwarmRunResult } from "./run-swarm-file.ts";
-export { type RunEvent, SwarmRun, type SwarmRunOptions } from "./swarm-run.ts";
+export { type RecordEvent, type RunEvent, SwarmRun, type SwarmRunOptions } from "./swarm-run.ts";

@@ -5,22 +5,28 @@
  * renders its events and turns its outcome into an exit code; a library
  * caller iterates the same events, or awaits `runSwarmFile()`.
  */
-import { mkdir } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { AbortError } from "../errors.ts";
 import { type OrchestratorEvent, sessionIdOf, type TaskResult } from "../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import type { TaskFingerprint } from "../swarm/fingerprint.ts";
-import type { Summary, SummaryTask } from "../swarm/record.ts";
+import { SUMMARY_FILE, type Summary, type SummaryTask } from "../swarm/record.ts";
 import { INTERRUPTED, newRunId, runSwarm, type SwarmEvent, unrunResult } from "../swarm/runner.ts";
 import { RunWorktrees, type WorktreeOutcome } from "../swarm/worktree.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { type RunEngine, startEngine } from "./engine.ts";
-import { buildSummary, type RunStop, type TaskProgress, writeSummarySync } from "./record.ts";
+import { buildSummary, prepareOutDir, RecordWriteError, type RunStop, type TaskProgress, writeSummarySync } from "./record.ts";
 import type { ResumePlan } from "./resume.ts";
 
-/** What a run tells: the orchestrator's events and the swarm's. */
-export type RunEvent = OrchestratorEvent | SwarmEvent;
+/**
+ * The record could not be written (a full disk, a read-only directory), told
+ * once: the run goes on, and each later write tries again; or it could be
+ * written again after that.
+ */
+export type RecordEvent = { type: "record_unwritten"; path: string; message: string } | { type: "record_written_again"; path: string };
+
+/** What a run tells: the orchestrator's events, the swarm's, and its record's troubles. */
+export type RunEvent = OrchestratorEvent | SwarmEvent | RecordEvent;
 
 export interface SwarmRunOptions {
   /** Where summary.json, the transcripts and a rehearsal's HOME go; made if missing. A resumed run uses the plan's. */
@@ -59,6 +65,10 @@ export class SwarmRun {
   readonly #worktreeOutcomes = new Map<string, WorktreeOutcome>();
   readonly #running = new Map<string, TaskProgress>();
   #finishedAt: number | undefined;
+  /** Where the run's events go while they are iterated. */
+  #queue: AsyncQueue<RunEvent> | undefined;
+  /** Why the last write of the record failed, while it keeps failing. */
+  #unwritten: RecordWriteError | undefined;
 
   private constructor(config: ResolvedSwarmConfig, options: SwarmRunOptions, outDir: string, budgetUsd: number | undefined, engine: RunEngine) {
     this.config = config;
@@ -79,7 +89,7 @@ export class SwarmRun {
   static async start(config: ResolvedSwarmConfig, options: SwarmRunOptions): Promise<SwarmRun> {
     // Absolute: workers run in other directories, and a relative HOME or transcript path would land there.
     const outDir = resolve(options.resume?.dir ?? options.outDir);
-    await mkdir(outDir, { recursive: true });
+    await prepareOutDir(outDir);
     const budgetUsd = appliedBudget(config, options);
     const engine = await startEngine(
       config,
@@ -119,6 +129,7 @@ export class SwarmRun {
   async *events(signal: AbortSignal): AsyncGenerator<RunEvent, void, undefined> {
     const leaving = new AbortController();
     const queue = new AsyncQueue<RunEvent>();
+    this.#queue = queue;
     const unsubscribe = this.#engine.on((event) => {
       this.#observe(event);
       queue.push(event);
@@ -217,10 +228,25 @@ export class SwarmRun {
     });
   }
 
-  /** Writes summary.json (atomically) and returns it with its path. */
-  writeRecord(stop: RunStop | undefined): { summary: Summary; path: string } {
+  /**
+   * Writes summary.json (atomically) and returns it with its path. A write
+   * that fails (a full disk) does not stop the run: `error` says why, the file
+   * stays as last written, and the next write tries again.
+   */
+  writeRecord(stop: RunStop | undefined): { summary: Summary; path: string; error?: RecordWriteError } {
     const summary = this.summary(stop);
-    return { summary, path: writeSummarySync(this.outDir, summary) };
+    const path = join(this.outDir, SUMMARY_FILE);
+    try {
+      writeSummarySync(this.outDir, summary);
+    } catch (error) {
+      if (!(error instanceof RecordWriteError)) throw error;
+      if (this.#unwritten === undefined) this.#queue?.push({ type: "record_unwritten", path, message: error.message });
+      this.#unwritten = error;
+      return { summary, path, error };
+    }
+    if (this.#unwritten !== undefined) this.#queue?.push({ type: "record_written_again", path });
+    this.#unwritten = undefined;
+    return { summary, path };
   }
 
   /**
@@ -228,7 +254,7 @@ export class SwarmRun {
    * exit): kills every worker here, discards the worktrees, records each task
    * that has no result as cancelled, and writes the record.
    */
-  kill(stop: RunStop): { summary: Summary; path: string } {
+  kill(stop: RunStop): ReturnType<SwarmRun["writeRecord"]> {
     this.#engine.kill();
     this.#worktrees.discardSync();
     for (const task of this.config.tasks) {

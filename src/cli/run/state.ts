@@ -95,6 +95,8 @@ export class RunState {
         return;
       case "task_rerun":
       case "task_ready":
+      case "record_unwritten":
+      case "record_written_again":
         return;
       default:
         break;
