@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
 import { CadreError } from "../errors.ts";
-import { planResume, prepareOutDir, RecordWriteError, ResumeError, type ResumePlan, SwarmRun } from "../run/index.ts";
+import { planResume, prepareOutDir, RecordWriteError, ResumeError, type ResumePlan, type RunEvent, SwarmRun } from "../run/index.ts";
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
@@ -45,6 +45,22 @@ async function loadConfig(options: RunOptions): Promise<ResolvedSwarmConfig | un
   const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
   process.stderr.write(`cadre run: ${options.config} is not valid${result.ok ? " for --rehearse" : ""} (${count})\n`);
   return undefined;
+}
+
+/** What the run says about itself, in a line every view shows: its record, or whether the model can be reached. */
+function noticeOf(event: RunEvent): string | undefined {
+  switch (event.type) {
+    case "record_unwritten":
+      return `${event.message}; the tasks go on, and each one that ends tries again`;
+    case "record_written_again":
+      return `${event.path} is written again`;
+    case "access_waiting":
+      return event.message;
+    case "access_refused":
+      return `stopped, no task can run: ${event.error.message}`;
+    default:
+      return undefined;
+  }
 }
 
 /** `cadre run <config>`: runs the swarm, writes transcripts and summary.json, prints a final table. */
@@ -157,14 +173,9 @@ export async function runCommand(args: string[]): Promise<number> {
     view.notice(`cadre run: task "${name}" of the resumed run is no longer in the config; its result is dropped`);
   try {
     for await (const event of run.events(stopping.signal)) {
-      if (event.type === "record_unwritten" || event.type === "record_written_again") {
-        view.notice(
-          event.type === "record_unwritten"
-            ? `cadre run: ${event.message}; the tasks go on, and each one that ends tries again`
-            : `cadre run: ${event.path} is written again`,
-        );
-        continue;
-      }
+      const notice = noticeOf(event);
+      if (notice !== undefined) view.notice(`cadre run: ${notice}`);
+      if (event.type === "record_unwritten" || event.type === "record_written_again") continue;
       const now = Date.now();
       state.apply(event, now);
       dashboard?.live.apply(event, now);
@@ -176,7 +187,7 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   stopping.dispose();
 
-  const { summary, path, error } = run.writeRecord(stopOf(stopping.received));
+  const { summary, path, error } = run.writeRecord(stopOf(stopping.received) ?? run.stop);
   const tableOut = options.json ? process.stderr : out;
   const table = renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) });
   tableOut.write(

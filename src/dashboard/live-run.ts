@@ -185,6 +185,9 @@ export class LiveRun implements RunFeed {
         this.#totalUsage = event.totalUsage;
         this.#row(event.task, now).view.costUsd = event.taskUsd;
         return;
+      case "access_waiting":
+      case "access_refused":
+        return;
       default:
         break;
     }

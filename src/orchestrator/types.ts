@@ -156,6 +156,10 @@ export type OrchestratorEvent =
   | { type: "permission_settled"; task: TaskInfo; requestId: string }
   | { type: "hook_failed"; task: TaskInfo; event: string; error: { code: string; message: string } }
   | { type: "session_status"; task: TaskInfo; status: SessionStatus }
+  /** The first worker cannot reach the API: the other work waits while its CLI retries (see AccessCheck). */
+  | { type: "access_waiting"; message: string }
+  /** No work can run (no login, an API that cannot be reached): none more starts. Once per orchestrator. */
+  | { type: "access_refused"; error: { code: string; message: string } }
   /** A task's process was closed instead of serving the next task (see OrchestratorOptions.reuse). */
   | { type: "worker_recycled"; task: TaskInfo; pid: number | undefined; reason: string };
 

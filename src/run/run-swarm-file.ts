@@ -42,7 +42,7 @@ export async function runSwarmFile(file: string | ResolvedSwarmConfig, options: 
   const signal = options.signal ?? new AbortController().signal;
   const run = await SwarmRun.start(config, options);
   for await (const event of run.events(signal)) options.onEvent?.(event);
-  const stop: RunStop | undefined = signal.aborted ? { reason: String(signal.reason), exitCode: options.stopExitCode ?? 130 } : undefined;
+  const stop: RunStop | undefined = signal.aborted ? { reason: String(signal.reason), exitCode: options.stopExitCode ?? 130 } : run.stop;
   const { summary, path, error } = run.writeRecord(stop);
   return { summary, path, exitCode: summary.exit_code, warnings: [...run.warnings(), ...(error ? [error.message] : [])] };
 }

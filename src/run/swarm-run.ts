@@ -67,6 +67,8 @@ export class SwarmRun {
   #finishedAt: number | undefined;
   /** Where the run's events go while they are iterated. */
   #queue: AsyncQueue<RunEvent> | undefined;
+  /** Aborted when no task can run (no login, an API that cannot be reached): the run stops with exit 2. */
+  readonly #refusal = new AbortController();
   /** Why the last write of the record failed, while it keeps failing. */
   #unwritten: RecordWriteError | undefined;
 
@@ -114,6 +116,11 @@ export class SwarmRun {
     return this.resume ? (this.resume.previous.attempt ?? 1) + 1 : 1;
   }
 
+  /** What stopped the run from within, if something did: no task could run (no login, an API that cannot be reached); exit 2. */
+  get stop(): RunStop | undefined {
+    return this.#refusal.signal.aborted ? { reason: (this.#refusal.signal.reason as Error).message, exitCode: 2 } : undefined;
+  }
+
   /** Problems to report once the run is over (scripted-model warnings, a lost Redis). */
   warnings(): readonly string[] {
     return this.#engine.warnings();
@@ -134,7 +141,7 @@ export class SwarmRun {
       this.#observe(event);
       queue.push(event);
     });
-    const driving = this.#drive(AbortSignal.any([signal, leaving.signal]), queue).finally(unsubscribe);
+    const driving = this.#drive(AbortSignal.any([signal, leaving.signal, this.#refusal.signal]), queue).finally(unsubscribe);
     try {
       yield* queue;
     } finally {
@@ -177,6 +184,7 @@ export class SwarmRun {
    * session is known, so even a SIGKILL leaves the session to resume.
    */
   #observe(event: OrchestratorEvent): void {
+    if (event.type === "access_refused") return this.#refusal.abort(new AbortError("the run", event.error.message));
     if (!("task" in event) || event.task.parentId !== undefined || this.#results.has(event.task.name)) return;
     const name = event.task.name;
     if (event.type === "task_started") {

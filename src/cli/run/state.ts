@@ -97,6 +97,8 @@ export class RunState {
       case "task_ready":
       case "record_unwritten":
       case "record_written_again":
+      case "access_waiting":
+      case "access_refused":
         return;
       default:
         break;

@@ -1,0 +1,94 @@
+import type { CadreError } from "../errors.ts";
+import type { CliMessage } from "../protocol/index.ts";
+import { EventHub } from "../util/event-hub.ts";
+import { ApiUnreachableError, NotLoggedInError } from "./errors.ts";
+
+/** What the check tells the orchestrator: the API is unreachable and the others wait, or no work can run. */
+export type AccessNews = { kind: "waiting"; message: string } | { kind: "refused"; error: CadreError };
+
+/**
+ * One check, before fanning out, that the CLI can reach the model at all: the
+ * first piece of work starts alone (the probe), and the others wait until its
+ * worker's answers tell. A real answer from the API opens the way for all; a
+ * "Not logged in" closes it (NotLoggedInError), so no second worker starts;
+ * an API that cannot be reached keeps the others waiting while the probe's
+ * CLI retries (about 190 s), and closes the way (ApiUnreachableError) if its
+ * retries fail. A probe that ends without telling (its process died) hands
+ * the probe to the next one waiting. Measured on the pinned CLI: without a
+ * login, its first answer is a synthetic reply and an error result within a
+ * second or two; `claude auth status` tells as much but cannot see an agent's
+ * own environment, and says nothing of the API.
+ */
+export class AccessCheck {
+  #probing = false;
+  #verdict: { open: true } | { open: false; error: CadreError } | undefined;
+  #unreachable: string | undefined;
+  readonly #changes = new EventHub<void>();
+
+  constructor(private readonly onNews: (news: AccessNews) => void) {}
+
+  /**
+   * Before a worker starts. Resolves true for the probe (which must call
+   * probeEnded when its attempt ends), false once the way is open; rejects
+   * with the check's error, or the signal's reason.
+   */
+  async pass(signal: AbortSignal): Promise<boolean> {
+    for (;;) {
+      signal.throwIfAborted();
+      if (this.#verdict?.open === true) return false;
+      if (this.#verdict?.open === false) throw this.#verdict.error;
+      if (!this.#probing) {
+        this.#probing = true;
+        return true;
+      }
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          off();
+          reject(signal.reason);
+        };
+        const off = this.#changes.on(() => {
+          signal.removeEventListener("abort", onAbort);
+          off();
+          resolve();
+        });
+        signal.addEventListener("abort", onAbort, { once: true });
+      });
+    }
+  }
+
+  /** The probe's attempt is over; if it told nothing, the next one waiting probes. */
+  probeEnded(): void {
+    if (!this.#probing) return;
+    this.#probing = false;
+    this.#changes.emit();
+  }
+
+  /** Every message of every worker: the first that tells decides. */
+  observe(message: CliMessage): void {
+    if (this.#verdict !== undefined) return;
+    if (message.type === "system" && message.subtype === "api_retry") {
+      // A status is an answer (a 429 or a 529 is the API, busy); none is a connection that failed.
+      if (message.error_status !== null) return this.#decide({ open: true });
+      if (this.#unreachable !== undefined) return;
+      this.#unreachable = `API ${message.error}: retry ${message.attempt}/${message.max_retries}`;
+      this.onNews({ kind: "waiting", message: `the API cannot be reached (${this.#unreachable}); no other task starts while the CLI retries` });
+      return;
+    }
+    if (message.type === "assistant" && message.message.model !== "<synthetic>") return this.#decide({ open: true });
+    if (message.type !== "result") return;
+    const said = [message.result, ...(message.errors ?? [])].join(" ");
+    if (message.is_error && /not logged in/i.test(said)) return this.#decide({ open: false, error: new NotLoggedInError() });
+    if (message.is_error && this.#unreachable !== undefined && message.api_error_status == null) {
+      return this.#decide({ open: false, error: new ApiUnreachableError(`${this.#unreachable}, then: ${said}`) });
+    }
+    // Any other end of a turn: the model was reached, or what failed was not the way to it.
+    this.#decide({ open: true });
+  }
+
+  #decide(verdict: { open: true } | { open: false; error: CadreError }): void {
+    this.#verdict = verdict;
+    this.#probing = false;
+    if (!verdict.open) this.onNews({ kind: "refused", error: verdict.error });
+    this.#changes.emit();
+  }
+}
