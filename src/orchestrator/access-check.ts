@@ -3,6 +3,8 @@ import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { ApiUnreachableError, NotLoggedInError } from "./errors.ts";
 
+type Verdict = { open: true } | { open: false; error: CadreError };
+
 /** What the check tells the orchestrator: the API is unreachable and the others wait, or no work can run. */
 export type AccessNews = { kind: "waiting"; message: string } | { kind: "refused"; error: CadreError };
 
@@ -21,7 +23,7 @@ export type AccessNews = { kind: "waiting"; message: string } | { kind: "refused
  */
 export class AccessCheck {
   #probing = false;
-  #verdict: { open: true } | { open: false; error: CadreError } | undefined;
+  #verdict: Verdict | undefined;
   #unreachable: string | undefined;
   readonly #changes = new EventHub<void>();
 
@@ -66,26 +68,33 @@ export class AccessCheck {
   /** Every message of every worker: the first that tells decides. */
   observe(message: CliMessage): void {
     if (this.#verdict !== undefined) return;
-    if (message.type === "system" && message.subtype === "api_retry") {
-      // A status is an answer (a 429 or a 529 is the API, busy); none is a connection that failed.
-      if (message.error_status !== null) return this.#decide({ open: true });
-      if (this.#unreachable !== undefined) return;
-      this.#unreachable = `API ${message.error}: retry ${message.attempt}/${message.max_retries}`;
-      this.onNews({ kind: "waiting", message: `the API cannot be reached (${this.#unreachable}); no other task starts while the CLI retries` });
-      return;
-    }
-    if (message.type === "assistant" && message.message.model !== "<synthetic>") return this.#decide({ open: true });
-    if (message.type !== "result") return;
-    const said = [message.result, ...(message.errors ?? [])].join(" ");
-    if (message.is_error && /not logged in/i.test(said)) return this.#decide({ open: false, error: new NotLoggedInError() });
-    if (message.is_error && this.#unreachable !== undefined && message.api_error_status == null) {
-      return this.#decide({ open: false, error: new ApiUnreachableError(`${this.#unreachable}, then: ${said}`) });
-    }
-    // Any other end of a turn: the model was reached, or what failed was not the way to it.
-    this.#decide({ open: true });
+    const verdict = this.#read(message);
+    if (verdict !== undefined) this.#decide(verdict);
   }
 
-  #decide(verdict: { open: true } | { open: false; error: CadreError }): void {
+  /** What a message tells of the way to the model, if anything. */
+  #read(message: CliMessage): Verdict | undefined {
+    if (message.type === "system" && message.subtype === "api_retry") {
+      // A status is an answer (a 429 or a 529 is the API, busy); none is a connection that failed.
+      if (message.error_status !== null) return { open: true };
+      if (this.#unreachable === undefined) {
+        this.#unreachable = `API ${message.error}: retry ${message.attempt}/${message.max_retries}`;
+        this.onNews({ kind: "waiting", message: `the API cannot be reached (${this.#unreachable}); no other task starts while the CLI retries` });
+      }
+      return undefined;
+    }
+    if (message.type === "assistant") return message.message.model === "<synthetic>" ? undefined : { open: true };
+    if (message.type !== "result") return undefined;
+    const said = [message.result, ...(message.errors ?? [])].join(" ");
+    if (message.is_error && /not logged in/i.test(said)) return { open: false, error: new NotLoggedInError() };
+    if (message.is_error && this.#unreachable !== undefined && message.api_error_status == null) {
+      return { open: false, error: new ApiUnreachableError(`${this.#unreachable}, then: ${said}`) };
+    }
+    // Any other end of a turn: the model was reached, or what failed was not the way to it.
+    return { open: true };
+  }
+
+  #decide(verdict: Verdict): void {
     this.#verdict = verdict;
     this.#probing = false;
     if (!verdict.open) this.onNews({ kind: "refused", error: verdict.error });

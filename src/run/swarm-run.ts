@@ -184,7 +184,10 @@ export class SwarmRun {
    * session is known, so even a SIGKILL leaves the session to resume.
    */
   #observe(event: OrchestratorEvent): void {
-    if (event.type === "access_refused") return this.#refusal.abort(new AbortError("the run", event.error.message));
+    if (event.type === "access_refused") {
+      this.#refusal.abort(new AbortError("the run", event.error.message));
+      return;
+    }
     if (!("task" in event) || event.task.parentId !== undefined || this.#results.has(event.task.name)) return;
     const name = event.task.name;
     if (event.type === "task_started") {
