@@ -73,8 +73,18 @@ export class SessionRegistry {
    */
   static readonly CHILD_WORKER = { fileCheckpointing: true } as const;
 
+  /**
+   * Throws why no child can run (no login, an API that cannot be reached),
+   * once the first child's worker has told: the same words for every client.
+   */
+  throwIfRefused(): void {
+    const refusal = this.#orchestrator.accessRefusal;
+    if (refusal !== undefined) throw refusal;
+  }
+
   /** Opens a session for `owner`; it is "ask" for permissions so that its parent decides. */
   open(owner: string, spec: Omit<SessionSpec, "permissions" | "permissionTimeoutMs">): ManagedSession {
+    this.throwIfRefused();
     if (this.liveCount >= this.maxSessions) throw new SessionLimitError(this.maxSessions);
     if (spec.name !== undefined) {
       const holder = this.list(owner).find((s) => s.name === spec.name && s.status !== "closed");

@@ -16,15 +16,28 @@ export type AccessNews = { kind: "waiting"; message: string } | { kind: "refused
  * an API that cannot be reached keeps the others waiting while the probe's
  * CLI retries (about 190 s), and closes the way (ApiUnreachableError) if its
  * retries fail. A probe that ends without telling (its process died) hands
- * the probe to the next one waiting. Measured on the pinned CLI: without a
+ * the probe to the next one waiting. The others do not wait for a slow first
+ * reply: GRACE_MS after the probe's request went out with no sign of
+ * failure, they start (and stop starting again if the API then turns out
+ * unreachable). Measured on the pinned CLI: without a
  * login, its first answer is a synthetic reply and an error result within a
  * second or two; `claude auth status` tells as much but cannot see an agent's
  * own environment, and says nothing of the API.
  */
+/**
+ * How long after the probe's request went out, with no sign of failure, the
+ * others may start: a missing login shows before the request, a refused
+ * connection within a second of it; a first reply may take minutes.
+ */
+const GRACE_MS = 3_000;
+
 export class AccessCheck {
   #probing = false;
   #verdict: Verdict | undefined;
   #unreachable: string | undefined;
+  /** The probe's request went out GRACE_MS ago and nothing failed: the others start, unless the API turns out unreachable. */
+  #graceOver = false;
+  #grace: ReturnType<typeof setTimeout> | undefined;
   readonly #changes = new EventHub<void>();
 
   constructor(private readonly onNews: (news: AccessNews) => void) {}
@@ -39,6 +52,7 @@ export class AccessCheck {
       signal.throwIfAborted();
       if (this.#verdict?.open === true) return false;
       if (this.#verdict?.open === false) throw this.#verdict.error;
+      if (this.#graceOver && this.#unreachable === undefined) return false;
       if (!this.#probing) {
         this.#probing = true;
         return true;
@@ -58,6 +72,11 @@ export class AccessCheck {
     }
   }
 
+  /** Why no work can run, once that is known. */
+  get refusal(): CadreError | undefined {
+    return this.#verdict?.open === false ? this.#verdict.error : undefined;
+  }
+
   /** The probe's attempt is over; if it told nothing, the next one waiting probes. */
   probeEnded(): void {
     if (!this.#probing) return;
@@ -74,6 +93,14 @@ export class AccessCheck {
 
   /** What a message tells of the way to the model, if anything. */
   #read(message: CliMessage): Verdict | undefined {
+    if (message.type === "system" && message.subtype === "status" && message.status === "requesting" && this.#grace === undefined) {
+      this.#grace = setTimeout(() => {
+        this.#graceOver = true;
+        this.#changes.emit();
+      }, GRACE_MS);
+      this.#grace.unref();
+      return undefined;
+    }
     if (message.type === "system" && message.subtype === "api_retry") {
       // A status is an answer (a 429 or a 529 is the API, busy); none is a connection that failed.
       if (message.error_status !== null) return { open: true };
@@ -87,7 +114,8 @@ export class AccessCheck {
     if (message.type !== "result") return undefined;
     const said = [message.result, ...(message.errors ?? [])].join(" ");
     if (message.is_error && /not logged in/i.test(said)) return { open: false, error: new NotLoggedInError() };
-    if (message.is_error && this.#unreachable !== undefined && message.api_error_status == null) {
+    // The CLI gave up on the API ("success" with is_error: its API-error path); an interrupted turn ends otherwise.
+    if (message.is_error && message.subtype === "success" && this.#unreachable !== undefined && message.api_error_status == null) {
       return { open: false, error: new ApiUnreachableError(`${this.#unreachable}, then: ${said}`) };
     }
     // Any other end of a turn: the model was reached, or what failed was not the way to it.
@@ -95,6 +123,7 @@ export class AccessCheck {
   }
 
   #decide(verdict: Verdict): void {
+    clearTimeout(this.#grace);
     this.#verdict = verdict;
     this.#probing = false;
     if (!verdict.open) this.onNews({ kind: "refused", error: verdict.error });

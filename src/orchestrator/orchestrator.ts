@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { CadreError } from "../errors.ts";
 import { AbortError } from "../errors.ts";
 import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
@@ -238,6 +239,11 @@ export class Orchestrator implements TaskRunner {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /** Why no work can run (no login, an API that cannot be reached), once the first worker has told. */
+  get accessRefusal(): CadreError | undefined {
+    return this.#access.refusal;
   }
 
   /** A validated task's record; the task is announced as queued. */
