@@ -151,7 +151,7 @@ export class Orchestrator implements TaskRunner {
     let probing = false;
     const host: SessionHost = {
       startWorker: async (_session, canUseTool, resume, signal) => {
-        probing = await this.#access.pass(signal);
+        probing = this.options.accessCheck !== false && (await this.#access.pass(signal));
         const plan = this.#factory.plan({
           context: { kind: "session", name: record.info.name, agent: record.info.agent },
           overrides: record.overrides,
@@ -316,7 +316,7 @@ export class Orchestrator implements TaskRunner {
             return this.attempt(record, spec, AbortSignal.any([stop, signal]));
           };
           // Only the first task starts before it is known that a worker can reach the model at all.
-          const probe = await this.#access.pass(stop);
+          const probe = this.options.accessCheck !== false && (await this.#access.pass(stop));
           try {
             return await (lentSlot ? attempt(stop) : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: stop }));
           } finally {

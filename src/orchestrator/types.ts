@@ -261,6 +261,14 @@ export interface OrchestratorOptions {
    * instead of each writing it. False sends every first prompt at once.
    */
   cacheStagger?: boolean | { maxWaitMs?: number };
+  /**
+   * Check once, before fanning out, that workers can reach the model (on by
+   * default): the first task starts alone until its request has gone out for
+   * a second with no sign of failure; no login, or an API that cannot be
+   * reached, stops the rest from starting (see AccessCheck). False starts
+   * every task at once.
+   */
+  accessCheck?: boolean;
   /** Write one JSONL transcript per task here. */
   outDir?: string;
   /** Defaults for tasks that do not set them. */
