@@ -9,6 +9,14 @@ type Verdict = { open: true } | { open: false; error: CadreError };
 export type AccessNews = { kind: "waiting"; message: string } | { kind: "refused"; error: CadreError };
 
 /**
+ * How long after the probe's request went out, with no sign of failure, the
+ * others may start: a missing login shows within milliseconds of it, a
+ * refused connection within a second (measured: 0.5 to 2 s, and the others
+ * stop starting again when it shows); a first reply may take minutes.
+ */
+const GRACE_MS = 1_000;
+
+/**
  * One check, before fanning out, that the CLI can reach the model at all: the
  * first piece of work starts alone (the probe), and the others wait until its
  * worker's answers tell. A real answer from the API opens the way for all; a
@@ -19,19 +27,11 @@ export type AccessNews = { kind: "waiting"; message: string } | { kind: "refused
  * the probe to the next one waiting. The others do not wait for a slow first
  * reply: GRACE_MS after the probe's request went out with no sign of
  * failure, they start (and stop starting again if the API then turns out
- * unreachable). Measured on the pinned CLI: without a
- * login, its first answer is a synthetic reply and an error result within a
- * second or two; `claude auth status` tells as much but cannot see an agent's
- * own environment, and says nothing of the API.
+ * unreachable). Measured on the pinned CLI: without a login, its first
+ * answer is a synthetic reply and an error result within a second or two;
+ * `claude auth status` tells as much but cannot see an agent's own
+ * environment, and says nothing of the API.
  */
-/**
- * How long after the probe's request went out, with no sign of failure, the
- * others may start: a missing login shows within milliseconds of it, a
- * refused connection within a second (measured: 0.5 to 2 s, and the others
- * stop starting again when it shows); a first reply may take minutes.
- */
-const GRACE_MS = 1_000;
-
 export class AccessCheck {
   #probing = false;
   #verdict: Verdict | undefined;
@@ -40,8 +40,11 @@ export class AccessCheck {
   #graceOver = false;
   #grace: ReturnType<typeof setTimeout> | undefined;
   readonly #changes = new EventHub<void>();
+  readonly #onNews: (news: AccessNews) => void;
 
-  constructor(private readonly onNews: (news: AccessNews) => void) {}
+  constructor(onNews: (news: AccessNews) => void) {
+    this.#onNews = onNews;
+  }
 
   /**
    * Before a worker starts. Resolves true for the probe (which must call
@@ -107,7 +110,7 @@ export class AccessCheck {
       if (message.error_status !== null) return { open: true };
       if (this.#unreachable === undefined) {
         this.#unreachable = `API ${message.error}: retry ${message.attempt}/${message.max_retries}`;
-        this.onNews({ kind: "waiting", message: `the API cannot be reached (${this.#unreachable}); no other task starts while the CLI retries` });
+        this.#onNews({ kind: "waiting", message: `the API cannot be reached (${this.#unreachable}); no other task starts while the CLI retries` });
       }
       return undefined;
     }
@@ -127,7 +130,7 @@ export class AccessCheck {
     clearTimeout(this.#grace);
     this.#verdict = verdict;
     this.#probing = false;
-    if (!verdict.open) this.onNews({ kind: "refused", error: verdict.error });
+    if (!verdict.open) this.#onNews({ kind: "refused", error: verdict.error });
     this.#changes.emit();
   }
 }
