@@ -1,12 +1,23 @@
-import { mkdir, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
 // Needs no Redis client: `cadre run` without --redis never loads BullMQ.
 import { RUN_ID_PATTERN } from "../distributed/index.ts";
 import { CadreError } from "../errors.ts";
-import { planResume, ResumeError, type ResumePlan, RunModel, runDirWithId, SwarmRun } from "../run/index.ts";
+import {
+  planResume,
+  prepareOutDir,
+  RecordWriteError,
+  ResumeError,
+  type ResumePlan,
+  type RunEvent,
+  RunModel,
+  runDirWithId,
+  SwarmRun,
+} from "../run/index.ts";
 import { formatIssue, loadSwarmConfig, missingScripts, type ResolvedSwarmConfig } from "../swarm/index.ts";
 import { ClaudeNotFoundError, locateClaude } from "../worker/index.ts";
+import { surviveClosedOutput } from "./output.ts";
 import { openRunDashboard, type RunDashboard } from "./run/dashboard.ts";
 import { renderFinalTable } from "./run/final-table.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
@@ -46,6 +57,22 @@ async function loadConfig(options: RunOptions): Promise<ResolvedSwarmConfig | un
   return undefined;
 }
 
+/** What the run says about itself, in a line every view shows: its record, or whether the model can be reached. */
+function noticeOf(event: RunEvent): string | undefined {
+  switch (event.type) {
+    case "record_unwritten":
+      return `${event.message}; the tasks go on, and each one that ends tries again`;
+    case "record_written_again":
+      return `${event.path} is written again`;
+    case "access_waiting":
+      return event.message;
+    case "access_refused":
+      return `stopped, no task can run: ${event.error.message}`;
+    default:
+      return undefined;
+  }
+}
+
 /** `cadre run <config>`: runs the swarm, writes transcripts and summary.json, prints a final table. */
 export async function runCommand(args: string[]): Promise<number> {
   const parsed = parseRunArgs(args);
@@ -58,6 +85,10 @@ export async function runCommand(args: string[]): Promise<number> {
     return 2;
   }
   const { options } = parsed;
+  // A reader that goes away (`| head`) costs it the rest of the output, not the run nor its record.
+  surviveClosedOutput((name) => {
+    if (name === "stdout") process.stderr.write("cadre run: stdout was closed; the run goes on, and summary.json records it\n");
+  });
   const config = await loadConfig(options);
   if (config === undefined) {
     if (options.resume !== undefined)
@@ -92,9 +123,10 @@ export async function runCommand(args: string[]): Promise<number> {
   const sameRunDir = options.redis?.given && options.defaultOut && !plan ? await runDirWithId(options.redis.runId, resolve(RUNS_DIR)) : undefined;
   const outDir = plan?.dir ?? sameRunDir ?? (options.defaultOut ? await freshDir(options.outDir) : options.outDir);
   try {
-    await mkdir(outDir, { recursive: true });
+    await prepareOutDir(outDir);
   } catch (error) {
-    process.stderr.write(`cadre run: cannot create the output directory ${outDir}: ${(error as Error).message}\n`);
+    if (!(error instanceof RecordWriteError)) throw error;
+    process.stderr.write(`cadre run: the output directory cannot be used: ${error.message}\n`);
     return 2;
   }
   // Until the view is up, a distributed run's news goes to stderr.
@@ -163,8 +195,8 @@ export async function runCommand(args: string[]): Promise<number> {
     // The reaper kills each worker with its tools, also once this process has exited.
     onKill: () => {
       view.stop();
-      const { path } = run.kill(stopOf(stopping.received) ?? { reason: "killed", exitCode: 130 });
-      process.stderr.write(`cadre run: killed; ${path} lists what finished\n`);
+      const { path, error } = run.kill(stopOf(stopping.received) ?? { reason: "killed", exitCode: 130 });
+      process.stderr.write(`cadre run: killed; ${error ? error.message : `${path} lists what finished`}\n`);
     },
   });
 
@@ -179,6 +211,9 @@ export async function runCommand(args: string[]): Promise<number> {
     view.notice(`cadre run: task "${name}" of the resumed run is no longer in the config; its result is dropped`);
   try {
     for await (const event of run.events(stopping.signal)) {
+      const notice = noticeOf(event);
+      if (notice !== undefined) view.notice(`cadre run: ${notice}`);
+      if (event.type === "record_unwritten" || event.type === "record_written_again") continue;
       state.apply(event, Date.now());
       view.event(event);
     }
@@ -188,9 +223,12 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   stopping.dispose();
 
-  const { summary, path } = run.writeRecord(stopOf(stopping.received));
+  const { summary, path, error } = run.writeRecord(stopOf(stopping.received) ?? run.stop);
   const tableOut = options.json ? process.stderr : out;
-  tableOut.write(`\n${renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) })}\n\nsummary: ${path}\n`);
+  const table = renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) });
+  tableOut.write(
+    `\n${table}\n\n${error ? `summary: not written (${error.message}); the transcripts that could be written are in ${outDir}` : `summary: ${path}`}\n`,
+  );
   for (const warning of run.warnings()) process.stderr.write(`cadre run: ${warning}\n`);
   if (dashboard) {
     dashboard.live.finish(Date.now(), { record: summary, dir: outDir });
@@ -203,5 +241,6 @@ export async function runCommand(args: string[]): Promise<number> {
     }
     await dashboard.serving.close();
   }
-  return summary.exit_code;
+  // The tasks may all have succeeded, but a record that is not there needs fixing.
+  return error && summary.exit_code === 0 ? 1 : summary.exit_code;
 }

@@ -1,6 +1,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CADRE_VERSION } from "../util/version.ts";
 import { askByElicitation, supportsElicitation } from "./elicitation.ts";
+import { forwardChildLog } from "./logging.ts";
 import { registerResources } from "./resources.ts";
 import type { SessionRegistry } from "./session-registry.ts";
 import { DEFAULT_WAIT_S } from "./tools/common.ts";
@@ -21,12 +22,14 @@ export interface CadreServerOptions {
 /**
  * The cadre MCP server for one client connection (an McpServer serves one
  * transport): the session tools and resources over the shared registry,
- * scoped to `owner`.
+ * scoped to `owner`, and its children's notable events as log messages.
  */
 export function createCadreServer(registry: SessionRegistry, owner: string, options: CadreServerOptions = {}): McpServer {
   const server = new McpServer(
     { name: "cadre", version: CADRE_VERSION },
     {
+      // The children's notable events, as log messages the client filters with logging/setLevel.
+      capabilities: { logging: {} },
       instructions:
         "Run child Claude Code sessions: spawn_session starts one on a task, query_session continues it, " +
         "wait_sessions waits on several; answer their permission requests with answer_permission; close_session when done.",
@@ -38,6 +41,12 @@ export function createCadreServer(registry: SessionRegistry, owner: string, opti
   registerControlTools(server, context);
   registerFileTools(server, context);
   registerResources(server, registry, owner);
+  const stopLogging = forwardChildLog(server, registry, owner);
+  const onclose = server.server.onclose;
+  server.server.onclose = () => {
+    stopLogging();
+    onclose?.();
+  };
   if (options.elicitation !== false) {
     registry.onPermissionRequest(owner, (session, pending) => {
       if (supportsElicitation(server.server)) void askByElicitation(server.server, session, pending, registry.permissionTimeoutMs);

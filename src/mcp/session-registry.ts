@@ -17,6 +17,12 @@ export interface SessionRegistryOptions {
 
 export type PermissionListener = (session: ManagedSession, pending: PendingPermission) => void;
 
+/** Something a child did that its parent may want to hear of: its status changed (from `before`), or it asks a permission. */
+export type ChildActivity = { session: ManagedSession } & (
+  | { kind: "status"; before: SessionStatus }
+  | { kind: "permission"; pending: PendingPermission }
+);
+
 const DEFAULT_MAX_SESSIONS = 16;
 const DEFAULT_SESSION_IDLE_MS = 15 * 60_000;
 const DEFAULT_KEEP_CLOSED = 100;
@@ -31,6 +37,7 @@ export class SessionRegistry {
   readonly #keepClosed: number;
   readonly #sessions = new Map<string, ManagedSession>();
   readonly #permissionRequests = new EventHub<{ session: ManagedSession; pending: PendingPermission }>();
+  readonly #activity = new EventHub<ChildActivity>();
   /** Owner → the unsubscribe function of its one permission route. */
   readonly #permissionRoutes = new Map<string, () => void>();
   readonly #reaper: ReturnType<typeof setInterval> | undefined;
@@ -65,8 +72,18 @@ export class SessionRegistry {
    */
   static readonly CHILD_WORKER = { fileCheckpointing: true } as const;
 
+  /**
+   * Throws why no child can run (no login, an API that cannot be reached),
+   * once the first child's worker has told: the same words for every client.
+   */
+  throwIfRefused(): void {
+    const refusal = this.#orchestrator.accessRefusal;
+    if (refusal !== undefined) throw refusal;
+  }
+
   /** Opens a session for `owner`; it is "ask" for permissions so that its parent decides. */
   open(owner: string, spec: Omit<SessionSpec, "permissions" | "permissionTimeoutMs">): ManagedSession {
+    this.throwIfRefused();
     if (this.liveCount >= this.maxSessions) throw new SessionLimitError(this.maxSessions);
     if (spec.name !== undefined) {
       const holder = this.list(owner).find((s) => s.name === spec.name && s.status !== "closed");
@@ -81,7 +98,14 @@ export class SessionRegistry {
     const managed = new ManagedSession(session, owner);
     session.onPermissionRequest((pending) => {
       this.#permissionRequests.emit({ session: managed, pending });
+      this.#activity.emit({ session: managed, kind: "permission", pending });
       managed.changed();
+    });
+    let status = managed.status;
+    managed.onChange(() => {
+      const before = status;
+      status = managed.status;
+      if (status !== before) this.#activity.emit({ session: managed, kind: "status", before });
     });
     this.#sessions.set(managed.id, managed);
     this.#forgetOldClosed();
@@ -120,6 +144,13 @@ export class SessionRegistry {
     return () => {
       if (this.#permissionRoutes.get(owner) === off) this.#dropPermissionRoute(owner);
     };
+  }
+
+  /** Tells `listener` what the owner's children do (see ChildActivity). Returns the unsubscribe function. */
+  onActivity(owner: string, listener: (activity: ChildActivity) => void): () => void {
+    return this.#activity.on((activity) => {
+      if (activity.session.owner === owner) listener(activity);
+    });
   }
 
   /** Closes every session of a client that went away. */

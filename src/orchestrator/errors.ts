@@ -105,3 +105,25 @@ export class SessionNotResumableError extends CadreError {
     );
   }
 }
+
+/** The CLI has no login and no ANTHROPIC_API_KEY: no task can run, so none more starts. */
+export class NotLoggedInError extends CadreError {
+  constructor() {
+    super(
+      "NOT_LOGGED_IN",
+      "claude is not logged in and ANTHROPIC_API_KEY is not set: log in with `claude auth login` (or run claude and type /login), " +
+        "or set ANTHROPIC_API_KEY; `cadre run --rehearse` runs offline and needs neither",
+    );
+  }
+}
+
+/** The first worker could not reach the API through all the CLI's retries: the others are not started to find the same. */
+export class ApiUnreachableError extends CadreError {
+  constructor(detail: string) {
+    super(
+      "API_UNREACHABLE",
+      `the API cannot be reached (${detail}): check the network, a proxy (HTTPS_PROXY) or ANTHROPIC_BASE_URL; ` +
+        "`cadre doctor` checks them, and `cadre run --rehearse` runs offline",
+    );
+  }
+}

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
+import type { CadreError } from "../errors.ts";
 import { AbortError } from "../errors.ts";
 import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import type { TurnResult, Worker, WorkerOptions } from "../worker/index.ts";
+import { AccessCheck } from "./access-check.ts";
 import { addUsage, emptyUsage, WorkerCost } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
@@ -50,6 +52,12 @@ const MAX_SPAWN_DEPTH = 3;
 export class Orchestrator implements TaskRunner {
   readonly scheduler: Scheduler;
   private readonly hub = new EventHub<OrchestratorEvent>();
+  /** Whether the workers can reach the model at all, told once by the first worker's answers. */
+  readonly #access = new AccessCheck((news) =>
+    this.hub.emit(
+      news.kind === "waiting" ? { type: "access_waiting", message: news.message } : { type: "access_refused", error: errorSummary(news.error) },
+    ),
+  );
   private readonly budget: Budget;
   /** Undefined when turned off: every worker sends its first prompt at once. */
   private readonly stagger: CacheStagger | undefined;
@@ -140,8 +148,10 @@ export class Orchestrator implements TaskRunner {
    */
   openSession(spec: SessionSpec = {}): Session {
     const record = this.newRecord(spec.name, spec.agent, undefined, sessionWorkerOptions(spec));
+    let probing = false;
     const host: SessionHost = {
       startWorker: async (_session, canUseTool, resume, signal) => {
+        probing = this.options.accessCheck !== false && (await this.#access.pass(signal));
         const plan = this.#factory.plan({
           context: { kind: "session", name: record.info.name, agent: record.info.agent },
           overrides: record.overrides,
@@ -160,6 +170,11 @@ export class Orchestrator implements TaskRunner {
       },
       onMessage: (_session, message, usd) => this.onWorkerMessage(record, message, usd),
       onStatus: (session) => {
+        // A probe session that ends or fails without telling hands the check on.
+        if (probing && (session.status === "failed" || session.status === "closed")) {
+          probing = false;
+          this.#access.probeEnded();
+        }
         this.hub.emit({ type: "session_status", task: record.info, status: session.status });
         if (session.status === "closed") this.openSessions.delete(session);
       },
@@ -224,6 +239,11 @@ export class Orchestrator implements TaskRunner {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /** Why no work can run (no login, an API that cannot be reached), once the first worker has told. */
+  get accessRefusal(): CadreError | undefined {
+    return this.#access.refusal;
   }
 
   /** A validated task's record; the task is announced as queued. */
@@ -295,7 +315,13 @@ export class Orchestrator implements TaskRunner {
             start();
             return this.attempt(record, spec, AbortSignal.any([stop, signal]));
           };
-          return lentSlot ? attempt(stop) : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: stop });
+          // Only the first task starts before it is known that a worker can reach the model at all.
+          const probe = this.options.accessCheck !== false && (await this.#access.pass(stop));
+          try {
+            return await (lentSlot ? attempt(stop) : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: stop }));
+          } finally {
+            if (probe) this.#access.probeEnded();
+          }
         },
         {
           retries: spec.retries ?? this.options.retries ?? DEFAULT_RETRIES,
@@ -372,6 +398,7 @@ export class Orchestrator implements TaskRunner {
     this.transcripts?.write(record.info.id, record.info.name, message);
     record.sessionId = sessionIdOf(message) ?? record.sessionId;
     this.hub.emit({ type: "task_message", task: record.info, message });
+    this.#access.observe(message);
     this.watchRateLimits(message);
     if (message.type === "result") this.charge(record, usd, message.usage);
   }

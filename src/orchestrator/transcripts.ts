@@ -29,15 +29,25 @@ export class TranscriptDirectory {
   write(taskId: string, taskName: string, message: CliMessage): void {
     let stream = this.#streams.get(taskId);
     if (!stream) {
-      let base = fileNameFor(taskName);
-      for (let n = 2; this.#usedNames.has(base); n++) base = `${fileNameFor(taskName)}-${n}`;
-      this.#usedNames.add(base);
-      const path = join(this.dir, `${base}.jsonl`);
-      this.paths.set(taskId, path);
+      const path = this.paths.get(taskId) ?? this.#newPath(taskId, taskName);
       stream = createWriteStream(path, { flags: "a" });
       this.#streams.set(taskId, stream);
+      // A full disk must not end the run: the lines it refused are lost, and the next one tries again (appending).
+      const failed = stream;
+      failed.on("error", () => {
+        if (this.#streams.get(taskId) === failed) this.#streams.delete(taskId);
+      });
     }
     stream.write(encodeLine(message.type === "unknown" ? message.raw : message));
+  }
+
+  #newPath(taskId: string, taskName: string): string {
+    let base = fileNameFor(taskName);
+    for (let n = 2; this.#usedNames.has(base); n++) base = `${fileNameFor(taskName)}-${n}`;
+    this.#usedNames.add(base);
+    const path = join(this.dir, `${base}.jsonl`);
+    this.paths.set(taskId, path);
+    return path;
   }
 
   /** Flushes and closes every transcript. */

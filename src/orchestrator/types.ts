@@ -155,6 +155,10 @@ export type OrchestratorEvent =
   | { type: "permission_settled"; task: TaskInfo; requestId: string }
   | { type: "hook_failed"; task: TaskInfo; event: string; error: { code: string; message: string } }
   | { type: "session_status"; task: TaskInfo; status: SessionStatus }
+  /** The first worker cannot reach the API: the other work waits while its CLI retries (see AccessCheck). */
+  | { type: "access_waiting"; message: string }
+  /** No work can run (no login, an API that cannot be reached): none more starts. Once per orchestrator. */
+  | { type: "access_refused"; error: { code: string; message: string } }
   /** A task's process was closed instead of serving the next task (see OrchestratorOptions.reuse). */
   | { type: "worker_recycled"; task: TaskInfo; pid: number | undefined; reason: string };
 
@@ -256,6 +260,14 @@ export interface OrchestratorOptions {
    * instead of each writing it. False sends every first prompt at once.
    */
   cacheStagger?: boolean | { maxWaitMs?: number };
+  /**
+   * Check once, before fanning out, that workers can reach the model (on by
+   * default): the first task starts alone until its request has gone out for
+   * a second with no sign of failure; no login, or an API that cannot be
+   * reached, stops the rest from starting (see AccessCheck). False starts
+   * every task at once.
+   */
+  accessCheck?: boolean;
   /** Write one JSONL transcript per task here. */
   outDir?: string;
   /** Defaults for tasks that do not set them. */

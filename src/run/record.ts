@@ -1,6 +1,8 @@
-import { renameSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { access, constants, mkdir } from "node:fs/promises";
+import { dirname, join, relative } from "node:path";
 import process from "node:process";
+import { CadreError } from "../errors.ts";
 import { addUsage, cacheSavingUsd, emptyUsage, type SessionRecord, type TaskResult, type Usage } from "../orchestrator/index.ts";
 import type { LoopEndedEvent, ResolvedSwarmConfig, TaskFingerprint, WorktreeOutcome } from "../swarm/index.ts";
 import {
@@ -247,14 +249,66 @@ function unendedTask(task: AddedTask, progress: TaskProgress | undefined, finger
   };
 }
 
+/** The record (or the directory it goes in) could not be written: why, in words a user can act on. */
+export class RecordWriteError extends CadreError {
+  constructor(message: string, cause: unknown) {
+    super("RECORD_NOT_WRITTEN", message, { cause });
+  }
+}
+
+/** What a failed write of `path` means to a user: a full disk, a read-only directory, or the system's own words. */
+function recordWriteError(path: string, error: unknown): RecordWriteError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason =
+    code === "ENOSPC" || code === "EDQUOT"
+      ? `the disk is full (${code})`
+      : code === "EROFS"
+        ? "the file system is read-only (EROFS)"
+        : code === "EACCES" || code === "EPERM"
+          ? `the directory is read-only for this user (${code})`
+          : (error as Error).message;
+  return new RecordWriteError(`cannot write ${path}: ${reason}`, error);
+}
+
+/**
+ * Makes the output directory and checks that it can be written, before
+ * anything runs. A read-only place is said to be one (a recursive mkdir there
+ * fails with ENOENT, which would say nothing of the kind).
+ */
+export async function prepareOutDir(outDir: string): Promise<void> {
+  try {
+    await mkdir(outDir, { recursive: true });
+    await access(outDir, constants.W_OK);
+  } catch (error) {
+    // Where a recursive mkdir failed with ENOENT, the nearest directory that exists says why.
+    let cause = error;
+    for (let place = dirname(outDir); (cause as NodeJS.ErrnoException).code === "ENOENT" && place !== dirname(place); place = dirname(place)) {
+      const denied = await access(place, constants.W_OK).then(
+        () => null,
+        (why: unknown) => why,
+      );
+      if (denied === null) break;
+      if ((denied as NodeJS.ErrnoException).code !== "ENOENT") cause = denied;
+    }
+    throw recordWriteError(outDir, cause);
+  }
+}
+
 /**
  * Writes summary.json whole or not at all (a temporary file renamed over
  * it), so a reader, or a resume after SIGKILL, never finds half a record.
+ * A write that fails throws a RecordWriteError; the record is then as it was.
  */
 export function writeSummarySync(outDir: string, summary: Summary): string {
   const path = join(outDir, SUMMARY_FILE);
   const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(summary, null, 2)}\n`);
-  renameSync(temporary, path);
+  try {
+    writeFileSync(temporary, `${JSON.stringify(summary, null, 2)}\n`);
+    renameSync(temporary, path);
+  } catch (error) {
+    // A full disk may have kept part of it: the space is better given back.
+    rmSync(temporary, { force: true });
+    throw recordWriteError(path, error);
+  }
   return path;
 }

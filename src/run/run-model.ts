@@ -115,6 +115,10 @@ export class RunModel {
         return this.#settle(event, now);
       case "task_ready":
       case "loop_ended":
+      case "access_waiting":
+      case "access_refused":
+      case "record_unwritten":
+      case "record_written_again":
         return undefined;
       case "tasks_added":
         // A for_each's copies or a loop's round, as they are made: rows of their own, changed as of this event.
@@ -141,7 +145,7 @@ export class RunModel {
     }
   }
 
-  #task(event: Exclude<OrchestratorEvent, { type: "rate_limit" | "budget_exceeded" }>, now: number): Row {
+  #task(event: Exclude<OrchestratorEvent, { type: "rate_limit" | "budget_exceeded" | "access_waiting" | "access_refused" }>, now: number): Row {
     const row = this.#row(event.task, now);
     switch (event.type) {
       case "cost":

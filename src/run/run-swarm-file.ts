@@ -18,7 +18,7 @@ export interface SwarmRunResult {
   path: string;
   /** 0 every task succeeded, 1 some did not, `stopExitCode` when the signal stopped the run. */
   exitCode: number;
-  /** Problems to report (scripted-model warnings, a lost Redis). */
+  /** Problems to report (scripted-model warnings, a lost Redis, a record that could not be written). */
   warnings: readonly string[];
 }
 
@@ -41,7 +41,7 @@ export async function runSwarmFile(file: string | ResolvedSwarmConfig, options: 
   const signal = options.signal ?? new AbortController().signal;
   const run = await SwarmRun.start(config, options);
   for await (const event of run.events(signal)) options.onEvent?.(event);
-  const stop: RunStop | undefined = signal.aborted ? { reason: String(signal.reason), exitCode: options.stopExitCode ?? 130 } : undefined;
-  const { summary, path } = run.writeRecord(stop);
-  return { summary, path, exitCode: summary.exit_code, warnings: run.warnings() };
+  const stop: RunStop | undefined = signal.aborted ? { reason: String(signal.reason), exitCode: options.stopExitCode ?? 130 } : run.stop;
+  const { summary, path, error } = run.writeRecord(stop);
+  return { summary, path, exitCode: summary.exit_code, warnings: [...run.warnings(), ...(error ? [error.message] : [])] };
 }

@@ -5,21 +5,37 @@
  * renders its events and turns its outcome into an exit code; a library
  * caller iterates the same events, or awaits `runSwarmFile()`.
  */
-import { mkdir } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 // Needs no Redis client: a run without --redis never loads BullMQ.
 import { REDIS_UNREACHABLE } from "../distributed/index.ts";
 import { AbortError } from "../errors.ts";
 import { type OrchestratorEvent, sessionIdOf, type TaskResult } from "../orchestrator/index.ts";
 import type { LoopEndedEvent, ResolvedSwarmConfig, Summary, SummaryTask, TaskFingerprint } from "../swarm/index.ts";
-import { type AddedTask, INTERRUPTED, newRunId, RunWorktrees, runSwarm, type SwarmEvent, unrunResult, type WorktreeOutcome } from "../swarm/index.ts";
+import {
+  type AddedTask,
+  INTERRUPTED,
+  newRunId,
+  RunWorktrees,
+  runSwarm,
+  SUMMARY_FILE,
+  type SwarmEvent,
+  unrunResult,
+  type WorktreeOutcome,
+} from "../swarm/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { type RunEngine, startEngine } from "./engine.ts";
-import { buildSummary, type RunStop, type TaskProgress, writeSummarySync } from "./record.ts";
+import { buildSummary, prepareOutDir, RecordWriteError, type RunStop, type TaskProgress, writeSummarySync } from "./record.ts";
 import type { ResumePlan } from "./resume.ts";
 
-/** What a run tells: the orchestrator's events and the swarm's. */
-export type RunEvent = OrchestratorEvent | SwarmEvent;
+/**
+ * The record could not be written (a full disk, a read-only directory), told
+ * once: the run goes on, and each later write tries again; or it could be
+ * written again after that.
+ */
+export type RecordEvent = { type: "record_unwritten"; path: string; message: string } | { type: "record_written_again"; path: string };
+
+/** What a run tells: the orchestrator's events, the swarm's, and its record's troubles. */
+export type RunEvent = OrchestratorEvent | SwarmEvent | RecordEvent;
 
 export interface SwarmRunOptions {
   /** Where summary.json, the transcripts and a rehearsal's HOME go; made if missing. A resumed run uses the plan's. */
@@ -75,6 +91,12 @@ export class SwarmRun {
   readonly #added: AddedTask[] = [];
   readonly #loopsEnded = new Map<string, LoopEndedEvent>();
   #finishedAt: number | undefined;
+  /** Where the run's events go while they are iterated. */
+  #queue: AsyncQueue<RunEvent> | undefined;
+  /** Aborted when no task can run (no login, an API that cannot be reached): the run stops with exit 2. */
+  readonly #refusal = new AbortController();
+  /** Why the last write of the record failed, while it keeps failing. */
+  #unwritten: RecordWriteError | undefined;
 
   private constructor(config: ResolvedSwarmConfig, options: SwarmRunOptions, outDir: string, budgetUsd: number | undefined, engine: RunEngine) {
     this.config = config;
@@ -96,7 +118,7 @@ export class SwarmRun {
   static async start(config: ResolvedSwarmConfig, options: SwarmRunOptions): Promise<SwarmRun> {
     // Absolute: workers run in other directories, and a relative HOME or transcript path would land there.
     const outDir = resolve(options.resume?.dir ?? options.outDir);
-    await mkdir(outDir, { recursive: true });
+    await prepareOutDir(outDir);
     const budgetUsd = appliedBudget(config, options);
     const engine = await startEngine(
       config,
@@ -128,6 +150,11 @@ export class SwarmRun {
     return this.resume ? (this.resume.previous.attempt ?? 1) + 1 : 1;
   }
 
+  /** What stopped the run from within, if something did: no task could run (no login, an API that cannot be reached); exit 2. */
+  get stop(): RunStop | undefined {
+    return this.#refusal.signal.aborted ? { reason: (this.#refusal.signal.reason as Error).message, exitCode: 2 } : undefined;
+  }
+
   /** Problems to report once the run is over (scripted-model warnings, a lost Redis). */
   warnings(): readonly string[] {
     return this.#engine.warnings();
@@ -143,11 +170,12 @@ export class SwarmRun {
   async *events(signal: AbortSignal): AsyncGenerator<RunEvent, void, undefined> {
     const leaving = new AbortController();
     const queue = new AsyncQueue<RunEvent>();
+    this.#queue = queue;
     const unsubscribe = this.#engine.on((event) => {
       this.#observe(event);
       queue.push(event);
     });
-    const driving = this.#drive(AbortSignal.any([signal, leaving.signal]), queue).finally(unsubscribe);
+    const driving = this.#drive(AbortSignal.any([signal, leaving.signal, this.#refusal.signal]), queue).finally(unsubscribe);
     try {
       yield* queue;
     } finally {
@@ -192,6 +220,10 @@ export class SwarmRun {
    * session is known, so even a SIGKILL leaves the session to resume.
    */
   #observe(event: OrchestratorEvent): void {
+    if (event.type === "access_refused") {
+      this.#refusal.abort(new AbortError("the run", event.error.message));
+      return;
+    }
     if (!("task" in event) || event.task.parentId !== undefined || this.#results.has(event.task.name)) return;
     const name = event.task.name;
     if (event.type === "task_started") {
@@ -245,10 +277,25 @@ export class SwarmRun {
     });
   }
 
-  /** Writes summary.json (atomically) and returns it with its path. */
-  writeRecord(stop: RunStop | undefined): { summary: Summary; path: string } {
+  /**
+   * Writes summary.json (atomically) and returns it with its path. A write
+   * that fails (a full disk) does not stop the run: `error` says why, the file
+   * stays as last written, and the next write tries again.
+   */
+  writeRecord(stop: RunStop | undefined): { summary: Summary; path: string; error?: RecordWriteError } {
     const summary = this.summary(stop);
-    return { summary, path: writeSummarySync(this.outDir, summary) };
+    const path = join(this.outDir, SUMMARY_FILE);
+    try {
+      writeSummarySync(this.outDir, summary);
+    } catch (error) {
+      if (!(error instanceof RecordWriteError)) throw error;
+      if (this.#unwritten === undefined) this.#queue?.push({ type: "record_unwritten", path, message: error.message });
+      this.#unwritten = error;
+      return { summary, path, error };
+    }
+    if (this.#unwritten !== undefined) this.#queue?.push({ type: "record_written_again", path });
+    this.#unwritten = undefined;
+    return { summary, path };
   }
 
   /**
@@ -256,7 +303,7 @@ export class SwarmRun {
    * exit): kills every worker here, discards the worktrees, records each task
    * that has no result as cancelled, and writes the record.
    */
-  kill(stop: RunStop): { summary: Summary; path: string } {
+  kill(stop: RunStop): ReturnType<SwarmRun["writeRecord"]> {
     this.#engine.kill();
     this.#worktrees.discardSync();
     for (const task of [...this.config.tasks, ...this.#added]) {

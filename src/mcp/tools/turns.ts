@@ -69,6 +69,8 @@ export function registerTurnTools(server: McpServer, context: ToolContext): void
       });
       session.send(a.prompt);
       await waitForTurn(session, a.wait_s ?? context.defaultWaitS, extra);
+      // The first child found that none can run: a tool error that says why, not a child that failed.
+      registry.throwIfRefused();
       return infoResult(session);
     },
   );
@@ -87,8 +89,10 @@ export function registerTurnTools(server: McpServer, context: ToolContext): void
     },
     async ({ session_id, prompt, wait_s }, extra) => {
       const session = registry.find(owner, session_id);
+      registry.throwIfRefused();
       session.send(prompt);
       await waitForTurn(session, wait_s ?? context.defaultWaitS, extra);
+      registry.throwIfRefused();
       return infoResult(session);
     },
   );
