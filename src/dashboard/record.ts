@@ -4,6 +4,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import { parseCliMessage } from "../protocol/index.ts";
 import { NdjsonDecoder } from "../protocol/ndjson.ts";
+import { readJournal, withJournal } from "../swarm/journal.ts";
 import { SUMMARY_FILE, SummarySchema, SummarySessionSchema, SummaryTaskSchema } from "../swarm/record.ts";
 import { Conversation } from "./conversation.ts";
 import { blankRow, type Phase, type RowKind, type RowView, type TotalsView } from "./feed.ts";
@@ -40,7 +41,10 @@ export async function readRecord(runDir: string): Promise<{ record: LenientSumma
     return { problem: `${SUMMARY_FILE} is not JSON: ${(error as Error).message}` };
   }
   const parsed = LenientSummarySchema.safeParse(data);
-  return parsed.success ? { record: parsed.data } : { problem: `${SUMMARY_FILE} is not a cadre run summary: ${z.prettifyError(parsed.error)}` };
+  // A run going on, or killed, has ended tasks its summary does not have yet.
+  return parsed.success
+    ? { record: withJournal(parsed.data, await readJournal(runDir)) }
+    : { problem: `${SUMMARY_FILE} is not a cadre run summary: ${z.prettifyError(parsed.error)}` };
 }
 
 function time(iso: string | null | undefined): number | null {

@@ -1,4 +1,5 @@
-import { renameSync, writeFileSync } from "node:fs";
+import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { join, relative } from "node:path";
 import process from "node:process";
 import { addUsage, cacheSavingUsd, emptyUsage, type SessionRecord, type TaskResult, type Usage } from "../orchestrator/index.ts";
@@ -59,36 +60,44 @@ export interface SummaryInput {
   stop: RunStop | undefined;
 }
 
-export function buildSummary(input: SummaryInput): Summary {
-  const transcriptOf = (id: string) => {
-    const path = input.transcripts.get(id);
-    return path === undefined ? null : relative(input.outDir, path);
+/** What a task's row needs of the run, without the rest (the journal writes one row at a time). */
+export type RowInput = Pick<SummaryInput, "results" | "running" | "fingerprints" | "carriedOver" | "transcripts" | "hosts" | "worktrees" | "outDir">;
+
+/** The path of a transcript as the record names it: relative to the run directory. */
+function transcriptOf(input: Pick<SummaryInput, "transcripts" | "outDir">, id: string): string | null {
+  const path = input.transcripts.get(id);
+  return path === undefined ? null : relative(input.outDir, path);
+}
+
+/** A config task's row in the record as it stands: its result, or running or pending. */
+export function taskRow(input: RowInput, task: ResolvedSwarmConfig["tasks"][number]): SummaryTask {
+  const kept = input.carriedOver?.get(task.name);
+  if (kept !== undefined) return { ...kept, carried_over: true };
+  const fingerprint = input.fingerprints?.get(task.name);
+  const result = input.results.get(task.name);
+  if (result === undefined) return unendedTask(task, input.running?.get(task.name), fingerprint);
+  const worktree = input.worktrees.get(task.name);
+  return {
+    name: task.name,
+    agent: task.agent ?? null,
+    ...recordResultFields(result),
+    depends_on: task.depends_on,
+    transcript: transcriptOf(input, result.id),
+    ...(input.hosts && { host: input.hosts.get(result.id) ?? null }),
+    ...(worktree !== undefined && {
+      branch: worktree.branch,
+      commit: worktree.commit,
+      base: worktree.base,
+      diff_stat: worktree.diffStat,
+      worktree: worktree.path,
+    }),
+    fingerprint: fingerprint ?? null,
   };
+}
+
+export function buildSummary(input: SummaryInput): Summary {
   const complete = input.config.tasks.every((task) => input.results.has(task.name));
-  const tasks = input.config.tasks.map((task): SummaryTask => {
-    const kept = input.carriedOver?.get(task.name);
-    if (kept !== undefined) return { ...kept, carried_over: true };
-    const fingerprint = input.fingerprints?.get(task.name);
-    const result = input.results.get(task.name);
-    if (result === undefined) return unendedTask(task, input.running?.get(task.name), fingerprint);
-    const worktree = input.worktrees.get(task.name);
-    return {
-      name: task.name,
-      agent: task.agent ?? null,
-      ...recordResultFields(result),
-      depends_on: task.depends_on,
-      transcript: transcriptOf(result.id),
-      ...(input.hosts && { host: input.hosts.get(result.id) ?? null }),
-      ...(worktree !== undefined && {
-        branch: worktree.branch,
-        commit: worktree.commit,
-        base: worktree.base,
-        diff_stat: worktree.diffStat,
-        worktree: worktree.path,
-      }),
-      fingerprint: fingerprint ?? null,
-    };
-  });
+  const tasks = input.config.tasks.map((task) => taskRow(input, task));
   const attemptSessions = input.sessions.map(
     (session): SummarySession => ({
       role: session.role,
@@ -100,7 +109,7 @@ export function buildSummary(input: SummaryInput): Summary {
       usage: recordUsage(session.usage),
       num_turns: session.numTurns,
       status: session.status ?? null,
-      transcript: transcriptOf(session.id),
+      transcript: transcriptOf(input, session.id),
       ...(input.hosts && { host: input.hosts.get(session.id) ?? null }),
     }),
   );
@@ -182,11 +191,44 @@ function unendedTask(
 /**
  * Writes summary.json whole or not at all (a temporary file renamed over
  * it), so a reader, or a resume after SIGKILL, never finds half a record.
+ * Returns its path and size.
  */
-export function writeSummarySync(outDir: string, summary: Summary): string {
+export function writeSummarySync(outDir: string, summary: Summary): { path: string; bytes: number } {
   const path = join(outDir, SUMMARY_FILE);
   const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(summary, null, 2)}\n`);
+  const text = summaryText(summary);
+  writeFileSync(temporary, text);
   renameSync(temporary, path);
-  return path;
+  return { path, bytes: Buffer.byteLength(text) };
+}
+
+function summaryText(summary: Summary): string {
+  return `${JSON.stringify(summary, null, 2)}\n`;
+}
+
+/** A long record is written in pieces of this size, letting the run go on between them. */
+const CHUNK_BYTES = 256 * 1024;
+
+/**
+ * Writes summary.json as writeSummarySync does, in pieces, so that a long
+ * record does not hold up the run's events; `superseded` is asked before the
+ * rename (a newer record written meanwhile wins, and this one is dropped).
+ * Resolves with the size written, or undefined when superseded.
+ */
+export async function writeSummary(outDir: string, summary: Summary, temporary: string, superseded: () => boolean): Promise<number | undefined> {
+  const data = Buffer.from(summaryText(summary));
+  const file = await open(temporary, "w");
+  try {
+    for (let offset = 0; offset < data.length; offset += CHUNK_BYTES) {
+      await file.write(data, offset, Math.min(CHUNK_BYTES, data.length - offset));
+    }
+  } finally {
+    await file.close();
+  }
+  if (superseded()) {
+    rmSync(temporary, { force: true });
+    return undefined;
+  }
+  renameSync(temporary, join(outDir, SUMMARY_FILE));
+  return data.length;
 }

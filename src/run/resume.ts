@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { CadreError } from "../errors.ts";
 import type { ResolvedSwarmConfig, ResolvedTask } from "../swarm/config/index.ts";
 import { olderSettingsHash, type TaskFingerprint } from "../swarm/fingerprint.ts";
+import { readJournal, withJournal } from "../swarm/journal.ts";
 import { resultFromRecord, SUMMARY_FILE, type Summary, SummarySchema, type SummaryTask } from "../swarm/record.ts";
 import type { CarryDecision } from "../swarm/runner.ts";
 
@@ -36,7 +37,8 @@ async function readRecord(dir: string): Promise<Summary | undefined> {
   }
   const parsed = SummarySchema.safeParse(data);
   if (!parsed.success) throw new ResumeError(`${join(dir, SUMMARY_FILE)} is not a cadre run record (${parsed.error.issues[0]?.message})`);
-  return parsed.data;
+  // The summary is compacted now and then: what ended since (before a kill) is in the journal.
+  return withJournal(parsed.data, await readJournal(dir));
 }
 
 /** The newest run directory under `runsDir` whose record is of this config file. */
