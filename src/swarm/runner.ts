@@ -101,9 +101,22 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
   const events = new AsyncQueue<SwarmEvent>();
   const results = new Map<string, TaskResult>();
   const outcomes = new Map<string, WorktreeOutcome>();
-  const waiting = new Set(config.tasks);
   const names = new Set(config.tasks.map((task) => task.name));
   const worktrees = given ?? new RunWorktrees(newRunId(), config.keep_worktrees);
+  // Linear in the tasks: each waits on a count of unfinished dependencies, and a task's end visits only the tasks that wait on it.
+  const unfinished = new Map<ResolvedTask, number>();
+  const dependents = new Map<string, ResolvedTask[]>();
+  const ready: ResolvedTask[] = [];
+  for (const task of config.tasks) {
+    const waitsOn = new Set(task.depends_on);
+    unfinished.set(task, waitsOn.size);
+    if (waitsOn.size === 0) ready.push(task);
+    for (const name of waitsOn) {
+      const list = dependents.get(name);
+      if (list === undefined) dependents.set(name, [task]);
+      else list.push(task);
+    }
+  }
 
   const settle = (
     task: ResolvedTask,
@@ -113,6 +126,12 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
   ) => {
     results.set(task.name, result);
     if (extra.worktree !== undefined) outcomes.set(task.name, extra.worktree);
+    for (const next of dependents.get(task.name) ?? []) {
+      const left = unfinished.get(next);
+      if (left === undefined) continue;
+      unfinished.set(next, left - 1);
+      if (left === 1) ready.push(next);
+    }
     events.push({
       type: "task_settled",
       task: { name: task.name, agent: task.agent },
@@ -137,28 +156,32 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
   };
 
   const advance = () => {
-    let changed = true;
-    // Skipping one task may settle the tasks that wait on it: repeat until nothing moves.
-    while (changed) {
-      changed = false;
-      for (const task of waiting) {
-        if (signal.aborted) {
-          settle(task, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "interrupted before it started" }), false);
-        } else {
-          const unfinished = task.depends_on.filter((name) => !results.has(name));
-          if (unfinished.length > 0) continue;
-          const failed = task.depends_on.find((name) => results.get(name)?.status !== "succeeded");
-          if (failed !== undefined) {
-            const message = `dependency "${failed}" ${results.get(failed)?.status}`;
-            settle(task, unrunResult(task, "skipped", { code: DEPENDENCY_FAILED, message }), false);
-          } else {
-            start(task);
-          }
-        }
-        waiting.delete(task);
-        changed = true;
+    if (signal.aborted) {
+      // Nothing starts any more: every task still waiting is cancelled (those running end by the signal).
+      for (const [task, left] of unfinished) {
+        if (left > 0) ready.push(task);
+        unfinished.delete(task);
       }
     }
+    // Skipping a task readies the tasks that wait on it: go on until none is ready.
+    // By index, not shift(): a fan-out readies a hundred thousand tasks at once.
+    for (let i = 0; i < ready.length; i++) {
+      const task = ready[i]!;
+      unfinished.delete(task);
+      if (results.has(task.name)) continue;
+      if (signal.aborted) {
+        settle(task, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "interrupted before it started" }), false);
+        continue;
+      }
+      const failed = task.depends_on.find((name) => results.get(name)?.status !== "succeeded");
+      if (failed !== undefined) {
+        const message = `dependency "${failed}" ${results.get(failed)?.status}`;
+        settle(task, unrunResult(task, "skipped", { code: DEPENDENCY_FAILED, message }), false);
+      } else {
+        start(task);
+      }
+    }
+    ready.length = 0;
     if (results.size === config.tasks.length) {
       // Given worktrees are the caller's to dispose of.
       if (given === undefined) void worktrees.dispose();
