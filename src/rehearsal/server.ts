@@ -154,7 +154,11 @@ export class RehearsalServer {
   }
 
   static async start(options: RehearsalServerOptions = {}): Promise<RehearsalServer> {
-    const server = new RehearsalServer(options.scripts ?? {}, options.maxBodyBytes ?? DEFAULT_MAX_BODY, options.keepRequests ?? DEFAULT_KEEP_REQUESTS);
+    const server = new RehearsalServer(
+      options.scripts ?? {},
+      options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+      options.keepRequests ?? DEFAULT_KEEP_REQUESTS,
+    );
     const host = options.host ?? "127.0.0.1";
     await new Promise<void>((resolve, reject) => {
       server.#server.once("error", reject);
