@@ -53,6 +53,13 @@ const PRIORITY_ZERO = 1 << 20;
  * binds by itself: so many starts per second never happen.
  */
 const UNBINDING_LIMITER = { max: 2 ** 40, durationMs: 1_000 };
+/**
+ * Completed jobs a run's queue keeps in Redis (BullMQ removes older ones as
+ * new ones complete): their results are recorded here once read, and a
+ * coordinator started again with the run's id finds the tasks these hold
+ * finished; the rest of a larger run's tasks run again then.
+ */
+const COMPLETED_JOBS_KEPT = 10_000;
 
 function bullPriority(priority: number | undefined): number {
   return Math.min(2 ** 21, Math.max(1, PRIORITY_ZERO - (priority ?? 0)));
@@ -270,7 +277,15 @@ export class Coordinator implements TaskRunner {
     // Commands wait while Redis reconnects: each wait also ends when the run gives up on Redis.
     const failed = this.#failed.then((error): Ended => ({ ended: () => ended("failed", error) }));
     const { signal, worker, ...data } = spec;
-    const adding = this.queue.add(task.name, { spec: { ...data, worker } }, { jobId: task.id, priority: bullPriority(spec.priority) });
+    const adding = this.queue.add(
+      task.name,
+      { spec: { ...data, worker } },
+      {
+        jobId: task.id,
+        priority: bullPriority(spec.priority),
+        removeOnComplete: { count: COMPLETED_JOBS_KEPT },
+      },
+    );
     const added = await Promise.race([adding, failed]);
     if ("ended" in added) return added.ended();
     // Whichever comes first: the host's result, the job gone before a host took it, BullMQ giving up, Redis lost.
