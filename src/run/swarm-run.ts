@@ -48,7 +48,7 @@ const COMPACT_EVERY_MS = 3_000;
  * since: rewriting the summary then costs each task's end a constant share
  * of bytes and CPU, however many tasks the run has.
  */
-const COMPACT_GROWTH = 1 / 8;
+const COMPACT_GROWTH = 1 / 2;
 
 /** Where a compaction writes before its rename; a leftover one is a compaction a kill cut short. */
 const compactionFile = (outDir: string) => join(outDir, `${SUMMARY_FILE}.${process.pid}.compact.tmp`);
