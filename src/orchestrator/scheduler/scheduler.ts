@@ -285,7 +285,10 @@ export class Scheduler {
     if (entry.key !== undefined && this.#keyQueues.has(entry.key)) {
       let holding = this.#holdingKeySlot.get(entry.key);
       if (phase === "global") {
-        if (holding === undefined) this.#holdingKeySlot.set(entry.key, (holding = new Set()));
+        if (holding === undefined) {
+          holding = new Set();
+          this.#holdingKeySlot.set(entry.key, holding);
+        }
         holding.add(entry);
       } else if (holding?.delete(entry) && holding.size === 0) {
         this.#holdingKeySlot.delete(entry.key);
