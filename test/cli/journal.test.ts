@@ -49,9 +49,9 @@ async function writeSwarm(dir: string, pads: number, slowMs: number): Promise<st
 const quickNames = Array.from({ length: QUICK }, (_, i) => `t-q${i}`);
 
 describe("the run's journal", () => {
-  it("a run killed (SIGKILL) while summary.json is being compacted resumes with every task that had ended", { timeout: 180_000 }, async () => {
+  it("a run killed (SIGKILL) while summary.json is being compacted resumes with every task that had ended", { timeout: 240_000 }, async () => {
     const dir = await tempHome("cadre-journal-");
-    const config = await writeSwarm(dir, 20_000, 12_000);
+    const config = await writeSwarm(dir, 10_000, 12_000);
     const out = join(dir, "run");
     await mkdir(out);
     const first = execa("node", [bin, "run", config, "--rehearse", "--out", out], { cwd: dir, reject: false });
