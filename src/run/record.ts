@@ -206,8 +206,10 @@ function summaryText(summary: Summary): string {
   return `${JSON.stringify(summary, null, 2)}\n`;
 }
 
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
 /** A long record is written in pieces of this size, letting the run go on between them. */
-const CHUNK_BYTES = 256 * 1024;
+const CHUNK_CHARS = 256 * 1024;
 
 /**
  * Writes summary.json as writeSummarySync does, in pieces, so that a long
@@ -216,11 +218,17 @@ const CHUNK_BYTES = 256 * 1024;
  * Resolves with the size written, or undefined when superseded.
  */
 export async function writeSummary(outDir: string, summary: Summary, temporary: string, superseded: () => boolean): Promise<number | undefined> {
-  const data = Buffer.from(summaryText(summary));
+  // Written from the text in pieces, not from one copy of it in a buffer: a long record is held once.
+  const text = summaryText(summary);
   const file = await open(temporary, "w");
+  let bytes = 0;
   try {
-    for (let offset = 0; offset < data.length; offset += CHUNK_BYTES) {
-      await file.write(data, offset, Math.min(CHUNK_BYTES, data.length - offset));
+    for (let offset = 0; offset < text.length; ) {
+      let end = Math.min(text.length, offset + CHUNK_CHARS);
+      // Never between the halves of a surrogate pair (an emoji in a task's text): each half alone would be written as U+FFFD.
+      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end--;
+      bytes += (await file.write(text.slice(offset, end))).bytesWritten;
+      offset = end;
     }
   } finally {
     await file.close();
@@ -230,5 +238,5 @@ export async function writeSummary(outDir: string, summary: Summary, temporary: 
     return undefined;
   }
   renameSync(temporary, join(outDir, SUMMARY_FILE));
-  return data.length;
+  return bytes;
 }
