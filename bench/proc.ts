@@ -50,3 +50,12 @@ export async function claudeChildrenReaped(withinMs = 10_000): Promise<void> {
   const deadline = Date.now() + withinMs;
   while ((await claudeChildren()).size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
 }
+
+/** Another process's own CPU so far (utime + stime, in ms), and its resident set now and at its peak (MB); undefined once it is gone. */
+export async function processUsage(pid: number): Promise<{ cpuMs: number; rssMb: number; peakRssMb: number } | undefined> {
+  const fields = await statFields(pid);
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => undefined);
+  if (fields === undefined || status === undefined) return undefined;
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s*(\\d+)`, "m").exec(status)?.[1] ?? 0);
+  return { cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS, rssMb: kb("VmRSS") / 1024, peakRssMb: kb("VmHWM") / 1024 };
+}

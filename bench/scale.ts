@@ -1,5 +1,5 @@
 /**
- * One host against two (npm run bench:scale): the same swarm through
+ * One host against two (npm run bench:scale, after scale-sweep.ts): the same swarm through
  * `cadre run --redis` on one `cadre worker` process, then on two, each with
  * the same number of slots, against a rehearsal server whose model takes a
  * while to answer (as a real one does). Adding a host adds slots, so the run
@@ -61,7 +61,7 @@ interface Rig {
 
 /** Runs `cadre run` on the config with extra arguments; resolves with its wall time. */
 async function timedRun(rig: Rig, label: string, extra: string[]): Promise<number> {
-  const before = rig.server.requests.filter((r) => r.outcome === "played").length;
+  const before = rig.server.outcomes.played;
   const started = performance.now();
   const child = spawn(process.execPath, [BIN, "run", rig.config, "--out", join(rig.dir, label), ...extra], {
     env: rig.env,
@@ -69,7 +69,7 @@ async function timedRun(rig: Rig, label: string, extra: string[]): Promise<numbe
   });
   const code = await exited(child);
   const wallMs = performance.now() - started;
-  const played = rig.server.requests.filter((r) => r.outcome === "played").length - before;
+  const played = rig.server.outcomes.played - before;
   if (code !== 0 || played !== TASKS) throw new Error(`${label}: exit ${code}, ${played} of ${TASKS} turns reached the model`);
   return wallMs;
 }

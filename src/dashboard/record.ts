@@ -4,7 +4,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import { NdjsonDecoder, parseCliMessage } from "../protocol/index.ts";
 import { type RowKind, resultLine, taskKey } from "../run/index.ts";
-import { SUMMARY_FILE, SummarySchema, SummarySessionSchema, SummaryTaskSchema } from "../swarm/index.ts";
+import { readJournal, SUMMARY_FILE, SummarySchema, SummarySessionSchema, SummaryTaskSchema, withJournal } from "../swarm/index.ts";
 import { Conversation } from "./conversation.ts";
 import { blankRow, type Phase, type RowView, type TotalsView } from "./feed.ts";
 
@@ -40,7 +40,10 @@ export async function readRecord(runDir: string): Promise<{ record: LenientSumma
     return { problem: `${SUMMARY_FILE} is not JSON: ${(error as Error).message}` };
   }
   const parsed = LenientSummarySchema.safeParse(data);
-  return parsed.success ? { record: parsed.data } : { problem: `${SUMMARY_FILE} is not a cadre run summary: ${z.prettifyError(parsed.error)}` };
+  // A run going on, or killed, has ended tasks its summary does not have yet.
+  return parsed.success
+    ? { record: withJournal(parsed.data, await readJournal(runDir)) }
+    : { problem: `${SUMMARY_FILE} is not a cadre run summary: ${z.prettifyError(parsed.error)}` };
 }
 
 function time(iso: string | null | undefined): number | null {

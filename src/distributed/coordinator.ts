@@ -68,6 +68,13 @@ const ENDED_TTL_S = 3_600;
 const UNNAMED = "a distributed task needs a name: it makes the task's job id";
 /** BullMQ: 1 is the highest priority and 2^21 the lowest; cadre: higher first, 0 by default. */
 const PRIORITY_ZERO = 1 << 20;
+/**
+ * Completed jobs a run's queue keeps in Redis (BullMQ removes older ones as
+ * new ones complete): their results are recorded here once read, and a
+ * coordinator started again with the run's id finds the tasks these hold
+ * finished; the rest of a larger run's tasks run again then.
+ */
+const COMPLETED_JOBS_KEPT = 10_000;
 
 function bullPriority(priority: number | undefined): number {
   return Math.min(2 ** 21, Math.max(1, PRIORITY_ZERO - (priority ?? 0)));
@@ -323,7 +330,7 @@ export class Coordinator implements TaskRunner {
     const waiting: Waiting = {
       name: task.name,
       data: { spec: { ...data, worker } },
-      opts: { jobId: task.id, priority: bullPriority(spec.priority) },
+      opts: { jobId: task.id, priority: bullPriority(spec.priority), removeOnComplete: { count: COMPLETED_JOBS_KEPT } },
       settle,
     };
     this.#waiting.set(task.id, waiting);

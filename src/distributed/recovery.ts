@@ -26,7 +26,7 @@ export type Outcome = { job: JobResult } | Ended;
 export interface Waiting {
   name: string;
   data: JobData;
-  opts: { jobId: string; priority: number };
+  opts: { jobId: string; priority: number; removeOnComplete: { count: number } };
   settle(outcome: Outcome): void;
 }
 

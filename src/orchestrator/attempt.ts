@@ -68,13 +68,14 @@ async function runTurn(lease: Lease, options: AttemptOptions, stop: AbortSignal,
   });
   const unobserve = options.onStarted(worker, lease.origin);
   let clean: TurnResult | undefined;
+  let onStop = () => {};
   try {
     await options.beforeSend?.(stop);
     resetIdle();
     const collected = worker.send(options.prompt, { signal: stop }).collect();
     let stoppedAfterResult = false;
     const stopped = new Promise<"stopped">((resolve) => {
-      const onStop = () => {
+      onStop = () => {
         stoppedAfterResult = resultSeen;
         resolve("stopped");
       };
@@ -95,6 +96,8 @@ async function runTurn(lease: Lease, options: AttemptOptions, stop: AbortSignal,
     return late;
   } finally {
     clearTimeout(idleTimer);
+    // The stop signal is a composite Node keeps alive while it has listeners: the attempt must not stay on it.
+    stop.removeEventListener("abort", onStop);
     off();
     unobserve();
     await lease.release(clean && !clean.isError ? clean.messages : undefined);

@@ -337,6 +337,7 @@ export class Orchestrator implements TaskRunner {
       clearLimit();
     }
     const result = taskResult(record, turn, error, Date.now());
+    this.transcripts?.end(record.info.id);
     this.statusCounts[result.status]++;
     this.hub.emit({ type: "task_finished", task: record.info, result });
     return result;

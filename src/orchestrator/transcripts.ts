@@ -15,11 +15,15 @@ function fileNameFor(name: string): string {
 
 /**
  * One JSONL transcript per task in a directory: each line is a message exactly
- * as the CLI sent it (an unknown message as its raw object).
+ * as the CLI sent it (an unknown message as its raw object). A task's file is
+ * open while it runs: `end` closes it (a run of thousands of tasks holds only
+ * its running tasks' files), and a later message opens it again to append.
  */
 export class TranscriptDirectory {
   readonly #streams = new Map<string, WriteStream>();
   readonly #usedNames = new Set<string>();
+  /** Files of ended tasks still being flushed. */
+  readonly #ending = new Set<Promise<void>>();
   readonly paths = new Map<string, string>();
 
   constructor(readonly dir: string) {
@@ -29,16 +33,20 @@ export class TranscriptDirectory {
   write(taskId: string, taskName: string, message: CliMessage): void {
     let stream = this.#streams.get(taskId);
     if (!stream) {
-      const path = this.paths.get(taskId) ?? this.#newPath(taskId, taskName);
-      stream = createWriteStream(path, { flags: "a" });
+      stream = createWriteStream(this.paths.get(taskId) ?? this.#newPath(taskId, taskName), { flags: "a" });
       this.#streams.set(taskId, stream);
-      // A full disk must not end the run: the lines it refused are lost, and the next one tries again (appending).
-      const failed = stream;
-      failed.on("error", () => {
-        if (this.#streams.get(taskId) === failed) this.#streams.delete(taskId);
-      });
     }
     stream.write(encodeLine(message.type === "unknown" ? message.raw : message));
+  }
+
+  /** The task has ended: its file is flushed and closed (in the background; close() waits for it). */
+  end(taskId: string): void {
+    const stream = this.#streams.get(taskId);
+    if (stream === undefined) return;
+    this.#streams.delete(taskId);
+    const ending = new Promise<void>((resolve) => stream.end(() => resolve()));
+    this.#ending.add(ending);
+    void ending.then(() => this.#ending.delete(ending));
   }
 
   #newPath(taskId: string, taskName: string): string {
@@ -52,7 +60,8 @@ export class TranscriptDirectory {
 
   /** Flushes and closes every transcript. */
   async close(): Promise<void> {
-    await Promise.all([...this.#streams.values()].map((s) => new Promise<void>((resolve) => s.end(() => resolve()))));
+    const open = [...this.#streams.values()];
     this.#streams.clear();
+    await Promise.all([...this.#ending, ...open.map((s) => new Promise<void>((resolve) => s.end(() => resolve())))]);
   }
 }

@@ -110,17 +110,26 @@ function positions(body: Record<string, unknown>): Position[] {
   return result;
 }
 
+/** The most entries a cache holds: past it the least recently used goes (a run of many distinct prompts stays bounded). */
+const MAX_ENTRIES = 10_000;
+/** Expired entries are swept at most this often, not at every request. */
+const PRUNE_EVERY_MS = 1_000;
+
 export class PromptCache {
+  /** In order of last use, least recent first. */
   readonly #entries = new Map<string, Entry>();
   readonly #now: () => number;
+  readonly #maxEntries: number;
+  #prunedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(options: { now?: () => number } = {}) {
+  constructor(options: { now?: () => number; maxEntries?: number } = {}) {
     this.#now = options.now ?? Date.now;
+    this.#maxEntries = options.maxEntries ?? MAX_ENTRIES;
   }
 
   /** Readable entries now. */
   get size(): number {
-    this.#prune();
+    this.#prune(true);
     return this.#entries.size;
   }
 
@@ -132,7 +141,7 @@ export class PromptCache {
     let hit = -1;
     for (const breakpoint of breakpoints) {
       for (let index = breakpoint; index >= Math.max(0, breakpoint - LOOKBACK_BLOCKS) && index > hit; index--) {
-        if (this.#entries.has(all[index]!.key)) {
+        if (this.#readable(all[index]!.key)) {
           hit = index;
           break;
         }
@@ -161,20 +170,36 @@ export class PromptCache {
       begin: () => {
         for (const write of writes) {
           const ttlMs = write.ttlMs ?? PROMPT_CACHE_TTL_MS["5m"];
+          this.#entries.delete(write.key);
           this.#entries.set(write.key, { ttlMs, expiresAt: this.#now() + ttlMs });
+        }
+        for (const key of this.#entries.keys()) {
+          if (this.#entries.size <= this.#maxEntries) break;
+          this.#entries.delete(key);
         }
       },
     };
   }
 
-  /** A read refreshes the entry's lifetime. */
+  /** A read refreshes the entry's lifetime (and makes it the most recently used). */
   #touch(key: string): void {
     const entry = this.#entries.get(key);
-    if (entry) entry.expiresAt = this.#now() + entry.ttlMs;
+    if (!entry) return;
+    entry.expiresAt = this.#now() + entry.ttlMs;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
   }
 
-  #prune(): void {
+  /** Held and not expired: the sweep is only now and then. */
+  #readable(key: string): boolean {
+    const entry = this.#entries.get(key);
+    return entry !== undefined && entry.expiresAt > this.#now();
+  }
+
+  #prune(always = false): void {
     const now = this.#now();
+    if (!always && now - this.#prunedAt < PRUNE_EVERY_MS) return;
+    this.#prunedAt = now;
     for (const [key, entry] of this.#entries) if (entry.expiresAt <= now) this.#entries.delete(key);
   }
 }

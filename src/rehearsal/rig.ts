@@ -95,7 +95,8 @@ export interface RehearsalRig {
  * default a temporary one, removed on close.
  */
 export async function startRehearsalRig(scripts: RehearsalScripts, options: { home?: string } = {}): Promise<RehearsalRig> {
-  const server = await startRehearsalServer({ scripts });
+  // Nothing here reads the requests: keep a few, for a look while debugging, not a long run's history.
+  const server = await startRehearsalServer({ scripts, keepRequests: 20 });
   const kept = options.home;
   if (kept !== undefined) await mkdir(kept, { recursive: true });
   const home = kept ?? (await mkdtemp(join(tmpdir(), "cadre-rehearse-")));

@@ -42,6 +42,8 @@ export interface RehearsalServerOptions {
   port?: number;
   /** Larger request bodies get 413. Default 64 MiB. */
   maxBodyBytes?: number;
+  /** How many of the latest requests `requests` keeps (default 1,000): a long run's history stays bounded; `outcomes` counts them all. */
+  keepRequests?: number;
 }
 
 /** How the server answered a messages request. */
@@ -84,6 +86,7 @@ interface Answer {
 }
 
 const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
+const DEFAULT_KEEP_REQUESTS = 1_000;
 /** `/s/<script>` names the script; `/p/<process>` plays whatever script that process is bound to now (see bind). */
 const ROUTE = /^(?:\/(s|p)\/([^/]+))?\/v1\/messages(\/count_tokens)?\/?$/;
 
@@ -117,6 +120,8 @@ function write(res: http.ServerResponse, data: string): Promise<void> {
 
 export class RehearsalServer {
   readonly #requests: RecordedRequest[] = [];
+  readonly #keepRequests: number;
+  readonly #outcomes: Record<RehearsalOutcome, number> = { played: 0, failed: 0, exhausted: 0, side: 0, unknown_script: 0, unscripted_subagent: 0 };
   readonly #warnings: string[] = [];
   #inFlight = 0;
   #peakInFlight = 0;
@@ -132,9 +137,10 @@ export class RehearsalServer {
   #counter = 0;
   #url = "";
 
-  private constructor(scripts: RehearsalScriptsInput, maxBody: number) {
+  private constructor(scripts: RehearsalScriptsInput, maxBody: number, keepRequests: number) {
     for (const [name, steps] of Object.entries(parseScripts(scripts))) this.#scripts.set(name, steps);
     this.#maxBody = maxBody;
+    this.#keepRequests = keepRequests;
     this.#server = http.createServer((req, res) => {
       this.#handle(req, res).catch((error: unknown) => {
         if (!res.headersSent) this.#sendError(res, 500, `rehearsal server failed: ${String(error)}`);
@@ -148,7 +154,11 @@ export class RehearsalServer {
   }
 
   static async start(options: RehearsalServerOptions = {}): Promise<RehearsalServer> {
-    const server = new RehearsalServer(options.scripts ?? {}, options.maxBodyBytes ?? DEFAULT_MAX_BODY);
+    const server = new RehearsalServer(
+      options.scripts ?? {},
+      options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+      options.keepRequests ?? DEFAULT_KEEP_REQUESTS,
+    );
     const host = options.host ?? "127.0.0.1";
     await new Promise<void>((resolve, reject) => {
       server.#server.once("error", reject);
@@ -162,9 +172,14 @@ export class RehearsalServer {
     return server;
   }
 
-  /** Every messages request, in arrival order. */
+  /** The latest messages requests (see keepRequests), in arrival order. */
   get requests(): readonly RecordedRequest[] {
     return this.#requests;
+  }
+
+  /** How many messages requests were answered each way, since the server started. */
+  get outcomes(): Readonly<Record<RehearsalOutcome, number>> {
+    return this.#outcomes;
   }
 
   /** Problems a test should see (each once): exhausted scripts, unknown script names, unscripted subagents. */
@@ -312,6 +327,8 @@ export class RehearsalServer {
       respondedAt: undefined,
     };
     this.#requests.push(record);
+    if (this.#requests.length > this.#keepRequests) this.#requests.shift();
+    this.#outcomes[outcome]++;
     const id = this.#nextId("msg");
     // Looked up when the request is accepted, before any scripted delay: the cache as the request finds it.
     const accept = (): Answer => {
@@ -348,6 +365,8 @@ export class RehearsalServer {
       this.#attempts.set(key, attempt);
       if (attempt <= step.fail.times) {
         record.outcome = "failed";
+        this.#outcomes.played--;
+        this.#outcomes.failed++;
         if (!(await this.#pause(step.delay_ms, aborted.signal))) return;
         const message = step.fail.message ?? `rehearsal: scripted ${step.fail.status} (attempt ${attempt} of ${step.fail.times})`;
         return this.#sendError(res, step.fail.status, message);

@@ -1,5 +1,5 @@
 import { renameSync, rmSync, writeFileSync } from "node:fs";
-import { access, constants, mkdir } from "node:fs/promises";
+import { access, constants, mkdir, open } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
 import { CadreError } from "../errors.ts";
@@ -76,11 +76,49 @@ export interface SummaryInput {
   stop: RunStop | undefined;
 }
 
-export function buildSummary(input: SummaryInput): Summary {
-  const transcriptOf = (id: string) => {
-    const path = input.transcripts.get(id);
-    return path === undefined ? null : relative(input.outDir, path);
+/** What a task's row needs of the run, without the rest (the journal writes one row at a time). */
+export type RowInput = Pick<SummaryInput, "results" | "running" | "fingerprints" | "carriedOver" | "transcripts" | "hosts" | "worktrees" | "outDir">;
+
+/** The path of a transcript as the record names it: relative to the run directory. */
+function transcriptOf(input: Pick<SummaryInput, "transcripts" | "outDir">, id: string): string | null {
+  const path = input.transcripts.get(id);
+  return path === undefined ? null : relative(input.outDir, path);
+}
+
+/**
+ * A task's row in the record as it stands: its result, or running or pending.
+ * `place` is where a task made at run time comes from (its copy or round) and
+ * what a map or loop task made.
+ */
+export function taskRow(input: RowInput, task: AddedTask, place: Partial<SummaryTask> = placeOf(task)): SummaryTask {
+  const kept = input.carriedOver?.get(task.name);
+  if (kept !== undefined) return { ...kept, carried_over: true };
+  const fingerprint = input.fingerprints?.get(task.name);
+  const result = input.results.get(task.name);
+  if (result === undefined) return { ...unendedTask(task, input.running?.get(task.name), fingerprint), ...place };
+  const worktree = input.worktrees.get(task.name);
+  return {
+    ...place,
+    name: task.name,
+    ...templateOf(task),
+    agent: task.agent ?? null,
+    ...recordResultFields(result),
+    depends_on: task.depends_on,
+    ...(task.when !== undefined && { when: task.when }),
+    transcript: transcriptOf(input, result.id),
+    ...(input.hosts && { host: input.hosts.get(result.id) ?? null }),
+    ...(worktree !== undefined && {
+      branch: worktree.branch,
+      commit: worktree.commit,
+      base: worktree.base,
+      diff_stat: worktree.diffStat,
+      worktree: worktree.path,
+    }),
+    fingerprint: fingerprint ?? null,
   };
+}
+
+export function buildSummary(input: SummaryInput): Summary {
   // A copy or a round follows the task it was made from.
   const every: AddedTask[] = input.config.tasks.flatMap((task) => [
     task,
@@ -88,34 +126,7 @@ export function buildSummary(input: SummaryInput): Summary {
   ]);
   const complete = every.every((task) => input.results.has(task.name));
   const made = madeBy(input.added ?? []);
-  const tasks = every.map((task): SummaryTask => {
-    const kept = input.carriedOver?.get(task.name);
-    if (kept !== undefined) return { ...kept, carried_over: true };
-    const fingerprint = input.fingerprints?.get(task.name);
-    const result = input.results.get(task.name);
-    const place = { ...placeOf(task), ...made.get(task.name) };
-    if (result === undefined) return { ...unendedTask(task, input.running?.get(task.name), fingerprint), ...place };
-    const worktree = input.worktrees.get(task.name);
-    return {
-      ...place,
-      name: task.name,
-      ...templateOf(task),
-      agent: task.agent ?? null,
-      ...recordResultFields(result),
-      depends_on: task.depends_on,
-      ...(task.when !== undefined && { when: task.when }),
-      transcript: transcriptOf(result.id),
-      ...(input.hosts && { host: input.hosts.get(result.id) ?? null }),
-      ...(worktree !== undefined && {
-        branch: worktree.branch,
-        commit: worktree.commit,
-        base: worktree.base,
-        diff_stat: worktree.diffStat,
-        worktree: worktree.path,
-      }),
-      fingerprint: fingerprint ?? null,
-    };
-  });
+  const tasks = every.map((task) => taskRow(input, task, { ...placeOf(task), ...made.get(task.name) }));
   const attemptSessions = input.sessions.map(
     (session): SummarySession => ({
       role: session.role,
@@ -127,7 +138,7 @@ export function buildSummary(input: SummaryInput): Summary {
       usage: recordUsage(session.usage),
       num_turns: session.numTurns,
       status: session.status ?? null,
-      transcript: transcriptOf(session.id),
+      transcript: transcriptOf(input, session.id),
       ...(input.hosts && { host: input.hosts.get(session.id) ?? null }),
     }),
   );
@@ -297,18 +308,58 @@ export async function prepareOutDir(outDir: string): Promise<void> {
 /**
  * Writes summary.json whole or not at all (a temporary file renamed over
  * it), so a reader, or a resume after SIGKILL, never finds half a record.
- * A write that fails throws a RecordWriteError; the record is then as it was.
+ * Returns its path and size. A write that fails throws a RecordWriteError;
+ * the record is then as it was.
  */
-export function writeSummarySync(outDir: string, summary: Summary): string {
+export function writeSummarySync(outDir: string, summary: Summary): { path: string; bytes: number } {
   const path = join(outDir, SUMMARY_FILE);
   const temporary = `${path}.${process.pid}.tmp`;
+  const text = summaryText(summary);
   try {
-    writeFileSync(temporary, `${JSON.stringify(summary, null, 2)}\n`);
+    writeFileSync(temporary, text);
     renameSync(temporary, path);
   } catch (error) {
     // A full disk may have kept part of it: the space is better given back.
     rmSync(temporary, { force: true });
     throw recordWriteError(path, error);
   }
-  return path;
+  return { path, bytes: Buffer.byteLength(text) };
+}
+function summaryText(summary: Summary): string {
+  return `${JSON.stringify(summary, null, 2)}\n`;
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
+/** A long record is written in pieces of this size, letting the run go on between them. */
+const CHUNK_CHARS = 256 * 1024;
+
+/**
+ * Writes summary.json as writeSummarySync does, in pieces, so that a long
+ * record does not hold up the run's events; `superseded` is asked before the
+ * rename (a newer record written meanwhile wins, and this one is dropped).
+ * Resolves with the size written, or undefined when superseded.
+ */
+export async function writeSummary(outDir: string, summary: Summary, temporary: string, superseded: () => boolean): Promise<number | undefined> {
+  // Written from the text in pieces, not from one copy of it in a buffer: a long record is held once.
+  const text = summaryText(summary);
+  const file = await open(temporary, "w");
+  let bytes = 0;
+  try {
+    for (let offset = 0; offset < text.length; ) {
+      let end = Math.min(text.length, offset + CHUNK_CHARS);
+      // Never between the halves of a surrogate pair (an emoji in a task's text): each half alone would be written as U+FFFD.
+      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end--;
+      bytes += (await file.write(text.slice(offset, end))).bytesWritten;
+      offset = end;
+    }
+  } finally {
+    await file.close();
+  }
+  if (superseded()) {
+    rmSync(temporary, { force: true });
+    return undefined;
+  }
+  renameSync(temporary, join(outDir, SUMMARY_FILE));
+  return bytes;
 }

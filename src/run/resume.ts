@@ -5,12 +5,14 @@ import { CadreError } from "../errors.ts";
 import type { CarryDecision, ResolvedSwarmConfig, ResolvedTask } from "../swarm/index.ts";
 import {
   olderSettingsHash,
+  readJournal,
   resultFromRecord,
   SUMMARY_FILE,
   type Summary,
   SummarySchema,
   type SummaryTask,
   type TaskFingerprint,
+  withJournal,
 } from "../swarm/index.ts";
 
 /** `cadre run --resume` cannot go on: no earlier run, or its record is unreadable. */
@@ -31,7 +33,8 @@ export interface ResumePlan {
   removed: string[];
 }
 
-async function readRecord(dir: string): Promise<Summary | undefined> {
+/** A run's record: summary.json, with its journal's newer lines unless `journal` is false (only the summary's own fields are needed). */
+async function readRecord(dir: string, { journal = true } = {}): Promise<Summary | undefined> {
   const text = await readFile(join(dir, SUMMARY_FILE), "utf8").catch(() => undefined);
   if (text === undefined) return undefined;
   let data: unknown;
@@ -42,7 +45,8 @@ async function readRecord(dir: string): Promise<Summary | undefined> {
   }
   const parsed = SummarySchema.safeParse(data);
   if (!parsed.success) throw new ResumeError(`${join(dir, SUMMARY_FILE)} is not a cadre run record (${parsed.error.issues[0]?.message})`);
-  return parsed.data;
+  // The summary is compacted now and then: what ended since (before a kill) is in the journal.
+  return journal ? withJournal(parsed.data, await readJournal(dir)) : parsed.data;
 }
 
 /** The newest run directory under `runsDir` whose record is of this config file. */
@@ -50,7 +54,7 @@ async function latestRunOf(configFile: string, runsDir: string): Promise<string 
   const names = await readdir(runsDir).catch(() => [] as string[]);
   // Run directories are named by their start time, so the newest sorts last.
   for (const name of names.sort().reverse()) {
-    const record = await readRecord(join(runsDir, name)).catch(() => undefined);
+    const record = await readRecord(join(runsDir, name), { journal: false }).catch(() => undefined);
     if (record?.config === configFile) return join(runsDir, name);
   }
   return undefined;

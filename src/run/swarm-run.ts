@@ -1,11 +1,15 @@
 /**
  * One run of a swarm file, without a terminal: its engine (the orchestrator
- * here, or the hosts of a distributed run), its worktrees, and its record
- * (summary.json), rewritten as each task ends and on every way out. The CLI
+ * here, or the hosts of a distributed run), its worktrees, and its record:
+ * a journal line as each task ends or its session starts, summary.json
+ * compacted from it now and then and on every way out. The CLI
  * renders its events and turns its outcome into an exit code; a library
  * caller iterates the same events, or awaits `runSwarmFile()`.
  */
+import { rmSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import process from "node:process";
 // Needs no Redis client: a run without --redis never loads BullMQ.
 import { REDIS_UNREACHABLE } from "../distributed/index.ts";
 import { AbortError } from "../errors.ts";
@@ -24,7 +28,18 @@ import {
 } from "../swarm/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { type RunEngine, startEngine } from "./engine.ts";
-import { buildSummary, prepareOutDir, RecordWriteError, type RunStop, type TaskProgress, writeSummarySync } from "./record.ts";
+import { RunJournal } from "./journal.ts";
+import {
+  buildSummary,
+  prepareOutDir,
+  RecordWriteError,
+  type RowInput,
+  type RunStop,
+  type TaskProgress,
+  taskRow,
+  writeSummary,
+  writeSummarySync,
+} from "./record.ts";
 import type { ResumePlan } from "./resume.ts";
 
 /**
@@ -66,6 +81,18 @@ function settledBefore(plan: ResumePlan | undefined): { attempt: number; tasks: 
   return { attempt: (plan.previous.attempt ?? 1) + 1, tasks: new Set(tasks) };
 }
 
+/** How often summary.json may be compacted from the journal while the run goes on. */
+const COMPACT_EVERY_MS = 3_000;
+/**
+ * ...and only once the journal has grown by this share of the summary's size
+ * since: rewriting the summary then costs each task's end a constant share
+ * of bytes and CPU, however many tasks the run has.
+ */
+const COMPACT_GROWTH = 1 / 2;
+
+/** Where a compaction writes before its rename; a leftover one is a compaction a kill cut short. */
+const compactionFile = (outDir: string) => join(outDir, `${SUMMARY_FILE}.${process.pid}.compact.tmp`);
+
 /** The budget a run applies: a rehearsal shows what would run, and its made-up costs stop it only when asked. */
 function appliedBudget(config: ResolvedSwarmConfig, options: SwarmRunOptions): number | undefined {
   return options.rehearse && !options.rehearseBudget ? undefined : config.budget_usd;
@@ -83,6 +110,8 @@ export class SwarmRun {
   readonly #engine: RunEngine;
   readonly #worktrees: RunWorktrees;
   readonly #results = new Map<string, TaskResult>();
+  /** Every task by name: the config's, and those the run made (copies, rounds), whose rows the journal keeps too. */
+  readonly #tasksByName: Map<string, AddedTask>;
   readonly #fingerprints = new Map<string, TaskFingerprint>();
   readonly #carriedOver = new Map<string, SummaryTask>();
   readonly #worktreeOutcomes = new Map<string, WorktreeOutcome>();
@@ -90,6 +119,17 @@ export class SwarmRun {
   /** The tasks the run made as it went (for_each copies, loop rounds), and the loops that ended. */
   readonly #added: AddedTask[] = [];
   readonly #loopsEnded = new Map<string, LoopEndedEvent>();
+  /** The rows of the run being resumed, by name. */
+  readonly #previousRows: ReadonlyMap<string, SummaryTask>;
+  readonly #journal: RunJournal;
+  readonly #compactTimer: ReturnType<typeof setInterval>;
+  /** The finished_at of the summary last built to be written: journal lines after it are not in it. */
+  #compactedAt = Number.NEGATIVE_INFINITY;
+  #compactedBytes = 0;
+  #journalBytesAtCompaction = 0;
+  /** Counts the summaries written: a compaction still being written when a newer one is gives way. */
+  #generation = 0;
+  #compacting = false;
   #finishedAt: number | undefined;
   /** Where the run's events go while they are iterated. */
   #queue: AsyncQueue<RunEvent> | undefined;
@@ -100,15 +140,20 @@ export class SwarmRun {
 
   private constructor(config: ResolvedSwarmConfig, options: SwarmRunOptions, outDir: string, budgetUsd: number | undefined, engine: RunEngine) {
     this.config = config;
+    this.#tasksByName = new Map<string, AddedTask>(config.tasks.map((task) => [task.name, task]));
     this.outDir = outDir;
     this.budgetUsd = budgetUsd;
     this.rehearsal = options.rehearse ?? false;
     this.resume = options.resume;
+    this.#previousRows = new Map(options.resume?.previous.tasks.map((task) => [task.name, task]));
     this.#engine = engine;
     this.startedAt = Date.now();
     // A distributed run has one id: Redis's, which --run-id takes to pick it up.
     this.runId = options.redis?.runId ?? newRunId(new Date(this.startedAt));
     this.#worktrees = new RunWorktrees(this.runId, config.keep_worktrees);
+    this.#journal = new RunJournal(outDir);
+    this.#compactTimer = setInterval(() => void this.#compact(), COMPACT_EVERY_MS);
+    this.#compactTimer.unref();
   }
 
   /**
@@ -119,6 +164,9 @@ export class SwarmRun {
     // Absolute: workers run in other directories, and a relative HOME or transcript path would land there.
     const outDir = resolve(options.resume?.dir ?? options.outDir);
     await prepareOutDir(outDir);
+    // What an earlier attempt's compaction left half written when it was killed.
+    for (const name of await readdir(outDir))
+      if (name.startsWith(`${SUMMARY_FILE}.`) && name.endsWith(".tmp")) rmSync(join(outDir, name), { force: true });
     const budgetUsd = appliedBudget(config, options);
     const engine = await startEngine(
       config,
@@ -198,8 +246,10 @@ export class SwarmRun {
       })) {
         if (event.type === "task_settled") this.#settle(event);
         else if (event.type === "task_ready") this.#fingerprints.set(event.task.name, event.fingerprint);
-        else if (event.type === "tasks_added") this.#added.push(...event.tasks);
-        else if (event.type === "loop_ended") this.#loopsEnded.set(event.loop, event);
+        else if (event.type === "tasks_added") {
+          this.#added.push(...event.tasks);
+          for (const task of event.tasks) this.#tasksByName.set(task.name, task);
+        } else if (event.type === "loop_ended") this.#loopsEnded.set(event.loop, event);
         queue.push(event);
       }
     } catch (error) {
@@ -209,6 +259,13 @@ export class SwarmRun {
       await this.#engine.close();
       await this.#worktrees.dispose();
       this.#finishedAt = Date.now();
+      this.#end();
+      // The record complete however the run ended (the caller writes it once more with what stopped it).
+      try {
+        this.writeRecord(undefined);
+      } catch (error) {
+        failure ??= { error };
+      }
       if (failure) queue.fail(failure.error);
       else queue.end();
     }
@@ -236,7 +293,7 @@ export class SwarmRun {
     const progress = this.#running.get(name);
     if (progress === undefined || sessionId === undefined || sessionId === progress.sessionId) return;
     progress.sessionId = sessionId;
-    this.writeRecord(undefined);
+    this.#journalRow(name);
   }
 
   #settle(event: Extract<SwarmEvent, { type: "task_settled" }>): void {
@@ -245,9 +302,64 @@ export class SwarmRun {
     this.#results.set(name, event.result);
     if (event.worktree !== undefined) this.#worktreeOutcomes.set(name, event.worktree);
     if (event.fingerprint) this.#fingerprints.set(name, event.fingerprint);
-    const earlier = event.carriedOver ? this.resume?.previous.tasks.find((task) => task.name === name) : undefined;
+    const earlier = event.carriedOver ? this.#previousRows.get(name) : undefined;
     if (earlier) this.#carriedOver.set(name, earlier);
-    this.writeRecord(undefined);
+    this.#journalRow(name);
+  }
+
+  /** Appends a task's row as it stands to the journal. */
+  #journalRow(name: string): void {
+    const task = this.#tasksByName.get(name);
+    if (task !== undefined) this.#journal.append(this.attempt, taskRow(this.#rowInput(), task), this.#compactedAt);
+  }
+
+  #rowInput(): RowInput {
+    return {
+      results: this.#results,
+      running: this.#running,
+      fingerprints: this.#fingerprints,
+      carriedOver: this.#carriedOver,
+      transcripts: this.#engine.transcriptPaths,
+      ...(this.#engine.hosts && { hosts: this.#engine.hosts }),
+      worktrees: this.#worktreeOutcomes,
+      outDir: this.outDir,
+    };
+  }
+
+  /**
+   * Rewrites summary.json from what the journal has that it lacks, when the
+   * journal has grown enough since the last time (see COMPACT_GROWTH); the
+   * run goes on while it is written.
+   */
+  async #compact(): Promise<void> {
+    const grown = this.#journal.bytes - this.#journalBytesAtCompaction;
+    if (this.#compacting || this.#finishedAt !== undefined || grown === 0 || grown < this.#compactedBytes * COMPACT_GROWTH) return;
+    this.#compacting = true;
+    const generation = ++this.#generation;
+    try {
+      const summary = this.summary(undefined);
+      // Lines appended while it is written are not in it, and must say so (see RunJournal.append).
+      this.#compactedAt = Date.parse(summary.finished_at);
+      const journalBytes = this.#journal.bytes;
+      this.#journal.sync();
+      const bytes = await writeSummary(this.outDir, summary, compactionFile(this.outDir), () => generation !== this.#generation);
+      if (bytes !== undefined) this.#compacted(bytes, journalBytes);
+    } catch {
+      // A compaction that fails is not needed: the journal has every line, and the next one (or the last) tries again.
+    } finally {
+      this.#compacting = false;
+    }
+  }
+
+  #compacted(bytes: number, journalBytes: number): void {
+    this.#compactedBytes = bytes;
+    this.#journalBytesAtCompaction = journalBytes;
+  }
+
+  /** The run has ended: no more compactions, the journal is synced and closed (the last record follows). */
+  #end(): void {
+    clearInterval(this.#compactTimer);
+    this.#journal.close();
   }
 
   /** The record as it stands, with `stop` as what stopped the run (if anything did). */
@@ -278,15 +390,20 @@ export class SwarmRun {
   }
 
   /**
-   * Writes summary.json (atomically) and returns it with its path. A write
-   * that fails (a full disk) does not stop the run: `error` says why, the file
-   * stays as last written, and the next write tries again.
+   * Writes summary.json (atomically) and returns it with its path; a
+   * compaction being written gives way to it. A write that fails (a full disk)
+   * does not stop the run: `error` says why, the file stays as last written,
+   * and the next write tries again.
    */
   writeRecord(stop: RunStop | undefined): { summary: Summary; path: string; error?: RecordWriteError } {
     const summary = this.summary(stop);
+    this.#generation++;
+    this.#compactedAt = Date.parse(summary.finished_at);
+    rmSync(compactionFile(this.outDir), { force: true });
+    const journalBytes = this.#journal.bytes;
     const path = join(this.outDir, SUMMARY_FILE);
     try {
-      writeSummarySync(this.outDir, summary);
+      this.#compacted(writeSummarySync(this.outDir, summary).bytes, journalBytes);
     } catch (error) {
       if (!(error instanceof RecordWriteError)) throw error;
       if (this.#unwritten === undefined) this.#queue?.push({ type: "record_unwritten", path, message: error.message });
@@ -305,6 +422,7 @@ export class SwarmRun {
    */
   kill(stop: RunStop): ReturnType<SwarmRun["writeRecord"]> {
     this.#engine.kill();
+    this.#end();
     this.#worktrees.discardSync();
     for (const task of [...this.config.tasks, ...this.#added]) {
       if (this.#results.has(task.name)) continue;
@@ -318,6 +436,7 @@ export class SwarmRun {
 
   /** Ends a run whose events were never iterated (e.g. the dashboard could not open). */
   async close(): Promise<void> {
+    this.#end();
     await this.#engine.close();
   }
 }

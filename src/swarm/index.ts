@@ -7,6 +7,8 @@ export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptio
 export { formatIssue } from "./config/issues.ts";
 export type { TaskFingerprint } from "./fingerprint.ts";
 export { olderSettingsHash } from "./fingerprint.ts";
+export type { JournalLine } from "./journal.ts";
+export { JOURNAL_FILE, readJournal, withJournal } from "./journal.ts";
 export type { LoopEndedEvent } from "./loop.ts";
 export type { Summary, SummaryLoop, SummarySession, SummaryTask } from "./record.ts";
 export {

@@ -147,9 +147,10 @@ export const SummarySchema = z.looseObject({
   interrupted: z.boolean(),
   /**
    * False while the run is still going: the record is written when the run
-   * starts, when a task's session starts and when a task ends, with the tasks
-   * not yet ended "pending" or "running" (their session id known), so a run
-   * killed at any point can be resumed from it. (Older records show such
+   * starts and compacted from the run's journal (journal.ts: a line when a
+   * task's session starts and when a task ends) every few seconds, with the
+   * tasks not yet ended "pending" or "running" (their session id known), so a
+   * run killed at any point can be resumed from both. (Older records show such
    * tasks as "cancelled" with the code UNFINISHED.)
    */
   complete: z.boolean().optional(),

@@ -123,8 +123,22 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
   const loops = startLoops(config);
   // Every task that will have a result: the config's, and those the run makes (copies, rounds).
   const all = [...config.tasks];
-  // A loop's tasks run as its rounds; the tasks themselves settle when the loop ends.
-  const waiting = new Set(config.tasks.filter((task) => !loops.some((loop) => loop.members.has(task.name))));
+  const waiting = new Set<ResolvedTask>();
+  // Linear in the tasks: each waiting task counts its unfinished dependencies, and a task's end visits only the tasks waiting on it.
+  const unfinished = new Map<ResolvedTask, number>();
+  const dependents = new Map<string, ResolvedTask[]>();
+  const ready: ResolvedTask[] = [];
+  const wait = (task: ResolvedTask) => {
+    waiting.add(task);
+    const on = new Set(task.depends_on.filter((name) => !results.has(name)));
+    unfinished.set(task, on.size);
+    if (on.size === 0) ready.push(task);
+    for (const name of on) {
+      const list = dependents.get(name);
+      if (list === undefined) dependents.set(name, [task]);
+      else list.push(task);
+    }
+  };
   const taken = new Set(names);
   /** By for_each task: its copies, until they have all ended; and then what {{results.<task>.all}} reads. */
   const mapping = new Map<ResolvedTask, ResolvedTask[]>();
@@ -137,6 +151,12 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
     extra: { worktree?: WorktreeOutcome; fingerprint?: TaskFingerprint; carriedOver?: boolean } = {},
   ) => {
     results.set(task.name, result);
+    for (const dependent of dependents.get(task.name) ?? []) {
+      const left = (unfinished.get(dependent) ?? 1) - 1;
+      unfinished.set(dependent, left);
+      if (left === 0) ready.push(dependent);
+    }
+    dependents.delete(task.name);
     if (extra.worktree !== undefined) outcomes.set(task.name, extra.worktree);
     events.push({
       type: "task_settled",
@@ -169,8 +189,8 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
   const add = (parent: string, tasks: ResolvedTask[], round?: number) => {
     for (const task of tasks) {
       all.push(task);
-      waiting.add(task);
       taken.add(task.name);
+      wait(task);
     }
     const added = tasks.map(({ name, template, agent, depends_on, when, item, copy_of, round_of }) => ({
       name,
@@ -225,24 +245,29 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
     // Skipping one task may settle the tasks that wait on it: repeat until nothing moves.
     while (changed) {
       changed = false;
-      for (const task of waiting) {
-        if (signal.aborted) {
+      if (signal.aborted && waiting.size > 0) {
+        // Nothing starts any more: every task still waiting is cancelled (those running end by the signal).
+        for (const task of waiting)
           settle(task, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "interrupted before it started" }), false);
-        } else {
-          const unfinished = task.depends_on.filter((name) => !results.has(name));
-          if (unfinished.length > 0) continue;
-          const verdict = conditions.decide(task, results, fieldsOf);
-          if (!verdict.run) settle(task, unrunResult(task, verdict.status, verdict.error), false);
-          else if (task.map !== undefined) expand(task);
-          else start(task);
-        }
-        waiting.delete(task);
+        waiting.clear();
         changed = true;
       }
+      // By index, not shift(): a fan-out readies a hundred thousand tasks at once, and a skip readies more as it goes.
+      for (let i = 0; i < ready.length; i++) {
+        const task = ready[i]!;
+        if (!waiting.delete(task)) continue;
+        unfinished.delete(task);
+        const verdict = conditions.decide(task, results, fieldsOf);
+        if (!verdict.run) settle(task, unrunResult(task, verdict.status, verdict.error), false);
+        else if (task.map !== undefined) expand(task);
+        else start(task);
+        changed = true;
+      }
+      ready.length = 0;
       if (gather()) changed = true;
       for (const loop of loops) if (stepLoop(loop, loopHost)) changed = true;
     }
-    if (all.every((task) => results.has(task.name))) {
+    if (results.size === all.length) {
       // Given worktrees are the caller's to dispose of.
       if (given === undefined) void worktrees.dispose();
       events.end();
@@ -329,6 +354,8 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
     );
   };
 
+  // A loop's tasks run as its rounds; the tasks themselves settle when the loop ends.
+  for (const task of config.tasks) if (!loops.some((loop) => loop.members.has(task.name))) wait(task);
   signal.addEventListener("abort", advance, { once: true });
   Conditions.of(config.tasks).then(
     (compiled) => {

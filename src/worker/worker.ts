@@ -207,7 +207,14 @@ export class Worker {
       return turn;
     }
     this.#turns.push(turn);
-    options.signal?.addEventListener("abort", () => this.#abortTurn(turn), { once: true });
+    const { signal } = options;
+    if (signal !== undefined) {
+      const onAbort = () => this.#abortTurn(turn);
+      signal.addEventListener("abort", onAbort, { once: true });
+      // The signal may outlive the turn (a run's, a composite that Node keeps while it has listeners): it must not hold the turn.
+      const off = () => signal.removeEventListener("abort", onAbort);
+      turn.result.then(off, off);
+    }
     if (this.#turns.length === 1) this.#startTurn(turn);
     return turn;
   }

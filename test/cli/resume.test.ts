@@ -10,7 +10,7 @@ import type { RecordedRequest, RehearsalServer } from "../../src/rehearsal/serve
 import type { Summary } from "../../src/swarm/record.ts";
 import { claudeDescendants, isGone } from "../support/processes.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
-import { bin, readSummary } from "./run-support.ts";
+import { bin, readRunRecord, readSummary } from "./run-support.ts";
 
 // Every task's prompt is a shell command: the model runs it with Bash, then reports its output.
 const SCRIPT = [{ tool_use: { name: "Bash", input: { command: "{{prompt}}", description: "run it" } } }, { text: "done: {{tool_result}}" }];
@@ -59,13 +59,12 @@ async function until(check: () => boolean | Promise<boolean>): Promise<void> {
   }
 }
 
-/** Waits until the run's record (written at the start, as sessions start and as tasks end) satisfies `check`. */
+/** Waits until the run's record (summary.json written at the start, and its journal as sessions start and tasks end) satisfies `check`. */
 async function untilRecord(ws: Workspace, check: (record: Summary) => boolean): Promise<Summary> {
   let found: Summary | undefined;
   await until(async () => {
     const [dir] = existsSync(join(ws.dir, ".cadre", "runs")) ? await runDirs(ws) : [];
-    const text = dir ? await readFile(join(dir, "summary.json"), "utf8").catch(() => "") : "";
-    const record = text ? (JSON.parse(text) as Summary) : undefined;
+    const record = dir ? await readRunRecord(dir).catch(() => undefined) : undefined;
     if (record && check(record)) found = record;
     return found !== undefined;
   });
@@ -171,7 +170,7 @@ describe("cadre run --resume", () => {
     for (const pid of children) process.kill(pid, "SIGKILL");
     for (const pid of children) await isGone(pid);
     const [dir] = await runDirs(ws);
-    const record = await readSummary(dir!);
+    const record = await readRunRecord(dir!);
     expect(record.complete).toBe(false);
     expect(record.tasks.find((t) => t.name === "first")?.status).toBe("succeeded");
 

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { type CliMessage, parseCliMessage } from "../../src/protocol/index.ts";
 import { NdjsonDecoder } from "../../src/protocol/ndjson.ts";
+import { readJournal, withJournal } from "../../src/swarm/journal.ts";
 import { type Summary, SummarySchema } from "../../src/swarm/record.ts";
 
 export const repo = fileURLToPath(new URL("../../", import.meta.url));
@@ -17,6 +18,11 @@ export function cadre(args: string[]) {
 
 export async function readSummary(outDir: string): Promise<Summary> {
   return SummarySchema.parse(JSON.parse(await readFile(join(outDir, "summary.json"), "utf8")));
+}
+
+/** A run's record as --resume and the dashboard read it: summary.json, with what its journal has that the summary does not yet. */
+export async function readRunRecord(outDir: string): Promise<Summary> {
+  return withJournal(await readSummary(outDir), await readJournal(outDir));
 }
 
 /** A transcript decoded the way cadre reads the CLI: every line must be JSON. */

@@ -109,3 +109,23 @@ describe("the rehearsal prompt cache", () => {
     expect(cache.size).toBe(0);
   });
 });
+
+describe("the rehearsal prompt cache's bound", () => {
+  it("holds at most maxEntries, dropping the least recently used", () => {
+    // Each conversation writes two entries: its system prompt's prefix and its message's.
+    const cache = new PromptCache({ maxEntries: 3 });
+    const write = (system: string) => cache.lookup(request({ system }), 10_000).begin();
+    const reads = (system: string) => cache.lookup(request({ system }), 10_000).usage.cache_read_input_tokens > 0;
+    write("a");
+    write("b");
+    expect(cache.size).toBe(3);
+    // Read last: b's entries go first when c needs room.
+    expect(reads("a")).toBe(true);
+    write("c");
+    expect(reads("b")).toBe(false);
+    expect(reads("a")).toBe(true);
+    expect(reads("c")).toBe(true);
+    for (let i = 0; i < 100; i++) write(`many ${i}`);
+    expect(cache.size).toBe(3);
+  });
+});

@@ -204,6 +204,7 @@ describe("rehearsal server", () => {
     expect((await play(server.url, second)).text).toBe("ok after retries");
     expect((await play(server.url, second)).text).toBe("ok after retries");
     expect(server.requests.map((r) => r.outcome)).toEqual(["failed", "failed", "played", "played"]);
+    expect(server.outcomes).toMatchObject({ failed: 2, played: 2 });
 
     // setScript replaces the script and starts counting attempts afresh.
     server.setScript("default", [{ text: "first" }, { fail: { status: 529 }, text: "after overload" }]);
@@ -217,6 +218,19 @@ describe("rehearsal server", () => {
     expect(internal.status).toBe(500);
     expect(internal.headers.get("retry-after")).toBeNull();
     expect(((await internal.json()) as { error: { message: string } }).error.message).toBe("scripted outage");
+  });
+
+  it("keeps only the latest `keepRequests` requests, and counts every one by outcome", async () => {
+    const server = await startRehearsalServer({ scripts: { default: [{ text: "{{prompt}}" }] }, keepRequests: 3 });
+    try {
+      for (let i = 0; i < 5; i++) await play(server.url, body([user(`turn ${i}`)]));
+      await post(server.baseUrlFor("nobody"), body([user("lost")]));
+      expect(server.requests.map((r) => r.outcome)).toEqual(["played", "played", "unknown_script"]);
+      expect(JSON.stringify(server.requests[0]!.messages)).toContain("turn 3");
+      expect(server.outcomes).toMatchObject({ played: 5, unknown_script: 1, failed: 0 });
+    } finally {
+      await server.close();
+    }
   });
 
   it("renders {{prompt}} without system reminders and {{tool_result}} from the last user message", async () => {

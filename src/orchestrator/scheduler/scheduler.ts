@@ -81,6 +81,8 @@ export class Scheduler {
   readonly #adaptive: AdaptiveLimit;
   /** Every job not yet settled, by key. */
   readonly #entries = new Map<string | undefined, Set<Entry>>();
+  /** The jobs of each limited key that hold a key slot and wait for a global one: what a higher-priority job may preempt. */
+  readonly #holdingKeySlot = new Map<string, Set<Entry>>();
   readonly #events = new EventHub<SchedulerEvent>();
   #idleWaiters: Array<() => void> = [];
   #seq = 0;
@@ -219,7 +221,7 @@ export class Scheduler {
   #enqueue(entry: Entry): void {
     const signal = entry.queued.signal;
     const forward = (): Promise<void> => {
-      entry.phase = "global";
+      this.#setPhase(entry, "global");
       return this.#global.add(entry.run, { priority: entry.priority, signal });
     };
     const keyQueue = entry.key === undefined ? undefined : this.#keyQueues.get(entry.key);
@@ -227,7 +229,7 @@ export class Scheduler {
       forward().catch(settledThroughEntry);
       return;
     }
-    entry.phase = "key";
+    this.#setPhase(entry, "key");
     keyQueue.add(forward, { priority: entry.priority, signal, id: String(entry.seq) }).catch(settledThroughEntry);
   }
 
@@ -238,8 +240,8 @@ export class Scheduler {
     const peers = this.#entries.get(entry.key);
     if (keyQueue === undefined || peers === undefined) return;
     let victim: Entry | undefined;
-    for (const peer of peers) {
-      if (peer.phase !== "global") continue;
+    // Only the jobs holding a key slot (at most the key's limit), not every job of the key: a fan-out of one agent stays linear.
+    for (const peer of this.#holdingKeySlot.get(entry.key) ?? []) {
       if (!victim || peer.priority < victim.priority || (peer.priority === victim.priority && peer.seq > victim.seq)) {
         victim = peer;
       }
@@ -259,24 +261,40 @@ export class Scheduler {
 
   #cancel(entry: Entry, error: unknown): void {
     if (entry.phase === "running" || entry.phase === "done") return;
-    entry.phase = "done";
+    this.#setPhase(entry, "done");
     entry.queued.abort(error);
     this.#untrack(entry);
     entry.fail(error);
   }
 
   #started(entry: Entry): void {
-    entry.phase = "running";
+    this.#setPhase(entry, "running");
     this.#running += 1;
     this.#peakRunning = Math.max(this.#peakRunning, this.#running);
     this.#events.emit({ type: "job_started", key: entry.key });
   }
 
   #finished(entry: Entry): void {
-    entry.phase = "done";
+    this.#setPhase(entry, "done");
     this.#running -= 1;
     this.#untrack(entry);
     this.#events.emit({ type: "job_finished", key: entry.key });
+  }
+
+  #setPhase(entry: Entry, phase: Phase): void {
+    if (entry.key !== undefined && this.#keyQueues.has(entry.key)) {
+      let holding = this.#holdingKeySlot.get(entry.key);
+      if (phase === "global") {
+        if (holding === undefined) {
+          holding = new Set();
+          this.#holdingKeySlot.set(entry.key, holding);
+        }
+        holding.add(entry);
+      } else if (holding?.delete(entry) && holding.size === 0) {
+        this.#holdingKeySlot.delete(entry.key);
+      }
+    }
+    entry.phase = phase;
   }
 
   #track(entry: Entry): void {

@@ -1,0 +1,179 @@
+/**
+ * cadre's own cost as a run grows (npm run bench:scale, first part): the
+ * real `cadre run` of 1,000 / 3,000 / 10,000 one-turn tasks (a for_each,
+ * `reuse: true`, concurrency 8) whose real claude workers talk to a scripted
+ * model outside cadre (a rehearsal server in this process, as a user's
+ * outside model would be). Sampled from /proc while it runs: cadre's own CPU
+ * (not its workers') per task for each thousand tasks ended, its resident
+ * set, and the bytes it wrote to the run directory per task end (the journal,
+ * and each summary.json written; transcripts aside), by thousand. The first
+ * thousand counts from the first task's end; the whole run's figures include
+ * start-up and the last record.
+ *
+ * Environment: BENCH_SIZES (default 1000,3000,10000), BENCH_CONCURRENCY (8).
+ * Linux only (/proc). On a shared machine the CPU figures are cadre's own,
+ * but the tasks per second depend on what else runs: the load is printed.
+ */
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, open, rm, stat, writeFile } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
+import { startRehearsalServer } from "../src/rehearsal/server.ts";
+import { JOURNAL_FILE } from "../src/swarm/journal.ts";
+import { SUMMARY_FILE } from "../src/swarm/record.ts";
+import { processUsage } from "./proc.ts";
+
+const SIZES = (process.env.BENCH_SIZES ?? "1000,3000,10000").split(",").map(Number);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8) || 8;
+const BIN = resolve(import.meta.dirname, "../bin/cadre.js");
+const SAMPLE_MS = 200;
+
+/** One thousand tasks' share of the run, from the samples around it. */
+interface Bucket {
+  cpuMsPerTask: number;
+  bytesPerTask: number;
+  tasksPerSecond: number;
+}
+
+interface SizeReport {
+  tasks: number;
+  buckets: Bucket[];
+  /** Over the whole life of the process (start-up and the last record included); the RSS as the last task ended. */
+  cpuMsPerTask: number;
+  rssEndMb: number;
+  peakRssMb: number;
+  bytesPerTask: number;
+  wallS: number;
+  load: string;
+}
+
+/** Follows the run directory: tasks ended (journal lines of ended tasks) and bytes written there. */
+class RunDirectory {
+  #offset = 0;
+  #partial = "";
+  #summaryIno = -1;
+  ended = 0;
+  bytes = 0;
+
+  constructor(readonly dir: string) {}
+
+  async poll(): Promise<void> {
+    const summary = await stat(join(this.dir, SUMMARY_FILE)).catch(() => undefined);
+    // Each write is a new file renamed over the last: a new inode is one more summary written.
+    if (summary !== undefined && summary.ino !== this.#summaryIno) {
+      this.#summaryIno = summary.ino;
+      this.bytes += summary.size;
+    }
+    const file = await open(join(this.dir, JOURNAL_FILE)).catch(() => undefined);
+    if (file === undefined) return;
+    try {
+      const { size } = await file.stat();
+      if (size <= this.#offset) return;
+      const buffer = Buffer.alloc(size - this.#offset);
+      await file.read(buffer, 0, buffer.length, this.#offset);
+      this.#offset = size;
+      this.bytes += buffer.length;
+      const lines = (this.#partial + buffer.toString("utf8")).split("\n");
+      this.#partial = lines.pop() ?? "";
+      for (const line of lines) if (!/"status":"(running|pending)"/.test(line)) this.ended++;
+    } finally {
+      await file.close();
+    }
+  }
+}
+
+async function runSize(tasks: number, baseUrl: string, root: string): Promise<SizeReport> {
+  const dir = join(root, `n${tasks}`);
+  await mkdir(join(dir, "home"), { recursive: true });
+  const config = join(dir, "swarm.yaml");
+  const items = Array.from({ length: tasks }, (_, i) => `i${i}`).join(", ");
+  await writeFile(
+    config,
+    [
+      "name: sweep",
+      `concurrency: ${CONCURRENCY}`,
+      "defaults: { reuse: true }",
+      "tasks:",
+      `  - { name: "t-{{item}}", prompt: "item {{item}}", for_each: [${items}] }`,
+      "",
+    ].join("\n"),
+  );
+  const out = join(dir, "run");
+  const env = { ...offlineClaudeEnv({ baseUrl, home: join(dir, "home") }), TMPDIR: dir };
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, "run", config, "--out", out], { env, stdio: ["ignore", "ignore", "inherit"] });
+  const exited = new Promise<number | null>((done) => child.once("exit", done));
+  let running = true;
+  void exited.then(() => (running = false));
+  const run = new RunDirectory(out);
+  // From the first task's end: start-up (loading, the first summary, the workers' first start) is in the whole run's figure only.
+  const marks: { ended: number; cpuMs: number; bytes: number; at: number; rssMb: number }[] = [];
+  let last: Awaited<ReturnType<typeof processUsage>>;
+  while (running) {
+    await new Promise((r) => setTimeout(r, SAMPLE_MS));
+    const usage = await processUsage(child.pid!);
+    if (usage === undefined) break;
+    last = usage;
+    await run.poll();
+    // The last mark is at the last task's end, however many tasks that thousand has.
+    const next = marks.length === 0 ? 1 : Math.min(tasks, (marks.length - 1) * 1000 + 1000);
+    if (run.ended >= next && marks.at(-1)?.ended !== tasks)
+      marks.push({ ended: run.ended, cpuMs: usage.cpuMs, bytes: run.bytes, at: performance.now(), rssMb: usage.rssMb });
+  }
+  const code = await exited;
+  await run.poll();
+  if (code !== 0 || run.ended !== tasks) throw new Error(`${tasks} tasks: exit ${code}, ${run.ended} ended`);
+  const buckets = marks.slice(1).map((mark, i) => {
+    const before = marks[i]!;
+    const count = mark.ended - before.ended;
+    return {
+      cpuMsPerTask: (mark.cpuMs - before.cpuMs) / count,
+      bytesPerTask: (mark.bytes - before.bytes) / count,
+      tasksPerSecond: (count * 1000) / (mark.at - before.at),
+    };
+  });
+  return {
+    tasks,
+    buckets,
+    cpuMsPerTask: last!.cpuMs / tasks,
+    rssEndMb: marks.at(-1)!.rssMb,
+    peakRssMb: last!.peakRssMb,
+    bytesPerTask: run.bytes / tasks,
+    wallS: (performance.now() - started) / 1000,
+    load: loadavg()[0]!.toFixed(1),
+  };
+}
+
+const f = (n: number, digits = 1) => n.toFixed(digits);
+
+async function main(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), "cadre-bench-sweep-"));
+  // Only counts are needed here: the server keeps few requests whatever the size.
+  const server = await startRehearsalServer({ scripts: { sweep: [{ text: "done {{prompt}}" }] }, keepRequests: 10 });
+  try {
+    console.log(`one-turn tasks with reuse at concurrency ${CONCURRENCY}, real claude workers, a scripted model outside cadre`);
+    console.log(
+      "| tasks | cadre CPU / task (all) | first 1,000 | last 1,000 | last / first | RSS at end (peak) | bytes / task end | tasks/s | load |",
+    );
+    console.log("|---|---|---|---|---|---|---|---|---|");
+    for (const size of SIZES) {
+      const report = await runSize(size, server.baseUrlFor("sweep"), root);
+      const first = report.buckets[0]!;
+      const lastBucket = report.buckets.at(-1)!;
+      const rate = report.buckets.reduce((sum, b) => sum + b.tasksPerSecond, 0) / report.buckets.length;
+      console.log(
+        `| ${size.toLocaleString("en")} | ${f(report.cpuMsPerTask)} ms | ${f(first.cpuMsPerTask)} ms | ${f(lastBucket.cpuMsPerTask)} ms | ` +
+          `${f(lastBucket.cpuMsPerTask / first.cpuMsPerTask, 2)} | ${f(report.rssEndMb, 0)} MB (${f(report.peakRssMb, 0)}) | ` +
+          `${f(report.bytesPerTask, 0)} (first ${f(first.bytesPerTask, 0)}, last ${f(lastBucket.bytesPerTask, 0)}) | ${f(rate)} | ${report.load} |`,
+      );
+      if (process.env.BENCH_VERBOSE === "1") console.error(JSON.stringify(report));
+    }
+    console.log(`model requests played: ${server.outcomes.played}`);
+  } finally {
+    await server.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+await main();

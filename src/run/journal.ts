@@ -1,0 +1,62 @@
+import { closeSync, fdatasyncSync, openSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { JOURNAL_FILE, type JournalLine } from "../swarm/index.ts";
+
+/** How long an appended line may wait for its fsync: a kill of the process loses none anyway (the OS has it), a crash of the machine at most this. */
+const FSYNC_EVERY_MS = 1_000;
+
+/**
+ * Appends the run's journal lines (see swarm/journal.ts): each line is one
+ * write, so that a SIGKILL loses none that was appended; the fsyncs come in
+ * batches, on a timer. Never rewritten; a resumed run appends to it.
+ */
+export class RunJournal {
+  readonly #fd: number;
+  #lastAt = 0;
+  #unsynced = false;
+  #bytes = 0;
+  #closed = false;
+  readonly #timer: ReturnType<typeof setInterval>;
+
+  constructor(dir: string) {
+    this.#fd = openSync(join(dir, JOURNAL_FILE), "a");
+    this.#timer = setInterval(() => this.sync(), FSYNC_EVERY_MS);
+    // The timer keeps nothing alive: the run's end closes the journal.
+    this.#timer.unref();
+  }
+
+  /** Bytes appended by this process. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /**
+   * Appends a row. Its time is after `since` (the last compaction's), even
+   * if the clock has not moved since, so that a reader can tell whether the
+   * summary has it.
+   */
+  append(attempt: number, task: JournalLine["task"], since: number): void {
+    // A run killed at once (a second Ctrl-C) has written its whole record: what its tasks say after that is not kept.
+    if (this.#closed) return;
+    this.#lastAt = Math.max(Date.now(), since + 1, this.#lastAt);
+    const line: JournalLine = { at: this.#lastAt, attempt, task };
+    const buffer = Buffer.from(`${JSON.stringify(line)}\n`);
+    for (let written = 0; written < buffer.length; ) written += writeSync(this.#fd, buffer, written);
+    this.#bytes += buffer.length;
+    this.#unsynced = true;
+  }
+
+  sync(): void {
+    if (!this.#unsynced || this.#closed) return;
+    this.#unsynced = false;
+    fdatasyncSync(this.#fd);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    clearInterval(this.#timer);
+    this.sync();
+    this.#closed = true;
+    closeSync(this.#fd);
+  }
+}
