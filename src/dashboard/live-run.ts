@@ -169,6 +169,7 @@ export class LiveRun implements RunFeed {
         this.#settle(event, now);
         return;
       case "task_ready":
+      case "agent_turn":
         return;
       case "task_rerun": {
         const row = this.#byKey.get(taskKey(event.task.name));

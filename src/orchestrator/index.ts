@@ -15,7 +15,9 @@ export {
 export { sessionIdOf } from "./session-records.ts";
 export type {
   AgentSpec,
+  AgentTurn,
   HookAction,
+  HookDecision,
   OrchestratorEvent,
   OrchestratorOptions,
   ProcessSetup,

@@ -123,6 +123,7 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
         ask: async (supervisor, prompt, signal) =>
           (await sessions.ask("supervisor", supervisor, prompt, [caller()], signal, binding.record?.info.name)).text,
         onFailure: (event, error) => binding.record && emit({ type: "hook_failed", task: binding.record.info, event, error }),
+        onDecision: (decision) => binding.record && emit({ type: "hook_decided", task: binding.record.info, ...decision }),
       }),
     };
     // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.

@@ -95,6 +95,7 @@ export class RunState {
         return;
       case "task_rerun":
       case "task_ready":
+      case "agent_turn":
         return;
       default:
         break;
