@@ -26,7 +26,15 @@ import { CONTROL_CHANNEL, jobIdFor, PREFIX, RUNS_KEY, type RunKeys, runKeys } fr
 import { readTotals } from "./ledger.ts";
 import { connectRedis, DEFAULT_REDIS_LOSS_MS, watchLoss } from "./redis.ts";
 import { redactUrl } from "./url.ts";
-import { type ControlMessage, type DistributedRun, DistributedRunSchema, readJobResult, readJson, type SharedOrchestratorOptions } from "./wire.ts";
+import {
+  type ControlMessage,
+  type DistributedRun,
+  DistributedRunSchema,
+  type JobData,
+  readJobResult,
+  readJson,
+  type SharedOrchestratorOptions,
+} from "./wire.ts";
 
 export interface CoordinatorOptions {
   redisUrl: string;
@@ -42,6 +50,8 @@ export interface CoordinatorOptions {
   transcriptsDir?: string;
   /** Redis down this long mid-run fails the tasks still running. Default 30 s. */
   redisLossMs?: number;
+  /** The trace context a task's job carries (a W3C `traceparent`), when the run is traced: its host's spans join the run's trace. */
+  traceContext?: (taskId: string) => string | undefined;
 }
 
 const UNNAMED = "a distributed task needs a name: it makes the task's job id";
@@ -86,6 +96,7 @@ export class Coordinator implements TaskRunner {
   #totals: { costUsd: number; usage: Usage } = { costUsd: 0, usage: emptyUsage() };
   #failure: CadreError | undefined;
   #stopWatching: () => void = () => {};
+  readonly #traceContext: CoordinatorOptions["traceContext"];
 
   private constructor(
     readonly runId: string,
@@ -106,6 +117,7 @@ export class Coordinator implements TaskRunner {
     // BullMQ listens for the queue closing once per job being waited on: as many as the tasks in flight.
     queue.setMaxListeners(0);
     this.#transcripts = options.transcriptsDir ? new TranscriptDirectory(options.transcriptsDir) : undefined;
+    this.#traceContext = options.traceContext;
     const limits = options.options.agentLimits;
     // Per-agent limits hold by admission: a task enters the queue only while its agent is below its limit.
     this.#agentGate =
@@ -270,7 +282,9 @@ export class Coordinator implements TaskRunner {
     // Commands wait while Redis reconnects: each wait also ends when the run gives up on Redis.
     const failed = this.#failed.then((error): Ended => ({ ended: () => ended("failed", error) }));
     const { signal, worker, ...data } = spec;
-    const adding = this.queue.add(task.name, { spec: { ...data, worker } }, { jobId: task.id, priority: bullPriority(spec.priority) });
+    const traceContext = this.#traceContext?.(task.id);
+    const job: JobData = { spec: { ...data, worker }, ...(traceContext !== undefined && { traceContext }) };
+    const adding = this.queue.add(task.name, job, { jobId: task.id, priority: bullPriority(spec.priority) });
     const added = await Promise.race([adding, failed]);
     if ("ended" in added) return added.ended();
     // Whichever comes first: the host's result, the job gone before a host took it, BullMQ giving up, Redis lost.

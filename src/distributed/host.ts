@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import type { RedisUnreachableError } from "./errors.ts";
 import { CONTROL_CHANNEL, RUNS_KEY, runKeys } from "./keys.ts";
 import { connectRedis, DEFAULT_REDIS_LOSS_MS, watchLoss } from "./redis.ts";
-import { type HostContext, RunHost } from "./run-host.ts";
+import { type HostContext, type HostObserver, RunHost } from "./run-host.ts";
 import { type ControlMessage, ControlMessageSchema, type DistributedRun, DistributedRunSchema, readJson } from "./wire.ts";
 
 export interface HostOptions {
@@ -13,6 +13,8 @@ export interface HostOptions {
   log(line: string): void;
   /** Redis down this long ends the host with an error. Default 30 s. */
   redisLossMs?: number;
+  /** Sees the runs' jobs and events (the host's telemetry). */
+  observer?: HostObserver;
 }
 
 /** Hosts look for runs on every poke, and this often in case a poke was missed (pub/sub keeps nothing). */
@@ -38,7 +40,14 @@ export class Host {
     private readonly subscriber: Redis,
     private readonly options: HostOptions,
   ) {
-    this.#context = { redis, name: options.name, concurrency: options.concurrency, stallMs: options.stallMs, log: options.log };
+    this.#context = {
+      redis,
+      name: options.name,
+      concurrency: options.concurrency,
+      stallMs: options.stallMs,
+      log: options.log,
+      ...(options.observer && { observer: options.observer }),
+    };
     this.#failed = new Promise((resolve) => {
       this.#stopWatching = watchLoss(redis, options.redisUrl, options.redisLossMs ?? DEFAULT_REDIS_LOSS_MS, resolve);
     });

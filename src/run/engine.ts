@@ -61,6 +61,8 @@ export interface EngineOptions {
   budgetUsd: number | undefined;
   /** Run on the hosts of this Redis instead of in this process. */
   redis: { url: string; runId: string } | undefined;
+  /** For a traced distributed run: the trace context each task's job carries to its host. */
+  traceContext?: (taskId: string) => string | undefined;
 }
 
 export async function startEngine(config: ResolvedSwarmConfig, options: EngineOptions, outDir: string): Promise<RunEngine> {
@@ -82,6 +84,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
       options: shared,
       ...(options.rehearse && { rehearsal: config.rehearsal }),
       transcriptsDir,
+      ...(options.traceContext && { traceContext: options.traceContext }),
     });
     const resumed = coordinator.resumed ? ", picked up where it was" : "";
     return engineOf(coordinator, {

@@ -35,6 +35,8 @@ export interface SwarmRunOptions {
   redis?: { url: string; runId: string };
   /** Go on with an earlier run (see planResume). */
   resume?: ResumePlan;
+  /** For a traced run on Redis hosts: the trace context (a W3C traceparent) each task's job carries, so the hosts' spans join the run's trace. */
+  traceContext?: (taskId: string) => string | undefined;
 }
 
 /** The budget a run applies: a rehearsal shows what would run, and its made-up costs stop it only when asked. */
@@ -83,7 +85,13 @@ export class SwarmRun {
     const budgetUsd = appliedBudget(config, options);
     const engine = await startEngine(
       config,
-      { rehearse: options.rehearse ?? false, concurrency: options.concurrency, budgetUsd, redis: options.redis },
+      {
+        rehearse: options.rehearse ?? false,
+        concurrency: options.concurrency,
+        budgetUsd,
+        redis: options.redis,
+        ...(options.traceContext && { traceContext: options.traceContext }),
+      },
       outDir,
     );
     return new SwarmRun(config, options, outDir, budgetUsd, engine);
