@@ -6,6 +6,7 @@ import { planResume, ResumeError, type ResumePlan, SwarmRun } from "../run/index
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
 import { missingScripts } from "../swarm/rehearsal.ts";
+import { loadTelemetry } from "../telemetry/index.ts";
 import { openRunDashboard, type RunDashboard } from "./run/dashboard.ts";
 import { renderFinalTable } from "./run/final-table.ts";
 import { HELP, parseRunArgs, type RunOptions, USAGE } from "./run/options.ts";
@@ -82,6 +83,16 @@ export async function runCommand(args: string[]): Promise<number> {
     process.stderr.write(`cadre run: cannot create the output directory ${outDir}: ${(error as Error).message}\n`);
     return 2;
   }
+  // Loaded only when asked for: without OTEL_* settings or --otel no OpenTelemetry module loads.
+  const telemetry =
+    options.telemetry &&
+    (await (
+      await loadTelemetry()
+    ).startRunTelemetry(
+      options.telemetry,
+      { swarm: config.name, tasks: config.tasks, distributed: options.redis !== undefined, concurrency: options.concurrency ?? config.concurrency },
+      (line) => process.stderr.write(`cadre run: ${line}\n`),
+    ));
   let run: SwarmRun;
   try {
     run = await SwarmRun.start(config, {
@@ -91,13 +102,16 @@ export async function runCommand(args: string[]): Promise<number> {
       rehearseBudget: options.rehearseBudget,
       ...(options.redis && { redis: options.redis }),
       ...(plan && { resume: plan }),
+      ...(telemetry && { traceContext: (taskId: string) => telemetry.traceContext(taskId) }),
     });
   } catch (error) {
+    await telemetry?.finish(undefined);
     // Redis not there: one line, no hang (bad input was refused earlier). Anything else is unexpected (main.ts says so).
     if (!(error instanceof CadreError)) throw error;
     process.stderr.write(`cadre run: ${error.message}\n`);
     return 1;
   }
+  telemetry?.begin({ runId: run.runId, attempt: run.attempt, rehearsal: run.rehearsal, description: run.description });
 
   const out = process.stdout;
   let dashboard: RunDashboard | undefined;
@@ -115,6 +129,7 @@ export async function runCommand(args: string[]): Promise<number> {
       });
     } catch (error) {
       await run.close();
+      await telemetry?.finish(undefined);
       process.stderr.write(`cadre run: ${(error as Error).message}\n`);
       return 2;
     }
@@ -138,8 +153,10 @@ export async function runCommand(args: string[]): Promise<number> {
     // The reaper kills each worker with its tools, also once this process has exited.
     onKill: () => {
       view.stop();
-      const { path } = run.kill(stopOf(stopping.received) ?? { reason: "killed", exitCode: 130 });
+      const { summary, path } = run.kill(stopOf(stopping.received) ?? { reason: "killed", exitCode: 130 });
       process.stderr.write(`cadre run: killed; ${path} lists what finished\n`);
+      // The workers are dead already; the spans get a moment to leave (stopOnSignals bounds it).
+      return telemetry?.finish(summary);
     },
   });
 
@@ -155,6 +172,7 @@ export async function runCommand(args: string[]): Promise<number> {
       state.apply(event, now);
       dashboard?.live.apply(event, now);
       view.event(event);
+      telemetry?.apply(event);
     }
   } finally {
     state.finishedAt = Date.now();
@@ -163,6 +181,7 @@ export async function runCommand(args: string[]): Promise<number> {
   stopping.dispose();
 
   const { summary, path } = run.writeRecord(stopOf(stopping.received));
+  await telemetry?.finish(summary);
   const tableOut = options.json ? process.stderr : out;
   tableOut.write(`\n${renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) })}\n\nsummary: ${path}\n`);
   for (const warning of run.warnings()) process.stderr.write(`cadre run: ${warning}\n`);
