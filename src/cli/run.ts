@@ -2,6 +2,7 @@ import { mkdir, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
 import { CadreError } from "../errors.ts";
+import type { TaskInfo } from "../orchestrator/index.ts";
 import { planResume, ResumeError, type ResumePlan, SwarmRun } from "../run/index.ts";
 import { loadSwarmConfig, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import { formatIssue } from "../swarm/config/issues.ts";
@@ -102,7 +103,7 @@ export async function runCommand(args: string[]): Promise<number> {
       rehearseBudget: options.rehearseBudget,
       ...(options.redis && { redis: options.redis }),
       ...(plan && { resume: plan }),
-      ...(telemetry && { traceContext: (taskId: string) => telemetry.traceContext(taskId) }),
+      ...(telemetry && { traceContext: (task: TaskInfo) => telemetry.traceContext(task) }),
     });
   } catch (error) {
     await telemetry?.finish(undefined);

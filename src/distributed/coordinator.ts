@@ -51,7 +51,7 @@ export interface CoordinatorOptions {
   /** Redis down this long mid-run fails the tasks still running. Default 30 s. */
   redisLossMs?: number;
   /** The trace context a task's job carries (a W3C `traceparent`), when the run is traced: its host's spans join the run's trace. */
-  traceContext?: (taskId: string) => string | undefined;
+  traceContext?: (task: TaskInfo) => string | undefined;
 }
 
 const UNNAMED = "a distributed task needs a name: it makes the task's job id";
@@ -282,7 +282,7 @@ export class Coordinator implements TaskRunner {
     // Commands wait while Redis reconnects: each wait also ends when the run gives up on Redis.
     const failed = this.#failed.then((error): Ended => ({ ended: () => ended("failed", error) }));
     const { signal, worker, ...data } = spec;
-    const traceContext = this.#traceContext?.(task.id);
+    const traceContext = this.#traceContext?.(task);
     const job: JobData = { spec: { ...data, worker }, ...(traceContext !== undefined && { traceContext }) };
     const adding = this.queue.add(task.name, job, { jobId: task.id, priority: bullPriority(spec.priority) });
     const added = await Promise.race([adding, failed]);

@@ -1,6 +1,14 @@
 import { join } from "node:path";
 import { redactUrl } from "../distributed/url.ts";
-import { DEFAULT_CONCURRENCY, Orchestrator, type OrchestratorEvent, type SessionRecord, type TaskRunner, type Usage } from "../orchestrator/index.ts";
+import {
+  DEFAULT_CONCURRENCY,
+  Orchestrator,
+  type OrchestratorEvent,
+  type SessionRecord,
+  type TaskInfo,
+  type TaskRunner,
+  type Usage,
+} from "../orchestrator/index.ts";
 import type { Scheduler } from "../orchestrator/scheduler/index.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/config/index.ts";
 
@@ -62,7 +70,7 @@ export interface EngineOptions {
   /** Run on the hosts of this Redis instead of in this process. */
   redis: { url: string; runId: string } | undefined;
   /** For a traced distributed run: the trace context each task's job carries to its host. */
-  traceContext?: (taskId: string) => string | undefined;
+  traceContext?: (task: TaskInfo) => string | undefined;
 }
 
 export async function startEngine(config: ResolvedSwarmConfig, options: EngineOptions, outDir: string): Promise<RunEngine> {

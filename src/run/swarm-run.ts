@@ -8,7 +8,7 @@
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
 import { AbortError } from "../errors.ts";
-import { type OrchestratorEvent, sessionIdOf, type TaskResult } from "../orchestrator/index.ts";
+import { type OrchestratorEvent, sessionIdOf, type TaskInfo, type TaskResult } from "../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../swarm/config/index.ts";
 import type { TaskFingerprint } from "../swarm/fingerprint.ts";
 import type { Summary, SummaryTask } from "../swarm/record.ts";
@@ -36,7 +36,7 @@ export interface SwarmRunOptions {
   /** Go on with an earlier run (see planResume). */
   resume?: ResumePlan;
   /** For a traced run on Redis hosts: the trace context (a W3C traceparent) each task's job carries, so the hosts' spans join the run's trace. */
-  traceContext?: (taskId: string) => string | undefined;
+  traceContext?: (task: TaskInfo) => string | undefined;
 }
 
 /** The budget a run applies: a rehearsal shows what would run, and its made-up costs stop it only when asked. */

@@ -68,10 +68,12 @@ export class RunTelemetry {
     Object.assign(this.#metrics.base, { "cadre.run_id": run.runId });
   }
 
-  /** The W3C `traceparent` of a task's span, for its job to carry to the host that runs it. */
-  traceContext(taskId: string): string | undefined {
-    const context = this.#spans.contextOf(taskId);
-    if (!context) return undefined;
+  /**
+   * The W3C `traceparent` of a task's span, for its job to carry to the host that runs it.
+   * Asked as the job is made, before the task's events reach here: the span starts now.
+   */
+  traceContext(task: TaskInfo): string | undefined {
+    const context = this.#spans.open(task);
     const carrier: Record<string, string> = {};
     propagator.inject(context, carrier, { set: (target, key, value) => (target[key] = value) });
     return carrier.traceparent;

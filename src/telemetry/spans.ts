@@ -71,19 +71,16 @@ export class EventSpans {
     this.#source = source;
   }
 
-  /** The context of a task's own span (or its root), for a job to carry to its host. */
-  contextOf(taskId: string): Context | undefined {
-    return this.#tasks.get(taskId)?.context;
-  }
-
-  /** Whether a task has a span here (one that settled without being queued gets its span from the caller). */
-  knows(taskId: string): boolean {
-    return this.#tasks.has(taskId);
+  /** The context of a task's own span (or its root), started now if its task_queued has not come yet: for a job to carry to its host. */
+  open(info: TaskInfo): Context {
+    if (!this.#tasks.has(info.id)) this.#queued(info);
+    return this.#tasks.get(info.id)!.context;
   }
 
   apply(event: OrchestratorEvent): void {
     // Without detail (a coordinator), the hosts trace children and peers: their events reach here only relayed.
-    if (event.type === "task_queued" && (this.#source.detail || event.task.parentId === undefined)) this.#queued(event.task);
+    if (event.type === "task_queued" && !this.#tasks.has(event.task.id) && (this.#source.detail || event.task.parentId === undefined))
+      this.#queued(event.task);
     else if (event.type === "agent_turn" && this.#source.detail) this.#agentTurn(event);
     // A long-lived session (cadre mcp) is never queued: its span starts with it.
     else if (event.type === "session_status" && event.status !== "closed" && !this.#tasks.has(event.task.id)) this.#queued(event.task, false);
