@@ -63,6 +63,7 @@ export class RunHost {
     this.#orchestrator = new Orchestrator({
       ...this.record.options,
       concurrency: this.host.concurrency,
+      runId: this.runId,
       ledger: this.#ledger,
       inbox: new RedisInbox(this.host.redis, this.#keys),
       ...(this.#rig && { workerOptions: this.#rig.workerOptions, processOptions: this.#rig.processOptions }),

@@ -286,6 +286,8 @@ export interface OrchestratorOptions {
   cacheStagger?: boolean | { maxWaitMs?: number };
   /** Write one JSONL transcript per task here. */
   outDir?: string;
+  /** The run this orchestrator works for: named in the workers' own telemetry when the user turned it on (CLAUDE_CODE_ENABLE_TELEMETRY). */
+  runId?: string;
   /** Defaults for tasks that do not set them. */
   retries?: number;
   timeoutMs?: number;

@@ -73,7 +73,7 @@ export interface EngineOptions {
   traceContext?: (task: TaskInfo) => string | undefined;
 }
 
-export async function startEngine(config: ResolvedSwarmConfig, options: EngineOptions, outDir: string): Promise<RunEngine> {
+export async function startEngine(config: ResolvedSwarmConfig, options: EngineOptions, outDir: string, runId: string): Promise<RunEngine> {
   const { concurrency: configuredConcurrency, ...configured } = orchestratorOptionsFor(config);
   const concurrency = options.concurrency ?? configuredConcurrency;
   const shared = { ...configured, budgetUsd: options.budgetUsd };
@@ -113,6 +113,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
       ...shared,
       concurrency,
       outDir: transcriptsDir,
+      runId,
       ...(rig && { workerOptions: rig.workerOptions, processOptions: rig.processOptions }),
     });
   } catch (error) {

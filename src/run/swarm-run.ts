@@ -62,15 +62,22 @@ export class SwarmRun {
   readonly #running = new Map<string, TaskProgress>();
   #finishedAt: number | undefined;
 
-  private constructor(config: ResolvedSwarmConfig, options: SwarmRunOptions, outDir: string, budgetUsd: number | undefined, engine: RunEngine) {
+  private constructor(
+    config: ResolvedSwarmConfig,
+    options: SwarmRunOptions,
+    outDir: string,
+    budgetUsd: number | undefined,
+    engine: RunEngine,
+    started: { at: number; runId: string },
+  ) {
     this.config = config;
     this.outDir = outDir;
     this.budgetUsd = budgetUsd;
     this.rehearsal = options.rehearse ?? false;
     this.resume = options.resume;
     this.#engine = engine;
-    this.startedAt = Date.now();
-    this.runId = newRunId(new Date(this.startedAt));
+    this.startedAt = started.at;
+    this.runId = started.runId;
     this.#worktrees = new RunWorktrees(this.runId, config.keep_worktrees);
   }
 
@@ -83,6 +90,9 @@ export class SwarmRun {
     const outDir = resolve(options.resume?.dir ?? options.outDir);
     await mkdir(outDir, { recursive: true });
     const budgetUsd = appliedBudget(config, options);
+    // Known before the engine starts, so that its workers can be told which run they work for.
+    const startedAt = Date.now();
+    const runId = newRunId(new Date(startedAt));
     const engine = await startEngine(
       config,
       {
@@ -93,8 +103,9 @@ export class SwarmRun {
         ...(options.traceContext && { traceContext: options.traceContext }),
       },
       outDir,
+      runId,
     );
-    return new SwarmRun(config, options, outDir, budgetUsd, engine);
+    return new SwarmRun(config, options, outDir, budgetUsd, engine, { at: startedAt, runId });
   }
 
   /** What the run is on, for its first line: live or rehearsal, here or on which Redis. */
