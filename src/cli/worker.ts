@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import process from "node:process";
 import { Host, redactUrl, redisUrlProblem } from "../distributed/index.ts";
 import { DEFAULT_CONCURRENCY } from "../orchestrator/index.ts";
-import { loadTelemetry, TELEMETRY_HELP, type TelemetrySettings, telemetrySettings } from "../telemetry/index.ts";
+import { loadTelemetry, type TelemetrySettings, telemetryHelp, telemetrySettings } from "../telemetry/index.ts";
 import { parseHostPort } from "../util/http-guard.ts";
 import { parseFlags } from "./flags.ts";
 
@@ -22,7 +22,7 @@ Options:
   --name NAME          how this host appears in summaries and logs (default <hostname>-<pid>)
   --stall-s S          a host silent this long (died, or lost Redis) loses its tasks to
                        the other hosts (default 30)
-${TELEMETRY_HELP}
+${telemetryHelp(23)}
   --metrics HOST:PORT  serve the host's metrics for Prometheus at http://HOST:PORT/metrics
   -h, --help           show this help
 

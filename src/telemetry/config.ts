@@ -71,9 +71,20 @@ export function telemetrySettings(flags: TelemetryFlags, env: NodeJS.ProcessEnv 
   };
 }
 
-/** The help lines of the telemetry flags, the same for every command that has them. */
-export const TELEMETRY_HELP = `  --otel               export OpenTelemetry traces and metrics over OTLP/HTTP (also on whenever
-                       OTEL_EXPORTER_OTLP_ENDPOINT or _TRACES_ENDPOINT is set; default endpoint
-                       http://localhost:4318)
-  --otel-content       put prompts, tool inputs and answers in the spans (or CADRE_OTEL_CONTENT=1);
-                       off by default, since they can hold secrets`;
+const HELP: [flag: string, lines: string[]][] = [
+  [
+    "--otel",
+    [
+      "export OpenTelemetry traces and metrics over OTLP/HTTP (also on whenever",
+      "OTEL_EXPORTER_OTLP_ENDPOINT or _TRACES_ENDPOINT is set; default endpoint",
+      "http://localhost:4318)",
+    ],
+  ],
+  ["--otel-content", ["put prompts, tool inputs and answers in the spans (or CADRE_OTEL_CONTENT=1);", "off by default, since they can hold secrets"]],
+];
+
+/** The help lines of the telemetry flags, the same for every command that has them; descriptions start at `column`. */
+export function telemetryHelp(column: number): string {
+  const pad = (text: string) => text.padEnd(column);
+  return HELP.flatMap(([flag, lines]) => lines.map((line, i) => `${pad(i === 0 ? `  ${flag}` : "")}${line}`)).join("\n");
+}

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 // The modules that need no Redis client: `cadre run` without --redis never loads BullMQ.
 import { RUN_ID_PATTERN } from "../../distributed/keys.ts";
 import { redisUrlProblem } from "../../distributed/url.ts";
-import { TELEMETRY_HELP, type TelemetrySettings, telemetrySettings } from "../../telemetry/index.ts";
+import { type TelemetrySettings, telemetryHelp, telemetrySettings } from "../../telemetry/index.ts";
 import { parseHostPort } from "../../util/http-guard.ts";
 import { checkServerToken, numberFlag, parseFlags } from "../flags.ts";
 
@@ -35,7 +35,7 @@ Options:
                        print its address; it stays up after the run until Ctrl-C
   --token T            the dashboard's token (or CADRE_UI_TOKEN); generated when absent, and needed
                        to serve beyond loopback
-${TELEMETRY_HELP}
+${telemetryHelp(23)}
   -h, --help           show this help
 
 On a terminal the view redraws in place; otherwise it prints one timestamped line per event.
