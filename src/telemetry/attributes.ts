@@ -44,7 +44,5 @@ export function resultAttributes(result: TaskResult): Attributes {
   };
 }
 
-/** A text that may be long, for an attribute (content opt-in only). */
-export function clip(text: string, max = 8_192): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
-}
+/** The longest text an attribute carries (content opt-in only); longer ones are clipped. */
+export const CONTENT_MAX = 8_192;

@@ -8,7 +8,8 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import type { TaskInfo } from "../orchestrator/index.ts";
 import type { RunEvent } from "../run/index.ts";
 import type { Summary } from "../swarm/record.ts";
-import { clip, GEN_AI_SYSTEM, resultAttributes, usageAttributes } from "./attributes.ts";
+import { clip } from "../util/one-line.ts";
+import { CONTENT_MAX, GEN_AI_SYSTEM, resultAttributes, usageAttributes } from "./attributes.ts";
 import { EventMetrics } from "./metrics.ts";
 import type { Telemetry } from "./sdk.ts";
 import { EventSpans } from "./spans.ts";
@@ -49,7 +50,7 @@ export class RunTelemetry {
       root: (task) => ({
         context: this.#context,
         ownSpan: true,
-        ...(content && prompts.has(task.name) && { attributes: { "cadre.prompt": clip(prompts.get(task.name)!) } }),
+        ...(content && prompts.has(task.name) && { attributes: { "cadre.prompt": clip(prompts.get(task.name)!, CONTENT_MAX) } }),
       }),
       fallback: () => this.#context,
     });
