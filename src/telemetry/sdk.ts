@@ -6,6 +6,8 @@
  * OTEL_* settings (endpoints, headers, timeouts, service name, resource
  * attributes) are read by the SDK's own exporters and detectors.
  */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import process from "node:process";
 import { type Meter, type Tracer, trace } from "@opentelemetry/api";
@@ -102,14 +104,22 @@ export async function startTelemetry(settings: TelemetrySettings, identity: Tele
     : [];
   const tracerProvider = new TracerProvider({ resource, spanProcessors: processors });
   const readers: MetricReader[] = settings.metrics ? [await metricReader(settings.protocol.metrics)] : [];
-  let prometheus: PrometheusExporter | undefined;
+  // Served by a server of cadre's own: the exporter's would take port 0 for its default, 9464.
+  let metricsServer: Server | undefined;
   let prometheusUrl: string | undefined;
   if (settings.prometheus) {
     const { host, port } = settings.prometheus;
-    prometheus = new PrometheusExporter({ host, port, preventServerStart: true });
-    await prometheus.startServer();
-    const address = (prometheus as unknown as { _server: import("node:http").Server })._server.address();
-    const bound = typeof address === "object" && address ? address.port : port;
+    const prometheus = new PrometheusExporter({ preventServerStart: true });
+    metricsServer = createServer((request, response) => {
+      if (request.url?.split("?")[0] === "/metrics") return prometheus.getMetricsRequestHandler(request, response);
+      response.writeHead(404).end();
+    });
+    const server = metricsServer;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, resolve);
+    });
+    const bound = (server.address() as AddressInfo).port;
     prometheusUrl = `http://${host.includes(":") ? `[${host}]` : host}:${bound}/metrics`;
     readers.push(prometheus);
   }
@@ -122,6 +132,13 @@ export async function startTelemetry(settings: TelemetrySettings, identity: Tele
     prometheusUrl,
     flush,
     // Shutting down flushes first; one bound for both, so an unreachable endpoint holds the exit at most FLUSH_LIMIT_MS.
-    shutdown: () => bounded(Promise.all([tracerProvider.shutdown(), meterProvider.shutdown(), prometheus?.shutdown()])),
+    shutdown: () =>
+      bounded(
+        Promise.all([
+          tracerProvider.shutdown(),
+          meterProvider.shutdown(),
+          new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined))),
+        ]),
+      ),
   };
 }
