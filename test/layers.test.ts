@@ -23,13 +23,14 @@ const LAYERS = [
   "run",
   "mcp",
   "dashboard",
+  "telemetry",
   "cli",
 ] as const;
 type Layer = (typeof LAYERS)[number];
 
 /**
  * What each layer may import besides itself (docs/ARCHITECTURE.md):
- * cli → mcp | dashboard | run → swarm | distributed → orchestrator → worker → protocol,
+ * cli → mcp | dashboard | telemetry → run → swarm | distributed → orchestrator → worker → protocol,
  * and dashboard → run (the run's read-model),
  * each layer no more than its code uses.
  */
@@ -45,6 +46,7 @@ const MAY_IMPORT: Record<Layer, Layer[]> = {
   run: ["swarm", "distributed", "orchestrator", "rehearsal", "errors.ts", "util"],
   mcp: ["orchestrator", "worker", "protocol", "rehearsal", "errors.ts", "util"],
   dashboard: ["run", "swarm", "orchestrator", "worker", "protocol", "errors.ts", "util"],
+  telemetry: ["run", "swarm", "distributed", "orchestrator", "protocol", "errors.ts", "util"],
   cli: [...LAYERS],
 };
 

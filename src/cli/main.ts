@@ -43,6 +43,7 @@ Environment:
                        installed beside cadre, then claude on PATH)
   CADRE_UI_TOKEN       the dashboard's token for cadre run --ui and cadre ui (as --token)
   CADRE_MCP_TOKEN      the bearer token of cadre mcp --http (as --token)
+  CADRE_OTEL_CONTENT=1 put prompts and tool inputs in OpenTelemetry spans (as --otel-content)
   CADRE_DEBUG=1        print where an unexpected error came from (its stack)
   CADRE_GROUP          set by cadre on every process it starts (the reaper's mark); not yours to set
   NO_COLOR=1           no color in the run's view (FORCE_COLOR=1: color also when piped)

@@ -3,13 +3,14 @@ import process from "node:process";
 import type { McpRuntimeOptions } from "../mcp/index.ts";
 import type { OrchestratorOptions } from "../orchestrator/index.ts";
 import type { RehearsalScripts } from "../rehearsal/index.ts";
+import { loadTelemetry, type TelemetrySettings, telemetryHelp, telemetrySettings } from "../telemetry/index.ts";
 import { parseAllowedHosts } from "../util/allowed-hosts.ts";
 import { parseHostPort } from "../util/http-guard.ts";
 import { checkServerToken, numberFlag, parseFlags, UsageError } from "./flags.ts";
 import { stopOnSignals, stopped } from "./signals.ts";
 
 const USAGE =
-  "usage: cadre mcp [--http HOST:PORT] [--token T] [--allowed-hosts A,B] [--config swarm.yaml] [--rehearse] [--scripts FILE] [--warm N] [options]";
+  "usage: cadre mcp [--http HOST:PORT] [--token T] [--allowed-hosts A,B] [--config swarm.yaml] [--rehearse] [--scripts FILE] [--warm N] [--otel] [--metrics HOST:PORT] [options]";
 
 const HELP = `${USAGE}
 
@@ -37,6 +38,8 @@ Options:
   --scripts FILE            rehearsal scripts (name → steps, YAML or JSON); implies --rehearse.
                             A child plays the script named like its session name, else like its agent.
   --no-elicitation          never ask the client's user through MCP elicitation
+${telemetryHelp(28)}
+  --metrics HOST:PORT       with --http: serve the metrics for Prometheus at http://HOST:PORT/metrics
   -h, --help                show this help
 
 Exit status: 0 the client went away or a signal (SIGINT, SIGTERM, SIGHUP) stopped it,
@@ -58,6 +61,9 @@ const OPTIONS = {
   rehearse: { type: "boolean" },
   scripts: { type: "string" },
   "no-elicitation": { type: "boolean" },
+  otel: { type: "boolean" },
+  "otel-content": { type: "boolean" },
+  metrics: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -88,6 +94,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   let options: McpRuntimeOptions;
   let http: { host: string; port: number; allowedHosts: string[]; maxClients: number | undefined } | undefined;
   let token: string | undefined;
+  let telemetrySetup: TelemetrySettings | undefined;
   try {
     const { values } = parseFlags(args, { options: OPTIONS, allowPositionals: false });
     if (values.help) {
@@ -125,6 +132,9 @@ export async function mcpCommand(args: string[]): Promise<number> {
       throw new UsageError(`--${values["allowed-hosts"] !== undefined ? "allowed-hosts" : "max-clients"} applies to --http only`);
     }
     checkServerToken(http?.host ?? "127.0.0.1", token, "run claude here");
+    if (values.metrics !== undefined && !http) throw new UsageError("--metrics goes with --http");
+    const prometheus = values.metrics === undefined ? undefined : parseHostPort(values.metrics, "--metrics");
+    telemetrySetup = telemetrySettings({ otel: values.otel, content: values["otel-content"], ...(prometheus && { prometheus }) });
   } catch (error) {
     process.stderr.write(`cadre mcp: ${(error as Error).message}\n${error instanceof UsageError ? "" : `${USAGE}\n`}`);
     return 2;
@@ -134,6 +144,12 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const stop = stopOnSignals("the server").signal;
   const { McpRuntime } = await import("../mcp/runtime.ts");
   const runtime = await McpRuntime.start(options);
+  // Loaded only when asked for: a plain `cadre mcp` loads no OpenTelemetry module.
+  const log = (line: string) => process.stderr.write(`cadre mcp: ${line}\n`);
+  const telemetry =
+    telemetrySetup && (await (await loadTelemetry()).startProcessTelemetry(telemetrySetup, { role: "mcp", log }, options.concurrency));
+  const unobserve = telemetry ? runtime.orchestrator.on(telemetry.observer.apply) : undefined;
+  if (telemetry?.prometheusUrl) log(`metrics for Prometheus at ${telemetry.prometheusUrl}`);
   runtime.spares.catch((error: unknown) => process.stderr.write(`cadre mcp: no spare child could start: ${(error as Error).message}\n`));
   try {
     if (!http) {
@@ -161,5 +177,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     return 1;
   } finally {
     await runtime.close();
+    unobserve?.();
+    await telemetry?.observer.close();
   }
 }

@@ -4,6 +4,7 @@ import process from "node:process";
 // Needs no Redis client: `cadre run` without --redis never loads BullMQ.
 import { RUN_ID_PATTERN } from "../distributed/index.ts";
 import { CadreError } from "../errors.ts";
+import type { TaskInfo } from "../orchestrator/index.ts";
 import {
   planResume,
   prepareOutDir,
@@ -16,6 +17,7 @@ import {
   SwarmRun,
 } from "../run/index.ts";
 import { formatIssue, loadSwarmConfig, missingScripts, type ResolvedSwarmConfig } from "../swarm/index.ts";
+import { loadTelemetry } from "../telemetry/index.ts";
 import { ClaudeNotFoundError, locateClaude } from "../worker/index.ts";
 import { surviveClosedOutput } from "./output.ts";
 import { openRunDashboard, type RunDashboard } from "./run/dashboard.ts";
@@ -129,6 +131,16 @@ export async function runCommand(args: string[]): Promise<number> {
     process.stderr.write(`cadre run: the output directory cannot be used: ${error.message}\n`);
     return 2;
   }
+  // Loaded only when asked for: without OTEL_* settings or --otel no OpenTelemetry module loads.
+  const telemetry =
+    options.telemetry &&
+    (await (
+      await loadTelemetry()
+    ).startRunTelemetry(
+      options.telemetry,
+      { swarm: config.name, tasks: config.tasks, distributed: options.redis !== undefined, concurrency: options.concurrency ?? config.concurrency },
+      (line) => process.stderr.write(`cadre run: ${line}\n`),
+    ));
   // Until the view is up, a distributed run's news goes to stderr.
   let notify = (line: string): void => {
     process.stderr.write(`cadre run: ${line}\n`);
@@ -143,13 +155,16 @@ export async function runCommand(args: string[]): Promise<number> {
       ...(redis && { redis: { url: redis.url, runId: redis.runId } }),
       ...(plan && { resume: plan }),
       notify: (line) => notify(line),
+      ...(telemetry && { traceContext: (task: TaskInfo) => telemetry.traceContext(task) }),
     });
   } catch (error) {
+    await telemetry?.finish(undefined);
     // Redis not there: one line, no hang (bad input was refused earlier). Anything else is unexpected (main.ts says so).
     if (!(error instanceof CadreError)) throw error;
     process.stderr.write(`cadre run: ${error.message}\n`);
     return 1;
   }
+  telemetry?.begin({ runId: run.runId, attempt: run.attempt, rehearsal: run.rehearsal, description: run.description });
 
   const out = process.stdout;
   // The one read-model of the run: the terminal views and the dashboard read it.
@@ -173,6 +188,7 @@ export async function runCommand(args: string[]): Promise<number> {
       });
     } catch (error) {
       await run.close();
+      await telemetry?.finish(undefined);
       process.stderr.write(`cadre run: ${(error as Error).message}\n`);
       return 2;
     }
@@ -195,8 +211,10 @@ export async function runCommand(args: string[]): Promise<number> {
     // The reaper kills each worker with its tools, also once this process has exited.
     onKill: () => {
       view.stop();
-      const { path, error } = run.kill(stopOf(stopping.received) ?? { reason: "killed", exitCode: 130 });
+      const { summary, path, error } = run.kill(stopOf(stopping.received) ?? { reason: "killed", exitCode: 130 });
       process.stderr.write(`cadre run: killed; ${error ? error.message : `${path} lists what finished`}\n`);
+      // The workers are dead already; the spans get a moment to leave (stopOnSignals bounds it).
+      return telemetry?.finish(summary);
     },
   });
 
@@ -216,6 +234,7 @@ export async function runCommand(args: string[]): Promise<number> {
       if (event.type === "record_unwritten" || event.type === "record_written_again") continue;
       state.apply(event, Date.now());
       view.event(event);
+      telemetry?.apply(event);
     }
   } finally {
     state.finishedAt = Date.now();
@@ -224,6 +243,7 @@ export async function runCommand(args: string[]): Promise<number> {
   stopping.dispose();
 
   const { summary, path, error } = run.writeRecord(stopOf(stopping.received) ?? run.stop);
+  await telemetry?.finish(summary);
   const tableOut = options.json ? process.stderr : out;
   const table = renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) });
   tableOut.write(

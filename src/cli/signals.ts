@@ -9,8 +9,11 @@ const STOP_SIGNALS = Object.keys(SIGNAL_EXIT_CODES) as StopSignal[];
 export interface StopHandlers {
   /** The first signal: the command is stopping gracefully. */
   onStop?(signal: StopSignal): void;
-  /** The second: record what can be recorded, synchronously; the process then exits with 128 + that signal. */
-  onKill?(): void;
+  /**
+   * The second: record what can be recorded, synchronously; the process then exits with 128 + that signal
+   * (after the promise it may return settles, for at most KILL_GRACE_MS: telemetry leaving).
+   */
+  onKill?(): Promise<void> | undefined;
 }
 
 export interface Stopping {
@@ -23,6 +26,9 @@ export interface Stopping {
 }
 
 const ignore = () => {};
+
+/** How long a second signal waits for what onKill still sends before the process exits. */
+const KILL_GRACE_MS = 2_000;
 
 /**
  * SIGINT (Ctrl-C), SIGTERM and SIGHUP (the terminal closing) once abort the
@@ -43,11 +49,14 @@ export function stopOnSignals(what: string, handlers: StopHandlers = {}): Stoppi
       controller.abort(new AbortError(`${what} (${name})`));
       return;
     }
+    let pending: Promise<void> | undefined;
     try {
-      handlers.onKill?.();
+      pending = handlers.onKill?.();
     } finally {
-      process.exit(SIGNAL_EXIT_CODES[name]);
+      if (pending === undefined) process.exit(SIGNAL_EXIT_CODES[name]);
     }
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, KILL_GRACE_MS).unref());
+    void Promise.race([pending.catch(ignore), grace]).finally(() => process.exit(SIGNAL_EXIT_CODES[name]));
   };
   for (const name of STOP_SIGNALS) process.on(name, onSignal);
   return {

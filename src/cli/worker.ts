@@ -3,10 +3,14 @@ import process from "node:process";
 import type { Host } from "../distributed/index.ts";
 import { redactUrl, redisUrlProblem } from "../distributed/index.ts";
 import { DEFAULT_CONCURRENCY } from "../orchestrator/index.ts";
+import { loadTelemetry, type TelemetrySettings, telemetryHelp, telemetrySettings } from "../telemetry/index.ts";
+import { parseHostPort } from "../util/http-guard.ts";
 import { loadWithPeers } from "../util/peer.ts";
 import { parseFlags } from "./flags.ts";
 
-const USAGE = "usage: cadre worker --redis URL [--concurrency N] [--name NAME] [--stall-s S]";
+type LoadedTelemetry = Awaited<ReturnType<typeof loadTelemetry>>;
+
+const USAGE = "usage: cadre worker --redis URL [--concurrency N] [--name NAME] [--stall-s S] [--otel [--otel-content]] [--metrics HOST:PORT]";
 
 const HELP = `${USAGE}
 
@@ -20,6 +24,8 @@ Options:
   --name NAME          how this host appears in summaries and logs (default <hostname>-<pid>)
   --stall-s S          a host silent this long (died, or lost Redis) loses its tasks to
                        the other hosts (default 30)
+${telemetryHelp(23)}
+  --metrics HOST:PORT  serve the host's metrics for Prometheus at http://HOST:PORT/metrics
   -h, --help           show this help
 
 Ctrl-C (or SIGTERM) once: take no new tasks, finish the running ones, exit.
@@ -39,10 +45,20 @@ interface WorkerArgs {
   concurrency: number;
   name: string;
   stallMs: number;
+  telemetry: TelemetrySettings | undefined;
 }
 
 function parseWorkerArgs(args: string[]): WorkerArgs | { help: true } | { error: string } {
-  let values: { redis?: string; concurrency?: string; name?: string; "stall-s"?: string; help?: boolean };
+  let values: {
+    redis?: string;
+    concurrency?: string;
+    name?: string;
+    "stall-s"?: string;
+    otel?: boolean;
+    "otel-content"?: boolean;
+    metrics?: string;
+    help?: boolean;
+  };
   try {
     ({ values } = parseFlags(args, {
       options: {
@@ -50,6 +66,9 @@ function parseWorkerArgs(args: string[]): WorkerArgs | { help: true } | { error:
         concurrency: { type: "string", short: "c" },
         name: { type: "string" },
         "stall-s": { type: "string" },
+        otel: { type: "boolean" },
+        "otel-content": { type: "boolean" },
+        metrics: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: false,
@@ -68,7 +87,14 @@ function parseWorkerArgs(args: string[]): WorkerArgs | { help: true } | { error:
   if (!Number.isFinite(stallS) || stallS < 1) return { error: `--stall-s wants a number of seconds of at least 1, got "${values["stall-s"]}"` };
   const name = values.name ?? `${hostname()}-${process.pid}`;
   if (name.trim() === "") return { error: "--name must not be empty" };
-  return { redis: values.redis, concurrency, name, stallMs: Math.round(stallS * 1000) };
+  let telemetry: TelemetrySettings | undefined;
+  try {
+    const prometheus = values.metrics === undefined ? undefined : parseHostPort(values.metrics, "--metrics");
+    telemetry = telemetrySettings({ otel: values.otel, content: values["otel-content"], ...(prometheus && { prometheus }) });
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+  return { redis: values.redis, concurrency, name, stallMs: Math.round(stallS * 1000), telemetry };
 }
 
 /** A host runs for days: its log lines carry the whole time, to the millisecond. */
@@ -87,16 +113,30 @@ export async function workerCommand(args: string[]): Promise<number> {
     process.stderr.write(`cadre worker: ${parsed.error}; ${USAGE}\n`);
     return 2;
   }
+  // Loaded only when asked for (OTEL_* settings, --otel, --metrics): otherwise no OpenTelemetry module loads.
+  let telemetry: Awaited<ReturnType<LoadedTelemetry["startProcessTelemetry"]>> | undefined;
   let host: Host;
   try {
+    telemetry =
+      parsed.telemetry &&
+      (await (await loadTelemetry()).startProcessTelemetry(parsed.telemetry, { role: "worker", host: parsed.name, log }, parsed.concurrency));
     // Loaded only here: BullMQ and ioredis are optional peers, installed by those who run hosts.
     const { Host } = await loadWithPeers(["bullmq", "ioredis"], "--redis", () => import("../distributed/host.ts"));
-    host = await Host.start({ redisUrl: parsed.redis, name: parsed.name, concurrency: parsed.concurrency, stallMs: parsed.stallMs, log });
+    host = await Host.start({
+      redisUrl: parsed.redis,
+      name: parsed.name,
+      concurrency: parsed.concurrency,
+      stallMs: parsed.stallMs,
+      log,
+      ...(telemetry && { observer: telemetry.observer }),
+    });
   } catch (error) {
+    await telemetry?.observer.close();
     process.stderr.write(`cadre worker: ${(error as Error).message}\n`);
     return 1;
   }
   log(`host ${parsed.name}: serving runs from ${redactUrl(parsed.redis)}, ${parsed.concurrency} at once`);
+  if (telemetry?.prometheusUrl) log(`host ${parsed.name}: metrics for Prometheus at ${telemetry.prometheusUrl}`);
 
   let signals = 0;
   const stopped = new Promise<number>((resolve) => {
@@ -115,6 +155,7 @@ export async function workerCommand(args: string[]): Promise<number> {
     process.on("SIGTERM", onSignal);
   });
   const code = await stopped;
+  await telemetry?.observer.close();
   log(`host ${parsed.name}: stopped`);
   return code;
 }

@@ -60,6 +60,8 @@ export interface CoordinatorOptions {
   rerun?: { attempt: number; tasks: ReadonlySet<string> };
   /** What the run should tell its user as it happens, one line each (Redis lost the run's state, evicts keys). */
   notify?: (line: string) => void;
+  /** The trace context a task's job carries (a W3C `traceparent`), when the run is traced: its host's spans join the run's trace. */
+  traceContext?: (task: TaskInfo) => string | undefined;
 }
 
 /** How long hosts can learn that the run ended after its keys are gone. */
@@ -115,6 +117,7 @@ export class Coordinator implements TaskRunner {
   readonly #rerun: CoordinatorOptions["rerun"];
   #record!: DistributedRun;
   #recovery!: Recovery;
+  readonly #traceContext: CoordinatorOptions["traceContext"];
 
   private constructor(
     readonly runId: string,
@@ -137,6 +140,7 @@ export class Coordinator implements TaskRunner {
     this.#transcripts = options.transcriptsDir ? new TranscriptDirectory(options.transcriptsDir) : undefined;
     this.#notify = options.notify ?? (() => {});
     this.#rerun = options.rerun;
+    this.#traceContext = options.traceContext;
     const limits = options.options.agentLimits;
     // Per-agent limits hold by admission: a task enters the queue only while its agent is below its limit.
     this.#agentGate =
@@ -327,9 +331,10 @@ export class Coordinator implements TaskRunner {
     // Whichever comes first: the host's result, the job gone before a host took it, BullMQ giving up, Redis lost.
     let settle!: (outcome: Outcome) => void;
     const outcome = new Promise<Outcome>((resolve) => (settle = resolve));
+    const traceContext = this.#traceContext?.(task);
     const waiting: Waiting = {
       name: task.name,
-      data: { spec: { ...data, worker } },
+      data: { spec: { ...data, worker }, ...(traceContext !== undefined && { traceContext }) },
       opts: { jobId: task.id, priority: bullPriority(spec.priority), removeOnComplete: { count: COMPLETED_JOBS_KEPT } },
       settle,
     };

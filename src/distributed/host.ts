@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { CONTROL_CHANNEL, RUNS_KEY, runKeys } from "./keys.ts";
 import { connectRedis, DEFAULT_REDIS_LOSS_MS, evictionWarning, RECONNECT_CAP_MS, watchLoss } from "./redis.ts";
-import { type HostContext, RunHost } from "./run-host.ts";
+import { type HostContext, type HostObserver, RunHost } from "./run-host.ts";
 import { redactUrl } from "./url.ts";
 import { type ControlMessage, ControlMessageSchema, type DistributedRun, DistributedRunSchema, readJson } from "./wire.ts";
 
@@ -13,6 +13,8 @@ export interface HostOptions {
   log(line: string): void;
   /** Redis down this long stops the tasks running here (the host reconnects and serves again). Default 30 s. */
   redisLossMs?: number;
+  /** Sees the runs' jobs and events (the host's telemetry). */
+  observer?: HostObserver;
 }
 
 /** Hosts look for runs on every poke, and this often in case a poke was missed (pub/sub keeps nothing). */
@@ -45,7 +47,14 @@ export class Host {
     private readonly subscriber: Redis,
     private readonly options: HostOptions,
   ) {
-    this.#context = { redis, name: options.name, concurrency: options.concurrency, stallMs: options.stallMs, log: options.log };
+    this.#context = {
+      redis,
+      name: options.name,
+      concurrency: options.concurrency,
+      stallMs: options.stallMs,
+      log: options.log,
+      ...(options.observer && { observer: options.observer }),
+    };
     this.#stopWatching = watchLoss(redis, options.redisUrl, options.redisLossMs ?? DEFAULT_REDIS_LOSS_MS, (error) => void this.#lose(error.message));
     redis.on("ready", () => this.#back());
   }

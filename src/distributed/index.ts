@@ -4,5 +4,6 @@ export type { Coordinator, CoordinatorOptions } from "./coordinator.ts";
 export { DistributedDataError, REDIS_UNREACHABLE, RedisUnreachableError } from "./errors.ts";
 export type { Host, HostOptions } from "./host.ts";
 export { RUN_ID_PATTERN } from "./keys.ts";
+export type { HostObserver } from "./run-host.ts";
 export { redactUrl, redisUrlProblem } from "./url.ts";
 export type { SharedOrchestratorOptions } from "./wire.ts";

@@ -1,7 +1,7 @@
 import { type Job, Worker as QueueWorker, WaitingError } from "bullmq";
 import type { Redis } from "ioredis";
 import { AbortError } from "../errors.ts";
-import { Orchestrator, type TaskResult } from "../orchestrator/index.ts";
+import { Orchestrator, type OrchestratorEvent, type TaskResult } from "../orchestrator/index.ts";
 import { type RehearsalRig, startRehearsalRig } from "../rehearsal/index.ts";
 import { EventWriter } from "./event-stream.ts";
 import { RedisInbox } from "./inbox.ts";
@@ -22,6 +22,14 @@ export interface HostContext {
   /** A host that cannot renew its locks for this long loses its tasks to other hosts. */
   stallMs: number;
   log(line: string): void;
+  /** Sees every run's events and jobs here (the host's telemetry); nothing of it reaches Redis. */
+  observer?: HostObserver;
+}
+
+/** What a host tells an observer: each job as it starts (with the trace context it carries) and every event of its runs. */
+export interface HostObserver {
+  job(runId: string, taskId: string, traceContext: string | undefined): void;
+  event(runId: string, event: OrchestratorEvent): void;
 }
 
 /**
@@ -56,12 +64,16 @@ export class RunHost {
     this.#orchestrator = new Orchestrator({
       ...this.record.options,
       concurrency: this.host.concurrency,
+      runId: this.runId,
       ledger: this.#ledger,
       inbox: new RedisInbox(this.host.redis, this.#keys),
       ...(this.#rig && { workerOptions: this.#rig.workerOptions, processOptions: this.#rig.processOptions }),
     });
     // Every event goes to the coordinator; a rate limit met here holds back the fleet from there (FleetLimit).
-    this.#orchestrator.on((event) => this.#events.push(event));
+    this.#orchestrator.on((event) => {
+      this.#events.push(event);
+      this.host.observer?.event(this.runId, event);
+    });
     this.#worker = new QueueWorker(this.#keys.queue, (job, token) => this.#process(job, token), {
       connection: this.host.redis,
       prefix: PREFIX,
@@ -106,10 +118,11 @@ export class RunHost {
   }
 
   async #process(job: Job, token: string | undefined): Promise<JobResult> {
-    const { spec } = readJobData(job.data);
+    const { spec, traceContext } = readJobData(job.data);
     const id = job.id ?? spec.name ?? "";
     // The task's wait for a slot of the whole fleet: since its coordinator queued it (once, even when it restarted).
     const waitedMs = Math.max(0, Date.now() - job.timestamp);
+    this.host.observer?.job(this.runId, id, traceContext);
     // A start lost with its host counts as an attempt, and uses up a retry.
     const earlier = job.attemptsStarted - 1;
     const cancel = new AbortController();

@@ -57,6 +57,8 @@ export type DistributedRun = z.infer<typeof DistributedRunSchema>;
 /** A job: the task as the orchestrator takes it, without its signal (cancellation travels on its own). */
 export const JobDataSchema = z.object({
   spec: TaskSpecSchema.extend({ worker: z.record(z.string(), z.unknown()).optional() }),
+  /** The W3C `traceparent` of the task's span on the coordinator, when it traces: the host's spans join that trace. */
+  traceContext: z.string().optional(),
 });
 export type JobData = z.infer<typeof JobDataSchema>;
 

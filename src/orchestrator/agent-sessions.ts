@@ -6,7 +6,13 @@ export type SessionKind = "peer" | "supervisor";
  * Starts the worker behind an agent session (and keeps its record); `chain`
  * reads who waits on its current turn; `asker` is the task whose question starts it.
  */
-export type StartAgentWorker = (kind: SessionKind, agent: string, chain: () => readonly string[], asker: string | undefined) => Promise<Worker>;
+export type StartAgentWorker = (
+  kind: SessionKind,
+  agent: string,
+  chain: () => readonly string[],
+  asker: string | undefined,
+  askerNow: () => string | undefined,
+) => Promise<Worker>;
 
 interface AgentSession {
   worker: Promise<Worker>;
@@ -14,6 +20,8 @@ interface AgentSession {
   tail: Promise<unknown>;
   /** Who waits on the turn now running (outermost first). */
   chain: readonly string[];
+  /** The task whose question the running turn answers. */
+  asker: string | undefined;
   busy: boolean;
 }
 
@@ -46,12 +54,14 @@ export class AgentSessions {
       signal.throwIfAborted();
       const worker = await session.worker;
       session.chain = chain;
+      session.asker = asker;
       session.busy = true;
       try {
         return await worker.run(prompt, { signal });
       } finally {
         session.busy = false;
         session.chain = [];
+        session.asker = undefined;
       }
     });
     session.tail = turn.catch(() => undefined);
@@ -73,9 +83,16 @@ export class AgentSessions {
       if (this.#sessions.get(key) === session) this.#sessions.delete(key);
     };
     const session: AgentSession = {
-      worker: this.startWorker(kind, agent, () => session.chain, asker),
+      worker: this.startWorker(
+        kind,
+        agent,
+        () => session.chain,
+        asker,
+        () => session.asker,
+      ),
       tail: Promise.resolve(),
       chain: [],
+      asker: undefined,
       busy: false,
     };
     // A session whose worker failed to start or has died is forgotten, so the next ask starts a new one.

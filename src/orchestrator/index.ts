@@ -20,7 +20,9 @@ export { sessionIdOf } from "./session-records.ts";
 export { TranscriptDirectory } from "./transcripts.ts";
 export type {
   AgentSpec,
+  AgentTurn,
   HookAction,
+  HookDecision,
   OrchestratorEvent,
   OrchestratorOptions,
   ProcessSetup,

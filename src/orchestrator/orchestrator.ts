@@ -86,7 +86,7 @@ export class Orchestrator implements TaskRunner {
     const stagger = options.cacheStagger ?? true;
     this.stagger = stagger === false ? undefined : new CacheStagger(stagger === true ? {} : stagger);
     this.transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
-    this.agentSessions = new AgentSessions((kind, agent, chain, asker) => this.startSessionWorker(kind, agent, chain, asker));
+    this.agentSessions = new AgentSessions((kind, agent, chain, asker, askerNow) => this.startSessionWorker(kind, agent, chain, asker, askerNow));
     this.peers = new PeerNetwork<TaskRecord>({
       agents: () => options.agents ?? {},
       connections: options.connections,
@@ -438,7 +438,13 @@ export class Orchestrator implements TaskRunner {
   }
 
   /** The worker of a peer or supervisor session, with its own record and transcript; it works for many tasks, so its cost is its own. */
-  private async startSessionWorker(kind: SessionKind, agent: string, chain: () => readonly string[], asker: string | undefined): Promise<Worker> {
+  private async startSessionWorker(
+    kind: SessionKind,
+    agent: string,
+    chain: () => readonly string[],
+    asker: string | undefined,
+    askerNow: () => string | undefined,
+  ): Promise<Worker> {
     const plan = this.#factory.plan({ context: { kind, name: agent, agent }, overrides: undefined, chain });
     const { worker } = await plan.start(undefined);
     const record = this.records.openAgentSession(kind, agent, asker);
@@ -451,7 +457,26 @@ export class Orchestrator implements TaskRunner {
       this.watchRateLimits(message);
       if (message.type !== "result") return;
       record.numTurns += message.num_turns ?? 0;
-      this.charge(record, cost.add(message), message.usage);
+      const usd = cost.add(message);
+      this.charge(record, usd, message.usage);
+      const usage = emptyUsage();
+      addUsage(usage, message.usage);
+      const finishedAt = Date.now();
+      this.hub.emit({
+        type: "agent_turn",
+        kind,
+        agent,
+        asker: askerNow(),
+        startedAt: finishedAt - (message.duration_ms ?? 0),
+        turn: {
+          sessionId: message.session_id ?? "",
+          isError: message.is_error === true,
+          costUsd: usd,
+          usage,
+          numTurns: message.num_turns ?? 0,
+          finishedAt,
+        },
+      });
     });
     return worker;
   }

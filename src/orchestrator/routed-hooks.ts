@@ -1,8 +1,8 @@
-import { HookEventSchema, type HookInput } from "../protocol/index.ts";
+import { HookEventSchema, type HookInput, type HookOutput } from "../protocol/index.ts";
 import type { HookCallback, HookConfig } from "../worker/index.ts";
 import { errorSummary } from "./failure.ts";
 import { allowResult, commandHook, denyResult, policyHook, withFallback } from "./hooks/index.ts";
-import type { OrchestratorOptions, RoutedHook } from "./types.ts";
+import type { HookDecision, OrchestratorOptions, RoutedHook } from "./types.ts";
 
 /** Asks a supervisor agent and resolves with its final text. */
 export type AskSupervisor = (agent: string, prompt: string, signal: AbortSignal) => Promise<string>;
@@ -37,6 +37,22 @@ export function supervisorHook(agent: string, ask: AskSupervisor): HookCallback 
   };
 }
 
+/** Which kind of action a routed hook is, for its decision's event. */
+export function hookActionKind(hook: RoutedHook): "callback" | "command" | "policy" | "supervisor" {
+  if ("callback" in hook) return "callback";
+  if ("command" in hook) return "command";
+  return "policy" in hook ? "policy" : "supervisor";
+}
+
+/** A hook's answer in one word: deny, allow, or none (no opinion). */
+function decisionOf(output: HookOutput): "allow" | "deny" | "none" {
+  if ("async" in output) return "none";
+  const specific = output.hookSpecificOutput as { permissionDecision?: unknown } | undefined;
+  if (output.decision === "block" || specific?.permissionDecision === "deny" || output.continue === false) return "deny";
+  if (output.decision === "approve" || specific?.permissionDecision === "allow") return "allow";
+  return "none";
+}
+
 function actionCallback(hook: RoutedHook, ask: AskSupervisor, cwd: string | undefined): HookCallback {
   if ("callback" in hook) return hook.callback;
   if ("command" in hook) return commandHook(hook.command, { cwd });
@@ -51,7 +67,13 @@ function actionCallback(hook: RoutedHook, ask: AskSupervisor, cwd: string | unde
  */
 export function routedHookConfig(
   hooks: OrchestratorOptions["hooks"],
-  options: { ask: AskSupervisor; cwd: string | undefined; onFailure: (event: string, error: { code: string; message: string }) => void },
+  options: {
+    ask: AskSupervisor;
+    cwd: string | undefined;
+    onFailure: (event: string, error: { code: string; message: string }) => void;
+    /** Every answer, the fallback's included: for the run's events (and so its traces). */
+    onDecision?: (decision: HookDecision) => void;
+  },
 ): HookConfig | undefined {
   if (!hooks) return undefined;
   const config: HookConfig = {};
@@ -60,11 +82,18 @@ export function routedHookConfig(
     if (!routed) continue;
     config[event] = routed.map((hook) => {
       const timeoutMs = hook.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
-      const callback = withFallback(actionCallback(hook, options.ask, options.cwd), {
+      const guarded = withFallback(actionCallback(hook, options.ask, options.cwd), {
         onError: hook.onError ?? "deny",
         timeoutMs,
         onFailure: (error) => options.onFailure(event, errorSummary(error)),
       });
+      const action = hookActionKind(hook);
+      const callback: HookCallback = async (input, context) => {
+        const startedAt = Date.now();
+        const output = await guarded(input, context);
+        options.onDecision?.({ event, action, decision: decisionOf(output), toolName: input.tool_name, startedAt, finishedAt: Date.now() });
+        return output;
+      };
       return {
         ...(hook.matcher !== undefined && { matcher: hook.matcher }),
         hooks: [callback],

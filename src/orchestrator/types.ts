@@ -160,7 +160,34 @@ export type OrchestratorEvent =
   /** No work can run (no login, an API that cannot be reached): none more starts. Once per orchestrator. */
   | { type: "access_refused"; error: { code: string; message: string } }
   /** A task's process was closed instead of serving the next task (see OrchestratorOptions.reuse). */
-  | { type: "worker_recycled"; task: TaskInfo; pid: number | undefined; reason: string };
+  | { type: "worker_recycled"; task: TaskInfo; pid: number | undefined; reason: string }
+  /** A routed hook answered a task's worker (its fallback's answer included). */
+  | ({ type: "hook_decided"; task: TaskInfo } & HookDecision)
+  /**
+   * A peer (ask_peer) or a supervisor (a hook) answered one question: its turn, for
+   * the task named `asker` (undefined when no task asked, e.g. a session's worker).
+   */
+  | { type: "agent_turn"; kind: "peer" | "supervisor"; agent: string; asker: string | undefined; startedAt: number; turn: AgentTurn };
+
+/** A routed hook's answer: which action gave it, deny, allow or none (no opinion), and when. */
+export interface HookDecision {
+  event: string;
+  action: "callback" | "command" | "policy" | "supervisor";
+  decision: "allow" | "deny" | "none";
+  toolName: string | undefined;
+  startedAt: number;
+  finishedAt: number;
+}
+
+/** One turn of a peer or supervisor session, as its result message told it. */
+export interface AgentTurn {
+  sessionId: string;
+  isError: boolean;
+  costUsd: number;
+  usage: Usage;
+  numTurns: number;
+  finishedAt: number;
+}
 
 /** Where a task's process came from: started for it, a spare (prewarm), or reused from an earlier task. */
 export type WorkerOrigin = "cold" | "spare" | "reused";
@@ -270,6 +297,8 @@ export interface OrchestratorOptions {
   accessCheck?: boolean;
   /** Write one JSONL transcript per task here. */
   outDir?: string;
+  /** The run this orchestrator works for: named in the workers' own telemetry when the user turned it on (CLAUDE_CODE_ENABLE_TELEMETRY). */
+  runId?: string;
   /** Defaults for tasks that do not set them. */
   retries?: number;
   timeoutMs?: number;

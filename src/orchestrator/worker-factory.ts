@@ -1,3 +1,4 @@
+import process from "node:process";
 import { stableKey } from "../util/stable-key.ts";
 import { type PermissionHandler, policyDecision, Worker, type WorkerOptions } from "../worker/index.ts";
 import type { AgentSessions } from "./agent-sessions.ts";
@@ -46,6 +47,27 @@ export interface WorkItem<R> {
   /** A session's permission handler. */
   canUseTool?: PermissionHandler;
   chain?: () => readonly string[];
+}
+
+const OFF = /^(|0|false|no|off)$/i;
+
+/**
+ * Where the user turned on Claude Code's own telemetry (CLAUDE_CODE_ENABLE_TELEMETRY; cadre
+ * never does), the worker's OTEL_RESOURCE_ATTRIBUTES, with the run, task and agent it starts
+ * for added, so the CLI's metrics and events can be told apart by them; else undefined.
+ * A spare or reused process keeps the names it started with.
+ */
+export function telemetryResource(options: WorkerOptions, context: WorkerContext, runId: string | undefined): string | undefined {
+  const env = { ...(options.inheritEnv === false ? {} : process.env), ...options.env };
+  if (OFF.test(env.CLAUDE_CODE_ENABLE_TELEMETRY ?? "")) return undefined;
+  const named: [string, string | undefined][] = [
+    ["cadre.run_id", runId],
+    ["cadre.task", context.name],
+    ["cadre.agent", context.agent],
+    ["cadre.worker_kind", context.kind],
+  ];
+  const ours = named.filter((pair): pair is [string, string] => pair[1] !== undefined).map(([key, value]) => `${key}=${encodeURIComponent(value)}`);
+  return [env.OTEL_RESOURCE_ATTRIBUTES, ...ours].filter(Boolean).join(",");
 }
 
 /**
@@ -97,6 +119,8 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     const { canUseTool: ownHandler, ...perWorkerRest } = perWorker;
     const options = layerWorkerOptions({ ...layers, call: (below) => [this.#routing(binding, below), perWorkerRest, process?.options, extra] });
     options.canUseTool = this.#permissions(binding, ownHandler, settled.canUseTool, options);
+    const resource = telemetryResource(options, work.context, this.#deps.options.runId);
+    if (resource) options.env = { ...options.env, OTEL_RESOURCE_ATTRIBUTES: resource };
     // Without a session file there is nothing to resume from.
     if (options.resume !== undefined && options.persistSession === false) throw new SessionNotResumableError(work.context.name);
     process?.bind(work.context);
@@ -123,6 +147,7 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
         ask: async (supervisor, prompt, signal) =>
           (await sessions.ask("supervisor", supervisor, prompt, [caller()], signal, binding.record?.info.name)).text,
         onFailure: (event, error) => binding.record && emit({ type: "hook_failed", task: binding.record.info, event, error }),
+        onDecision: (decision) => binding.record && emit({ type: "hook_decided", task: binding.record.info, ...decision }),
       }),
     };
     // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.

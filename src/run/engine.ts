@@ -1,7 +1,15 @@
 import { join } from "node:path";
 import { redactUrl } from "../distributed/index.ts";
 import type { Scheduler } from "../orchestrator/index.ts";
-import { DEFAULT_CONCURRENCY, Orchestrator, type OrchestratorEvent, type SessionRecord, type TaskRunner, type Usage } from "../orchestrator/index.ts";
+import {
+  DEFAULT_CONCURRENCY,
+  Orchestrator,
+  type OrchestratorEvent,
+  type SessionRecord,
+  type TaskInfo,
+  type TaskRunner,
+  type Usage,
+} from "../orchestrator/index.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/index.ts";
 import { loadWithPeers } from "../util/peer.ts";
 
@@ -66,9 +74,11 @@ export interface EngineOptions {
   rerun?: { attempt: number; tasks: ReadonlySet<string> };
   /** Lines to tell the user as the run goes (a distributed run's Redis trouble). */
   notify?: (line: string) => void;
+  /** For a traced distributed run: the trace context each task's job carries to its host. */
+  traceContext?: (task: TaskInfo) => string | undefined;
 }
 
-export async function startEngine(config: ResolvedSwarmConfig, options: EngineOptions, outDir: string): Promise<RunEngine> {
+export async function startEngine(config: ResolvedSwarmConfig, options: EngineOptions, outDir: string, runId: string): Promise<RunEngine> {
   const { concurrency: configuredConcurrency, ...configured } = orchestratorOptionsFor(config);
   const concurrency = options.concurrency ?? configuredConcurrency;
   const shared = { ...configured, budgetUsd: options.budgetUsd };
@@ -89,6 +99,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
       transcriptsDir,
       ...(options.rerun && { rerun: options.rerun }),
       ...(options.notify && { notify: options.notify }),
+      ...(options.traceContext && { traceContext: options.traceContext }),
     });
     const resumed = coordinator.resumed ? ", picked up where it was" : "";
     return engineOf(coordinator, {
@@ -109,6 +120,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
       ...shared,
       concurrency,
       outDir: transcriptsDir,
+      runId,
       ...(rig && { workerOptions: rig.workerOptions, processOptions: rig.processOptions }),
     });
   } catch (error) {

@@ -117,6 +117,7 @@ export class RunModel {
       case "loop_ended":
       case "access_waiting":
       case "access_refused":
+      case "agent_turn":
       case "record_unwritten":
       case "record_written_again":
         return undefined;
@@ -145,7 +146,10 @@ export class RunModel {
     }
   }
 
-  #task(event: Exclude<OrchestratorEvent, { type: "rate_limit" | "budget_exceeded" | "access_waiting" | "access_refused" }>, now: number): Row {
+  #task(
+    event: Exclude<OrchestratorEvent, { type: "rate_limit" | "budget_exceeded" | "access_waiting" | "access_refused" | "agent_turn" }>,
+    now: number,
+  ): Row {
     const row = this.#row(event.task, now);
     switch (event.type) {
       case "cost":

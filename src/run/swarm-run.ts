@@ -13,7 +13,7 @@ import process from "node:process";
 // Needs no Redis client: a run without --redis never loads BullMQ.
 import { REDIS_UNREACHABLE } from "../distributed/index.ts";
 import { AbortError } from "../errors.ts";
-import { type OrchestratorEvent, sessionIdOf, type TaskResult } from "../orchestrator/index.ts";
+import { type OrchestratorEvent, sessionIdOf, type TaskInfo, type TaskResult } from "../orchestrator/index.ts";
 import type { LoopEndedEvent, ResolvedSwarmConfig, Summary, SummaryTask, TaskFingerprint } from "../swarm/index.ts";
 import {
   type AddedTask,
@@ -67,6 +67,8 @@ export interface SwarmRunOptions {
   resume?: ResumePlan;
   /** Lines to tell the user as the run goes, beside its events (a distributed run's Redis trouble). */
   notify?: (line: string) => void;
+  /** For a traced run on Redis hosts: the trace context (a W3C traceparent) each task's job carries, so the hosts' spans join the run's trace. */
+  traceContext?: (task: TaskInfo) => string | undefined;
 }
 
 /**
@@ -138,7 +140,14 @@ export class SwarmRun {
   /** Why the last write of the record failed, while it keeps failing. */
   #unwritten: RecordWriteError | undefined;
 
-  private constructor(config: ResolvedSwarmConfig, options: SwarmRunOptions, outDir: string, budgetUsd: number | undefined, engine: RunEngine) {
+  private constructor(
+    config: ResolvedSwarmConfig,
+    options: SwarmRunOptions,
+    outDir: string,
+    budgetUsd: number | undefined,
+    engine: RunEngine,
+    started: { at: number; runId: string },
+  ) {
     this.config = config;
     this.#tasksByName = new Map<string, AddedTask>(config.tasks.map((task) => [task.name, task]));
     this.outDir = outDir;
@@ -147,9 +156,8 @@ export class SwarmRun {
     this.resume = options.resume;
     this.#previousRows = new Map(options.resume?.previous.tasks.map((task) => [task.name, task]));
     this.#engine = engine;
-    this.startedAt = Date.now();
-    // A distributed run has one id: Redis's, which --run-id takes to pick it up.
-    this.runId = options.redis?.runId ?? newRunId(new Date(this.startedAt));
+    this.startedAt = started.at;
+    this.runId = started.runId;
     this.#worktrees = new RunWorktrees(this.runId, config.keep_worktrees);
     this.#journal = new RunJournal(outDir);
     this.#compactTimer = setInterval(() => void this.#compact(), COMPACT_EVERY_MS);
@@ -168,6 +176,10 @@ export class SwarmRun {
     for (const name of await readdir(outDir))
       if (name.startsWith(`${SUMMARY_FILE}.`) && name.endsWith(".tmp")) rmSync(join(outDir, name), { force: true });
     const budgetUsd = appliedBudget(config, options);
+    // Known before the engine starts, so that its workers can be told which run they work for.
+    const startedAt = Date.now();
+    // A distributed run has one id: Redis's, which --run-id takes to pick it up.
+    const runId = options.redis?.runId ?? newRunId(new Date(startedAt));
     const engine = await startEngine(
       config,
       {
@@ -177,10 +189,12 @@ export class SwarmRun {
         redis: options.redis,
         rerun: settledBefore(options.resume),
         ...(options.notify && { notify: options.notify }),
+        ...(options.traceContext && { traceContext: options.traceContext }),
       },
       outDir,
+      runId,
     );
-    return new SwarmRun(config, options, outDir, budgetUsd, engine);
+    return new SwarmRun(config, options, outDir, budgetUsd, engine, { at: startedAt, runId });
   }
 
   /** What the run is on, for its first line: live or rehearsal, here or on which Redis. */

@@ -180,7 +180,7 @@ describe("distributed faults", () => {
     const bad = await execa("node", [bin, "worker", "--redis", "http://127.0.0.1:1"], { cwd: repo, reject: false });
     expect([bad.exitCode, bad.stderr]).toEqual([
       2,
-      "cadre worker: http://127.0.0.1:1 is not a Redis URL; it must start with redis:// or rediss://; usage: cadre worker --redis URL [--concurrency N] [--name NAME] [--stall-s S]",
+      "cadre worker: http://127.0.0.1:1 is not a Redis URL; it must start with redis:// or rediss://; usage: cadre worker --redis URL [--concurrency N] [--name NAME] [--stall-s S] [--otel [--otel-content]] [--metrics HOST:PORT]",
     ]);
   }, 60_000);
 

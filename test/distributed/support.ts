@@ -110,7 +110,7 @@ export interface HostProcess {
 export async function startHost(
   redis: RedisServer,
   server: RehearsalServer,
-  options: { name: string; script: string; concurrency?: number; stallS?: number },
+  options: { name: string; script: string; concurrency?: number; stallS?: number; env?: Record<string, string>; args?: string[] },
 ): Promise<HostProcess> {
   const home = await tempHome("cadre-host-");
   await mkdir(join(home, "tmp"));
@@ -125,10 +125,11 @@ export async function startHost(
     String(options.concurrency ?? 1),
     "--stall-s",
     String(options.stallS ?? 30),
+    ...(options.args ?? []),
   ];
   const child = execa("node", args, {
     cwd: repo,
-    env: { ...offlineClaudeEnv({ baseUrl: server.baseUrlFor(options.script), home }), TMPDIR: join(home, "tmp") },
+    env: { ...offlineClaudeEnv({ baseUrl: server.baseUrlFor(options.script), home }), TMPDIR: join(home, "tmp"), ...options.env },
     extendEnv: false,
     detached: true,
     reject: false,
@@ -197,6 +198,6 @@ export async function swarmFile(lines: string[]): Promise<string> {
 }
 
 /** `cadre run <file> --redis URL` with extra arguments; never rejects. */
-export function runDistributed(file: string, redis: RedisServer, out: string, extra: string[] = []) {
-  return execa("node", [bin, "run", file, "--redis", redis.url, "--out", out, ...extra], { cwd: repo, reject: false });
+export function runDistributed(file: string, redis: RedisServer, out: string, extra: string[] = [], env?: Record<string, string>) {
+  return execa("node", [bin, "run", file, "--redis", redis.url, "--out", out, ...extra], { cwd: repo, reject: false, ...(env && { env }) });
 }

@@ -2,11 +2,12 @@ import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 // The modules that need no Redis client: `cadre run` without --redis never loads BullMQ.
 import { RUN_ID_PATTERN, redisUrlProblem } from "../../distributed/index.ts";
+import { type TelemetrySettings, telemetryHelp, telemetrySettings } from "../../telemetry/index.ts";
 import { parseHostPort } from "../../util/http-guard.ts";
 import { checkServerToken, numberFlag, parseFlags } from "../flags.ts";
 
 export const USAGE =
-  "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse [--rehearse-budget]] [--json] [--redis URL [--run-id ID]] [--ui [HOST:PORT]]";
+  "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse [--rehearse-budget]] [--json] [--redis URL [--run-id ID]] [--ui [HOST:PORT]] [--otel [--otel-content]]";
 
 export const HELP = `${USAGE}
 
@@ -34,6 +35,7 @@ Options:
                        print its address; it stays up after the run until Ctrl-C
   --token T            the dashboard's token (or CADRE_UI_TOKEN); generated when absent, and needed
                        to serve beyond loopback
+${telemetryHelp(23)}
   -h, --help           show this help
 
 On a terminal the view redraws in place; otherwise it prints one timestamped line per event.
@@ -64,6 +66,8 @@ export interface RunOptions {
   /** Where to serve the dashboard (--ui), if at all. */
   ui: { host: string; port: number } | undefined;
   token: string | undefined;
+  /** What the run exports over OpenTelemetry (--otel, the OTEL_* environment), if anything. */
+  telemetry: TelemetrySettings | undefined;
 }
 
 export type ParsedArgs = { kind: "help" } | { kind: "error"; message: string } | { kind: "run"; options: RunOptions };
@@ -111,6 +115,8 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
     fresh?: boolean;
     ui?: string;
     token?: string;
+    otel?: boolean;
+    "otel-content"?: boolean;
   };
   let positionals: string[];
   try {
@@ -127,6 +133,8 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
         fresh: { type: "boolean" },
         ui: { type: "string" },
         token: { type: "string" },
+        otel: { type: "boolean" },
+        "otel-content": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -142,9 +150,11 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
 
   let concurrency: number | undefined;
   let address: { host: string; port: number } | undefined;
+  let telemetry: TelemetrySettings | undefined;
   try {
     concurrency = numberFlag("concurrency", values.concurrency, { integer: true, min: 1 });
     address = values.ui === undefined ? undefined : parseHostPort(values.ui, "--ui");
+    telemetry = telemetrySettings({ otel: values.otel, content: values["otel-content"] }, env);
   } catch (error) {
     return { kind: "error", message: (error as Error).message };
   }
@@ -182,6 +192,7 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
       fresh: values.fresh === true,
       ui: address,
       token: address && token,
+      telemetry,
     },
   };
 }

@@ -1,0 +1,10 @@
+/**
+ * OpenTelemetry traces and metrics of cadre's runs, hosts and MCP server,
+ * from their events. This entry loads no OpenTelemetry module: a command
+ * reads its settings here and imports `loadTelemetry()` only when they ask
+ * for telemetry, so a command without them costs nothing.
+ */
+export { TelemetryConfigError, type TelemetryFlags, type TelemetrySettings, telemetryHelp, telemetrySettings } from "./config.ts";
+
+/** The SDK and cadre's spans and metrics, loaded on demand. */
+export const loadTelemetry = () => import("./load.ts");

@@ -1,0 +1,153 @@
+/**
+ * The telemetry of one `cadre run`: a span for the run, the spans and metrics
+ * of its events, and the trace context each job of a distributed run carries
+ * to its host. The CLI feeds it the run's events as it renders them.
+ */
+import { type Context, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import type { TaskInfo } from "../orchestrator/index.ts";
+import type { RunEvent } from "../run/index.ts";
+import type { Summary } from "../swarm/index.ts";
+import { clip } from "../util/one-line.ts";
+import { CONTENT_MAX, GEN_AI_SYSTEM, resultAttributes, usageAttributes } from "./attributes.ts";
+import { EventMetrics } from "./metrics.ts";
+import type { Telemetry } from "./sdk.ts";
+import { EventSpans } from "./spans.ts";
+
+export interface RunDescription {
+  swarm: string;
+  /** The config's tasks: their prompts go into spans only with content on. */
+  tasks: readonly { name: string; prompt: string }[];
+  /** A run on Redis hosts: the hosts trace the inside of each task. */
+  distributed: boolean;
+  concurrency: number | undefined;
+}
+
+const propagator = new W3CTraceContextPropagator();
+
+export class RunTelemetry {
+  readonly #telemetry: Telemetry;
+  readonly #run: Span;
+  readonly #context: Context;
+  readonly #spans: EventSpans;
+  readonly #metrics: EventMetrics;
+  /** Tasks of the run that were queued here: the others settle without running (carried over, skipped). */
+  readonly #queued = new Set<string>();
+  #finished = false;
+
+  constructor(telemetry: Telemetry, run: RunDescription) {
+    this.#telemetry = telemetry;
+    const { content } = telemetry.settings;
+    this.#run = telemetry.tracer.startSpan(`run ${run.swarm}`, {
+      attributes: { "cadre.span": "run", "cadre.swarm": run.swarm, "cadre.tasks": run.tasks.length, [GEN_AI_SYSTEM]: "anthropic" },
+    });
+    this.#context = trace.setSpan(ROOT_CONTEXT, this.#run);
+    const prompts = new Map(run.tasks.map((task) => [task.name, task.prompt]));
+    this.#spans = new EventSpans({
+      tracer: telemetry.tracer,
+      content,
+      detail: !run.distributed,
+      root: (task) => ({
+        context: this.#context,
+        ownSpan: true,
+        ...(content && prompts.has(task.name) && { attributes: { "cadre.prompt": clip(prompts.get(task.name)!, CONTENT_MAX) } }),
+      }),
+      fallback: () => this.#context,
+    });
+    this.#metrics = new EventMetrics(telemetry.meter);
+    this.#metrics.limit = run.concurrency;
+  }
+
+  /** What is known once the run has started: its id (and so every point's), its attempt. */
+  begin(run: { runId: string; attempt: number; rehearsal: boolean; description: string }): void {
+    this.#run.setAttributes({
+      "cadre.run_id": run.runId,
+      "cadre.attempt": run.attempt,
+      "cadre.rehearsal": run.rehearsal,
+      "cadre.engine": run.description,
+    });
+    Object.assign(this.#metrics.base, { "cadre.run_id": run.runId });
+  }
+
+  /**
+   * The W3C `traceparent` of a task's span, for its job to carry to the host that runs it.
+   * Asked as the job is made, before the task's events reach here: the span starts now.
+   */
+  traceContext(task: TaskInfo): string | undefined {
+    const context = this.#spans.open(task);
+    const carrier: Record<string, string> = {};
+    propagator.inject(context, carrier, { set: (target, key, value) => (target[key] = value) });
+    return carrier.traceparent;
+  }
+
+  apply(event: RunEvent): void {
+    // What the run adds beside the orchestrator's events: a made task gets its span when it is queued, like any.
+    if (
+      event.type === "task_ready" ||
+      event.type === "task_rerun" ||
+      event.type === "tasks_added" ||
+      event.type === "loop_ended" ||
+      event.type === "record_unwritten" ||
+      event.type === "record_written_again"
+    )
+      return;
+    if (event.type === "task_settled") {
+      if (!this.#queued.has(event.result.id)) this.#unrun(event.task, event.result, event.carriedOver === true);
+      return;
+    }
+    if (event.type === "task_queued" && event.task.parentId === undefined) this.#queued.add(event.task.id);
+    if (event.type === "rate_limit" && event.state.backoffUntil !== null)
+      this.#run.addEvent("rate_limit", { "cadre.effective_limit": event.state.effectiveLimit });
+    if (event.type === "budget_exceeded")
+      this.#run.addEvent("budget_exceeded", { "cadre.cost_usd": event.spentUsd, "cadre.budget_usd": event.budgetUsd });
+    this.#spans.apply(event);
+    this.#metrics.apply(event);
+  }
+
+  /** Ends the run's span with the record's totals and sends everything; safe to call on every way out, once counts. */
+  async finish(summary: Summary | undefined): Promise<void> {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#spans.endAll();
+    if (summary) {
+      const { totals } = summary;
+      this.#run.setAttributes({
+        "cadre.cost_usd": totals.cost_usd,
+        "cadre.num_turns": totals.num_turns,
+        "cadre.exit_code": summary.exit_code,
+        "cadre.tasks.succeeded": totals.succeeded,
+        "cadre.tasks.failed": totals.failed,
+        ...usageAttributes({
+          inputTokens: totals.usage.input_tokens,
+          outputTokens: totals.usage.output_tokens,
+          cacheReadInputTokens: totals.usage.cache_read_input_tokens,
+          cacheCreationInputTokens: totals.usage.cache_creation_input_tokens,
+        }),
+      });
+      if (summary.exit_code !== 0) this.#run.setStatus({ code: SpanStatusCode.ERROR, message: `exit code ${summary.exit_code}` });
+    }
+    this.#run.end();
+    await this.#telemetry.shutdown();
+  }
+
+  /** A task that settled without running here: carried over from the resumed run, or skipped. */
+  #unrun(task: { name: string; agent: string | undefined }, result: Parameters<typeof resultAttributes>[0], carriedOver: boolean): void {
+    const info: TaskInfo = { id: result.id, name: task.name, agent: task.agent, parentId: undefined };
+    const span = this.#telemetry.tracer.startSpan(
+      `task ${info.name}`,
+      {
+        attributes: {
+          "cadre.span": "task",
+          "cadre.task": info.name,
+          "cadre.task_id": info.id,
+          "cadre.carried_over": carriedOver,
+          ...(info.agent !== undefined && { "cadre.agent": info.agent }),
+          ...resultAttributes(result),
+        },
+      },
+      this.#context,
+    );
+    if (result.status === "failed") span.setStatus({ code: SpanStatusCode.ERROR, message: result.error?.message ?? "failed" });
+    span.end();
+  }
+}
