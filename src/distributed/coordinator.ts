@@ -119,15 +119,23 @@ export class Coordinator implements TaskRunner {
   #recovery!: Recovery;
   readonly #traceContext: CoordinatorOptions["traceContext"];
 
+  readonly #redis: Redis;
+  readonly #queue: Queue;
+  readonly #queueEvents: QueueEvents;
+
   private constructor(
     readonly runId: string,
     /** True when the run was already in Redis: this coordinator picks it up. */
     readonly resumed: boolean,
-    private readonly redis: Redis,
-    private readonly queue: Queue,
-    private readonly queueEvents: QueueEvents,
+    redis: Redis,
+    queue: Queue,
+    queueEvents: QueueEvents,
     options: CoordinatorOptions,
   ) {
+    this.#redis = redis;
+    this.#queue = queue;
+    this.#queueEvents = queueEvents;
+
     this.#keys = runKeys(runId);
     this.#failed = new Promise((resolve) => {
       this.#fail = (error) => {
@@ -254,29 +262,29 @@ export class Coordinator implements TaskRunner {
     this.#agentGate?.clear();
     await this.#reader.stop();
     if (this.#failure === undefined) {
-      this.#totals = await readTotals(this.redis, this.#keys);
+      this.#totals = await readTotals(this.#redis, this.#keys);
       // Said before the run leaves the set: a host that finds a run gone serves it on unless it ended.
-      await this.redis.set(this.#keys.ended, "1", "EX", ENDED_TTL_S);
-      await this.redis.srem(RUNS_KEY, this.runId);
+      await this.#redis.set(this.#keys.ended, "1", "EX", ENDED_TTL_S);
+      await this.#redis.srem(RUNS_KEY, this.runId);
       await this.#poke({ type: "runs" });
-      await this.queue.obliterate({ force: true });
+      await this.#queue.obliterate({ force: true });
       // SCAN, not KEYS: KEYS walks the whole keyspace in one blocking call, which stalls every other client of a large Redis.
-      for await (const keys of this.redis.scanStream({ match: `${this.#keys.base}:*`, count: 500 }) as AsyncIterable<string[]>) {
-        if (keys.length > 0) await this.redis.del(...keys);
+      for await (const keys of this.#redis.scanStream({ match: `${this.#keys.base}:*`, count: 500 }) as AsyncIterable<string[]>) {
+        if (keys.length > 0) await this.#redis.del(...keys);
       }
-      await this.queueEvents.close();
-      await this.queue.close();
+      await this.#queueEvents.close();
+      await this.#queue.close();
     } else {
       // Nothing more can be said to Redis: drop the connections, without waiting on replies that will not come.
-      void Promise.all([this.queueEvents.disconnect(), this.queue.disconnect()]).catch(() => undefined);
+      void Promise.all([this.#queueEvents.disconnect(), this.#queue.disconnect()]).catch(() => undefined);
     }
-    this.redis.disconnect();
+    this.#redis.disconnect();
     await this.#transcripts?.close();
   }
 
   #listen(options: CoordinatorOptions, concurrency: number): void {
-    this.#fleet = new FleetLimit(concurrency, this.queue, (state) => this.#hub.emit({ type: "rate_limit", state }));
-    const blocking = this.redis.duplicate();
+    this.#fleet = new FleetLimit(concurrency, this.#queue, (state) => this.#hub.emit({ type: "rate_limit", state }));
+    const blocking = this.#redis.duplicate();
     blocking.on("error", () => {
       // Reported by the watchdog on the main connection.
     });
@@ -287,10 +295,10 @@ export class Coordinator implements TaskRunner {
       (error) =>
         this.#fail(error instanceof CadreError ? error : new RedisUnreachableError(redactUrl(options.redisUrl), String(error), { cause: error })),
     );
-    this.#stopWatching = watchLoss(this.redis, options.redisUrl, options.redisLossMs ?? DEFAULT_REDIS_LOSS_MS, (error) => this.#fail(error));
+    this.#stopWatching = watchLoss(this.#redis, options.redisUrl, options.redisLossMs ?? DEFAULT_REDIS_LOSS_MS, (error) => this.#fail(error));
     this.#recovery = new Recovery({
-      redis: this.redis,
-      queue: this.queue,
+      redis: this.#redis,
+      queue: this.#queue,
       keys: this.#keys,
       runId: this.runId,
       record: this.#record,
@@ -340,7 +348,7 @@ export class Coordinator implements TaskRunner {
     };
     this.#waiting.set(task.id, waiting);
     try {
-      const added = await Promise.race([this.queue.add(waiting.name, waiting.data, waiting.opts), failed]);
+      const added = await Promise.race([this.#queue.add(waiting.name, waiting.data, waiting.opts), failed]);
       if ("ended" in added) return added.ended();
       const unwatch = signal
         ? this.#whenAborted(signal, () => {
@@ -349,11 +357,11 @@ export class Coordinator implements TaskRunner {
             });
           })
         : () => {};
-      added.waitUntilFinished(this.queueEvents).then(
+      added.waitUntilFinished(this.#queueEvents).then(
         async (value: unknown) => {
           try {
             // The recorded result is the one that counts; an older host only returns it.
-            const recorded = (await readResults(this.redis, this.#keys, [task.id])).get(task.id);
+            const recorded = (await readResults(this.#redis, this.#keys, [task.id])).get(task.id);
             settle({ job: recorded ?? readJobResult(value) });
           } catch (error) {
             settle({ ended: () => ended("failed", errorSummary(error)) });
@@ -361,11 +369,11 @@ export class Coordinator implements TaskRunner {
         },
         // BullMQ failed the job: it stalled too often (its hosts died), or no host could run it at all; or Redis lost it.
         async (error: Error) => {
-          const recorded = (await readResults(this.redis, this.#keys, [task.id]).catch(() => undefined))?.get(task.id);
+          const recorded = (await readResults(this.#redis, this.#keys, [task.id]).catch(() => undefined))?.get(task.id);
           if (recorded) return settle({ job: recorded });
-          const job = await this.queue.getJob(task.id).catch(() => undefined);
+          const job = await this.#queue.getJob(task.id).catch(() => undefined);
           // Redis forgot the run: the recovery makes the job again, and its result is taken from the results.
-          if (job === undefined && (await this.redis.exists(this.#keys.record).catch(() => 0)) === 0) return;
+          if (job === undefined && (await this.#redis.exists(this.#keys.record).catch(() => 0)) === 0) return;
           const attempts = job?.attemptsStarted ?? 0;
           settle({ ended: () => ended("failed", { code: "TASK_LOST", message: `no host could finish the task: ${error.message}` }, attempts) });
         },
@@ -374,8 +382,8 @@ export class Coordinator implements TaskRunner {
       unwatch();
       // Every event the host sent before it returned, in order, comes before the result.
       const caughtUp = async () => {
-        await this.#reader.caughtUp(this.redis);
-        this.#totals = await readTotals(this.redis, this.#keys);
+        await this.#reader.caughtUp(this.#redis);
+        this.#totals = await readTotals(this.#redis, this.#keys);
       };
       await Promise.race([caughtUp(), this.#failed]);
       return "job" in settled ? this.#accept(task, settled.job) : settled.ended();
@@ -427,12 +435,12 @@ export class Coordinator implements TaskRunner {
 
   /** Marks the job cancelled (a host checks before it starts it) and tells its host; true when it was still waiting and is gone. */
   async #cancel(jobId: string): Promise<boolean> {
-    await this.redis.sadd(this.#keys.cancelled, jobId);
+    await this.#redis.sadd(this.#keys.cancelled, jobId);
     await this.#poke({ type: "cancel", run: this.runId, job: jobId });
-    return (await this.queue.remove(jobId)) === 1;
+    return (await this.#queue.remove(jobId)) === 1;
   }
 
   async #poke(message: ControlMessage): Promise<void> {
-    await this.redis.publish(CONTROL_CHANNEL, JSON.stringify(message));
+    await this.#redis.publish(CONTROL_CHANNEL, JSON.stringify(message));
   }
 }

@@ -42,11 +42,15 @@ export class Host {
   #timer: ReturnType<typeof setInterval> | undefined;
   readonly #stopWatching: () => void;
 
-  private constructor(
-    private readonly redis: Redis,
-    private readonly subscriber: Redis,
-    private readonly options: HostOptions,
-  ) {
+  readonly #redis: Redis;
+  readonly #subscriber: Redis;
+  readonly #options: HostOptions;
+
+  private constructor(redis: Redis, subscriber: Redis, options: HostOptions) {
+    this.#redis = redis;
+    this.#subscriber = subscriber;
+    this.#options = options;
+
     this.#context = {
       redis,
       name: options.name,
@@ -101,8 +105,8 @@ export class Host {
     );
     this.#runs.clear();
     this.#stopWatching();
-    this.subscriber.disconnect();
-    this.redis.disconnect();
+    this.#subscriber.disconnect();
+    this.#redis.disconnect();
   }
 
   /** Redis lost past the limit: every worker process here ends (their locks run out, so the tasks go to a later attempt); the host reconnects. */
@@ -113,13 +117,13 @@ export class Host {
     this.#runs.clear();
     await Promise.all(runs.map((run) => run.abandon()));
     const stopped = runs.length > 0 ? ` Stopped the tasks of ${runs.length} run${runs.length === 1 ? "" : "s"} here.` : "";
-    this.options.log(`${detail}${stopped} Reconnecting (every ${RECONNECT_CAP_MS / 1000} s at most) until it is back.`);
+    this.#options.log(`${detail}${stopped} Reconnecting (every ${RECONNECT_CAP_MS / 1000} s at most) until it is back.`);
   }
 
   #back(): void {
     if (!this.#lost || this.#stopping) return;
     this.#lost = false;
-    this.options.log(`Redis at ${redactUrl(this.options.redisUrl)} is back: serving runs again`);
+    this.#options.log(`Redis at ${redactUrl(this.#options.redisUrl)} is back: serving runs again`);
     void this.#resync();
   }
 
@@ -128,7 +132,7 @@ export class Host {
     try {
       message = readJson(ControlMessageSchema, text, "a control message");
     } catch (error) {
-      this.options.log(`ignored: ${(error as Error).message}`);
+      this.#options.log(`ignored: ${(error as Error).message}`);
       return;
     }
     if (message.type === "runs") void this.#resync();
@@ -141,7 +145,7 @@ export class Host {
     this.#sync = this.#sync.then(async () => {
       if (this.#stopping || this.#lost) return;
       try {
-        const ids = new Set(await this.redis.smembers(RUNS_KEY));
+        const ids = new Set(await this.#redis.smembers(RUNS_KEY));
         for (const [id, run] of this.#runs) {
           if (ids.has(id)) {
             this.#vanished.delete(id);
@@ -152,12 +156,12 @@ export class Host {
           this.#runs.delete(id);
           this.#vanished.delete(id);
           await run.stop();
-          this.options.log(`run ${id}: ${why}`);
+          this.#options.log(`run ${id}: ${why}`);
         }
         for (const id of ids) {
           if (this.#runs.has(id)) continue;
           if (this.#unreadable.has(id)) continue;
-          const text = await this.redis.get(runKeys(id).record);
+          const text = await this.#redis.get(runKeys(id).record);
           if (text === null) continue;
           let record: DistributedRun;
           try {
@@ -165,7 +169,7 @@ export class Host {
           } catch (error) {
             // Said once: another cadre version's run, which this host cannot serve.
             this.#unreadable.add(id);
-            this.options.log(`run ${id}: not served: ${(error as Error).message}`);
+            this.#options.log(`run ${id}: not served: ${(error as Error).message}`);
             continue;
           }
           const run = new RunHost(this.#context, id, record);
@@ -173,7 +177,7 @@ export class Host {
           await run.start();
         }
       } catch (error) {
-        this.options.log(`could not read the runs: ${(error as Error).message}`);
+        this.#options.log(`could not read the runs: ${(error as Error).message}`);
       }
     });
     return this.#sync;
@@ -185,11 +189,11 @@ export class Host {
    * its coordinator ends a run, and one that finds Redis emptied makes it again.
    */
   async #goneBecause(id: string): Promise<string | undefined> {
-    if ((await this.redis.exists(runKeys(id).ended)) === 1) return "ended";
+    if ((await this.#redis.exists(runKeys(id).ended)) === 1) return "ended";
     const since = this.#vanished.get(id);
     if (since === undefined) {
       this.#vanished.set(id, Date.now());
-      this.options.log(`run ${id}: its keys are gone from Redis (restarted empty, or flushed?); served on until its coordinator makes them again`);
+      this.#options.log(`run ${id}: its keys are gone from Redis (restarted empty, or flushed?); served on until its coordinator makes them again`);
       return undefined;
     }
     return Date.now() - since >= VANISHED_RUN_MS

@@ -49,46 +49,52 @@ export class RunHost {
   #worker!: QueueWorker;
   #rig: RehearsalRig | undefined;
 
+  readonly #host: HostContext;
+  readonly #record: DistributedRun;
+
   constructor(
-    private readonly host: HostContext,
+    host: HostContext,
     readonly runId: string,
-    private readonly record: DistributedRun,
+    record: DistributedRun,
   ) {
+    this.#host = host;
+    this.#record = record;
+
     this.#keys = runKeys(runId);
     this.#ledger = new RedisLedger(host.redis, runId, this.#keys, record.options.budgetUsd);
     this.#events = new EventWriter(host.redis, this.#keys.events, host.name);
   }
 
   async start(): Promise<void> {
-    this.#rig = this.record.rehearsal ? await startRehearsalRig(this.record.rehearsal) : undefined;
+    this.#rig = this.#record.rehearsal ? await startRehearsalRig(this.#record.rehearsal) : undefined;
     this.#orchestrator = new Orchestrator({
-      ...this.record.options,
-      concurrency: this.host.concurrency,
+      ...this.#record.options,
+      concurrency: this.#host.concurrency,
       runId: this.runId,
       ledger: this.#ledger,
-      inbox: new RedisInbox(this.host.redis, this.#keys),
+      inbox: new RedisInbox(this.#host.redis, this.#keys),
       ...(this.#rig && { workerOptions: this.#rig.workerOptions, processOptions: this.#rig.processOptions }),
     });
     // Every event goes to the coordinator; a rate limit met here holds back the fleet from there (FleetLimit).
     this.#orchestrator.on((event) => {
       this.#events.push(event);
-      this.host.observer?.event(this.runId, event);
+      this.#host.observer?.event(this.runId, event);
     });
     this.#worker = new QueueWorker(this.#keys.queue, (job, token) => this.#process(job, token), {
-      connection: this.host.redis,
+      connection: this.#host.redis,
       prefix: PREFIX,
-      name: this.host.name,
-      concurrency: this.host.concurrency,
-      lockDuration: this.host.stallMs,
-      stalledInterval: Math.max(500, Math.round(this.host.stallMs / 2)),
+      name: this.#host.name,
+      concurrency: this.#host.concurrency,
+      lockDuration: this.#host.stallMs,
+      stalledInterval: Math.max(500, Math.round(this.#host.stallMs / 2)),
       maxStalledCount: MAX_HOST_LOSSES,
     });
     this.#worker.on("error", (error) => {
       // A connection down is the watchdog's to report, once and only when it lasts; a job Redis forgot has its result recorded already.
-      if (this.host.redis.status !== "ready" || error.message.startsWith("Missing key for job")) return;
-      this.host.log(`run ${this.runId}: queue error: ${error.message}`);
+      if (this.#host.redis.status !== "ready" || error.message.startsWith("Missing key for job")) return;
+      this.#host.log(`run ${this.runId}: queue error: ${error.message}`);
     });
-    this.host.log(`run ${this.runId} (swarm "${this.record.swarm}"): serving`);
+    this.#host.log(`run ${this.runId} (swarm "${this.#record.swarm}"): serving`);
   }
 
   /** The coordinator cancelled a job: stop it if it runs here. */
@@ -122,22 +128,22 @@ export class RunHost {
     const id = job.id ?? spec.name ?? "";
     // The task's wait for a slot of the whole fleet: since its coordinator queued it (once, even when it restarted).
     const waitedMs = Math.max(0, Date.now() - job.timestamp);
-    this.host.observer?.job(this.runId, id, traceContext);
+    this.#host.observer?.job(this.runId, id, traceContext);
     // A start lost with its host counts as an attempt, and uses up a retry.
     const earlier = job.attemptsStarted - 1;
     const cancel = new AbortController();
     this.#running.set(id, cancel);
     try {
-      if (await this.host.redis.sismember(this.#keys.cancelled, id)) cancel.abort(new AbortError("the task (cancelled by the coordinator)"));
+      if (await this.#host.redis.sismember(this.#keys.cancelled, id)) cancel.abort(new AbortError("the task (cancelled by the coordinator)"));
       // A job made again after Redis forgot the run may have its result already, from the attempt that was under way.
-      const earlierResult = (await readResults(this.host.redis, this.#keys, [id])).get(id);
+      const earlierResult = (await readResults(this.#host.redis, this.#keys, [id])).get(id);
       if (earlierResult) {
-        this.host.log(`run ${this.runId}: ${spec.name} already has a result (from ${earlierResult.host}); not run again`);
+        this.#host.log(`run ${this.runId}: ${spec.name} already has a result (from ${earlierResult.host}); not run again`);
         return earlierResult;
       }
       // The shared budget, checked before each start: another host may have spent it.
       await this.#ledger.sync();
-      this.host.log(`run ${this.runId}: ${spec.name} starts${earlier > 0 ? ` (attempt ${earlier + 1})` : ""}`);
+      this.#host.log(`run ${this.runId}: ${spec.name} starts${earlier > 0 ? ` (attempt ${earlier + 1})` : ""}`);
       const result = await this.#orchestrator.run({
         ...spec,
         id,
@@ -146,22 +152,22 @@ export class RunHost {
       });
       await Promise.all([this.#events.flush(), this.#ledger.flush()]);
       if (this.#handBack.signal.aborted && !cancel.signal.aborted && result.status === "cancelled") {
-        this.host.log(`run ${this.runId}: ${spec.name} goes back to the queue`);
+        this.#host.log(`run ${this.runId}: ${spec.name} goes back to the queue`);
         await job.moveToWait(token);
         throw new WaitingError();
       }
       const done: JobResult = {
-        host: this.host.name,
+        host: this.#host.name,
         result: { ...withEarlierAttempts(result, earlier), queuedMs: waitedMs + result.queuedMs },
         sessions: this.#orchestrator.sessionRecords,
       };
-      const recorded = await recordResult(this.host.redis, this.#keys, id, token ?? "", done);
+      const recorded = await recordResult(this.#host.redis, this.#keys, id, token ?? "", done);
       if (recorded === "refused") {
         // BullMQ refuses it too (the lock is not ours): the task's result is the attempt's that holds it.
-        this.host.log(`run ${this.runId}: ${spec.name} ${result.status} too late: its lock passed to another attempt, whose result counts`);
+        this.#host.log(`run ${this.runId}: ${spec.name} ${result.status} too late: its lock passed to another attempt, whose result counts`);
         throw new Error(`${spec.name} finished after its lock passed to another attempt`);
       }
-      this.host.log(`run ${this.runId}: ${spec.name} ${result.status}${recorded === "stands" ? " (an earlier attempt's result stands)" : ""}`);
+      this.#host.log(`run ${this.runId}: ${spec.name} ${result.status}${recorded === "stands" ? " (an earlier attempt's result stands)" : ""}`);
       return done;
     } finally {
       this.#running.delete(id);

@@ -51,76 +51,81 @@ const MAX_SPAWN_DEPTH = 3;
  */
 export class Orchestrator implements TaskRunner {
   readonly scheduler: Scheduler;
-  private readonly hub = new EventHub<OrchestratorEvent>();
+  readonly #hub = new EventHub<OrchestratorEvent>();
   /** Whether the workers can reach the model at all, told once by the first worker's answers. */
   readonly #access = new AccessCheck((news) =>
-    this.hub.emit(
+    this.#hub.emit(
       news.kind === "waiting" ? { type: "access_waiting", message: news.message } : { type: "access_refused", error: errorSummary(news.error) },
     ),
   );
-  private readonly budget: Budget;
+  readonly #budget: Budget;
   /** Undefined when turned off: every worker sends its first prompt at once. */
-  private readonly stagger: CacheStagger | undefined;
-  private readonly closing = new AbortController();
-  private readonly budgetStop = new AbortController();
-  private readonly transcripts: TranscriptDirectory | undefined;
-  private readonly agentSessions: AgentSessions;
-  private readonly records = new SessionRecords();
-  private readonly peers: PeerNetwork<TaskRecord>;
+  readonly #stagger: CacheStagger | undefined;
+  readonly #closing = new AbortController();
+  readonly #budgetStop = new AbortController();
+  readonly #transcripts: TranscriptDirectory | undefined;
+  readonly #agentSessions: AgentSessions;
+  readonly #records = new SessionRecords();
+  readonly #peers: PeerNetwork<TaskRecord>;
   readonly #factory: WorkerFactory<TaskRecord>;
   readonly #pool: WorkerPool<TaskRecord>;
-  private readonly liveWorkers = new Set<Worker>();
-  private readonly openSessions = new Set<Session>();
-  private readonly totalUsage = emptyUsage();
-  private readonly statusCounts: Record<TaskStatus, number> = { succeeded: 0, failed: 0, cancelled: 0, skipped: 0 };
+  readonly #liveWorkers = new Set<Worker>();
+  readonly #openSessions = new Set<Session>();
+  readonly #totalUsage = emptyUsage();
+  readonly #statusCounts: Record<TaskStatus, number> = { succeeded: 0, failed: 0, cancelled: 0, skipped: 0 };
 
   constructor(readonly options: OrchestratorOptions = {}) {
     // First, so that a bad limit fails here: the scheduler is the one place that checks `concurrency` and `agentLimits`.
     this.scheduler = new Scheduler({ concurrency: options.concurrency ?? DEFAULT_CONCURRENCY, keyLimits: options.agentLimits });
     this.scheduler.onEvent((event) => {
-      if (event.type === "rate_limit") this.hub.emit({ type: "rate_limit", state: event.state });
+      if (event.type === "rate_limit") this.#hub.emit({ type: "rate_limit", state: event.state });
     });
-    this.budget = new Budget(options.budgetUsd, options.ledger);
+    this.#budget = new Budget(options.budgetUsd, options.ledger);
     // With a shared ledger, spending elsewhere may reach the budget: the tasks here stop too.
-    this.budget.onReached((reached) => this.stopForBudget(reached));
+    this.#budget.onReached((reached) => this.#stopForBudget(reached));
     const stagger = options.cacheStagger ?? true;
-    this.stagger = stagger === false ? undefined : new CacheStagger(stagger === true ? {} : stagger);
-    this.transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
-    this.agentSessions = new AgentSessions((kind, agent, chain, asker, askerNow) => this.startSessionWorker(kind, agent, chain, asker, askerNow));
-    this.peers = new PeerNetwork<TaskRecord>({
+    this.#stagger = stagger === false ? undefined : new CacheStagger(stagger === true ? {} : stagger);
+    this.#transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
+    this.#agentSessions = new AgentSessions((kind, agent, chain, asker, askerNow) => this.#startSessionWorker(kind, agent, chain, asker, askerNow));
+    this.#peers = new PeerNetwork<TaskRecord>({
       agents: () => options.agents ?? {},
       connections: options.connections,
-      sessions: this.agentSessions,
+      sessions: this.#agentSessions,
       inbox: options.inbox ?? new MemoryInbox(),
-      spawn: (parent, prompt, agent, signal) => this.spawnChild(parent, prompt, agent, signal),
+      spawn: (parent, prompt, agent, signal) => this.#spawnChild(parent, prompt, agent, signal),
     });
     this.#factory = new WorkerFactory({
       options,
-      sessions: this.agentSessions,
-      peers: this.peers,
-      emit: (event) => this.hub.emit(event),
-      closing: this.closing.signal,
-      track: (worker) => this.track(worker),
+      sessions: this.#agentSessions,
+      peers: this.#peers,
+      emit: (event) => this.#hub.emit(event),
+      closing: this.#closing.signal,
+      track: (worker) => this.#track(worker),
     });
     this.#pool = new WorkerPool({
       maxIdle: () => this.scheduler.rateLimitState().effectiveLimit,
-      onResetCost: (costUsd, usage) => this.charge(undefined, costUsd, usage),
-      onRecycled: (bound, task, reason) => task && this.hub.emit({ type: "worker_recycled", task, pid: bound.worker.pid, reason }),
+      onResetCost: (costUsd, usage) => this.#charge(undefined, costUsd, usage),
+      onRecycled: (bound, task, reason) => task && this.#hub.emit({ type: "worker_recycled", task, pid: bound.worker.pid, reason }),
     });
   }
 
   /** Subscribes to every event; returns the unsubscribe function. */
   on(listener: (event: OrchestratorEvent) => void): () => void {
-    return this.hub.on(listener);
+    return this.#hub.on(listener);
   }
 
   /** Every event from now on as a stream, until the signal aborts or the orchestrator closes. */
   events(signal?: AbortSignal): AsyncIterable<OrchestratorEvent> {
-    return this.hub.stream({ signal });
+    return this.#hub.stream({ signal });
   }
 
   get totals(): { costUsd: number; usage: Usage; tasks: Record<TaskStatus, number>; budgetExceeded: boolean } {
-    return { costUsd: this.budget.spentUsd, usage: { ...this.totalUsage }, tasks: { ...this.statusCounts }, budgetExceeded: this.budget.exceeded };
+    return {
+      costUsd: this.#budget.spentUsd,
+      usage: { ...this.#totalUsage },
+      tasks: { ...this.#statusCounts },
+      budgetExceeded: this.#budget.exceeded,
+    };
   }
 
   /**
@@ -128,17 +133,17 @@ export class Orchestrator implements TaskRunner {
    * children, each with its cost and transcript (transcriptPaths by `id`).
    */
   get sessionRecords(): SessionRecord[] {
-    return this.records.list();
+    return this.#records.list();
   }
 
   /** Where each task's and session record's transcript was written (id → path). */
   get transcriptPaths(): ReadonlyMap<string, string> {
-    return this.transcripts?.paths ?? new Map();
+    return this.#transcripts?.paths ?? new Map();
   }
 
   /** Runs one task to its end. Resolves with its result whatever the outcome; rejects only on invalid input. */
   run(spec: TaskSpec): Promise<TaskResult> {
-    return this.execute(this.createRecord(spec, undefined), spec);
+    return this.#execute(this.#createRecord(spec, undefined), spec);
   }
 
   /**
@@ -147,7 +152,7 @@ export class Orchestrator implements TaskRunner {
    * orchestrator closes every session).
    */
   openSession(spec: SessionSpec = {}): Session {
-    const record = this.newRecord(spec.name, spec.agent, undefined, sessionWorkerOptions(spec));
+    const record = this.#newRecord(spec.name, spec.agent, undefined, sessionWorkerOptions(spec));
     let probing = false;
     const host: SessionHost = {
       startWorker: async (_session, canUseTool, resume, signal) => {
@@ -160,27 +165,27 @@ export class Orchestrator implements TaskRunner {
         });
         // A resumed session continues its own conversation: only a new process can.
         const { worker } = resume ? await plan.start(signal, { resume }) : await this.#pool.lease(plan, { maxTasks: 1, signal });
-        this.relayWorkerEvents(worker, record.info);
+        this.#relayWorkerEvents(worker, record.info);
         return worker;
       },
       schedule: async (job, key, signal) => {
-        const stop = AbortSignal.any([this.closing.signal, this.budgetStop.signal, ...(signal ? [signal] : [])]);
-        this.budget.throwIfExceeded();
+        const stop = AbortSignal.any([this.#closing.signal, this.#budgetStop.signal, ...(signal ? [signal] : [])]);
+        this.#budget.throwIfExceeded();
         return this.scheduler.schedule((slot) => job(AbortSignal.any([stop, slot])), { key, signal: stop });
       },
-      onMessage: (_session, message, usd) => this.onWorkerMessage(record, message, usd),
+      onMessage: (_session, message, usd) => this.#onWorkerMessage(record, message, usd),
       onStatus: (session) => {
         // A probe session that ends or fails without telling hands the check on.
         if (probing && (session.status === "failed" || session.status === "closed")) {
           probing = false;
           this.#access.probeEnded();
         }
-        this.hub.emit({ type: "session_status", task: record.info, status: session.status });
-        if (session.status === "closed") this.openSessions.delete(session);
+        this.#hub.emit({ type: "session_status", task: record.info, status: session.status });
+        if (session.status === "closed") this.#openSessions.delete(session);
       },
     };
     const session = new Session(record.info, spec, host);
-    this.openSessions.add(session);
+    this.#openSessions.add(session);
     return session;
   }
 
@@ -192,7 +197,7 @@ export class Orchestrator implements TaskRunner {
    */
   async prewarm(agentOrSpec: string | SessionSpec = {}, count = 1): Promise<void> {
     const spec = typeof agentOrSpec === "string" ? { agent: agentOrSpec } : agentOrSpec;
-    this.agentSpec(spec.agent);
+    this.#agentSpec(spec.agent);
     const plan = this.#factory.plan({
       context: { kind: "session", name: spec.name ?? "spare", agent: spec.agent },
       overrides: sessionWorkerOptions(spec),
@@ -203,9 +208,9 @@ export class Orchestrator implements TaskRunner {
   /** Runs tasks under the limits and yields each result as it finishes. */
   async *map(tasks: Iterable<TaskSpec>, options: { signal?: AbortSignal } = {}): AsyncIterable<TaskResult> {
     const specs = [...tasks].map((spec) => (options.signal ? { ...spec, signal: combine(spec.signal, options.signal) } : spec));
-    const records = specs.map((spec) => this.createRecord(spec, undefined));
+    const records = specs.map((spec) => this.#createRecord(spec, undefined));
     const pending = new Map(
-      records.map((record, i) => [record.info.id, this.execute(record, specs[i]!).then((result) => ({ id: record.info.id, result }))]),
+      records.map((record, i) => [record.info.id, this.#execute(record, specs[i]!).then((result) => ({ id: record.info.id, result }))]),
     );
     while (pending.size > 0) {
       const { id, result } = await Promise.race(pending.values());
@@ -216,14 +221,14 @@ export class Orchestrator implements TaskRunner {
 
   /** Cancels everything: waiting tasks are dropped, running ones stopped, every process ended. */
   async close(): Promise<void> {
-    if (!this.closing.signal.aborted) this.closing.abort(new OrchestratorClosedError());
+    if (!this.#closing.signal.aborted) this.#closing.abort(new OrchestratorClosedError());
     this.scheduler.clear();
-    await Promise.all([...this.openSessions].map((s) => s.close()));
-    await this.agentSessions.close();
-    await Promise.all([this.#pool.close(), ...[...this.liveWorkers].map((w) => w.close())]);
+    await Promise.all([...this.#openSessions].map((s) => s.close()));
+    await this.#agentSessions.close();
+    await Promise.all([this.#pool.close(), ...[...this.#liveWorkers].map((w) => w.close())]);
     await this.scheduler.onIdle();
-    await this.transcripts?.close();
-    this.hub.endStreams();
+    await this.#transcripts?.close();
+    this.#hub.endStreams();
   }
 
   /**
@@ -232,9 +237,9 @@ export class Orchestrator implements TaskRunner {
    * Ctrl-C). Nothing new starts; close() still flushes the transcripts.
    */
   kill(): void {
-    if (!this.closing.signal.aborted) this.closing.abort(new OrchestratorClosedError());
+    if (!this.#closing.signal.aborted) this.#closing.abort(new OrchestratorClosedError());
     this.scheduler.clear();
-    for (const worker of this.liveWorkers) void worker.kill();
+    for (const worker of this.#liveWorkers) void worker.kill();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -247,26 +252,26 @@ export class Orchestrator implements TaskRunner {
   }
 
   /** A validated task's record; the task is announced as queued. */
-  private createRecord(spec: TaskSpec, parent: TaskRecord | undefined): TaskRecord {
+  #createRecord(spec: TaskSpec, parent: TaskRecord | undefined): TaskRecord {
     const parsed = TaskSpecSchema.safeParse(spec);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new InvalidTaskError(`invalid task${spec.name ? ` "${spec.name}"` : ""}: ${issue?.path.join(".") || "task"}: ${issue?.message}`);
     }
-    const record = this.newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec), spec.id);
-    this.hub.emit({ type: "task_queued", task: record.info });
+    const record = this.#newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec), spec.id);
+    this.#hub.emit({ type: "task_queued", task: record.info });
     return record;
   }
 
   /** The record of a task or session; throws for an agent the orchestrator does not know. */
-  private newRecord(
+  #newRecord(
     name: string | undefined,
     agentName: string | undefined,
     parent: TaskRecord | undefined,
     overrides: Partial<WorkerOptions>,
     id = randomUUID().slice(0, 8),
   ): TaskRecord {
-    const agent = this.agentSpec(agentName);
+    const agent = this.#agentSpec(agentName);
     return {
       info: { id, name: name ?? `task-${id}`, agent: agentName, parentId: parent?.info.id },
       overrides,
@@ -285,13 +290,13 @@ export class Orchestrator implements TaskRunner {
   }
 
   /** The agent of that name; throws for one the orchestrator does not know. */
-  private agentSpec(name: string | undefined): AgentSpec | undefined {
+  #agentSpec(name: string | undefined): AgentSpec | undefined {
     const agents = this.options.agents ?? {};
     if (name !== undefined && !agents[name]) throw new UnknownAgentError(name, Object.keys(agents));
     return name === undefined ? undefined : agents[name];
   }
 
-  private async execute(record: TaskRecord, spec: TaskSpec, lentSlot = false): Promise<TaskResult> {
+  async #execute(record: TaskRecord, spec: TaskSpec, lentSlot = false): Promise<TaskResult> {
     const timeoutMs = spec.timeoutMs ?? this.options.timeoutMs;
     const deadline = new AbortController();
     let clearLimit = () => {};
@@ -303,17 +308,17 @@ export class Orchestrator implements TaskRunner {
         clearLimit = startTimeLimit(record.startedAt, timeoutMs, () => deadline.abort(new TaskTimeoutError("total", timeoutMs)));
       }
     };
-    const stops = [this.closing.signal, this.budgetStop.signal, deadline.signal, spec.signal];
+    const stops = [this.#closing.signal, this.#budgetStop.signal, deadline.signal, spec.signal];
     const stop = AbortSignal.any(stops.filter((s): s is AbortSignal => s !== undefined));
     let turn: TurnResult | undefined;
     let error: unknown;
     try {
       turn = await retryWithBackoff(
         async () => {
-          this.budget.throwIfExceeded();
+          this.#budget.throwIfExceeded();
           const attempt = (signal: AbortSignal) => {
             start();
-            return this.attempt(record, spec, AbortSignal.any([stop, signal]));
+            return this.#attempt(record, spec, AbortSignal.any([stop, signal]));
           };
           // Only the first task starts before it is known that a worker can reach the model at all.
           const probe = this.options.accessCheck !== false && (await this.#access.pass(stop));
@@ -328,7 +333,7 @@ export class Orchestrator implements TaskRunner {
           isRetryable: (e) => !stop.aborted && isRetryable(e, record.attemptMessages),
           signal: stop,
           onRetry: ({ error: e, attempt, delayMs }) =>
-            this.hub.emit({ type: "task_retry", task: record.info, attempt, delayMs, error: errorSummary(e) }),
+            this.#hub.emit({ type: "task_retry", task: record.info, attempt, delayMs, error: errorSummary(e) }),
         },
       );
     } catch (caught) {
@@ -337,13 +342,13 @@ export class Orchestrator implements TaskRunner {
       clearLimit();
     }
     const result = taskResult(record, turn, error, Date.now());
-    this.transcripts?.end(record.info.id);
-    this.statusCounts[result.status]++;
-    this.hub.emit({ type: "task_finished", task: record.info, result });
+    this.#transcripts?.end(record.info.id);
+    this.#statusCounts[result.status]++;
+    this.#hub.emit({ type: "task_finished", task: record.info, result });
     return result;
   }
 
-  private async attempt(record: TaskRecord, spec: TaskSpec, signal: AbortSignal): Promise<TurnResult> {
+  async #attempt(record: TaskRecord, spec: TaskSpec, signal: AbortSignal): Promise<TurnResult> {
     record.attempts++;
     record.attemptMessages = [];
     if (spec.prepareWorker && !record.prepared) {
@@ -354,10 +359,10 @@ export class Orchestrator implements TaskRunner {
     const cost = new WorkerCost();
     const { info } = record;
     // The attempt holds a slot from here; task_started follows once its process is up.
-    this.hub.emit({ type: "worker_state", task: info, state: "starting" });
+    this.#hub.emit({ type: "worker_state", task: info, state: "starting" });
     const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
     const maxTasks = tasksPerProcess(record.agent, this.options.reuse);
-    const { ticket, hidePartial, leasePlan } = joinPrefixGroup(this.stagger, plan);
+    const { ticket, hidePartial, leasePlan } = joinPrefixGroup(this.#stagger, plan);
     try {
       const turn = await runAttempt({
         acquire: (stop, fresh) => this.#pool.lease(leasePlan, { maxTasks, signal: stop, fresh }),
@@ -366,7 +371,7 @@ export class Orchestrator implements TaskRunner {
         idleTimeoutMs: spec.idleTimeoutMs ?? this.options.idleTimeoutMs,
         beforeSend: ticket && ((stop) => ticket.ready(stop)),
         onStarted: (worker, origin) => {
-          this.hub.emit({
+          this.#hub.emit({
             type: "task_started",
             task: info,
             attempt: record.attempts,
@@ -374,13 +379,13 @@ export class Orchestrator implements TaskRunner {
             worker: origin,
             startedAt: record.startedAt ?? Date.now(),
           });
-          return this.relayWorkerEvents(worker, info);
+          return this.#relayWorkerEvents(worker, info);
         },
         onMessage: (message) => {
           ticket?.observe(message);
           if (hidePartial && message.type === "stream_event") return;
           record.attemptMessages.push(message);
-          this.onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
+          this.#onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
         },
       });
       const expectsStructuredOutput =
@@ -395,16 +400,16 @@ export class Orchestrator implements TaskRunner {
   }
 
   /** A message from the worker of a task or session: transcript, event, rate limits and, with a result, its cost. */
-  private onWorkerMessage(record: TaskRecord, message: CliMessage, usd: number): void {
-    this.transcripts?.write(record.info.id, record.info.name, message);
+  #onWorkerMessage(record: TaskRecord, message: CliMessage, usd: number): void {
+    this.#transcripts?.write(record.info.id, record.info.name, message);
     record.sessionId = sessionIdOf(message) ?? record.sessionId;
-    this.hub.emit({ type: "task_message", task: record.info, message });
+    this.#hub.emit({ type: "task_message", task: record.info, message });
     this.#access.observe(message);
-    this.watchRateLimits(message);
-    if (message.type === "result") this.charge(record, usd, message.usage);
+    this.#watchRateLimits(message);
+    if (message.type === "result") this.#charge(record, usd, message.usage);
   }
 
-  private watchRateLimits(message: CliMessage): void {
+  #watchRateLimits(message: CliMessage): void {
     if (message.type === "system" && message.subtype === "api_retry" && isRateLimitStatus(message.error_status)) {
       this.scheduler.reportRateLimited({ retryAfterMs: message.retry_delay_ms });
     } else if (message.type === "rate_limit_event" && message.rate_limit_info.status === "rejected") {
@@ -416,29 +421,35 @@ export class Orchestrator implements TaskRunner {
   }
 
   /** Adds a cost to a task or a session record (the run's alone when neither) and to the run; stops the run when the budget is reached. */
-  private charge(record: TaskRecord | SessionRecord | undefined, usd: number, usage: Record<string, unknown> | undefined): void {
+  #charge(record: TaskRecord | SessionRecord | undefined, usd: number, usage: Record<string, unknown> | undefined): void {
     const added = emptyUsage();
     addUsage(added, usage);
-    addUsage(this.totalUsage, usage);
+    addUsage(this.#totalUsage, usage);
     if (record) {
       record.costUsd += usd;
       addUsage(record.usage, usage);
     }
-    const reached = this.budget.charge(usd, added);
+    const reached = this.#budget.charge(usd, added);
     if (record && "info" in record) {
-      this.hub.emit({ type: "cost", task: record.info, taskUsd: record.costUsd, totalUsd: this.budget.spentUsd, totalUsage: { ...this.totalUsage } });
+      this.#hub.emit({
+        type: "cost",
+        task: record.info,
+        taskUsd: record.costUsd,
+        totalUsd: this.#budget.spentUsd,
+        totalUsage: { ...this.#totalUsage },
+      });
     }
-    if (reached) this.stopForBudget(reached);
+    if (reached) this.#stopForBudget(reached);
   }
 
   /** The budget is reached (by a charge here or, with a shared ledger, elsewhere): no new starts, running tasks stop. */
-  private stopForBudget(reached: BudgetExceededError): void {
-    this.hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
-    this.budgetStop.abort(reached);
+  #stopForBudget(reached: BudgetExceededError): void {
+    this.#hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
+    this.#budgetStop.abort(reached);
   }
 
   /** The worker of a peer or supervisor session, with its own record and transcript; it works for many tasks, so its cost is its own. */
-  private async startSessionWorker(
+  async #startSessionWorker(
     kind: SessionKind,
     agent: string,
     chain: () => readonly string[],
@@ -447,22 +458,22 @@ export class Orchestrator implements TaskRunner {
   ): Promise<Worker> {
     const plan = this.#factory.plan({ context: { kind, name: agent, agent }, overrides: undefined, chain });
     const { worker } = await plan.start(undefined);
-    const record = this.records.openAgentSession(kind, agent, asker);
+    const record = this.#records.openAgentSession(kind, agent, asker);
     const cost = new WorkerCost();
     worker.on((event) => {
       if (event.type !== "message") return;
       const { message } = event;
-      this.transcripts?.write(record.id, record.name, message);
+      this.#transcripts?.write(record.id, record.name, message);
       record.sessionId = sessionIdOf(message) ?? record.sessionId;
-      this.watchRateLimits(message);
+      this.#watchRateLimits(message);
       if (message.type !== "result") return;
       record.numTurns += message.num_turns ?? 0;
       const usd = cost.add(message);
-      this.charge(record, usd, message.usage);
+      this.#charge(record, usd, message.usage);
       const usage = emptyUsage();
       addUsage(usage, message.usage);
       const finishedAt = Date.now();
-      this.hub.emit({
+      this.#hub.emit({
         type: "agent_turn",
         kind,
         agent,
@@ -481,35 +492,35 @@ export class Orchestrator implements TaskRunner {
     return worker;
   }
 
-  private spawnChild(parent: TaskRecord | undefined, prompt: string, agent: string | undefined, signal: AbortSignal): Promise<TaskResult> {
+  #spawnChild(parent: TaskRecord | undefined, prompt: string, agent: string | undefined, signal: AbortSignal): Promise<TaskResult> {
     if (parent && parent.depth + 1 > MAX_SPAWN_DEPTH) {
       return Promise.reject(new InvalidTaskError(`workers may spawn workers only ${MAX_SPAWN_DEPTH} levels deep`));
     }
     const name = `${parent?.info.name ?? "session"}/child`;
     const spec: TaskSpec = { name, prompt, agent, signal };
-    const record = this.createRecord(spec, parent);
+    const record = this.#createRecord(spec, parent);
     let result: TaskResult | undefined;
-    this.records.addChild(record, parent?.info.name, () => result);
+    this.#records.addChild(record, parent?.info.name, () => result);
     // The parent waits on its child: the child runs in the parent's slot, so a full pool cannot deadlock.
-    return this.execute(record, spec, parent !== undefined).then((settled) => {
+    return this.#execute(record, spec, parent !== undefined).then((settled) => {
       result = settled;
       return settled;
     });
   }
 
   /** A task's or session's worker state and permission requests, as the orchestrator's events; returns the unsubscribe function. */
-  private relayWorkerEvents(worker: Worker, info: TaskInfo): () => void {
+  #relayWorkerEvents(worker: Worker, info: TaskInfo): () => void {
     return worker.on((event) => {
-      if (event.type === "state") this.hub.emit({ type: "worker_state", task: info, state: event.state });
+      if (event.type === "state") this.#hub.emit({ type: "worker_state", task: info, state: event.state });
       else if (event.type === "permission_request")
-        this.hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
-      else if (event.type === "permission_settled") this.hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });
+        this.#hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
+      else if (event.type === "permission_settled") this.#hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });
     });
   }
 
-  private track(worker: Worker): void {
-    this.liveWorkers.add(worker);
-    void worker.exited.then(() => this.liveWorkers.delete(worker));
+  #track(worker: Worker): void {
+    this.#liveWorkers.add(worker);
+    void worker.exited.then(() => this.#liveWorkers.delete(worker));
   }
 }
 

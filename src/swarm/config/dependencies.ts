@@ -125,12 +125,12 @@ function findCycles(tasks: ExpandedTask[], dependsOn: Map<string, string[]>): st
 /** for_each copies repeat the same mistake; report it once per place. */
 class IssueSet {
   readonly list: ConfigIssue[] = [];
-  private readonly keys = new Set<string>();
+  readonly #keys = new Set<string>();
 
   add(item: ConfigIssue): void {
     const key = `${item.path}\n${item.message}`;
-    if (this.keys.has(key)) return;
-    this.keys.add(key);
+    if (this.#keys.has(key)) return;
+    this.#keys.add(key);
     this.list.push(item);
   }
 }
