@@ -64,6 +64,23 @@ describe("checks before a token is spent", () => {
       "loops[1].until: not a valid expression: Unexpected token: EOF",
     ]);
   });
+
+  it("checks until's fields against the read task's output_schema, as when: is checked", async () => {
+    const verdict = { type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"] };
+    const result = await parseSwarmConfig(
+      JSON.stringify({
+        tasks: [
+          { name: "write", prompt: "w" },
+          { name: "review", prompt: "r {{results.write}}", depends_on: ["write"], output_schema: verdict },
+        ],
+        loops: [{ tasks: ["write", "review"], until: "results.review.structured.aproved", max_rounds: 3 }],
+      }),
+      { baseDir: tmpdir(), env: {}, format: "json" },
+    );
+    expect(!result.ok && result.errors).toEqual([
+      expect.objectContaining({ path: "loops[0].until", message: expect.stringContaining('no field "aproved"'), hint: 'did you mean "approved"?' }),
+    ]);
+  });
 });
 
 describe("for_each over a result", () => {

@@ -65,7 +65,8 @@ type Problem = { message: string; hint?: string };
 
 const STATUSES = TaskStatusSchema.options;
 
-function checkField(read: ResultRead, target: ReadTarget): Problem | undefined {
+/** Whether the field a read names can be in the read task's result (its output_schema), with a fitting type. */
+export function checkField(read: ResultRead, target: ReadTarget): Problem | undefined {
   const [field, ...deeper] = read.path;
   if (field === undefined) return undefined;
   if (field !== "structured") {

@@ -1,5 +1,6 @@
 import type { Expression } from "../expressions/index.ts";
 import { loadExpressions } from "../expressions/index.ts";
+import { checkField, type ReadTarget } from "./conditions.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
 import type { LoopConfig } from "./schema.ts";
 import { resultReferences } from "./template.ts";
@@ -43,7 +44,11 @@ export function roundBase(name: string): string | undefined {
  * and no task outside the loop sits between two of its tasks (it would wait
  * for the loop's end while the loop waits for it).
  */
-export async function resolveLoops(loops: LoopConfig[], tasks: LoopTask[]): Promise<{ loops: ResolvedLoop[]; issues: ConfigIssue[] }> {
+export async function resolveLoops(
+  loops: LoopConfig[],
+  tasks: LoopTask[],
+  targetOf: (name: string) => ReadTarget | undefined,
+): Promise<{ loops: ResolvedLoop[]; issues: ConfigIssue[] }> {
   const issues: ConfigIssue[] = [];
   const byName = new Map(tasks.map((task) => [task.name, task]));
   const inLoop = new Map<string, string>();
@@ -85,6 +90,12 @@ export async function resolveLoops(loops: LoopConfig[], tasks: LoopTask[]): Prom
         );
       } else if (outside.length > 0) {
         issues.push(issue(at("until"), `reads ${outside.map((task) => `"${task}"`).join(", ")}, not a task of this loop`));
+      }
+      // A field the read task's output_schema does not have (or types otherwise) would hold the loop to max_rounds.
+      for (const read of compiled.expression.reads) {
+        const target = members.has(read.task) ? targetOf(read.task) : undefined;
+        const problem = target && checkField(read, target);
+        if (problem) issues.push(issue(at("until"), `${read.text}: ${problem.message}`, problem.hint));
       }
       resolved.push({
         name,

@@ -143,7 +143,7 @@ export async function resolveSwarmConfig(
     return task && { outputSchema: task.settings.output_schema ?? agent?.output_schema, inWorktree: worktrees.wanted.has(name) };
   };
   issues.push(...(await checkConditions(expanded.tasks, graph.dependsOn, readTarget, { allTaskNames })));
-  const loops = await resolveLoops(input.loops ?? [], tasks);
+  const loops = await resolveLoops(input.loops ?? [], tasks, readTarget);
   issues.push(...loops.issues);
 
   const agentNames = [...new Set([...Object.keys(agents.agents), ...(gaps?.agentNames ?? [])])];
