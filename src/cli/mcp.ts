@@ -162,8 +162,8 @@ export async function mcpCommand(args: string[]): Promise<number> {
     const children = childSessionsDashboard(runtime, options.rehearsal !== undefined);
     try {
       const serving = await serveHttp(runtime, { ...http, token, page: children.page });
-      process.stderr.write(`cadre mcp: listening on ${serving.url}\n`);
-      process.stderr.write(`cadre mcp: allowed hosts (Host and Origin): ${serving.allowedHosts}\n`);
+      // One write: a reader that waits for the address finds the allowed hosts beside it.
+      process.stderr.write(`cadre mcp: listening on ${serving.url}\ncadre mcp: allowed hosts (Host and Origin): ${serving.allowedHosts}\n`);
       if (serving.tokenGenerated) process.stderr.write(`cadre mcp: token: ${serving.token}\n`);
       process.stderr.write(`cadre mcp: dashboard of the child sessions: ${children.url(serving)}\n`);
       await stopped(stop);

@@ -17,7 +17,7 @@ import { askUserQuestion, planReview } from "../worker/index.ts";
 const MAX_TEXT_CHARS = 20_000;
 const MAX_TOOL_CHARS = 8_000;
 /** Entries kept per conversation; older ones are dropped (the transcript file has them). */
-const MAX_ENTRIES = 2_000;
+const MAX_CONVERSATION_ENTRIES = 2_000;
 
 type Shown =
   | { kind: "text"; text: string }
@@ -187,7 +187,7 @@ export class Conversation {
   add(shown: Shown, at: number | null, sub = false): void {
     const entry: ConversationEntry = { ...shown, seq: this.#next++, at, ...(sub && { sub }) };
     this.#entries.push(entry);
-    if (this.#entries.length > MAX_ENTRIES) this.#entries.shift();
+    if (this.#entries.length > MAX_CONVERSATION_ENTRIES) this.#entries.shift();
     this.#events.emit({ type: "entry", entry });
   }
 

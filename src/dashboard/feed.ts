@@ -10,7 +10,7 @@ import type { Conversation } from "./conversation.ts";
  */
 
 /** A status and since when it holds: the row's history, drawn as the timeline. */
-export interface Phase {
+export interface PhaseView {
   status: string;
   at: number;
 }
@@ -39,7 +39,7 @@ export interface RowView
   queuedMs: number | null;
   /** From the first start to the end (to now while it runs). */
   runMs: number | null;
-  phases: Phase[];
+  phases: PhaseView[];
   branch: string | null;
   activity: string;
   error: string | null;
@@ -50,7 +50,7 @@ export interface RowView
 }
 
 /** A row with nothing known yet but who it is. */
-export function blankRow(key: string, name: string, agent: string | null | undefined, kind: RowKind): RowView {
+export function blankRowView(key: string, name: string, agent: string | null | undefined, kind: RowKind): RowView {
   return {
     key,
     name,

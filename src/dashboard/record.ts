@@ -6,7 +6,7 @@ import { NdjsonDecoder, parseCliMessage } from "../protocol/index.ts";
 import { type RowKind, resultLine, taskKey } from "../run/index.ts";
 import { readJournal, SUMMARY_FILE, SummarySchema, SummarySessionSchema, SummaryTaskSchema, withJournal } from "../swarm/index.ts";
 import { Conversation } from "./conversation.ts";
-import { blankRow, type Phase, type RowView, type TotalsView } from "./feed.ts";
+import { blankRowView, type PhaseView, type RowView, type TotalsView } from "./feed.ts";
 
 /**
  * A run's summary.json as the dashboard reads it: the record's own schemas
@@ -57,7 +57,7 @@ function taskRow(task: LenientSummary["tasks"][number]): RowView {
   const finishedAt = time(task.finished_at);
   const queuedMs = task.queued_ms ?? null;
   const queuedAt = startedAt !== null && queuedMs !== null ? startedAt - queuedMs : null;
-  const phases: Phase[] = [];
+  const phases: PhaseView[] = [];
   if (queuedAt !== null) phases.push({ status: "queued", at: queuedAt });
   if (startedAt !== null) phases.push({ status: "running", at: startedAt });
   if (finishedAt !== null) phases.push({ status: task.status, at: finishedAt });
@@ -95,7 +95,7 @@ function sessionRow(session: NonNullable<LenientSummary["sessions"]>[number], in
   const kind: RowKind = SESSION_KINDS.has(role as RowKind) ? (role as RowKind) : "session";
   const parent = session.parent && taskNames.has(session.parent) ? taskKey(session.parent) : null;
   return {
-    ...blankRow(`s:${index}`, session.name ?? `${role}${session.agent ? ` ${session.agent}` : ""}`, session.agent, kind),
+    ...blankRowView(`s:${index}`, session.name ?? `${role}${session.agent ? ` ${session.agent}` : ""}`, session.agent, kind),
     parent,
     status: session.status ?? "closed",
     turns: session.num_turns ?? 0,

@@ -111,7 +111,7 @@ function positions(body: Record<string, unknown>): Position[] {
 }
 
 /** The most entries a cache holds: past it the least recently used goes (a run of many distinct prompts stays bounded). */
-const MAX_ENTRIES = 10_000;
+const MAX_CACHE_ENTRIES = 10_000;
 /** Expired entries are swept at most this often, not at every request. */
 const PRUNE_EVERY_MS = 1_000;
 
@@ -124,7 +124,7 @@ export class PromptCache {
 
   constructor(options: { now?: () => number; maxEntries?: number } = {}) {
     this.#now = options.now ?? Date.now;
-    this.#maxEntries = options.maxEntries ?? MAX_ENTRIES;
+    this.#maxEntries = options.maxEntries ?? MAX_CACHE_ENTRIES;
   }
 
   /** Readable entries now. */
