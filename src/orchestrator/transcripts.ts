@@ -33,8 +33,13 @@ export class TranscriptDirectory {
   write(taskId: string, taskName: string, message: CliMessage): void {
     let stream = this.#streams.get(taskId);
     if (!stream) {
-      stream = createWriteStream(this.paths.get(taskId) ?? this.#newPath(taskId, taskName), { flags: "a" });
-      this.#streams.set(taskId, stream);
+      const opened = createWriteStream(this.paths.get(taskId) ?? this.#newPath(taskId, taskName), { flags: "a" });
+      this.#streams.set(taskId, opened);
+      // A full disk must not end the run: the lines it refused are lost, and the next one tries again (appending).
+      opened.on("error", () => {
+        if (this.#streams.get(taskId) === opened) this.#streams.delete(taskId);
+      });
+      stream = opened;
     }
     stream.write(encodeLine(message.type === "unknown" ? message.raw : message));
   }
@@ -44,7 +49,7 @@ export class TranscriptDirectory {
     const stream = this.#streams.get(taskId);
     if (stream === undefined) return;
     this.#streams.delete(taskId);
-    const ending = new Promise<void>((resolve) => stream.end(() => resolve()));
+    const ending = closed(stream);
     this.#ending.add(ending);
     void ending.then(() => this.#ending.delete(ending));
   }
@@ -62,6 +67,14 @@ export class TranscriptDirectory {
   async close(): Promise<void> {
     const open = [...this.#streams.values()];
     this.#streams.clear();
-    await Promise.all([...this.#ending, ...open.map((s) => new Promise<void>((resolve) => s.end(() => resolve())))]);
+    await Promise.all([...this.#ending, ...open.map(closed)]);
   }
+}
+
+/** Ends a stream and resolves once it is closed, written or failed (a full disk). */
+function closed(stream: WriteStream): Promise<void> {
+  return new Promise<void>((resolve) => {
+    stream.once("close", () => resolve());
+    stream.end();
+  });
 }

@@ -16,6 +16,8 @@ export class RunJournal {
   #unsynced = false;
   #bytes = 0;
   #closed = false;
+  /** A write failed part way (a full disk): the next line starts on a line of its own, and readers skip the broken one. */
+  #torn = false;
   readonly #timer: ReturnType<typeof setInterval>;
 
   constructor(dir: string) {
@@ -33,23 +35,37 @@ export class RunJournal {
   /**
    * Appends a row. Its time is after `since` (the last compaction's), even
    * if the clock has not moved since, so that a reader can tell whether the
-   * summary has it.
+   * summary has it. False when it could not be written (a full disk).
    */
-  append(attempt: number, task: JournalLine["task"], since: number): void {
+  append(attempt: number, task: JournalLine["task"], since: number): boolean {
     // A run killed at once (a second Ctrl-C) has written its whole record: what its tasks say after that is not kept.
-    if (this.#closed) return;
+    if (this.#closed) return true;
     this.#lastAt = Math.max(Date.now(), since + 1, this.#lastAt);
     const line: JournalLine = { at: this.#lastAt, attempt, task };
-    const buffer = Buffer.from(`${JSON.stringify(line)}\n`);
-    for (let written = 0; written < buffer.length; ) written += writeSync(this.#fd, buffer, written);
+    const buffer = Buffer.from(`${this.#torn ? "\n" : ""}${JSON.stringify(line)}\n`);
+    let written = 0;
+    try {
+      while (written < buffer.length) written += writeSync(this.#fd, buffer, written);
+    } catch {
+      // A full disk: the caller writes the record another way (and says so); this line may be torn.
+      this.#torn ||= written > 0;
+      this.#bytes += written;
+      return false;
+    }
+    this.#torn = false;
     this.#bytes += buffer.length;
     this.#unsynced = true;
+    return true;
   }
 
   sync(): void {
     if (!this.#unsynced || this.#closed) return;
     this.#unsynced = false;
-    fdatasyncSync(this.#fd);
+    try {
+      fdatasyncSync(this.#fd);
+    } catch {
+      // What could not be synced is in the OS's hands; the record is written whole at the end anyway.
+    }
   }
 
   close(): void {

@@ -324,7 +324,9 @@ export class SwarmRun {
   /** Appends a task's row as it stands to the journal. */
   #journalRow(name: string): void {
     const task = this.#tasksByName.get(name);
-    if (task !== undefined) this.#journal.append(this.attempt, taskRow(this.#rowInput(), task), this.#compactedAt);
+    if (task === undefined) return;
+    // A journal that cannot be written (a full disk): the whole record instead, which says once that it cannot be written either.
+    if (!this.#journal.append(this.attempt, taskRow(this.#rowInput(), task), this.#compactedAt)) this.writeRecord(undefined);
   }
 
   #rowInput(): RowInput {
