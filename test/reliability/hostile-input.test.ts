@@ -117,7 +117,10 @@ describe("hostile input", () => {
   it("cadre run --out inside a file: exit 2 with one line", async () => {
     const config = await file("ok.yaml", "tasks:\n  - { name: a, prompt: hi }\nrehearsal:\n  a: [{ text: hi }]\n");
     const blocker = await file("not-a-dir", "x");
-    expectOneLineRefusal(await cadre(["run", config, "--rehearse", "--out", join(blocker, "out")]), /output directory cannot be used: .*not a directory/);
+    expectOneLineRefusal(
+      await cadre(["run", config, "--rehearse", "--out", join(blocker, "out")]),
+      /output directory cannot be used: .*not a directory/,
+    );
   });
 
   it("an unexpected error is one line and exit 1; CADRE_DEBUG=1 adds the stack", async () => {
