@@ -260,10 +260,14 @@ export class SwarmRun {
       })) {
         if (event.type === "task_settled") this.#settle(event);
         else if (event.type === "task_ready") this.#fingerprints.set(event.task.name, event.fingerprint);
-        else if (event.type === "tasks_added") {
-          this.#added.push(...event.tasks);
-          for (const task of event.tasks) this.#tasksByName.set(task.name, task);
-        } else if (event.type === "loop_ended") this.#loopsEnded.set(event.loop, event);
+        else if (event.type === "tasks_added" || event.type === "loop_ended") {
+          if (event.type === "tasks_added") {
+            this.#added.push(...event.tasks);
+            for (const task of event.tasks) this.#tasksByName.set(task.name, task);
+          } else this.#loopsEnded.set(event.loop, event);
+          // The run's shape changed (a map's copies, a loop's round): few such writes, and a resume needs them all.
+          this.writeRecord(undefined);
+        }
         queue.push(event);
       }
     } catch (error) {

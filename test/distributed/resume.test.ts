@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../../src/rehearsal/server.ts";
-import { bin, readSummary, repo } from "../cli/run-support.ts";
+import { bin, readRunRecord, readSummary, repo } from "../cli/run-support.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 import { runDistributed, startHost, startRedis, swarmFile } from "./support.ts";
 
@@ -31,6 +31,12 @@ describe("cadre run --redis --resume", () => {
     const interrupted = runDistributed(file, redis, out);
     await first.waitFor(/quick succeeded/, 60_000);
     await first.waitFor(/slow starts/, 60_000);
+    // Interrupted once its session is known (a host's task may wait a moment before its worker starts): it has one to resume.
+    const deadline = Date.now() + 60_000;
+    while (!(await readRunRecord(out).catch(() => undefined))?.tasks.find((t) => t.name === "slow")?.session_id) {
+      if (Date.now() > deadline) throw new Error("the slow task's session never reached the record");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     interrupted.kill("SIGINT");
     expect((await interrupted).exitCode).toBe(130);
     const before = await readSummary(out);
