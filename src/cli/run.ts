@@ -138,7 +138,13 @@ export async function runCommand(args: string[]): Promise<number> {
       await loadTelemetry()
     ).startRunTelemetry(
       options.telemetry,
-      { swarm: config.name, tasks: config.tasks, distributed: options.redis !== undefined, concurrency: options.concurrency ?? config.concurrency },
+      {
+        swarm: config.name,
+        tasks: config.tasks,
+        distributed: options.redis !== undefined,
+        concurrency: options.concurrency ?? config.concurrency,
+        ...(plan?.previous.traces && { earlier: plan.previous.traces }),
+      },
       (line) => process.stderr.write(`cadre run: ${line}\n`),
     ));
   // Until the view is up, a distributed run's news goes to stderr.
@@ -155,7 +161,7 @@ export async function runCommand(args: string[]): Promise<number> {
       ...(redis && { redis: { url: redis.url, runId: redis.runId } }),
       ...(plan && { resume: plan }),
       notify: (line) => notify(line),
-      ...(telemetry && { traceContext: (task: TaskInfo) => telemetry.traceContext(task) }),
+      ...(telemetry && { traceContext: (task: TaskInfo) => telemetry.traceContext(task), traceparent: telemetry.traceparent }),
     });
   } catch (error) {
     await telemetry?.finish(undefined);

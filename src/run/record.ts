@@ -72,6 +72,8 @@ export interface SummaryInput {
   budgetUsd: number | undefined;
   startedAt: number;
   finishedAt: number;
+  /** The traceparents of the run spans of this attempt and the earlier ones. */
+  traces?: readonly string[];
   /** What stopped the run, if something did. */
   stop: RunStop | undefined;
 }
@@ -161,6 +163,7 @@ export function buildSummary(input: SummaryInput): Summary {
     interrupted: input.stop !== undefined,
     complete,
     attempt: input.attempt ?? 1,
+    ...(input.traces !== undefined && input.traces.length > 0 && { traces: [...input.traces] }),
     exit_code: exitCodeFor(input.results.values(), input.stop),
     budget_usd: input.budgetUsd ?? null,
     totals: {

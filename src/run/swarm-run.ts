@@ -69,6 +69,8 @@ export interface SwarmRunOptions {
   notify?: (line: string) => void;
   /** For a traced run on Redis hosts: the trace context (a W3C traceparent) each task's job carries, so the hosts' spans join the run's trace. */
   traceContext?: (task: TaskInfo) => string | undefined;
+  /** For a traced run: its run span's traceparent, kept in the record so that a resumed run's span links to it. */
+  traceparent?: string;
 }
 
 /**
@@ -133,6 +135,7 @@ export class SwarmRun {
   #generation = 0;
   #compacting = false;
   #finishedAt: number | undefined;
+  readonly #traceparent: string | undefined;
   /** Where the run's events go while they are iterated. */
   #queue: AsyncQueue<RunEvent> | undefined;
   /** Aborted when no task can run (no login, an API that cannot be reached): the run stops with exit 2. */
@@ -154,6 +157,7 @@ export class SwarmRun {
     this.budgetUsd = budgetUsd;
     this.rehearsal = options.rehearse ?? false;
     this.resume = options.resume;
+    this.#traceparent = options.traceparent;
     this.#previousRows = new Map(options.resume?.previous.tasks.map((task) => [task.name, task]));
     this.#engine = engine;
     this.startedAt = started.at;
@@ -405,6 +409,7 @@ export class SwarmRun {
       fingerprints: this.#fingerprints,
       carriedOver: this.#carriedOver,
       attempt: this.attempt,
+      traces: [...(this.resume?.previous.traces ?? []), ...(this.#traceparent !== undefined ? [this.#traceparent] : [])],
       ...(this.resume && { previous: this.resume.previous }),
     });
   }

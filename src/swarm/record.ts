@@ -156,6 +156,8 @@ export const SummarySchema = z.looseObject({
   complete: z.boolean().optional(),
   /** 1 for the first run; each `--resume` adds one. */
   attempt: z.number().optional(),
+  /** The W3C traceparent of each traced attempt's run span (OpenTelemetry): a resumed run's span links to them. */
+  traces: z.array(z.string()).optional(),
   /** What this attempt alone spent and ran; `totals` are for the whole run, earlier attempts included. */
   attempt_totals: z.looseObject({ tasks_run: z.number(), cost_usd: z.number() }).optional(),
   exit_code: z.number(),

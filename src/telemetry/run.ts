@@ -21,6 +21,8 @@ export interface RunDescription {
   /** A run on Redis hosts: the hosts trace the inside of each task. */
   distributed: boolean;
   concurrency: number | undefined;
+  /** The traceparents of the run spans of earlier attempts (a resumed run): this run's span links to them. */
+  earlier?: readonly string[];
 }
 
 const propagator = new W3CTraceContextPropagator();
@@ -39,6 +41,12 @@ export class RunTelemetry {
     this.#telemetry = telemetry;
     const { content } = telemetry.settings;
     this.#run = telemetry.tracer.startSpan(`run ${run.swarm}`, {
+      links: (run.earlier ?? []).flatMap((traceparent) => {
+        const context = trace.getSpanContext(
+          propagator.extract(ROOT_CONTEXT, { traceparent }, { get: (carrier, key) => carrier[key as "traceparent"], keys: () => ["traceparent"] }),
+        );
+        return context ? [{ context, attributes: { "cadre.link": "earlier attempt" } }] : [];
+      }),
       attributes: { "cadre.span": "run", "cadre.swarm": run.swarm, "cadre.tasks": run.tasks.length, [GEN_AI_SYSTEM]: "anthropic" },
     });
     this.#context = trace.setSpan(ROOT_CONTEXT, this.#run);
@@ -56,6 +64,13 @@ export class RunTelemetry {
     });
     this.#metrics = new EventMetrics(telemetry.meter);
     this.#metrics.limit = run.concurrency;
+  }
+
+  /** The run span's W3C traceparent, for the record: a resumed run links to it. */
+  get traceparent(): string | undefined {
+    const carrier: Record<string, string> = {};
+    propagator.inject(this.#context, carrier, { set: (target, key, value) => (target[key] = value) });
+    return carrier.traceparent;
   }
 
   /** What is known once the run has started: its id (and so every point's), its attempt. */

@@ -149,6 +149,24 @@ describe("cadre run's traces", () => {
     expect(JSON.parse(String(bash.attributes["gen_ai.tool.call.arguments"]))).toMatchObject({ command: "rm -rf SECRET-INPUT" });
   }, 120_000);
 
+  it("a resumed run is a trace of its own whose run span links to the earlier attempt's", async ({ tmp }) => {
+    const receiver = await startOtlpReceiver();
+    const env = otlpEnv(receiver, "http/json");
+    const { run, out } = await tracedRun(tmp, env);
+    expect(run.exitCode, run.stderr).toBe(1);
+    const resumed = await execa("node", [bin, "run", join(tmp, "swarm.yaml"), "--rehearse", "--resume", out], { cwd: repo, reject: false, env });
+    expect(resumed.exitCode, resumed.stderr).toBe(1);
+    const summary = await readSummary(out);
+    expect(summary.attempt).toBe(2);
+    const runs = receiver.spans.filter((span) => span.name === "run traced");
+    expect(runs).toHaveLength(2);
+    const [first, second] = [runs.find((span) => span.links.length === 0)!, runs.find((span) => span.links.length > 0)!];
+    expect(second.traceId).not.toBe(first.traceId);
+    expect(second.links).toEqual([{ traceId: first.traceId, spanId: first.spanId }]);
+    // The record keeps both, as W3C traceparents: the next resume links to each.
+    expect(summary.traces).toEqual([`00-${first.traceId}-${first.spanId}-01`, `00-${second.traceId}-${second.spanId}-01`]);
+  });
+
   it("an endpoint that cannot be reached costs one line, and the run goes on", async ({ tmp }) => {
     // A port nobody listens on: the receiver is started and closed at once.
     const closed = await startOtlpReceiver();
