@@ -174,8 +174,13 @@ describe("chaos: the fleet's faults on a real Redis", () => {
     expect(summary.tasks.map((task) => [task.name, task.status, task.text])).toEqual(ALL_SUCCEEDED(4));
     // The model server's count: each task's turn was played once, before the coordinator died or after.
     expect([...playsPerItem(model).values()]).toEqual([1, 1, 1, 1]);
-    // Two of the four waited for a slot of the fleet (concurrency 2) while two ran for 3 s.
-    expect(summary.tasks.filter((task) => task.queued_ms >= 2_000)).toHaveLength(2);
+    // Two of the four waited for a slot of the fleet (concurrency 2) while two ran for 3 s (on a
+    // busy machine the first two may also wait a while for the host to take them).
+    const queued = summary.tasks.map((task) => task.queued_ms).sort((a, b) => a - b);
+    expect(
+      queued.slice(2).every((ms) => ms >= 2_000),
+      `queued ms ${queued}`,
+    ).toBe(true);
     expect(await runKeysLeft(redis)).toEqual([]);
   }, 300_000);
 });

@@ -54,6 +54,8 @@ describe("runSwarmFile", () => {
       file,
       [
         "name: slow",
+        // Allowed, so the tool holds the turn: a denied one would let the turn end before the stop reaches it.
+        "defaults: { allowed_tools: [Bash] }",
         "tasks:",
         "  - { name: slow, prompt: wait }",
         "  - { name: after, prompt: 'x {{results.slow}}', depends_on: [slow] }",
