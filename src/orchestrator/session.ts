@@ -19,16 +19,25 @@ import type { SessionStatus, TaskInfo } from "./types.ts";
 export type SessionPermissions = "ask" | "deny" | "allow" | PermissionHandler;
 
 export interface SessionSpec {
+  /** Shown in events and listings; default: the session's id. */
   name?: string;
+  /** An agent known to the orchestrator: its prompt, tools and model configure the session's worker. */
   agent?: string;
+  /** Model alias or id, over the agent's. */
   model?: string;
+  /** The worker's working directory. */
   cwd?: string;
+  /** Appended to the system prompt (after the agent's). */
   appendSystemPrompt?: string;
+  /** Tools that run without asking, e.g. `["Read", "Bash(git diff:*)"]`. */
   allowedTools?: string[];
+  /** How tool use is approved (`--permission-mode`). */
   permissionMode?: WorkerOptions["permissionMode"];
+  /** How the session's permission requests are decided; default "deny". */
   permissions?: SessionPermissions;
   /** With permissions "ask": an unanswered request is denied after this long. Default 5 minutes. */
   permissionTimeoutMs?: number;
+  /** Any other worker option, over the orchestrator's and the agent's. */
   worker?: Partial<WorkerOptions>;
 }
 

@@ -16,7 +16,9 @@ export type SessionStatus = (typeof SESSION_STATUSES)[number];
  * whether its processes are reused across its tasks.
  */
 export interface AgentSpec extends AgentDefinition {
+  /** Worker options for every task of this agent, over the orchestrator's (`worker`) and under the task's. */
   worker?: Partial<WorkerOptions>;
+  /** Let this agent's finished tasks hand their process to its next task; over the orchestrator's `reuse`. */
   reuse?: ReuseOption;
 }
 
@@ -26,10 +28,13 @@ export const TaskSpecSchema = z.object({
   id: z.string().min(1).optional(),
   /** Shown in events, transcripts and summaries; unique names make transcripts easy to find. */
   name: z.string().min(1).optional(),
+  /** The task's first prompt to the worker. */
   prompt: z.string().min(1, "a task needs a non-empty prompt"),
   /** An agent known to the orchestrator: its prompt, tools and model configure the worker. */
   agent: z.string().min(1).optional(),
+  /** Model alias or id for this task, over its agent's and the orchestrator's. */
   model: z.string().min(1).optional(),
+  /** The worker's working directory for this task. */
   cwd: z.string().min(1).optional(),
   /** The whole task from its start (not its time in the queue), all attempts included. */
   timeoutMs: z.number().positive().optional(),
@@ -37,6 +42,7 @@ export const TaskSpecSchema = z.object({
   idleTimeoutMs: z.number().positive().optional(),
   /** Further attempts after a transient failure. */
   retries: z.number().int().min(0).optional(),
+  /** Higher starts first among waiting tasks; equal priorities start in submission order. Default 0. */
   priority: z.number().int().optional(),
 });
 
@@ -52,6 +58,7 @@ export interface TaskSpec extends TaskSpecData {
    * same names. A failure fails the task.
    */
   prepareWorker?: (signal: AbortSignal) => Promise<Partial<WorkerOptions>>;
+  /** Aborting cancels the task: a waiting one leaves the queue, a running one's worker is stopped. */
   signal?: AbortSignal;
 }
 
@@ -251,6 +258,7 @@ export interface OrchestratorOptions {
   budgetUsd?: number;
   /** Where spending is counted, when it is shared with orchestrators elsewhere. */
   ledger?: SpendingLedger;
+  /** Agents by name that tasks and sessions name with `agent`: a subagent definition plus worker options. */
   agents?: Record<string, AgentSpec>;
   /** Worker options for every worker. */
   defaults?: Partial<WorkerOptions>;
@@ -301,6 +309,8 @@ export interface OrchestratorOptions {
   runId?: string;
   /** Defaults for tasks that do not set them. */
   retries?: number;
+  /** The whole task from its start, all attempts included. */
   timeoutMs?: number;
+  /** No message from the worker for this long stops the attempt. */
   idleTimeoutMs?: number;
 }

@@ -21,6 +21,7 @@ export interface OfflineClaudeEnvOptions {
   baseUrl: string;
   /** A private, writable HOME: the CLI writes its config and transcripts there. */
   home: string;
+  /** The API key the CLI sends; the rehearsal server ignores it. Default: a dummy key. */
   apiKey?: string;
   /** Where PATH and locale come from. Default: process.env. */
   parentEnv?: NodeJS.ProcessEnv;

@@ -35,6 +35,7 @@ import { type RequestMessage, templateContext } from "./template.ts";
 export const SUBAGENT_SCRIPT_SUFFIX = ":subagent";
 
 export interface RehearsalServerOptions {
+  /** The scripts by name that workers play (each worker picks one by its base URL); `setScript` adds or replaces one later. */
   scripts?: RehearsalScriptsInput;
   /** Default 127.0.0.1. */
   host?: string;

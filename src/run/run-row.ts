@@ -14,11 +14,11 @@ export interface Phase {
   at: number;
 }
 
-type PermissionRequest = Extract<OrchestratorEvent, { type: "permission_request" }>["request"];
+type AskedPermission = Extract<OrchestratorEvent, { type: "permission_request" }>["request"];
 
 export interface PendingRequest {
   requestId: string;
-  request: PermissionRequest;
+  request: AskedPermission;
   since: number;
 }
 

@@ -14,12 +14,14 @@ export type ExternalMcpServer = Exclude<McpServerConfig, { type: "sdk" }>;
 export interface WorkerOptions {
   /** The claude executable; otherwise CADRE_CLAUDE_BIN, the pinned CLI, then PATH. */
   claudePath?: string;
+  /** The working directory of the claude process (its tools' starting folder); default: this process's. */
   cwd?: string;
   /** Variables set for the child on top of this process's environment (or instead of it, see inheritEnv). */
   env?: Record<string, string | undefined>;
   /** False: the child gets only `env`, nothing of this process's environment. Default true. */
   inheritEnv?: boolean;
 
+  /** Model alias or id (`--model`, e.g. "sonnet"); default: the CLI's. */
   model?: string;
   /** Models to fall back to, in order, when the main one is overloaded or unavailable (`--fallback-model`). */
   fallbackModel?: string;
@@ -27,16 +29,25 @@ export interface WorkerOptions {
   betas?: string[];
   /** Thinking-token budget from the start (`--max-thinking-tokens`); setMaxThinkingTokens changes it later. */
   maxThinkingTokens?: number;
+  /** The most agentic turns one prompt may take before the CLI ends it (`--max-turns`). */
   maxTurns?: number;
+  /** The CLI's own spending limit for the session, in US dollars (`--max-budget-usd`). */
   maxBudgetUsd?: number;
+  /** How tool use is approved (`--permission-mode`): "default", "acceptEdits", "plan", "bypassPermissions", … */
   permissionMode?: PermissionMode;
+  /** Tools that run without asking, e.g. `["Read", "Bash(git diff:*)"]` (`--allowedTools`). */
   allowedTools?: string[];
+  /** Tools the model may not use at all (`--disallowedTools`). */
   disallowedTools?: string[];
   /** The built-in tools available at all (`--tools`). */
   tools?: string[];
+  /** MCP servers by name that the CLI starts or connects to itself (`--mcp-config`). */
   mcpServers?: Record<string, ExternalMcpServer>;
+  /** Use only `mcpServers`, none from the user's or project's settings (`--strict-mcp-config`). */
   strictMcpConfig?: boolean;
+  /** Which settings files the CLI reads (`--setting-sources`); absent: the CLI's default. */
   settingSources?: SettingSource[];
+  /** Folders beside cwd that tools may read and write (`--add-dir`, one each). */
   additionalDirectories?: string[];
   /** Continue the session with this id in the new process. */
   resume?: string;
@@ -60,33 +71,42 @@ export interface WorkerOptions {
   fileCheckpointing?: boolean;
   /** Plugin directories (or .zip files) loaded for this session only (`--plugin-dir`, one each). */
   pluginDirs?: string[];
+  /** Stream the model's output as it is generated (`stream_event` messages, `--include-partial-messages`). */
   includePartialMessages?: boolean;
   /** Extra flags: `{ "flag-name": "value" }` becomes `--flag-name value`; null means a flag without value. */
   extraArgs?: Record<string, string | null>;
 
   /** Subagents the worker's Claude can delegate to; sent in `initialize`. */
   agents?: Record<string, AgentDefinition>;
+  /** Functions cadre runs at the CLI's hook events (PreToolUse, Stop, …), by event and tool matcher; sent in `initialize`. */
   hooks?: HookConfig;
+  /** Replaces Claude Code's system prompt; sent in `initialize`. */
   systemPrompt?: string;
+  /** Appended to Claude Code's system prompt; sent in `initialize`. */
   appendSystemPrompt?: string;
   /** Structured output: the final result must match this JSON Schema. */
   jsonSchema?: Record<string, unknown>;
   /** In-process MCP servers by name; the CLI reaches them through mcp_message. One McpServer per worker. */
   sdkMcpServers?: Record<string, McpServer>;
 
+  /** Decides each permission request the CLI sends (allow, deny, or allow with changed input). */
   canUseTool?: PermissionHandler;
   /** Without canUseTool: what happens to a permission request. Default "deny". */
   permissionPolicy?: PermissionPolicy;
 
-  /** Limits, in milliseconds. */
+  /** Limits, in milliseconds. The wait for the CLI's answer to `initialize` (its start-up; default 60,000). */
   initializeTimeoutMs?: number;
+  /** The wait for the CLI's answer to a control request cadre sends (interrupt, setModel, …; default 30,000). */
   controlTimeoutMs?: number;
   /** The wait for a hook callback whose matcher has no `timeoutSeconds`; with one, that limit applies. */
   hookTimeoutMs?: number;
   /** Permission handlers may wait for a person; undefined means no limit. */
   permissionTimeoutMs?: number;
+  /** After close(), how long the process has to exit on its own before SIGTERM, then SIGKILL (default 2,000). */
   closeGraceMs?: number;
+  /** The longest line of output accepted from the CLI; a longer one ends the worker with a protocol error (default 32 MiB). */
   maxLineBytes?: number;
+  /** How much of the CLI's stderr a worker keeps, for the error that reports its exit (default 8 KiB). */
   stderrTailBytes?: number;
 }
 
