@@ -10,23 +10,29 @@
  * thousand counts from the first task's end; the whole run's figures include
  * start-up and the last record.
  *
- * Environment: BENCH_SIZES (default 1000,3000,10000), BENCH_CONCURRENCY (8).
+ * With BENCH_HOSTS=2 the same runs go through `cadre run --redis` to that many
+ * `cadre worker` hosts (a redis-server of the bench's own; the slots split
+ * between the hosts): the figures are then the coordinator's, and a line per
+ * size gives the hosts' own CPU per task and their largest RSS at the end.
+ *
+ * Environment: BENCH_SIZES (default 1000,3000,10000), BENCH_CONCURRENCY (8), BENCH_HOSTS (0: in-process).
  * Linux only (/proc). On a shared machine the CPU figures are cadre's own,
  * but the tasks per second depend on what else runs: the load is printed.
  */
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, open, rm, stat, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
 import { startRehearsalServer } from "../src/rehearsal/server.ts";
 import { JOURNAL_FILE } from "../src/swarm/journal.ts";
 import { SUMMARY_FILE } from "../src/swarm/record.ts";
+import { BIN, type Redis, startHosts, startRedis } from "./fleet.ts";
 import { processUsage } from "./proc.ts";
 
 const SIZES = (process.env.BENCH_SIZES ?? "1000,3000,10000").split(",").map(Number);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8) || 8;
-const BIN = resolve(import.meta.dirname, "../bin/cadre.js");
+const HOSTS = Number(process.env.BENCH_HOSTS ?? 0) || 0;
 const SAMPLE_MS = 200;
 
 /** One thousand tasks' share of the run, from the samples around it. */
@@ -46,6 +52,8 @@ interface SizeReport {
   bytesPerTask: number;
   wallS: number;
   load: string;
+  /** With BENCH_HOSTS: the hosts' own CPU per task (all hosts), and the largest host RSS as the last task ended. */
+  hosts?: { cpuMsPerTask: number; rssEndMb: number };
 }
 
 /** Follows the run directory: tasks ended (journal lines of ended tasks) and bytes written there. */
@@ -83,7 +91,16 @@ class RunDirectory {
   }
 }
 
-async function runSize(tasks: number, baseUrl: string, root: string): Promise<SizeReport> {
+/** The hosts' own CPU so far (ms, all of them) and the largest resident set among them now (MB). */
+async function hostsUsage(pids: number[]): Promise<{ cpuMs: number; rssMb: number }> {
+  const usages = await Promise.all(pids.map(processUsage));
+  return {
+    cpuMs: usages.reduce((sum, usage) => sum + (usage?.cpuMs ?? 0), 0),
+    rssMb: Math.max(0, ...usages.map((usage) => usage?.rssMb ?? 0)),
+  };
+}
+
+async function runSize(tasks: number, baseUrl: string, root: string, redis: Redis | undefined): Promise<SizeReport> {
   const dir = join(root, `n${tasks}`);
   await mkdir(join(dir, "home"), { recursive: true });
   const config = join(dir, "swarm.yaml");
@@ -101,8 +118,13 @@ async function runSize(tasks: number, baseUrl: string, root: string): Promise<Si
   );
   const out = join(dir, "run");
   const env = { ...offlineClaudeEnv({ baseUrl, home: join(dir, "home") }), TMPDIR: dir };
+  const hosts = redis && (await startHosts(redis.url, HOSTS, Math.ceil(CONCURRENCY / HOSTS), env));
+  const hostPids = hosts?.processes.map((host) => host.pid!) ?? [];
+  const hostsAtStart = await hostsUsage(hostPids);
+  let hostsAtEnd = hostsAtStart;
+  const fleet = redis ? ["--redis", redis.url] : [];
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, "run", config, "--out", out], { env, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(process.execPath, [BIN, "run", config, "--out", out, ...fleet], { env, stdio: ["ignore", "ignore", "inherit"] });
   const exited = new Promise<number | null>((done) => child.once("exit", done));
   let running = true;
   void exited.then(() => (running = false));
@@ -118,10 +140,13 @@ async function runSize(tasks: number, baseUrl: string, root: string): Promise<Si
     await run.poll();
     // The last mark is at the last task's end, however many tasks that thousand has.
     const next = marks.length === 0 ? 1 : Math.min(tasks, (marks.length - 1) * 1000 + 1000);
-    if (run.ended >= next && marks.at(-1)?.ended !== tasks)
+    if (run.ended >= next && marks.at(-1)?.ended !== tasks) {
       marks.push({ ended: run.ended, cpuMs: usage.cpuMs, bytes: run.bytes, at: performance.now(), rssMb: usage.rssMb });
+      if (run.ended === tasks && hosts) hostsAtEnd = await hostsUsage(hostPids);
+    }
   }
   const code = await exited;
+  await hosts?.stop();
   await run.poll();
   if (code !== 0 || run.ended !== tasks) throw new Error(`${tasks} tasks: exit ${code}, ${run.ended} ended`);
   const buckets = marks.slice(1).map((mark, i) => {
@@ -142,6 +167,7 @@ async function runSize(tasks: number, baseUrl: string, root: string): Promise<Si
     bytesPerTask: run.bytes / tasks,
     wallS: (performance.now() - started) / 1000,
     load: loadavg()[0]!.toFixed(1),
+    ...(hosts && { hosts: { cpuMsPerTask: (hostsAtEnd.cpuMs - hostsAtStart.cpuMs) / tasks, rssEndMb: hostsAtEnd.rssMb } }),
   };
 }
 
@@ -151,14 +177,16 @@ async function main(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), "cadre-bench-sweep-"));
   // Only counts are needed here: the server keeps few requests whatever the size.
   const server = await startRehearsalServer({ scripts: { sweep: [{ text: "done {{prompt}}" }] }, keepRequests: 10 });
+  const redis = HOSTS > 0 ? await startRedis(root) : undefined;
   try {
-    console.log(`one-turn tasks with reuse at concurrency ${CONCURRENCY}, real claude workers, a scripted model outside cadre`);
+    const where = redis ? `through Redis on ${HOSTS} cadre worker hosts (the coordinator's figures)` : "in one process";
+    console.log(`one-turn tasks with reuse at concurrency ${CONCURRENCY} ${where}, real claude workers, a scripted model outside cadre`);
     console.log(
       "| tasks | cadre CPU / task (all) | first 1,000 | last 1,000 | last / first | RSS at end (peak) | bytes / task end | tasks/s | load |",
     );
     console.log("|---|---|---|---|---|---|---|---|---|");
     for (const size of SIZES) {
-      const report = await runSize(size, server.baseUrlFor("sweep"), root);
+      const report = await runSize(size, server.baseUrlFor("sweep"), root, redis);
       const first = report.buckets[0]!;
       const lastBucket = report.buckets.at(-1)!;
       const rate = report.buckets.reduce((sum, b) => sum + b.tasksPerSecond, 0) / report.buckets.length;
@@ -167,10 +195,15 @@ async function main(): Promise<void> {
           `${f(lastBucket.cpuMsPerTask / first.cpuMsPerTask, 2)} | ${f(report.rssEndMb, 0)} MB (${f(report.peakRssMb, 0)}) | ` +
           `${f(report.bytesPerTask, 0)} (first ${f(first.bytesPerTask, 0)}, last ${f(lastBucket.bytesPerTask, 0)}) | ${f(rate)} | ${report.load} |`,
       );
+      if (report.hosts)
+        console.log(
+          `|   hosts | ${f(report.hosts.cpuMsPerTask)} ms each task, all hosts | | | | ${f(report.hosts.rssEndMb, 0)} MB, the largest | | | |`,
+        );
       if (process.env.BENCH_VERBOSE === "1") console.error(JSON.stringify(report));
     }
     console.log(`model requests played: ${server.outcomes.played}`);
   } finally {
+    await redis?.stop();
     await server.close();
     await rm(root, { recursive: true, force: true });
   }

@@ -10,46 +10,18 @@
  * On one shared machine every host competes for the same CPUs: the ratio is
  * a floor for what separate machines give.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
 import { type RehearsalServer, startRehearsalServer } from "../src/rehearsal/server.ts";
+import { BIN, exited, startHosts, startRedis } from "./fleet.ts";
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 16) || 16;
 const MODEL_MS = Number(process.env.BENCH_MODEL_MS ?? 2_000) || 2_000;
 const SLOTS_PER_HOST = 2;
-const BIN = resolve(import.meta.dirname, "../bin/cadre.js");
 const SCRIPT = "bench";
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
-
-/** Resolves when the child prints `pattern`; rejects if it exits first. */
-function printed(child: ChildProcess, pattern: RegExp, what: string): Promise<void> {
-  return new Promise((done, fail) => {
-    let output = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-      if (pattern.test(output)) done();
-    });
-    child.once("exit", (code) => fail(new Error(`${what} exited (${code}) before it was ready:\n${output}`)));
-  });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((done) => (child.exitCode !== null ? done(child.exitCode) : child.once("exit", (code) => done(code))));
-}
 
 interface Rig {
   dir: string;
@@ -76,18 +48,11 @@ async function timedRun(rig: Rig, label: string, extra: string[]): Promise<numbe
 
 /** Runs the swarm on `count` freshly started hosts; they are stopped afterwards. */
 async function onHosts(rig: Rig, count: number): Promise<number> {
-  const hosts = Array.from({ length: count }, (_, i) =>
-    spawn(process.execPath, [BIN, "worker", "--redis", rig.redisUrl, "--name", `bench-${i + 1}`, "--concurrency", String(SLOTS_PER_HOST)], {
-      env: rig.env,
-      stdio: ["ignore", "pipe", "inherit"],
-    }),
-  );
+  const hosts = await startHosts(rig.redisUrl, count, SLOTS_PER_HOST, rig.env);
   try {
-    await Promise.all(hosts.map((host, i) => printed(host, /serving runs/, `host ${i + 1}`)));
     return await timedRun(rig, `hosts-${count}`, ["--redis", rig.redisUrl, "--concurrency", String(2 * SLOTS_PER_HOST)]);
   } finally {
-    for (const host of hosts) host.kill("SIGTERM");
-    await Promise.all(hosts.map(exited));
+    await hosts.stop();
   }
 }
 
@@ -96,13 +61,9 @@ const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "cadre-bench-scale-"));
   await mkdir(join(dir, "home"));
-  const port = await freePort();
-  const redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const redis = await startRedis(dir);
   const server = await startRehearsalServer({ scripts: { [SCRIPT]: [{ text: "done {{prompt}}", delay_ms: MODEL_MS }] } });
   try {
-    await printed(redis, /Ready to accept connections/, "redis-server");
     const config = join(dir, "swarm.yaml");
     const tasks = Array.from({ length: TASKS }, (_, i) => `  - { name: t${i + 1}, prompt: item ${i + 1} }`);
     await writeFile(config, ["name: scale", "tasks:", ...tasks, ""].join("\n"));
@@ -111,7 +72,7 @@ async function main(): Promise<void> {
       // Hosts, and the in-process run, hand this to their claude workers: the scripted model, a private HOME.
       env: { ...offlineClaudeEnv({ baseUrl: server.baseUrlFor(SCRIPT), home: join(dir, "home") }), TMPDIR: dir },
       server,
-      redisUrl: `redis://127.0.0.1:${port}`,
+      redisUrl: redis.url,
       config,
     };
     console.log(
@@ -126,8 +87,7 @@ async function main(): Promise<void> {
     console.log(`peak model requests in flight: ${server.peakInFlight} (load ${loadavg()[0]!.toFixed(1)})`);
   } finally {
     await server.close();
-    redis.kill("SIGTERM");
-    await exited(redis);
+    await redis.stop();
     await rm(dir, { recursive: true, force: true });
   }
 }

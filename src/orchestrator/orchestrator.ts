@@ -324,6 +324,9 @@ export class Orchestrator implements TaskRunner {
           const probe = this.options.accessCheck !== false && (await this.#access.pass(stop));
           try {
             return await (lentSlot ? attempt(stop) : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: stop }));
+          } catch (failure) {
+            // The probe's failure told that no work can run: that is what its task failed of, in the words that say what to do.
+            throw (probe && this.#access.refusal) || failure;
           } finally {
             if (probe) this.#access.probeEnded();
           }

@@ -218,7 +218,8 @@ export class SwarmRun {
 
   /** What stopped the run from within, if something did: no task could run (no login, an API that cannot be reached); exit 2. */
   get stop(): RunStop | undefined {
-    return this.#refusal.signal.aborted ? { reason: (this.#refusal.signal.reason as Error).message, exitCode: 2 } : undefined;
+    const refused = (this.#refusal.signal.reason as AbortError | undefined)?.cause as { message: string } | undefined;
+    return refused ? { reason: refused.message, exitCode: 2 } : undefined;
   }
 
   /** Problems to report once the run is over (scripted-model warnings, a lost Redis). */
@@ -300,7 +301,8 @@ export class SwarmRun {
    */
   #observe(event: OrchestratorEvent): void {
     if (event.type === "access_refused") {
-      this.#refusal.abort(new AbortError("the run", event.error.message));
+      // The refusal rides along as the cause: the task that found it out failed of it, which is no interruption.
+      this.#refusal.abort(new AbortError("the run", event.error));
       return;
     }
     if (!("task" in event) || event.task.parentId !== undefined || this.#results.has(event.task.name)) return;

@@ -331,7 +331,10 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
       async (ran) => {
         // Stopped by the run's interrupt, or its worker died from the same Ctrl-C (the terminal signals the whole
         // process group): interrupted, whatever the worker said (the CLI's own words are internal diagnostics).
-        const interrupted = signal.aborted && (ran.status === "failed" || ran.status === "cancelled");
+        // A task that failed of what stopped the run (the task that found no login) keeps its failure.
+        const stoppedBy = (signal.reason as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+        const ofTheStop = ran.status === "failed" && stoppedBy !== undefined && ran.error?.code === stoppedBy;
+        const interrupted = signal.aborted && !ofTheStop && (ran.status === "failed" || ran.status === "cancelled");
         let result: TaskResult = interrupted ? { ...ran, status: "cancelled", error: { code: INTERRUPTED, message: "interrupted" } } : ran;
         let outcome: WorktreeOutcome | undefined;
         if (open !== undefined) {

@@ -126,9 +126,9 @@ describe("cadre run: what a swarm file reaches", () => {
   it("MCP servers, permission rules, env, add_dirs and subagents reach the workers; an agent from .claude/agents runs by name", async () => {
     const project = join(dir, "project");
     await mkdir(join(project, ".claude", "agents"), { recursive: true });
-    await mkdir(join(dir, "shared"));
+    await mkdir(join(dir, "common"));
     await writeFile(join(project, "secret.txt"), "top secret\n");
-    await writeFile(join(dir, "shared", "notes.txt"), "shared notes\n");
+    await writeFile(join(dir, "common", "notes.txt"), "common notes\n");
     await writeFile(
       join(project, ".claude", "agents", "helper.md"),
       "---\nname: helper\ndescription: Helps with small chores\ntools: Read, Grep\n---\nYou are the project's helper.\n",
@@ -153,7 +153,7 @@ describe("cadre run: what a swarm file reaches", () => {
         "  - name: guarded",
         "    prompt: look around",
         "    env: { CADRE_GREETING: hello-from-task }",
-        "    add_dirs: [../shared]",
+        "    add_dirs: [../common]",
         '    permissions: { allow: ["Bash(touch:*)", "Bash(printenv:*)"], deny: ["Read(./secret.txt)"] }',
         "  - { name: named, agent: helper, prompt: help }",
         "rehearsal:",
@@ -162,7 +162,7 @@ describe("cadre run: what a swarm file reaches", () => {
         "    - text: 'shout said: {{tool_result}}'",
         "  guarded:",
         "    - tool_use: { name: Read, input: { file_path: secret.txt } }",
-        `    - tool_use: { name: Read, input: { file_path: ${JSON.stringify(join(dir, "shared", "notes.txt"))} } }`,
+        `    - tool_use: { name: Read, input: { file_path: ${JSON.stringify(join(dir, "common", "notes.txt"))} } }`,
         "    - tool_use: { name: Bash, input: { command: touch made-by-touch, description: touch } }",
         "    - tool_use: { name: Bash, input: { command: printenv CADRE_GREETING, description: greet } }",
         "    - tool_use: { name: Bash, input: { command: rm made-by-touch, description: remove } }",
@@ -183,13 +183,13 @@ describe("cadre run: what a swarm file reaches", () => {
     // The agent's subagents reached the CLI through initialize.
     expect(initOf(shout).agents).toContain("sub-helper");
 
-    const [secret, shared, touched, greeting, removed] = toolResults(await transcript("guarded"));
+    const [secret, common, touched, greeting, removed] = toolResults(await transcript("guarded"));
     // deny: Read(./secret.txt) blocks a read that is otherwise allowed without asking.
     expect(secret).toMatchObject({ isError: true });
     expect(secret?.text).toContain("denied by your permission settings");
     expect(secret?.text).not.toContain("top secret");
     // add_dirs: a file outside the working directory is readable.
-    expect(shared).toMatchObject({ isError: false, text: expect.stringContaining("shared notes") });
+    expect(common).toMatchObject({ isError: false, text: expect.stringContaining("common notes") });
     // allow: Bash(touch:*) runs without asking; other commands are still refused (nobody is there to ask).
     expect(touched?.isError).toBe(false);
     expect(greeting).toMatchObject({ isError: false, text: expect.stringContaining("hello-from-task") });

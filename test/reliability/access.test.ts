@@ -62,6 +62,11 @@ describe("a run that cannot reach the model", () => {
     expect(output.match(/: started/g)).toHaveLength(1);
     const summary = await readSummary(run.out);
     expect([summary.exit_code, summary.totals.succeeded]).toEqual([2, 0]);
+    // The task that found out failed of it, in the words that say what to do; the others were stopped before they started.
+    const started = summary.tasks.filter((task) => task.started_at !== null);
+    expect(started.map((task) => [task.status, task.error?.code])).toEqual([["failed", "NOT_LOGGED_IN"]]);
+    expect(started[0]!.error?.message).toMatch(/claude auth login/);
+    expect(new Set(summary.tasks.filter((task) => task.started_at === null).map((task) => task.status))).toEqual(new Set(["cancelled"]));
   });
 
   it("with an API that cannot be reached: after the first worker finds so, says it and starts no other task", async () => {
