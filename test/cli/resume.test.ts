@@ -71,6 +71,16 @@ async function untilRecord(ws: Workspace, check: (record: Summary) => boolean): 
   return found!;
 }
 
+/** Waits until the CLI has stored a tool call in the session's file (under the workers' HOME): a kill from here on is mid-tool. */
+async function untilToolUseStored(ws: Workspace, session: string): Promise<void> {
+  const projects = join(ws.env.HOME!, ".claude", "projects");
+  const stored = async () =>
+    (await readdir(projects, { recursive: true }).catch(() => [] as string[])).find((name) => name.endsWith(`${session}.jsonl`));
+  await until(async () => (await stored()) !== undefined);
+  const file = join(projects, (await stored())!);
+  await until(async () => (await readFile(file, "utf8")).includes('"tool_use"'));
+}
+
 /** Waits until the run's record shows `task` succeeded. */
 async function untilSucceeded(ws: Workspace, task: string): Promise<void> {
   await untilRecord(ws, (record) => record.tasks.some((t) => t.name === task && t.status === "succeeded"));
@@ -198,12 +208,7 @@ describe("cadre run --resume", () => {
     expect(mid.tasks[0]!.started_at).not.toBeNull();
     const session = mid.tasks[0]!.session_id!;
     // Killed mid-turn, once the CLI has stored the model's Bash call in its session file (under the workers' HOME).
-    const sessionFile = join(ws.env.HOME!, ".claude", "projects");
-    await until(async () =>
-      (await readdir(sessionFile, { recursive: true }).catch(() => [] as string[])).some((name) => name.endsWith(`${session}.jsonl`)),
-    );
-    const [stored] = (await readdir(sessionFile, { recursive: true })).filter((name) => name.endsWith(`${session}.jsonl`));
-    await until(async () => (await readFile(join(sessionFile, stored!), "utf8")).includes('"tool_use"'));
+    await untilToolUseStored(ws, session);
     const children = await claudeDescendants(first.pid!);
     first.kill("SIGKILL");
     await first;
@@ -225,7 +230,7 @@ describe("cadre run --resume", () => {
     expect(JSON.stringify(continued.messages)).toContain("tool_use");
   });
 
-  it("a loop killed with SIGKILL in round 2 resumes in round 2: round 1 is not run again", async () => {
+  it("a loop killed with SIGKILL in round 2 resumes in round 2: round 1 is not run again, round 2 goes on in its session", async () => {
     const ws = await workspace([]);
     await writeFile(
       ws.config,
@@ -251,6 +256,9 @@ describe("cadre run --resume", () => {
       ["review#1", "succeeded"],
     ]);
     expect(mid.loops).toMatchObject([{ name: "write+review", status: "running", rounds: 2 }]);
+    // Killed while round 2's writer runs its tool (the CLI has stored the call): the draft of round 2 is cut short.
+    const roundTwoSession = mid.tasks.find((t) => t.name === "write#2")!.session_id!;
+    await untilToolUseStored(ws, roundTwoSession);
     const children = await claudeDescendants(first.pid!);
     first.kill("SIGKILL");
     await first;
@@ -263,19 +271,26 @@ describe("cadre run --resume", () => {
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     const [dir] = await runDirs(ws);
     const summary = await readSummary(dir!);
+    // Round 2 went on in its session, where its tool call ended with the process, so its draft lacks DRAFT-2 and the
+    // reviewer asks again; round 3 (fresh) writes it whole and is approved.
     expect(summary.tasks.map((t) => [t.name, t.status, t.carried_over ?? false])).toEqual([
       ["write", "succeeded", false],
       ["write#1", "succeeded", true],
       ["write#2", "succeeded", false],
+      ["write#3", "succeeded", false],
       ["review", "succeeded", false],
       ["review#1", "succeeded", true],
       ["review#2", "succeeded", false],
+      ["review#3", "succeeded", false],
     ]);
-    expect(summary.loops).toMatchObject([{ status: "succeeded", rounds: 2, error: null }]);
+    expect(summary.tasks.find((t) => t.name === "write#2")?.session_id).toBe(roundTwoSession);
+    expect(summary.loops).toMatchObject([{ status: "succeeded", rounds: 3, error: null }]);
     expect(summary.tasks.find((t) => t.name === "review")?.text).toBe("done: APPROVED");
-    // Round 1 made no request in the resumed attempt; round 2 went on.
+    // Round 1 made no request in the resumed attempt; round 2's writer continued its conversation, with its tool call in it.
     expect([requestsFor(ws.server, "echo DRAFT-1").length, requestsFor(ws.server, "done: DRAFT-1").length]).toEqual(roundOne);
-    expect(requestsFor(ws.server, "done: ROUND-2").length).toBeGreaterThan(0);
+    const continued = requestsFor(ws.server, "echo ROUND-2").filter((request) => request.sessionId === roundTwoSession);
+    expect(continued.length).toBeGreaterThan(1);
+    expect(JSON.stringify(continued.at(-1)!.messages)).toContain("tool_use");
   });
 
   it("a succeeded task whose time limit or retries alone changed is kept; a changed result names the task it came from", async () => {

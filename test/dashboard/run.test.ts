@@ -13,7 +13,8 @@ import { launchBrowser, openPage, REBOUND_HOST, recordStatuses, SHOTS, startCadr
 /**
  * Two slots for four tasks: gamma waits in the queue, delta waits for beta. Alpha reads a file
  * (its tool call and result show first) and answers three seconds later, so the page can be
- * seen streaming.
+ * seen streaming. Every task runs for a second at least: the page's updates come a few times a
+ * second, so a shorter run could go from starting to succeeded between two of them.
  */
 const CONFIG = `
 name: dashboard-demo
@@ -33,7 +34,7 @@ rehearsal:
   gamma:
     - { text: gamma says hello, delay_ms: 1000 }
   delta:
-    - { text: "delta follows up on: {{prompt}}" }
+    - { text: "delta follows up on: {{prompt}}", delay_ms: 1000 }
 `;
 
 let dir: string;
