@@ -1,5 +1,6 @@
 // A swarm file run from the library (the package entry, src/index.ts), without the command line: runSwarmFile() and SwarmRun, on the real
 // claude CLI against the rehearsal server (the run starts it, as `cadre run --rehearse` does).
+import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
@@ -50,6 +51,9 @@ describe("runSwarmFile", () => {
 
   it("stops on its signal: running tasks end cancelled, the record says interrupted, the exit code is the caller's", async ({ tmp }) => {
     const file = join(tmp, "slow.yaml");
+    // The tool says when it runs: the stop must reach a worker inside its tool (one that came earlier, between the
+    // model's call and the tool's start, may leave the CLI to finish the turn as a success).
+    const started = join(tmp, "tool-started");
     await writeFile(
       file,
       [
@@ -61,22 +65,19 @@ describe("runSwarmFile", () => {
         "  - { name: after, prompt: 'x {{results.slow}}', depends_on: [slow] }",
         "rehearsal:",
         "  slow:",
-        "    - tool_use: { name: Bash, input: { command: sleep 30, description: wait } }",
+        `    - tool_use: { name: Bash, input: { command: 'touch ${started} && sleep 30', description: wait } }`,
         "    - text: done",
         "  after: [{ text: never }]",
       ].join("\n"),
     );
     const stop = new AbortController();
-    const result = await runSwarmFile(file, {
-      outDir: join(tmp, "out"),
-      rehearse: true,
-      signal: stop.signal,
-      stopExitCode: 7,
-      // Stop once the task has started its tool: the stop must reach a running worker.
-      onEvent: (event) => {
-        if (event.type === "task_message" && event.message.type === "assistant") stop.abort();
-      },
-    });
+    const running = runSwarmFile(file, { outDir: join(tmp, "out"), rehearse: true, signal: stop.signal, stopExitCode: 7 });
+    let ended = false;
+    const end = () => (ended = true);
+    running.then(end, end);
+    while (!existsSync(started) && !ended) await new Promise((resolve) => setTimeout(resolve, 50));
+    stop.abort();
+    const result = await running;
     expect(result.exitCode).toBe(7);
     expect(result.summary.interrupted).toBe(true);
     expect(result.summary.tasks.map((task) => task.status)).toEqual(["cancelled", "cancelled"]);
