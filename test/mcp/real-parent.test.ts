@@ -42,7 +42,8 @@ describe("cadre mcp under a real parent claude", () => {
     expect(toolResults(played[1]).join("\n")).toContain("CHILD-ONE Paris");
 
     // The child lives under the cadre server under the parent; closing the parent ends them all.
-    const cadre = (await descendants(parent.pid)).find((p) => p.comm === "node" || p.comm.startsWith("MainThread"));
+    // The parent's own child: the reaper cadre starts is a node process too, one level down.
+    const cadre = (await descendants(parent.pid)).find((p) => p.ppid === parent.pid && (p.comm === "node" || p.comm.startsWith("MainThread")));
     expect(cadre, "cadre mcp runs under the parent").toBeDefined();
     const children = await claudeDescendants(cadre!.pid);
     // The child, and the spare started when it took the first one (--warm 1).

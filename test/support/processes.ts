@@ -51,14 +51,14 @@ export async function isGone(pid: number, withinMs = 2_000): Promise<boolean> {
   }
 }
 
-/** Every live process below `root`, with its command name. */
-export async function descendants(root: number): Promise<{ pid: number; comm: string }[]> {
+/** Every live process below `root`, with its parent and command name (in pid order, which says nothing of age once pids wrap). */
+export async function descendants(root: number): Promise<{ pid: number; ppid: number; comm: string }[]> {
   const table = await processTable();
   const below = (pid: number): boolean => {
     for (let p = table.get(pid)?.ppid; p !== undefined && p > 1; p = table.get(p)?.ppid) if (p === root) return true;
     return false;
   };
-  return [...table].filter(([pid]) => below(pid)).map(([pid, { comm }]) => ({ pid, comm }));
+  return [...table].filter(([pid]) => below(pid)).map(([pid, { ppid, comm }]) => ({ pid, ppid, comm }));
 }
 
 /** Pids of live claude processes below `root`. */
