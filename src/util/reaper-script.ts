@@ -81,8 +81,10 @@ function signal(pid, name) {
  * instead, stopping each process first (a stopped process cannot start another), until
  * a walk finds nothing new; then all of them are killed.
  */
-function killTrees(roots) {
-  const stopped = new Set();
+function killTrees(allRoots) {
+  // Never itself: a pid it watched may have been reused, and stopping itself mid-walk would leave the rest stopped, alive.
+  const roots = allRoots.filter((pid) => pid !== process.pid);
+  const stopped = new Set([process.pid]);
   for (let fresh = [...roots]; fresh.length > 0; ) {
     for (const pid of fresh) {
       signal(pid, "SIGSTOP");
@@ -92,6 +94,7 @@ function killTrees(roots) {
     for (const [pid, ppid] of parents()) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
     fresh = [...stopped].flatMap((pid) => children.get(pid) ?? []).filter((pid) => !stopped.has(pid));
   }
+  stopped.delete(process.pid);
   for (const pid of stopped) signal(pid, "SIGKILL");
   // Each root leads its own process group: this reaches its group even without /proc.
   for (const pid of roots) signal(-pid, "SIGKILL");
