@@ -111,8 +111,10 @@ describe("orchestrator resilience on the real CLI", () => {
     const turn = orchestrator
       .openSession({ name: "chat" })
       .send("hi")
+      // Ended either way: the turn rejects as its process dies, or (when the CLI answers the stop's interrupt before the
+      // kill lands, as on a busy machine) it resolves as interrupted. Answered would mean the model's reply came.
       .then(
-        () => "answered",
+        (result) => (result.interrupted ? "ended" : "answered"),
         () => "ended",
       );
     // The asker waits on its peer, the toucher on its supervisor; those two and the session wait on the model.
