@@ -1,8 +1,10 @@
 // Helpers for the tests that run `cadre run` as a user does: node bin/cadre.js, a real claude, the rehearsal server.
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
+import { afterAll, beforeAll } from "vitest";
 import { type CliMessage, parseCliMessage } from "../../src/protocol/index.ts";
 import { NdjsonDecoder } from "../../src/protocol/ndjson.ts";
 import { readJournal, withJournal } from "../../src/swarm/journal.ts";
@@ -10,6 +12,28 @@ import { type Summary, SummarySchema } from "../../src/swarm/record.ts";
 
 export const repo = fileURLToPath(new URL("../../", import.meta.url));
 export const bin = join(repo, "bin", "cadre.js");
+
+/**
+ * A temp folder for one test file's swarm configs and runs, made before its tests and removed
+ * after them: `path()` names a place in it, `config()` writes a config there and returns its path.
+ */
+export function swarmFolder(prefix: string) {
+  let dir = "";
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  return {
+    path: (...names: string[]) => join(dir, ...names),
+    async config(name: string, lines: string[]): Promise<string> {
+      const file = join(dir, name);
+      await writeFile(file, `${lines.join("\n")}\n`);
+      return file;
+    },
+  };
+}
 
 /** Runs the real command line; never rejects (the exit code is part of what tests check). */
 export function cadre(args: string[]) {

@@ -1,25 +1,11 @@
 // `when:` through the real command line (`cadre run --rehearse`, real claude workers against the scripted model):
 // a router skips exactly the branch its verdict excludes, a failure handler runs only on a failure, and
 // `cadre validate` reports every mistake in the conditions before anything runs.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cadre, readSummary } from "./run-support.ts";
+import { describe, expect, it } from "vitest";
+import { cadre, readSummary, swarmFolder } from "./run-support.ts";
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "cadre-when-"));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function config(name: string, lines: string[]): Promise<string> {
-  const file = join(dir, name);
-  await writeFile(file, `${lines.join("\n")}\n`);
-  return file;
-}
+const folder = swarmFolder("cadre-when-");
+const config = folder.config;
 
 const TRIAGER = [
   "agents:",
@@ -44,7 +30,7 @@ describe("cadre run: when:", () => {
       "  answerer: [{ text: 'answered: {{prompt}}' }]",
       "  verify: [{ text: verified }]",
     ]);
-    const out = join(dir, "route-out");
+    const out = folder.path("route-out");
     const run = await cadre(["run", file, "--rehearse", "--json", "--out", out]);
     // Skipped on purpose is not a failure: the run succeeds.
     expect(run.exitCode, run.stderr).toBe(0);
@@ -97,7 +83,7 @@ describe("cadre run: when:", () => {
       "  judge: [{ text: never, fail: { status: 400, times: 3, message: scripted outage } }]",
       "  on-verdict: [{ text: never }]",
     ]);
-    const out = join(dir, "handlers-out");
+    const out = folder.path("handlers-out");
     const run = await cadre(["run", file, "--rehearse", "--out", out]);
     // A task failed, so the run did, though its handler ran.
     expect(run.exitCode, run.stderr).toBe(1);
@@ -135,7 +121,7 @@ describe("cadre run --resume: when:", () => {
       "  answerer: [{ text: answered }]",
     ];
     const file = await config("resume-route.yaml", lines('results.triage.structured.kind == "bug"', 'results.triage.structured.kind == "question"'));
-    const out = join(dir, "resume-route-out");
+    const out = folder.path("resume-route-out");
     expect((await cadre(["run", file, "--rehearse", "--out", out])).exitCode).toBe(0);
     expect((await readSummary(out)).tasks.map((t) => t.status)).toEqual(["succeeded", "skipped", "succeeded"]);
 
@@ -177,7 +163,7 @@ describe("cadre validate: when:", () => {
       `cadre validate: ${file} is not valid (3 problems)`,
     ]);
     // `run` checks the same before starting anything.
-    const refused = await cadre(["run", file, "--rehearse", "--out", join(dir, "never")]);
+    const refused = await cadre(["run", file, "--rehearse", "--out", folder.path("never")]);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain('tasks[2].when: results.triage.structured.kidn: its output_schema has no field "kidn"');
   });

@@ -2,25 +2,12 @@
 // Signals (Ctrl-C, SIGTERM, hang-up, SIGKILL) are in test/reliability/run-signals.test.ts.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bin, cadre, decodeTranscript, readSummary, repo } from "./run-support.ts";
+import { describe, expect, it } from "vitest";
+import { bin, cadre, decodeTranscript, readSummary, repo, swarmFolder } from "./run-support.ts";
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "cadre-run-"));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function config(name: string, lines: string[]): Promise<string> {
-  const file = join(dir, name);
-  await writeFile(file, `${lines.join("\n")}\n`);
-  return file;
-}
+const folder = swarmFolder("cadre-run-");
+const config = folder.config;
 
 const ESC = "\u001b";
 
@@ -33,13 +20,13 @@ describe("cadre run", () => {
       "rehearsal:",
       '  say: [{ text: "\\e]0;OWNED\\a\\e[2Jhello" }]',
     ]);
-    const run = await cadre(["run", file, "--rehearse", "--out", join(dir, "hostile-out")]);
+    const run = await cadre(["run", file, "--rehearse", "--out", folder.path("hostile-out")]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).not.toContain(ESC);
     expect(run.stdout).not.toContain("\u0007");
     expect(run.stdout).toContain("\\x1b]0;OWNED\\x07\\x1b[2Jhello");
     // The record keeps the reply as the model gave it: only what is printed is made safe.
-    expect((await readSummary(join(dir, "hostile-out"))).tasks[0]!.text).toBe("\u001b]0;OWNED\u0007\u001b[2Jhello");
+    expect((await readSummary(folder.path("hostile-out"))).tasks[0]!.text).toBe("\u001b]0;OWNED\u0007\u001b[2Jhello");
   });
 
   it("exits 1 when a task fails: the failure, the skipped dependant and a supervised denial in summary.json, plain lines on a pipe", async () => {
@@ -64,7 +51,7 @@ describe("cadre run", () => {
       "  after-broken: [{ text: never }]",
       "  'supervisor:guard': [{ text: 'DENY no shell today' }]",
     ]);
-    const out = join(dir, "failing-out");
+    const out = folder.path("failing-out");
     const run = await cadre(["run", file, "--rehearse", "--out", out]);
     expect(run.exitCode, run.stderr).toBe(1);
 
@@ -121,7 +108,7 @@ describe("cadre run", () => {
       "  a: [{ text: hi }]",
       "  'peer:critc': [{ text: hi }]",
     ]);
-    const out = join(dir, "bad-out");
+    const out = folder.path("bad-out");
     const run = await cadre(["run", file, "--rehearse", "--out", out]);
     expect(run.exitCode).toBe(2);
     expect(run.stderr.split("\n")).toEqual([
@@ -164,7 +151,7 @@ describe("cadre run", () => {
       "  two: [{ text: done two }]",
       "  three: [{ text: done three }]",
     ]);
-    const out = join(dir, "budget-out");
+    const out = folder.path("budget-out");
     const run = await cadre(["run", file, "--rehearse", "--out", out]);
     expect(run.exitCode, run.stderr).toBe(0);
     const summary = await readSummary(out);
@@ -176,7 +163,7 @@ describe("cadre run", () => {
     expect(run.stdout).toMatch(/^total .*~\$[\d.]+ \(simulated\)/m);
 
     // Asked for, the budget stops the rehearsal on its simulated cost.
-    const capped = join(dir, "budget-capped-out");
+    const capped = folder.path("budget-capped-out");
     const second = await cadre(["run", file, "--rehearse", "--rehearse-budget", "--out", capped]);
     expect(second.exitCode).toBe(1);
     const cappedSummary = await readSummary(capped);
@@ -187,7 +174,7 @@ describe("cadre run", () => {
 
   const hasScript = spawnSync("script", ["--version"]).status === 0;
   it.skipIf(!hasScript)("on a terminal, redraws the view in place and respects NO_COLOR", async () => {
-    const out = join(dir, "tty-out");
+    const out = folder.path("tty-out");
     const command = `stty cols 100 rows 40; NO_COLOR=1 node ${bin} run examples/guarded-shell.yaml --rehearse --out ${out}`;
     const run = spawnSync("script", ["-qec", command, "/dev/null"], { cwd: repo, encoding: "utf8", timeout: 50_000 });
     expect(run.status, run.stderr).toBe(0);
