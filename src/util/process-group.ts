@@ -8,9 +8,13 @@ const REAPER_KILL_MS = 2_000;
 
 export type GroupSignal = "SIGSTOP" | "SIGTERM" | "SIGKILL";
 
-/** Signals the process group led by `pid`, or the process alone where it leads none. Never throws. */
-export function signalGroup(pid: number, name: GroupSignal): void {
-  for (const target of [-pid, pid]) {
+/**
+ * Signals the process group led by `pid`, or the process alone where it leads none. Never throws.
+ * Once the leader has exited, pass `leaderExited`: only its group, which keeps the id while a
+ * member lives, is signalled, since the pid alone may already be another process's.
+ */
+export function signalGroup(pid: number, name: GroupSignal, leaderExited = false): void {
+  for (const target of leaderExited ? [-pid] : [-pid, pid]) {
     try {
       process.kill(target, name);
       return;

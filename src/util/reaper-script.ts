@@ -7,9 +7,11 @@
  * runtimes.
  *
  * cadre writes one JSON array per line on its stdin:
- *   ["watch", pid, mark]  kill this process and everything below it if cadre goes;
+ *   ["watch", pid, mark, start]  kill this process and everything below it if cadre goes;
  *                         processes whose environment holds the mark (CADRE_GROUP=mark)
- *                         are below it, even once reparented (a tool's own session)
+ *                         are below it, even once reparented (a tool's own session);
+ *                         start is the process's start time (/proc/<pid>/stat), so that
+ *                         a pid the system has since given to another process is left alone
  *   ["forget", pid]  it has exited: kill what it left behind (its mark's processes)
  *   ["kill", pid]    kill it and everything below it (its mark's processes too) now
  *   ["remove", path] remove this directory if cadre goes
@@ -21,7 +23,7 @@ export const REAPER_SCRIPT = String.raw`
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import process from "node:process";
 
-/** pid → its mark (or undefined) */
+/** pid → { mark, start } (either may be undefined) */
 const watched = new Map();
 const directories = new Set();
 
@@ -46,6 +48,25 @@ function parents() {
     if (state !== "Z" && state !== "X") table.set(Number(entry), Number(ppid));
   }
   return table;
+}
+
+/** The process's start time in clock ticks since boot, or undefined where there is no /proc. */
+function startOf(pid) {
+  try {
+    const stat = readFileSync("/proc/" + pid + "/stat", "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Watched pids still held by the process that was watched: on a busy machine pids wrap and are given again. */
+function stillWatched() {
+  return [...watched].filter(([pid, { start }]) => start === undefined || startOf(pid) === start).map(([pid]) => pid);
+}
+
+function marksOf(pids) {
+  return pids.map((pid) => watched.get(pid)?.mark);
 }
 
 /** Live processes whose environment carries one of these marks (readable for our own user's processes). */
@@ -117,7 +138,7 @@ function sleep(ms) {
 }
 
 async function cadreIsGone() {
-  const killed = killTrees([...watched.keys(), ...marked(watched.values())]);
+  const killed = killTrees([...stillWatched(), ...marked(marksOf([...watched.keys()]))]);
   // The directories may be the killed processes' HOME: remove them once nothing writes there.
   for (let waited = 0; [...killed].some(isRunning) && waited < 3_000; waited += 50) await sleep(50);
   for (const path of directories) {
@@ -131,18 +152,18 @@ async function cadreIsGone() {
 }
 
 function obey(line) {
-  let op, arg, mark;
+  let op, arg, mark, start;
   try {
-    [op, arg, mark] = JSON.parse(line);
+    [op, arg, mark, start] = JSON.parse(line);
   } catch {
     return;
   }
-  if (op === "watch") watched.set(arg, mark);
+  if (op === "watch") watched.set(arg, { mark: mark ?? undefined, start: start ?? undefined });
   else if (op === "forget") {
-    const left = marked([watched.get(arg)]);
+    const left = marked(marksOf([arg]));
     watched.delete(arg);
     if (left.length > 0) killTrees(left);
-  } else if (op === "kill") killTrees([arg, ...marked([watched.get(arg)])]);
+  } else if (op === "kill") killTrees([arg, ...marked(marksOf([arg]))]);
   else if (op === "remove") directories.add(arg);
   else if (op === "keep") directories.delete(arg);
 }

@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import process from "node:process";
 import { execa } from "execa";
 import { REAPER_SCRIPT } from "./reaper-script.ts";
@@ -6,6 +8,16 @@ import { REAPER_SCRIPT } from "./reaper-script.ts";
 function reaperCommand(): [string, string[]] {
   if (process.versions.deno !== undefined) return [process.execPath, ["eval", "--no-config", "--quiet", REAPER_SCRIPT]];
   return [process.execPath, ["--input-type=module", "--eval", REAPER_SCRIPT]];
+}
+
+/** A process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat); undefined without /proc. */
+function startOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -24,6 +36,8 @@ class Reaper {
   readonly #child: ReturnType<typeof execa>;
   #running: boolean;
   #marks = 0;
+  /** Marks name this process and a token of its own: its pid alone may have been another cadre's a moment ago. */
+  readonly #markPrefix = `${process.pid}.${randomBytes(4).toString("hex")}`;
 
   constructor() {
     const [command, args] = reaperCommand();
@@ -43,7 +57,7 @@ class Reaper {
     (this.#child.stdin as { unref?: () => void } | null)?.unref?.();
   }
 
-  #send(op: string, ...args: (number | string)[]): boolean {
+  #send(op: string, ...args: (number | string | null)[]): boolean {
     if (!this.#running) return false;
     this.#child.stdin!.write(`${JSON.stringify([op, ...args])}\n`);
     return true;
@@ -52,16 +66,16 @@ class Reaper {
   /** A fresh mark for the environment of a process to watch: every process below it inherits it. */
   nextMark(): { name: string; value: string } {
     this.#marks += 1;
-    return { name: "CADRE_GROUP", value: `${process.pid}.${this.#marks}` };
+    return { name: "CADRE_GROUP", value: `${this.#markPrefix}.${this.#marks}` };
   }
 
   /**
    * Kill this process and everything below it if cadre ends without ending it. With a
-   * mark, what carries the mark counts as below it even once reparented.
+   * mark, what carries the mark counts as below it even once reparented. Call it while
+   * the process runs: its start time tells the reaper whether the pid is still its own.
    */
   watch(pid: number, mark?: string): void {
-    if (mark === undefined) this.#send("watch", pid);
-    else this.#send("watch", pid, mark);
+    this.#send("watch", pid, mark ?? null, startOf(pid) ?? null);
   }
 
   /** It has exited: its pid may be someone else's soon. What it left behind with its mark is killed. */

@@ -57,7 +57,7 @@ export function commandHook(command: string, options: CommandHookOptions = {}): 
     signal.addEventListener("abort", onAbort, { once: true });
     // Background children may hold stdout open; ending them as soon as the
     // command exits also lets its output end.
-    if (pid !== undefined) subprocess.once("exit", () => signalGroup(pid, "SIGKILL"));
+    if (pid !== undefined) subprocess.once("exit", () => signalGroup(pid, "SIGKILL", true));
     let result: Awaited<typeof subprocess>;
     try {
       result = await subprocess;
