@@ -15,7 +15,12 @@
  * between the hosts): the figures are then the coordinator's, and a line per
  * size gives the hosts' own CPU per task and their largest RSS at the end.
  *
- * Environment: BENCH_SIZES (default 1000,3000,10000), BENCH_CONCURRENCY (8), BENCH_HOSTS (0: in-process).
+ * With BENCH_STAND_IN=1 the workers are bench/stand-in-claude.mjs, which speaks the
+ * protocol without a model or tools: cadre's own overhead at sizes (50,000) whose real
+ * workers would need more CPU than a machine here has. Its figures say so.
+ *
+ * Environment: BENCH_SIZES (default 1000,3000,10000), BENCH_CONCURRENCY (8), BENCH_HOSTS (0: in-process),
+ * BENCH_STAND_IN (0: the real claude), BENCH_NODE_OPTIONS (one option for cadre's own node, e.g. --import of a heap profiler).
  * Linux only (/proc). On a shared machine the CPU figures are cadre's own,
  * but the tasks per second depend on what else runs: the load is printed.
  */
@@ -23,6 +28,7 @@ import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, open, rm, stat, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
 import { startRehearsalServer } from "../src/rehearsal/server.ts";
 import { JOURNAL_FILE } from "../src/swarm/journal.ts";
@@ -33,6 +39,7 @@ import { processUsage } from "./proc.ts";
 const SIZES = (process.env.BENCH_SIZES ?? "1000,3000,10000").split(",").map(Number);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8) || 8;
 const HOSTS = Number(process.env.BENCH_HOSTS ?? 0) || 0;
+const STAND_IN = process.env.BENCH_STAND_IN === "1";
 const SAMPLE_MS = 200;
 
 /** One thousand tasks' share of the run, from the samples around it. */
@@ -117,14 +124,22 @@ async function runSize(tasks: number, baseUrl: string, root: string, redis: Redi
     ].join("\n"),
   );
   const out = join(dir, "run");
-  const env = { ...offlineClaudeEnv({ baseUrl, home: join(dir, "home") }), TMPDIR: dir };
+  const env = {
+    ...offlineClaudeEnv({ baseUrl, home: join(dir, "home") }),
+    TMPDIR: dir,
+    ...(STAND_IN && { CADRE_CLAUDE_BIN: fileURLToPath(new URL("stand-in-claude.mjs", import.meta.url)) }),
+  };
   const hosts = redis && (await startHosts(redis.url, HOSTS, Math.ceil(CONCURRENCY / HOSTS), env));
   const hostPids = hosts?.processes.map((host) => host.pid!) ?? [];
   const hostsAtStart = await hostsUsage(hostPids);
   let hostsAtEnd = hostsAtStart;
   const fleet = redis ? ["--redis", redis.url] : [];
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, "run", config, "--out", out, ...fleet], { env, stdio: ["ignore", "ignore", "inherit"] });
+  const nodeOptions = process.env.BENCH_NODE_OPTIONS ? [process.env.BENCH_NODE_OPTIONS] : [];
+  const child = spawn(process.execPath, [...nodeOptions, BIN, "run", config, "--out", out, ...fleet], {
+    env,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   const exited = new Promise<number | null>((done) => child.once("exit", done));
   let running = true;
   void exited.then(() => (running = false));
@@ -180,7 +195,10 @@ async function main(): Promise<void> {
   const redis = HOSTS > 0 ? await startRedis(root) : undefined;
   try {
     const where = redis ? `through Redis on ${HOSTS} cadre worker hosts (the coordinator's figures)` : "in one process";
-    console.log(`one-turn tasks with reuse at concurrency ${CONCURRENCY} ${where}, real claude workers, a scripted model outside cadre`);
+    const workers = STAND_IN
+      ? "a stand-in for claude (bench/stand-in-claude.mjs: the protocol, no model)"
+      : "real claude workers, a scripted model outside cadre";
+    console.log(`one-turn tasks with reuse at concurrency ${CONCURRENCY} ${where}, ${workers}`);
     console.log(
       "| tasks | cadre CPU / task (all) | first 1,000 | last 1,000 | last / first | RSS at end (peak) | bytes / task end | tasks/s | load |",
     );

@@ -24,7 +24,7 @@ import { EventReader } from "./event-stream.ts";
 import { FleetLimit } from "./fleet-limit.ts";
 import { CONTROL_CHANNEL, jobIdFor, PREFIX, RUNS_KEY, type RunKeys, runKeys } from "./keys.ts";
 import { readTotals } from "./ledger.ts";
-import { type Ended, type Outcome, Recovery, UNBOUND_LIMITER, type Waiting } from "./recovery.ts";
+import { type Ended, type JobEnd, type Outcome, Recovery, UNBOUND_LIMITER, type Waiting } from "./recovery.ts";
 import { connectRedis, DEFAULT_REDIS_LOSS_MS, evictionWarning, watchLoss } from "./redis.ts";
 import { readResults } from "./results.ts";
 import { redactUrl } from "./url.ts";
@@ -143,8 +143,6 @@ export class Coordinator implements TaskRunner {
         resolve(this.#failure);
       };
     });
-    // BullMQ listens for the queue closing once per job being waited on: as many as the tasks in flight.
-    queue.setMaxListeners(0);
     this.#transcripts = options.transcriptsDir ? new TranscriptDirectory(options.transcriptsDir) : undefined;
     this.#notify = options.notify ?? (() => {});
     this.#rerun = options.rerun;
@@ -272,6 +270,8 @@ export class Coordinator implements TaskRunner {
       for await (const keys of this.#redis.scanStream({ match: `${this.#keys.base}:*`, count: 500 }) as AsyncIterable<string[]>) {
         if (keys.length > 0) await this.#redis.del(...keys);
       }
+      // Nothing more will come of a job still waited on.
+      for (const waiting of this.#waiting.values()) void waiting.finished?.({ error: "the run's queue closed" });
       await this.#queueEvents.close();
       await this.#queue.close();
     } else {
@@ -283,6 +283,9 @@ export class Coordinator implements TaskRunner {
   }
 
   #listen(options: CoordinatorOptions, concurrency: number): void {
+    // One listener for every job rather than two of each job's own (BullMQ's waitUntilFinished): a run of thousands waits on a map.
+    this.#queueEvents.on("completed", ({ jobId, returnvalue }) => void this.#waiting.get(jobId)?.finished?.({ value: returnvalue }));
+    this.#queueEvents.on("failed", ({ jobId, failedReason }) => void this.#waiting.get(jobId)?.finished?.({ error: failedReason }));
     this.#fleet = new FleetLimit(concurrency, this.#queue, (state) => this.#hub.emit({ type: "rate_limit", state }));
     const blocking = this.#redis.duplicate();
     blocking.on("error", () => {
@@ -348,7 +351,8 @@ export class Coordinator implements TaskRunner {
     };
     this.#waiting.set(task.id, waiting);
     try {
-      const added = await Promise.race([this.#queue.add(waiting.name, waiting.data, waiting.opts), failed]);
+      // The Job object is not kept: what ends the wait is the queue's events, dispatched by job id (see #listen).
+      const added = await Promise.race([this.#queue.add(waiting.name, waiting.data, waiting.opts).then(() => ({})), failed]);
       if ("ended" in added) return added.ended();
       const unwatch = signal
         ? this.#whenAborted(signal, () => {
@@ -357,27 +361,28 @@ export class Coordinator implements TaskRunner {
             });
           })
         : () => {};
-      added.waitUntilFinished(this.#queueEvents).then(
-        async (value: unknown) => {
+      waiting.finished = async (end) => {
+        if ("value" in end) {
           try {
             // The recorded result is the one that counts; an older host only returns it.
             const recorded = (await readResults(this.#redis, this.#keys, [task.id])).get(task.id);
-            settle({ job: recorded ?? readJobResult(value) });
+            settle({ job: recorded ?? readJobResult(end.value) });
           } catch (error) {
             settle({ ended: () => ended("failed", errorSummary(error)) });
           }
-        },
+          return;
+        }
         // BullMQ failed the job: it stalled too often (its hosts died), or no host could run it at all; or Redis lost it.
-        async (error: Error) => {
-          const recorded = (await readResults(this.#redis, this.#keys, [task.id]).catch(() => undefined))?.get(task.id);
-          if (recorded) return settle({ job: recorded });
-          const job = await this.#queue.getJob(task.id).catch(() => undefined);
-          // Redis forgot the run: the recovery makes the job again, and its result is taken from the results.
-          if (job === undefined && (await this.#redis.exists(this.#keys.record).catch(() => 0)) === 0) return;
-          const attempts = job?.attemptsStarted ?? 0;
-          settle({ ended: () => ended("failed", { code: "TASK_LOST", message: `no host could finish the task: ${error.message}` }, attempts) });
-        },
-      );
+        const recorded = (await readResults(this.#redis, this.#keys, [task.id]).catch(() => undefined))?.get(task.id);
+        if (recorded) return settle({ job: recorded });
+        const job = await this.#queue.getJob(task.id).catch(() => undefined);
+        // Redis forgot the run: the recovery makes the job again, and its result is taken from the results.
+        if (job === undefined && (await this.#redis.exists(this.#keys.record).catch(() => 0)) === 0) return;
+        const attempts = job?.attemptsStarted ?? 0;
+        settle({ ended: () => ended("failed", { code: "TASK_LOST", message: `no host could finish the task: ${end.error}` }, attempts) });
+      };
+      // A coordinator that picks a run up may find the job ended before it came: no event will tell.
+      if (this.resumed) void this.#endedBefore(task.id).then((end) => end && waiting.finished?.(end));
       const settled = await Promise.race([outcome, failed]);
       unwatch();
       // Every event the host sent before it returned, in order, comes before the result.
@@ -427,8 +432,19 @@ export class Coordinator implements TaskRunner {
     return () => listeners.delete(listener);
   }
 
+  /** How a job ended before this coordinator waited for it, or undefined while it has not. */
+  async #endedBefore(jobId: string): Promise<JobEnd | undefined> {
+    const state = await this.#queue.getJobState(jobId).catch(() => "unknown");
+    if (state !== "completed" && state !== "failed") return undefined;
+    const job = await this.#queue.getJob(jobId).catch(() => undefined);
+    if (job === undefined) return undefined;
+    return state === "completed" ? { value: job.returnvalue } : { error: job.failedReason };
+  }
+
   /** Announces a task's end: once, with the result that counts. */
   #settle(task: TaskInfo, result: TaskResult): TaskResult {
+    // Its host's events came before its result: its transcript is whole, and its file closes (a later line would reopen it).
+    this.#transcripts?.end(task.id);
     this.#hub.emit({ type: "task_finished", task, result });
     return result;
   }

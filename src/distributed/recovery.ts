@@ -23,11 +23,16 @@ export type Ended = { ended: () => TaskResult };
 export type Outcome = { job: JobResult } | Ended;
 
 /** A task whose job is out: what makes it again if Redis loses it, and how to hand its outcome over. */
+/** How BullMQ says a job ended: with the value its host returned, or failed for this reason. */
+export type JobEnd = { value: unknown } | { error: string };
+
 export interface Waiting {
   name: string;
   data: JobData;
   opts: { jobId: string; priority: number; removeOnComplete: { count: number } };
   settle(outcome: Outcome): void;
+  /** Called with each end the queue reports for the job (set once the job is in the queue). */
+  finished?: (end: JobEnd) => Promise<void>;
 }
 
 export interface RecoveryContext {

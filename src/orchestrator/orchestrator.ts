@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import type { CadreError } from "../errors.ts";
 import { AbortError } from "../errors.ts";
 import type { CliMessage } from "../protocol/index.ts";
@@ -63,6 +64,8 @@ export class Orchestrator implements TaskRunner {
   readonly #stagger: CacheStagger | undefined;
   readonly #closing = new AbortController();
   readonly #budgetStop = new AbortController();
+  /** See #stopOf. */
+  readonly #stops = new WeakMap<AbortSignal, AbortSignal>();
   readonly #transcripts: TranscriptDirectory | undefined;
   readonly #agentSessions: AgentSessions;
   readonly #records = new SessionRecords();
@@ -169,7 +172,7 @@ export class Orchestrator implements TaskRunner {
         return worker;
       },
       schedule: async (job, key, signal) => {
-        const stop = AbortSignal.any([this.#closing.signal, this.#budgetStop.signal, ...(signal ? [signal] : [])]);
+        const stop = this.#stopOf(signal);
         this.#budget.throwIfExceeded();
         return this.scheduler.schedule((slot) => job(AbortSignal.any([stop, slot])), { key, signal: stop });
       },
@@ -289,6 +292,23 @@ export class Orchestrator implements TaskRunner {
     };
   }
 
+  /**
+   * What stops work that has not started: the orchestrator's close, its budget, and the
+   * caller's signal. One for each caller's signal, shared by all its tasks: a fan-out of
+   * thousands waits without a signal of each task's own (AbortSignal.any costs about 2 KB).
+   */
+  #stopOf(signal: AbortSignal | undefined): AbortSignal {
+    const key = signal ?? this.#closing.signal;
+    let stop = this.#stops.get(key);
+    if (stop === undefined) {
+      stop = AbortSignal.any([this.#closing.signal, this.#budgetStop.signal, ...(signal ? [signal] : [])]);
+      // Each waiting task listens to it: many listeners are the design, not a leak.
+      setMaxListeners(0, stop);
+      this.#stops.set(key, stop);
+    }
+    return stop;
+  }
+
   /** The agent of that name; throws for one the orchestrator does not know. */
   #agentSpec(name: string | undefined): AgentSpec | undefined {
     const agents = this.options.agents ?? {};
@@ -298,32 +318,40 @@ export class Orchestrator implements TaskRunner {
 
   async #execute(record: TaskRecord, spec: TaskSpec, lentSlot = false): Promise<TaskResult> {
     const timeoutMs = spec.timeoutMs ?? this.options.timeoutMs;
-    const deadline = new AbortController();
-    let clearLimit = () => {};
+    const waiting = this.#stopOf(spec.signal);
+    // The task's own stop, once it runs: its time limit, or what stops waiting work.
+    const own = new AbortController();
+    let release = () => {};
     // The time limit counts from the task's start: the time it waited for a slot is not its own.
     const start = () => {
       if (record.startedAt !== undefined) return;
       record.startedAt = Date.now();
-      if (timeoutMs !== undefined) {
-        clearLimit = startTimeLimit(record.startedAt, timeoutMs, () => deadline.abort(new TaskTimeoutError("total", timeoutMs)));
-      }
+      const forward = () => own.abort(waiting.reason);
+      if (waiting.aborted) forward();
+      else waiting.addEventListener("abort", forward, { once: true });
+      const clearLimit =
+        timeoutMs === undefined ? () => {} : startTimeLimit(record.startedAt, timeoutMs, () => own.abort(new TaskTimeoutError("total", timeoutMs)));
+      release = () => {
+        waiting.removeEventListener("abort", forward);
+        clearLimit();
+      };
     };
-    const stops = [this.#closing.signal, this.#budgetStop.signal, deadline.signal, spec.signal];
-    const stop = AbortSignal.any(stops.filter((s): s is AbortSignal => s !== undefined));
+    const stopped = () => (own.signal.aborted ? own.signal : waiting.aborted ? waiting : undefined);
     let turn: TurnResult | undefined;
     let error: unknown;
     try {
       turn = await retryWithBackoff(
         async () => {
           this.#budget.throwIfExceeded();
-          const attempt = (signal: AbortSignal) => {
+          // The slot's signal is `waiting`, which the task's own stop follows from its start.
+          const attempt = () => {
             start();
-            return this.#attempt(record, spec, AbortSignal.any([stop, signal]));
+            return this.#attempt(record, spec, own.signal);
           };
           // Only the first task starts before it is known that a worker can reach the model at all.
-          const probe = this.options.accessCheck !== false && (await this.#access.pass(stop));
+          const probe = this.options.accessCheck !== false && (await this.#access.pass(stopped() ?? waiting));
           try {
-            return await (lentSlot ? attempt(stop) : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: stop }));
+            return await (lentSlot ? attempt() : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: waiting }));
           } catch (failure) {
             // The probe's failure told that no work can run: that is what its task failed of, in the words that say what to do.
             throw (probe && this.#access.refusal) || failure;
@@ -333,16 +361,18 @@ export class Orchestrator implements TaskRunner {
         },
         {
           retries: spec.retries ?? this.options.retries ?? DEFAULT_RETRIES,
-          isRetryable: (e) => !stop.aborted && isRetryable(e, record.attemptMessages),
-          signal: stop,
+          isRetryable: (e) => stopped() === undefined && isRetryable(e, record.attemptMessages),
+          // A task is retried only once it ran: its own stop covers the back-off.
+          signal: own.signal,
           onRetry: ({ error: e, attempt, delayMs }) =>
             this.#hub.emit({ type: "task_retry", task: record.info, attempt, delayMs, error: errorSummary(e) }),
         },
       );
     } catch (caught) {
-      error = stop.aborted && isStopError(caught) ? stop.reason : caught;
+      const stop = stopped();
+      error = stop !== undefined && isStopError(caught) ? stop.reason : caught;
     } finally {
-      clearLimit();
+      release();
     }
     const result = taskResult(record, turn, error, Date.now());
     this.#transcripts?.end(record.info.id);
