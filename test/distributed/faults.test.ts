@@ -1,5 +1,5 @@
 // Faults of a distributed run: a host that dies mid-task, a coordinator that restarts, Redis not there.
-import { readdir } from "node:fs/promises";
+import { readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
@@ -241,4 +241,29 @@ describe("distributed faults", () => {
     await until(() => lines.some((line) => line.endsWith("is back: serving runs again")), 15_000, "the host to say Redis is back");
     await host.stop();
   }, 60_000);
+
+  it("the coordinator closes each task's transcript when the task ends: a long run holds no file of a finished task", async () => {
+    const redis = await startRedis();
+    const model = await createRehearsal({ t: [{ text: "done {{prompt}}" }] });
+    const home = await tempHome("cadre-transcripts-");
+    await startHost(redis, model, { name: "h", script: "t" });
+    const transcriptsDir = join(home, "transcripts");
+    const coordinator = await Coordinator.start({ redisUrl: redis.url, runId: "files-1", swarm: "files", concurrency: 1, options: {}, transcriptsDir });
+    const openTranscripts = async () => {
+      const links = await Promise.all((await readdir("/proc/self/fd")).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => "")));
+      return links.filter((link) => link.startsWith(transcriptsDir));
+    };
+    try {
+      for (const i of [1, 2, 3]) {
+        const result = await coordinator.run({ name: `t${i}`, prompt: `item ${i}` });
+        expect(result.status).toBe("succeeded");
+        const deadline = Date.now() + 5_000;
+        while ((await openTranscripts()).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(await openTranscripts()).toEqual([]);
+      }
+      expect((await readdir(transcriptsDir)).sort()).toEqual(["t1.jsonl", "t2.jsonl", "t3.jsonl"]);
+    } finally {
+      await coordinator.close();
+    }
+  }, 90_000);
 });
