@@ -248,7 +248,14 @@ describe("distributed faults", () => {
     const home = await tempHome("cadre-transcripts-");
     await startHost(redis, model, { name: "h", script: "t" });
     const transcriptsDir = join(home, "transcripts");
-    const coordinator = await Coordinator.start({ redisUrl: redis.url, runId: "files-1", swarm: "files", concurrency: 1, options: {}, transcriptsDir });
+    const coordinator = await Coordinator.start({
+      redisUrl: redis.url,
+      runId: "files-1",
+      swarm: "files",
+      concurrency: 1,
+      options: {},
+      transcriptsDir,
+    });
     const openTranscripts = async () => {
       const links = await Promise.all((await readdir("/proc/self/fd")).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => "")));
       return links.filter((link) => link.startsWith(transcriptsDir));
