@@ -36,17 +36,17 @@ export function signalGroup(pid: number, name: GroupSignal, leaderExited = false
  * ends the group in order, and not the group behind cadre's back.
  */
 export function startGroup<O extends Options>(file: string, args: readonly string[], options: O) {
-  const mark = reaper().nextMark();
+  const { mark, env } = reaper().nextMark();
   const child = execa(file, args, {
     ...options,
-    env: { ...options.env, [mark.name]: mark.value },
+    env: { ...options.env, ...env },
     detached: true,
     // execa's own cleanup cannot outlive a SIGKILL of cadre; the reaper can.
     cleanup: false,
   } as O & { detached: true; cleanup: false });
   const pid = child.pid;
   if (pid !== undefined) {
-    reaper().watch(pid, mark.value);
+    reaper().watch(pid, mark);
     // The leader is gone: the reaper ends what it left behind, and forgets its pid.
     (child as unknown as ChildProcess).once("exit", () => reaper().forget(pid));
   }

@@ -8,8 +8,9 @@
  *
  * cadre writes one JSON array per line on its stdin:
  *   ["watch", pid, mark, start]  kill this process and everything below it if cadre goes;
- *                         processes whose environment holds the mark (CADRE_GROUP=mark)
- *                         are below it, even once reparented (a tool's own session);
+ *                         processes whose environment holds the mark (CADRE_GROUP, a list
+ *                         of marks: those of the cadres above, then this one's) are below
+ *                         it, even once reparented (a tool's own session);
  *                         start is the process's start time (/proc/<pid>/stat), so that
  *                         a pid the system has since given to another process is left alone
  *   ["forget", pid]  it has exited: kill what it left behind (its mark's processes)
@@ -19,6 +20,10 @@
  * The end of stdin means cadre is gone, however it went: every watched process
  * tree is killed, every directory removed, and the reaper exits.
  */
+/** The environment variable that carries a process's marks, and what separates them. */
+export const MARK_VARIABLE = "CADRE_GROUP";
+export const MARK_SEPARATOR = ":";
+
 export const REAPER_SCRIPT = String.raw`
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import process from "node:process";
@@ -71,7 +76,7 @@ function marksOf(pids) {
 
 /** Live processes whose environment carries one of these marks (readable for our own user's processes). */
 function marked(marks) {
-  const wanted = new Set([...marks].filter((mark) => typeof mark === "string").map((mark) => "CADRE_GROUP=" + mark));
+  const wanted = new Set([...marks].filter((mark) => typeof mark === "string"));
   const found = [];
   if (wanted.size === 0) return found;
   for (const pid of parents().keys()) {
@@ -82,7 +87,8 @@ function marked(marks) {
     } catch {
       continue;
     }
-    if (environ.split("\0").some((entry) => wanted.has(entry))) found.push(pid);
+    const entry = environ.split("\0").find((entry) => entry.startsWith("${MARK_VARIABLE}="));
+    if (entry?.slice(${MARK_VARIABLE.length + 1}).split("${MARK_SEPARATOR}").some((mark) => wanted.has(mark))) found.push(pid);
   }
   return found;
 }

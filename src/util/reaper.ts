@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import process from "node:process";
 import { execa } from "execa";
-import { REAPER_SCRIPT } from "./reaper-script.ts";
+import { MARK_SEPARATOR, MARK_VARIABLE, REAPER_SCRIPT } from "./reaper-script.ts";
 
 /** The same runtime as cadre runs the reaper's script: Node as an ES module, Deno without a project's config. */
 function reaperCommand(): [string, string[]] {
@@ -63,10 +63,18 @@ class Reaper {
     return true;
   }
 
-  /** A fresh mark for the environment of a process to watch: every process below it inherits it. */
-  nextMark(): { name: string; value: string } {
+  /**
+   * A fresh mark for a process to watch, and the environment variable that
+   * carries it: every process below it inherits it. The variable keeps the
+   * marks this process inherited, before the new one, so that the reaper of a
+   * cadre that started this one (a `cadre mcp` a claude worker runs, say) still
+   * finds what it leaves behind.
+   */
+  nextMark(): { mark: string; env: Record<string, string> } {
     this.#marks += 1;
-    return { name: "CADRE_GROUP", value: `${this.#markPrefix}.${this.#marks}` };
+    const mark = `${this.#markPrefix}.${this.#marks}`;
+    const inherited = process.env[MARK_VARIABLE];
+    return { mark, env: { [MARK_VARIABLE]: inherited ? `${inherited}${MARK_SEPARATOR}${mark}` : mark } };
   }
 
   /**

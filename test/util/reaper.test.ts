@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
+import { startGroup } from "../../src/util/process-group.ts";
 import { REAPER_SCRIPT } from "../../src/util/reaper-script.ts";
 
 const started: ReturnType<typeof execa>[] = [];
@@ -64,5 +65,31 @@ describe.skipIf(process.platform !== "linux")("the reaper", () => {
     await carrier;
     expect(carrier.signalCode).toBe("SIGKILL");
     expect(running(bystander)).toBe(true);
+  });
+
+  it("finds its mark among the marks of the cadres a process runs under: a nested cadre's workers end with the outer cadre's", async () => {
+    const mark = `test.${process.pid}.${Date.now()}`;
+    // Started by a cadre that a worker of this one runs: the inner cadre's mark follows this one's.
+    const nested = execa("sleep", ["60"], { detached: true, reject: false, env: { CADRE_GROUP: `${mark}:inner.1.1` } });
+    const bystander = execa("sleep", ["60"], { detached: true, reject: false, env: { CADRE_GROUP: `other.1.1:${mark}0` } });
+    started.push(nested, bystander);
+    const leader = sleeper();
+    await reaperGone([["watch", leader.pid, mark, startOf(leader.pid!)]]);
+    await nested;
+    expect(nested.signalCode).toBe("SIGKILL");
+    expect(running(bystander)).toBe(true);
+  });
+
+  it("gives a process it starts the marks this process inherited, then its own", async () => {
+    const inherited = process.env.CADRE_GROUP;
+    process.env.CADRE_GROUP = "outer.1.1";
+    try {
+      const child = startGroup("sh", ["-c", 'printf %s "$CADRE_GROUP"'], { reject: false });
+      const { stdout } = await child;
+      expect(stdout).toMatch(/^outer\.1\.1:\d+\.[0-9a-f]{8}\.\d+$/);
+    } finally {
+      if (inherited === undefined) delete process.env.CADRE_GROUP;
+      else process.env.CADRE_GROUP = inherited;
+    }
   });
 });
