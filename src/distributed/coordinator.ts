@@ -356,9 +356,11 @@ export class Coordinator implements TaskRunner {
       if ("ended" in added) return added.ended();
       const unwatch = signal
         ? this.#whenAborted(signal, () => {
-            void this.#cancel(task.id).then((removed) => {
-              if (removed) settle({ ended: () => ended("cancelled", { code: "ABORTED", message: "cancelled before a host took it" }) });
-            });
+            // With Redis lost the cancel cannot be said; the run's failure settles the task.
+            void this.#cancel(task.id).then(
+              (removed) => removed && settle({ ended: () => ended("cancelled", { code: "ABORTED", message: "cancelled before a host took it" }) }),
+              () => undefined,
+            );
           })
         : () => {};
       waiting.finished = async (end) => {
@@ -390,7 +392,10 @@ export class Coordinator implements TaskRunner {
         await this.#reader.caughtUp(this.#redis);
         this.#totals = await readTotals(this.#redis, this.#keys);
       };
-      await Promise.race([caughtUp(), this.#failed]);
+      const reading = caughtUp();
+      // Once the run has given up on Redis, the reading fails when the connection closes: nobody waits for it then.
+      reading.catch(() => undefined);
+      await Promise.race([reading, this.#failed]);
       return "job" in settled ? this.#accept(task, settled.job) : settled.ended();
     } finally {
       this.#waiting.delete(task.id);
