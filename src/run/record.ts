@@ -1,5 +1,5 @@
-import { renameSync, rmSync, writeFileSync } from "node:fs";
-import { access, constants, mkdir, open } from "node:fs/promises";
+import { closeSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { access, constants, mkdir } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
 import { CadreError } from "../errors.ts";
@@ -120,15 +120,27 @@ export function taskRow(input: RowInput, task: AddedTask, place: Partial<Summary
   };
 }
 
-export function buildSummary(input: SummaryInput): Summary {
-  // A copy or a round follows the task it was made from.
-  const every: AddedTask[] = input.config.tasks.flatMap((task) => [
-    task,
-    ...(input.added ?? []).filter((added) => (added.copy_of ?? added.round_of)?.task === task.name),
-  ]);
-  const complete = every.every((task) => input.results.has(task.name));
-  const made = madeBy(input.added ?? []);
-  const tasks = every.map((task) => taskRow(input, task, { ...placeOf(task), ...made.get(task.name) }));
+/** The record's task rows in order (a copy or a round follows the task it was made from), made one at a time. */
+interface RecordRows {
+  tasks: readonly AddedTask[];
+  row(task: AddedTask): SummaryTask;
+}
+
+function recordRows(input: SummaryInput): RecordRows {
+  const added = input.added ?? [];
+  const made = madeBy(added);
+  return {
+    tasks: input.config.tasks.flatMap((task) => [task, ...added.filter((copy) => (copy.copy_of ?? copy.round_of)?.task === task.name)]),
+    row: (task) => taskRow(input, task, { ...placeOf(task), ...made.get(task.name) }),
+  };
+}
+
+function* eachRow(rows: RecordRows): Generator<SummaryTask> {
+  for (const task of rows.tasks) yield rows.row(task);
+}
+
+/** The record, its `tasks` as given; its totals are counted over `rows` (the same rows, or the same made again one at a time). */
+function summaryOf(input: SummaryInput, order: RecordRows, rows: Iterable<SummaryTask>, tasks: SummaryTask[]): Summary {
   const attemptSessions = input.sessions.map(
     (session): SummarySession => ({
       role: session.role,
@@ -145,10 +157,23 @@ export function buildSummary(input: SummaryInput): Summary {
     }),
   );
   const sessions = [...(input.previous?.sessions ?? []).map((session) => ({ ...session, carried_over: true })), ...attemptSessions];
-  const count = (status: SummaryTask["status"]) => tasks.filter((task) => task.status === status).length;
-  // The whole run's totals: what earlier attempts spent, and what this one did (the tasks it ran, its sessions).
-  const ranNow = [...tasks.filter((task) => !task.carried_over), ...attemptSessions];
   const earlier = input.previous?.totals;
+  // The whole run's totals: what earlier attempts spent, and what this one did (the tasks it ran, its sessions).
+  const count = { tasks: 0, succeeded: 0, failed: 0, cancelled: 0, skipped: 0, tasksRun: 0 };
+  let cacheSavedUsd = earlier?.cache_saved_usd ?? 0;
+  let numTurns = earlier?.num_turns ?? 0;
+  const ranNow = (entry: Pick<SummaryTask, "usage" | "cost_usd" | "num_turns">) => {
+    cacheSavedUsd += cacheSavingUsd(entry.usage, entry.cost_usd);
+    numTurns += entry.num_turns;
+  };
+  for (const row of rows) {
+    count.tasks++;
+    if (row.status !== "running" && row.status !== "pending") count[row.status]++;
+    if (row.carried_over) continue;
+    ranNow(row);
+    if (row.fingerprint !== null) count.tasksRun++;
+  }
+  for (const session of attemptSessions) ranNow(session);
   const usage = { ...input.totals.usage };
   if (earlier) addUsage(usage, earlier.usage);
   return {
@@ -161,30 +186,33 @@ export function buildSummary(input: SummaryInput): Summary {
     finished_at: new Date(input.finishedAt).toISOString(),
     duration_ms: input.finishedAt - input.startedAt,
     interrupted: input.stop !== undefined,
-    complete,
+    complete: order.tasks.every((task) => input.results.has(task.name)),
     attempt: input.attempt ?? 1,
     ...(input.traces !== undefined && input.traces.length > 0 && { traces: [...input.traces] }),
     exit_code: exitCodeFor(input.results.values(), input.stop),
     budget_usd: input.budgetUsd ?? null,
     totals: {
-      tasks: tasks.length,
-      succeeded: count("succeeded"),
-      failed: count("failed"),
-      cancelled: count("cancelled"),
-      skipped: count("skipped"),
+      tasks: count.tasks,
+      succeeded: count.succeeded,
+      failed: count.failed,
+      cancelled: count.cancelled,
+      skipped: count.skipped,
       cost_usd: (earlier?.cost_usd ?? 0) + input.totals.costUsd,
       usage: recordUsage(usage),
-      cache_saved_usd: ranNow.reduce((sum, entry) => sum + cacheSavingUsd(entry.usage, entry.cost_usd), earlier?.cache_saved_usd ?? 0),
-      num_turns: ranNow.reduce((sum, entry) => sum + entry.num_turns, earlier?.num_turns ?? 0),
+      cache_saved_usd: cacheSavedUsd,
+      num_turns: numTurns,
     },
-    attempt_totals: {
-      tasks_run: tasks.filter((task) => task.fingerprint !== null && !task.carried_over).length,
-      cost_usd: input.totals.costUsd,
-    },
+    attempt_totals: { tasks_run: count.tasksRun, cost_usd: input.totals.costUsd },
     tasks,
     sessions,
     ...(input.config.loops !== undefined && { loops: loopRows(input.config, input.added ?? [], input.loopsEnded) }),
   };
+}
+
+export function buildSummary(input: SummaryInput): Summary {
+  const order = recordRows(input);
+  const tasks = [...eachRow(order)];
+  return summaryOf(input, order, tasks, tasks);
 }
 
 /** Where a task made at run time comes from: its for_each item, or its loop round. */
@@ -308,61 +336,57 @@ export async function prepareOutDir(outDir: string): Promise<void> {
   }
 }
 
+/** Where the rows go in the text of the record's other fields, written with no rows. */
+const TASKS_SLOT = '\n  "tasks": []';
+/** Rows are written to the file in pieces of about this many characters. */
+const PIECE_CHARS = 256 * 1024;
+
 /**
  * Writes summary.json whole or not at all (a temporary file renamed over
  * it), so a reader, or a resume after SIGKILL, never finds half a record.
- * Returns its path and size. A write that fails throws a RecordWriteError;
- * the record is then as it was.
+ * The text is that of JSON.stringify(buildSummary(input), null, 2), but its
+ * task rows are made, written and dropped one at a time: a record of ten
+ * thousand tasks is never a graph of objects, nor one string, in memory
+ * (a run's memory grew by the whole record at each compaction). Returns its
+ * path and size. A write that fails throws a RecordWriteError; the record
+ * is then as it was.
  */
-export function writeSummarySync(outDir: string, summary: Summary): { path: string; bytes: number } {
+export function writeSummarySync(outDir: string, input: SummaryInput): { path: string; bytes: number } {
   const path = join(outDir, SUMMARY_FILE);
   const temporary = `${path}.${process.pid}.tmp`;
-  const text = summaryText(summary);
+  let file: number | undefined;
+  let bytes = 0;
   try {
-    writeFileSync(temporary, text);
+    file = openSync(temporary, "w");
+    const fd = file;
+    let piece = "";
+    const write = (text: string, flush = false) => {
+      piece += text;
+      if (piece.length < PIECE_CHARS && !flush) return;
+      writeFileSync(fd, piece);
+      bytes += Buffer.byteLength(piece);
+      piece = "";
+    };
+    const order = recordRows(input);
+    // The totals come before the rows: counted over the rows made once, then the rows made again as they are written.
+    const head = `${JSON.stringify(summaryOf(input, order, eachRow(order), []), null, 2)}\n`;
+    const slot = head.indexOf(TASKS_SLOT) + TASKS_SLOT.length - 2;
+    write(head.slice(0, slot));
+    let first = true;
+    for (const row of eachRow(order)) {
+      write(`${first ? "[\n" : ",\n"}    ${JSON.stringify(row, null, 2).replaceAll("\n", "\n    ")}`);
+      first = false;
+    }
+    write(first ? "[]" : "\n  ]");
+    write(head.slice(slot + 2), true);
+    closeSync(fd);
+    file = undefined;
     renameSync(temporary, path);
   } catch (error) {
+    if (file !== undefined) closeSync(file);
     // A full disk may have kept part of it: the space is better given back.
     rmSync(temporary, { force: true });
     throw recordWriteError(path, error);
   }
-  return { path, bytes: Buffer.byteLength(text) };
-}
-function summaryText(summary: Summary): string {
-  return `${JSON.stringify(summary, null, 2)}\n`;
-}
-
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
-
-/** A long record is written in pieces of this size, letting the run go on between them. */
-const CHUNK_CHARS = 256 * 1024;
-
-/**
- * Writes summary.json as writeSummarySync does, in pieces, so that a long
- * record does not hold up the run's events; `superseded` is asked before the
- * rename (a newer record written meanwhile wins, and this one is dropped).
- * Resolves with the size written, or undefined when superseded.
- */
-export async function writeSummary(outDir: string, summary: Summary, temporary: string, superseded: () => boolean): Promise<number | undefined> {
-  // Written from the text in pieces, not from one copy of it in a buffer: a long record is held once.
-  const text = summaryText(summary);
-  const file = await open(temporary, "w");
-  let bytes = 0;
-  try {
-    for (let offset = 0; offset < text.length; ) {
-      let end = Math.min(text.length, offset + CHUNK_CHARS);
-      // Never between the halves of a surrogate pair (an emoji in a task's text): each half alone would be written as U+FFFD.
-      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end--;
-      bytes += (await file.write(text.slice(offset, end))).bytesWritten;
-      offset = end;
-    }
-  } finally {
-    await file.close();
-  }
-  if (superseded()) {
-    rmSync(temporary, { force: true });
-    return undefined;
-  }
-  renameSync(temporary, join(outDir, SUMMARY_FILE));
-  return bytes;
+  return { path, bytes };
 }

@@ -9,7 +9,6 @@
 import { rmSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import process from "node:process";
 // Needs no Redis client: a run without --redis never loads BullMQ.
 import { REDIS_UNREACHABLE } from "../distributed/index.ts";
 import { AbortError } from "../errors.ts";
@@ -35,9 +34,9 @@ import {
   RecordWriteError,
   type RowInput,
   type RunStop,
+  type SummaryInput,
   type TaskProgress,
   taskRow,
-  writeSummary,
   writeSummarySync,
 } from "./record.ts";
 import type { ResumePlan } from "./resume.ts";
@@ -94,9 +93,6 @@ const COMPACT_EVERY_MS = 3_000;
  */
 const COMPACT_GROWTH = 1 / 2;
 
-/** Where a compaction writes before its rename; a leftover one is a compaction a kill cut short. */
-const compactionFile = (outDir: string) => join(outDir, `${SUMMARY_FILE}.${process.pid}.compact.tmp`);
-
 /** The budget a run applies: a rehearsal shows what would run, and its made-up costs stop it only when asked. */
 function appliedBudget(config: ResolvedSwarmConfig, options: SwarmRunOptions): number | undefined {
   return options.rehearse && !options.rehearseBudget ? undefined : config.budget_usd;
@@ -127,13 +123,10 @@ export class SwarmRun {
   readonly #previousRows: ReadonlyMap<string, SummaryTask>;
   readonly #journal: RunJournal;
   readonly #compactTimer: ReturnType<typeof setInterval>;
-  /** The finished_at of the summary last built to be written: journal lines after it are not in it. */
+  /** The finished_at of the summary last written: journal lines after it are not in it. */
   #compactedAt = Number.NEGATIVE_INFINITY;
   #compactedBytes = 0;
   #journalBytesAtCompaction = 0;
-  /** Counts the summaries written: a compaction still being written when a newer one is gives way. */
-  #generation = 0;
-  #compacting = false;
   #finishedAt: number | undefined;
   readonly #traceparent: string | undefined;
   /** Where the run's events go while they are iterated. */
@@ -164,7 +157,7 @@ export class SwarmRun {
     this.runId = started.runId;
     this.#worktrees = new RunWorktrees(this.runId, config.keep_worktrees);
     this.#journal = new RunJournal(outDir);
-    this.#compactTimer = setInterval(() => void this.#compact(), COMPACT_EVERY_MS);
+    this.#compactTimer = setInterval(() => this.#compact(), COMPACT_EVERY_MS);
     this.#compactTimer.unref();
   }
 
@@ -255,7 +248,7 @@ export class SwarmRun {
     let failure: { error: unknown } | undefined;
     try {
       // A record from the start: a run killed before any task ends can still be resumed.
-      this.writeRecord(undefined);
+      this.#rewrite();
       for await (const event of runSwarm({
         config: this.config,
         orchestrator: this.#engine,
@@ -271,7 +264,7 @@ export class SwarmRun {
             for (const task of event.tasks) this.#tasksByName.set(task.name, task);
           } else this.#loopsEnded.set(event.loop, event);
           // The run's shape changed (a map's copies, a loop's round): few such writes, and a resume needs them all.
-          this.writeRecord(undefined);
+          this.#rewrite();
         }
         queue.push(event);
       }
@@ -285,7 +278,7 @@ export class SwarmRun {
       this.#end();
       // The record complete however the run ended (the caller writes it once more with what stopped it).
       try {
-        this.writeRecord(undefined);
+        this.#rewrite();
       } catch (error) {
         failure ??= { error };
       }
@@ -336,7 +329,7 @@ export class SwarmRun {
     const task = this.#tasksByName.get(name);
     if (task === undefined) return;
     // A journal that cannot be written (a full disk): the whole record instead, which says once that it cannot be written either.
-    if (!this.#journal.append(this.attempt, taskRow(this.#rowInput(), task), this.#compactedAt)) this.writeRecord(undefined);
+    if (!this.#journal.append(this.attempt, taskRow(this.#rowInput(), task), this.#compactedAt)) this.#rewrite();
   }
 
   #rowInput(): RowInput {
@@ -354,32 +347,29 @@ export class SwarmRun {
 
   /**
    * Rewrites summary.json from what the journal has that it lacks, when the
-   * journal has grown enough since the last time (see COMPACT_GROWTH); the
-   * run goes on while it is written.
+   * journal has grown enough since the last time (see COMPACT_GROWTH). A
+   * compaction that fails is not needed: the journal has every line, and the
+   * next one (or the last record) tries again.
    */
-  async #compact(): Promise<void> {
+  #compact(): void {
     const grown = this.#journal.bytes - this.#journalBytesAtCompaction;
-    if (this.#compacting || this.#finishedAt !== undefined || grown === 0 || grown < this.#compactedBytes * COMPACT_GROWTH) return;
-    this.#compacting = true;
-    const generation = ++this.#generation;
+    if (this.#finishedAt !== undefined || grown === 0 || grown < this.#compactedBytes * COMPACT_GROWTH) return;
     try {
-      const summary = this.summary(undefined);
-      // Lines appended while it is written are not in it, and must say so (see RunJournal.append).
-      this.#compactedAt = Date.parse(summary.finished_at);
-      const journalBytes = this.#journal.bytes;
-      this.#journal.sync();
-      const bytes = await writeSummary(this.outDir, summary, compactionFile(this.outDir), () => generation !== this.#generation);
-      if (bytes !== undefined) this.#compacted(bytes, journalBytes);
+      this.#writeSummary(this.#summaryInput(undefined));
     } catch {
-      // A compaction that fails is not needed: the journal has every line, and the next one (or the last) tries again.
-    } finally {
-      this.#compacting = false;
+      // See above.
     }
   }
 
-  #compacted(bytes: number, journalBytes: number): void {
+  /** Writes summary.json as `input` has it; the journal's lines from here on are newer than it. Throws a RecordWriteError. */
+  #writeSummary(input: SummaryInput): string {
+    this.#compactedAt = input.finishedAt;
+    const journalBytes = this.#journal.bytes;
+    this.#journal.sync();
+    const { path, bytes } = writeSummarySync(this.outDir, input);
     this.#compactedBytes = bytes;
     this.#journalBytesAtCompaction = journalBytes;
+    return path;
   }
 
   /** The run has ended: no more compactions, the journal is synced and closed (the last record follows). */
@@ -390,7 +380,11 @@ export class SwarmRun {
 
   /** The record as it stands, with `stop` as what stopped the run (if anything did). */
   summary(stop: RunStop | undefined): Summary {
-    return buildSummary({
+    return buildSummary(this.#summaryInput(stop));
+  }
+
+  #summaryInput(stop: RunStop | undefined): SummaryInput {
+    return {
       config: this.config,
       added: this.#added,
       loopsEnded: this.#loopsEnded,
@@ -413,33 +407,39 @@ export class SwarmRun {
       attempt: this.attempt,
       traces: [...(this.resume?.previous.traces ?? []), ...(this.#traceparent !== undefined ? [this.#traceparent] : [])],
       ...(this.resume && { previous: this.resume.previous }),
-    });
+    };
   }
 
   /**
-   * Writes summary.json (atomically) and returns it with its path; a
-   * compaction being written gives way to it. A write that fails (a full disk)
-   * does not stop the run: `error` says why, the file stays as last written,
-   * and the next write tries again.
+   * Writes summary.json (atomically) and returns it with its path. A write
+   * that fails (a full disk) does not stop the run: `error` says why, the file
+   * stays as last written, and the next write tries again.
    */
   writeRecord(stop: RunStop | undefined): { summary: Summary; path: string; error?: RecordWriteError } {
-    const summary = this.summary(stop);
-    this.#generation++;
-    this.#compactedAt = Date.parse(summary.finished_at);
-    rmSync(compactionFile(this.outDir), { force: true });
-    const journalBytes = this.#journal.bytes;
-    const path = join(this.outDir, SUMMARY_FILE);
+    const input = this.#summaryInput(stop);
+    const written = this.#writeRecordOf(input);
+    return { summary: buildSummary(input), ...written };
+  }
+
+  /** Writes the record as it stands now (the caller writes the last one, with what stopped the run). */
+  #rewrite(): void {
+    this.#writeRecordOf(this.#summaryInput(undefined));
+  }
+
+  /** Writes the record, telling once that it cannot be written, and once that it can again. */
+  #writeRecordOf(input: SummaryInput): { path: string; error?: RecordWriteError } {
     try {
-      this.#compacted(writeSummarySync(this.outDir, summary).bytes, journalBytes);
+      const path = this.#writeSummary(input);
+      if (this.#unwritten !== undefined) this.#queue?.push({ type: "record_written_again", path });
+      this.#unwritten = undefined;
+      return { path };
     } catch (error) {
       if (!(error instanceof RecordWriteError)) throw error;
+      const path = join(this.outDir, SUMMARY_FILE);
       if (this.#unwritten === undefined) this.#queue?.push({ type: "record_unwritten", path, message: error.message });
       this.#unwritten = error;
-      return { summary, path, error };
+      return { path, error };
     }
-    if (this.#unwritten !== undefined) this.#queue?.push({ type: "record_written_again", path });
-    this.#unwritten = undefined;
-    return { summary, path };
   }
 
   /**
