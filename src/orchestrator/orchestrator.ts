@@ -16,7 +16,7 @@ import { type BudgetExceededError, InvalidTaskError, OrchestratorClosedError, Ta
 import { errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { MemoryInbox } from "./peers/inbox.ts";
-import { QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
+import { Admission, type Admitted, QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { SessionRecords, sessionIdOf } from "./session-records.ts";
 import { type TaskRecord, taskResult } from "./task-record.ts";
@@ -60,6 +60,7 @@ export class Orchestrator implements TaskRunner {
     ),
   );
   readonly #budget: Budget;
+  readonly #admission: Admission;
   /** Undefined when turned off: every worker sends its first prompt at once. */
   readonly #stagger: CacheStagger | undefined;
   readonly #closing = new AbortController();
@@ -80,6 +81,7 @@ export class Orchestrator implements TaskRunner {
   constructor(readonly options: OrchestratorOptions = {}) {
     // First, so that a bad limit fails here: the scheduler is the one place that checks `concurrency` and `agentLimits`.
     this.scheduler = new Scheduler({ concurrency: options.concurrency ?? DEFAULT_CONCURRENCY, keyLimits: options.agentLimits });
+    this.#admission = new Admission(options.concurrency ?? DEFAULT_CONCURRENCY, options.agentLimits);
     this.scheduler.onEvent((event) => {
       if (event.type === "rate_limit") this.#hub.emit({ type: "rate_limit", state: event.state });
     });
@@ -146,7 +148,13 @@ export class Orchestrator implements TaskRunner {
 
   /** Runs one task to its end. Resolves with its result whatever the outcome; rejects only on invalid input. */
   run(spec: TaskSpec): Promise<TaskResult> {
-    return this.#execute(this.#createRecord(spec, undefined), spec);
+    return this.#admitAndExecute(this.#createRecord(spec, undefined), spec);
+  }
+
+  /** A task of a fan-out waits as a small entry until it may join the scheduler's queues (see Admission). */
+  async #admitAndExecute(record: TaskRecord, spec: TaskSpec): Promise<TaskResult> {
+    const admitted = await this.#admission.enter(spec.agent, spec.priority ?? 0, this.#stopOf(spec.signal));
+    return this.#execute(record, spec, false, admitted);
   }
 
   /**
@@ -213,7 +221,7 @@ export class Orchestrator implements TaskRunner {
     const specs = [...tasks].map((spec) => (options.signal ? { ...spec, signal: combine(spec.signal, options.signal) } : spec));
     const records = specs.map((spec) => this.#createRecord(spec, undefined));
     const pending = new Map(
-      records.map((record, i) => [record.info.id, this.#execute(record, specs[i]!).then((result) => ({ id: record.info.id, result }))]),
+      records.map((record, i) => [record.info.id, this.#admitAndExecute(record, specs[i]!).then((result) => ({ id: record.info.id, result }))]),
     );
     while (pending.size > 0) {
       const { id, result } = await Promise.race(pending.values());
@@ -316,7 +324,7 @@ export class Orchestrator implements TaskRunner {
     return name === undefined ? undefined : agents[name];
   }
 
-  async #execute(record: TaskRecord, spec: TaskSpec, lentSlot = false): Promise<TaskResult> {
+  async #execute(record: TaskRecord, spec: TaskSpec, lentSlot = false, admitted?: Admitted): Promise<TaskResult> {
     const timeoutMs = spec.timeoutMs ?? this.options.timeoutMs;
     const waiting = this.#stopOf(spec.signal);
     // The task's own stop, once it runs: its time limit, or what stops waiting work.
@@ -326,6 +334,7 @@ export class Orchestrator implements TaskRunner {
     const start = () => {
       if (record.startedAt !== undefined) return;
       record.startedAt = Date.now();
+      admitted?.started();
       const forward = () => own.abort(waiting.reason);
       if (waiting.aborted) forward();
       else waiting.addEventListener("abort", forward, { once: true });
@@ -373,6 +382,8 @@ export class Orchestrator implements TaskRunner {
       error = stop !== undefined && isStopError(caught) ? stop.reason : caught;
     } finally {
       release();
+      // Ended without starting (stopped while it waited, refused): the next task of its lane is admitted.
+      admitted?.started();
     }
     const result = taskResult(record, turn, error, Date.now());
     this.#transcripts?.end(record.info.id);
