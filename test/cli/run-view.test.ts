@@ -6,38 +6,16 @@ import { colorsFor } from "../../src/cli/run/view/format.ts";
 import { describeEvent, LinesView } from "../../src/cli/run/view/lines.ts";
 import { renderFrame } from "../../src/cli/run/view/tty.ts";
 import { SIGNAL_EXIT_CODES, type StopSignal } from "../../src/cli/signals.ts";
-import type { OrchestratorEvent, TaskInfo, TaskResult } from "../../src/orchestrator/index.ts";
+import type { OrchestratorEvent, TaskInfo } from "../../src/orchestrator/index.ts";
 import { parseCliMessage } from "../../src/protocol/index.ts";
 import { buildSummary, exitCodeFor, RunModel, type SummaryInput } from "../../src/run/index.ts";
+import { resolvedConfig, result, T0 } from "../support/swarm.ts";
 
 const ESC = "\u001b";
-const T0 = Date.parse("2025-06-01T12:00:00Z");
 const plain = colorsFor({ isTTY: false }, {});
 const colored = colorsFor({ isTTY: true }, { TERM: "xterm" });
 
 const info = (name: string, id = name, parentId?: string): TaskInfo => ({ id, name, agent: "reviewer", parentId });
-
-function result(name: string, status: TaskResult["status"], extra: Partial<TaskResult> = {}): TaskResult {
-  return {
-    id: name,
-    name,
-    agent: "reviewer",
-    status,
-    text: status === "succeeded" ? `${name} is fine` : "",
-    structuredOutput: undefined,
-    costUsd: 0.0125,
-    usage: { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-    numTurns: 2,
-    queuedMs: 500,
-    startedAt: T0 + 500,
-    finishedAt: T0 + 4700,
-    durationMs: 4200,
-    attempts: 1,
-    sessionId: "s",
-    error: status === "failed" ? { code: "TASK_FAILED", message: "API error 400" } : undefined,
-    ...extra,
-  };
-}
 
 /** The run's read-model, as `cadre run` makes it for a swarm. */
 const newState = (
@@ -260,27 +238,7 @@ describe("summary", () => {
 
   /** A run of two tasks (one succeeded, one failed) and a peer, as the engine reports it. */
   const reviewInput = (): SummaryInput => ({
-    config: {
-      name: "review",
-      base_dir: "/x",
-      defaults: { cwd: "/x" },
-      agents: {},
-      hooks: {},
-      connections: {},
-      rehearsal: {},
-      keep_worktrees: false,
-      tasks: ["a.ts", "b.ts"].map((name, index) => ({
-        name,
-        template: name,
-        index,
-        prompt: "p",
-        depends_on: [],
-        cwd: "/x",
-        retries: 0,
-        priority: 0,
-        settings: {},
-      })),
-    },
+    config: resolvedConfig("review", ["a.ts", "b.ts"]),
     results: new Map([
       [
         "a.ts",

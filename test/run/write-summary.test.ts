@@ -7,50 +7,27 @@ import type { TaskResult } from "../../src/orchestrator/index.ts";
 import { buildSummary, type SummaryInput, writeSummarySync } from "../../src/run/index.ts";
 import type { ResolvedSwarmConfig } from "../../src/swarm/index.ts";
 import { tempHome } from "../support/rehearsal.ts";
+import { resolvedConfig, result as resultOf, T0 } from "../support/swarm.ts";
 
-const T0 = Date.UTC(2026, 10, 26, 12);
 const usage = { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 900, cacheCreationInputTokens: 50 };
 
+/** A result whose text and answer try JSON's escapes and nesting. */
 function result(name: string, status: TaskResult["status"], extra: Partial<TaskResult> = {}): TaskResult {
-  return {
-    id: name,
-    name,
-    agent: undefined,
-    status,
+  return resultOf(name, status, {
     text: `${name}: 🙂 "quoted"\nand a second line`,
     structuredOutput: { verdict: "ok", items: [1, { deep: ["x"] }], empty: {}, none: [] },
-    costUsd: 0.0125,
     usage,
-    numTurns: 2,
-    queuedMs: 500,
-    startedAt: T0 + 500,
-    finishedAt: T0 + 4700,
-    durationMs: 4200,
-    attempts: 1,
     sessionId: `session-${name}`,
     ...extra,
-  };
-}
-
-function task(name: string, depends_on: string[] = []) {
-  return { name, template: name, index: 0, prompt: "p", depends_on, cwd: "/x", retries: 0, priority: 0, settings: {} };
+  });
 }
 
 /** A record with every kind of row and section: ended, running and pending tasks, a carried-over row, sessions, a loop, traces. */
 function fullInput(dir: string): SummaryInput {
-  const config = {
-    name: "everything",
+  const config = resolvedConfig("everything", ["plan", "write", "review", "later", "kept"], {
     file: "/x/swarm.yaml",
-    base_dir: "/x",
-    defaults: { cwd: "/x" },
-    agents: {},
-    hooks: {},
-    connections: {},
-    rehearsal: {},
-    keep_worktrees: false,
-    tasks: [task("plan"), task("write", ["plan"]), task("review", ["write"]), task("later"), task("kept")],
     loops: [{ name: "polish", tasks: ["write", "review"], until: { source: 'results.review.text == "ok"' }, max_rounds: 3 }],
-  } as unknown as ResolvedSwarmConfig;
+  } as Partial<ResolvedSwarmConfig>);
   return {
     config,
     added: [{ name: "write#2", template: "write", depends_on: ["plan"], round_of: { task: "write", round: 2, loop: "polish" } }],
@@ -100,17 +77,7 @@ function fullInput(dir: string): SummaryInput {
 
 function minimalInput(dir: string): SummaryInput {
   return {
-    config: {
-      name: "one",
-      base_dir: "/x",
-      defaults: {},
-      agents: {},
-      hooks: {},
-      connections: {},
-      rehearsal: {},
-      keep_worktrees: false,
-      tasks: [task("kept")],
-    },
+    config: resolvedConfig("one", ["kept"]),
     results: new Map([["kept", result("kept", "succeeded")]]),
     totals: { costUsd: 0.0125, usage },
     sessions: [],
@@ -130,7 +97,10 @@ describe("writeSummarySync", () => {
   it("writes, row by row, the very text of the whole record: every section, no tasks, and many tasks", async () => {
     const dir = await tempHome("cadre-write-summary-");
     const many = minimalInput(dir);
-    many.config = { ...many.config, tasks: Array.from({ length: 3_000 }, (_, i) => task(`t${i}`)) };
+    many.config = resolvedConfig(
+      "many",
+      Array.from({ length: 3_000 }, (_, i) => `t${i}`),
+    );
     many.results = new Map(many.config.tasks.slice(0, 2_000).map((t) => [t.name, result(t.name, "succeeded")]));
     const empty = { ...minimalInput(dir), config: { ...minimalInput(dir).config, tasks: [] }, results: new Map() };
     for (const input of [fullInput(dir), minimalInput(dir), empty, many]) {

@@ -1,4 +1,5 @@
 import { layerWorkerOptions, taskWorkerOptions } from "../../src/orchestrator/compose.ts";
+import type { TaskResult } from "../../src/orchestrator/index.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig, type ResolvedTask, taskSpecFor } from "../../src/swarm/config/index.ts";
 import type { WorkerOptions } from "../../src/worker/index.ts";
 
@@ -8,4 +9,56 @@ export function workerOf(config: ResolvedSwarmConfig, task: ResolvedTask): Worke
   const spec = taskSpecFor(task, task.prompt, new AbortController().signal);
   const agent = spec.agent === undefined ? undefined : options.agents?.[spec.agent];
   return layerWorkerOptions({ defaults: options.defaults, agent, task: taskWorkerOptions(spec) });
+}
+
+/** A resolved config of tasks with no dependencies, as the loader would make it from a file in /x. */
+export function resolvedConfig(name: string, taskNames: readonly string[], extra: Partial<ResolvedSwarmConfig> = {}): ResolvedSwarmConfig {
+  return {
+    name,
+    base_dir: "/x",
+    defaults: { cwd: "/x" },
+    agents: {},
+    hooks: {},
+    connections: {},
+    rehearsal: {},
+    keep_worktrees: false,
+    tasks: taskNames.map((task, index) => ({
+      name: task,
+      template: task,
+      index,
+      prompt: "p",
+      depends_on: [],
+      cwd: "/x",
+      retries: 0,
+      priority: 0,
+      settings: {},
+    })),
+    ...extra,
+  } as ResolvedSwarmConfig;
+}
+
+/** When the tasks of `result` started, less half a second. */
+export const T0 = Date.parse("2025-06-01T12:00:00Z");
+
+/** A task's result as the orchestrator gives it: a run of 4.2 s after 0.5 s in the queue, two turns. */
+export function result(name: string, status: TaskResult["status"], extra: Partial<TaskResult> = {}): TaskResult {
+  return {
+    id: name,
+    name,
+    agent: "reviewer",
+    status,
+    text: status === "succeeded" ? `${name} is fine` : "",
+    structuredOutput: undefined,
+    costUsd: 0.0125,
+    usage: { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
+    numTurns: 2,
+    queuedMs: 500,
+    startedAt: T0 + 500,
+    finishedAt: T0 + 4700,
+    durationMs: 4200,
+    attempts: 1,
+    sessionId: "s",
+    error: status === "failed" ? { code: "TASK_FAILED", message: "API error 400" } : undefined,
+    ...extra,
+  };
 }

@@ -1,7 +1,7 @@
 // A fan-out waits as small entries past a few times its lane's limit, and is admitted in the
 // scheduler's own order: the highest priority first, then the earliest; a stop lets its tasks through.
 import { describe, expect, it } from "vitest";
-import { type Admitted, Admission } from "../../../src/orchestrator/scheduler/index.ts";
+import { Admission, type Admitted } from "../../../src/orchestrator/scheduler/index.ts";
 
 /** Enters `count` tasks and notes the order in which they are admitted. */
 function enterMany(admission: Admission, count: number, options: { key?: string; priority?: number; signal?: AbortSignal; label?: string } = {}) {
