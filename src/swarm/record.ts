@@ -26,7 +26,10 @@ const usageEntries = Object.entries(USAGE_KEYS) as [keyof Usage, RecordUsageKey]
 
 /** The orchestrator's usage as summary.json writes it. */
 export function recordUsage(usage: Usage): RecordUsage {
-  return Object.fromEntries(usageEntries.map(([from, to]) => [to, usage[from]])) as RecordUsage;
+  // A loop, not Object.fromEntries: a run makes a row of every task at each write of its record.
+  const record = {} as RecordUsage;
+  for (const [from, to] of usageEntries) record[to] = usage[from];
+  return record;
 }
 
 /** summary.json's usage as the orchestrator counts it. */
@@ -226,14 +229,14 @@ type ResultFieldKey = Exclude<(typeof RESULT_KEYS)[keyof TaskResult], null>;
 
 /** The fields of a summary.json task entry that come from its result. */
 export function recordResultFields(result: TaskResult): Pick<SummaryTask, ResultFieldKey> {
-  return Object.fromEntries(
-    resultEntries.map(([from, to]) => {
-      const value = result[from];
-      if (from === "usage") return [to, recordUsage(result.usage)];
-      if (TIMES.has(from)) return [to, value === undefined ? null : new Date(value as number).toISOString()];
-      return [to, value ?? null];
-    }),
-  ) as Pick<SummaryTask, ResultFieldKey>;
+  const fields: Record<string, unknown> = {};
+  for (const [from, to] of resultEntries) {
+    const value = result[from];
+    if (from === "usage") fields[to] = recordUsage(result.usage);
+    else if (TIMES.has(from)) fields[to] = value === undefined ? null : new Date(value as number).toISOString();
+    else fields[to] = value ?? null;
+  }
+  return fields as Pick<SummaryTask, ResultFieldKey>;
 }
 
 /** A task's result as an earlier attempt recorded it (`id` is new: ids name one attempt's transcripts). */
