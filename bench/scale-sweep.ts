@@ -5,8 +5,10 @@
  * model outside cadre (a rehearsal server in this process, as a user's
  * outside model would be). Sampled from /proc while it runs: cadre's own CPU
  * (not its workers') per task for each thousand tasks ended, its resident
- * set, and the bytes it wrote to the run directory per task end (the journal,
- * and each summary.json written; transcripts aside), by thousand. The first
+ * set (as the last task ended, and its lowest and highest while the last
+ * thousand ran: V8 lets garbage build up between collections), and the bytes
+ * it wrote to the run directory per task end (the journal, and each
+ * summary.json written; transcripts aside), by thousand. The first
  * thousand counts from the first task's end; the whole run's figures include
  * start-up and the last record.
  *
@@ -55,6 +57,8 @@ interface SizeReport {
   /** Over the whole life of the process (start-up and the last record included); the RSS as the last task ended. */
   cpuMsPerTask: number;
   rssEndMb: number;
+  /** The lowest and highest RSS sampled while the last thousand tasks ran: V8 lets garbage build up between collections. */
+  rssLastMb: { low: number; high: number };
   peakRssMb: number;
   bytesPerTask: number;
   wallS: number;
@@ -147,16 +151,22 @@ async function runSize(tasks: number, baseUrl: string, root: string, redis: Redi
   // From the first task's end: start-up (loading, the first summary, the workers' first start) is in the whole run's figure only.
   const marks: { ended: number; cpuMs: number; bytes: number; at: number; rssMb: number }[] = [];
   let last: Awaited<ReturnType<typeof processUsage>>;
+  const freshRange = () => ({ low: Number.POSITIVE_INFINITY, high: 0 });
+  let rssSinceMark = freshRange();
+  let rssLastMb = freshRange();
   while (running) {
     await new Promise((r) => setTimeout(r, SAMPLE_MS));
     const usage = await processUsage(child.pid!);
     if (usage === undefined) break;
     last = usage;
+    rssSinceMark = { low: Math.min(rssSinceMark.low, usage.rssMb), high: Math.max(rssSinceMark.high, usage.rssMb) };
     await run.poll();
     // The last mark is at the last task's end, however many tasks that thousand has.
     const next = marks.length === 0 ? 1 : Math.min(tasks, (marks.length - 1) * 1000 + 1000);
     if (run.ended >= next && marks.at(-1)?.ended !== tasks) {
       marks.push({ ended: run.ended, cpuMs: usage.cpuMs, bytes: run.bytes, at: performance.now(), rssMb: usage.rssMb });
+      rssLastMb = rssSinceMark;
+      rssSinceMark = freshRange();
       if (run.ended === tasks && hosts) hostsAtEnd = await hostsUsage(hostPids);
     }
   }
@@ -178,6 +188,7 @@ async function runSize(tasks: number, baseUrl: string, root: string, redis: Redi
     buckets,
     cpuMsPerTask: last!.cpuMs / tasks,
     rssEndMb: marks.at(-1)!.rssMb,
+    rssLastMb,
     peakRssMb: last!.peakRssMb,
     bytesPerTask: run.bytes / tasks,
     wallS: (performance.now() - started) / 1000,
@@ -200,7 +211,7 @@ async function main(): Promise<void> {
       : "real claude workers, a scripted model outside cadre";
     console.log(`one-turn tasks with reuse at concurrency ${CONCURRENCY} ${where}, ${workers}`);
     console.log(
-      "| tasks | cadre CPU / task (all) | first 1,000 | last 1,000 | last / first | RSS at end (peak) | bytes / task end | tasks/s | load |",
+      "| tasks | cadre CPU / task (all) | first 1,000 | last 1,000 | last / first | RSS at end, over the last 1,000 (peak) | bytes / task end | tasks/s | load |",
     );
     console.log("|---|---|---|---|---|---|---|---|---|");
     for (const size of SIZES) {
@@ -210,7 +221,7 @@ async function main(): Promise<void> {
       const rate = report.buckets.reduce((sum, b) => sum + b.tasksPerSecond, 0) / report.buckets.length;
       console.log(
         `| ${size.toLocaleString("en")} | ${f(report.cpuMsPerTask)} ms | ${f(first.cpuMsPerTask)} ms | ${f(lastBucket.cpuMsPerTask)} ms | ` +
-          `${f(lastBucket.cpuMsPerTask / first.cpuMsPerTask, 2)} | ${f(report.rssEndMb, 0)} MB (${f(report.peakRssMb, 0)}) | ` +
+          `${f(lastBucket.cpuMsPerTask / first.cpuMsPerTask, 2)} | ${f(report.rssEndMb, 0)} MB, ${f(report.rssLastMb.low, 0)}–${f(report.rssLastMb.high, 0)} (${f(report.peakRssMb, 0)}) | ` +
           `${f(report.bytesPerTask, 0)} (first ${f(first.bytesPerTask, 0)}, last ${f(lastBucket.bytesPerTask, 0)}) | ${f(rate)} | ${report.load} |`,
       );
       if (report.hosts)
