@@ -1,6 +1,6 @@
 // The run's journal: a task's end appends one line; summary.json is compacted from it now and then. A run killed while
 // a compaction is being written resumes with every task that had ended; what a task's end writes does not grow with the run.
-import { existsSync, readFileSync, watch } from "node:fs";
+import { existsSync, readFileSync, statSync, watch } from "node:fs";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -64,10 +64,12 @@ describe("the run's journal", () => {
         }),
       200,
     );
-    // A compaction writes a temporary file and renames it over summary.json: killed when that file appears.
+    // A record is written to a temporary file renamed over summary.json. The first is the run's start, before
+    // the journal has a line; the next, once tasks have ended, is a compaction: killed as its file appears.
     let compacting: string | undefined;
     const watcher = watch(out, (_event, name) => {
-      if (compacting !== undefined || !name?.endsWith(".compact.tmp")) return;
+      if (compacting !== undefined || !name?.startsWith("summary.json.") || !name.endsWith(".tmp")) return;
+      if (!existsSync(join(out, name)) || fileSize(join(out, JOURNAL_FILE)) === 0) return;
       compacting = name;
       first.kill("SIGKILL");
     });
@@ -125,4 +127,8 @@ function written(): number {
   const match = /^wchar: (\d+)$/m.exec(readFileSync("/proc/self/io", "utf8"));
   if (match === null) throw new Error("/proc/self/io has no wchar");
   return Number(match[1]);
+}
+
+function fileSize(path: string): number {
+  return existsSync(path) ? statSync(path).size : 0;
 }

@@ -40,10 +40,17 @@ describe("session file checkpoints and persistence", () => {
     const session = orchestrator.openSession({ name: "ephemeral", worker: { persistSession: false } });
     await session.send("hello");
     const pid = session.pid!;
+    // The worker learns of the death from its process's exit, a moment after the pid is gone: waited for as it happens.
+    const ended = new Promise<void>((resolve) => {
+      const stop = orchestrator.on((event) => {
+        if (event.type !== "worker_state" || (event.state !== "exited" && event.state !== "failed")) return;
+        stop();
+        resolve();
+      });
+    });
     process.kill(pid, "SIGKILL");
     expect(await isGone(pid, 10_000)).toBe(true);
-    // The worker learns of the death from its process's exit, a moment after the pid is gone.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await ended;
     await expect(session.send("still there?")).rejects.toMatchObject({ code: "SESSION_NOT_RESUMABLE" });
   });
 });
