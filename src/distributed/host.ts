@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
-import { CONTROL_CHANNEL, PREFIX, RUNS_KEY, runKeys } from "./keys.ts";
-import { connectRedis, DEFAULT_REDIS_LOSS_MS, deleteMatching, evictionWarning, RECONNECT_CAP_MS, watchLoss } from "./redis.ts";
+import { CONTROL_CHANNEL, RUNS_KEY, runKeys } from "./keys.ts";
+import { connectRedis, DEFAULT_REDIS_LOSS_MS, evictionWarning, RECONNECT_CAP_MS, watchLoss } from "./redis.ts";
 import { type HostContext, type HostObserver, RunHost } from "./run-host.ts";
 import { redactUrl } from "./url.ts";
 import { type ControlMessage, ControlMessageSchema, type DistributedRun, DistributedRunSchema, readJson } from "./wire.ts";
@@ -156,8 +156,6 @@ export class Host {
           this.#runs.delete(id);
           this.#vanished.delete(id);
           await run.stop();
-          // Its queue worker may have written again after the coordinator cleared the run (a host frozen then, say): gone now too.
-          if (why === "ended") await deleteMatching(this.#redis, `${PREFIX}:${runKeys(id).queue}:*`);
           this.#options.log(`run ${id}: ${why}`);
         }
         for (const id of ids) {

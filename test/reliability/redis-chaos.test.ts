@@ -144,8 +144,6 @@ describe("chaos: the fleet's faults on a real Redis", () => {
       ["t1", "succeeded", "done item 1", "live", 2],
     ]);
     expect([...endsPerTask(done.stdout).values()]).toEqual([1]);
-    // The thawed host's queue worker may write after the coordinator cleared the run; each host clears it as it stops serving it.
-    for (const host of [frozen, live]) await host.waitFor(/run \S+: ended/, 30_000);
     expect(await runKeysLeft(redis)).toEqual([]);
   }, 240_000);
 
