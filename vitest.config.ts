@@ -1,14 +1,25 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+import { FAST, SLOW } from "./test/tiers.ts";
+
+/** The tests that start `cadre` run the built dist/: those tiers rebuild it first when its inputs changed. */
+const BUILD = ["test/support/build.ts"];
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    globalSetup: ["test/support/build.ts"],
     // Tests that start real claude processes take seconds each; they run in
     // parallel files, each with its own HOME and rehearsal server port.
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
     maxWorkers: 4,
+    // Three tiers (test/tiers.ts): `npm test` runs them all, `npm run test:fast` only the first.
+    projects: [
+      { extends: true, test: { name: "fast", include: FAST, setupFiles: ["test/support/no-processes.ts"], pool: "threads", isolate: false } },
+      {
+        extends: true,
+        test: { name: "e2e", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...FAST, ...SLOW], globalSetup: BUILD },
+      },
+      { extends: true, test: { name: "slow", include: SLOW, globalSetup: BUILD } },
+    ],
   },
 });
