@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type { CliMessage } from "../src/protocol/index.ts";
-import { cadre, decodeTranscript, readSummary, repo } from "./cli/run-support.ts";
+import { cadre, decodeTranscript, readSummary, repo } from "./support/cli.ts";
 
 let dir: string;
 beforeAll(async () => {

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
+import { bin, repo } from "../support/cli.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
-import { bin, repo } from "./run-support.ts";
 
 /** A loopback port nothing listens on: taken from the system, then let go. */
 async function closedPort(): Promise<number> {

@@ -3,7 +3,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cadre, repo } from "./run-support.ts";
+import { cadre, repo } from "../support/cli.ts";
 
 const SUBCOMMANDS = ["run", "validate", "mcp", "agents", "worker", "ui", "doctor"];
 

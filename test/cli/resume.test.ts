@@ -8,9 +8,9 @@ import { describe, expect, it } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import type { RecordedRequest, RehearsalServer } from "../../src/rehearsal/server.ts";
 import type { Summary } from "../../src/swarm/record.ts";
+import { bin, readRunRecord, readSummary } from "../support/cli.ts";
 import { claudeDescendants, isGone } from "../support/processes.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
-import { bin, readRunRecord, readSummary } from "./run-support.ts";
 
 // Every task's prompt is a shell command: the model runs it with Bash, then reports its output.
 const SCRIPT = [{ tool_use: { name: "Bash", input: { command: "{{prompt}}", description: "run it" } } }, { text: "done: {{tool_result}}" }];

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CliMessage } from "../../src/protocol/index.ts";
-import { bin, decodeTranscript, readSummary, repo } from "./run-support.ts";
+import { bin, decodeTranscript, readSummary, repo } from "../support/cli.ts";
 
 let dir: string;
 /** cadre's HOME in these runs: no user agents, no git identity (cadre then commits as "cadre"). */

@@ -2,7 +2,7 @@
 // a router skips exactly the branch its verdict excludes, a failure handler runs only on a failure, and
 // `cadre validate` reports every mistake in the conditions before anything runs.
 import { describe, expect, it } from "vitest";
-import { cadre, readSummary, swarmFolder } from "./run-support.ts";
+import { cadre, readSummary, swarmFolder } from "../support/cli.ts";
 
 const folder = swarmFolder("cadre-when-");
 const config = folder.config;

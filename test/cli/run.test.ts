@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bin, cadre, decodeTranscript, readSummary, repo, swarmFolder } from "./run-support.ts";
+import { bin, cadre, decodeTranscript, readSummary, repo, swarmFolder } from "../support/cli.ts";
 
 const folder = swarmFolder("cadre-run-");
 const config = folder.config;

@@ -5,8 +5,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, scriptedWorkspace } from "../mcp/support.ts";
-import { launchBrowser, openPage, SHOTS, startCadre } from "./support.ts";
+import { launchBrowser, openPage, SHOTS, startCadre } from "../support/dashboard.ts";
+import { call, scriptedWorkspace } from "../support/mcp.ts";
 
 const TOKEN = "dashboard-test-token-0123456789";
 

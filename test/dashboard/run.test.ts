@@ -6,9 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readSummary } from "../cli/run-support.ts";
+import { readSummary } from "../support/cli.ts";
+import { launchBrowser, openPage, REBOUND_HOST, recordStatuses, SHOTS, startCadre, tableKeys, tableStatuses } from "../support/dashboard.ts";
 import { claudeDescendants, isGone } from "../support/processes.ts";
-import { launchBrowser, openPage, REBOUND_HOST, recordStatuses, SHOTS, startCadre, tableKeys, tableStatuses } from "./support.ts";
 
 /**
  * Two slots for four tasks: gamma waits in the queue, delta waits for beta. Alpha reads a file

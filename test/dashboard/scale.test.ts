@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, SHOTS, startCadre, tableKeys } from "./support.ts";
+import { launchBrowser, openPage, SHOTS, startCadre, tableKeys } from "../support/dashboard.ts";
 
 const TASKS = 10_000;
 /** The first 9,000 are copies of one for_each task; the rest are plain tasks, checked and fixed by turns. */

@@ -8,7 +8,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
-import { MINUTE_OF_BASH, type ProcessTree, rehearsalHomesLeft, survivors, treeWithBashTool } from "../reliability/support.ts";
+import { MINUTE_OF_BASH, type ProcessTree, rehearsalHomesLeft, survivors, treeWithBashTool } from "../support/reliability.ts";
 import { DENO, DENO_JSON, killAll, ROOT, tempHome } from "./support.ts";
 
 const CADRE = join(ROOT, "bin/cadre-deno.ts");

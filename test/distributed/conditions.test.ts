@@ -1,9 +1,9 @@
 // when: under `cadre run --redis`: the coordinator decides each condition, the hosts run only what it starts.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readSummary } from "../cli/run-support.ts";
+import { readSummary } from "../support/cli.ts";
+import { runDistributed, startHost, startRedis, swarmFile } from "../support/distributed.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
-import { runDistributed, startHost, startRedis, swarmFile } from "./support.ts";
 
 describe("cadre run --redis: when:", () => {
   it("a router's excluded branch is skipped with its reason and never reaches a host; the chosen one runs on one", async () => {

@@ -7,10 +7,10 @@ import { Coordinator } from "../../src/distributed/coordinator.ts";
 import { Host } from "../../src/distributed/host.ts";
 import type { OrchestratorEvent } from "../../src/orchestrator/index.ts";
 import type { RecordedRequest } from "../../src/rehearsal/server.ts";
-import { bin, readSummary, repo } from "../cli/run-support.ts";
+import { bin, readSummary, repo } from "../support/cli.ts";
+import { killHost, runDistributed, startHost, startRedis, swarmFile } from "../support/distributed.ts";
 import { claudeDescendants, isGone, liveClaudeChildren } from "../support/processes.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
-import { killHost, runDistributed, startHost, startRedis, swarmFile } from "./support.ts";
 
 async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,9 +1,9 @@
 // One swarm on two hosts: two `cadre worker` processes and `cadre run --redis`, a real redis-server, real claude CLIs.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { decodeTranscript, readSummary } from "../cli/run-support.ts";
+import { decodeTranscript, readSummary } from "../support/cli.ts";
+import { runDistributed, startHost, startRedis, swarmFile } from "../support/distributed.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
-import { runDistributed, startHost, startRedis, swarmFile } from "./support.ts";
 
 function tasks(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `  - { name: t${i + 1}, prompt: item ${i + 1} }`);

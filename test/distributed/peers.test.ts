@@ -2,9 +2,9 @@
 import { describe, expect, it, onTestFinished } from "vitest";
 import { RedisInbox } from "../../src/distributed/inbox.ts";
 import { runKeys } from "../../src/distributed/keys.ts";
+import { startRedis } from "../support/distributed.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
-import { startRedis } from "./support.ts";
 
 describe("peer messages across hosts", () => {
   it("a worker on one host tells a peer; the peer's worker on another host reads it, once", async () => {

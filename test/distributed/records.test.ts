@@ -1,9 +1,9 @@
 // The record of a distributed run lists the sessions beside the tasks (peers, children) that worked on the hosts.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cadre, readSummary } from "../cli/run-support.ts";
+import { cadre, readSummary } from "../support/cli.ts";
+import { runDistributed, startHost, startRedis, swarmFile } from "../support/distributed.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
-import { runDistributed, startHost, startRedis, swarmFile } from "./support.ts";
 
 describe("the record of a distributed run", () => {
   it("lists the peers and children of the hosts' workers, with their host, cost and transcript; the totals are their sum", async () => {

@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../../src/rehearsal/server.ts";
-import { bin, readRunRecord, readSummary, repo } from "../cli/run-support.ts";
+import { bin, readRunRecord, readSummary, repo } from "../support/cli.ts";
+import { runDistributed, startHost, startRedis, swarmFile } from "../support/distributed.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
-import { runDistributed, startHost, startRedis, swarmFile } from "./support.ts";
 
 // Every task's prompt is a shell command: the model runs it with Bash, then reports its output.
 const SCRIPT = [{ tool_use: { name: "Bash", input: { command: "{{prompt}}", description: "run it" } } }, { text: "done: {{tool_result}}" }];

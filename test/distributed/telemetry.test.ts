@@ -2,10 +2,10 @@
 // spans join the run's one trace; a host's --metrics serves Prometheus's text format.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readSummary } from "../cli/run-support.ts";
+import { readSummary } from "../support/cli.ts";
+import { runDistributed, startHost, startRedis, swarmFile } from "../support/distributed.ts";
 import { otlpEnv, type ReceivedSpan, startOtlpReceiver } from "../support/otlp-receiver.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
-import { runDistributed, startHost, startRedis, swarmFile } from "./support.ts";
 
 /** Resolves once `check` holds, or fails after `ms`. */
 async function eventually(check: () => boolean, what: string, ms = 20_000): Promise<void> {

@@ -2,7 +2,7 @@
 // spawn_session answers with a tool error that says how to log in, and so does every one after it,
 // without starting another child.
 import { describe, expect, it } from "vitest";
-import { call, claudeDescendants, startStdioCadre, textOf } from "./support.ts";
+import { call, claudeDescendants, startStdioCadre, textOf } from "../support/mcp.ts";
 
 describe("cadre mcp without a login", () => {
   it("answers spawn_session with a tool error that says how to log in; the next one starts no child", async () => {

@@ -3,8 +3,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
+import { CADRE_BIN, call, startStdioCadre, textOf } from "../support/mcp.ts";
 import { tempHome } from "../support/rehearsal.ts";
-import { CADRE_BIN, call, startStdioCadre, textOf } from "./support.ts";
 
 const CONFIG = `
 name: review-swarm

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { execa } from "execa";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { startHttpCadre } from "./http-support.ts";
-import { CADRE_BIN } from "./support.ts";
+import { CADRE_BIN } from "../support/mcp.ts";
+import { startHttpCadre } from "../support/mcp-http.ts";
 
 const REPO = join(CADRE_BIN, "..", "..");
 const SUITE = join(REPO, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { call, startStdioCadre, textOf } from "./support.ts";
+import { call, startStdioCadre, textOf } from "../support/mcp.ts";
 
 const QUESTION = "Which database should we use?";
 

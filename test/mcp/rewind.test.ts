@@ -2,8 +2,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { call, startStdioCadre, textOf } from "../support/mcp.ts";
 import { tempHome } from "../support/rehearsal.ts";
-import { call, startStdioCadre, textOf } from "./support.ts";
 
 describe("rewind_session_files", () => {
   it("previews, then restores the files a child wrote, and refuses a turn the child never took", async () => {

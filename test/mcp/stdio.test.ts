@@ -1,7 +1,7 @@
 // `cadre mcp` over stdio with the SDK's own Client: every tool on real claude children, scripted offline.
 import { describe, expect, it } from "vitest";
+import { call, claudeDescendants, startStdioCadre, textOf } from "../support/mcp.ts";
 import { isGone } from "../support/processes.ts";
-import { call, claudeDescendants, startStdioCadre, textOf } from "./support.ts";
 
 const SCRIPTS = {
   alpha: [{ text: "alpha heard: {{prompt}}" }, { text: "alpha again: {{prompt}}" }],

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { OrchestratorEvent, TaskResult } from "../../src/orchestrator/index.ts";
-import { decodeTranscript } from "../cli/run-support.ts";
+import { decodeTranscript } from "../support/cli.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 

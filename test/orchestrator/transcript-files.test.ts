@@ -2,7 +2,7 @@
 import { readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { decodeTranscript } from "../cli/run-support.ts";
+import { decodeTranscript } from "../support/cli.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 

@@ -8,9 +8,9 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import { CLAUDE_BIN } from "../support/claude.ts";
+import { PLUGIN, readJson } from "../support/plugin.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 import { conversationText } from "../support/requests.ts";
-import { PLUGIN, readJson } from "./support.ts";
 
 const CASES = ["fan-out", "one-line", "swarm-file"];
 

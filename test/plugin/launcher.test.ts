@@ -4,8 +4,8 @@ import { chmod, cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
+import { PLUGIN, REPO, readJson } from "../support/plugin.ts";
 import { tempHome } from "../support/rehearsal.ts";
-import { PLUGIN, REPO, readJson } from "./support.ts";
 
 /** A copy of the plugin away from the repository (as Claude Code's cache holds it), and a PATH of recording fakes. */
 async function cachedPlugin() {

@@ -3,12 +3,12 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { claudeDescendants, descendants, scriptedWorkspace } from "../mcp/support.ts";
 import { startClaude } from "../support/claude.ts";
+import { claudeDescendants, descendants, scriptedWorkspace } from "../support/mcp.ts";
+import { claudeIn, homeWithPlugin, PLUGIN, REPO, readJson } from "../support/plugin.ts";
 import { isGone } from "../support/processes.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 import { requestsOf, toolResults } from "../support/requests.ts";
-import { claudeIn, homeWithPlugin, PLUGIN, REPO, readJson } from "./support.ts";
 
 const SPAWN = "mcp__plugin_cadre_cadre__spawn_session";
 

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bin, readSummary, repo } from "../cli/run-support.ts";
-import { until } from "./support.ts";
+import { bin, readSummary, repo } from "../support/cli.ts";
+import { until } from "../support/reliability.ts";
 
 let dir: string;
 let file: string;

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bin, readSummary, repo } from "../cli/run-support.ts";
+import { bin, readSummary, repo } from "../support/cli.ts";
 
 let dir: string;
 let file: string;

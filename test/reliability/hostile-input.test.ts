@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bin, repo } from "../cli/run-support.ts";
+import { bin, repo } from "../support/cli.ts";
 
 let dir: string;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
 // pages), a body too large or not JSON, a client over the --max-clients cap.
 import { describe, expect, it } from "vitest";
 import { HostPolicy } from "../../src/util/allowed-hosts.ts";
-import { raw, startHttpCadre } from "../mcp/http-support.ts";
+import { raw, startHttpCadre } from "../support/mcp-http.ts";
 
 const TOKEN = "test-token-0123456789abcdef";
 const AUTH = { authorization: `Bearer ${TOKEN}` };

@@ -3,8 +3,8 @@
 // no rehearsal HOME is left in the temp directory.
 import { execa, type ResultPromise } from "execa";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { CADRE_BIN, scriptedWorkspace } from "../mcp/support.ts";
-import { MINUTE_OF_BASH, rehearsalHomesLeft, survivors, treeWithBashTool, until } from "./support.ts";
+import { CADRE_BIN, scriptedWorkspace } from "../support/mcp.ts";
+import { MINUTE_OF_BASH, rehearsalHomesLeft, survivors, treeWithBashTool, until } from "../support/reliability.ts";
 
 const SCRIPTS = { quick: [{ text: "quick done" }], busy: [{ tool_use: MINUTE_OF_BASH }, { text: "too late" }] };
 

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bin, cadre, readSummary, repo } from "../cli/run-support.ts";
-import { until } from "./support.ts";
+import { bin, cadre, readSummary, repo } from "../support/cli.ts";
+import { until } from "../support/reliability.ts";
 
 const NAMES = ["a", "b", "c"];
 let dir: string;

@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest, RehearsalServer } from "../../src/rehearsal/server.ts";
-import { bin, readSummary, repo } from "../cli/run-support.ts";
-import { type RedisServer, runDistributed, startHost, startRedis, swarmFile } from "../distributed/support.ts";
+import { bin, readSummary, repo } from "../support/cli.ts";
+import { type RedisServer, runDistributed, startHost, startRedis, swarmFile } from "../support/distributed.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
-import { until } from "./support.ts";
+import { until } from "../support/reliability.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bin, readSummary, repo } from "../cli/run-support.ts";
+import { bin, readSummary, repo } from "../support/cli.ts";
 import { descendants } from "../support/processes.ts";
-import { MINUTE_OF_BASH, rehearsalHomesLeft, survivors, treeWithBashTool, until } from "./support.ts";
+import { MINUTE_OF_BASH, rehearsalHomesLeft, survivors, treeWithBashTool, until } from "../support/reliability.ts";
 
 let dir: string;
 beforeAll(async () => {

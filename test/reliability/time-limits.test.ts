@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SummaryTask } from "../../src/swarm/record.ts";
-import { cadre, readSummary } from "../cli/run-support.ts";
+import { cadre, readSummary } from "../support/cli.ts";
 
 let dir: string;
 beforeAll(async () => {

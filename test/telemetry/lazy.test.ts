@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { repo } from "../cli/run-support.ts";
+import { repo } from "../support/cli.ts";
 
 /** Every file of dist/cli that `entry` reaches through static imports (dynamic ones are loaded only when run). */
 async function staticallyReached(entry: string): Promise<Map<string, string>> {

@@ -4,7 +4,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect } from "vitest";
-import { bin, readSummary, repo } from "../cli/run-support.ts";
+import { bin, readSummary, repo } from "../support/cli.ts";
 import { it } from "../support/fixtures.ts";
 import { ancestors, otlpEnv, type ReceivedSpan, startOtlpReceiver } from "../support/otlp-receiver.ts";
 

@@ -2,10 +2,10 @@
 import { describe, expect, it } from "vitest";
 import type { Caller } from "../../../src/orchestrator/peers/directory.ts";
 import { createPeerServer, PEER_SERVER_NAME, PEER_TOOL_IDS } from "../../../src/orchestrator/peers/peer-server.ts";
+import { DirectoryDouble } from "../../support/peer-directory.ts";
 import { createRehearsal } from "../../support/rehearsal.ts";
 import { requestsOf } from "../../support/requests.ts";
 import { startRehearsedWorker } from "../../support/worker.ts";
-import { DirectoryDouble } from "./directory-double.ts";
 
 type ToolResultBlock = { type?: string; tool_use_id?: string; content?: unknown; is_error?: boolean };
 

@@ -7,7 +7,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { formatChain } from "../../../src/orchestrator/peers/chain.ts";
 import type { Caller } from "../../../src/orchestrator/peers/directory.ts";
 import { createPeerServer, PEER_TOOL_IDS, PEER_TOOL_NAMES } from "../../../src/orchestrator/peers/peer-server.ts";
-import { DirectoryDouble } from "./directory-double.ts";
+import { DirectoryDouble } from "../../support/peer-directory.ts";
 
 const PEERS = [
   { name: "A", description: "plans", status: "busy" },

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { expect, onTestFinished } from "vitest";
-import { bin, repo } from "../cli/run-support.ts";
+import { bin, repo } from "./cli.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
 

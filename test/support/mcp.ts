@@ -5,11 +5,11 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, onTestFinished } from "vitest";
 import type { RehearsalScriptsInput } from "../../src/rehearsal/script.ts";
-import { claudeDescendants, isGone } from "../support/processes.ts";
+import { claudeDescendants, isGone } from "./processes.ts";
 
-export { claudeDescendants, descendants } from "../support/processes.ts";
+export { claudeDescendants, descendants } from "./processes.ts";
 
-import { tempHome } from "../support/rehearsal.ts";
+import { tempHome } from "./rehearsal.ts";
 
 export const CADRE_BIN = resolve(import.meta.dirname, "../../bin/cadre.js");
 

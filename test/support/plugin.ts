@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { execa } from "execa";
-import { CLAUDE_BIN } from "../support/claude.ts";
-import { tempHome } from "../support/rehearsal.ts";
+import { CLAUDE_BIN } from "./claude.ts";
+import { tempHome } from "./rehearsal.ts";
 
 export const REPO = resolve(import.meta.dirname, "../..");
 export const PLUGIN = join(REPO, "plugin");

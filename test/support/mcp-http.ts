@@ -3,7 +3,7 @@ import http from "node:http";
 import { execa, type ResultPromise } from "execa";
 import { onTestFinished } from "vitest";
 import type { RehearsalScriptsInput } from "../../src/rehearsal/script.ts";
-import { CADRE_BIN, scriptedWorkspace, until } from "./support.ts";
+import { CADRE_BIN, scriptedWorkspace, until } from "./mcp.ts";
 
 export const INIT = {
   jsonrpc: "2.0",

@@ -1,4 +1,4 @@
-import type { Caller, InboxMessage, PeerDirectory, PeerInfo } from "../../../src/orchestrator/peers/directory.ts";
+import type { Caller, InboxMessage, PeerDirectory, PeerInfo } from "../../src/orchestrator/peers/directory.ts";
 
 /**
  * A small in-memory PeerDirectory standing in for the orchestrator: the thing

@@ -8,9 +8,9 @@ import { Redis } from "ioredis";
 import { onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import type { RehearsalServer } from "../../src/rehearsal/server.ts";
-import { bin, repo } from "../cli/run-support.ts";
-import { descendants, isAlive, isGone } from "../support/processes.ts";
-import { tempHome } from "../support/rehearsal.ts";
+import { bin, repo } from "./cli.ts";
+import { descendants, isAlive, isGone } from "./processes.ts";
+import { tempHome } from "./rehearsal.ts";
 
 /** A free loopback port (the kernel's pick, released again). */
 async function freePort(): Promise<number> {

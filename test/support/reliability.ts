@@ -1,7 +1,7 @@
 // Helpers shared by the reliability scenarios: a long-running tool, waiting on a condition,
 // and checking that a whole process tree is gone by a deadline.
 import { readdir } from "node:fs/promises";
-import { descendants, isGone } from "../support/processes.ts";
+import { descendants, isGone } from "./processes.ts";
 
 /** A Bash tool that runs for a minute: a shell loop, since the CLI refuses a bare long sleep. */
 export const MINUTE_OF_BASH = { name: "Bash", input: { command: "for i in $(seq 60); do sleep 1; done", description: "wait a minute" } };
