@@ -11,6 +11,7 @@ import type { Summary } from "../../src/swarm/record.ts";
 import { bin, readRunRecord, readSummary } from "../support/cli.ts";
 import { claudeDescendants, isGone } from "../support/processes.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
+import { until } from "../support/wait.ts";
 
 // Every task's prompt is a shell command: the model runs it with Bash, then reports its output.
 const SCRIPT = [{ tool_use: { name: "Bash", input: { command: "{{prompt}}", description: "run it" } } }, { text: "done: {{tool_result}}" }];
@@ -50,25 +51,17 @@ async function runDirs(ws: Workspace): Promise<string[]> {
   return (await readdir(root)).map((name) => join(root, name));
 }
 
-/** Waits until `check` holds. */
-async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 45_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** Waits until the run's record (summary.json written at the start, and its journal as sessions start and tasks end) satisfies `check`. */
 async function untilRecord(ws: Workspace, check: (record: Summary) => boolean): Promise<Summary> {
-  let found: Summary | undefined;
-  await until(async () => {
-    const [dir] = existsSync(join(ws.dir, ".cadre", "runs")) ? await runDirs(ws) : [];
-    const record = dir ? await readRunRecord(dir).catch(() => undefined) : undefined;
-    if (record && check(record)) found = record;
-    return found !== undefined;
-  });
-  return found!;
+  return until(
+    async () => {
+      const [dir] = existsSync(join(ws.dir, ".cadre", "runs")) ? await runDirs(ws) : [];
+      const record = dir ? await readRunRecord(dir).catch(() => undefined) : undefined;
+      return record && check(record) ? record : undefined;
+    },
+    45_000,
+    "the run's record",
+  );
 }
 
 /** Waits until the CLI has stored a tool call in the session's file (under the workers' HOME): a kill from here on is mid-tool. */
@@ -76,9 +69,8 @@ async function untilToolUseStored(ws: Workspace, session: string): Promise<void>
   const projects = join(ws.env.HOME!, ".claude", "projects");
   const stored = async () =>
     (await readdir(projects, { recursive: true }).catch(() => [] as string[])).find((name) => name.endsWith(`${session}.jsonl`));
-  await until(async () => (await stored()) !== undefined);
-  const file = join(projects, (await stored())!);
-  await until(async () => (await readFile(file, "utf8")).includes('"tool_use"'));
+  const file = join(projects, await until(stored, 45_000, "the session's file"));
+  await expect.poll(() => readFile(file, "utf8"), { timeout: 45_000 }).toContain('"tool_use"');
 }
 
 /** Waits until the run's record shows `task` succeeded. */

@@ -4,27 +4,23 @@ import { LiveRun } from "../../src/dashboard/index.ts";
 import { emptyUsage } from "../../src/orchestrator/accounting.ts";
 import type { TaskInfo, TaskResult } from "../../src/orchestrator/index.ts";
 import { RunModel } from "../../src/run/index.ts";
+import { result as taskResult } from "../support/swarm.ts";
 
 const info = (id: string, name: string, parentId?: string): TaskInfo => ({ id, name, agent: undefined, parentId });
 
 function result(task: TaskInfo, status: TaskResult["status"], error?: TaskResult["error"], costUsd = 0): TaskResult {
-  const usage = { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
   const times = { queuedMs: 0, startedAt: undefined, finishedAt: 0, durationMs: 0 };
-  return {
+  return taskResult(task.name, status, {
     id: task.id,
-    name: task.name,
     agent: undefined,
-    status,
     text: "",
-    structuredOutput: undefined,
     costUsd,
-    usage,
+    usage: emptyUsage(),
     numTurns: 1,
     ...times,
-    attempts: 1,
     sessionId: undefined,
     error,
-  };
+  });
 }
 
 const keys = (run: LiveRun) => run.snapshot(0).rows.map((r) => `${r.key} ${r.status}${r.parent ? ` <${r.parent}` : ""}`);

@@ -8,30 +8,24 @@ import { emptyUsage } from "../../src/orchestrator/accounting.ts";
 import type { TaskInfo, TaskResult } from "../../src/orchestrator/index.ts";
 import { parseCliMessage } from "../../src/protocol/index.ts";
 import { RunModel } from "../../src/run/index.ts";
+import { result as taskResult } from "../support/swarm.ts";
 
 const TASKS = 3_000;
 const names = Array.from({ length: TASKS }, (_, i) => `task-${i}`);
 const info = (i: number, parentId?: string): TaskInfo => ({ id: `id-${i}`, name: names[i] ?? `child-${i}`, agent: "worker", parentId });
 
 function result(task: TaskInfo): TaskResult {
-  return {
+  const times = { queuedMs: 0, startedAt: 1, finishedAt: 2, durationMs: 1 };
+  return taskResult(task.name, "succeeded", {
     id: task.id,
-    name: task.name,
     agent: task.agent,
-    status: "succeeded",
     text: "done",
-    structuredOutput: undefined,
     costUsd: 0.001,
     usage: emptyUsage(),
     numTurns: 1,
-    queuedMs: 0,
-    startedAt: 1,
-    finishedAt: 2,
-    durationMs: 1,
-    attempts: 1,
+    ...times,
     sessionId: `s-${task.id}`,
-    error: undefined,
-  };
+  });
 }
 
 /** A snapshot as sent, its rows lists of values in the order of `columns`, back to rows. */

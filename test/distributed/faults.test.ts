@@ -12,14 +12,6 @@ import { killHost, runDistributed, startHost, startRedis, swarmFile } from "../s
 import { claudeDescendants, isGone, liveClaudeChildren } from "../support/processes.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 
-async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** The task prompt ("item N") a model request was for. */
 function promptOf(request: RecordedRequest): string | undefined {
   return /item \d/.exec(JSON.stringify(request.messages))?.[0];
@@ -38,7 +30,7 @@ describe("distributed faults", () => {
 
     const run = runDistributed(file, redis, out);
     // Host a's model call is under way: the machine dies, with its claude.
-    await until(() => model.requests.some((r) => r.script === "a"), 60_000, "host a's model request");
+    await expect.poll(() => model.requests.some((r) => r.script === "a"), { timeout: 60_000, message: "host a's model request" }).toBe(true);
     const lost = model.requests.find((r) => r.script === "a")!;
     killHost(doomed);
     const done = await run;
@@ -70,7 +62,7 @@ describe("distributed faults", () => {
     const a = await startHost(redis, model, { name: "a", script: "a" });
     await startHost(redis, model, { name: "b", script: "b" });
     const graceful = runDistributed(file, redis, join(home, "graceful"));
-    await until(() => model.requests.some((r) => r.script === "a"), 60_000, "host a's model request");
+    await expect.poll(() => model.requests.some((r) => r.script === "a"), { timeout: 60_000, message: "host a's model request" }).toBe(true);
     a.process.kill("SIGTERM");
     expect((await a.process).exitCode).toBe(0);
     expect((await graceful).exitCode).toBe(0);
@@ -81,7 +73,9 @@ describe("distributed faults", () => {
     // Twice: the task under way on the slow host goes back to the queue, and b runs it.
     const slow = await startHost(redis, model, { name: "slow", script: "slowA" });
     const handedBack = runDistributed(file, redis, join(home, "handed-back"));
-    await until(() => model.requests.some((r) => r.script === "slowA"), 60_000, "the slow host's model request");
+    await expect
+      .poll(() => model.requests.some((r) => r.script === "slowA"), { timeout: 60_000, message: "the slow host's model request" })
+      .toBe(true);
     const workers = await claudeDescendants(slow.process.pid!);
     slow.process.kill("SIGTERM");
     await slow.waitFor(/taking no new tasks/);
@@ -143,7 +137,7 @@ describe("distributed faults", () => {
     const file = await swarmFile(["name: stop", "concurrency: 2", "tasks:", ...[1, 2, 3].map((i) => `  - { name: t${i}, prompt: item ${i} }`)]);
     const out = join(await tempHome("cadre-out-"), "run");
     const run = runDistributed(file, redis, out);
-    await until(() => model.inFlight === 2, 60_000, "two model requests in flight");
+    await expect.poll(() => model.inFlight === 2, { timeout: 60_000, message: "two model requests in flight" }).toBe(true);
     const workers = await claudeDescendants(host.process.pid!);
     expect(workers).toHaveLength(2);
 
@@ -222,7 +216,7 @@ describe("distributed faults", () => {
     const events: OrchestratorEvent[] = [];
     coordinator.on((event) => events.push(event));
     const result = coordinator.run({ name: "slow", prompt: "hi" });
-    await until(() => events.some((e) => e.type === "task_started"), 30_000, "the task to start on the host");
+    await expect.poll(() => events.some((e) => e.type === "task_started"), { timeout: 30_000, message: "the task to start on the host" }).toBe(true);
     await redis.client.shutdown("NOSAVE").catch(() => undefined);
 
     const failed = await result;
@@ -230,7 +224,9 @@ describe("distributed faults", () => {
     expect(failed.error?.message).toMatch(/^cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+: lost for 1\.5 s/);
     // As the record writes it: the message travels with the code.
     expect(JSON.parse(JSON.stringify(failed.error)).message).toMatch(/lost for 1\.5 s/);
-    await until(() => lines.some((line) => line.includes("Reconnecting")), 10_000, "the host to say it reconnects");
+    await expect
+      .poll(() => lines.some((line) => line.includes("Reconnecting")), { timeout: 10_000, message: "the host to say it reconnects" })
+      .toBe(true);
     expect(lines.find((line) => line.includes("Reconnecting"))).toMatch(
       /^cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+: lost for 1\.5 s .*Stopped the tasks of 1 run here\. Reconnecting \(every 2 s at most\) until it is back\.$/,
     );
@@ -238,7 +234,9 @@ describe("distributed faults", () => {
     expect(await liveClaudeChildren()).toEqual([]);
     // Redis back: the host serves again, without a restart.
     await redis.restart();
-    await until(() => lines.some((line) => line.endsWith("is back: serving runs again")), 15_000, "the host to say Redis is back");
+    await expect
+      .poll(() => lines.some((line) => line.endsWith("is back: serving runs again")), { timeout: 15_000, message: "the host to say Redis is back" })
+      .toBe(true);
     await host.stop();
   }, 60_000);
 
@@ -264,9 +262,7 @@ describe("distributed faults", () => {
       for (const i of [1, 2, 3]) {
         const result = await coordinator.run({ name: `t${i}`, prompt: `item ${i}` });
         expect(result.status).toBe("succeeded");
-        const deadline = Date.now() + 5_000;
-        while ((await openTranscripts()).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-        expect(await openTranscripts()).toEqual([]);
+        await expect.poll(openTranscripts, { timeout: 5_000 }).toEqual([]);
       }
       expect((await readdir(transcriptsDir)).sort()).toEqual(["t1.jsonl", "t2.jsonl", "t3.jsonl"]);
     } finally {

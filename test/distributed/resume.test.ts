@@ -32,11 +32,12 @@ describe("cadre run --redis --resume", () => {
     await first.waitFor(/quick succeeded/, 60_000);
     await first.waitFor(/slow starts/, 60_000);
     // Interrupted once its session is known (a host's task may wait a moment before its worker starts): it has one to resume.
-    const deadline = Date.now() + 60_000;
-    while (!(await readRunRecord(out).catch(() => undefined))?.tasks.find((t) => t.name === "slow")?.session_id) {
-      if (Date.now() > deadline) throw new Error("the slow task's session never reached the record");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await expect
+      .poll(async () => (await readRunRecord(out).catch(() => undefined))?.tasks.find((t) => t.name === "slow")?.session_id, {
+        timeout: 60_000,
+        message: "the slow task's session in the record",
+      })
+      .toBeDefined();
     interrupted.kill("SIGINT");
     expect((await interrupted).exitCode).toBe(130);
     const before = await readSummary(out);

@@ -7,15 +7,6 @@ import { runDistributed, startHost, startRedis, swarmFile } from "../support/dis
 import { otlpEnv, type ReceivedSpan, startOtlpReceiver } from "../support/otlp-receiver.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 
-/** Resolves once `check` holds, or fails after `ms`. */
-async function eventually(check: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /**
  * The Prometheus text exposition format, read strictly: every line is a HELP or TYPE
  * comment, or a sample of a family TYPE declared before it, with well-formed labels and a
@@ -77,7 +68,12 @@ describe("a traced distributed run", () => {
 
     // The hosts flush each job's spans as it ends; wait for every task's attempt span.
     const attempts = () => receiver.spans.filter((s) => s.attributes["cadre.span"] === "attempt");
-    await eventually(() => new Set(attempts().map((s) => s.attributes["cadre.task"])).size === 4, "an attempt span of each task from the hosts");
+    await expect
+      .poll(() => new Set(attempts().map((s) => s.attributes["cadre.task"])).size, {
+        timeout: 20_000,
+        message: "an attempt span of each task from the hosts",
+      })
+      .toBe(4);
     const { spans } = receiver;
     const runSpan = spans.find((s) => s.name === "run traced-fleet")!;
     expect(runSpan.resource["cadre.role"]).toBe("run");

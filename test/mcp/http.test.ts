@@ -5,9 +5,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { CADRE_BIN, call, claudeDescendants, until } from "../support/mcp.ts";
+import { CADRE_BIN, call, claudeDescendants } from "../support/mcp.ts";
 import { INIT, raw, startHttpCadre } from "../support/mcp-http.ts";
 import { isGone } from "../support/processes.ts";
+import { until } from "../support/wait.ts";
 
 describe("cadre mcp --http", () => {
   it("serves the tools with the token (never shown when the user gave it); each client sees only its own sessions", async () => {

@@ -1,7 +1,8 @@
 // Limits of `cadre mcp`: idle children are closed. (No child outliving the server, whatever
 // stops it: test/reliability/mcp-signals.test.ts.)
 import { describe, expect, it } from "vitest";
-import { call, claudeDescendants, startStdioCadre, until } from "../support/mcp.ts";
+import { call, claudeDescendants, startStdioCadre } from "../support/mcp.ts";
+import { until } from "../support/wait.ts";
 
 describe("cadre mcp lifecycle", () => {
   it("closes a child that stays idle past --idle-timeout-s", async () => {

@@ -3,7 +3,8 @@
 // notifications/message, on a real SDK client and real claude children.
 import { type LoggingMessageNotification, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { call, startStdioCadre, until } from "../support/mcp.ts";
+import { call, startStdioCadre } from "../support/mcp.ts";
+import { until } from "../support/wait.ts";
 
 const SCRIPTS = {
   asker: [{ tool_use: { name: "Bash", input: { command: "touch asked.txt" } } }, { text: "asker done" }],

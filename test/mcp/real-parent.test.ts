@@ -1,10 +1,11 @@
 // A real claude parent uses `cadre mcp` as its MCP server: its model spawns a child and asks it again.
 import { describe, expect, it } from "vitest";
 import { startClaude } from "../support/claude.ts";
-import { CADRE_BIN, claudeDescendants, descendants, scriptedWorkspace, until } from "../support/mcp.ts";
+import { CADRE_BIN, claudeDescendants, descendants, scriptedWorkspace } from "../support/mcp.ts";
 import { isGone } from "../support/processes.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { requestsOf, toolResults } from "../support/requests.ts";
+import { until } from "../support/wait.ts";
 
 describe("cadre mcp under a real parent claude", () => {
   it("the parent's model spawns a child, queries it again, and ends with both answers", async () => {

@@ -1,8 +1,9 @@
 // `cadre mcp --warm N`: spare children on the real CLI. spawn_session takes one and a replacement
 // starts; spares are not sessions; none outlives the server, whether its client goes or it gets SIGTERM.
 import { describe, expect, it } from "vitest";
-import { call, claudeDescendants, startStdioCadre, textOf, until } from "../support/mcp.ts";
+import { call, claudeDescendants, startStdioCadre, textOf } from "../support/mcp.ts";
 import { isGone } from "../support/processes.ts";
+import { until } from "../support/wait.ts";
 
 const SCRIPTS = { one: [{ text: "one heard: {{prompt}}" }], two: [{ text: "two heard: {{prompt}}" }] };
 

@@ -18,14 +18,6 @@ function record(orchestrator: Orchestrator): OrchestratorEvent[] {
   return events;
 }
 
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 async function collect(results: AsyncIterable<TaskResult>): Promise<Map<string, TaskResult>> {
   const byName = new Map<string, TaskResult>();
   for await (const result of results) byName.set(result.name, result);
@@ -65,21 +57,13 @@ describe("orchestrator resilience on the real CLI", () => {
     const { orchestrator } = await rehearsedOrchestrator(server, { concurrency: 4, script: () => "slow" });
     const events = record(orchestrator);
     const running = collect(orchestrator.map(["c1", "c2", "c3", "c4"].map((name) => ({ name, prompt: name }))));
-    await until(() => events.filter((e) => e.type === "task_started").length === 4, 30_000, "4 task_started events");
+    await expect.poll(() => events.filter((e) => e.type === "task_started").length, { timeout: 30_000 }).toBe(4);
     // All four are waiting on the model.
-    await until(() => server.inFlight === 4, 20_000, "4 requests in flight");
+    await expect.poll(() => server.inFlight, { timeout: 20_000 }).toBe(4);
     expect(await liveClaudeChildren()).toHaveLength(4);
 
-    const closing = Date.now();
     await orchestrator.close();
-    let left = await liveClaudeChildren();
-    while (left.length > 0 && Date.now() - closing < 10_000) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      left = await liveClaudeChildren();
-    }
-    const tookMs = Date.now() - closing;
-    expect(left, `after ${tookMs} ms`).toEqual([]);
-    expect(tookMs).toBeLessThan(10_000);
+    await expect.poll(liveClaudeChildren, { timeout: 10_000, message: "claude processes 10 s after close()" }).toEqual([]);
 
     const results = await running;
     expect([...results.values()].map((r) => r.status)).toEqual(["cancelled", "cancelled", "cancelled", "cancelled"]);
@@ -119,7 +103,12 @@ describe("orchestrator resilience on the real CLI", () => {
       );
     // The asker waits on its peer, the toucher on its supervisor; those two and the session wait on the model.
     const asked = (script: string) => server.requests.some((r) => r.script === script);
-    await until(() => ["peer-critic", "supervisor-guard", "chat"].every(asked), 40_000, "the peer, the supervisor and the session at the model");
+    await expect
+      .poll(() => ["peer-critic", "supervisor-guard", "chat"].filter(asked), {
+        timeout: 40_000,
+        message: "the peer, the supervisor and the session at the model",
+      })
+      .toHaveLength(3);
     const workers = await liveClaudeChildren();
     expect(workers).toHaveLength(5);
 

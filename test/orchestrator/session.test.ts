@@ -5,16 +5,7 @@ import { describe, expect, it } from "vitest";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { conversationText, requestsOf, toolResults } from "../support/requests.ts";
-
-async function until<T>(probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { until } from "../support/wait.ts";
 
 describe("orchestrator sessions", () => {
   it("keeps one process across turns, with the conversation", async () => {
@@ -48,7 +39,6 @@ describe("orchestrator sessions", () => {
     expect(pending.toolName).toBe("Bash");
     expect(pending.input.command).toBe("touch parent-says-no.txt");
     // The request really waits: nothing ran yet.
-    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(existsSync(join(cwd, "parent-says-no.txt"))).toBe(false);
     expect(session.answerPermission(pending.requestId, { behavior: "deny", message: "PARENT-DENIED" })).toBe(true);
     await turn;

@@ -5,16 +5,7 @@ import type { OrchestratorEvent } from "../../src/orchestrator/index.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { isGone, liveClaudeChildren } from "../support/processes.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { until } from "../support/wait.ts";
 
 describe("spare processes on the real CLI", () => {
   it("a session takes the spare at once, a replacement starts, and a task can take that one", async () => {
@@ -31,7 +22,7 @@ describe("spare processes on the real CLI", () => {
     const session = orchestrator.openSession({ name: "child" });
     expect((await session.send("hello")).text).toBe("done hello");
     expect(session.pid).toBe(spare);
-    const replacement = await until(async () => (await liveClaudeChildren()).find((pid) => pid !== spare), "a replacement spare");
+    const replacement = await until(async () => (await liveClaudeChildren()).find((pid) => pid !== spare), 20_000, "a replacement spare");
 
     const task = await orchestrator.run({ name: "task", prompt: "work" });
     expect(task.text).toBe("done work");

@@ -12,14 +12,6 @@ async function openFiles(): Promise<string[]> {
   return (await Promise.all(fds.map((fd) => readlink(join("/proc/self/fd", fd)).catch(() => "")))).filter((path) => path !== "");
 }
 
-async function until(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe("transcript files", () => {
   it("a task's transcript is closed when it ends, whole, while the next task's is written", { timeout: 60_000 }, async () => {
     const server = await createRehearsal({ one: [{ text: "first answer" }], two: [{ text: "second answer" }] });
@@ -28,13 +20,13 @@ describe("transcript files", () => {
     const one = await orchestrator.run({ name: "one", prompt: "say one" });
     expect(one.status, one.error?.message).toBe("succeeded");
     const path = orchestrator.transcriptPaths.get(one.id)!;
-    await until(async () => !(await openFiles()).includes(path));
+    await expect.poll(openFiles, { timeout: 10_000 }).not.toContain(path);
     const messages = await decodeTranscript(path);
     expect(messages.at(-1)).toMatchObject({ type: "result", result: "first answer" });
 
     const two = await orchestrator.run({ name: "two", prompt: "say two" });
     expect(two.status, two.error?.message).toBe("succeeded");
-    await until(async () => (await openFiles()).every((file) => !file.startsWith(outDir)));
+    await expect.poll(async () => (await openFiles()).filter((file) => file.startsWith(outDir)), { timeout: 10_000 }).toEqual([]);
     expect((await decodeTranscript(orchestrator.transcriptPaths.get(two.id)!)).at(-1)).toMatchObject({ result: "second answer" });
     // The first one was not written again.
     expect(await decodeTranscript(path)).toEqual(messages);

@@ -8,7 +8,10 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bin, readSummary, repo } from "../support/cli.ts";
-import { until } from "../support/reliability.ts";
+
+("../support/reliability.ts");
+
+import { until } from "../support/wait.ts";
 
 let dir: string;
 let file: string;

@@ -4,7 +4,8 @@
 import { execa, type ResultPromise } from "execa";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { CADRE_BIN, scriptedWorkspace } from "../support/mcp.ts";
-import { MINUTE_OF_BASH, rehearsalHomesLeft, survivors, treeWithBashTool, until } from "../support/reliability.ts";
+import { MINUTE_OF_BASH, rehearsalHomesLeft, survivors, treeWithBashTool } from "../support/reliability.ts";
+import { until } from "../support/wait.ts";
 
 const SCRIPTS = { quick: [{ text: "quick done" }], busy: [{ tool_use: MINUTE_OF_BASH }, { text: "too late" }] };
 

@@ -9,7 +9,10 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bin, cadre, readSummary, repo } from "../support/cli.ts";
-import { until } from "../support/reliability.ts";
+
+("../support/reliability.ts");
+
+import { until } from "../support/wait.ts";
 
 const NAMES = ["a", "b", "c"];
 let dir: string;

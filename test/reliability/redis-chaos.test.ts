@@ -8,7 +8,10 @@ import type { RecordedRequest, RehearsalServer } from "../../src/rehearsal/serve
 import { bin, readSummary, repo } from "../support/cli.ts";
 import { type RedisServer, runDistributed, startHost, startRedis, swarmFile } from "../support/distributed.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
-import { until } from "../support/reliability.ts";
+
+("../support/reliability.ts");
+
+import { until } from "../support/wait.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -11,7 +11,8 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bin, readSummary, repo } from "../support/cli.ts";
 import { descendants } from "../support/processes.ts";
-import { MINUTE_OF_BASH, rehearsalHomesLeft, survivors, treeWithBashTool, until } from "../support/reliability.ts";
+import { MINUTE_OF_BASH, rehearsalHomesLeft, survivors, treeWithBashTool } from "../support/reliability.ts";
+import { until } from "../support/wait.ts";
 
 let dir: string;
 beforeAll(async () => {

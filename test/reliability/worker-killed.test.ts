@@ -6,7 +6,8 @@ import type { OrchestratorEvent, TaskResult } from "../../src/orchestrator/index
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { isGone } from "../support/processes.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
-import { MINUTE_OF_BASH, survivors, treeWithBashTool, until } from "../support/reliability.ts";
+import { MINUTE_OF_BASH, survivors, treeWithBashTool } from "../support/reliability.ts";
+import { until } from "../support/wait.ts";
 
 async function collect(results: AsyncIterable<TaskResult>): Promise<Map<string, TaskResult>> {
   const byName = new Map<string, TaskResult>();

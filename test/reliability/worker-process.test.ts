@@ -6,7 +6,8 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { ClaudeNotFoundError, ProtocolError, Worker, WorkerExitedError, type WorkerOptions, WorkingDirectoryError } from "../../src/worker/index.ts";
 import { isAlive, isGone } from "../support/processes.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
-import { MINUTE_OF_BASH, survivors, treeWithBashTool, until } from "../support/reliability.ts";
+import { MINUTE_OF_BASH, survivors, treeWithBashTool } from "../support/reliability.ts";
+import { until } from "../support/wait.ts";
 import { startRehearsedWorker } from "../support/worker.ts";
 
 const FAKE_CLAUDE = fileURLToPath(new URL("../fixtures/fake-claude.mjs", import.meta.url));

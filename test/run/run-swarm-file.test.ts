@@ -72,10 +72,7 @@ describe("runSwarmFile", () => {
     );
     const stop = new AbortController();
     const running = runSwarmFile(file, { outDir: join(tmp, "out"), rehearse: true, signal: stop.signal, stopExitCode: 7 });
-    let ended = false;
-    const end = () => (ended = true);
-    running.then(end, end);
-    while (!existsSync(started) && !ended) await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect.poll(() => existsSync(started), { timeout: 30_000, message: "the tool under way" }).toBe(true);
     stop.abort();
     const result = await running;
     expect(result.exitCode).toBe(7);

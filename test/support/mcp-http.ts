@@ -3,7 +3,8 @@ import http from "node:http";
 import { execa, type ResultPromise } from "execa";
 import { onTestFinished } from "vitest";
 import type { RehearsalScriptsInput } from "../../src/rehearsal/script.ts";
-import { CADRE_BIN, scriptedWorkspace, until } from "./mcp.ts";
+import { CADRE_BIN, scriptedWorkspace } from "./mcp.ts";
+import { until } from "./wait.ts";
 
 export const INIT = {
   jsonrpc: "2.0",

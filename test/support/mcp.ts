@@ -78,13 +78,3 @@ export async function call(
 export function textOf(result: ToolResult): string {
   return (result.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
 }
-
-export async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

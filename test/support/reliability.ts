@@ -1,34 +1,22 @@
-// Helpers shared by the reliability scenarios: a long-running tool, waiting on a condition,
-// and checking that a whole process tree is gone by a deadline.
+// Helpers shared by the reliability scenarios: a long-running tool, and checking that a whole process tree is gone by a deadline.
 import { readdir } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { descendants, isGone } from "./processes.ts";
 
 /** A Bash tool that runs for a minute: a shell loop, since the CLI refuses a bare long sleep. */
 export const MINUTE_OF_BASH = { name: "Bash", input: { command: "for i in $(seq 60); do sleep 1; done", description: "wait a minute" } };
 
-/** Polls `probe` until it returns a value. */
-export async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 export type ProcessTree = { pid: number; comm: string }[];
 
-/** Every process below `root` once one of them is a `sleep` (a MINUTE_OF_BASH tool is running). */
-export function treeWithBashTool(root: number, timeoutMs = 45_000): Promise<ProcessTree> {
-  return until(
-    async () => {
-      const tree = await descendants(root);
-      return tree.some((p) => p.comm === "sleep") ? tree : undefined;
-    },
-    timeoutMs,
-    `a Bash tool below pid ${root}`,
-  );
+/** Every process below `root` once one of them is a `sleep` (a MINUTE_OF_BASH tool is running). Polled without vitest: the Deno tests use it too. */
+export async function treeWithBashTool(root: number, timeoutMs = 45_000): Promise<ProcessTree> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const tree = await descendants(root);
+    if (tree.some((p) => p.comm === "sleep")) return tree;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for a Bash tool below pid ${root}`);
+    await sleep(50);
+  }
 }
 
 /** The processes of `tree` still alive at `deadline` (epoch ms). */

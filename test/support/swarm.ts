@@ -40,7 +40,7 @@ export function resolvedConfig(name: string, taskNames: readonly string[], extra
 /** When the tasks of `result` started, less half a second. */
 export const T0 = Date.parse("2025-06-01T12:00:00Z");
 
-/** A task's result as the orchestrator gives it: a run of 4.2 s after 0.5 s in the queue, two turns. */
+/** A task's result as the orchestrator gives it (the one builder of the tests): a run of 4.2 s after 0.5 s in the queue, two turns. */
 export function result(name: string, status: TaskResult["status"], extra: Partial<TaskResult> = {}): TaskResult {
   return {
     id: name,

@@ -163,7 +163,7 @@ describe("commandHook: no process is left behind", () => {
     const abort = new AbortController();
     const running = errorOf(() => hook(preToolUse("x"), context(abort.signal)));
     // Abort once the command has written its pids, so they can be checked.
-    for (let i = 0; i < 100 && (await pids(file).catch(() => [])).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    await expect.poll(async () => (await pids(file).catch(() => [])).length, { timeout: 5_000 }).toBe(2);
     const aborted = Date.now();
     abort.abort(new Error("the CLI withdrew the request"));
     const error = await running;
