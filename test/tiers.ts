@@ -37,6 +37,7 @@ export const FAST = [
   "test/swarm/interpolate.test.ts",
   "test/swarm/journal.test.ts",
   "test/swarm/json-schema.test.ts",
+  "test/swarm/reference.test.ts",
   "test/swarm/resolve.test.ts",
   "test/swarm/schema-issues.test.ts",
   "test/swarm/semantic.test.ts",

@@ -10,13 +10,13 @@ import { parseYamlOrThrow } from "../util/yaml.ts";
  */
 
 export const RehearsalToolUseSchema = z.looseObject({
-  name: z.string().min(1),
-  input: z.record(z.string(), z.unknown()).default({}),
-  /** Generated (unique per server) when absent. */
+  name: z.string().min(1).describe("The tool to call, e.g. Bash."),
+  input: z.record(z.string(), z.unknown()).default({}).describe("The tool's input."),
   id: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/, "tool_use ids may hold only letters, digits, _ and -")
-    .optional(),
+    .optional()
+    .describe("The call's id; generated (unique per server) when absent."),
 });
 
 /**
@@ -25,29 +25,28 @@ export const RehearsalToolUseSchema = z.looseObject({
  * `status: 400, times: 3` or more is what makes a turn fail.
  */
 export const RehearsalFailSchema = z.looseObject({
-  status: z.number().int().min(400).max(599),
-  /** How many attempts of this step get the error before it plays normally. */
-  times: z.number().int().min(1).default(1),
-  message: z.string().optional(),
+  status: z.number().int().min(400).max(599).describe("The HTTP status of the error (400 to 599)."),
+  times: z.number().int().min(1).default(1).describe("How many attempts of this step get the error before it plays normally."),
+  message: z.string().optional().describe("The error's message."),
 });
 
 const ContentKeys = ["text", "long_text", "tool_use", "tool_uses"] as const;
 
 export const RehearsalStepSchema = z
   .looseObject({
-    text: z.string().optional(),
-    /** A text reply of exactly this many characters (for large-output tests). */
-    long_text: z.number().int().min(1).optional(),
-    tool_use: RehearsalToolUseSchema.optional(),
-    /** Several tool calls in one reply (parallel tool use). */
-    tool_uses: z.array(RehearsalToolUseSchema).min(1).optional(),
-    /** Wait this long before the reply starts. */
-    delay_ms: z.number().int().min(0).optional(),
-    /** Stream text one word at a time with this pause between deltas. */
-    chunk_delay_ms: z.number().int().min(0).optional(),
-    fail: RehearsalFailSchema.optional(),
-    /** Defaults to tool_use when the step calls tools, else end_turn. */
-    stop_reason: z.string().min(1).optional(),
+    text: z
+      .string()
+      .optional()
+      .describe(
+        "A text reply; {{prompt}}, {{tool_result}}, {{step}} and {{script}} stand for the last prompt, the last tool results, the step number and the script's name.",
+      ),
+    long_text: z.number().int().min(1).optional().describe("A text reply of exactly this many characters (for large-output tests)."),
+    tool_use: RehearsalToolUseSchema.optional().describe("One tool call."),
+    tool_uses: z.array(RehearsalToolUseSchema).min(1).optional().describe("Several tool calls in one reply (parallel tool use)."),
+    delay_ms: z.number().int().min(0).optional().describe("Wait this long before the reply starts."),
+    chunk_delay_ms: z.number().int().min(0).optional().describe("Stream text one word at a time with this pause between deltas."),
+    fail: RehearsalFailSchema.optional().describe("Answer the first attempts of this step with an HTTP error."),
+    stop_reason: z.string().min(1).optional().describe("Defaults to tool_use when the step calls tools, else end_turn."),
   })
   // Unknown keys pass (house rule), so a misspelt key would silently play an
   // empty reply; requiring some content catches most such typos.

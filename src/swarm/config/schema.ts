@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_RETRIES } from "../../orchestrator/index.ts";
+import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES } from "../../orchestrator/index.ts";
 import { RehearsalScriptSchema } from "../../rehearsal/index.ts";
 import { SwarmPermissionModeSchema } from "../agents/definition.ts";
 import { HooksSchema } from "./hooks.ts";
@@ -31,12 +31,14 @@ export const ReuseSchema = z
 export const DefaultsSchema = z
   .strictObject({
     model: z.string().min(1).optional().describe("Model alias or id for every worker unless its task or agent says otherwise."),
-    permission_mode: SwarmPermissionModeSchema.optional(),
+    permission_mode: SwarmPermissionModeSchema.optional().describe(
+      "How the CLI treats a tool call no rule allows: default (denied, as nobody is there to ask), acceptEdits, plan, dontAsk or bypassPermissions.",
+    ),
     append_system_prompt: z.string().optional().describe("Text appended to every worker's system prompt."),
     allowed_tools: ToolNames.optional().describe('Tools that run without asking, e.g. ["Read", "Bash(git diff:*)"].'),
     disallowed_tools: ToolNames.optional().describe("Tools no worker may use."),
     cwd: z.string().min(1).optional().describe("Working directory of the workers, relative to this file; default: this file's directory."),
-    max_turns: z.int().positive().optional(),
+    max_turns: z.int().positive().optional().describe("Model turns per task; default: no limit."),
     timeout_s: Seconds.optional().describe("Time limit of one task, in seconds; default: none, as in the library."),
     retries: Retries.optional(),
     fallback_model: z.string().min(1).optional().describe("Models to fall back to, comma-separated in order, when the main one is overloaded."),
@@ -54,10 +56,12 @@ const definitionKeys = {
   description: z.string().min(1).describe("What the agent is for (shown by `cadre agents`, and to peers)."),
   prompt: z.string().min(1).describe("The agent's system prompt."),
   tools: ToolNames.optional().describe("The tools it may use; absent means all, [] none."),
-  disallowed_tools: ToolNames.optional(),
+  disallowed_tools: ToolNames.optional().describe("Tools its workers may not use."),
   model: z.string().min(1).optional().describe('Model alias or id; "inherit" or absent means the default model.'),
-  permission_mode: SwarmPermissionModeSchema.optional(),
-  max_turns: z.int().positive().optional(),
+  permission_mode: SwarmPermissionModeSchema.optional().describe(
+    "How the CLI treats a tool call no rule allows: default (denied, as nobody is there to ask), acceptEdits, plan, dontAsk or bypassPermissions.",
+  ),
+  max_turns: z.int().positive().optional().describe("Model turns per task."),
 };
 
 export const SubagentEntrySchema = z.union([
@@ -128,9 +132,9 @@ export const TaskSchema = z.strictObject({
     .positive()
     .optional()
     .describe(`With for_each from a result: the most copies it may make (default ${DEFAULT_MAX_ITEMS}); a longer list fails the task.`),
-  model: z.string().min(1).optional(),
+  model: z.string().min(1).optional().describe("Model alias or id for this task; wins over its agent's and the defaults'."),
   cwd: z.string().min(1).optional().describe("Working directory, relative to this file."),
-  timeout_s: Seconds.optional(),
+  timeout_s: Seconds.optional().describe("Time limit of this task, in seconds (its run, not its wait for a slot); wins over defaults.timeout_s."),
   retries: Retries.optional(),
   priority: z.int().default(0).describe("Higher runs first among tasks that are ready."),
   when: z
@@ -175,8 +179,12 @@ export const SwarmConfigSchema = z
   .strictObject({
     $schema: z.string().optional().describe("The JSON Schema this file follows (for editors)."),
     name: z.string().min(1).optional().describe("The swarm's name; default: the config file's name."),
-    concurrency: z.int().positive().optional().describe("How many workers may run at once."),
-    budget_usd: z.number().positive().optional().describe("Stop starting tasks once the swarm has spent this much."),
+    concurrency: z
+      .int()
+      .positive()
+      .optional()
+      .describe(`How many workers may run at once (default ${DEFAULT_CONCURRENCY}; --concurrency overrides).`),
+    budget_usd: z.number().positive().optional().describe("Stop starting tasks, and interrupt running ones, once the swarm has spent this much."),
     cache_stagger: z
       .boolean()
       .optional()
