@@ -1,4 +1,4 @@
-// The library examples of the README, type-checked with the rest of the sources ("cadre" is
+// The library examples of docs/library.md, type-checked with the rest of the sources ("cadre" is
 // src/index.ts in this repository: tsconfig.json's paths, deno.json's imports).
 // Run with real Claude (logged in, or ANTHROPIC_API_KEY set): npx tsx examples/library.ts src/worker/*.ts
 import { askUserQuestion, Orchestrator, Worker } from "cadre";

@@ -1,4 +1,4 @@
-// The README's runSwarmFile example, type-checked with the sources ("cadre" is src/index.ts here).
+// The runSwarmFile example of docs/library.md, type-checked with the sources ("cadre" is src/index.ts here).
 // Offline: npx tsx examples/run-swarm-file.ts examples/code-review.yaml --rehearse
 import process from "node:process";
 import { runSwarmFile } from "cadre";

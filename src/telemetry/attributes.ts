@@ -1,7 +1,7 @@
 /**
  * The attribute names of cadre's spans and metrics: the OpenTelemetry GenAI
  * semantic conventions where one fits, cadre.* for the rest (one place, so
- * that the README's table and the code say the same).
+ * that docs/telemetry.md's table and the code say the same).
  */
 import type { Attributes } from "@opentelemetry/api";
 import type { TaskResult, Usage } from "../orchestrator/index.ts";

@@ -74,7 +74,7 @@ describe("deno.json", () => {
   });
 
   it("routes each MCP SDK subpath through a shim that re-exports that subpath", () => {
-    // The shims exist because Deno cannot find the SDK's types for `…/x.js` subpaths (see README, Deno).
+    // The shims exist because Deno cannot find the SDK's types for `…/x.js` subpaths (see docs/deno.md).
     const shims = Object.entries(deno.imports).filter(([key, target]) => key.startsWith("@modelcontextprotocol/sdk/") && target.startsWith("./"));
     expect(shims.length).toBeGreaterThan(0);
     for (const [key, target] of shims) {
