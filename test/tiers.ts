@@ -9,6 +9,7 @@ export const FAST = [
   "test/private-state.test.ts",
   "test/public-docs.test.ts",
   "test/layer-entries.test.ts",
+  "test/layers.test.ts",
   "test/cli/run-view.test.ts",
   "test/dashboard/live-run.test.ts",
   "test/dashboard/record.test.ts",
