@@ -2,27 +2,19 @@ export { addUsage, cacheReadShare, cacheSavingUsd, emptyUsage } from "./accounti
 export { layerWorkerOptions, taskWorkerOptions } from "./compose.ts";
 export * from "./errors.ts";
 export { errorSummary } from "./failure.ts";
-export { type HookPolicy, HookPolicySchema } from "./hooks/index.ts";
+export { HookPolicySchema } from "./hooks/index.ts";
 export { DEFAULT_CONCURRENCY, DEFAULT_RETRIES, Orchestrator } from "./orchestrator.ts";
 export type { InboxMessage } from "./peers/directory.ts";
-export { type InboxStore, MemoryInbox } from "./peers/inbox.ts";
+export type { InboxStore } from "./peers/inbox.ts";
 export { PEER_SERVER_NAME } from "./peers/peer-server.ts";
 export type { RateLimitState } from "./scheduler/index.ts";
 export { AdaptiveLimit, Scheduler } from "./scheduler/index.ts";
-export {
-  DEFAULT_PERMISSION_TIMEOUT_MS,
-  type PendingPermission,
-  Session,
-  type SessionPermissions,
-  type SessionSpec,
-} from "./session.ts";
+export { DEFAULT_PERMISSION_TIMEOUT_MS, type PendingPermission, Session, type SessionPermissions, type SessionSpec } from "./session.ts";
 export { sessionIdOf } from "./session-records.ts";
 export { TranscriptDirectory } from "./transcripts.ts";
 export type {
   AgentSpec,
-  AgentTurn,
   HookAction,
-  HookDecision,
   OrchestratorEvent,
   OrchestratorOptions,
   ProcessSetup,
@@ -41,13 +33,5 @@ export type {
   WorkerContext,
   WorkerOrigin,
 } from "./types.ts";
-export {
-  ErrorSummarySchema,
-  SESSION_STATUSES,
-  SessionRecordSchema,
-  TaskResultSchema,
-  TaskSpecSchema,
-  TaskStatusSchema,
-  UsageSchema,
-} from "./types.ts";
+export { SESSION_STATUSES, SessionRecordSchema, TaskResultSchema, TaskSpecSchema, TaskStatusSchema } from "./types.ts";
 export { resultWithoutTurn } from "./unrun.ts";

@@ -1,32 +1,7 @@
 export type { OfflineClaudeEnvOptions } from "./env.ts";
-export { offlineClaudeEnv, REHEARSAL_API_KEY } from "./env.ts";
-export {
-  type AgentSessionKind,
-  agentScriptName,
-  parseAgentScriptName,
-  patternOf,
-  type RehearsalRig,
-  rehearsalScriptFor,
-  type ScriptedWorker,
-  startRehearsalRig,
-} from "./rig.ts";
-export type {
-  RehearsalFail,
-  RehearsalScript,
-  RehearsalScriptInput,
-  RehearsalScripts,
-  RehearsalScriptsInput,
-  RehearsalStep,
-  RehearsalToolUse,
-} from "./script.ts";
-export {
-  loadRehearsalScripts,
-  RehearsalFailSchema,
-  RehearsalScriptError,
-  RehearsalScriptSchema,
-  RehearsalScriptsSchema,
-  RehearsalStepSchema,
-  RehearsalToolUseSchema,
-} from "./script.ts";
-export type { RecordedRequest, RehearsalOutcome, RehearsalServerOptions } from "./server.ts";
+export { offlineClaudeEnv } from "./env.ts";
+export { agentScriptName, parseAgentScriptName, patternOf, type RehearsalRig, startRehearsalRig } from "./rig.ts";
+export type { RehearsalScript, RehearsalScriptInput, RehearsalScripts, RehearsalScriptsInput, RehearsalStep } from "./script.ts";
+export { loadRehearsalScripts, RehearsalScriptError, RehearsalScriptSchema, RehearsalScriptsSchema } from "./script.ts";
+export type { RecordedRequest, RehearsalServerOptions } from "./server.ts";
 export { RehearsalServer, startRehearsalServer } from "./server.ts";

@@ -4,7 +4,7 @@
  * reads its settings here and imports `loadTelemetry()` only when they ask
  * for telemetry, so a command without them costs nothing.
  */
-export { TelemetryConfigError, type TelemetryFlags, type TelemetrySettings, telemetryHelp, telemetrySettings } from "./config.ts";
+export { type TelemetrySettings, telemetryHelp, telemetrySettings } from "./config.ts";
 
 /** The SDK and cadre's spans and metrics, loaded on demand. */
 export const loadTelemetry = () => import("./load.ts");

@@ -1,4 +1,3 @@
-export type { ControlPayload } from "./control-channel.ts";
 export * from "./errors.ts";
 export type { HookCallback, HookConfig, HookContext, HookMatcher } from "./hooks.ts";
 export { locateClaude } from "./locate-cli.ts";
