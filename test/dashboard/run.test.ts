@@ -123,7 +123,7 @@ describe("the dashboard of a run", () => {
   it("cadre ui: opens a past run with its conversations; refuses a foreign Host or Origin, and data without the token", async () => {
     const outDir = join(dir, "runs", "past");
     const run = await startCadre(["run", "swarm.yaml", "--rehearse", "--ui", "--out", outDir], { cwd: dir });
-    await waitForLine(run.output, /the dashboard stays open/);
+    await expect.poll(run.output, { timeout: 90_000 }).toMatch(/the dashboard stays open/);
     run.process.kill("SIGTERM");
     expect((await run.process).exitCode).toBe(0);
 
@@ -161,14 +161,6 @@ describe("the dashboard of a run", () => {
     expect((await served.process).exitCode).toBe(0);
   }, 150_000);
 });
-
-async function waitForLine(output: () => string, pattern: RegExp, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pattern.test(output())) {
-    if (Date.now() > deadline) throw new Error(`no ${pattern} in:\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 /** The status of a GET with these headers (fetch would not let a test set Origin). */
 function status(url: string, headers: Record<string, string>): Promise<number> {

@@ -1,5 +1,5 @@
 // The cache stagger's rules, with messages shaped like the CLI's (no processes); test/orchestrator/cache-fan-out.test.ts runs it on the real CLI.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { CacheStagger } from "../../src/orchestrator/cache-stagger.ts";
 import { parseCliMessage } from "../../src/protocol/index.ts";
 
@@ -38,6 +38,12 @@ async function settled(promise: Promise<unknown>): Promise<"resolved" | "rejecte
 }
 
 const never = new AbortController().signal;
+
+/** The stagger's timers and clock, moved by the test (setImmediate, which settled() uses, stays real). */
+const fakeClock = () => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("the cache stagger", () => {
   it("lets the first worker ready lead and holds the rest until its response begins", async () => {
@@ -81,27 +87,33 @@ describe("the cache stagger", () => {
   });
 
   it("sends maxWaitMs after the leader's request when its response has not begun; later ones do not wait for that leader", async () => {
+    fakeClock();
     const stagger = new CacheStagger({ maxWaitMs: 50, leaderStartMs: 60_000 });
     const [a, b, c] = [stagger.join("g"), stagger.join("g"), stagger.join("g")];
     await a.ready(never);
     const waiting = b.ready(never);
     // The leader has not asked yet: the cap has not started.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await vi.advanceTimersByTimeAsync(100);
     expect(await settled(waiting)).toBe("pending");
     a.observe(requesting);
+    await vi.advanceTimersByTimeAsync(49);
     expect(await settled(waiting)).toBe("pending");
-    await expect(waiting).resolves.toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await settled(waiting)).toBe("resolved");
     // The leader's cap is over: a worker ready now goes at once.
     expect(await settled(c.ready(never))).toBe("resolved");
   });
 
   it("waits leaderStartMs at most for a leader that never asks", async () => {
+    fakeClock();
     const stagger = new CacheStagger({ maxWaitMs: 60_000, leaderStartMs: 50 });
     const [a, b] = [stagger.join("g"), stagger.join("g")];
     await a.ready(never);
     const waiting = b.ready(never);
+    await vi.advanceTimersByTimeAsync(49);
     expect(await settled(waiting)).toBe("pending");
-    await expect(waiting).resolves.toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await settled(waiting)).toBe("resolved");
   });
 
   it("passes the lead to the first worker waiting when the leader ends before its response began", async () => {

@@ -274,7 +274,7 @@ describe("Scheduler control", () => {
     const log: string[] = [];
     scheduler.pause();
     const done = [1, 2, 3].map((n) => scheduler.schedule(async () => void log.push(`j${n}`)));
-    await sleep(10);
+    await settle();
     expect(log).toEqual([]);
     expect(scheduler.waiting).toBe(3);
     scheduler.resume();
