@@ -7,7 +7,12 @@ import { choices, filtering } from "./rows.js";
 import { TaskTable } from "./table.js";
 import { renderTimeline } from "./timeline.js";
 
-const $ = (id) => document.getElementById(id);
+/**
+ * The elements index.html has, by id, where the page needs more than an HTMLElement.
+ * @typedef {{ "run-picker": HTMLSelectElement, "status-filter": HTMLSelectElement, "agent-filter": HTMLSelectElement, "task-search": HTMLInputElement, conversation: HTMLOListElement }} Elements
+ */
+/** @type {<K extends string>(id: K) => K extends keyof Elements ? Elements[K] : HTMLElement} */
+const $ = (id) => /** @type {any} */ (document.getElementById(id));
 const api = new Api(takeToken());
 const params = new URLSearchParams(location.search);
 
@@ -209,10 +214,12 @@ setInterval(() => {
 /** The filters' choices: the statuses and agents the rows have (a choice made stays while rows still have it). */
 function renderFilters(snapshot) {
   const { statuses, agents } = choices(snapshot.rows);
-  for (const [id, values] of [
+  /** @type {["status-filter" | "agent-filter", string[]][]} */
+  const filters = [
     ["status-filter", statuses],
     ["agent-filter", agents],
-  ]) {
+  ];
+  for (const [id, values] of filters) {
     const select = $(id);
     const have = [...select.options].slice(1).map((option) => option.value);
     if (have.join("\n") === values.join("\n")) continue;
