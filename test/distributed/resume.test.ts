@@ -37,7 +37,7 @@ describe("cadre run --redis --resume", () => {
         timeout: 60_000,
         message: "the slow task's session in the record",
       })
-      .toBeDefined();
+      .toBeTruthy();
     interrupted.kill("SIGINT");
     expect((await interrupted).exitCode).toBe(130);
     const before = await readSummary(out);
