@@ -210,7 +210,7 @@ export const SwarmConfigSchema = z
     connections: z
       .record(z.string().min(1), z.array(z.string().min(1)))
       .optional()
-      .describe("Agent name → the agents its workers may reach with ask_peer / tell_peer."),
+      .describe("Agent name → the agents its workers may reach with ask_peer / tell_peer; default: every agent may reach every other."),
     rehearsal: z
       .record(z.string().min(1), RehearsalScriptSchema)
       .optional()
