@@ -54,6 +54,8 @@ export const SLOW = [
   "test/swarm/hook-limits.test.ts",
   "test/packaging/package.test.ts",
   "test/reliability/redis-chaos.test.ts",
+  "test/reliability/run-signals.test.ts",
+  "test/reliability/mcp-signals.test.ts",
   "test/orchestrator/fan-out.test.ts",
   "test/orchestrator/cache-fan-out.test.ts",
   "test/worker/prompt-prefix.test.ts",
