@@ -49,7 +49,7 @@ export const FAST = [
   "test/worker/turn.test.ts",
 ];
 
-/** Minutes each: the 65 s hook, packaging, chaos and the large fan-outs. */
+/** Minutes each: the 65 s hook, packaging, Redis chaos, the signal scenarios and the large fan-outs. */
 export const SLOW = [
   "test/swarm/hook-limits.test.ts",
   "test/packaging/package.test.ts",
