@@ -101,10 +101,10 @@ export type {
   SwarmRunResult,
 } from "./run/index.ts";
 export { planResume, ResumeError, RunModel, runSwarmFile, SwarmRun } from "./run/index.ts";
+export type { Summary, SummarySession, SummaryTask } from "./run/record/schema.ts";
 // Swarm files, as `cadre run` and `cadre validate` read them.
 export type { ConfigIssue, ConfigResult, ResolvedSwarmConfig, ResolvedTask } from "./swarm/config/index.ts";
 export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "./swarm/config/index.ts";
-export type { Summary, SummarySession, SummaryTask } from "./swarm/record.ts";
 
 // One worker: a claude process and its session; permission helpers; its errors.
 export type {

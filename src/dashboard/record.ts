@@ -3,8 +3,17 @@ import { readFile } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import { NdjsonDecoder, parseCliMessage } from "../protocol/index.ts";
-import { type RowKind, resultLine, taskKey } from "../run/index.ts";
-import { readJournal, SUMMARY_FILE, SummarySchema, SummarySessionSchema, SummaryTaskSchema, withJournal } from "../swarm/index.ts";
+import {
+  type RowKind,
+  readJournal,
+  resultLine,
+  SUMMARY_FILE,
+  SummarySchema,
+  SummarySessionSchema,
+  SummaryTaskSchema,
+  taskKey,
+  withJournal,
+} from "../run/index.ts";
 import { Conversation } from "./conversation.ts";
 import { blankRowView, type PhaseView, type RowView, type TotalsView } from "./feed.ts";
 

@@ -1,6 +1,6 @@
 import { readdir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { SUMMARY_FILE } from "../swarm/index.ts";
+import { SUMMARY_FILE } from "../run/index.ts";
 import type { Conversation } from "./conversation.ts";
 import type { DashboardSource, RunFeed, RunListing, RunSnapshot, TotalsView } from "./feed.ts";
 import { type LenientSummary, readRecord, readTranscript, recordRows, recordTotals, recordTranscript } from "./record.ts";

@@ -2,7 +2,10 @@
 
 export { activityOf, resultLine, worktreeLine } from "./activity.ts";
 export type { EngineOptions, RunEngine } from "./engine.ts";
-export { buildSummary, exitCodeFor, prepareOutDir, RecordWriteError, type RunStop, type SummaryInput, writeSummarySync } from "./record.ts";
+export { readJournal, withJournal } from "./record/journal.ts";
+export type { Summary, SummaryTask } from "./record/schema.ts";
+export { SUMMARY_FILE, SummarySchema, SummarySessionSchema, SummaryTaskSchema, usageFromRecord } from "./record/schema.ts";
+export { buildSummary, exitCodeFor, prepareOutDir, RecordWriteError, type RunStop, type SummaryInput, writeSummarySync } from "./record/summary.ts";
 export { planResume, ResumeError, type ResumePlan, runDirWithId } from "./resume.ts";
 export { type RunChange, RunModel, type RunModelOptions } from "./run-model.ts";
 export { type PendingRequest, type Phase, type RowKind, type RowStatus, type RunRow, taskKey } from "./run-row.ts";

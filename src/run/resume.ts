@@ -3,17 +3,9 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CadreError } from "../errors.ts";
 import type { CarryDecision, ResolvedSwarmConfig, ResolvedTask } from "../swarm/index.ts";
-import {
-  olderSettingsHash,
-  readJournal,
-  resultFromRecord,
-  SUMMARY_FILE,
-  type Summary,
-  SummarySchema,
-  type SummaryTask,
-  type TaskFingerprint,
-  withJournal,
-} from "../swarm/index.ts";
+import { olderSettingsHash, type TaskFingerprint } from "../swarm/index.ts";
+import { readJournal, withJournal } from "./record/journal.ts";
+import { resultFromRecord, SUMMARY_FILE, type Summary, SummarySchema, type SummaryTask } from "./record/schema.ts";
 
 /** `cadre run --resume` cannot go on: no earlier run, or its record is unreadable. */
 export class ResumeError extends CadreError {

@@ -13,21 +13,12 @@ import { join, resolve } from "node:path";
 import { REDIS_UNREACHABLE } from "../distributed/index.ts";
 import { AbortError } from "../errors.ts";
 import { type OrchestratorEvent, sessionIdOf, type TaskInfo, type TaskResult } from "../orchestrator/index.ts";
-import type { LoopEndedEvent, ResolvedSwarmConfig, Summary, SummaryTask, TaskFingerprint } from "../swarm/index.ts";
-import {
-  type AddedTask,
-  INTERRUPTED,
-  newRunId,
-  RunWorktrees,
-  runSwarm,
-  SUMMARY_FILE,
-  type SwarmEvent,
-  unrunResult,
-  type WorktreeOutcome,
-} from "../swarm/index.ts";
+import type { LoopEndedEvent, ResolvedSwarmConfig, TaskFingerprint } from "../swarm/index.ts";
+import { type AddedTask, INTERRUPTED, newRunId, RunWorktrees, runSwarm, type SwarmEvent, unrunResult, type WorktreeOutcome } from "../swarm/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { type RunEngine, startEngine } from "./engine.ts";
-import { RunJournal } from "./journal.ts";
+import { RunJournal } from "./record/journal-appender.ts";
+import { SUMMARY_FILE, type Summary, type SummaryTask } from "./record/schema.ts";
 import {
   buildSummary,
   prepareOutDir,
@@ -38,7 +29,7 @@ import {
   type TaskProgress,
   taskRow,
   writeSummarySync,
-} from "./record.ts";
+} from "./record/summary.ts";
 import type { ResumePlan } from "./resume.ts";
 
 /**

@@ -2,20 +2,11 @@ import { closeSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { access, constants, mkdir } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
-import { CadreError } from "../errors.ts";
-import { addUsage, cacheSavingUsd, emptyUsage, type SessionRecord, type TaskResult, type Usage } from "../orchestrator/index.ts";
-import type { LoopEndedEvent, ResolvedSwarmConfig, TaskFingerprint, WorktreeOutcome } from "../swarm/index.ts";
-import {
-  type AddedTask,
-  recordResultFields,
-  recordUsage,
-  SUMMARY_FILE,
-  type Summary,
-  type SummaryLoop,
-  type SummarySession,
-  type SummaryTask,
-  skippedOnPurpose,
-} from "../swarm/index.ts";
+import { CadreError } from "../../errors.ts";
+import { addUsage, cacheSavingUsd, emptyUsage, type SessionRecord, type TaskResult, type Usage } from "../../orchestrator/index.ts";
+import type { LoopEndedEvent, ResolvedSwarmConfig, TaskFingerprint, WorktreeOutcome } from "../../swarm/index.ts";
+import { type AddedTask, skippedOnPurpose } from "../../swarm/index.ts";
+import { recordResultFields, recordUsage, SUMMARY_FILE, type Summary, type SummaryLoop, type SummarySession, type SummaryTask } from "./schema.ts";
 
 /**
  * What stopped a run before its end, as the caller names it: a signal, or a
