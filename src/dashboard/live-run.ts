@@ -4,7 +4,7 @@ import { EventHub } from "../util/event-hub.ts";
 import { Conversation, describePermission, permissionEntry } from "./conversation.ts";
 import { DashboardError } from "./errors.ts";
 import type { PendingView, PermissionAnswer, RowView, RunFeed, RunSnapshot, TotalsView } from "./feed.ts";
-import { type LenientSummary, readTranscript, recordRows, recordTotals, recordTranscript } from "./record.ts";
+import { type LenientSummary, readTranscript, recordRows, recordTotals, recordTranscript } from "./record-view.ts";
 
 export interface LiveRunOptions {
   id: string;

@@ -3,7 +3,7 @@ import { basename, join } from "node:path";
 import { SUMMARY_FILE } from "../run/index.ts";
 import type { Conversation } from "./conversation.ts";
 import type { DashboardSource, RunFeed, RunListing, RunSnapshot, TotalsView } from "./feed.ts";
-import { type LenientSummary, readRecord, readTranscript, recordRows, recordTotals, recordTranscript } from "./record.ts";
+import { type LenientSummary, readRecord, readTranscript, recordRows, recordTotals, recordTranscript } from "./record-view.ts";
 
 /** Run ids are folder names: nothing that could climb out of the runs directory. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
