@@ -97,11 +97,13 @@ export type {
   RunRow,
   RunStop,
   RunSwarmFileOptions,
+  Summary,
+  SummarySession,
+  SummaryTask,
   SwarmRunOptions,
   SwarmRunResult,
 } from "./run/index.ts";
 export { planResume, ResumeError, RunModel, runSwarmFile, SwarmRun } from "./run/index.ts";
-export type { Summary, SummarySession, SummaryTask } from "./run/record/schema.ts";
 // Swarm files, as `cadre run` and `cadre validate` read them.
 export type { ConfigIssue, ConfigResult, ResolvedSwarmConfig, ResolvedTask } from "./swarm/config/index.ts";
 export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "./swarm/config/index.ts";

@@ -2,9 +2,9 @@
 
 export { activityOf, resultLine, worktreeLine } from "./activity.ts";
 export type { EngineOptions, RunEngine } from "./engine.ts";
-export { readJournal, withJournal } from "./record/journal.ts";
-export type { Summary, SummaryTask } from "./record/schema.ts";
-export { SUMMARY_FILE, SummarySchema, SummarySessionSchema, SummaryTaskSchema, usageFromRecord } from "./record/schema.ts";
+export { type LenientSummary, type ReadRecordOptions, readRecord, type UnreadRecord } from "./record/read.ts";
+export type { Summary, SummarySession, SummaryTask } from "./record/schema.ts";
+export { SUMMARY_FILE, usageFromRecord } from "./record/schema.ts";
 export { buildSummary, exitCodeFor, prepareOutDir, RecordWriteError, type RunStop, type SummaryInput, writeSummarySync } from "./record/summary.ts";
 export { planResume, ResumeError, type ResumePlan, runDirWithId } from "./resume.ts";
 export { type RunChange, RunModel, type RunModelOptions } from "./run-model.ts";

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { CadreError } from "../errors.ts";
 import type { CarryDecision, ResolvedSwarmConfig, ResolvedTask } from "../swarm/index.ts";
 import { olderSettingsHash, type TaskFingerprint } from "../swarm/index.ts";
-import { readJournal, withJournal } from "./record/journal.ts";
-import { resultFromRecord, SUMMARY_FILE, type Summary, SummarySchema, type SummaryTask } from "./record/schema.ts";
+import { readRecord } from "./record/read.ts";
+import { resultFromRecord, SUMMARY_FILE, type Summary, type SummaryTask } from "./record/schema.ts";
 
 /** `cadre run --resume` cannot go on: no earlier run, or its record is unreadable. */
 export class ResumeError extends CadreError {
@@ -25,20 +25,19 @@ export interface ResumePlan {
   removed: string[];
 }
 
-/** A run's record: summary.json, with its journal's newer lines unless `journal` is false (only the summary's own fields are needed). */
-async function readRecord(dir: string, { journal = true } = {}): Promise<Summary | undefined> {
-  const text = await readFile(join(dir, SUMMARY_FILE), "utf8").catch(() => undefined);
-  if (text === undefined) return undefined;
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new ResumeError(`${join(dir, SUMMARY_FILE)} is not valid JSON; it cannot be resumed`, { cause: error });
+/** A run's record to resume (see readRecord); none when the directory has no summary.json. */
+async function recordToResume(dir: string): Promise<Summary | undefined> {
+  const read = await readRecord(dir);
+  if ("record" in read) return read.record;
+  const path = join(dir, SUMMARY_FILE);
+  switch (read.problem) {
+    case "missing":
+      return undefined;
+    case "not_json":
+      throw new ResumeError(`${path} is not valid JSON; it cannot be resumed`, { cause: read.cause });
+    case "not_a_record":
+      throw new ResumeError(`${path} is not a cadre run record (${read.cause.issues[0]?.message})`);
   }
-  const parsed = SummarySchema.safeParse(data);
-  if (!parsed.success) throw new ResumeError(`${join(dir, SUMMARY_FILE)} is not a cadre run record (${parsed.error.issues[0]?.message})`);
-  // The summary is compacted now and then: what ended since (before a kill) is in the journal.
-  return journal ? withJournal(parsed.data, await readJournal(dir)) : parsed.data;
 }
 
 /** The newest run directory under `runsDir` whose record is of this config file. */
@@ -46,8 +45,8 @@ async function latestRunOf(configFile: string, runsDir: string): Promise<string 
   const names = await readdir(runsDir).catch(() => [] as string[]);
   // Run directories are named by their start time, so the newest sorts last.
   for (const name of names.sort().reverse()) {
-    const record = await readRecord(join(runsDir, name), { journal: false }).catch(() => undefined);
-    if (record?.config === configFile) return join(runsDir, name);
+    const read = await readRecord(join(runsDir, name), { journal: false });
+    if ("record" in read && read.record.config === configFile) return join(runsDir, name);
   }
   return undefined;
 }
@@ -56,8 +55,8 @@ async function latestRunOf(configFile: string, runsDir: string): Promise<string 
 export async function runDirWithId(runId: string, runsDir: string): Promise<string | undefined> {
   const names = await readdir(runsDir).catch(() => [] as string[]);
   for (const name of names.sort().reverse()) {
-    const record = await readRecord(join(runsDir, name)).catch(() => undefined);
-    if (record?.run_id === runId) return join(runsDir, name);
+    const read = await readRecord(join(runsDir, name));
+    if ("record" in read && read.record.run_id === runId) return join(runsDir, name);
   }
   return undefined;
 }
@@ -106,7 +105,7 @@ export async function planResume(config: ResolvedSwarmConfig, options: { dir?: s
   const configFile = config.file ?? "";
   const dir = options.dir ?? (await latestRunOf(configFile, options.runsDir));
   if (dir === undefined) throw new ResumeError(`no earlier run of ${configFile} under ${options.runsDir} to resume; run it without --resume`);
-  const previous = await readRecord(dir);
+  const previous = await recordToResume(dir);
   if (previous === undefined) throw new ResumeError(`${dir} holds no ${SUMMARY_FILE}; give the directory of an earlier run`);
   const earlier = new Map(previous.tasks.map((task) => [task.name, task]));
   const current = new Set(config.tasks.map((task) => task.name));
