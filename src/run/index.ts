@@ -2,12 +2,23 @@
 
 export { activityOf, resultLine, worktreeLine } from "./activity.ts";
 export type { EngineOptions, RunEngine } from "./engine.ts";
+export type { PlanContext, RunPlan } from "./plan.ts";
 export { type LenientSummary, type ReadRecordOptions, readRecord, type UnreadRecord } from "./record/read.ts";
+export type { RecordEvent } from "./record/recorder.ts";
 export type { Summary, SummarySession, SummaryTask } from "./record/schema.ts";
 export { SUMMARY_FILE, usageFromRecord } from "./record/schema.ts";
-export { buildSummary, exitCodeFor, prepareOutDir, RecordWriteError, type RunStop, type SummaryInput, writeSummarySync } from "./record/summary.ts";
-export { planResume, ResumeError, type ResumePlan, runDirWithId } from "./resume.ts";
+export {
+  buildSummary,
+  exitCodeFor,
+  prepareOutDir,
+  type RecordedPlan,
+  RecordWriteError,
+  type RunStop,
+  type SummaryInput,
+  writeSummarySync,
+} from "./record/summary.ts";
+export { type PlaceRequest, placeRun, planResume, ResumeError, type ResumePlan } from "./resume.ts";
 export { type RunChange, RunModel, type RunModelOptions } from "./run-model.ts";
 export { type PendingRequest, type Phase, type RowKind, type RowStatus, type RunRow, taskKey } from "./run-row.ts";
 export { type RunSwarmFileOptions, runSwarmFile, type SwarmRunResult } from "./run-swarm-file.ts";
-export { type RecordEvent, type RunEvent, SwarmRun, type SwarmRunOptions } from "./swarm-run.ts";
+export { type RunEvent, SwarmRun, type SwarmRunOptions } from "./swarm-run.ts";

@@ -9,7 +9,7 @@ export type { TaskFingerprint } from "./fingerprint.ts";
 export { olderSettingsHash } from "./fingerprint.ts";
 export type { LoopEndedEvent } from "./loop.ts";
 export { missingScripts } from "./rehearsal.ts";
-export type { AddedTask, CarryDecision, SwarmEvent, TaskSettledEvent } from "./runner.ts";
+export type { AddedTask, CarryDecision, RunSwarmOptions, SwarmEvent, TaskSettledEvent } from "./runner.ts";
 export { INTERRUPTED, newRunId, runSwarm, skippedOnPurpose, unrunResult } from "./runner.ts";
 export type { WorktreeOutcome } from "./worktree.ts";
 export { RunWorktrees } from "./worktree.ts";

@@ -28,8 +28,15 @@ export function exitCodeFor(results: Iterable<TaskResult>, stop: RunStop | undef
   return 0;
 }
 
+/**
+ * What the record lists of a plan before anything runs: its name and file,
+ * its tasks, and its loops. A swarm file's resolved config is one; any other
+ * kind of plan names its tasks the same way.
+ */
+export type RecordedPlan = Pick<ResolvedSwarmConfig, "name" | "file" | "loops"> & { tasks: readonly AddedTask[] };
+
 export interface SummaryInput {
-  config: ResolvedSwarmConfig;
+  config: RecordedPlan;
   /** The tasks the run made as it went (for_each copies, loop rounds), in the order they were made. */
   added?: readonly AddedTask[];
   /** By loop name, the loops that have ended. */
@@ -229,7 +236,7 @@ function madeBy(added: readonly AddedTask[]): Map<string, Partial<SummaryTask>> 
   return made;
 }
 
-function loopRows(config: ResolvedSwarmConfig, added: readonly AddedTask[], ended: ReadonlyMap<string, LoopEndedEvent> = new Map()): SummaryLoop[] {
+function loopRows(config: RecordedPlan, added: readonly AddedTask[], ended: ReadonlyMap<string, LoopEndedEvent> = new Map()): SummaryLoop[] {
   return (config.loops ?? []).map((loop) => {
     const end = ended.get(loop.name);
     const rounds = added.filter((task) => task.round_of?.loop === loop.name && task.round_of.task === loop.tasks[0]).length;
