@@ -5,9 +5,7 @@
  * events and turns its outcome into an exit code; a library caller iterates
  * the same events, or awaits `runSwarmFile()`.
  */
-import { rmSync } from "node:fs";
-import { readdir } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { AbortError } from "../errors.ts";
 import { type OrchestratorEvent, sessionIdOf, type TaskInfo } from "../orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../swarm/index.ts";
@@ -16,7 +14,7 @@ import { AsyncQueue } from "../util/async-queue.ts";
 import { type RunEngine, startEngine } from "./engine.ts";
 import { type RunPlan, swarmPlan } from "./plan.ts";
 import { type RecordEvent, RunRecorder } from "./record/recorder.ts";
-import { SUMMARY_FILE, type Summary } from "./record/schema.ts";
+import type { Summary } from "./record/schema.ts";
 import { prepareOutDir, type RecordWriteError, type RunStop } from "./record/summary.ts";
 import { attemptOf, type ResumePlan, settledBefore } from "./resume.ts";
 
@@ -119,9 +117,6 @@ export class SwarmRun {
     // Absolute: workers run in other directories, and a relative HOME or transcript path would land there.
     const outDir = resolve(options.resume?.dir ?? options.outDir);
     await prepareOutDir(outDir);
-    // What an earlier attempt's compaction left half written when it was killed.
-    for (const name of await readdir(outDir))
-      if (name.startsWith(`${SUMMARY_FILE}.`) && name.endsWith(".tmp")) rmSync(join(outDir, name), { force: true });
     const budgetUsd = appliedBudget(config, options);
     // Known before the engine starts, so that its workers can be told which run they work for.
     const startedAt = Date.now();

@@ -1,11 +1,11 @@
 // The end of `cadre run`: the last record, the final table, the warnings, and the dashboard left open for a person watching.
 import process from "node:process";
 import type { RunStop, SwarmRun } from "../../run/index.ts";
+import type { RunTelemetry } from "../../telemetry/index.ts";
 import { stopOnSignals, stopped } from "../signals.ts";
 import type { RunDashboard } from "./dashboard.ts";
 import { renderFinalTable } from "./final-table.ts";
 import type { RunOptions } from "./options.ts";
-import type { RunTelemetry } from "./prepare.ts";
 import { colorsFor } from "./view/format.ts";
 
 /** Writes the last record and tells how the run ended; resolves with the exit code once the dashboard (if any) has closed. */

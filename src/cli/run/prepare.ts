@@ -4,12 +4,9 @@ import { resolve } from "node:path";
 import process from "node:process";
 import { placeRun, planResume, prepareOutDir, RecordWriteError, ResumeError, type ResumePlan } from "../../run/index.ts";
 import { formatIssue, loadSwarmConfig, missingScripts, type ResolvedSwarmConfig } from "../../swarm/index.ts";
-import { loadTelemetry } from "../../telemetry/index.ts";
+import { loadTelemetry, type RunTelemetry } from "../../telemetry/index.ts";
 import { ClaudeNotFoundError, locateClaude } from "../../worker/index.ts";
 import type { RunOptions } from "./options.ts";
-
-/** A run's telemetry (its module loads only when asked for). */
-export type RunTelemetry = Awaited<ReturnType<Awaited<ReturnType<typeof loadTelemetry>>["startRunTelemetry"]>>;
 
 /** Where runs go by default; --resume looks here for the newest run of a config. */
 const RUNS_DIR = ".cadre/runs";

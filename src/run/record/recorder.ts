@@ -10,6 +10,7 @@ import {
   RecordWriteError,
   type RowInput,
   type RunStop,
+  removeHalfWritten,
   type SummaryInput,
   type TaskProgress,
   taskRow,
@@ -94,6 +95,7 @@ export class RunRecorder {
     this.#options = options;
     this.#tasksByName = new Map<string, AddedTask>(options.plan.tasks.map((task) => [task.name, task]));
     this.#previousRows = new Map(options.previous?.tasks.map((task) => [task.name, task]));
+    removeHalfWritten(options.outDir);
     this.#journal = new RunJournal(options.outDir);
     this.#compactTimer = setInterval(() => this.#compact(), COMPACT_EVERY_MS);
     this.#compactTimer.unref();

@@ -1,4 +1,4 @@
-import { closeSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { access, constants, mkdir } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
@@ -332,6 +332,12 @@ export async function prepareOutDir(outDir: string): Promise<void> {
     }
     throw recordWriteError(outDir, cause);
   }
+}
+
+/** Removes what an earlier attempt's write of summary.json left half written when it was killed (see writeSummarySync). */
+export function removeHalfWritten(outDir: string): void {
+  for (const name of readdirSync(outDir))
+    if (name.startsWith(`${SUMMARY_FILE}.`) && name.endsWith(".tmp")) rmSync(join(outDir, name), { force: true });
 }
 
 /** Where the rows go in the text of the record's other fields, written with no rows. */
