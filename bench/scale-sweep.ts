@@ -33,8 +33,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
 import { startRehearsalServer } from "../src/rehearsal/server.ts";
-import { JOURNAL_FILE } from "../src/swarm/journal.ts";
-import { SUMMARY_FILE } from "../src/swarm/record.ts";
+import { JOURNAL_FILE } from "../src/run/record/journal.ts";
+import { SUMMARY_FILE } from "../src/run/record/schema.ts";
 import { BIN, type Redis, startHosts, startRedis } from "./fleet.ts";
 import { processUsage } from "./proc.ts";
 

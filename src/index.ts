@@ -97,6 +97,9 @@ export type {
   RunRow,
   RunStop,
   RunSwarmFileOptions,
+  Summary,
+  SummarySession,
+  SummaryTask,
   SwarmRunOptions,
   SwarmRunResult,
 } from "./run/index.ts";
@@ -104,7 +107,6 @@ export { planResume, ResumeError, RunModel, runSwarmFile, SwarmRun } from "./run
 // Swarm files, as `cadre run` and `cadre validate` read them.
 export type { ConfigIssue, ConfigResult, ResolvedSwarmConfig, ResolvedTask } from "./swarm/config/index.ts";
 export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "./swarm/config/index.ts";
-export type { Summary, SummarySession, SummaryTask } from "./swarm/record.ts";
 
 // One worker: a claude process and its session; permission helpers; its errors.
 export type {

@@ -1,10 +1,10 @@
 import { cacheReadShare, type RateLimitState } from "../orchestrator/index.ts";
-import type { RunChange, RunModel, RunRow } from "../run/index.ts";
+import type { LenientSummary, RunChange, RunModel, RunRow } from "../run/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { Conversation, describePermission, permissionEntry } from "./conversation.ts";
 import { DashboardError } from "./errors.ts";
 import type { PendingView, PermissionAnswer, RowView, RunFeed, RunSnapshot, TotalsView } from "./feed.ts";
-import { type LenientSummary, readTranscript, recordRows, recordTotals, recordTranscript } from "./record.ts";
+import { readTranscript, recordRowViews, recordTotals, recordTranscript } from "./record-view.ts";
 
 export interface LiveRunOptions {
   id: string;
@@ -56,7 +56,7 @@ export class LiveRun implements RunFeed {
   finish(now: number, record?: { record: LenientSummary; dir: string }): void {
     this.#finishedAt = now;
     this.#record = record;
-    this.#final = record ? withRecord(this.#views(now), recordRows(record.record)) : undefined;
+    this.#final = record ? withRecord(this.#views(now), recordRowViews(record.record)) : undefined;
     for (const conversation of this.#conversations.values()) conversation.end();
     this.#ended.emit();
   }

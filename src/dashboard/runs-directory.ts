@@ -1,9 +1,9 @@
 import { readdir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { SUMMARY_FILE } from "../swarm/index.ts";
+import { type LenientSummary, SUMMARY_FILE } from "../run/index.ts";
 import type { Conversation } from "./conversation.ts";
 import type { DashboardSource, RunFeed, RunListing, RunSnapshot, TotalsView } from "./feed.ts";
-import { type LenientSummary, readRecord, readTranscript, recordRows, recordTotals, recordTranscript } from "./record.ts";
+import { readRecordForPage, readTranscript, recordRowViews, recordTotals, recordTranscript } from "./record-view.ts";
 
 /** Run ids are folder names: nothing that could climb out of the runs directory. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -24,7 +24,7 @@ class RecordedRun implements RunFeed {
 
   snapshot(now: number): RunSnapshot {
     const record = this.#record;
-    const rows = recordRows(record);
+    const rows = recordRowViews(record);
     const totals: TotalsView = { ...recordTotals(record), budgetUsd: record.budget_usd ?? null, budgetExceeded: false };
     const timed = rows.some((r) => r.startedAt !== null);
     return {
@@ -75,13 +75,13 @@ type Listing = Omit<RunListing, "id">;
  */
 export class RunsDirectory implements DashboardSource {
   readonly #listings = new Map<string, { stamp: string; listing: Listing }>();
-  #last: { dir: string; stamp: string; read: Awaited<ReturnType<typeof readRecord>> } | undefined;
+  #last: { dir: string; stamp: string; read: Awaited<ReturnType<typeof readRecordForPage>> } | undefined;
 
   constructor(readonly dir: string) {}
 
-  async #read(dir: string, stamp: string | undefined): Promise<Awaited<ReturnType<typeof readRecord>>> {
+  async #read(dir: string, stamp: string | undefined): Promise<Awaited<ReturnType<typeof readRecordForPage>>> {
     if (stamp !== undefined && this.#last?.dir === dir && this.#last.stamp === stamp) return this.#last.read;
-    const read = await readRecord(dir);
+    const read = await readRecordForPage(dir);
     this.#last = stamp === undefined ? undefined : { dir, stamp, read };
     return read;
   }

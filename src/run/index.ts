@@ -1,9 +1,23 @@
 /** Running a swarm file end to end, without a terminal: the engine, resume, the record. */
 
 export { activityOf, resultLine, worktreeLine } from "./activity.ts";
-
-export { buildSummary, exitCodeFor, prepareOutDir, RecordWriteError, type RunStop, type SummaryInput, writeSummarySync } from "./record.ts";
-export { planResume, ResumeError, type ResumePlan, runDirWithId } from "./resume.ts";
+export type { EngineOptions, RunEngine } from "./engine.ts";
+export type { PlanContext, RunPlan } from "./plan.ts";
+export { type LenientSummary, type ReadRecordOptions, readRecord, type UnreadRecord } from "./record/read.ts";
+export type { RecordEvent } from "./record/recorder.ts";
+export type { Summary, SummarySession, SummaryTask } from "./record/schema.ts";
+export { SUMMARY_FILE, usageFromRecord } from "./record/schema.ts";
+export {
+  buildSummary,
+  exitCodeFor,
+  prepareOutDir,
+  type RecordedPlan,
+  RecordWriteError,
+  type RunStop,
+  type SummaryInput,
+  writeSummarySync,
+} from "./record/summary.ts";
+export { type PlaceRequest, placeRun, planResume, ResumeError, type ResumePlan } from "./resume.ts";
 export { type RunChange, RunModel, type RunModelOptions } from "./run-model.ts";
 export { type RowKind, type RowStatus, type RunRow, taskKey } from "./run-row.ts";
 export { type RunSwarmFileOptions, runSwarmFile, type SwarmRunResult } from "./run-swarm-file.ts";

@@ -1,19 +1,14 @@
+// Every decision of `cadre run --resume`: which run goes on, where an attempt writes, which results stand, which jobs are stale.
 import { randomUUID } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
+// Needs no Redis client: a run without --redis never loads BullMQ.
+import { REDIS_UNREACHABLE, RUN_ID_PATTERN } from "../distributed/index.ts";
 import { CadreError } from "../errors.ts";
 import type { CarryDecision, ResolvedSwarmConfig, ResolvedTask } from "../swarm/index.ts";
-import {
-  olderSettingsHash,
-  readJournal,
-  resultFromRecord,
-  SUMMARY_FILE,
-  type Summary,
-  SummarySchema,
-  type SummaryTask,
-  type TaskFingerprint,
-  withJournal,
-} from "../swarm/index.ts";
+import { olderSettingsHash, type TaskFingerprint } from "../swarm/index.ts";
+import { readRecord } from "./record/read.ts";
+import { resultFromRecord, SUMMARY_FILE, type Summary, type SummaryTask } from "./record/schema.ts";
 
 /** `cadre run --resume` cannot go on: no earlier run, or its record is unreadable. */
 export class ResumeError extends CadreError {
@@ -33,20 +28,19 @@ export interface ResumePlan {
   removed: string[];
 }
 
-/** A run's record: summary.json, with its journal's newer lines unless `journal` is false (only the summary's own fields are needed). */
-async function readRecord(dir: string, { journal = true } = {}): Promise<Summary | undefined> {
-  const text = await readFile(join(dir, SUMMARY_FILE), "utf8").catch(() => undefined);
-  if (text === undefined) return undefined;
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new ResumeError(`${join(dir, SUMMARY_FILE)} is not valid JSON; it cannot be resumed`, { cause: error });
+/** A run's record to resume (see readRecord); none when the directory has no summary.json. */
+async function recordToResume(dir: string): Promise<Summary | undefined> {
+  const read = await readRecord(dir);
+  if ("record" in read) return read.record;
+  const path = join(dir, SUMMARY_FILE);
+  switch (read.problem) {
+    case "missing":
+      return undefined;
+    case "not_json":
+      throw new ResumeError(`${path} is not valid JSON; it cannot be resumed`, { cause: read.cause });
+    case "not_a_record":
+      throw new ResumeError(`${path} is not a cadre run record (${read.cause.issues[0]?.message})`);
   }
-  const parsed = SummarySchema.safeParse(data);
-  if (!parsed.success) throw new ResumeError(`${join(dir, SUMMARY_FILE)} is not a cadre run record (${parsed.error.issues[0]?.message})`);
-  // The summary is compacted now and then: what ended since (before a kill) is in the journal.
-  return journal ? withJournal(parsed.data, await readJournal(dir)) : parsed.data;
 }
 
 /** The newest run directory under `runsDir` whose record is of this config file. */
@@ -54,18 +48,18 @@ async function latestRunOf(configFile: string, runsDir: string): Promise<string 
   const names = await readdir(runsDir).catch(() => [] as string[]);
   // Run directories are named by their start time, so the newest sorts last.
   for (const name of names.sort().reverse()) {
-    const record = await readRecord(join(runsDir, name), { journal: false }).catch(() => undefined);
-    if (record?.config === configFile) return join(runsDir, name);
+    const read = await readRecord(join(runsDir, name), { journal: false });
+    if ("record" in read && read.record.config === configFile) return join(runsDir, name);
   }
   return undefined;
 }
 
 /** The run directory under `runsDir` whose record has this run id (a distributed run's, picked up again by its id). */
-export async function runDirWithId(runId: string, runsDir: string): Promise<string | undefined> {
+async function runDirWithId(runId: string, runsDir: string): Promise<string | undefined> {
   const names = await readdir(runsDir).catch(() => [] as string[]);
   for (const name of names.sort().reverse()) {
-    const record = await readRecord(join(runsDir, name)).catch(() => undefined);
-    if (record?.run_id === runId) return join(runsDir, name);
+    const read = await readRecord(join(runsDir, name));
+    if ("record" in read && read.record.run_id === runId) return join(runsDir, name);
   }
   return undefined;
 }
@@ -114,7 +108,7 @@ export async function planResume(config: ResolvedSwarmConfig, options: { dir?: s
   const configFile = config.file ?? "";
   const dir = options.dir ?? (await latestRunOf(configFile, options.runsDir));
   if (dir === undefined) throw new ResumeError(`no earlier run of ${configFile} under ${options.runsDir} to resume; run it without --resume`);
-  const previous = await readRecord(dir);
+  const previous = await recordToResume(dir);
   if (previous === undefined) throw new ResumeError(`${dir} holds no ${SUMMARY_FILE}; give the directory of an earlier run`);
   const earlier = new Map(previous.tasks.map((task) => [task.name, task]));
   const current = new Set(config.tasks.map((task) => task.name));
@@ -134,4 +128,58 @@ export async function planResume(config: ResolvedSwarmConfig, options: { dir?: s
       return { kind: "run", reason, ...(session !== undefined && { resumeSession: session }) };
     },
   };
+}
+
+/** This attempt's number: 1, and one more for each --resume. */
+export function attemptOf(plan: ResumePlan | undefined): number {
+  return plan ? (plan.previous.attempt ?? 1) + 1 : 1;
+}
+
+/**
+ * The tasks an earlier record settled: under --redis their jobs are stale,
+ * while those it left running or pending, or failed only because the
+ * coordinator lost Redis, may have finished on a host meanwhile.
+ */
+export function settledBefore(plan: ResumePlan | undefined): { attempt: number; tasks: ReadonlySet<string> } | undefined {
+  if (plan === undefined) return undefined;
+  const open = (task: SummaryTask) => task.status === "running" || task.status === "pending" || task.error?.code === REDIS_UNREACHABLE;
+  const tasks = plan.previous.tasks.filter((task) => !open(task)).map((task) => task.name);
+  return { attempt: attemptOf(plan), tasks: new Set(tasks) };
+}
+
+/** Where an attempt is asked to go: `cadre run`'s --out (or its default), --redis and --run-id. */
+export interface PlaceRequest {
+  outDir: string;
+  /** True when --out was not given: the directory is made unique, or is the run's own when --run-id picks a run up. */
+  defaultOut: boolean;
+  redis: { url: string; runId: string; given: boolean } | undefined;
+  /** Where runs go by default, and where --run-id finds a run's directory. */
+  runsDir: string;
+}
+
+/**
+ * Where an attempt writes its record, and which Redis run it is: a resumed
+ * run's directory, and its id unless --run-id names another (a distributed
+ * run keeps one id); a run picked up by --run-id in the directory of that
+ * run; else the directory asked for, made unique if a run in the same
+ * second already took the default one.
+ */
+export async function placeRun(
+  request: PlaceRequest,
+  plan: ResumePlan | undefined,
+): Promise<{ outDir: string; redis?: { url: string; runId: string } }> {
+  const { redis } = request;
+  const earlierId = plan && !redis?.given && RUN_ID_PATTERN.test(plan.previous.run_id) ? plan.previous.run_id : undefined;
+  const runId = earlierId ?? redis?.runId;
+  const sameRunDir = redis?.given && request.defaultOut && !plan ? await runDirWithId(redis.runId, request.runsDir) : undefined;
+  const outDir = plan?.dir ?? sameRunDir ?? (request.defaultOut ? await freshDir(request.outDir) : request.outDir);
+  return { outDir, ...(redis && runId !== undefined && { redis: { url: redis.url, runId } }) };
+}
+
+/** The default run directory, made unique if a run in the same second already took it. */
+async function freshDir(dir: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? dir : `${dir}-${n}`;
+    if ((await stat(candidate).catch(() => undefined)) === undefined) return candidate;
+  }
 }

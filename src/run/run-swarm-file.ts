@@ -1,6 +1,6 @@
-import type { Summary } from "../swarm/index.ts";
 import { ConfigError, loadSwarmConfigOrThrow, missingScripts, type ResolvedSwarmConfig } from "../swarm/index.ts";
-import type { RunStop } from "./record.ts";
+import type { Summary } from "./record/schema.ts";
+import type { RunStop } from "./record/summary.ts";
 import { type RunEvent, SwarmRun, type SwarmRunOptions } from "./swarm-run.ts";
 
 export interface RunSwarmFileOptions extends SwarmRunOptions {

@@ -1,52 +1,22 @@
 /**
- * One run of a swarm file, without a terminal: its engine (the orchestrator
- * here, or the hosts of a distributed run), its worktrees, and its record:
- * a journal line as each task ends or its session starts, summary.json
- * compacted from it now and then and on every way out. The CLI
- * renders its events and turns its outcome into an exit code; a library
- * caller iterates the same events, or awaits `runSwarmFile()`.
+ * One run of a swarm file, without a terminal, driven: its engine (the
+ * orchestrator here, or the hosts of a distributed run), its plan, its
+ * worktrees, and its recorder, which keeps the record. The CLI renders its
+ * events and turns its outcome into an exit code; a library caller iterates
+ * the same events, or awaits `runSwarmFile()`.
  */
-import { rmSync } from "node:fs";
-import { readdir } from "node:fs/promises";
-import { join, resolve } from "node:path";
-// Needs no Redis client: a run without --redis never loads BullMQ.
-import { REDIS_UNREACHABLE } from "../distributed/index.ts";
+import { resolve } from "node:path";
 import { AbortError } from "../errors.ts";
-import { type OrchestratorEvent, sessionIdOf, type TaskInfo, type TaskResult } from "../orchestrator/index.ts";
-import type { LoopEndedEvent, ResolvedSwarmConfig, Summary, SummaryTask, TaskFingerprint } from "../swarm/index.ts";
-import {
-  type AddedTask,
-  INTERRUPTED,
-  newRunId,
-  RunWorktrees,
-  runSwarm,
-  SUMMARY_FILE,
-  type SwarmEvent,
-  unrunResult,
-  type WorktreeOutcome,
-} from "../swarm/index.ts";
+import { type OrchestratorEvent, sessionIdOf, type TaskInfo } from "../orchestrator/index.ts";
+import type { ResolvedSwarmConfig } from "../swarm/index.ts";
+import { INTERRUPTED, newRunId, RunWorktrees, type SwarmEvent, unrunResult } from "../swarm/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { type RunEngine, startEngine } from "./engine.ts";
-import { RunJournal } from "./journal.ts";
-import {
-  buildSummary,
-  prepareOutDir,
-  RecordWriteError,
-  type RowInput,
-  type RunStop,
-  type SummaryInput,
-  type TaskProgress,
-  taskRow,
-  writeSummarySync,
-} from "./record.ts";
-import type { ResumePlan } from "./resume.ts";
-
-/**
- * The record could not be written (a full disk, a read-only directory), told
- * once: the run goes on, and each later write tries again; or it could be
- * written again after that.
- */
-export type RecordEvent = { type: "record_unwritten"; path: string; message: string } | { type: "record_written_again"; path: string };
+import { type RunPlan, swarmPlan } from "./plan.ts";
+import { type RecordEvent, RunRecorder } from "./record/recorder.ts";
+import type { Summary } from "./record/schema.ts";
+import { prepareOutDir, type RecordWriteError, type RunStop } from "./record/summary.ts";
+import { attemptOf, type ResumePlan, settledBefore } from "./resume.ts";
 
 /** What a run tells: the orchestrator's events, the swarm's, and its record's troubles. */
 export type RunEvent = OrchestratorEvent | SwarmEvent | RecordEvent;
@@ -72,32 +42,16 @@ export interface SwarmRunOptions {
   traceparent?: string;
 }
 
-/**
- * The tasks an earlier record settled: under --redis their jobs are stale,
- * while those it left running or pending, or failed only because the
- * coordinator lost Redis, may have finished on a host meanwhile.
- */
-function settledBefore(plan: ResumePlan | undefined): { attempt: number; tasks: ReadonlySet<string> } | undefined {
-  if (plan === undefined) return undefined;
-  const open = (task: SummaryTask) => task.status === "running" || task.status === "pending" || task.error?.code === REDIS_UNREACHABLE;
-  const tasks = plan.previous.tasks.filter((task) => !open(task)).map((task) => task.name);
-  return { attempt: (plan.previous.attempt ?? 1) + 1, tasks: new Set(tasks) };
-}
-
-/** How often summary.json may be compacted from the journal while the run goes on. */
-const COMPACT_EVERY_MS = 3_000;
-/**
- * ...and only once the journal has grown by this share of the summary's size
- * since: rewriting the summary then costs each task's end a constant share
- * of bytes and CPU, however many tasks the run has.
- */
-const COMPACT_GROWTH = 1 / 2;
-
 /** The budget a run applies: a rehearsal shows what would run, and its made-up costs stop it only when asked. */
 function appliedBudget(config: ResolvedSwarmConfig, options: SwarmRunOptions): number | undefined {
   return options.rehearse && !options.rehearseBudget ? undefined : config.budget_usd;
 }
 
+/**
+ * Drives one run: starts its engine, lets its plan (the swarm file's graph,
+ * plan.ts) hand tasks to it, and tells its recorder (record/recorder.ts)
+ * what happens; the recorder keeps the record.
+ */
 export class SwarmRun {
   readonly config: ResolvedSwarmConfig;
   readonly outDir: string;
@@ -107,34 +61,16 @@ export class SwarmRun {
   readonly budgetUsd: number | undefined;
   readonly rehearsal: boolean;
   readonly resume: ResumePlan | undefined;
+  /** This attempt's number: 1, and one more for each --resume. */
+  readonly attempt: number;
+  readonly #plan: RunPlan;
   readonly #engine: RunEngine;
   readonly #worktrees: RunWorktrees;
-  readonly #results = new Map<string, TaskResult>();
-  /** Every task by name: the config's, and those the run made (copies, rounds), whose rows the journal keeps too. */
-  readonly #tasksByName: Map<string, AddedTask>;
-  readonly #fingerprints = new Map<string, TaskFingerprint>();
-  readonly #carriedOver = new Map<string, SummaryTask>();
-  readonly #worktreeOutcomes = new Map<string, WorktreeOutcome>();
-  readonly #running = new Map<string, TaskProgress>();
-  /** The tasks the run made as it went (for_each copies, loop rounds), and the loops that ended. */
-  readonly #added: AddedTask[] = [];
-  readonly #loopsEnded = new Map<string, LoopEndedEvent>();
-  /** The rows of the run being resumed, by name. */
-  readonly #previousRows: ReadonlyMap<string, SummaryTask>;
-  readonly #journal: RunJournal;
-  readonly #compactTimer: ReturnType<typeof setInterval>;
-  /** The finished_at of the summary last written: journal lines after it are not in it. */
-  #compactedAt = Number.NEGATIVE_INFINITY;
-  #compactedBytes = 0;
-  #journalBytesAtCompaction = 0;
-  #finishedAt: number | undefined;
-  readonly #traceparent: string | undefined;
+  readonly #recorder: RunRecorder;
   /** Where the run's events go while they are iterated. */
   #queue: AsyncQueue<RunEvent> | undefined;
   /** Aborted when no task can run (no login, an API that cannot be reached): the run stops with exit 2. */
   readonly #refusal = new AbortController();
-  /** Why the last write of the record failed, while it keeps failing. */
-  #unwritten: RecordWriteError | undefined;
 
   private constructor(
     config: ResolvedSwarmConfig,
@@ -143,35 +79,44 @@ export class SwarmRun {
     budgetUsd: number | undefined,
     engine: RunEngine,
     started: { at: number; runId: string },
+    plan: RunPlan,
   ) {
     this.config = config;
-    this.#tasksByName = new Map<string, AddedTask>(config.tasks.map((task) => [task.name, task]));
+    this.#plan = plan;
     this.outDir = outDir;
     this.budgetUsd = budgetUsd;
     this.rehearsal = options.rehearse ?? false;
     this.resume = options.resume;
-    this.#traceparent = options.traceparent;
-    this.#previousRows = new Map(options.resume?.previous.tasks.map((task) => [task.name, task]));
+    this.attempt = attemptOf(options.resume);
     this.#engine = engine;
     this.startedAt = started.at;
     this.runId = started.runId;
     this.#worktrees = new RunWorktrees(this.runId, config.keep_worktrees);
-    this.#journal = new RunJournal(outDir);
-    this.#compactTimer = setInterval(() => this.#compact(), COMPACT_EVERY_MS);
-    this.#compactTimer.unref();
+    this.#recorder = new RunRecorder({
+      plan: plan.outline,
+      outDir,
+      runId: this.runId,
+      startedAt: this.startedAt,
+      rehearsal: this.rehearsal,
+      budgetUsd,
+      attempt: this.attempt,
+      ...(options.resume && { previous: options.resume.previous }),
+      ...(options.traceparent !== undefined && { traceparent: options.traceparent }),
+      source: engine,
+      onTrouble: (event) => this.#queue?.push(event),
+    });
   }
 
   /**
    * Makes the output directory and starts the engine (a Redis that cannot be
    * reached rejects here, with a CadreError). Nothing runs until `events()`.
+   * The config's settings (agents, defaults, hooks, budget) configure the
+   * engine; `plan` decides what runs when (the config's graph by default).
    */
-  static async start(config: ResolvedSwarmConfig, options: SwarmRunOptions): Promise<SwarmRun> {
+  static async start(config: ResolvedSwarmConfig, options: SwarmRunOptions, plan: RunPlan = swarmPlan(config)): Promise<SwarmRun> {
     // Absolute: workers run in other directories, and a relative HOME or transcript path would land there.
     const outDir = resolve(options.resume?.dir ?? options.outDir);
     await prepareOutDir(outDir);
-    // What an earlier attempt's compaction left half written when it was killed.
-    for (const name of await readdir(outDir))
-      if (name.startsWith(`${SUMMARY_FILE}.`) && name.endsWith(".tmp")) rmSync(join(outDir, name), { force: true });
     const budgetUsd = appliedBudget(config, options);
     // Known before the engine starts, so that its workers can be told which run they work for.
     const startedAt = Date.now();
@@ -191,7 +136,7 @@ export class SwarmRun {
       outDir,
       runId,
     );
-    return new SwarmRun(config, options, outDir, budgetUsd, engine, { at: startedAt, runId });
+    return new SwarmRun(config, options, outDir, budgetUsd, engine, { at: startedAt, runId }, plan);
   }
 
   /** What the run is on, for its first line: live or rehearsal, here or on which Redis. */
@@ -202,11 +147,6 @@ export class SwarmRun {
   /** The limits in force and the slots in use (an in-process run only). */
   get scheduler(): RunEngine["scheduler"] {
     return this.#engine.scheduler;
-  }
-
-  /** This attempt's number: 1, and one more for each --resume. */
-  get attempt(): number {
-    return this.resume ? (this.resume.previous.attempt ?? 1) + 1 : 1;
   }
 
   /** What stopped the run from within, if something did: no task could run (no login, an API that cannot be reached); exit 2. */
@@ -245,27 +185,21 @@ export class SwarmRun {
   }
 
   async #drive(signal: AbortSignal, queue: AsyncQueue<RunEvent>): Promise<void> {
+    const recorder = this.#recorder;
     let failure: { error: unknown } | undefined;
     try {
       // A record from the start: a run killed before any task ends can still be resumed.
-      this.#rewrite();
-      for await (const event of runSwarm({
-        config: this.config,
-        orchestrator: this.#engine,
+      recorder.rewrite();
+      for await (const event of this.#plan.run({
+        runner: this.#engine,
         signal,
         worktrees: this.#worktrees,
         ...(this.resume && { carryOver: this.resume.carryOver }),
       })) {
-        if (event.type === "task_settled") this.#settle(event);
-        else if (event.type === "task_ready") this.#fingerprints.set(event.task.name, event.fingerprint);
-        else if (event.type === "tasks_added" || event.type === "loop_ended") {
-          if (event.type === "tasks_added") {
-            this.#added.push(...event.tasks);
-            for (const task of event.tasks) this.#tasksByName.set(task.name, task);
-          } else this.#loopsEnded.set(event.loop, event);
-          // The run's shape changed (a map's copies, a loop's round): few such writes, and a resume needs them all.
-          this.#rewrite();
-        }
+        if (event.type === "task_settled") recorder.taskSettled(event);
+        else if (event.type === "task_ready") recorder.taskReady(event.task.name, event.fingerprint);
+        else if (event.type === "tasks_added") recorder.tasksAdded(event.tasks);
+        else if (event.type === "loop_ended") recorder.loopEnded(event);
         queue.push(event);
       }
     } catch (error) {
@@ -274,11 +208,10 @@ export class SwarmRun {
       // Every worker, peer and supervisor process ends here (their last events still reach the queue), and the transcripts are flushed.
       await this.#engine.close();
       await this.#worktrees.dispose();
-      this.#finishedAt = Date.now();
-      this.#end();
+      recorder.finish(Date.now());
       // The record complete however the run ended (the caller writes it once more with what stopped it).
       try {
-        this.#rewrite();
+        recorder.rewrite();
       } catch (error) {
         failure ??= { error };
       }
@@ -298,116 +231,17 @@ export class SwarmRun {
       this.#refusal.abort(new AbortError("the run", event.error));
       return;
     }
-    if (!("task" in event) || event.task.parentId !== undefined || this.#results.has(event.task.name)) return;
-    const name = event.task.name;
-    if (event.type === "task_started") {
-      const progress = this.#running.get(name);
-      this.#running.set(name, { startedAt: progress?.startedAt ?? event.startedAt, sessionId: progress?.sessionId });
-      return;
+    if (!("task" in event) || event.task.parentId !== undefined || this.#recorder.ended(event.task.name)) return;
+    if (event.type === "task_started") this.#recorder.taskStarted(event.task.name, event.startedAt);
+    else if (event.type === "task_message") {
+      const sessionId = sessionIdOf(event.message);
+      if (sessionId !== undefined) this.#recorder.sessionKnown(event.task.name, sessionId);
     }
-    if (event.type !== "task_message") return;
-    const sessionId = sessionIdOf(event.message);
-    const progress = this.#running.get(name);
-    if (progress === undefined || sessionId === undefined || sessionId === progress.sessionId) return;
-    progress.sessionId = sessionId;
-    this.#journalRow(name);
-  }
-
-  #settle(event: Extract<SwarmEvent, { type: "task_settled" }>): void {
-    const name = event.task.name;
-    this.#running.delete(name);
-    this.#results.set(name, event.result);
-    if (event.worktree !== undefined) this.#worktreeOutcomes.set(name, event.worktree);
-    if (event.fingerprint) this.#fingerprints.set(name, event.fingerprint);
-    const earlier = event.carriedOver ? this.#previousRows.get(name) : undefined;
-    if (earlier) this.#carriedOver.set(name, earlier);
-    this.#journalRow(name);
-  }
-
-  /** Appends a task's row as it stands to the journal. */
-  #journalRow(name: string): void {
-    const task = this.#tasksByName.get(name);
-    if (task === undefined) return;
-    // A journal that cannot be written (a full disk): the whole record instead, which says once that it cannot be written either.
-    if (!this.#journal.append(this.attempt, taskRow(this.#rowInput(), task), this.#compactedAt)) this.#rewrite();
-  }
-
-  #rowInput(): RowInput {
-    return {
-      results: this.#results,
-      running: this.#running,
-      fingerprints: this.#fingerprints,
-      carriedOver: this.#carriedOver,
-      transcripts: this.#engine.transcriptPaths,
-      ...(this.#engine.hosts && { hosts: this.#engine.hosts }),
-      worktrees: this.#worktreeOutcomes,
-      outDir: this.outDir,
-    };
-  }
-
-  /**
-   * Rewrites summary.json from what the journal has that it lacks, when the
-   * journal has grown enough since the last time (see COMPACT_GROWTH). A
-   * compaction that fails is not needed: the journal has every line, and the
-   * next one (or the last record) tries again.
-   */
-  #compact(): void {
-    const grown = this.#journal.bytes - this.#journalBytesAtCompaction;
-    if (this.#finishedAt !== undefined || grown === 0 || grown < this.#compactedBytes * COMPACT_GROWTH) return;
-    try {
-      this.#writeSummary(this.#summaryInput(undefined));
-    } catch {
-      // See above.
-    }
-  }
-
-  /** Writes summary.json as `input` has it; the journal's lines from here on are newer than it. Throws a RecordWriteError. */
-  #writeSummary(input: SummaryInput): string {
-    this.#compactedAt = input.finishedAt;
-    const journalBytes = this.#journal.bytes;
-    this.#journal.sync();
-    const { path, bytes } = writeSummarySync(this.outDir, input);
-    this.#compactedBytes = bytes;
-    this.#journalBytesAtCompaction = journalBytes;
-    return path;
-  }
-
-  /** The run has ended: no more compactions, the journal is synced and closed (the last record follows). */
-  #end(): void {
-    clearInterval(this.#compactTimer);
-    this.#journal.close();
   }
 
   /** The record as it stands, with `stop` as what stopped the run (if anything did). */
   summary(stop: RunStop | undefined): Summary {
-    return buildSummary(this.#summaryInput(stop));
-  }
-
-  #summaryInput(stop: RunStop | undefined): SummaryInput {
-    return {
-      config: this.config,
-      added: this.#added,
-      loopsEnded: this.#loopsEnded,
-      results: this.#results,
-      running: this.#running,
-      totals: this.#engine.totals,
-      sessions: this.#engine.sessionRecords,
-      transcripts: this.#engine.transcriptPaths,
-      ...(this.#engine.hosts && { hosts: this.#engine.hosts }),
-      worktrees: this.#worktreeOutcomes,
-      runId: this.runId,
-      outDir: this.outDir,
-      rehearsal: this.rehearsal,
-      budgetUsd: this.budgetUsd,
-      startedAt: this.startedAt,
-      finishedAt: this.#finishedAt ?? Date.now(),
-      stop,
-      fingerprints: this.#fingerprints,
-      carriedOver: this.#carriedOver,
-      attempt: this.attempt,
-      traces: [...(this.resume?.previous.traces ?? []), ...(this.#traceparent !== undefined ? [this.#traceparent] : [])],
-      ...(this.resume && { previous: this.resume.previous }),
-    };
+    return this.#recorder.summary(stop);
   }
 
   /**
@@ -416,30 +250,7 @@ export class SwarmRun {
    * stays as last written, and the next write tries again.
    */
   writeRecord(stop: RunStop | undefined): { summary: Summary; path: string; error?: RecordWriteError } {
-    const input = this.#summaryInput(stop);
-    const written = this.#writeRecordOf(input);
-    return { summary: buildSummary(input), ...written };
-  }
-
-  /** Writes the record as it stands now (the caller writes the last one, with what stopped the run). */
-  #rewrite(): void {
-    this.#writeRecordOf(this.#summaryInput(undefined));
-  }
-
-  /** Writes the record, telling once that it cannot be written, and once that it can again. */
-  #writeRecordOf(input: SummaryInput): { path: string; error?: RecordWriteError } {
-    try {
-      const path = this.#writeSummary(input);
-      if (this.#unwritten !== undefined) this.#queue?.push({ type: "record_written_again", path });
-      this.#unwritten = undefined;
-      return { path };
-    } catch (error) {
-      if (!(error instanceof RecordWriteError)) throw error;
-      const path = join(this.outDir, SUMMARY_FILE);
-      if (this.#unwritten === undefined) this.#queue?.push({ type: "record_unwritten", path, message: error.message });
-      this.#unwritten = error;
-      return { path, error };
-    }
+    return this.#recorder.writeRecord(stop);
   }
 
   /**
@@ -449,21 +260,15 @@ export class SwarmRun {
    */
   kill(stop: RunStop): ReturnType<SwarmRun["writeRecord"]> {
     this.#engine.kill();
-    this.#end();
+    this.#recorder.finish();
     this.#worktrees.discardSync();
-    for (const task of [...this.config.tasks, ...this.#added]) {
-      if (this.#results.has(task.name)) continue;
-      const unrun = unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second signal" });
-      // A task that was running keeps its session, so that --resume continues it.
-      const progress = this.#running.get(task.name);
-      this.#results.set(task.name, progress ? { ...unrun, startedAt: progress.startedAt, sessionId: progress.sessionId } : unrun);
-    }
+    this.#recorder.settleUnended((task) => unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second signal" }));
     return this.writeRecord(stop);
   }
 
   /** Ends a run whose events were never iterated (e.g. the dashboard could not open). */
   async close(): Promise<void> {
-    this.#end();
+    this.#recorder.finish();
     await this.#engine.close();
   }
 }

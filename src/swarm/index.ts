@@ -1,4 +1,4 @@
-/** Swarm files: the schema, loading with path-precise issues, agent files, worktrees, the record's schema and runSwarm. */
+/** Swarm files: the schema, loading with path-precise issues, agent files, worktrees and runSwarm. */
 
 export type { DiscoveredAgent } from "./agents/discover.ts";
 export { agentSearchDirs, discoverAgents, SHIPPED_SCOPE } from "./agents/discover.ts";
@@ -7,22 +7,9 @@ export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptio
 export { formatIssue } from "./config/issues.ts";
 export type { TaskFingerprint } from "./fingerprint.ts";
 export { olderSettingsHash } from "./fingerprint.ts";
-export type { JournalLine } from "./journal.ts";
-export { JOURNAL_FILE, readJournal, withJournal } from "./journal.ts";
 export type { LoopEndedEvent } from "./loop.ts";
-export type { Summary, SummaryLoop, SummarySession, SummaryTask } from "./record.ts";
-export {
-  recordResultFields,
-  recordUsage,
-  resultFromRecord,
-  SUMMARY_FILE,
-  SummarySchema,
-  SummarySessionSchema,
-  SummaryTaskSchema,
-  usageFromRecord,
-} from "./record.ts";
 export { missingScripts } from "./rehearsal.ts";
-export type { AddedTask, CarryDecision, SwarmEvent, TaskSettledEvent } from "./runner.ts";
+export type { AddedTask, CarryDecision, RunSwarmOptions, SwarmEvent, TaskSettledEvent } from "./runner.ts";
 export { INTERRUPTED, newRunId, runSwarm, skippedOnPurpose, unrunResult } from "./runner.ts";
 export type { WorktreeOutcome } from "./worktree.ts";
 export { RunWorktrees } from "./worktree.ts";

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { TaskResult, TaskRunner } from "../orchestrator/index.ts";
+import type { TaskResult, TaskRunner, TaskSpec } from "../orchestrator/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { SESSION_NOT_FOUND } from "../worker/index.ts";
 import { Conditions } from "./conditions.ts";
 import { fillResults, type ResolvedSwarmConfig, type ResolvedTask, type ResultFields, taskSpecFor } from "./config/index.ts";
+import { Dependencies } from "./dependencies.ts";
 import { type TaskFingerprint, taskFingerprint } from "./fingerprint.ts";
 import { type LoopEndedEvent, type LoopHost, type LoopRun, startLoops, stepLoop } from "./loop.ts";
 import { makeCopies, mapResult } from "./map.ts";
@@ -114,51 +115,81 @@ export function newRunId(now: Date = new Date()): string {
  * the stream has one task_settled event per task, in the order they settle,
  * and ends when every task has one.
  */
-export function runSwarm({ config, orchestrator, signal, worktrees: given, carryOver }: RunSwarmOptions): AsyncIterable<SwarmEvent> {
-  const events = new AsyncQueue<SwarmEvent>();
-  const results = new Map<string, TaskResult>();
-  const outcomes = new Map<string, WorktreeOutcome>();
-  const names = new Set(config.tasks.map((task) => task.name));
-  const worktrees = given ?? new RunWorktrees(newRunId(), config.keep_worktrees);
-  const loops = startLoops(config);
-  // Every task that will have a result: the config's, and those the run makes (copies, rounds).
-  const all = [...config.tasks];
-  const waiting = new Set<ResolvedTask>();
-  // Linear in the tasks: each waiting task counts its unfinished dependencies, and a task's end visits only the tasks waiting on it.
-  const unfinished = new Map<ResolvedTask, number>();
-  const dependents = new Map<string, ResolvedTask[]>();
-  const ready: ResolvedTask[] = [];
-  const wait = (task: ResolvedTask) => {
-    waiting.add(task);
-    const on = new Set(task.depends_on.filter((name) => !results.has(name)));
-    unfinished.set(task, on.size);
-    if (on.size === 0) ready.push(task);
-    for (const name of on) {
-      const list = dependents.get(name);
-      if (list === undefined) dependents.set(name, [task]);
-      else list.push(task);
-    }
-  };
-  const taken = new Set(names);
-  /** By for_each task: its copies, until they have all ended; and then what {{results.<task>.all}} reads. */
-  const mapping = new Map<ResolvedTask, ResolvedTask[]>();
-  const copiesOf = new Map<string, unknown[]>();
+export function runSwarm(options: RunSwarmOptions): AsyncIterable<SwarmEvent> {
+  return new GraphRun(options).events;
+}
 
-  const settle = (
-    task: Pick<ResolvedTask, "name" | "agent">,
-    result: TaskResult,
-    started: boolean,
-    extra: { worktree?: WorktreeOutcome; fingerprint?: TaskFingerprint; carriedOver?: boolean } = {},
-  ) => {
-    results.set(task.name, result);
-    for (const dependent of dependents.get(task.name) ?? []) {
-      const left = (unfinished.get(dependent) ?? 1) - 1;
-      unfinished.set(dependent, left);
-      if (left === 0) ready.push(dependent);
-    }
-    dependents.delete(task.name);
-    if (extra.worktree !== undefined) outcomes.set(task.name, extra.worktree);
-    events.push({
+/** What a task's end brings beside its result. */
+type SettleExtra = { worktree?: WorktreeOutcome; fingerprint?: TaskFingerprint; carriedOver?: boolean };
+
+/** One run of a swarm's graph: its tasks' results, what waits on what, the maps and loops under way. */
+class GraphRun {
+  readonly events = new AsyncQueue<SwarmEvent>();
+  readonly #config: ResolvedSwarmConfig;
+  readonly #runner: TaskRunner;
+  readonly #signal: AbortSignal;
+  readonly #carryOver: RunSwarmOptions["carryOver"];
+  /** Given worktrees are the caller's to dispose of. */
+  readonly #ownWorktrees: boolean;
+  readonly #worktrees: RunWorktrees;
+  readonly #results = new Map<string, TaskResult>();
+  readonly #outcomes = new Map<string, WorktreeOutcome>();
+  /** The config's task names: what {{results.<name>}} may read. */
+  readonly #names: ReadonlySet<string>;
+  /** Every name in use: the config's, and those the run made (copies, rounds). */
+  readonly #taken: Set<string>;
+  /** How many tasks will have a result: the config's, and those the run makes. */
+  #taskCount: number;
+  readonly #waiting = new Dependencies<ResolvedTask>();
+  readonly #loops: LoopRun[];
+  readonly #loopHost: LoopHost;
+  /** By for_each task: its copies, until they have all ended; and then what {{results.<task>.all}} reads. */
+  readonly #mapping = new Map<ResolvedTask, ResolvedTask[]>();
+  readonly #copiesOf = new Map<string, unknown[]>();
+  /** Set once the conditions are compiled (which loads the evaluator only when some task has one). */
+  #conditions: Conditions | undefined;
+
+  constructor({ config, orchestrator, signal, worktrees, carryOver }: RunSwarmOptions) {
+    this.#config = config;
+    this.#runner = orchestrator;
+    this.#signal = signal;
+    this.#carryOver = carryOver;
+    this.#ownWorktrees = worktrees === undefined;
+    this.#worktrees = worktrees ?? new RunWorktrees(newRunId(), config.keep_worktrees);
+    this.#names = new Set(config.tasks.map((task) => task.name));
+    this.#taken = new Set(this.#names);
+    this.#taskCount = config.tasks.length;
+    this.#loops = startLoops(config);
+    this.#loopHost = {
+      tasks: config.tasks,
+      results: this.#results,
+      signal,
+      fieldsOf: this.#fieldsOf,
+      settle: (task, result) => this.#settle(task, result, false),
+      push: (event) => this.events.push(event),
+      add: (loop, round) => this.#add(loop.loop.name, round, loop.round),
+    };
+    // A loop's tasks run as its rounds; the tasks themselves settle when the loop ends.
+    for (const task of config.tasks) if (!this.#loops.some((loop) => loop.members.has(task.name))) this.#wait(task);
+    signal.addEventListener("abort", () => this.#advance(), { once: true });
+    Conditions.of(config.tasks).then(
+      (compiled) => {
+        this.#conditions = compiled;
+        this.#advance();
+      },
+      (error: unknown) => this.events.fail(error),
+    );
+  }
+
+  #wait(task: ResolvedTask): void {
+    this.#waiting.wait(task, (name) => this.#results.has(name));
+  }
+
+  #settle(task: Pick<ResolvedTask, "name" | "agent">, result: TaskResult, started: boolean, extra: SettleExtra = {}): void {
+    this.#results.set(task.name, result);
+    this.#waiting.ended(task.name);
+    if (extra.worktree !== undefined) this.#outcomes.set(task.name, extra.worktree);
+    this.events.push({
       type: "task_settled",
       task: { name: task.name, agent: task.agent },
       result,
@@ -167,14 +198,14 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
       ...(extra.fingerprint && { fingerprint: extra.fingerprint }),
       ...(extra.carriedOver && { carriedOver: true }),
     });
-  };
+  }
 
   /** What {{results.<task>…}} reads: a task that changed nothing in its worktree has no branch, and stands for the commit it started from. */
-  const fieldsOf = (name: string): ResultFields | undefined => {
-    const result = results.get(name);
+  readonly #fieldsOf = (name: string): ResultFields | undefined => {
+    const result = this.#results.get(name);
     if (result === undefined) return undefined;
-    const worktree = outcomes.get(name);
-    const copies = copiesOf.get(name);
+    const worktree = this.#outcomes.get(name);
+    const copies = this.#copiesOf.get(name);
     return {
       text: result.text,
       structured: result.structuredOutput,
@@ -183,14 +214,12 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
     };
   };
 
-  // Set once the conditions are compiled (which loads the evaluator only when some task has one).
-  let conditions: Conditions | undefined;
-
-  const add = (parent: string, tasks: ResolvedTask[], round?: number) => {
+  /** Tasks made as the run goes (a map's copies, a loop's round) join it, and the stream says so. */
+  #add(parent: string, tasks: ResolvedTask[], round?: number): void {
     for (const task of tasks) {
-      all.push(task);
-      taken.add(task.name);
-      wait(task);
+      this.#taskCount++;
+      this.#taken.add(task.name);
+      this.#wait(task);
     }
     const added = tasks.map(({ name, template, agent, depends_on, when, item, copy_of, round_of }) => ({
       name,
@@ -202,170 +231,187 @@ export function runSwarm({ config, orchestrator, signal, worktrees: given, carry
       copy_of,
       round_of,
     }));
-    events.push({ type: "tasks_added", parent, ...(round !== undefined && { round }), tasks: added });
-  };
+    this.events.push({ type: "tasks_added", parent, ...(round !== undefined && { round }), tasks: added });
+  }
 
   /** A for_each over a result whose dependencies succeeded: its copies join the run, or it fails saying what the list held. */
-  const expand = (task: ResolvedTask) => {
-    const made = makeCopies(task, names, fieldsOf, taken);
-    if (!made.ok) return settle(task, unrunResult(task, "failed", made.error), false);
-    mapping.set(task, made.copies);
-    add(task.name, made.copies);
-  };
+  #expand(task: ResolvedTask): void {
+    const made = makeCopies(task, this.#names, this.#fieldsOf, this.#taken);
+    if (made.ok) {
+      this.#mapping.set(task, made.copies);
+      this.#add(task.name, made.copies);
+    } else this.#settle(task, unrunResult(task, "failed", made.error), false);
+  }
 
   /** Settles each for_each over a result whose copies have all ended, as the list of their results. */
-  const gather = (): boolean => {
+  #gather(): boolean {
     let changed = false;
-    for (const [task, copies] of mapping) {
-      if (!copies.every((copy) => results.has(copy.name))) continue;
-      const { result, all: every } = mapResult(unrunResult(task, "succeeded", { code: "", message: "" }), copies, results, fieldsOf);
-      copiesOf.set(task.name, every);
-      mapping.delete(task);
-      settle(task, result.status === "succeeded" ? { ...result, error: undefined } : result, false);
+    for (const [task, copies] of this.#mapping) {
+      if (!copies.every((copy) => this.#results.has(copy.name))) continue;
+      const { result, all } = mapResult(unrunResult(task, "succeeded", { code: "", message: "" }), copies, this.#results, this.#fieldsOf);
+      this.#copiesOf.set(task.name, all);
+      this.#mapping.delete(task);
+      this.#settle(task, result.status === "succeeded" ? { ...result, error: undefined } : result, false);
       changed = true;
     }
     return changed;
-  };
+  }
 
-  const loopHost: LoopHost = {
-    tasks: config.tasks,
-    results,
-    signal,
-    fieldsOf,
-    settle: (task, result) => settle(task, result, false),
-    push: (event) => events.push(event),
-    add: (loop, round) => add(loop.loop.name, round, loop.round),
-  };
-  const loopOf = (task: ResolvedTask): LoopRun | undefined =>
-    task.round_of === undefined ? undefined : loops.find((loop) => loop.loop.name === task.round_of?.loop);
-
-  const advance = () => {
+  /** Moves the run as far as it goes now: skips, starts, maps and loops, until nothing moves; ends the stream once every task has a result. */
+  #advance(): void {
+    const conditions = this.#conditions;
     if (conditions === undefined) return;
     let changed = true;
     // Skipping one task may settle the tasks that wait on it: repeat until nothing moves.
     while (changed) {
       changed = false;
-      if (signal.aborted && waiting.size > 0) {
+      if (this.#signal.aborted && this.#waiting.size > 0) {
         // Nothing starts any more: every task still waiting is cancelled (those running end by the signal).
-        for (const task of waiting)
-          settle(task, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "interrupted before it started" }), false);
-        waiting.clear();
+        for (const task of this.#waiting.takeAll())
+          this.#settle(task, unrunResult(task, "cancelled", { code: INTERRUPTED, message: "interrupted before it started" }), false);
         changed = true;
       }
-      // By index, not shift(): a fan-out readies a hundred thousand tasks at once, and a skip readies more as it goes.
-      for (let i = 0; i < ready.length; i++) {
-        const task = ready[i]!;
-        if (!waiting.delete(task)) continue;
-        unfinished.delete(task);
-        const verdict = conditions.decide(task, results, fieldsOf);
-        if (!verdict.run) settle(task, unrunResult(task, verdict.status, verdict.error), false);
-        else if (task.map !== undefined) expand(task);
-        else start(task);
+      for (let task = this.#waiting.takeReady(); task !== undefined; task = this.#waiting.takeReady()) {
+        const verdict = conditions.decide(task, this.#results, this.#fieldsOf);
+        if (!verdict.run) this.#settle(task, unrunResult(task, verdict.status, verdict.error), false);
+        else if (task.map !== undefined) this.#expand(task);
+        else this.#start(task);
         changed = true;
       }
-      ready.length = 0;
-      if (gather()) changed = true;
-      for (const loop of loops) if (stepLoop(loop, loopHost)) changed = true;
+      if (this.#gather()) changed = true;
+      for (const loop of this.#loops) if (stepLoop(loop, this.#loopHost)) changed = true;
     }
-    if (results.size === all.length) {
-      // Given worktrees are the caller's to dispose of.
-      if (given === undefined) void worktrees.dispose();
-      events.end();
+    if (this.#results.size === this.#taskCount) {
+      if (this.#ownWorktrees) void this.#worktrees.dispose();
+      this.events.end();
     }
-  };
+  }
 
-  const start = (task: ResolvedTask) => {
-    const loop = loopOf(task);
-    const prompt = loop === undefined ? fillResults(task.prompt, names, fieldsOf) : loop.fill(task, names, fieldsOf);
-    const fingerprint = taskFingerprint(config, task, prompt, Object.fromEntries(task.depends_on.map((name) => [name, fieldsOf(name)])));
-    const decision = carryOver?.(task, fingerprint);
+  #loopOf(task: ResolvedTask): LoopRun | undefined {
+    return task.round_of === undefined ? undefined : this.#loops.find((loop) => loop.loop.name === task.round_of?.loop);
+  }
+
+  /** A ready task: kept from the run being resumed, or handed to the runner with its prompt filled in. */
+  #start(task: ResolvedTask): void {
+    const loop = this.#loopOf(task);
+    const prompt = loop === undefined ? fillResults(task.prompt, this.#names, this.#fieldsOf) : loop.fill(task, this.#names, this.#fieldsOf);
+    const inputs = Object.fromEntries(task.depends_on.map((name) => [name, this.#fieldsOf(name)]));
+    const fingerprint = taskFingerprint(this.#config, task, prompt, inputs);
+    const decision = this.#carryOver?.(task, fingerprint);
     if (decision?.kind === "keep") {
-      // Settled on the next tick, so that advance() finishes its pass over the waiting tasks first.
+      // Settled on the next tick, so that #advance() finishes its pass over the waiting tasks first.
       queueMicrotask(() => {
-        settle(task, decision.result, false, { fingerprint, carriedOver: true });
-        advance();
+        this.#settle(task, decision.result, false, { fingerprint, carriedOver: true });
+        this.#advance();
       });
       return;
     }
-    const spec = taskSpecFor(task, prompt, signal);
-    events.push({ type: "task_ready", task: { name: task.name, agent: task.agent }, fingerprint });
-    if (decision?.kind === "run") {
-      events.push({
-        type: "task_rerun",
-        task: { name: task.name, agent: task.agent },
-        reason: decision.reason,
-        resumedSession: decision.resumeSession,
-      });
-    }
+    const who = { name: task.name, agent: task.agent };
+    this.events.push({ type: "task_ready", task: who, fingerprint });
+    if (decision?.kind === "run")
+      this.events.push({ type: "task_rerun", task: who, reason: decision.reason, resumedSession: decision.resumeSession });
     // A round continues the session of the round before (unless the loop is fresh); a resumed run's own session wins.
-    const session = (decision?.kind === "run" ? decision.resumeSession : undefined) ?? loop?.sessionToContinue(task, results);
-    if (session !== undefined) spec.worker = { ...spec.worker, resume: session };
-    let open: OpenWorktree | undefined;
-    const { worktree } = task;
-    if (worktree !== undefined) {
-      spec.prepareWorker = async () => {
-        const base = fillResults(worktree.base ?? worktree.start, names, fieldsOf);
-        open = await worktrees.open({ task: task.name, repo: worktree.repo, cwd: task.cwd ?? config.defaults.cwd, base });
-        return { cwd: open.cwd };
-      };
-    }
-    const runResumingOrAnew = async (): Promise<TaskResult> => {
-      const ran = await orchestrator.run(spec);
-      const session = spec.worker?.resume;
-      if (session === undefined || ran.error?.code !== SESSION_NOT_FOUND || signal.aborted) return ran;
-      // Its session is on another host of a distributed run, or its files are gone: the task starts anew.
-      events.push({
-        type: "task_rerun",
-        task: { name: task.name, agent: task.agent },
-        reason: `its session ${session} is not where it runs now; it starts a new one`,
-        resumedSession: undefined,
-      });
-      if (open !== undefined) {
-        await worktrees.close(open, ran.status).catch(() => undefined);
-        open = undefined;
-      }
-      const { resume: _, ...worker } = spec.worker ?? {};
-      return orchestrator.run({ ...spec, worker });
+    const session = (decision?.kind === "run" ? decision.resumeSession : undefined) ?? loop?.sessionToContinue(task, this.#results);
+    const context: TaskStartContext = {
+      config: this.#config,
+      runner: this.#runner,
+      signal: this.#signal,
+      worktrees: this.#worktrees,
+      names: this.#names,
+      fieldsOf: this.#fieldsOf,
+      push: (event) => this.events.push(event),
     };
-    runResumingOrAnew().then(
-      async (ran) => {
-        // Stopped by the run's interrupt, or its worker died from the same Ctrl-C (the terminal signals the whole
-        // process group): interrupted, whatever the worker said (the CLI's own words are internal diagnostics).
-        // A task that failed of what stopped the run (the task that found no login) keeps its failure.
-        const stoppedBy = (signal.reason as { cause?: { code?: unknown } } | undefined)?.cause?.code;
-        const ofTheStop = ran.status === "failed" && stoppedBy !== undefined && ran.error?.code === stoppedBy;
-        const interrupted = signal.aborted && !ofTheStop && (ran.status === "failed" || ran.status === "cancelled");
-        let result: TaskResult = interrupted ? { ...ran, status: "cancelled", error: { code: INTERRUPTED, message: "interrupted" } } : ran;
-        let outcome: WorktreeOutcome | undefined;
-        if (open !== undefined) {
-          try {
-            outcome = await worktrees.close(open, result.status);
-          } catch (error) {
-            const { code, message } = error as { code: string; message: string };
-            result = { ...result, status: "failed", error: { code, message } };
-          }
-        }
-        settle(task, result, true, { worktree: outcome, fingerprint });
-        advance();
+    new TaskStart(context, task, prompt, session).run().then(
+      ({ result, worktree }) => {
+        this.#settle(task, result, true, { worktree, fingerprint });
+        this.#advance();
       },
       // The orchestrator refuses a task it cannot run (e.g. a prompt left empty by an empty dependency result).
       (error: unknown) => {
         const { code = "INVALID_TASK", message = String(error) } = error as { code?: string; message?: string };
-        settle(task, unrunResult(task, "failed", { code, message }), false);
-        advance();
+        this.#settle(task, unrunResult(task, "failed", { code, message }), false);
+        this.#advance();
       },
     );
-  };
+  }
+}
 
-  // A loop's tasks run as its rounds; the tasks themselves settle when the loop ends.
-  for (const task of config.tasks) if (!loops.some((loop) => loop.members.has(task.name))) wait(task);
-  signal.addEventListener("abort", advance, { once: true });
-  Conditions.of(config.tasks).then(
-    (compiled) => {
-      conditions = compiled;
-      advance();
-    },
-    (error: unknown) => events.fail(error),
-  );
-  return events;
+/** What one task's start reads of its run. */
+interface TaskStartContext {
+  config: ResolvedSwarmConfig;
+  runner: TaskRunner;
+  signal: AbortSignal;
+  worktrees: RunWorktrees;
+  names: ReadonlySet<string>;
+  fieldsOf: (name: string) => ResultFields | undefined;
+  push: (event: TaskRerunEvent) => void;
+}
+
+/** One task handed to the runner: its worktree, a resumed session that is not there, and what the run's interrupt makes of its result. */
+class TaskStart {
+  readonly #run: TaskStartContext;
+  readonly #task: ResolvedTask;
+  readonly #spec: TaskSpec;
+  #open: OpenWorktree | undefined;
+
+  constructor(run: TaskStartContext, task: ResolvedTask, prompt: string, session: string | undefined) {
+    this.#run = run;
+    this.#task = task;
+    this.#spec = taskSpecFor(task, prompt, this.#run.signal);
+    if (session !== undefined) this.#spec.worker = { ...this.#spec.worker, resume: session };
+    const { worktree } = task;
+    if (worktree !== undefined) {
+      this.#spec.prepareWorker = async () => {
+        const { config, names, fieldsOf, worktrees } = this.#run;
+        const base = fillResults(worktree.base ?? worktree.start, names, fieldsOf);
+        this.#open = await worktrees.open({ task: task.name, repo: worktree.repo, cwd: task.cwd ?? config.defaults.cwd, base });
+        return { cwd: this.#open.cwd };
+      };
+    }
+  }
+
+  /** Runs the task; rejects only when the runner refuses it. */
+  async run(): Promise<{ result: TaskResult; worktree?: WorktreeOutcome }> {
+    const result = this.#ofTheRun(await this.#resumingOrAnew());
+    if (this.#open === undefined) return { result };
+    try {
+      return { result, worktree: await this.#run.worktrees.close(this.#open, result.status) };
+    } catch (error) {
+      const { code, message } = error as { code: string; message: string };
+      return { result: { ...result, status: "failed", error: { code, message } } };
+    }
+  }
+
+  async #resumingOrAnew(): Promise<TaskResult> {
+    const { runner, signal } = this.#run;
+    const ran = await runner.run(this.#spec);
+    const session = this.#spec.worker?.resume;
+    if (session === undefined || ran.error?.code !== SESSION_NOT_FOUND || signal.aborted) return ran;
+    // Its session is on another host of a distributed run, or its files are gone: the task starts anew.
+    this.#run.push({
+      type: "task_rerun",
+      task: { name: this.#task.name, agent: this.#task.agent },
+      reason: `its session ${session} is not where it runs now; it starts a new one`,
+      resumedSession: undefined,
+    });
+    if (this.#open !== undefined) {
+      await this.#run.worktrees.close(this.#open, ran.status).catch(() => undefined);
+      this.#open = undefined;
+    }
+    const { resume: _, ...worker } = this.#spec.worker ?? {};
+    return runner.run({ ...this.#spec, worker });
+  }
+
+  /**
+   * Stopped by the run's interrupt, or its worker died from the same Ctrl-C (the terminal signals the whole
+   * process group): interrupted, whatever the worker said (the CLI's own words are internal diagnostics).
+   * A task that failed of what stopped the run (the task that found no login) keeps its failure.
+   */
+  #ofTheRun(ran: TaskResult): TaskResult {
+    const { signal } = this.#run;
+    const stoppedBy = (signal.reason as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+    const ofTheStop = ran.status === "failed" && stoppedBy !== undefined && ran.error?.code === stoppedBy;
+    const interrupted = signal.aborted && !ofTheStop && (ran.status === "failed" || ran.status === "cancelled");
+    return interrupted ? { ...ran, status: "cancelled", error: { code: INTERRUPTED, message: "interrupted" } } : ran;
+  }
 }

@@ -6,5 +6,8 @@
  */
 export { type TelemetrySettings, telemetryHelp, telemetrySettings } from "./config.ts";
 
+// A type only: naming it loads nothing.
+export type { RunTelemetry } from "./run.ts";
+
 /** The SDK and cadre's spans and metrics, loaded on demand. */
 export const loadTelemetry = () => import("./load.ts");

@@ -6,8 +6,7 @@
 import { type Context, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import type { TaskInfo } from "../orchestrator/index.ts";
-import type { RunEvent } from "../run/index.ts";
-import type { Summary } from "../swarm/index.ts";
+import type { RunEvent, Summary } from "../run/index.ts";
 import { clip } from "../util/one-line.ts";
 import { CONTENT_MAX, GEN_AI_SYSTEM, resultAttributes, usageAttributes } from "./attributes.ts";
 import { EventMetrics } from "./metrics.ts";

@@ -1,37 +1,12 @@
+// A claude process as a Transport: its stdin, stdout and stderr, in a process group the reaper watches.
 import { DEFAULT_MAX_LINE_BYTES, encodeLine, NdjsonDecoder } from "../protocol/index.ts";
 import { killGroup, settlesWithin, signalLiveGroup, startGroup } from "../util/process-group.ts";
 import type { ExitDetails } from "./errors.ts";
-
-export interface ProcessTransportOptions {
-  command: string;
-  args: string[];
-  cwd?: string;
-  /** The child's whole environment (the parent's is not merged in here). */
-  env: Record<string, string | undefined>;
-  maxLineBytes?: number;
-  /** How much of stderr to keep for error messages. */
-  stderrTailBytes?: number;
-}
-
-export interface TransportHandlers {
-  /** One decoded JSON value per stdout line. */
-  onValue(value: unknown): void;
-  /** A stdout line that is not JSON: reported, reading goes on. */
-  onMalformedLine(line: string, error: Error): void;
-  /** Reading cannot go on (e.g. a line over the size limit); the process is being killed. */
-  onFatal(error: Error): void;
-}
-
-export interface TerminateOptions {
-  /** How long to wait for a clean exit after stdin is closed. */
-  graceMs?: number;
-  /** How long to wait after SIGTERM before SIGKILL. */
-  termMs?: number;
-}
+import type { TerminateOptions, Transport, TransportFactory, TransportHandlers, TransportSpec } from "./transport.ts";
 
 const DEFAULT_STDERR_TAIL_BYTES = 8 * 1024;
 
-function spawnChild(options: ProcessTransportOptions) {
+function spawnChild(options: TransportSpec) {
   // A process group of its own, watched by the reaper (see startGroup).
   return startGroup(options.command, options.args, {
     cwd: options.cwd,
@@ -50,7 +25,7 @@ function spawnChild(options: ProcessTransportOptions) {
  * a bounded tail of stderr, and an exit that is always observed. Knows bytes and
  * lines, nothing about messages.
  */
-export class ProcessTransport {
+export class ProcessTransport implements Transport {
   readonly exited: Promise<ExitDetails>;
   readonly #child: ReturnType<typeof spawnChild>;
   #stderrChunks: Buffer[] = [];
@@ -59,7 +34,7 @@ export class ProcessTransport {
   #exitDetails: ExitDetails | undefined;
   #inputEnded = false;
 
-  constructor(options: ProcessTransportOptions, handlers: TransportHandlers) {
+  constructor(options: TransportSpec, handlers: TransportHandlers) {
     this.#stderrLimit = options.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES;
     this.#child = spawnChild(options);
     const decoder = new NdjsonDecoder({ maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES });
@@ -183,3 +158,6 @@ export class ProcessTransport {
     if (only && kept > this.#stderrLimit) this.#stderrChunks[0] = only.subarray(only.length - this.#stderrLimit);
   }
 }
+
+/** The transport a Worker starts unless given another: a claude process. */
+export const startProcessTransport: TransportFactory = (spec, handlers) => new ProcessTransport(spec, handlers);

@@ -29,7 +29,8 @@ import { locateClaude } from "./locate-cli.ts";
 import { McpBridge } from "./mcp-bridge.ts";
 import { buildArgs, buildEnv, sessionOptionsProblem, type WorkerOptions } from "./options.ts";
 import type { PermissionRequest } from "./permissions.ts";
-import { ProcessTransport } from "./process-transport.ts";
+import { startProcessTransport } from "./process-transport.ts";
+import type { Transport, TransportFactory } from "./transport.ts";
 import { type Prompt, Turn, type TurnResult } from "./turn.ts";
 
 export type WorkerState = "starting" | "ready" | "busy" | "awaiting_permission" | "idle" | "closing" | "exited" | "failed";
@@ -70,7 +71,7 @@ export class Worker {
   #session: SystemInitMessage | undefined;
   readonly #events = new EventHub<WorkerEvent>();
   #stateValue: WorkerState = "starting";
-  readonly #transport: ProcessTransport;
+  readonly #transport: Transport;
   readonly #channel: ControlChannel;
   readonly #hooks: HookRegistry;
   readonly #inbound: InboundRequests;
@@ -82,11 +83,11 @@ export class Worker {
   readonly #options: WorkerOptions;
   readonly #mcp: McpBridge;
 
-  private constructor(options: WorkerOptions, mcp: McpBridge, command: string) {
+  private constructor(options: WorkerOptions, mcp: McpBridge, command: string, transport: TransportFactory) {
     this.#options = options;
     this.#mcp = mcp;
     this.#hooks = new HookRegistry(options.hooks);
-    this.#transport = new ProcessTransport(
+    this.#transport = transport(
       {
         command,
         args: buildArgs(options),
@@ -124,8 +125,12 @@ export class Worker {
     void this.#transport.exited.then((details) => this.#onExit(details));
   }
 
-  /** Starts claude and initializes the session. On any failure the process is ended before this rejects. */
-  static async start(options: WorkerOptions = {}, signal?: AbortSignal): Promise<Worker> {
+  /**
+   * Starts claude and initializes the session. On any failure the process is
+   * ended before this rejects. `transport` starts the other end: a claude
+   * process unless told otherwise (tests speak the protocol in memory).
+   */
+  static async start(options: WorkerOptions = {}, signal?: AbortSignal, transport: TransportFactory = startProcessTransport): Promise<Worker> {
     const problem = sessionOptionsProblem(options);
     if (problem !== undefined) throw new WorkerOptionsError(problem);
     if (options.cwd !== undefined) {
@@ -139,7 +144,7 @@ export class Worker {
     }
     const command = locateClaude(options.claudePath);
     const mcp = await McpBridge.connect(options.sdkMcpServers ?? {});
-    const worker = new Worker(options, mcp, command);
+    const worker = new Worker(options, mcp, command, transport);
     try {
       await worker.#initialize(signal);
     } catch (error) {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { runSwarmFile } from "../../src/run/index.ts";
-import { JOURNAL_FILE, readJournal, withJournal } from "../../src/swarm/journal.ts";
+import { JOURNAL_FILE, readJournal, withJournal } from "../../src/run/record/journal.ts";
 import { bin, readSummary } from "../support/cli.ts";
 import { claudeDescendants, isAlive, isGone } from "../support/processes.ts";
 import { tempHome } from "../support/rehearsal.ts";

@@ -7,7 +7,7 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import type { RecordedRequest, RehearsalServer } from "../../src/rehearsal/server.ts";
-import type { Summary } from "../../src/swarm/record.ts";
+import type { Summary } from "../../src/run/record/schema.ts";
 import { bin, readRunRecord, readSummary } from "../support/cli.ts";
 import { claudeDescendants, isGone } from "../support/processes.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";

@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { delimiter, dirname, join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SummarySchema } from "../../src/swarm/record.ts";
+import { SummarySchema } from "../../src/run/record/schema.ts";
 import { CLAUDE_BIN } from "../support/claude.ts";
 import { type InstalledCadre, installPackedCadre, REPO } from "../support/installed-package.ts";
 

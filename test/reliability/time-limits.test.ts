@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SummaryTask } from "../../src/swarm/record.ts";
+import type { SummaryTask } from "../../src/run/record/schema.ts";
 import { cadre, readSummary } from "../support/cli.ts";
 
 let dir: string;

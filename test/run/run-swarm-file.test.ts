@@ -5,7 +5,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { ConfigError, loadSwarmConfigOrThrow, type RunEvent, runSwarmFile, SwarmRun } from "../../src/index.ts";
-import { SummarySchema } from "../../src/swarm/record.ts";
+import { SummarySchema } from "../../src/run/record/schema.ts";
 import { it } from "../support/fixtures.ts";
 
 const SWARM = [

@@ -7,8 +7,8 @@ import { execa } from "execa";
 import { afterAll, beforeAll } from "vitest";
 import { type CliMessage, parseCliMessage } from "../../src/protocol/index.ts";
 import { NdjsonDecoder } from "../../src/protocol/ndjson.ts";
-import { readJournal, withJournal } from "../../src/swarm/journal.ts";
-import { type Summary, SummarySchema } from "../../src/swarm/record.ts";
+import { readJournal, withJournal } from "../../src/run/record/journal.ts";
+import { type Summary, SummarySchema } from "../../src/run/record/schema.ts";
 
 export const repo = fileURLToPath(new URL("../../", import.meta.url));
 export const bin = join(repo, "bin", "cadre.js");

@@ -1,6 +1,5 @@
 import { cacheReadShare } from "../../orchestrator/index.ts";
-import { resultLine, worktreeLine } from "../../run/index.ts";
-import { type Summary, type SummaryTask, usageFromRecord } from "../../swarm/index.ts";
+import { resultLine, type Summary, type SummaryTask, usageFromRecord, worktreeLine } from "../../run/index.ts";
 import { oneLine } from "../../util/one-line.ts";
 import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./view/format.ts";
 

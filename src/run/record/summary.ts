@@ -1,21 +1,12 @@
-import { closeSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { access, constants, mkdir } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
-import { CadreError } from "../errors.ts";
-import { addUsage, cacheSavingUsd, emptyUsage, type SessionRecord, type TaskResult, type Usage } from "../orchestrator/index.ts";
-import type { LoopEndedEvent, ResolvedSwarmConfig, TaskFingerprint, WorktreeOutcome } from "../swarm/index.ts";
-import {
-  type AddedTask,
-  recordResultFields,
-  recordUsage,
-  SUMMARY_FILE,
-  type Summary,
-  type SummaryLoop,
-  type SummarySession,
-  type SummaryTask,
-  skippedOnPurpose,
-} from "../swarm/index.ts";
+import { CadreError } from "../../errors.ts";
+import { addUsage, cacheSavingUsd, emptyUsage, type SessionRecord, type TaskResult, type Usage } from "../../orchestrator/index.ts";
+import type { LoopEndedEvent, ResolvedSwarmConfig, TaskFingerprint, WorktreeOutcome } from "../../swarm/index.ts";
+import { type AddedTask, skippedOnPurpose } from "../../swarm/index.ts";
+import { recordResultFields, recordUsage, SUMMARY_FILE, type Summary, type SummaryLoop, type SummarySession, type SummaryTask } from "./schema.ts";
 
 /**
  * What stopped a run before its end, as the caller names it: a signal, or a
@@ -37,8 +28,15 @@ export function exitCodeFor(results: Iterable<TaskResult>, stop: RunStop | undef
   return 0;
 }
 
+/**
+ * What the record lists of a plan before anything runs: its name and file,
+ * its tasks, and its loops. A swarm file's resolved config is one; any other
+ * kind of plan names its tasks the same way.
+ */
+export type RecordedPlan = Pick<ResolvedSwarmConfig, "name" | "file" | "loops"> & { tasks: readonly AddedTask[] };
+
 export interface SummaryInput {
-  config: ResolvedSwarmConfig;
+  config: RecordedPlan;
   /** The tasks the run made as it went (for_each copies, loop rounds), in the order they were made. */
   added?: readonly AddedTask[];
   /** By loop name, the loops that have ended. */
@@ -238,7 +236,7 @@ function madeBy(added: readonly AddedTask[]): Map<string, Partial<SummaryTask>> 
   return made;
 }
 
-function loopRows(config: ResolvedSwarmConfig, added: readonly AddedTask[], ended: ReadonlyMap<string, LoopEndedEvent> = new Map()): SummaryLoop[] {
+function loopRows(config: RecordedPlan, added: readonly AddedTask[], ended: ReadonlyMap<string, LoopEndedEvent> = new Map()): SummaryLoop[] {
   return (config.loops ?? []).map((loop) => {
     const end = ended.get(loop.name);
     const rounds = added.filter((task) => task.round_of?.loop === loop.name && task.round_of.task === loop.tasks[0]).length;
@@ -334,6 +332,12 @@ export async function prepareOutDir(outDir: string): Promise<void> {
     }
     throw recordWriteError(outDir, cause);
   }
+}
+
+/** Removes what an earlier attempt's write of summary.json left half written when it was killed (see writeSummarySync). */
+export function removeHalfWritten(outDir: string): void {
+  for (const name of readdirSync(outDir))
+    if (name.startsWith(`${SUMMARY_FILE}.`) && name.endsWith(".tmp")) rmSync(join(outDir, name), { force: true });
 }
 
 /** Where the rows go in the text of the record's other fields, written with no rows. */

@@ -8,8 +8,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { cacheSavingUsd } from "../orchestrator/index.ts";
-import { type Summary, SummaryTaskSchema } from "./record.ts";
+import { cacheSavingUsd } from "../../orchestrator/index.ts";
+import { type Summary, SummaryTaskSchema } from "./schema.ts";
 
 export const JOURNAL_FILE = "journal.jsonl";
 

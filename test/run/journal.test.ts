@@ -1,8 +1,8 @@
 // withJournal: a summary brought up to date by the journal lines written after it (no processes).
 import { describe, expect, it } from "vitest";
-import type { JournalLine } from "../../src/swarm/journal.ts";
-import { withJournal } from "../../src/swarm/journal.ts";
-import type { Summary, SummaryTask } from "../../src/swarm/record.ts";
+import type { JournalLine } from "../../src/run/record/journal.ts";
+import { withJournal } from "../../src/run/record/journal.ts";
+import type { Summary, SummaryTask } from "../../src/run/record/schema.ts";
 
 const usage = (input: number) => ({ input_tokens: input, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
 const fingerprint = { prompt: "p", settings: "s" };

@@ -1,12 +1,12 @@
 import { closeSync, fdatasyncSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { JOURNAL_FILE, type JournalLine } from "../swarm/index.ts";
+import { JOURNAL_FILE, type JournalLine } from "./journal.ts";
 
 /** How long an appended line may wait for its fsync: a kill of the process loses none anyway (the OS has it), a crash of the machine at most this. */
 const FSYNC_EVERY_MS = 1_000;
 
 /**
- * Appends the run's journal lines (see swarm/journal.ts): each line is one
+ * Appends the run's journal lines (see journal.ts): each line is one
  * write, so that a SIGKILL loses none that was appended; the fsyncs come in
  * batches, on a timer. Never rewritten; a resumed run appends to it.
  */

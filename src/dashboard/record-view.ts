@@ -1,49 +1,25 @@
+// The page's rows and totals of a run's record (read leniently by the run layer's readRecord), and its transcripts.
 import { createReadStream } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
+import { cacheReadShare } from "../orchestrator/index.ts";
 import { NdjsonDecoder, parseCliMessage } from "../protocol/index.ts";
-import { type RowKind, resultLine, taskKey } from "../run/index.ts";
-import { readJournal, SUMMARY_FILE, SummarySchema, SummarySessionSchema, SummaryTaskSchema, withJournal } from "../swarm/index.ts";
+import { type LenientSummary, type RowKind, readRecord, resultLine, SUMMARY_FILE, taskKey, usageFromRecord } from "../run/index.ts";
 import { Conversation } from "./conversation.ts";
 import { blankRowView, type PhaseView, type RowView, type TotalsView } from "./feed.ts";
 
-/**
- * A run's summary.json as the dashboard reads it: the record's own schemas
- * with every field optional but a task's name and status (a status a newer
- * cadre adds still shows), so that records written by older or newer cadre
- * versions still open. Timing per task, worktree branches and the sessions[]
- * of peers, supervisors and children are shown when present.
- */
-const RecordTaskSchema = SummaryTaskSchema.partial().extend({ name: z.string(), status: z.string() });
-const RecordSessionSchema = SummarySessionSchema.partial().extend({ status: z.string().nullable().optional() });
-const LenientSummarySchema = SummarySchema.partial().extend({
-  swarm: z.string(),
-  totals: SummarySchema.shape.totals.partial().optional(),
-  tasks: z.array(RecordTaskSchema),
-  sessions: z.array(RecordSessionSchema).optional(),
-});
-export type LenientSummary = z.infer<typeof LenientSummarySchema>;
-
-/** summary.json of a run directory, or why it cannot be read. */
-export async function readRecord(runDir: string): Promise<{ record: LenientSummary } | { problem: string }> {
-  let text: string;
-  try {
-    text = await readFile(resolve(runDir, SUMMARY_FILE), "utf8");
-  } catch {
-    return { problem: `no ${SUMMARY_FILE} (still running, or killed before it was written)` };
+/** summary.json of a run directory, read leniently with its journal, or why the page cannot show it. */
+export async function readRecordForPage(runDir: string): Promise<{ record: LenientSummary } | { problem: string }> {
+  const read = await readRecord(runDir, { lenient: true });
+  if ("record" in read) return read;
+  switch (read.problem) {
+    case "missing":
+      return { problem: `no ${SUMMARY_FILE} (still running, or killed before it was written)` };
+    case "not_json":
+      return { problem: `${SUMMARY_FILE} is not JSON: ${read.cause.message}` };
+    case "not_a_record":
+      return { problem: `${SUMMARY_FILE} is not a cadre run summary: ${z.prettifyError(read.cause)}` };
   }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    return { problem: `${SUMMARY_FILE} is not JSON: ${(error as Error).message}` };
-  }
-  const parsed = LenientSummarySchema.safeParse(data);
-  // A run going on, or killed, has ended tasks its summary does not have yet.
-  return parsed.success
-    ? { record: withJournal(parsed.data, await readJournal(runDir)) }
-    : { problem: `${SUMMARY_FILE} is not a cadre run summary: ${z.prettifyError(parsed.error)}` };
 }
 
 function time(iso: string | null | undefined): number | null {
@@ -52,7 +28,7 @@ function time(iso: string | null | undefined): number | null {
 }
 
 /** A task's row as its record tells it: times only when the record has them. */
-function taskRow(task: LenientSummary["tasks"][number]): RowView {
+function taskRowView(task: LenientSummary["tasks"][number]): RowView {
   const startedAt = time(task.started_at);
   const finishedAt = time(task.finished_at);
   const queuedMs = task.queued_ms ?? null;
@@ -90,7 +66,7 @@ function taskRow(task: LenientSummary["tasks"][number]): RowView {
 
 const SESSION_KINDS = new Set<RowKind>(["peer", "supervisor", "child", "session"]);
 
-function sessionRow(session: NonNullable<LenientSummary["sessions"]>[number], index: number, taskNames: Set<string>): RowView {
+function sessionRowView(session: NonNullable<LenientSummary["sessions"]>[number], index: number, taskNames: Set<string>): RowView {
   const role = session.role ?? "session";
   const kind: RowKind = SESSION_KINDS.has(role as RowKind) ? (role as RowKind) : "session";
   const parent = session.parent && taskNames.has(session.parent) ? taskKey(session.parent) : null;
@@ -114,21 +90,15 @@ export function recordTotals(record: LenientSummary): Pick<TotalsView, "tasks" |
     byStatus,
     turns: record.totals?.num_turns ?? record.tasks.reduce((total, task) => total + (task.num_turns ?? 0), 0),
     costUsd: record.totals?.cost_usd ?? sum(record.tasks) + sum(record.sessions ?? []),
-    cacheReadShare: recordCacheShare(record.totals?.usage),
+    cacheReadShare: record.totals?.usage ? (cacheReadShare(usageFromRecord(record.totals.usage)) ?? null) : null,
   };
 }
 
-function recordCacheShare(usage: NonNullable<LenientSummary["totals"]>["usage"]): number | null {
-  if (usage === undefined) return null;
-  const input = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
-  return input > 0 ? usage.cache_read_input_tokens / input : null;
-}
-
 /** The rows of a record: its tasks in order, each followed by the sessions it spawned or asked; the other sessions last. */
-export function recordRows(record: LenientSummary): RowView[] {
-  const tasks = record.tasks.map(taskRow);
+export function recordRowViews(record: LenientSummary): RowView[] {
+  const tasks = record.tasks.map(taskRowView);
   const names = new Set(record.tasks.map((t) => t.name));
-  const sessions = (record.sessions ?? []).map((s, i) => sessionRow(s, i, names));
+  const sessions = (record.sessions ?? []).map((s, i) => sessionRowView(s, i, names));
   // Linear in tasks and sessions: a run of 10,000 tasks with as many sessions is read at once.
   const byParent = new Map<string | null, RowView[]>();
   for (const session of sessions) {

@@ -4,7 +4,7 @@
  * reads it back); the dashboard reads it leniently, from these schemas.
  */
 import { z } from "zod";
-import { type TaskResult, TaskStatusSchema, type Usage } from "../orchestrator/index.ts";
+import { type TaskResult, TaskStatusSchema, type Usage } from "../../orchestrator/index.ts";
 
 export const SUMMARY_FILE = "summary.json";
 
