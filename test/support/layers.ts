@@ -11,8 +11,8 @@ export const BOTTOM = ["errors.ts", "util"] as const;
 export const MAY_IMPORT: Record<string, readonly string[] | "*"> = {
   cli: "*",
   mcp: ["orchestrator", "worker", "protocol", "rehearsal"],
-  dashboard: ["run", "swarm", "orchestrator", "worker", "protocol"],
-  telemetry: ["run", "swarm", "distributed", "orchestrator", "protocol"],
+  dashboard: ["run", "orchestrator", "worker", "protocol"],
+  telemetry: ["run", "distributed", "orchestrator", "protocol"],
   run: ["swarm", "distributed", "orchestrator", "rehearsal"],
   swarm: ["orchestrator", "worker", "protocol", "rehearsal"],
   distributed: ["orchestrator", "protocol", "rehearsal"],
