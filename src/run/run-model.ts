@@ -28,6 +28,11 @@ export interface RunModelOptions {
 
 const TASK_ENDS = new Set<RowStatus>(["succeeded", "failed", "cancelled", "skipped"]);
 
+/** The group a task's row folds into: the task as written, for a for_each copy or a loop's round (named otherwise). */
+function groupOf(task: { name: string; template?: string }): string | null {
+  return task.template !== undefined && task.template !== task.name ? task.template : null;
+}
+
 /**
  * The one read-model of a run, built from its events only: a row per task or
  * session (config tasks first, in order; spawned workers after their
@@ -66,7 +71,7 @@ export class RunModel {
     for (const task of options.tasks ?? []) {
       const row = this.#add(blankRow(taskKey(task.name), task.name, task.agent, "task"));
       row.waitsFor = [...(task.depends_on ?? [])];
-      if (task.template !== undefined && task.template !== task.name) row.group = task.template;
+      row.group = groupOf(task);
     }
   }
 
@@ -127,6 +132,7 @@ export class RunModel {
           if (this.#byKey.has(taskKey(task.name))) continue;
           const row = this.#add(blankRow(taskKey(task.name), task.name, task.agent, "task"));
           row.waitsFor = [...task.depends_on];
+          row.group = groupOf(task);
           row.version = this.#seq + 1;
         }
         return undefined;
