@@ -59,6 +59,8 @@ export class RunModel {
   readonly #byKey = new Map<string, Row>();
   /** Message ids seen per running row: the CLI splits one model reply into several messages of the same id. */
   readonly #replies = new Map<Row, Set<string>>();
+  /** Rows of swarm tasks queued before the run named them (a for_each's copies): tasks_added gives them their group. */
+  readonly #startedUnnamed = new Map<string, Row>();
   readonly #changes = new EventHub<RunChange>();
   #seq = 0;
 
@@ -130,7 +132,9 @@ export class RunModel {
         // A for_each's copies or a loop's round, as they are made: rows of their own, changed as of this event.
         for (const task of event.tasks) {
           if (this.#byKey.has(taskKey(task.name))) continue;
-          const row = this.#add(blankRow(taskKey(task.name), task.name, task.agent, "task"));
+          // A copy may have been queued (and have its row) before the event that names it arrives.
+          const row = this.#startedUnnamed.get(task.name) ?? this.#add(blankRow(taskKey(task.name), task.name, task.agent, "task"));
+          this.#startedUnnamed.delete(task.name);
           row.waitsFor = [...task.depends_on];
           row.group = groupOf(task);
           row.version = this.#seq + 1;
@@ -228,6 +232,7 @@ export class RunModel {
       const kind: RowKind = parent ? "child" : this.mode === "sessions" ? "session" : "task";
       row = this.#add(blankRow(`id:${task.id}`, task.name, task.agent, kind, parent?.key ?? null), parent && this.#afterDescendants(parent));
       row.status = "queued";
+      if (!parent && this.mode === "swarm") this.#startedUnnamed.set(task.name, row);
     }
     row.taskId = task.id;
     row.queuedAt ??= now;

@@ -46,11 +46,11 @@ export function renderTimeline(container, snapshot, listed = snapshot.rows.map((
       : row.phases
           .map((phase, i) => (isEnd(phase.status) ? phase.status : `${phase.status} ${span((row.phases[i + 1]?.at ?? now) - phase.at)}`))
           .join(", ");
-  const lane = (className, name, label, bars) =>
+  const lane = (className, name, label, bars, shown = name) =>
     h(
       "div",
       { class: className, "data-name": name },
-      h("span", { class: "label", title: name }, name),
+      h("span", { class: "label", title: shown }, shown),
       h("div", { class: "track", role: "img", "aria-label": label }, ...bars),
     );
   // Every row has a lane, so that one still waiting shows as an empty track beside the others.
@@ -69,6 +69,7 @@ export function renderTimeline(container, snapshot, listed = snapshot.rows.map((
             entry.group,
             `${entry.group}: ${entry.rows.length} ${entry.rows.length === 1 ? "copy" : "copies"}, ${groupStatuses(entry.rows)}`,
             entry.rows.flatMap(barsOf),
+            `${entry.open ? "▾" : "▸"} ${entry.group} ×${entry.rows.length}`,
           ),
     );
   const more = listed.length - MAX_LANES;
