@@ -139,6 +139,7 @@ export {
   ResetFailedError,
   resetConversation,
   Turn,
+  TurnFailedError,
   Worker,
   WorkerClosedError,
   WorkerExitedError,
