@@ -141,6 +141,7 @@ export {
   ResetFailedError,
   resetConversation,
   Turn,
+  TurnFailedError,
   Worker,
   WorkerClosedError,
   WorkerExitedError,

@@ -1,8 +1,10 @@
 import { closest } from "../util/did-you-mean.ts";
 import { CADRE_VERSION } from "../util/version.ts";
+import { readmePath } from "./setup-lines.ts";
 import { exitOnStrayErrors, reportUnexpected } from "./unexpected.ts";
 
-const HELP = `cadre: run many Claude Code agents at once
+/** The help; a function, so that finding cadre's README on disk costs nothing unless it is asked for. */
+const help = () => `cadre: run many Claude Code agents at once
 
 Usage: cadre <command> [options]
 
@@ -57,7 +59,7 @@ Exit status:
   129, 130, 143        stopped by SIGHUP, SIGINT (Ctrl-C), SIGTERM
 Each command's --help says what its own codes mean.
 
-More: cadre <command> --help, and README.md in cadre's package (node_modules/cadre/README.md).
+More: cadre <command> --help, and ${readmePath()}.
 `;
 
 /** The commands, each loaded only when run (see dispatch). */
@@ -80,7 +82,7 @@ export async function main(argv: string[]): Promise<number> {
 async function dispatch(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === "-h" || command === "--help") {
-    process.stdout.write(HELP);
+    process.stdout.write(help());
     return 0;
   }
   // -V as commander-based and GNU tools have it; -v too, as npm, node and vitest have it: cadre has

@@ -7,16 +7,21 @@ import { loadTelemetry, type TelemetrySettings, telemetryHelp, telemetrySettings
 import { parseAllowedHosts } from "../util/allowed-hosts.ts";
 import { parseHostPort } from "../util/http-guard.ts";
 import { checkServerToken, numberFlag, parseFlags, UsageError } from "./flags.ts";
+import { mcpAddLine } from "./setup-lines.ts";
 import { stopOnSignals, stopped } from "./signals.ts";
 
 const USAGE =
   "usage: cadre mcp [--http HOST:PORT] [--token T] [--allowed-hosts A,B] [--config swarm.yaml] [--rehearse] [--scripts FILE] [--warm N] [--otel] [--metrics HOST:PORT] [options]";
 
-const HELP = `${USAGE}
+/** The help, with the setup line spelled for this cadre's place on disk. */
+const help = () => `${USAGE}
 
 Serves cadre's session tools (spawn_session, query_session, wait_sessions, …) to an MCP client,
-over stdio unless --http is given. Add it to Claude Code with:
-  claude mcp add cadre -- npx cadre mcp
+over stdio unless --http is given. Add it to Claude Code, for every directory, with:
+  ${mcpAddLine()}
+(Without --scope user, Claude Code uses it only in the directory you ran that in.) Try it
+offline first: end that line with --rehearse --config <swarm.yaml> (its rehearsal scripts)
+or --scripts FILE, and the children talk to a scripted model, with no account.
 
 Options:
   --http HOST:PORT          Streamable HTTP on /mcp instead of stdio (loopback unless --token is given),
@@ -98,7 +103,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   try {
     const { values } = parseFlags(args, { options: OPTIONS, allowPositionals: false });
     if (values.help) {
-      process.stdout.write(HELP);
+      process.stdout.write(help());
       return 0;
     }
     const config = values.config === undefined ? undefined : await loadConfig(values.config);

@@ -210,12 +210,14 @@ export class LiveRun implements RunFeed {
 function withRecord(rows: RowView[], recorded: RowView[]): RowView[] {
   const byKey = new Map(rows.map((row) => [row.key, row]));
   const children = new Map(rows.filter((row) => row.kind === "child").map((row) => [`${row.parent} ${row.name}`, row]));
+  // A task the run made (a for_each's copy, a loop's round) may have its row by its worker's id, queued before it was named.
+  const tasks = new Map(rows.filter((row) => row.kind === "task" && row.parent === null).map((row) => [row.name, row]));
   const merged = [...rows];
   for (const row of recorded) {
     // A spawned child is a row already: the record names it and its parent as the live run did.
-    const own = byKey.get(row.key) ?? children.get(`${row.parent} ${row.name}`);
+    const own = byKey.get(row.key) ?? (row.kind === "task" && row.parent === null ? tasks.get(row.name) : children.get(`${row.parent} ${row.name}`));
     if (own) {
-      Object.assign(own, { turns: row.turns, costUsd: row.costUsd, status: row.status });
+      Object.assign(own, { turns: row.turns, costUsd: row.costUsd, status: row.status, group: own.group ?? row.group });
       continue;
     }
     let at = merged.length;

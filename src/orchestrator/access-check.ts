@@ -1,6 +1,7 @@
 import type { CadreError } from "../errors.ts";
 import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
+import { saysNotLoggedIn } from "../worker/index.ts";
 import { ApiUnreachableError, NotLoggedInError } from "./errors.ts";
 
 type Verdict = { open: true } | { open: false; error: CadreError };
@@ -116,8 +117,8 @@ export class AccessCheck {
     }
     if (message.type === "assistant") return message.message.model === "<synthetic>" ? undefined : { open: true };
     if (message.type !== "result") return undefined;
+    if (saysNotLoggedIn(message)) return { open: false, error: new NotLoggedInError() };
     const said = [message.result, ...(message.errors ?? [])].join(" ");
-    if (message.is_error && /not logged in/i.test(said)) return { open: false, error: new NotLoggedInError() };
     // The CLI gave up on the API ("success" with is_error: its API-error path); an interrupted turn ends otherwise.
     if (message.is_error && message.subtype === "success" && this.#unreachable !== undefined && message.api_error_status == null) {
       return { open: false, error: new ApiUnreachableError(`${this.#unreachable}, then: ${said}`) };

@@ -57,7 +57,7 @@ export class AgentSessions {
       session.asker = asker;
       session.busy = true;
       try {
-        return await worker.run(prompt, { signal });
+        return await worker.run(prompt, { signal, reject: false });
       } finally {
         session.busy = false;
         session.chain = [];

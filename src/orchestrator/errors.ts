@@ -1,4 +1,5 @@
 import { CadreError } from "../errors.ts";
+import { NOT_LOGGED_IN, NOT_LOGGED_IN_ADVICE } from "../worker/index.ts";
 
 /** A task named an agent the orchestrator does not know. */
 export class UnknownAgentError extends CadreError {
@@ -109,11 +110,7 @@ export class SessionNotResumableError extends CadreError {
 /** The CLI has no login and no ANTHROPIC_API_KEY: no task can run, so none more starts. */
 export class NotLoggedInError extends CadreError {
   constructor() {
-    super(
-      "NOT_LOGGED_IN",
-      "claude is not logged in and ANTHROPIC_API_KEY is not set: log in with `claude auth login` (or run claude and type /login), " +
-        "or set ANTHROPIC_API_KEY; `cadre run --rehearse` runs offline and needs neither",
-    );
+    super(NOT_LOGGED_IN, NOT_LOGGED_IN_ADVICE);
   }
 }
 

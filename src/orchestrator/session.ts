@@ -170,7 +170,7 @@ export class Session {
           const worker = await this.#liveWorker(signal);
           this.#setStatus("running");
           try {
-            const result = await worker.run(prompt, { signal });
+            const result = await worker.run(prompt, { signal, reject: false });
             this.#turns++;
             if (result.userMessageId !== undefined) this.#turnMessageIds.push(result.userMessageId);
             this.#lastResult = result;

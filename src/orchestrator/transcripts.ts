@@ -1,7 +1,8 @@
-import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import { createWriteStream, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import type { CliMessage } from "../protocol/index.ts";
 import { encodeLine } from "../protocol/index.ts";
+import { makeDirectory } from "../util/make-directory.ts";
 
 /** Safe, readable file names: task names may hold anything. */
 function fileNameFor(name: string): string {
@@ -27,7 +28,7 @@ export class TranscriptDirectory {
   readonly paths = new Map<string, string>();
 
   constructor(readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
   }
 
   write(taskId: string, taskName: string, message: CliMessage): void {

@@ -1,6 +1,7 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { makeDirectory } from "../util/make-directory.ts";
 import { removeOnExit } from "../util/reaper.ts";
 import { offlineClaudeEnv } from "./env.ts";
 import type { RehearsalScripts } from "./script.ts";
@@ -98,7 +99,7 @@ export async function startRehearsalRig(scripts: RehearsalScripts, options: { ho
   // Nothing here reads the requests: keep a few, for a look while debugging, not a long run's history.
   const server = await startRehearsalServer({ scripts, keepRequests: 20 });
   const kept = options.home;
-  if (kept !== undefined) await mkdir(kept, { recursive: true });
+  if (kept !== undefined) makeDirectory(kept);
   const home = kept ?? (await mkdtemp(join(tmpdir(), "cadre-rehearse-")));
   // Also when cadre is killed or exits at once (a second Ctrl-C), without reaching close(); a kept HOME stays.
   const removed = kept === undefined ? removeOnExit(home) : () => {};

@@ -9,55 +9,66 @@ import { parseYamlOrThrow } from "../util/yaml.ts";
  * conversation already holds n assistant messages.
  */
 
-export const RehearsalToolUseSchema = z.looseObject({
-  name: z.string().min(1).describe("The tool to call, e.g. Bash."),
-  input: z.record(z.string(), z.unknown()).default({}).describe("The tool's input."),
-  id: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+$/, "tool_use ids may hold only letters, digits, _ and -")
-    .optional()
-    .describe("The call's id; generated (unique per server) when absent."),
-});
+export const RehearsalToolUseSchema = z
+  .looseObject({
+    name: z.string().min(1).describe('The tool the model calls: "Bash", "Read", "Agent", "mcp__cadre__ask_peer", …'),
+    input: z.record(z.string(), z.unknown()).default({}).describe("The tool's input; strings in it are templates ({{prompt}}, {{tool_result}}, …)."),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/, "tool_use ids may hold only letters, digits, _ and -")
+      .optional()
+      .describe("The tool call's id (letters, digits, _ and -); made up, unique per server, when absent."),
+  })
+  .describe("A tool call the model makes; the CLI runs the tool and the next step sees its result.");
 
 /**
- * Answers the first `times` attempts of a step with an HTTP error. The CLI
- * retries 429/5xx itself (up to 10 times) but resends a 400 only twice, so
- * `status: 400, times: 3` or more is what makes a turn fail.
+ * Answers a step with an HTTP error in the Messages API's shape. Without
+ * `times`, every attempt fails, so the turn fails (after the CLI's own
+ * retries: a 400 is resent twice, a 429 or 5xx up to ten times). With
+ * `times: n`, the first n attempts fail and then the step plays (a retry
+ * that succeeds).
  */
-export const RehearsalFailSchema = z.looseObject({
-  status: z.number().int().min(400).max(599).describe("The HTTP status of the error (400 to 599)."),
-  times: z.number().int().min(1).default(1).describe("How many attempts of this step get the error before it plays normally."),
-  message: z.string().optional().describe("The error's message."),
-});
+export const RehearsalFailSchema = z
+  .looseObject({
+    status: z.number().int().min(400).max(599).describe("The HTTP status of the error: 400, 401, 429, 500, 529, …"),
+    times: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("How many attempts of this step get the error before it plays normally; absent: every attempt, so the turn fails."),
+    message: z.string().optional().describe("The error's message, which the CLI reports (default: says it is scripted)."),
+  })
+  .describe("Answer this step with an API error: the turn fails, or with `times`, recovers after that many failed attempts.");
 
+/** What a step may say; one of these, or `fail`, makes a step. */
 const ContentKeys = ["text", "long_text", "tool_use", "tool_uses"] as const;
 
 export const RehearsalStepSchema = z
   .looseObject({
-    text: z
-      .string()
-      .optional()
-      .describe(
-        "A text reply; {{prompt}}, {{tool_result}}, {{step}} and {{script}} stand for the last prompt, the last tool results, the step number and the script's name.",
-      ),
-    long_text: z.number().int().min(1).optional().describe("A text reply of exactly this many characters (for large-output tests)."),
-    tool_use: RehearsalToolUseSchema.optional().describe("One tool call."),
+    text: z.string().optional().describe("What the model says: a template ({{prompt}}, {{tool_result}}, {{script}}, {{step}})."),
+    long_text: z.number().int().min(1).optional().describe("A text reply of exactly this many characters, in numbered lines (for large outputs)."),
+    tool_use: RehearsalToolUseSchema.optional(),
     tool_uses: z.array(RehearsalToolUseSchema).min(1).optional().describe("Several tool calls in one reply (parallel tool use)."),
-    delay_ms: z.number().int().min(0).optional().describe("Wait this long before the reply starts."),
-    chunk_delay_ms: z.number().int().min(0).optional().describe("Stream text one word at a time with this pause between deltas."),
-    fail: RehearsalFailSchema.optional().describe("Answer the first attempts of this step with an HTTP error."),
-    stop_reason: z.string().min(1).optional().describe("Defaults to tool_use when the step calls tools, else end_turn."),
+    delay_ms: z.number().int().min(0).optional().describe("Wait this long, in milliseconds, before the reply (or the error) starts."),
+    chunk_delay_ms: z.number().int().min(0).optional().describe("Stream the text one word at a time, with this pause in milliseconds between words."),
+    fail: RehearsalFailSchema.optional(),
+    stop_reason: z.string().min(1).optional().describe('The reply\'s stop_reason; default "tool_use" when the step calls tools, else "end_turn".'),
   })
   // Unknown keys pass (house rule), so a misspelt key would silently play an
   // empty reply; requiring some content catches most such typos.
-  .refine((step) => ContentKeys.some((key) => step[key] !== undefined), {
-    message: `a step needs at least one of ${ContentKeys.join(", ")}`,
+  .refine((step) => step.fail !== undefined || ContentKeys.some((key) => step[key] !== undefined), {
+    message: `a step needs at least one of ${ContentKeys.join(", ")}, or fail`,
+  })
+  .refine((step) => step.fail?.times === undefined || ContentKeys.some((key) => step[key] !== undefined), {
+    message: `a step whose fail has times plays after those attempts: give it one of ${ContentKeys.join(", ")}`,
   })
   .refine((step) => step.tool_use === undefined || step.tool_uses === undefined, {
     message: "give either tool_use or tool_uses, not both",
-  });
+  })
+  .describe("One reply of the scripted model. Step n answers the request whose conversation already holds n replies of the model.");
 
-export const RehearsalScriptSchema = z.array(RehearsalStepSchema);
+export const RehearsalScriptSchema = z.array(RehearsalStepSchema).describe("What the scripted model says, step by step, numbered from 0.");
 
 /** Script name → steps. The name is chosen by the URL path prefix /s/<name>. */
 export const RehearsalScriptsSchema = z.record(z.string().min(1), RehearsalScriptSchema);

@@ -20,7 +20,7 @@ import { type RequestMessage, templateContext } from "./template.ts";
 /**
  * A scripted Anthropic Messages API on loopback that the real claude CLI
  * talks to instead of the model. Each conversation's position in its script
- * is the number of assistant messages in the request, so the server keeps no
+ * is the number of the model's replies in the request, so the server keeps no
  * per-conversation state: retries replay the same step, a second user turn
  * continues the script, and many workers can share one script.
  *
@@ -98,6 +98,23 @@ function flattenSystem(system: unknown): string {
     .map((block: { text?: unknown }) => (typeof block?.text === "string" ? block.text : ""))
     .filter((text) => text !== "")
     .join("\n");
+}
+
+/** What the CLI puts in a conversation where a turn got no reply (an interrupt, a resumed session): "No response requested.". */
+const NO_RESPONSE = "No response requested.";
+
+/**
+ * Whether a message of the request is a reply of the model, which moves the
+ * script on: not the placeholder the CLI writes for a turn that got none, so
+ * a session interrupted before its first reply and then resumed plays step 0
+ * again, as a real model would answer the prompt it never answered.
+ */
+function isModelReply(message: RequestMessage | undefined): boolean {
+  if (message?.role !== "assistant") return false;
+  const content = message.content as unknown;
+  const only = Array.isArray(content) && content.length === 1 ? (content[0] as { type?: unknown; text?: unknown }) : undefined;
+  const text = typeof content === "string" ? content : only?.type === "text" ? only.text : undefined;
+  return text !== NO_RESPONSE;
 }
 
 function header(req: http.IncomingMessage, name: string): string | undefined {
@@ -299,7 +316,7 @@ export class RehearsalServer {
     const messages = Array.isArray(body.messages) ? (body.messages as RequestMessage[]) : [];
     const verdict = classifyRequest(body);
     const steps = this.#scripts.get(script);
-    const position = messages.filter((message) => message?.role === "assistant").length;
+    const position = messages.filter(isModelReply).length;
     const step: RehearsalStep | undefined = steps?.[position];
     const outcome: RehearsalOutcome = verdict.side
       ? "side"
@@ -353,9 +370,10 @@ export class RehearsalServer {
       return this.#reply(res, accept(), textReply(message), undefined);
     }
     if (step === undefined) {
+      // Not an answer the model could give: the turn fails with this message, as on an API error.
       const message = `rehearsal: script "${script}" has no step ${position} (it has ${steps!.length} steps, numbered from 0)`;
       this.#warn(message);
-      return this.#reply(res, accept(), textReply(message), undefined);
+      return this.#sendError(res, 400, message);
     }
 
     const aborted = new AbortController();
@@ -364,12 +382,13 @@ export class RehearsalServer {
       const key = `${script}\0${position}`;
       const attempt = (this.#attempts.get(key) ?? 0) + 1;
       this.#attempts.set(key, attempt);
-      if (attempt <= step.fail.times) {
+      if (step.fail.times === undefined || attempt <= step.fail.times) {
         record.outcome = "failed";
         this.#outcomes.played--;
         this.#outcomes.failed++;
         if (!(await this.#pause(step.delay_ms, aborted.signal))) return;
-        const message = step.fail.message ?? `rehearsal: scripted ${step.fail.status} (attempt ${attempt} of ${step.fail.times})`;
+        const message =
+          step.fail.message ?? `rehearsal: scripted ${step.fail.status} (attempt ${attempt}${step.fail.times ? ` of ${step.fail.times}` : ""})`;
         return this.#sendError(res, step.fail.status, message);
       }
     }

@@ -28,6 +28,11 @@ export interface RunModelOptions {
 
 const TASK_ENDS = new Set<RowStatus>(["succeeded", "failed", "cancelled", "skipped"]);
 
+/** The group a task's row folds into: the task as written, for a for_each copy or a loop's round (named otherwise). */
+function groupOf(task: { name: string; template?: string }): string | null {
+  return task.template !== undefined && task.template !== task.name ? task.template : null;
+}
+
 /**
  * The one read-model of a run, built from its events only: a row per task or
  * session (config tasks first, in order; spawned workers after their
@@ -54,6 +59,8 @@ export class RunModel {
   readonly #byKey = new Map<string, Row>();
   /** Message ids seen per running row: the CLI splits one model reply into several messages of the same id. */
   readonly #replies = new Map<Row, Set<string>>();
+  /** Rows of swarm tasks queued before the run named them (a for_each's copies): tasks_added gives them their group. */
+  readonly #startedUnnamed = new Map<string, Row>();
   readonly #changes = new EventHub<RunChange>();
   #seq = 0;
 
@@ -66,7 +73,7 @@ export class RunModel {
     for (const task of options.tasks ?? []) {
       const row = this.#add(blankRow(taskKey(task.name), task.name, task.agent, "task"));
       row.waitsFor = [...(task.depends_on ?? [])];
-      if (task.template !== undefined && task.template !== task.name) row.group = task.template;
+      row.group = groupOf(task);
     }
   }
 
@@ -125,8 +132,11 @@ export class RunModel {
         // A for_each's copies or a loop's round, as they are made: rows of their own, changed as of this event.
         for (const task of event.tasks) {
           if (this.#byKey.has(taskKey(task.name))) continue;
-          const row = this.#add(blankRow(taskKey(task.name), task.name, task.agent, "task"));
+          // A copy may have been queued (and have its row) before the event that names it arrives.
+          const row = this.#startedUnnamed.get(task.name) ?? this.#add(blankRow(taskKey(task.name), task.name, task.agent, "task"));
+          this.#startedUnnamed.delete(task.name);
           row.waitsFor = [...task.depends_on];
+          row.group = groupOf(task);
           row.version = this.#seq + 1;
         }
         return undefined;
@@ -222,6 +232,7 @@ export class RunModel {
       const kind: RowKind = parent ? "child" : this.mode === "sessions" ? "session" : "task";
       row = this.#add(blankRow(`id:${task.id}`, task.name, task.agent, kind, parent?.key ?? null), parent && this.#afterDescendants(parent));
       row.status = "queued";
+      if (!parent && this.mode === "swarm") this.#startedUnnamed.set(task.name, row);
     }
     row.taskId = task.id;
     row.queuedAt ??= now;

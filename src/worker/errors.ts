@@ -1,6 +1,8 @@
 import type { z } from "zod";
 import { CadreError } from "../errors.ts";
+import type { ResultMessage } from "../protocol/index.ts";
 import { peerSpec } from "../util/peer.ts";
+import type { TurnResult } from "./turn.ts";
 
 /** The claude executable could not be found anywhere cadre looks. */
 export class ClaudeNotFoundError extends CadreError {
@@ -149,5 +151,54 @@ export class ProtocolError extends CadreError {
 export class ResetFailedError extends CadreError {
   constructor(reason: string, cause?: unknown) {
     super("RESET_FAILED", `the worker's conversation could not be reset: ${reason}`, { cause });
+  }
+}
+
+/** The code of a turn the CLI refused for want of a login or an API key. */
+export const NOT_LOGGED_IN = "NOT_LOGGED_IN";
+
+/** What to do about a missing login, for every error that reports one. */
+export const NOT_LOGGED_IN_ADVICE =
+  "claude is not logged in and ANTHROPIC_API_KEY is not set: log in with `claude auth login` (or run claude and type /login), " +
+  "or set ANTHROPIC_API_KEY; `cadre run --rehearse` runs offline and needs neither";
+
+/** Whether a turn's end says the CLI has no login: its text is "Not logged in · Please run /login", with is_error. */
+export function saysNotLoggedIn(result: Pick<ResultMessage, "is_error" | "result" | "errors">): boolean {
+  return result.is_error === true && /not logged in/i.test([result.result, ...(result.errors ?? [])].join(" "));
+}
+
+/** The stable code of each way a turn ends in error, by the result's subtype. */
+const TURN_ERROR_CODES: Record<string, string> = {
+  error_max_turns: "MAX_TURNS",
+  error_max_budget_usd: "MAX_BUDGET",
+  error_max_structured_output_retries: "STRUCTURED_OUTPUT_INVALID",
+};
+
+/**
+ * A turn that ended in error: `Worker.run()` rejects with it, as execa rejects
+ * a command that failed (`run(prompt, { reject: false })` resolves with the
+ * result instead; `send()` streams the turn either way). `result` is the
+ * whole turn. The code: NOT_LOGGED_IN, INTERRUPTED, API_ERROR (the API
+ * answered with an error status, in `apiErrorStatus`), MAX_TURNS, MAX_BUDGET,
+ * STRUCTURED_OUTPUT_INVALID, or TURN_FAILED for any other error.
+ */
+export class TurnFailedError extends CadreError {
+  readonly apiErrorStatus: number | undefined;
+
+  constructor(readonly result: TurnResult) {
+    const status = result.result.api_error_status ?? undefined;
+    const said = result.errors.length > 0 ? result.errors.join("; ") : result.text || result.subtype;
+    const code = saysNotLoggedIn(result.result)
+      ? NOT_LOGGED_IN
+      : result.interrupted
+        ? "INTERRUPTED"
+        : (TURN_ERROR_CODES[result.subtype] ?? (status !== undefined ? "API_ERROR" : "TURN_FAILED"));
+    super(
+      code,
+      code === NOT_LOGGED_IN
+        ? `${NOT_LOGGED_IN_ADVICE} (the CLI said "${said}")`
+        : `the turn ended in error${status !== undefined ? ` (API status ${status})` : ""}: ${said}`,
+    );
+    this.apiErrorStatus = status;
   }
 }

@@ -18,6 +18,7 @@ import {
   ProtocolError,
   RewindFilesError,
   SessionNotFoundError,
+  TurnFailedError,
   WorkerClosedError,
   WorkerExitedError,
   WorkerOptionsError,
@@ -224,9 +225,16 @@ export class Worker {
     return turn;
   }
 
-  /** Runs one turn and resolves with its buffered result. */
-  async run(prompt: Prompt, options: { signal?: AbortSignal } = {}): Promise<TurnResult> {
-    return this.send(prompt, options).collect();
+  /**
+   * Runs one turn and resolves with its buffered result. A turn that ends in
+   * error (no login, an API error, max turns, an interrupt) rejects with a
+   * TurnFailedError that holds the result, as execa rejects a failed command;
+   * with `reject: false` it resolves with that result instead.
+   */
+  async run(prompt: Prompt, options: { signal?: AbortSignal; reject?: boolean } = {}): Promise<TurnResult> {
+    const result = await this.send(prompt, { signal: options.signal }).collect();
+    if (result.isError && options.reject !== false) throw new TurnFailedError(result);
+    return result;
   }
 
   /** Interrupts the running turn; its result still arrives and ends the turn. */

@@ -47,6 +47,23 @@ describe("cadre doctor", () => {
     expect(lines.at(-1)).toBe("cadre doctor: 2 things to fix (marked ✗)");
   });
 
+  it("--offline checks everything but the network: no API request, a missing login is a note, exit 0", async () => {
+    let asked = 0;
+    const api = http.createServer((_request, response) => {
+      asked++;
+      response.end();
+    });
+    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+    onTestFinished(() => new Promise<void>((resolve) => api.close(() => resolve())));
+    const { port } = api.address() as { port: number };
+    const result = await doctor({ baseUrl: `http://127.0.0.1:${port}` }, ["--offline"]);
+    expect(result.exitCode, result.stdout).toBe(0);
+    expect(line(result.stdout, "login")).toMatch(/^! login +not logged in/);
+    expect(line(result.stdout, "API")).toBe("! API     not checked (--offline): it needs the network");
+    expect(result.stdout.trim().split("\n").at(-1)).toBe("cadre doctor: ready for a first run offline (cadre run --rehearse)");
+    expect(asked).toBe(0);
+  });
+
   it("is ready with ANTHROPIC_API_KEY set and the API answering (the rehearsal server), and checks Redis when asked", async () => {
     const server = await createRehearsal();
     const port = await closedPort();

@@ -32,6 +32,8 @@ describe("cadre --help", () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the swarm file's own syntax, shown as it is written.
     expect(help.stdout).toContain("${VAR:-default}");
     expect(help.stdout).toMatch(/^Exit status:\n {2}0 +success\n {2}1 .*\n.*\n {2}2 .*\n {2}129, 130, 143 /m);
+    // It points to a README that is there, in a clone too (no node_modules/cadre in one).
+    expect(help.stdout.trim().split("\n").at(-1)).toBe(`More: cadre <command> --help, and ${join(repo, "README.md")}.`);
     // No command is the same as --help; `help <command>` is that command's --help.
     expect((await cadre([])).stdout).toBe(help.stdout);
     const runHelp = await cadre(["run", "--help"]);

@@ -25,7 +25,10 @@ review:
       { name: "Read", input: {} },
       { name: "Grep", id: "toolu_x", input: { pattern: "a" } },
     ]);
-    expect(loadRehearsalScripts({ s: [{ fail: { status: 500 }, text: "x" }] }).s![0]!.fail!.times).toBe(1);
+    // Without times, every attempt fails; a step may be only a fail, unless it recovers (times) with nothing to say.
+    expect(loadRehearsalScripts({ s: [{ fail: { status: 500 }, text: "x" }] }).s![0]!.fail!.times).toBeUndefined();
+    expect(loadRehearsalScripts({ s: [{ fail: { status: 400 } }] }).s![0]!.fail).toEqual({ status: 400 });
+    expect(() => loadRehearsalScripts({ s: [{ fail: { status: 429, times: 2 } }] })).toThrow(/whose fail has times plays after those attempts/);
   });
 
   it("reads JSON text too", () => {

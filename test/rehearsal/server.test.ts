@@ -140,8 +140,12 @@ describe("rehearsal server", () => {
     expect((await play(server.url, body([user("a"), assistant(), user("b")]))).text).toBe("one");
     // A retry of step 0 (same conversation prefix) plays step 0 again: no hidden state.
     expect((await play(server.url, body([user("a")]))).text).toBe("zero");
-    const exhausted = await play(server.url, body([user("a"), assistant(), user("b"), assistant(), user("c")]));
-    expect(exhausted.text).toContain('rehearsal: script "default" has no step 2');
+    // A spent script is not an answer the model could give: an API error with that message, which fails the turn.
+    const exhausted = await post(server.url, body([user("a"), assistant(), user("b"), assistant(), user("c")]));
+    expect(exhausted.status).toBe(400);
+    expect(((await exhausted.json()) as { error: { message: string } }).error.message).toBe(
+      'rehearsal: script "default" has no step 2 (it has 2 steps, numbered from 0)',
+    );
     expect(server.warnings).toEqual([expect.stringContaining('script "default" has no step 2')]);
     expect(server.requests.map((r) => [r.step, r.outcome])).toEqual([
       [0, "played"],
@@ -149,6 +153,14 @@ describe("rehearsal server", () => {
       [0, "played"],
       [2, "exhausted"],
     ]);
+  });
+
+  it("does not count the CLI's placeholder for a turn that got no reply: a resumed session plays the step it never got", async () => {
+    const server = await createRehearsal({ default: [{ text: "zero" }, { text: "one" }] });
+    // What a session interrupted before its first reply sends once resumed, as measured on the pinned CLI.
+    const resumed = [user("say a"), user("[Request interrupted by user]"), assistant("No response requested."), user("say a")];
+    expect((await play(server.url, body(resumed))).text).toBe("zero");
+    expect((await play(server.url, body([...resumed, assistant("zero"), user("more")]))).text).toBe("one");
   });
 
   it("selects the script by the /s/<name> path prefix", async () => {
@@ -207,11 +219,20 @@ describe("rehearsal server", () => {
     expect(server.outcomes).toMatchObject({ failed: 2, played: 2 });
 
     // setScript replaces the script and starts counting attempts afresh.
-    server.setScript("default", [{ text: "first" }, { fail: { status: 529 }, text: "after overload" }]);
+    server.setScript("default", [{ text: "first" }, { fail: { status: 529, times: 1 }, text: "after overload" }]);
     const overloaded = await post(server.url, second);
     expect(overloaded.status).toBe(529);
     expect(((await overloaded.json()) as { error: { type: string } }).error.type).toBe("overloaded_error");
     expect((await play(server.url, second)).text).toBe("after overload");
+
+    // Without times, fail does what it says on every attempt, text or not; a step may be only fail.
+    server.setScript("refused", [{ text: "nope", fail: { status: 400 } }]);
+    server.setScript("outage", [{ fail: { status: 400, message: "down" } }]);
+    for (let attempt = 0; attempt < 4; attempt++) {
+      expect((await post(server.baseUrlFor("refused"), body([user("a")]))).status).toBe(400);
+      const down = await post(server.baseUrlFor("outage"), body([user("a")]));
+      expect([down.status, ((await down.json()) as { error: { message: string } }).error.message]).toEqual([400, "down"]);
+    }
 
     server.setScript("plain", [{ fail: { status: 500, times: 1, message: "scripted outage" }, text: "x" }]);
     const internal = await post(server.baseUrlFor("plain"), body([user("a")]));

@@ -1,6 +1,7 @@
 // A turn's signal outlives the turn (a run's, or a reused process's next tasks'): an ended turn leaves no listener on it.
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
+import type { TurnFailedError } from "../../src/worker/index.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { startRehearsedWorker } from "../support/worker.ts";
 
@@ -26,7 +27,12 @@ describe("a turn's abort signal", () => {
     const turn = waiting.run("wait", { signal: stop.signal });
     expect(getEventListeners(stop.signal, "abort")).toHaveLength(1);
     stop.abort();
-    expect((await turn).interrupted).toBe(true);
+    // An interrupted turn ended in error: run() rejects, with the result on the error.
+    const error = await turn.then(
+      () => undefined,
+      (why: unknown) => why as TurnFailedError,
+    );
+    expect([error?.code, error?.result.interrupted]).toEqual(["INTERRUPTED", true]);
     expect(getEventListeners(stop.signal, "abort")).toEqual([]);
   });
 });

@@ -28,6 +28,7 @@ const page = {
 };
 
 const table = new TaskTable($("tasks-wrap"), document.querySelector("#tasks tbody"), (key) => select(key));
+table.onToggle = () => page.snapshot && renderTimeline($("timeline"), page.snapshot, table.listedEntries());
 const conversation = new ConversationView($("conversation"), $("conversation-state"));
 const pending = new PendingList($("pending-section"), $("pending"), (row, requestId, answer) => api.answer(page.runId, row, requestId, answer));
 
@@ -146,7 +147,7 @@ function render(snapshot) {
   table.render(snapshot);
   table.select(page.selected);
   renderCount();
-  renderTimeline($("timeline"), snapshot, table.listedRows());
+  renderTimeline($("timeline"), snapshot, table.listedEntries());
   if (page.selected && page.shown !== page.selected) openConversation();
   // When the page first showed the run, on its own clock: the time to open a large run is measured by it.
   if (performance.getEntriesByName("cadre:drawn").length === 0) performance.mark("cadre:drawn");
@@ -208,7 +209,7 @@ function renderTotals(snapshot) {
 setInterval(() => {
   if (!page.snapshot?.live) return;
   table.render(page.snapshot);
-  renderTimeline($("timeline"), page.snapshot, table.listedRows());
+  renderTimeline($("timeline"), page.snapshot, table.listedEntries());
 }, 1000);
 
 /** The filters' choices: the statuses and agents the rows have (a choice made stays while rows still have it). */
@@ -244,7 +245,7 @@ function renderCount() {
 function refilter() {
   table.setFilter(filterOf());
   renderCount();
-  if (page.snapshot) renderTimeline($("timeline"), page.snapshot, table.listedRows());
+  if (page.snapshot) renderTimeline($("timeline"), page.snapshot, table.listedEntries());
 }
 
 $("task-search").addEventListener("input", refilter);

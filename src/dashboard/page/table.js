@@ -14,6 +14,8 @@ export class TaskTable {
     this.wrap = wrap;
     this.body = body;
     this.onSelect = onSelect;
+    /** Called when a group opens or folds: the timeline follows the table. */
+    this.onToggle = null;
     this.snapshot = null;
     this.entries = [];
     this.filter = NO_FILTER;
@@ -32,6 +34,11 @@ export class TaskTable {
   /** The rows listed now (filters and open groups applied), in order. */
   listedRows() {
     return this.entries.filter((entry) => entry.row).map((entry) => entry.row);
+  }
+
+  /** What the table lists now, in order: rows, and groups (folded, or open and followed by their rows). */
+  listedEntries() {
+    return this.entries;
   }
 
   render(snapshot) {
@@ -139,6 +146,7 @@ export class TaskTable {
       if (this.open.has(group)) this.open.delete(group);
       else this.open.add(group);
       this.#list();
+      this.onToggle?.();
     };
     const button = h("button", { type: "button", class: "row-name group-toggle", "aria-expanded": "false", onclick: toggle });
     const tr = h(

@@ -1,5 +1,5 @@
 import { closeSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { access, constants, mkdir } from "node:fs/promises";
+import { access, constants } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
 import { CadreError } from "../../errors.ts";
@@ -7,6 +7,7 @@ import { addUsage, cacheSavingUsd, emptyUsage, type SessionRecord, type TaskResu
 import type { LoopEndedEvent, ResolvedSwarmConfig, TaskFingerprint, WorktreeOutcome } from "../../swarm/index.ts";
 import { type AddedTask, skippedOnPurpose } from "../../swarm/index.ts";
 import { recordResultFields, recordUsage, SUMMARY_FILE, type Summary, type SummaryLoop, type SummarySession, type SummaryTask } from "./schema.ts";
+import { makeDirectory } from "../../util/make-directory.ts";
 
 /**
  * What stopped a run before its end, as the caller names it: a signal, or a
@@ -306,7 +307,11 @@ function recordWriteError(path: string, error: unknown): RecordWriteError {
         ? "the file system is read-only (EROFS)"
         : code === "EACCES" || code === "EPERM"
           ? `the directory is read-only for this user (${code})`
-          : (error as Error).message;
+          : code === "ENOTDIR"
+            ? `${(error as NodeJS.ErrnoException).path ?? "a part of it"} is not a directory (ENOTDIR)`
+            : code === "ENOENT"
+              ? `no directory can be made in ${dirname((error as NodeJS.ErrnoException).path ?? path)} (ENOENT)`
+              : (error as Error).message;
   return new RecordWriteError(`cannot write ${path}: ${reason}`, error);
 }
 
@@ -317,7 +322,7 @@ function recordWriteError(path: string, error: unknown): RecordWriteError {
  */
 export async function prepareOutDir(outDir: string): Promise<void> {
   try {
-    await mkdir(outDir, { recursive: true });
+    makeDirectory(outDir);
     await access(outDir, constants.W_OK);
   } catch (error) {
     // Where a recursive mkdir failed with ENOENT, the nearest directory that exists says why.
