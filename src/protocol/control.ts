@@ -138,6 +138,9 @@ export const InitializeRequestSchema = z.looseObject({
   agentProgressSummaries: z.boolean().optional(),
   forwardSubagentText: z.boolean().optional(),
   supportedDialogKinds: z.array(z.string()).optional(),
+  /** The flag-settings layer, when `--initialize-fields settings` says it comes here (off the command line). */
+  settings: z.record(z.string(), z.unknown()).optional(),
+  systemPromptSnapshot: z.boolean().optional(),
 });
 export type InitializeRequest = z.infer<typeof InitializeRequestSchema>;
 

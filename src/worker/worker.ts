@@ -27,7 +27,7 @@ import { HookRegistry } from "./hooks.ts";
 import { InboundRequests, refuseUnknownControlRequest } from "./inbound.ts";
 import { locateClaude } from "./locate-cli.ts";
 import { McpBridge } from "./mcp-bridge.ts";
-import { buildArgs, buildEnv, sessionOptionsProblem, type WorkerOptions } from "./options.ts";
+import { buildArgs, buildEnv, initializeSettings, sessionOptionsProblem, type WorkerOptions } from "./options.ts";
 import type { PermissionRequest } from "./permissions.ts";
 import { ProcessTransport } from "./process-transport.ts";
 import { type Prompt, Turn, type TurnResult } from "./turn.ts";
@@ -44,6 +44,17 @@ export type WorkerEvent =
   | { type: "invalid_answer"; requestId: string; error: InvalidControlAnswerError };
 
 export type WorkerListener = Listener<WorkerEvent>;
+
+export interface SendOptions {
+  /** Aborting interrupts the turn (or drops it if it has not started). */
+  signal?: AbortSignal;
+  /**
+   * True: the prompt is text only, never an `@path` file read or a slash
+   * command (client_composed). Default: the worker's `verbatimPrompts`. A
+   * prompt built from anything a model or another program wrote must be verbatim.
+   */
+  verbatim?: boolean;
+}
 
 const DEFAULTS = {
   initializeTimeoutMs: 60_000,
@@ -196,8 +207,9 @@ export class Worker {
    * Prompts sent while a turn runs wait their turn. Aborting the signal
    * interrupts the turn (or drops it if it has not started).
    */
-  send(prompt: Prompt, options: { signal?: AbortSignal } = {}): Turn {
-    const turn = new Turn(prompt, options.signal, { named: this.#options.fileCheckpointing === true });
+  send(prompt: Prompt, options: SendOptions = {}): Turn {
+    const verbatim = options.verbatim ?? this.#options.verbatimPrompts === true;
+    const turn = new Turn(prompt, options.signal, { named: this.#options.fileCheckpointing === true, verbatim });
     if (this.#failure || this.#closing) {
       turn.fail(this.#failure ?? new WorkerClosedError("the turn"));
       return turn;
@@ -220,7 +232,7 @@ export class Worker {
   }
 
   /** Runs one turn and resolves with its buffered result. */
-  async run(prompt: Prompt, options: { signal?: AbortSignal } = {}): Promise<TurnResult> {
+  async run(prompt: Prompt, options: SendOptions = {}): Promise<TurnResult> {
     return this.send(prompt, options).collect();
   }
 
@@ -321,6 +333,7 @@ export class Worker {
 
   async #initialize(signal?: AbortSignal): Promise<void> {
     const o = this.#options;
+    const settings = initializeSettings(o);
     const request: InitializeRequest = {
       subtype: "initialize",
       ...(!this.#hooks.isEmpty && { hooks: this.#hooks.toInitialize() }),
@@ -328,7 +341,11 @@ export class Worker {
       ...(o.jsonSchema && { jsonSchema: o.jsonSchema }),
       ...(o.systemPrompt !== undefined && { systemPrompt: [o.systemPrompt] }),
       ...(o.appendSystemPrompt !== undefined && { appendSystemPrompt: o.appendSystemPrompt }),
+      ...(o.excludeDynamicSections !== undefined && { excludeDynamicSections: o.excludeDynamicSections }),
       ...(o.agents && { agents: o.agents }),
+      ...(o.mcpServers !== undefined && { mcpServers: o.mcpServers }),
+      ...(settings !== undefined && { settings }),
+      ...(Array.isArray(o.skills) && { skills: o.skills }),
     };
     const exitedEarly = this.#transport.exited.then((details) => {
       throw new WorkerExitedError(details, "before it answered initialize");
@@ -346,7 +363,7 @@ export class Worker {
   #startTurn(turn: Turn): void {
     this.#setState("busy");
     const content = typeof turn.prompt === "string" ? turn.prompt : [...turn.prompt];
-    if (!this.#transport.write(userMessage(content, turn.userMessageId))) {
+    if (!this.#transport.write(userMessage(content, turn.userMessageId, { verbatim: turn.verbatim }))) {
       turn.fail(this.#failure ?? new WorkerClosedError("the turn"));
     }
   }

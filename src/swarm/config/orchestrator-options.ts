@@ -5,6 +5,7 @@ import type { SwarmAgentDefinition } from "../agents/definition.ts";
 import type { ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
 import type { SwarmAgent } from "./resolve-agents.ts";
 import type { McpServerEntry, Permissions } from "./settings.ts";
+import { usesResults } from "./template.ts";
 
 /**
  * The edge between the swarm config (snake_case, as people write it) and the
@@ -131,12 +132,24 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
   };
 }
 
+/**
+ * Whether a task's prompt is text only: one that took in anything computed (a
+ * dependency's result, the round before's, an item of a result) is, always;
+ * a prompt written by hand in the file keeps Claude Code's meaning (`/review`
+ * runs the command) unless verbatim_prompts says otherwise.
+ */
+function verbatimPrompt(task: ResolvedTask): true | undefined {
+  return task.prompt_computed === true || usesResults(task.prompt) ? true : undefined;
+}
+
 /** One config task as the orchestrator runs it; `prompt` has its {{results.x}} filled in. */
 export function taskSpecFor(task: ResolvedTask, prompt: string, signal: AbortSignal): TaskSpec {
   const worker = workerSettings(task.settings);
+  const verbatim = verbatimPrompt(task);
   return {
     name: task.name,
     prompt,
+    ...(verbatim && { verbatim }),
     ...(task.agent !== undefined && { agent: task.agent }),
     ...(task.model !== undefined && { model: task.model }),
     ...(task.cwd !== undefined && { cwd: task.cwd }),

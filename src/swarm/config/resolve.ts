@@ -39,6 +39,8 @@ export interface ResolvedTask {
   agent?: string;
   /** {{item}} filled in; {{results.<task>}} left for the runner (see fillResults). */
   prompt: string;
+  /** The prompt took in an item of a dependency's result (a for_each copy): it goes as text only, whatever it says. */
+  prompt_computed?: true;
   /** Names of the tasks that must finish first (for_each groups expanded). */
   depends_on: string[];
   model?: string;
