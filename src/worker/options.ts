@@ -190,11 +190,12 @@ function skillRules(skills: WorkerOptions["skills"]): string[] {
 
 function thinkingArgs(thinking: ThinkingConfig | undefined): string[] {
   if (thinking === undefined) return [];
-  if (thinking.type === "disabled") return ["--thinking", "disabled"];
+  // The CLI's --thinking is a hidden flag that takes its value only joined with "=" (2.1.332).
+  if (thinking.type === "disabled") return ["--thinking=disabled"];
   const args =
     thinking.type === "enabled" && thinking.budgetTokens !== undefined
       ? ["--max-thinking-tokens", String(thinking.budgetTokens)]
-      : ["--thinking", "adaptive"];
+      : ["--thinking=adaptive"];
   return thinking.display === undefined ? args : [...args, "--thinking-display", thinking.display];
 }
 

@@ -2,6 +2,7 @@ import type { AgentSpec, OrchestratorOptions, RoutedHook, TaskSpec } from "../..
 import type { AgentDefinition as CliAgentDefinition } from "../../protocol/index.ts";
 import type { ExternalMcpServer, WorkerOptions } from "../../worker/index.ts";
 import type { SwarmAgentDefinition } from "../agents/definition.ts";
+import { CONTROL_SETTINGS, type Controls, thinkingConfig } from "./controls.ts";
 import type { ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
 import type { SwarmAgent } from "./resolve-agents.ts";
 import type { McpServerEntry, Permissions } from "./settings.ts";
@@ -29,14 +30,15 @@ const WORKER_SETTINGS = {
   fallback_model: "fallbackModel",
   betas: "betas",
   plugin_dirs: "pluginDirs",
+  ...CONTROL_SETTINGS,
 } as const satisfies Record<string, keyof WorkerOptions>;
 
-type WrittenSettings = { [K in keyof typeof WORKER_SETTINGS]?: WorkerOptions[(typeof WORKER_SETTINGS)[K]] } & {
-  mcp_servers?: Record<string, McpServerEntry>;
-  permissions?: Permissions;
-  env?: Record<string, string | number | boolean>;
-  subagents?: Record<string, SwarmAgentDefinition>;
-};
+type WrittenSettings = { [K in keyof typeof WORKER_SETTINGS]?: WorkerOptions[(typeof WORKER_SETTINGS)[K]] } & Pick<Controls, "thinking"> & {
+    mcp_servers?: Record<string, McpServerEntry>;
+    permissions?: Permissions;
+    env?: Record<string, string | number | boolean>;
+    subagents?: Record<string, SwarmAgentDefinition>;
+  };
 
 /** An `.mcp.json` entry as the CLI's --mcp-config takes it. */
 function mcpServer(entry: McpServerEntry): ExternalMcpServer {
@@ -61,6 +63,11 @@ function cliAgent(definition: SwarmAgentDefinition): CliAgentDefinition {
     ...(definition.model !== undefined && { model: definition.model }),
     ...(definition.permission_mode !== undefined && { permissionMode: definition.permission_mode }),
     ...(definition.max_turns !== undefined && { maxTurns: definition.max_turns }),
+    ...(definition.effort !== undefined && { effort: definition.effort }),
+    ...(Array.isArray(definition.skills) && { skills: definition.skills }),
+    ...((definition.mcp_servers !== undefined || definition.mcp_server_names !== undefined) && {
+      mcpServers: [...(definition.mcp_server_names ?? []), ...(definition.mcp_servers ? [mapValues(definition.mcp_servers, mcpServer)] : [])],
+    }),
   };
 }
 
@@ -82,12 +89,22 @@ function workerSettings(written: WrittenSettings): Partial<WorkerOptions> {
   if (written.mcp_servers !== undefined) options.mcpServers = mapValues(written.mcp_servers, mcpServer);
   if (written.env !== undefined) options.env = mapValues(written.env, String);
   if (written.subagents !== undefined) options.agents = mapValues(written.subagents, cliAgent);
+  if (written.thinking !== undefined) options.thinking = thinkingConfig(written.thinking);
   return options;
 }
 
 /** An agent as the orchestrator runs it: what the CLI knows of it, and in `worker` the rest of its settings. */
 function agentSpec(agent: SwarmAgent): AgentSpec {
-  const { model: _model, permission_mode: _mode, max_turns: _turns, tools: _tools, disallowed_tools: _disallowed, reuse, ...settings } = agent;
+  const {
+    model: _model,
+    permission_mode: _mode,
+    max_turns: _turns,
+    tools: _tools,
+    disallowed_tools: _disallowed,
+    mcp_server_names: _names,
+    reuse,
+    ...settings
+  } = agent;
   const worker = workerSettings(settings);
   return { ...cliAgent(agent), ...(Object.keys(worker).length > 0 && { worker }), ...(reuse !== undefined && { reuse }) };
 }
