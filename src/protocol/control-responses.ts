@@ -82,11 +82,27 @@ export const McpMessageResponseSchema = z.looseObject({
 });
 export type McpMessageResponse = z.infer<typeof McpMessageResponseSchema>;
 
+/** The host's answer to an `elicitation`: the user accepted (with the form's content), declined, or dismissed it. */
+export const ElicitationAnswerSchema = z.looseObject({
+  action: z.enum(["accept", "decline", "cancel"]),
+  content: z.record(z.string(), z.unknown()).optional(),
+});
+export type ElicitationAnswer = z.infer<typeof ElicitationAnswerSchema>;
+
+/** The host's answer to a `request_user_dialog`: the dialog's result (its shape is the kind's), or dismissed. */
+export const UserDialogAnswerSchema = z.union([
+  z.looseObject({ behavior: z.literal("cancelled") }),
+  z.looseObject({ behavior: z.literal("completed"), result: z.unknown() }),
+]);
+export type UserDialogAnswer = z.infer<typeof UserDialogAnswerSchema>;
+
 /** The success payload the host answers each CLI → host request with, by the request's subtype. */
 export const CONTROL_ANSWER_SCHEMAS = {
   can_use_tool: PermissionResultSchema,
   hook_callback: HookOutputSchema,
   mcp_message: McpMessageResponseSchema,
+  elicitation: ElicitationAnswerSchema,
+  request_user_dialog: UserDialogAnswerSchema,
 } as const satisfies Record<InboundControlRequest["subtype"], z.ZodType>;
 export type ControlAnswer<S extends InboundControlRequest["subtype"]> = z.infer<(typeof CONTROL_ANSWER_SCHEMAS)[S]>;
 

@@ -67,10 +67,41 @@ export const McpMessageRequestSchema = z.looseObject({
 });
 export type McpMessageRequest = z.infer<typeof McpMessageRequestSchema>;
 
+/** An MCP server asks the user for input (a form, or a URL to open). Answer with an ElicitationAnswer. */
+export const ElicitationRequestSchema = z.looseObject({
+  subtype: z.literal("elicitation"),
+  mcp_server_name: z.string(),
+  message: z.string(),
+  mode: z.enum(["form", "url"]).optional(),
+  url: z.string().optional(),
+  elicitation_id: z.string().optional(),
+  /** A JSON Schema of the form's fields. */
+  requested_schema: z.record(z.string(), z.unknown()).optional(),
+  title: z.string().optional(),
+  display_name: z.string().optional(),
+  description: z.string().optional(),
+});
+export type ElicitationRequest = z.infer<typeof ElicitationRequestSchema>;
+
+/**
+ * A tool asks the host to show a blocking dialog. The CLI sends only the
+ * kinds named in `initialize.supportedDialogKinds`; {behavior: "cancelled"}
+ * dismisses it (the CLI then does the dialog's default).
+ */
+export const RequestUserDialogRequestSchema = z.looseObject({
+  subtype: z.literal("request_user_dialog"),
+  dialog_kind: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+  tool_use_id: z.string().optional(),
+});
+export type RequestUserDialogRequest = z.infer<typeof RequestUserDialogRequestSchema>;
+
 export const InboundControlRequestSchema = z.discriminatedUnion("subtype", [
   CanUseToolRequestSchema,
   HookCallbackRequestSchema,
   McpMessageRequestSchema,
+  ElicitationRequestSchema,
+  RequestUserDialogRequestSchema,
 ]);
 export type InboundControlRequest = z.infer<typeof InboundControlRequestSchema>;
 
@@ -241,6 +272,10 @@ export const ControlSuccessSchema = z.looseObject({
   /** Absent for requests with nothing to report (set_max_thinking_tokens). */
   response: z.record(z.string(), z.unknown()).optional(),
   pending_permission_requests: z.array(ControlRequestMessageSchema).optional(),
+  /** request_user_dialog requests still waiting for an answer. */
+  pending_user_dialog_requests: z.array(ControlRequestMessageSchema).optional(),
+  /** elicitation requests still waiting for an answer. */
+  pending_elicitation_requests: z.array(ControlRequestMessageSchema).optional(),
 });
 export type ControlSuccess = z.infer<typeof ControlSuccessSchema>;
 
@@ -252,6 +287,8 @@ export const ControlErrorSchema = z.looseObject({
   error_code: z.string().optional(),
   /** Permission requests still waiting for an answer: dispatch them. */
   pending_permission_requests: z.array(ControlRequestMessageSchema).optional(),
+  pending_user_dialog_requests: z.array(ControlRequestMessageSchema).optional(),
+  pending_elicitation_requests: z.array(ControlRequestMessageSchema).optional(),
 });
 export type ControlError = z.infer<typeof ControlErrorSchema>;
 

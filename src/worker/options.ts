@@ -1,6 +1,17 @@
 import process from "node:process";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { AgentDefinition, ClaudeSettings, EffortLevel, McpServerConfig, PermissionMode, ThinkingConfig } from "../protocol/index.ts";
+import type {
+  AgentDefinition,
+  ClaudeSettings,
+  EffortLevel,
+  ElicitationAnswer,
+  ElicitationRequest,
+  McpServerConfig,
+  PermissionMode,
+  RequestUserDialogRequest,
+  ThinkingConfig,
+  UserDialogAnswer,
+} from "../protocol/index.ts";
 import { PermissionModeSchema } from "../protocol/index.ts";
 import type { HookConfig } from "./hooks.ts";
 import type { PermissionHandler, PermissionPolicy } from "./permissions.ts";
@@ -137,6 +148,14 @@ export interface WorkerOptions {
   canUseTool?: PermissionHandler;
   /** Without canUseTool: what happens to a permission request. Default "deny". */
   permissionPolicy?: PermissionPolicy;
+  /** Answers an MCP server's request for user input (a form or a URL): accept with content, decline or cancel. */
+  onElicitation?: (request: ElicitationRequest & { signal: AbortSignal; sessionId: string | undefined }) => Promise<ElicitationAnswer>;
+  /** Without onElicitation: the answer every elicitation gets. Default `{ action: "decline" }`. */
+  elicitationPolicy?: ElicitationAnswer;
+  /** Shows a dialog a tool asks for (`request_user_dialog`) and returns its result; only for `supportedDialogKinds`. */
+  onUserDialog?: (request: RequestUserDialogRequest & { signal: AbortSignal; sessionId: string | undefined }) => Promise<UserDialogAnswer>;
+  /** The dialog kinds onUserDialog can show; the CLI sends no others (sent in `initialize`). */
+  supportedDialogKinds?: string[];
 
   /** Limits, in milliseconds. The wait for the CLI's answer to `initialize` (its start-up; default 60,000). */
   initializeTimeoutMs?: number;

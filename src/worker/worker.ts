@@ -121,6 +121,7 @@ export class Worker {
       mcp,
       options,
       hookTimeoutMs: options.hookTimeoutMs ?? DEFAULTS.hookTimeoutMs,
+      sessionId: () => this.sessionId,
       onPermissionStart: (requestId, request) => {
         this.#pendingPermissions++;
         if (this.#stateValue === "busy") this.#setState("awaiting_permission");
@@ -346,6 +347,7 @@ export class Worker {
       ...(o.mcpServers !== undefined && { mcpServers: o.mcpServers }),
       ...(settings !== undefined && { settings }),
       ...(Array.isArray(o.skills) && { skills: o.skills }),
+      ...(o.onUserDialog !== undefined && o.supportedDialogKinds !== undefined && { supportedDialogKinds: o.supportedDialogKinds }),
     };
     const exitedEarly = this.#transport.exited.then((details) => {
       throw new WorkerExitedError(details, "before it answered initialize");

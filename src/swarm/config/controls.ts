@@ -1,6 +1,6 @@
 // The CLI's session controls a swarm file may set on defaults, an agent or a task, and their way to worker options.
 import { z } from "zod";
-import { EffortLevelSchema, type ThinkingConfig } from "../../protocol/index.ts";
+import { EffortLevelSchema, type ElicitationAnswer, type ThinkingConfig } from "../../protocol/index.ts";
 import type { WorkerOptions } from "../../worker/index.ts";
 
 const Display = z.enum(["summarized", "omitted"]).describe("Whether thinking is shown summarized or omitted.");
@@ -51,6 +51,12 @@ export const controlKeys = {
   include_hook_events: z.boolean().optional().describe("Report every hook's run as hook_started / hook_response messages in the transcript."),
   main_agent: z.string().min(1).optional().describe("Run the worker's main thread as this Claude Code agent (--agent), found by the CLI."),
   debug_file: z.string().min(1).optional().describe("Write the CLI's debug log to this file (relative to this file)."),
+  elicitation: z
+    .union([z.enum(["decline", "cancel"]), z.strictObject({ accept: z.record(z.string(), z.unknown()) })])
+    .optional()
+    .describe(
+      'What an MCP server that asks the user for input (elicitation) is told, since nobody is there to ask: "decline" (the default), "cancel", or { accept: { field: value } }.',
+    ),
   verbatim_prompts: z
     .boolean()
     .optional()
@@ -75,7 +81,12 @@ export const CONTROL_SETTINGS = {
   main_agent: "agent",
   debug_file: "debugFile",
   verbatim_prompts: "verbatimPrompts",
-} as const satisfies Record<Exclude<keyof typeof controlKeys, "thinking">, keyof WorkerOptions>;
+} as const satisfies Record<Exclude<keyof typeof controlKeys, "thinking" | "elicitation">, keyof WorkerOptions>;
+
+/** The elicitation policy as the worker takes it. */
+export function elicitationAnswer(setting: NonNullable<Controls["elicitation"]>): ElicitationAnswer {
+  return typeof setting === "string" ? { action: setting } : { action: "accept", content: setting.accept };
+}
 
 /** The thinking setting as the worker takes it. */
 export function thinkingConfig(setting: ThinkingSetting): ThinkingConfig {

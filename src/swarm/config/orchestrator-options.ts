@@ -2,7 +2,7 @@ import type { AgentSpec, OrchestratorOptions, RoutedHook, TaskSpec } from "../..
 import type { AgentDefinition as CliAgentDefinition } from "../../protocol/index.ts";
 import type { ExternalMcpServer, WorkerOptions } from "../../worker/index.ts";
 import type { SwarmAgentDefinition } from "../agents/definition.ts";
-import { CONTROL_SETTINGS, type Controls, thinkingConfig } from "./controls.ts";
+import { CONTROL_SETTINGS, type Controls, elicitationAnswer, thinkingConfig } from "./controls.ts";
 import type { ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
 import type { SwarmAgent } from "./resolve-agents.ts";
 import type { McpServerEntry, Permissions } from "./settings.ts";
@@ -33,7 +33,10 @@ const WORKER_SETTINGS = {
   ...CONTROL_SETTINGS,
 } as const satisfies Record<string, keyof WorkerOptions>;
 
-type WrittenSettings = { [K in keyof typeof WORKER_SETTINGS]?: WorkerOptions[(typeof WORKER_SETTINGS)[K]] } & Pick<Controls, "thinking"> & {
+type WrittenSettings = { [K in keyof typeof WORKER_SETTINGS]?: WorkerOptions[(typeof WORKER_SETTINGS)[K]] } & Pick<
+  Controls,
+  "thinking" | "elicitation"
+> & {
     mcp_servers?: Record<string, McpServerEntry>;
     permissions?: Permissions;
     env?: Record<string, string | number | boolean>;
@@ -90,6 +93,7 @@ function workerSettings(written: WrittenSettings): Partial<WorkerOptions> {
   if (written.env !== undefined) options.env = mapValues(written.env, String);
   if (written.subagents !== undefined) options.agents = mapValues(written.subagents, cliAgent);
   if (written.thinking !== undefined) options.thinking = thinkingConfig(written.thinking);
+  if (written.elicitation !== undefined) options.elicitationPolicy = elicitationAnswer(written.elicitation);
   return options;
 }
 
