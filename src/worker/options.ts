@@ -276,6 +276,8 @@ export function buildEnv(options: WorkerOptions): Record<string, string | undefi
   const inherited = options.inheritEnv === false ? {} : process.env;
   const env: Record<string, string | undefined> = { ...inherited, ...options.env };
   delete env.CLAUDECODE;
+  // A known startup failure then comes as a result naming its reason (startup_failure_reason), not only as stderr.
+  env.CLAUDE_CODE_STARTUP_FAILURE_RESULTS = "1";
   if (options.fileCheckpointing) env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING = "true";
   return env;
 }

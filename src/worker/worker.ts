@@ -1,6 +1,14 @@
 import { statSync } from "node:fs";
 import { AbortError } from "../errors.ts";
-import type { CliMessage, InitializeRequest, McpServerConfig, OutboundControlRequest, PermissionMode, SystemInitMessage } from "../protocol/index.ts";
+import type {
+  CliMessage,
+  ControlResponseMessage,
+  InitializeRequest,
+  McpServerConfig,
+  OutboundControlRequest,
+  PermissionMode,
+  SystemInitMessage,
+} from "../protocol/index.ts";
 import {
   type ContextUsage,
   ContextUsageSchema,
@@ -18,6 +26,7 @@ import {
   ProtocolError,
   RewindFilesError,
   SessionNotFoundError,
+  StartupFailedError,
   WorkerClosedError,
   WorkerExitedError,
   WorkerOptionsError,
@@ -88,6 +97,8 @@ export class Worker {
   readonly #turns: Turn[] = [];
   #pendingPermissions = 0;
   #failure: Error | undefined;
+  /** A startup failure the CLI named on a result before it exited. */
+  #startupFailure: { reason: string; errors: string[] } | undefined;
   #closing: Promise<ExitDetails> | undefined;
 
   readonly #options: WorkerOptions;
@@ -350,7 +361,7 @@ export class Worker {
       ...(o.onUserDialog !== undefined && o.supportedDialogKinds !== undefined && { supportedDialogKinds: o.supportedDialogKinds }),
     };
     const exitedEarly = this.#transport.exited.then((details) => {
-      throw new WorkerExitedError(details, "before it answered initialize");
+      throw this.#exitError(details, "before it answered initialize");
     });
     const aborted = new Promise<never>((_, reject) => {
       if (signal?.aborted) reject(new AbortError("starting the worker", signal.reason));
@@ -389,6 +400,7 @@ export class Worker {
         return;
       case "control_response":
         this.#channel.handleResponse(message.response);
+        this.#answerPending(message.response);
         return;
       case "control_cancel_request":
         this.#channel.handleCancel(message.request_id);
@@ -401,6 +413,11 @@ export class Worker {
         break;
       case "system":
         if (message.subtype === "init") this.#session = message;
+        break;
+      case "result":
+        if (typeof message.startup_failure_reason === "string") {
+          this.#startupFailure = { reason: message.startup_failure_reason, errors: message.errors ?? [] };
+        }
         break;
     }
     this.#events.emit({ type: "message", message });
@@ -415,6 +432,20 @@ export class Worker {
     }
     turn.push(message);
     if (message.type === "result") this.#finishTurn();
+  }
+
+  /**
+   * A control response may list CLI requests still waiting (permissions,
+   * dialogs, elicitations), e.g. ones sent before cadre could see them: each
+   * one not being answered yet is answered now, like a live one.
+   */
+  #answerPending(response: ControlResponseMessage["response"]): void {
+    const waiting = [
+      ...(response.pending_permission_requests ?? []),
+      ...(response.pending_user_dialog_requests ?? []),
+      ...(response.pending_elicitation_requests ?? []),
+    ];
+    for (const request of waiting) if (!this.#channel.isAnswering(request.request_id)) this.#inbound.route(request);
   }
 
   #finishTurn(): void {
@@ -437,13 +468,19 @@ export class Worker {
     const unfinished = this.#turns.length > 0 || this.#channel.pendingOutbound > 0 || this.#channel.runningInbound > 0;
     if (!this.#failure) {
       const during = this.#turns.length > 0 ? "during a turn" : this.#stateValue === "starting" ? "while starting" : "while idle";
-      this.#failure = expected ? new WorkerClosedError("the turn") : new WorkerExitedError(details, during);
+      this.#failure = expected ? new WorkerClosedError("the turn") : this.#exitError(details, during);
       this.#channel.close(this.#failure);
       for (const turn of this.#turns.splice(0)) turn.fail(this.#failure);
     }
     void this.#mcp.close();
     const cleanExit = expected || (!unfinished && details.exitCode === 0);
     this.#setState(cleanExit && !(this.#failure instanceof ProtocolError) ? "exited" : "failed");
+  }
+
+  /** Why the process ended unasked: the startup failure it named, else its exit. */
+  #exitError(details: ExitDetails, during: string): Error {
+    const startup = this.#startupFailure;
+    return startup ? new StartupFailedError(startup.reason, startup.errors, details) : new WorkerExitedError(details, during);
   }
 
   #setState(state: WorkerState): void {
