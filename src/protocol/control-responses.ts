@@ -116,7 +116,8 @@ export type InterruptResponse = z.infer<typeof InterruptResponseSchema>;
 export const SetModelResponseSchema = z.looseObject({ model: z.string() });
 export type SetModelResponse = z.infer<typeof SetModelResponseSchema>;
 
-export const SetPermissionModeResponseSchema = z.looseObject({ mode: z.string() });
+/** Answer to `set_permission_mode`: the mode now in effect (absent from older CLIs). */
+export const SetPermissionModeResponseSchema = z.looseObject({ mode: z.string().optional() });
 export type SetPermissionModeResponse = z.infer<typeof SetPermissionModeResponseSchema>;
 
 export const RewindFilesResponseSchema = z.looseObject({
@@ -148,3 +149,39 @@ export const ContextUsageSchema = z.looseObject({
   model: z.string().optional(),
 });
 export type ContextUsage = z.infer<typeof ContextUsageSchema>;
+
+/** Answer to `get_usage`: the plan and its rate limits, as the account's usage endpoint reports them. */
+export const UsageResponseSchema = z.looseObject({
+  subscription_type: z.string().nullable().optional(),
+  rate_limits_available: z.boolean().optional(),
+  rate_limits: z.unknown().optional(),
+});
+export type UsageResponse = z.infer<typeof UsageResponseSchema>;
+
+/** Answer to `list_models`. */
+export const ListModelsResponseSchema = z.looseObject({ models: z.array(ModelInfoSchema) });
+export type ListModelsResponse = z.infer<typeof ListModelsResponseSchema>;
+
+/** Answer to `list_permission_rules`: the rules in effect, by source and behaviour. */
+export const PermissionRulesResponseSchema = z.looseObject({ state: z.record(z.string(), z.unknown()) });
+export type PermissionRulesResponse = z.infer<typeof PermissionRulesResponseSchema>;
+
+/** Answer to `get_settings`: the merged settings and where they came from. */
+export const SettingsResponseSchema = z.record(z.string(), z.unknown());
+export type SettingsResponse = z.infer<typeof SettingsResponseSchema>;
+
+/** Answer to `reload_skills`. */
+export const ReloadSkillsResponseSchema = z.looseObject({ skills: z.array(SlashCommandSchema) });
+export type ReloadSkillsResponse = z.infer<typeof ReloadSkillsResponseSchema>;
+
+/** Answer to `reload_plugins`: what the session has now. */
+export const ReloadPluginsResponseSchema = z.looseObject({
+  commands: z.array(SlashCommandSchema),
+  mcpServers: z.array(McpServerStatusSchema).optional(),
+  error_count: z.number().optional(),
+});
+export type ReloadPluginsResponse = z.infer<typeof ReloadPluginsResponseSchema>;
+
+/** Answer to `mcp_call`: the tool's MCP result. */
+export const McpCallResponseSchema = z.record(z.string(), z.unknown());
+export type McpCallResponse = z.infer<typeof McpCallResponseSchema>;

@@ -240,7 +240,41 @@ export const GetContextUsageRequestSchema = z.looseObject({
 });
 export type GetContextUsageRequest = z.infer<typeof GetContextUsageRequestSchema>;
 
+/** What the session has used against the account's limits (rate limits, plan). */
+export const GetUsageRequestSchema = z.looseObject({ subtype: z.literal("get_usage"), skip_behaviors: z.boolean().optional() });
+/** Calls a tool of one of the CLI's MCP servers directly, outside any turn (`tool`: mcp__server__tool). */
+export const McpCallRequestSchema = z.looseObject({
+  subtype: z.literal("mcp_call"),
+  tool: z.string(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+  timeout_ms: z.number().optional(),
+  check_permissions: z.boolean().optional(),
+});
+/** Withdraws a queued user message (by its uuid) before it starts a turn. */
+export const CancelAsyncMessageRequestSchema = z.looseObject({ subtype: z.literal("cancel_async_message"), message_uuid: z.string() });
+/** Applies settings to the flag-settings layer of a running session. */
+export const ApplyFlagSettingsRequestSchema = z.looseObject({
+  subtype: z.literal("apply_flag_settings"),
+  settings: z.record(z.string(), z.unknown()),
+});
+export const GetSettingsRequestSchema = z.looseObject({ subtype: z.literal("get_settings") });
+export const ListPermissionRulesRequestSchema = z.looseObject({ subtype: z.literal("list_permission_rules") });
+export const ListModelsRequestSchema = z.looseObject({ subtype: z.literal("list_models") });
+export const RenameSessionRequestSchema = z.looseObject({ subtype: z.literal("rename_session"), title: z.string() });
+export const ReloadPluginsRequestSchema = z.looseObject({ subtype: z.literal("reload_plugins"), refuse_if_busy: z.boolean().optional() });
+export const ReloadSkillsRequestSchema = z.looseObject({ subtype: z.literal("reload_skills") });
+
 export const OutboundControlRequestSchema = z.discriminatedUnion("subtype", [
+  GetUsageRequestSchema,
+  McpCallRequestSchema,
+  CancelAsyncMessageRequestSchema,
+  ApplyFlagSettingsRequestSchema,
+  GetSettingsRequestSchema,
+  ListPermissionRulesRequestSchema,
+  ListModelsRequestSchema,
+  RenameSessionRequestSchema,
+  ReloadPluginsRequestSchema,
+  ReloadSkillsRequestSchema,
   InitializeRequestSchema,
   InterruptRequestSchema,
   SetModelRequestSchema,

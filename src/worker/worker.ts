@@ -12,9 +12,25 @@ import type {
 import {
   type ContextUsage,
   ContextUsageSchema,
+  type ListModelsResponse,
+  ListModelsResponseSchema,
+  type McpCallResponse,
+  McpCallResponseSchema,
+  type PermissionRulesResponse,
+  PermissionRulesResponseSchema,
   parseCliMessage,
+  type ReloadPluginsResponse,
+  ReloadPluginsResponseSchema,
+  type ReloadSkillsResponse,
+  ReloadSkillsResponseSchema,
   type RewindFilesResponse,
   RewindFilesResponseSchema,
+  type SetPermissionModeResponse,
+  SetPermissionModeResponseSchema,
+  type SettingsResponse,
+  SettingsResponseSchema,
+  type UsageResponse,
+  UsageResponseSchema,
   userMessage,
 } from "../protocol/index.ts";
 import { EventHub, type Listener } from "../util/event-hub.ts";
@@ -257,8 +273,59 @@ export class Worker {
     await this.control({ subtype: "set_model", ...(model !== undefined && { model }) });
   }
 
-  async setPermissionMode(mode: PermissionMode): Promise<void> {
-    await this.control({ subtype: "set_permission_mode", mode });
+  /** Changes how tool use is approved; resolves with the mode in effect (the CLI may refuse one, e.g. "auto"). */
+  async setPermissionMode(mode: PermissionMode): Promise<SetPermissionModeResponse> {
+    return SetPermissionModeResponseSchema.parse(await this.control({ subtype: "set_permission_mode", mode }));
+  }
+
+  /** The account's plan and rate limits as the CLI knows them. */
+  async usage(): Promise<UsageResponse> {
+    return UsageResponseSchema.parse(await this.control({ subtype: "get_usage" }));
+  }
+
+  /** The models this CLI offers. */
+  async listModels(): Promise<ListModelsResponse> {
+    return ListModelsResponseSchema.parse(await this.control({ subtype: "list_models" }));
+  }
+
+  /** The permission rules in effect, by source. */
+  async permissionRules(): Promise<PermissionRulesResponse> {
+    return PermissionRulesResponseSchema.parse(await this.control({ subtype: "list_permission_rules" }));
+  }
+
+  /** The session's merged settings. */
+  async settings(): Promise<SettingsResponse> {
+    return SettingsResponseSchema.parse(await this.control({ subtype: "get_settings" }));
+  }
+
+  /** Applies settings over the flag-settings layer of the running session. */
+  async applySettings(settings: Record<string, unknown>): Promise<ControlPayload> {
+    return this.control({ subtype: "apply_flag_settings", settings });
+  }
+
+  /** Calls a tool of one of the CLI's MCP servers (`mcp__server__tool`) outside any turn. */
+  async mcpCall(tool: string, args: Record<string, unknown> = {}): Promise<McpCallResponse> {
+    return McpCallResponseSchema.parse(await this.control({ subtype: "mcp_call", tool, arguments: args }));
+  }
+
+  /** Withdraws a queued prompt (a Turn's userMessageId) before it starts. */
+  async cancelQueuedMessage(messageUuid: string): Promise<ControlPayload> {
+    return this.control({ subtype: "cancel_async_message", message_uuid: messageUuid });
+  }
+
+  /** Names the session (its title in listings and transcripts). */
+  async renameSession(title: string): Promise<ControlPayload> {
+    return this.control({ subtype: "rename_session", title });
+  }
+
+  /** Reads the plugins again; resolves with the session's commands and MCP servers now. */
+  async reloadPlugins(): Promise<ReloadPluginsResponse> {
+    return ReloadPluginsResponseSchema.parse(await this.control({ subtype: "reload_plugins" }));
+  }
+
+  /** Reads the skills again. */
+  async reloadSkills(): Promise<ReloadSkillsResponse> {
+    return ReloadSkillsResponseSchema.parse(await this.control({ subtype: "reload_skills" }));
   }
 
   async setMaxThinkingTokens(tokens: number | null): Promise<void> {
