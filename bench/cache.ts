@@ -20,6 +20,11 @@
  * prompt and the environment block the CLI puts after it (about 2,400
  * tokens); the shared prefix's own saving is printed beside it.
  *
+ * Then tasks in separate directories, as worktree tasks are (each its own
+ * cwd), staggered, without and with excludeDynamicSections: without it the
+ * system prompt names each directory's memory path, so no two share a
+ * prefix; with it they share the prefix as tasks in one directory do.
+ *
  * Environment: BENCH_ROUNDS=n repeats each comparison n times (default 1);
  * BENCH_TASKS=n runs n tasks at concurrency n instead of 12 (fewer than the
  * cores shows the stagger where the CPU is not the limit);
@@ -40,6 +45,9 @@ const SCRIPT = "review";
 
 interface CacheRun {
   staggered: boolean;
+  /** Each task in its own directory (as in worktrees), and whether the prompt's dynamic sections were moved out. */
+  separateDirs: boolean;
+  excludeDynamicSections: boolean;
   /** First requests that read nothing from the cache: each wrote the shared prefix. */
   prefixWrites: number;
   /** The most any first request read: the shared prefix, when anyone read it. */
@@ -53,23 +61,25 @@ interface CacheRun {
   sendSpreadMs: number;
 }
 
-async function runOnce(staggered: boolean): Promise<CacheRun> {
+async function runOnce(staggered: boolean, separateDirs = false, excludeDynamicSections = false): Promise<CacheRun> {
   // A fresh server and HOME per run: nothing cached from the run before.
   const server = await startRehearsalServer({ scripts: { [SCRIPT]: [{ text: "reviewed {{prompt}}", delay_ms: TTFT_MS }] } });
   const home = await mkdtemp(join(tmpdir(), "cadre-bench-cache-"));
   const cwd = join(home, "work");
   await mkdir(cwd);
+  const dirs = Array.from({ length: TASKS }, (_, i) => (separateDirs ? join(home, `worktree-${i}`) : cwd));
+  await Promise.all(dirs.map((dir) => mkdir(dir, { recursive: true })));
   const orchestrator = new Orchestrator({
     concurrency: CONCURRENCY,
     cacheStagger: staggered,
     agents: { reviewer: { description: "Reviews one file", prompt: "You review one file for bugs and say what you found." } },
-    defaults: { cwd },
+    defaults: { cwd, ...(excludeDynamicSections && { excludeDynamicSections }) },
     workerOptions: () => ({ inheritEnv: false, env: offlineClaudeEnv({ baseUrl: server.baseUrlFor(SCRIPT), home }) }),
   });
   try {
     const started = Date.now();
     const results: TaskResult[] = [];
-    const tasks = Array.from({ length: TASKS }, (_, i) => ({ name: `review-${i}`, agent: "reviewer", prompt: `src/file-${i}.ts` }));
+    const tasks = Array.from({ length: TASKS }, (_, i) => ({ name: `review-${i}`, agent: "reviewer", prompt: `src/file-${i}.ts`, cwd: dirs[i] }));
     for await (const result of orchestrator.map(tasks)) results.push(result);
     const wallMs = Date.now() - started;
     const failed = results.filter((r) => r.status !== "succeeded");
@@ -79,6 +89,8 @@ async function runOnce(staggered: boolean): Promise<CacheRun> {
     const { usage } = orchestrator.totals;
     return {
       staggered,
+      separateDirs,
+      excludeDynamicSections,
       prefixWrites: first.filter((r) => r.usage?.cache_read_input_tokens === 0).length,
       sharedPrefixTokens: Math.max(...first.map((r) => r.usage?.cache_read_input_tokens ?? 0)),
       costUsd: orchestrator.totals.costUsd,
@@ -132,6 +144,26 @@ async function main(): Promise<void> {
     `  staggered vs at once: prefix (${k(shared)} tokens) written at most ${writes}× (goal ≤ 2); ` +
       `first-turn cost ${(100 * saved).toFixed(0)} % less (goal ≥ 80 %), the shared prefix alone ${(100 * prefixSaved).toFixed(0)} % less (at 1.25×/0.1×); ` +
       `wall ${extraWall >= 0 ? "+" : "−"}${s(Math.abs(extraWall))} (goal ≤ leader TTFT ${s(ttft)})`,
+  );
+  console.log(`tasks in separate directories (as worktree tasks), staggered:`);
+  const separate: CacheRun[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const exclude of round % 2 === 0 ? [false, true] : [true, false]) {
+      const loadBefore = loadavg()[0]!.toFixed(1);
+      const run = await runOnce(true, true, exclude);
+      separate.push(run);
+      console.log(
+        `  ${(exclude ? "excludeDynamicSections" : "as is").padEnd(22)} prefix written ${String(run.prefixWrites).padStart(2)}×   ` +
+          `shared prefix ${k(run.sharedPrefixTokens)} tokens   first turns ${usd(run.costUsd)} (cache write ${k(run.cacheWriteTokens)}, read ${k(run.cacheReadTokens)})   ` +
+          `wall ${s(run.wallMs)}   (load ${loadBefore})`,
+      );
+    }
+  }
+  const withExclude = separate.filter((r) => r.excludeDynamicSections);
+  const without = separate.filter((r) => !r.excludeDynamicSections);
+  console.log(
+    `  excludeDynamicSections vs as is: prefix written at most ${Math.max(...withExclude.map((r) => r.prefixWrites))}× vs ${Math.min(...without.map((r) => r.prefixWrites))}×; ` +
+      `first-turn cost ${(100 * (1 - mean(withExclude, (r) => r.costUsd) / mean(without, (r) => r.costUsd))).toFixed(0)} % less`,
   );
 }
 

@@ -1,6 +1,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { PendingPermission } from "../orchestrator/index.ts";
+import type { ElicitationAnswer, ElicitationRequest } from "../protocol/index.ts";
 import { clip } from "../util/one-line.ts";
 import { askUserQuestion, planReview } from "../worker/index.ts";
 import { type Answer, decisionFor } from "./answer.ts";
@@ -102,5 +103,40 @@ export async function askByElicitation(server: Server, session: ManagedSession, 
   } finally {
     off();
     handBack();
+  }
+}
+
+/**
+ * What an MCP server of a child asks, asked of the client's user through MCP
+ * elicitation (a form, or a URL to open), naming the child and the server. A
+ * client without elicitation, or a failure, declines: the server is told, the
+ * child goes on.
+ */
+export async function forwardElicitation(
+  server: Server,
+  session: ManagedSession,
+  request: ElicitationRequest,
+  signal: AbortSignal,
+): Promise<ElicitationAnswer> {
+  const who = `Child session ${session.id}${session.name.startsWith("task-") ? "" : ` (${session.name})`}, MCP server ${request.mcp_server_name}`;
+  const url = request.mode === "url" && request.url !== undefined;
+  if (!(url ? server.getClientCapabilities()?.elicitation?.url !== undefined : supportsElicitation(server))) return { action: "decline" };
+  try {
+    const result = url
+      ? await server.elicitInput(
+          { mode: "url", message: `${who}: ${request.message}`, url: request.url!, elicitationId: request.elicitation_id ?? "" },
+          { signal },
+        )
+      : await server.elicitInput(
+          {
+            mode: "form",
+            message: `${who} asks: ${request.message}`,
+            requestedSchema: (request.requested_schema ?? { type: "object", properties: {} }) as ElicitRequestFormParams["requestedSchema"],
+          },
+          { signal },
+        );
+    return { action: result.action, ...(result.content !== undefined && { content: result.content }) };
+  } catch {
+    return { action: "decline" };
   }
 }

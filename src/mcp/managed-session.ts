@@ -102,8 +102,9 @@ export class ManagedSession {
     this.#inFlight = true;
     this.#turnError = undefined;
     this.#sentAt = Date.now();
+    // A parent model wrote the prompt: it is text, never a file read or a slash command.
     this.session
-      .send(prompt)
+      .send(prompt, { verbatim: true })
       .then(
         (turn) => {
           this.#lastTurn = turn;

@@ -56,13 +56,17 @@ export class McpRuntime {
     // The scripted model's server and script parser load only for a rehearsal.
     const rehearsal = options.rehearsal ? await (await import("../rehearsal/rig.ts")).startRehearsalRig(options.rehearsal.scripts) : undefined;
     const base = options.orchestrator ?? {};
+    let registry: SessionRegistry | undefined;
     const orchestrator = new Orchestrator({
       ...base,
+      // A child's MCP server that asks its user reaches the parent's user (MCP elicitation), or is declined.
+      defaults: { ...base.defaults, onElicitation: (request) => registry?.elicit(request) ?? Promise.resolve({ action: "decline" }) },
       concurrency: options.concurrency ?? base.concurrency,
       workerOptions: rehearsal?.workerOptions,
       processOptions: rehearsal?.processOptions,
     });
-    return new McpRuntime(orchestrator, new SessionRegistry(orchestrator, options), options, rehearsal);
+    registry = new SessionRegistry(orchestrator, options);
+    return new McpRuntime(orchestrator, registry, options, rehearsal);
   }
 
   /** A server for one client connection. */

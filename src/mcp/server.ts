@@ -1,6 +1,6 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CADRE_VERSION } from "../util/version.ts";
-import { askByElicitation, supportsElicitation } from "./elicitation.ts";
+import { askByElicitation, forwardElicitation, supportsElicitation } from "./elicitation.ts";
 import { forwardChildLog } from "./logging.ts";
 import { registerResources } from "./resources.ts";
 import type { SessionRegistry } from "./session-registry.ts";
@@ -51,6 +51,7 @@ export function createCadreServer(registry: SessionRegistry, owner: string, opti
     registry.onPermissionRequest(owner, (session, pending) => {
       if (supportsElicitation(server.server)) void askByElicitation(server.server, session, pending, registry.permissionTimeoutMs);
     });
+    registry.onElicitation(owner, (session, request, signal) => forwardElicitation(server.server, session, request, signal));
   }
   return server;
 }

@@ -1,5 +1,6 @@
 import type { Orchestrator, PendingPermission, SessionSpec, SessionStatus } from "../orchestrator/index.ts";
 import { DEFAULT_PERMISSION_TIMEOUT_MS } from "../orchestrator/index.ts";
+import type { ElicitationAnswer, ElicitationRequest } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { NameInUseError, SessionLimitError, UnknownSessionError } from "./errors.ts";
 import { ManagedSession } from "./managed-session.ts";
@@ -16,6 +17,9 @@ export interface SessionRegistryOptions {
 }
 
 export type PermissionListener = (session: ManagedSession, pending: PendingPermission) => void;
+
+/** Asks a client's user what an MCP server of one of its children asks (MCP elicitation). */
+export type ElicitationRoute = (session: ManagedSession, request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>;
 
 /** Something a child did that its parent may want to hear of: its status changed (from `before`), or it asks a permission. */
 export type ChildActivity = { session: ManagedSession } & (
@@ -38,6 +42,8 @@ export class SessionRegistry {
   readonly #sessions = new Map<string, ManagedSession>();
   readonly #permissionRequests = new EventHub<{ session: ManagedSession; pending: PendingPermission }>();
   readonly #activity = new EventHub<ChildActivity>();
+  /** Owner → how its children's elicitations reach its user. */
+  readonly #elicitationRoutes = new Map<string, ElicitationRoute>();
   /** Owner → the unsubscribe function of its one permission route. */
   readonly #permissionRoutes = new Map<string, () => void>();
   readonly #reaper: ReturnType<typeof setInterval> | undefined;
@@ -146,6 +152,25 @@ export class SessionRegistry {
     };
   }
 
+  /** Routes the owner's children's elicitations to its user; without a route they are declined. Returns the unsubscribe function. */
+  onElicitation(owner: string, route: ElicitationRoute): () => void {
+    this.#elicitationRoutes.set(owner, route);
+    return () => {
+      if (this.#elicitationRoutes.get(owner) === route) this.#elicitationRoutes.delete(owner);
+    };
+  }
+
+  /**
+   * An MCP server of a child asks its user: the child's owner's route asks,
+   * else it is declined (the server hears "decline", never an error).
+   */
+  elicit(request: ElicitationRequest & { signal: AbortSignal; sessionId: string | undefined }): Promise<ElicitationAnswer> {
+    const { signal, sessionId, ...asked } = request;
+    const session = [...this.#sessions.values()].find((s) => sessionId !== undefined && s.session.sessionId === sessionId);
+    const route = session && this.#elicitationRoutes.get(session.owner);
+    return route && session ? route(session, asked, signal) : Promise.resolve({ action: "decline" });
+  }
+
   /** Tells `listener` what the owner's children do (see ChildActivity). Returns the unsubscribe function. */
   onActivity(owner: string, listener: (activity: ChildActivity) => void): () => void {
     return this.#activity.on((activity) => {
@@ -156,6 +181,7 @@ export class SessionRegistry {
   /** Closes every session of a client that went away. */
   async closeOwner(owner: string, reason = "the client disconnected"): Promise<void> {
     this.#dropPermissionRoute(owner);
+    this.#elicitationRoutes.delete(owner);
     await Promise.all(this.list(owner).map((s) => s.close(reason)));
   }
 

@@ -57,7 +57,8 @@ export class AgentSessions {
       session.asker = asker;
       session.busy = true;
       try {
-        return await worker.run(prompt, { signal, reject: false });
+        // Another model wrote the question (or the hook input it carries): it is text, never a file read or a command.
+        return await worker.run(prompt, { signal, verbatim: true, reject: false });
       } finally {
         session.busy = false;
         session.chain = [];

@@ -9,6 +9,8 @@ export interface AttemptOptions {
   /** A process for the attempt; `fresh` asks for a new one (an idle one just failed at once). */
   acquire(signal: AbortSignal, fresh: boolean): Promise<Lease>;
   prompt: string;
+  /** The prompt goes as text only (see TaskSpec.verbatim). */
+  verbatim?: boolean;
   /** Cancellation, the task's total time limit and the budget stop arrive here. */
   signal: AbortSignal;
   idleTimeoutMs: number | undefined;
@@ -72,7 +74,7 @@ async function runTurn(lease: Lease, options: AttemptOptions, stop: AbortSignal,
   try {
     await options.beforeSend?.(stop);
     resetIdle();
-    const collected = worker.send(options.prompt, { signal: stop }).collect();
+    const collected = worker.send(options.prompt, { signal: stop, verbatim: options.verbatim }).collect();
     let stoppedAfterResult = false;
     const stopped = new Promise<"stopped">((resolve) => {
       onStop = () => {

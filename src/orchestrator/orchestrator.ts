@@ -411,6 +411,7 @@ export class Orchestrator implements TaskRunner {
       const turn = await runAttempt({
         acquire: (stop, fresh) => this.#pool.lease(leasePlan, { maxTasks, signal: stop, fresh }),
         prompt: spec.prompt,
+        verbatim: spec.verbatim,
         signal,
         idleTimeoutMs: spec.idleTimeoutMs ?? this.options.idleTimeoutMs,
         beforeSend: ticket && ((stop) => ticket.ready(stop)),
@@ -541,7 +542,8 @@ export class Orchestrator implements TaskRunner {
       return Promise.reject(new InvalidTaskError(`workers may spawn workers only ${MAX_SPAWN_DEPTH} levels deep`));
     }
     const name = `${parent?.info.name ?? "session"}/child`;
-    const spec: TaskSpec = { name, prompt, agent, signal };
+    // A model wrote the prompt: it is text, never a file read or a command.
+    const spec: TaskSpec = { name, prompt, verbatim: true, agent, signal };
     const record = this.#createRecord(spec, parent);
     let result: TaskResult | undefined;
     this.#records.addChild(record, parent?.info.name, () => result);

@@ -160,8 +160,8 @@ export class Session {
     return true;
   }
 
-  /** Runs a turn; turns run one after another. */
-  send(prompt: string, options: { signal?: AbortSignal } = {}): Promise<TurnResult> {
+  /** Runs a turn; turns run one after another. `verbatim`: see Worker.send (default: the worker's verbatimPrompts). */
+  send(prompt: string, options: { signal?: AbortSignal; verbatim?: boolean } = {}): Promise<TurnResult> {
     if (this.#closed) return Promise.reject(new WorkerClosedError("the turn"));
     const turn = this.#tail.then(() =>
       this.#host.schedule(
@@ -170,7 +170,7 @@ export class Session {
           const worker = await this.#liveWorker(signal);
           this.#setStatus("running");
           try {
-            const result = await worker.run(prompt, { signal, reject: false });
+            const result = await worker.run(prompt, { signal, verbatim: options.verbatim, reject: false });
             this.#turns++;
             if (result.userMessageId !== undefined) this.#turnMessageIds.push(result.userMessageId);
             this.#lastResult = result;

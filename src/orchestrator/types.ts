@@ -30,6 +30,12 @@ export const TaskSpecSchema = z.object({
   name: z.string().min(1).optional(),
   /** The task's first prompt to the worker. */
   prompt: z.string().min(1, "a task needs a non-empty prompt"),
+  /**
+   * True: the prompt is text only, never an `@path` file read or a slash
+   * command; set it for any prompt built from what a model or a program
+   * wrote. Default: the worker's `verbatimPrompts`.
+   */
+  verbatim: z.boolean().optional(),
   /** An agent known to the orchestrator: its prompt, tools and model configure the worker. */
   agent: z.string().min(1).optional(),
   /** Model alias or id for this task, over its agent's and the orchestrator's. */

@@ -82,11 +82,27 @@ export const McpMessageResponseSchema = z.looseObject({
 });
 export type McpMessageResponse = z.infer<typeof McpMessageResponseSchema>;
 
+/** The host's answer to an `elicitation`: the user accepted (with the form's content), declined, or dismissed it. */
+export const ElicitationAnswerSchema = z.looseObject({
+  action: z.enum(["accept", "decline", "cancel"]),
+  content: z.record(z.string(), z.unknown()).optional(),
+});
+export type ElicitationAnswer = z.infer<typeof ElicitationAnswerSchema>;
+
+/** The host's answer to a `request_user_dialog`: the dialog's result (its shape is the kind's), or dismissed. */
+export const UserDialogAnswerSchema = z.union([
+  z.looseObject({ behavior: z.literal("cancelled") }),
+  z.looseObject({ behavior: z.literal("completed"), result: z.unknown() }),
+]);
+export type UserDialogAnswer = z.infer<typeof UserDialogAnswerSchema>;
+
 /** The success payload the host answers each CLI → host request with, by the request's subtype. */
 export const CONTROL_ANSWER_SCHEMAS = {
   can_use_tool: PermissionResultSchema,
   hook_callback: HookOutputSchema,
   mcp_message: McpMessageResponseSchema,
+  elicitation: ElicitationAnswerSchema,
+  request_user_dialog: UserDialogAnswerSchema,
 } as const satisfies Record<InboundControlRequest["subtype"], z.ZodType>;
 export type ControlAnswer<S extends InboundControlRequest["subtype"]> = z.infer<(typeof CONTROL_ANSWER_SCHEMAS)[S]>;
 
@@ -100,7 +116,8 @@ export type InterruptResponse = z.infer<typeof InterruptResponseSchema>;
 export const SetModelResponseSchema = z.looseObject({ model: z.string() });
 export type SetModelResponse = z.infer<typeof SetModelResponseSchema>;
 
-export const SetPermissionModeResponseSchema = z.looseObject({ mode: z.string() });
+/** Answer to `set_permission_mode`: the mode now in effect (absent from older CLIs). */
+export const SetPermissionModeResponseSchema = z.looseObject({ mode: z.string().optional() });
 export type SetPermissionModeResponse = z.infer<typeof SetPermissionModeResponseSchema>;
 
 export const RewindFilesResponseSchema = z.looseObject({
@@ -132,3 +149,39 @@ export const ContextUsageSchema = z.looseObject({
   model: z.string().optional(),
 });
 export type ContextUsage = z.infer<typeof ContextUsageSchema>;
+
+/** Answer to `get_usage`: the plan and its rate limits, as the account's usage endpoint reports them. */
+export const UsageResponseSchema = z.looseObject({
+  subscription_type: z.string().nullable().optional(),
+  rate_limits_available: z.boolean().optional(),
+  rate_limits: z.unknown().optional(),
+});
+export type UsageResponse = z.infer<typeof UsageResponseSchema>;
+
+/** Answer to `list_models`. */
+export const ListModelsResponseSchema = z.looseObject({ models: z.array(ModelInfoSchema) });
+export type ListModelsResponse = z.infer<typeof ListModelsResponseSchema>;
+
+/** Answer to `list_permission_rules`: the rules in effect, by source and behaviour. */
+export const PermissionRulesResponseSchema = z.looseObject({ state: z.record(z.string(), z.unknown()) });
+export type PermissionRulesResponse = z.infer<typeof PermissionRulesResponseSchema>;
+
+/** Answer to `get_settings`: the merged settings and where they came from. */
+export const SettingsResponseSchema = z.record(z.string(), z.unknown());
+export type SettingsResponse = z.infer<typeof SettingsResponseSchema>;
+
+/** Answer to `reload_skills`. */
+export const ReloadSkillsResponseSchema = z.looseObject({ skills: z.array(SlashCommandSchema) });
+export type ReloadSkillsResponse = z.infer<typeof ReloadSkillsResponseSchema>;
+
+/** Answer to `reload_plugins`: what the session has now. */
+export const ReloadPluginsResponseSchema = z.looseObject({
+  commands: z.array(SlashCommandSchema),
+  mcpServers: z.array(McpServerStatusSchema).optional(),
+  error_count: z.number().optional(),
+});
+export type ReloadPluginsResponse = z.infer<typeof ReloadPluginsResponseSchema>;
+
+/** Answer to `mcp_call`: the tool's MCP result. */
+export const McpCallResponseSchema = z.record(z.string(), z.unknown());
+export type McpCallResponse = z.infer<typeof McpCallResponseSchema>;

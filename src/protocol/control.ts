@@ -67,10 +67,41 @@ export const McpMessageRequestSchema = z.looseObject({
 });
 export type McpMessageRequest = z.infer<typeof McpMessageRequestSchema>;
 
+/** An MCP server asks the user for input (a form, or a URL to open). Answer with an ElicitationAnswer. */
+export const ElicitationRequestSchema = z.looseObject({
+  subtype: z.literal("elicitation"),
+  mcp_server_name: z.string(),
+  message: z.string(),
+  mode: z.enum(["form", "url"]).optional(),
+  url: z.string().optional(),
+  elicitation_id: z.string().optional(),
+  /** A JSON Schema of the form's fields. */
+  requested_schema: z.record(z.string(), z.unknown()).optional(),
+  title: z.string().optional(),
+  display_name: z.string().optional(),
+  description: z.string().optional(),
+});
+export type ElicitationRequest = z.infer<typeof ElicitationRequestSchema>;
+
+/**
+ * A tool asks the host to show a blocking dialog. The CLI sends only the
+ * kinds named in `initialize.supportedDialogKinds`; {behavior: "cancelled"}
+ * dismisses it (the CLI then does the dialog's default).
+ */
+export const RequestUserDialogRequestSchema = z.looseObject({
+  subtype: z.literal("request_user_dialog"),
+  dialog_kind: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+  tool_use_id: z.string().optional(),
+});
+export type RequestUserDialogRequest = z.infer<typeof RequestUserDialogRequestSchema>;
+
 export const InboundControlRequestSchema = z.discriminatedUnion("subtype", [
   CanUseToolRequestSchema,
   HookCallbackRequestSchema,
   McpMessageRequestSchema,
+  ElicitationRequestSchema,
+  RequestUserDialogRequestSchema,
 ]);
 export type InboundControlRequest = z.infer<typeof InboundControlRequestSchema>;
 
@@ -138,6 +169,9 @@ export const InitializeRequestSchema = z.looseObject({
   agentProgressSummaries: z.boolean().optional(),
   forwardSubagentText: z.boolean().optional(),
   supportedDialogKinds: z.array(z.string()).optional(),
+  /** The flag-settings layer, when `--initialize-fields settings` says it comes here (off the command line). */
+  settings: z.record(z.string(), z.unknown()).optional(),
+  systemPromptSnapshot: z.boolean().optional(),
 });
 export type InitializeRequest = z.infer<typeof InitializeRequestSchema>;
 
@@ -206,7 +240,41 @@ export const GetContextUsageRequestSchema = z.looseObject({
 });
 export type GetContextUsageRequest = z.infer<typeof GetContextUsageRequestSchema>;
 
+/** What the session has used against the account's limits (rate limits, plan). */
+export const GetUsageRequestSchema = z.looseObject({ subtype: z.literal("get_usage"), skip_behaviors: z.boolean().optional() });
+/** Calls a tool of one of the CLI's MCP servers directly, outside any turn (`tool`: mcp__server__tool). */
+export const McpCallRequestSchema = z.looseObject({
+  subtype: z.literal("mcp_call"),
+  tool: z.string(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+  timeout_ms: z.number().optional(),
+  check_permissions: z.boolean().optional(),
+});
+/** Withdraws a queued user message (by its uuid) before it starts a turn. */
+export const CancelAsyncMessageRequestSchema = z.looseObject({ subtype: z.literal("cancel_async_message"), message_uuid: z.string() });
+/** Applies settings to the flag-settings layer of a running session. */
+export const ApplyFlagSettingsRequestSchema = z.looseObject({
+  subtype: z.literal("apply_flag_settings"),
+  settings: z.record(z.string(), z.unknown()),
+});
+export const GetSettingsRequestSchema = z.looseObject({ subtype: z.literal("get_settings") });
+export const ListPermissionRulesRequestSchema = z.looseObject({ subtype: z.literal("list_permission_rules") });
+export const ListModelsRequestSchema = z.looseObject({ subtype: z.literal("list_models") });
+export const RenameSessionRequestSchema = z.looseObject({ subtype: z.literal("rename_session"), title: z.string() });
+export const ReloadPluginsRequestSchema = z.looseObject({ subtype: z.literal("reload_plugins"), refuse_if_busy: z.boolean().optional() });
+export const ReloadSkillsRequestSchema = z.looseObject({ subtype: z.literal("reload_skills") });
+
 export const OutboundControlRequestSchema = z.discriminatedUnion("subtype", [
+  GetUsageRequestSchema,
+  McpCallRequestSchema,
+  CancelAsyncMessageRequestSchema,
+  ApplyFlagSettingsRequestSchema,
+  GetSettingsRequestSchema,
+  ListPermissionRulesRequestSchema,
+  ListModelsRequestSchema,
+  RenameSessionRequestSchema,
+  ReloadPluginsRequestSchema,
+  ReloadSkillsRequestSchema,
   InitializeRequestSchema,
   InterruptRequestSchema,
   SetModelRequestSchema,
@@ -238,6 +306,10 @@ export const ControlSuccessSchema = z.looseObject({
   /** Absent for requests with nothing to report (set_max_thinking_tokens). */
   response: z.record(z.string(), z.unknown()).optional(),
   pending_permission_requests: z.array(ControlRequestMessageSchema).optional(),
+  /** request_user_dialog requests still waiting for an answer. */
+  pending_user_dialog_requests: z.array(ControlRequestMessageSchema).optional(),
+  /** elicitation requests still waiting for an answer. */
+  pending_elicitation_requests: z.array(ControlRequestMessageSchema).optional(),
 });
 export type ControlSuccess = z.infer<typeof ControlSuccessSchema>;
 
@@ -249,6 +321,8 @@ export const ControlErrorSchema = z.looseObject({
   error_code: z.string().optional(),
   /** Permission requests still waiting for an answer: dispatch them. */
   pending_permission_requests: z.array(ControlRequestMessageSchema).optional(),
+  pending_user_dialog_requests: z.array(ControlRequestMessageSchema).optional(),
+  pending_elicitation_requests: z.array(ControlRequestMessageSchema).optional(),
 });
 export type ControlError = z.infer<typeof ControlErrorSchema>;
 

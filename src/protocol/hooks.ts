@@ -40,6 +40,8 @@ export const HookEventSchema = z.enum([
   "FileChanged",
   "DirectoryAdded",
   "MessageDisplay",
+  /** A skill's `!command` shell line is about to run (tool_name Bash or PowerShell, tool_input.command): deny keeps it from running. */
+  "PreSkillShellCommand",
 ]);
 export type HookEvent = z.infer<typeof HookEventSchema>;
 

@@ -124,6 +124,8 @@ export const ResultMessageSchema = z.looseObject({
   result: z.string().optional(),
   /** Error subtypes. */
   errors: z.array(z.string()).optional(),
+  /** On the zeroed result a run writes before it exits on a known startup failure: its cause (bypass_root, temp_dir_unusable, …). */
+  startup_failure_reason: z.string().optional(),
   num_turns: z.number().optional(),
   duration_ms: z.number().optional(),
   duration_api_ms: z.number().optional(),

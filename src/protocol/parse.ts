@@ -4,16 +4,14 @@
  * so each line is checked against one schema only.
  */
 import { z } from "zod";
-import { CanUseToolRequestSchema, HookCallbackRequestSchema, McpMessageRequestSchema } from "./control.ts";
+import { InboundControlRequestSchema } from "./control.ts";
 import { CLI_MESSAGE_SCHEMAS, type CliMessage, type UnknownMessage } from "./messages.ts";
 import { SYSTEM_MESSAGE_SCHEMAS } from "./system.ts";
 
 // Maps, not object lookups, so that keys such as "constructor" or "__proto__" find nothing.
 const byType = new Map<string, z.ZodType>(Object.entries(CLI_MESSAGE_SCHEMAS));
 const bySystemSubtype = new Map<string, z.ZodType>(Object.entries(SYSTEM_MESSAGE_SCHEMAS));
-const inboundControlSubtypes = new Set<string>(
-  [CanUseToolRequestSchema, HookCallbackRequestSchema, McpMessageRequestSchema].map((s) => s.shape.subtype.value),
-);
+const inboundControlSubtypes = new Set<string>(InboundControlRequestSchema.options.map((s) => s.shape.subtype.value));
 
 function unknown(raw: unknown, reason: UnknownMessage["reason"], issues?: string): UnknownMessage {
   return issues === undefined ? { type: "unknown", raw, reason } : { type: "unknown", raw, reason, issues };

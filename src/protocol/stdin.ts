@@ -27,6 +27,8 @@ export const UserInputMessageSchema = z.looseObject({
   parent_tool_use_id: z.string().nullable().optional(),
   /** Client id, echoed back on the replay (--replay-user-messages) and on the answering messages. */
   uuid: z.string().optional(),
+  /** The text as written: no `@path` file mention is read and no leading `/` runs a command (the SDK's verbatimPrompts). */
+  client_composed: z.literal(true).optional(),
 });
 export type UserInputMessage = z.infer<typeof UserInputMessageSchema>;
 
@@ -39,14 +41,19 @@ export const StdinMessageSchema = z.discriminatedUnion("type", [
 ]);
 export type StdinMessage = z.infer<typeof StdinMessageSchema>;
 
-/** A user message; a string becomes one text block. `uuid` names it for rewind_files and --resume-session-at. */
-export function userMessage(content: string | ContentBlockParam[], uuid?: string): UserInputMessage {
+/**
+ * A user message; a string becomes one text block. `uuid` names it for
+ * rewind_files and --resume-session-at; `verbatim` sends it as text only
+ * (client_composed: no file mention, no slash command).
+ */
+export function userMessage(content: string | ContentBlockParam[], uuid?: string, options: { verbatim?: boolean } = {}): UserInputMessage {
   return {
     type: "user",
     session_id: "",
     message: { role: "user", content: typeof content === "string" ? [{ type: "text", text: content }] : content },
     parent_tool_use_id: null,
     ...(uuid !== undefined && { uuid }),
+    ...(options.verbatim === true && { client_composed: true }),
   };
 }
 

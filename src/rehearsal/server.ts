@@ -65,6 +65,10 @@ export interface RecordedRequest {
   messages: RequestMessage[];
   stream: boolean;
   maxTokens: number | undefined;
+  /** The request's output_config (effort, task_budget, format), as sent. */
+  outputConfig: Record<string, unknown> | undefined;
+  /** The request's thinking setting, as sent. */
+  thinking: Record<string, unknown> | undefined;
   /** The CLI's session id (x-claude-code-session-id). */
   sessionId: string | undefined;
   /** Set on subagent calls (x-claude-code-agent-id). */
@@ -337,6 +341,8 @@ export class RehearsalServer {
       messages,
       stream: body.stream === true,
       maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,
+      outputConfig: objectOrUndefined(body.output_config),
+      thinking: objectOrUndefined(body.thinking),
       sessionId: header(req, "x-claude-code-session-id"),
       agentId,
       betas: (header(req, "anthropic-beta") ?? "").split(",").filter((beta) => beta !== ""),
@@ -440,4 +446,8 @@ export class RehearsalServer {
 
 export function startRehearsalServer(options: RehearsalServerOptions = {}): Promise<RehearsalServer> {
   return RehearsalServer.start(options);
+}
+
+function objectOrUndefined(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }

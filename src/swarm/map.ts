@@ -5,7 +5,7 @@
  */
 import type { TaskResult } from "../orchestrator/index.ts";
 import type { ForEachItem, ResolvedTask, ResultFields } from "./config/index.ts";
-import { resultReferences, substituteItem, valueAt } from "./config/template.ts";
+import { resultReferences, substituteItem, usesItem, valueAt } from "./config/template.ts";
 
 /** Codes of a for_each over a result that could make no copies. */
 export const MAP_NOT_A_LIST = "MAP_NOT_A_LIST";
@@ -72,6 +72,7 @@ export function makeCopies(
       item: item as ForEachItem,
       copy_of: { task: task.name, index },
       prompt,
+      ...(usesItem(task.prompt) && { prompt_computed: true as const }),
       ...(cwd !== undefined && { cwd }),
       ...(task.worktree !== undefined && { worktree: { ...task.worktree, ...(base !== undefined && { base }) } }),
     });

@@ -13,6 +13,9 @@ import {
 } from "../protocol/index.ts";
 import { ControlRequestError, ControlTimeoutError, InvalidControlAnswerError } from "./errors.ts";
 
+/** How many answered CLI request ids a channel remembers, so that none is answered twice. */
+const ANSWERED_KEPT = 256;
+
 /** What the channel needs from the transport: write one message; false when the process can take no more input. */
 export type WriteMessage = (message: StdinMessage) => boolean;
 
@@ -51,6 +54,8 @@ export interface InboundOptions {
 export class ControlChannel {
   readonly #outbound = new Map<string, PendingOutbound>();
   readonly #inbound = new Map<string, RunningInbound>();
+  /** The ids of the latest CLI requests answered, oldest first. */
+  readonly #answered = new Set<string>();
   #closedWith: unknown;
 
   readonly #write: WriteMessage;
@@ -63,6 +68,11 @@ export class ControlChannel {
 
   get pendingOutbound(): number {
     return this.#outbound.size;
+  }
+
+  /** Whether a CLI request with this id is being answered, or was lately (a list of waiting requests may lag behind). */
+  isAnswering(requestId: string): boolean {
+    return this.#inbound.has(requestId) || this.#answered.has(requestId);
   }
 
   get runningInbound(): number {
@@ -163,6 +173,8 @@ export class ControlChannel {
   #stillWaiting(requestId: string, controller: AbortController): boolean {
     if (this.#inbound.get(requestId)?.controller !== controller) return false;
     this.#inbound.delete(requestId);
+    this.#answered.add(requestId);
+    if (this.#answered.size > ANSWERED_KEPT) this.#answered.delete(this.#answered.values().next().value as string);
     return true;
   }
 

@@ -70,6 +70,40 @@ export class WorkerExitedError extends CadreError implements ExitDetails {
   }
 }
 
+/** What to do about a startup failure the CLI names, for the reasons a person can fix. */
+const STARTUP_FIXES: Record<string, string> = {
+  bypass_root: "bypassPermissions is refused to root: run cadre as another user, or choose another permission mode",
+  temp_dir_unusable: "point TMPDIR at a writable directory",
+  cwd_unavailable: "give the worker a working directory that exists and can be read",
+  shell_tool_missing: "install a shell (bash or sh) on PATH",
+  config_file_invalid: "repair or remove the Claude Code config file named above",
+  managed_settings_invalid: "ask the administrator to repair the managed settings",
+  cli_version_too_old: "update the claude CLI",
+  sandbox_required_unavailable: "install what the sandbox needs (bubblewrap, socat) or turn the sandbox requirement off",
+};
+
+/**
+ * The CLI reported a known startup failure (`startup_failure_reason` on its
+ * result) and exited: the same start would fail again, so it is not retried.
+ */
+export class StartupFailedError extends CadreError implements ExitDetails {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly stderrTail: string;
+
+  constructor(
+    readonly reason: string,
+    readonly errors: readonly string[],
+    details: ExitDetails,
+  ) {
+    const fix = STARTUP_FIXES[reason] ?? "fix the cause above; starting again as it is will fail the same way";
+    super("STARTUP_FAILED", `claude could not start (${reason}): ${errors.join("; ") || "no detail"}; ${fix}`);
+    this.exitCode = details.exitCode;
+    this.signal = details.signal;
+    this.stderrTail = details.stderrTail;
+  }
+}
+
 /** The code of SessionNotFoundError, also in a task result's error. */
 export const SESSION_NOT_FOUND = "SESSION_NOT_FOUND";
 

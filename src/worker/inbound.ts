@@ -1,4 +1,12 @@
-import type { CanUseToolRequest, ControlRequestMessage, PermissionResult } from "../protocol/index.ts";
+import type {
+  CanUseToolRequest,
+  ControlRequestMessage,
+  ElicitationAnswer,
+  ElicitationRequest,
+  PermissionResult,
+  RequestUserDialogRequest,
+  UserDialogAnswer,
+} from "../protocol/index.ts";
 import type { ControlChannel } from "./control-channel.ts";
 import type { HookRegistry } from "./hooks.ts";
 import type { McpBridge } from "./mcp-bridge.ts";
@@ -9,9 +17,14 @@ export interface InboundContext {
   channel: ControlChannel;
   hooks: HookRegistry;
   mcp: McpBridge;
-  options: Pick<WorkerOptions, "canUseTool" | "permissionPolicy" | "permissionTimeoutMs">;
+  options: Pick<
+    WorkerOptions,
+    "canUseTool" | "permissionPolicy" | "permissionTimeoutMs" | "onElicitation" | "elicitationPolicy" | "onUserDialog" | "supportedDialogKinds"
+  >;
   /** The wait for a hook callback whose matcher names no limit. */
   hookTimeoutMs: number;
+  /** The worker's session (for handlers that serve many workers). */
+  sessionId(): string | undefined;
   /** A permission request starts waiting on its handler (the worker shows it as a state). */
   onPermissionStart(requestId: string, request: Omit<PermissionRequest, "signal">): void;
   onPermissionEnd(requestId: string): void;
@@ -45,7 +58,36 @@ export class InboundRequests {
       case "mcp_message":
         void channel.handleRequest(requestId, request.subtype, (signal) => mcp.handle(request.server_name, request.message, signal));
         return;
+      case "elicitation":
+        void channel.handleRequest(requestId, request.subtype, (signal) => this.#elicit(request, signal), {
+          timeoutMs: options.permissionTimeoutMs,
+        });
+        return;
+      case "request_user_dialog":
+        void channel.handleRequest(requestId, request.subtype, (signal) => this.#dialog(request, signal), {
+          timeoutMs: options.permissionTimeoutMs,
+        });
+        return;
     }
+  }
+
+  /** An MCP server asks the user: the handler answers, else the policy (by default a decline, which the server is told). */
+  async #elicit(request: ElicitationRequest, signal: AbortSignal): Promise<ElicitationAnswer> {
+    const { onElicitation, elicitationPolicy } = this.context.options;
+    if (onElicitation) return onElicitation({ ...request, signal, sessionId: this.context.sessionId() });
+    return elicitationPolicy ?? { action: "decline" };
+  }
+
+  /**
+   * A dialog of a kind cadre declared goes to the handler. One it did not
+   * declare gets an error, which the CLI discards (the protocol forbids
+   * settling an undeclared dialog), and the dialog runs out at its deadline.
+   */
+  async #dialog(request: RequestUserDialogRequest, signal: AbortSignal): Promise<UserDialogAnswer> {
+    const { onUserDialog, supportedDialogKinds = [] } = this.context.options;
+    if (onUserDialog === undefined || !supportedDialogKinds.includes(request.dialog_kind))
+      throw new Error(`cadre did not declare dialogs of kind "${request.dialog_kind}"`);
+    return onUserDialog({ ...request, signal, sessionId: this.context.sessionId() });
   }
 
   async #decidePermission(requestId: string, raw: CanUseToolRequest, signal: AbortSignal): Promise<PermissionResult> {

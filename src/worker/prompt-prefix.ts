@@ -13,7 +13,9 @@ import { buildEnv, type WorkerOptions } from "./options.ts";
  * differ in one option (test/worker/prompt-prefix.test.ts keeps this true):
  *
  * - change it: model, cwd and HOME (the system prompt names the memory
- *   directory of the project), systemPrompt, appendSystemPrompt, tools,
+ *   directory of the project; with excludeDynamicSections, measured on
+ *   2.1.332, that section moves to the first message and cwd no longer
+ *   counts), systemPrompt, appendSystemPrompt, tools,
  *   disallowedTools, permissionMode (plan mode has other tools), MCP servers,
  *   in-process ones included (their tools), jsonSchema (a StructuredOutput
  *   tool), and environment variables such as ENABLE_TOOL_SEARCH;
@@ -39,7 +41,12 @@ export function promptPrefixKey(options: WorkerOptions): string {
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const parts = {
     claudePath: options.claudePath,
-    cwd: resolve(options.cwd ?? process.cwd()),
+    cwd: options.excludeDynamicSections === true ? undefined : resolve(options.cwd ?? process.cwd()),
+    excludeDynamicSections: options.excludeDynamicSections,
+    agent: options.agent,
+    settings: options.settings,
+    sandbox: options.sandbox,
+    skills: options.skills,
     env,
     model: options.model,
     permissionMode: options.permissionMode,

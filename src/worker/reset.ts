@@ -30,7 +30,7 @@ export async function resetConversation(worker: Worker, options: { signal?: Abor
   const limit = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_RESET_TIMEOUT_MS);
   let turn: TurnResult;
   try {
-    turn = await worker.run("/clear", { signal: options.signal ? AbortSignal.any([options.signal, limit]) : limit, reject: false });
+    turn = await worker.run("/clear", { verbatim: false, reject: false, signal: options.signal ? AbortSignal.any([options.signal, limit]) : limit });
   } catch (error) {
     throw new ResetFailedError(limit.aborted ? "no answer to /clear in time" : (error as Error).message, error);
   }

@@ -67,6 +67,8 @@ export class Turn implements AsyncIterable<CliMessage> {
    * report its command_lifecycle; without checkpoints cadre spares that.)
    */
   readonly userMessageId: string | undefined;
+  /** The prompt goes as text only: an `@path` in it is not read, a leading `/` is not a command. */
+  readonly verbatim: boolean;
   readonly #queue = new AsyncQueue<CliMessage>();
   readonly #collected: CliMessage[] = [];
   #resolveResult!: (result: ResultMessage) => void;
@@ -76,8 +78,9 @@ export class Turn implements AsyncIterable<CliMessage> {
   constructor(
     readonly prompt: Prompt,
     readonly signal: AbortSignal | undefined,
-    options: { named?: boolean } = {},
+    options: { named?: boolean; verbatim?: boolean } = {},
   ) {
+    this.verbatim = options.verbatim === true;
     this.userMessageId = options.named ? randomUUID() : undefined;
     this.result = new Promise((resolve, reject) => {
       this.#resolveResult = resolve;

@@ -1,12 +1,36 @@
 import { statSync } from "node:fs";
 import { AbortError } from "../errors.ts";
-import type { CliMessage, InitializeRequest, McpServerConfig, OutboundControlRequest, PermissionMode, SystemInitMessage } from "../protocol/index.ts";
+import type {
+  CliMessage,
+  ControlResponseMessage,
+  InitializeRequest,
+  McpServerConfig,
+  OutboundControlRequest,
+  PermissionMode,
+  SystemInitMessage,
+} from "../protocol/index.ts";
 import {
   type ContextUsage,
   ContextUsageSchema,
+  type ListModelsResponse,
+  ListModelsResponseSchema,
+  type McpCallResponse,
+  McpCallResponseSchema,
+  type PermissionRulesResponse,
+  PermissionRulesResponseSchema,
   parseCliMessage,
+  type ReloadPluginsResponse,
+  ReloadPluginsResponseSchema,
+  type ReloadSkillsResponse,
+  ReloadSkillsResponseSchema,
   type RewindFilesResponse,
   RewindFilesResponseSchema,
+  type SetPermissionModeResponse,
+  SetPermissionModeResponseSchema,
+  type SettingsResponse,
+  SettingsResponseSchema,
+  type UsageResponse,
+  UsageResponseSchema,
   userMessage,
 } from "../protocol/index.ts";
 import { EventHub, type Listener } from "../util/event-hub.ts";
@@ -18,6 +42,7 @@ import {
   ProtocolError,
   RewindFilesError,
   SessionNotFoundError,
+  StartupFailedError,
   TurnFailedError,
   WorkerClosedError,
   WorkerExitedError,
@@ -28,7 +53,7 @@ import { HookRegistry } from "./hooks.ts";
 import { InboundRequests, refuseUnknownControlRequest } from "./inbound.ts";
 import { locateClaude } from "./locate-cli.ts";
 import { McpBridge } from "./mcp-bridge.ts";
-import { buildArgs, buildEnv, sessionOptionsProblem, type WorkerOptions } from "./options.ts";
+import { buildArgs, buildEnv, initializeSettings, sessionOptionsProblem, type WorkerOptions } from "./options.ts";
 import type { PermissionRequest } from "./permissions.ts";
 import { startProcessTransport } from "./process-transport.ts";
 import type { Transport, TransportFactory } from "./transport.ts";
@@ -46,6 +71,17 @@ export type WorkerEvent =
   | { type: "invalid_answer"; requestId: string; error: InvalidControlAnswerError };
 
 export type WorkerListener = Listener<WorkerEvent>;
+
+export interface SendOptions {
+  /** Aborting interrupts the turn (or drops it if it has not started). */
+  signal?: AbortSignal;
+  /**
+   * True: the prompt is text only, never an `@path` file read or a slash
+   * command (client_composed). Default: the worker's `verbatimPrompts`. A
+   * prompt built from anything a model or another program wrote must be verbatim.
+   */
+  verbatim?: boolean;
+}
 
 const DEFAULTS = {
   initializeTimeoutMs: 60_000,
@@ -79,6 +115,8 @@ export class Worker {
   readonly #turns: Turn[] = [];
   #pendingPermissions = 0;
   #failure: Error | undefined;
+  /** A startup failure the CLI named on a result before it exited. */
+  #startupFailure: { reason: string; errors: string[] } | undefined;
   #closing: Promise<ExitDetails> | undefined;
 
   readonly #options: WorkerOptions;
@@ -112,6 +150,7 @@ export class Worker {
       mcp,
       options,
       hookTimeoutMs: options.hookTimeoutMs ?? DEFAULTS.hookTimeoutMs,
+      sessionId: () => this.sessionId,
       onPermissionStart: (requestId, request) => {
         this.#pendingPermissions++;
         if (this.#stateValue === "busy") this.#setState("awaiting_permission");
@@ -202,8 +241,9 @@ export class Worker {
    * Prompts sent while a turn runs wait their turn. Aborting the signal
    * interrupts the turn (or drops it if it has not started).
    */
-  send(prompt: Prompt, options: { signal?: AbortSignal } = {}): Turn {
-    const turn = new Turn(prompt, options.signal, { named: this.#options.fileCheckpointing === true });
+  send(prompt: Prompt, options: SendOptions = {}): Turn {
+    const verbatim = options.verbatim ?? this.#options.verbatimPrompts === true;
+    const turn = new Turn(prompt, options.signal, { named: this.#options.fileCheckpointing === true, verbatim });
     if (this.#failure || this.#closing) {
       turn.fail(this.#failure ?? new WorkerClosedError("the turn"));
       return turn;
@@ -231,9 +271,10 @@ export class Worker {
    * TurnFailedError that holds the result, as execa rejects a failed command;
    * with `reject: false` it resolves with that result instead.
    */
-  async run(prompt: Prompt, options: { signal?: AbortSignal; reject?: boolean } = {}): Promise<TurnResult> {
-    const result = await this.send(prompt, { signal: options.signal }).collect();
-    if (result.isError && options.reject !== false) throw new TurnFailedError(result);
+  async run(prompt: Prompt, options: SendOptions & { reject?: boolean } = {}): Promise<TurnResult> {
+    const { reject, ...sendOptions } = options;
+    const result = await this.send(prompt, sendOptions).collect();
+    if (result.isError && reject !== false) throw new TurnFailedError(result);
     return result;
   }
 
@@ -246,8 +287,59 @@ export class Worker {
     await this.control({ subtype: "set_model", ...(model !== undefined && { model }) });
   }
 
-  async setPermissionMode(mode: PermissionMode): Promise<void> {
-    await this.control({ subtype: "set_permission_mode", mode });
+  /** Changes how tool use is approved; resolves with the mode in effect (the CLI may refuse one, e.g. "auto"). */
+  async setPermissionMode(mode: PermissionMode): Promise<SetPermissionModeResponse> {
+    return SetPermissionModeResponseSchema.parse(await this.control({ subtype: "set_permission_mode", mode }));
+  }
+
+  /** The account's plan and rate limits as the CLI knows them. */
+  async usage(): Promise<UsageResponse> {
+    return UsageResponseSchema.parse(await this.control({ subtype: "get_usage" }));
+  }
+
+  /** The models this CLI offers. */
+  async listModels(): Promise<ListModelsResponse> {
+    return ListModelsResponseSchema.parse(await this.control({ subtype: "list_models" }));
+  }
+
+  /** The permission rules in effect, by source. */
+  async permissionRules(): Promise<PermissionRulesResponse> {
+    return PermissionRulesResponseSchema.parse(await this.control({ subtype: "list_permission_rules" }));
+  }
+
+  /** The session's merged settings. */
+  async settings(): Promise<SettingsResponse> {
+    return SettingsResponseSchema.parse(await this.control({ subtype: "get_settings" }));
+  }
+
+  /** Applies settings over the flag-settings layer of the running session. */
+  async applySettings(settings: Record<string, unknown>): Promise<ControlPayload> {
+    return this.control({ subtype: "apply_flag_settings", settings });
+  }
+
+  /** Calls a tool of one of the CLI's MCP servers (`mcp__server__tool`) outside any turn. */
+  async mcpCall(tool: string, args: Record<string, unknown> = {}): Promise<McpCallResponse> {
+    return McpCallResponseSchema.parse(await this.control({ subtype: "mcp_call", tool, arguments: args }));
+  }
+
+  /** Withdraws a queued prompt (a Turn's userMessageId) before it starts. */
+  async cancelQueuedMessage(messageUuid: string): Promise<ControlPayload> {
+    return this.control({ subtype: "cancel_async_message", message_uuid: messageUuid });
+  }
+
+  /** Names the session (its title in listings and transcripts). */
+  async renameSession(title: string): Promise<ControlPayload> {
+    return this.control({ subtype: "rename_session", title });
+  }
+
+  /** Reads the plugins again; resolves with the session's commands and MCP servers now. */
+  async reloadPlugins(): Promise<ReloadPluginsResponse> {
+    return ReloadPluginsResponseSchema.parse(await this.control({ subtype: "reload_plugins" }));
+  }
+
+  /** Reads the skills again. */
+  async reloadSkills(): Promise<ReloadSkillsResponse> {
+    return ReloadSkillsResponseSchema.parse(await this.control({ subtype: "reload_skills" }));
   }
 
   async setMaxThinkingTokens(tokens: number | null): Promise<void> {
@@ -334,6 +426,7 @@ export class Worker {
 
   async #initialize(signal?: AbortSignal): Promise<void> {
     const o = this.#options;
+    const settings = initializeSettings(o);
     const request: InitializeRequest = {
       subtype: "initialize",
       ...(!this.#hooks.isEmpty && { hooks: this.#hooks.toInitialize() }),
@@ -341,10 +434,15 @@ export class Worker {
       ...(o.jsonSchema && { jsonSchema: o.jsonSchema }),
       ...(o.systemPrompt !== undefined && { systemPrompt: [o.systemPrompt] }),
       ...(o.appendSystemPrompt !== undefined && { appendSystemPrompt: o.appendSystemPrompt }),
+      ...(o.excludeDynamicSections !== undefined && { excludeDynamicSections: o.excludeDynamicSections }),
       ...(o.agents && { agents: o.agents }),
+      ...(o.mcpServers !== undefined && { mcpServers: o.mcpServers }),
+      ...(settings !== undefined && { settings }),
+      ...(Array.isArray(o.skills) && { skills: o.skills }),
+      ...(o.onUserDialog !== undefined && o.supportedDialogKinds !== undefined && { supportedDialogKinds: o.supportedDialogKinds }),
     };
     const exitedEarly = this.#transport.exited.then((details) => {
-      throw new WorkerExitedError(details, "before it answered initialize");
+      throw this.#exitError(details, "before it answered initialize");
     });
     const aborted = new Promise<never>((_, reject) => {
       if (signal?.aborted) reject(new AbortError("starting the worker", signal.reason));
@@ -359,7 +457,7 @@ export class Worker {
   #startTurn(turn: Turn): void {
     this.#setState("busy");
     const content = typeof turn.prompt === "string" ? turn.prompt : [...turn.prompt];
-    if (!this.#transport.write(userMessage(content, turn.userMessageId))) {
+    if (!this.#transport.write(userMessage(content, turn.userMessageId, { verbatim: turn.verbatim }))) {
       turn.fail(this.#failure ?? new WorkerClosedError("the turn"));
     }
   }
@@ -383,6 +481,7 @@ export class Worker {
         return;
       case "control_response":
         this.#channel.handleResponse(message.response);
+        this.#answerPending(message.response);
         return;
       case "control_cancel_request":
         this.#channel.handleCancel(message.request_id);
@@ -395,6 +494,11 @@ export class Worker {
         break;
       case "system":
         if (message.subtype === "init") this.#session = message;
+        break;
+      case "result":
+        if (typeof message.startup_failure_reason === "string") {
+          this.#startupFailure = { reason: message.startup_failure_reason, errors: message.errors ?? [] };
+        }
         break;
     }
     this.#events.emit({ type: "message", message });
@@ -409,6 +513,20 @@ export class Worker {
     }
     turn.push(message);
     if (message.type === "result") this.#finishTurn();
+  }
+
+  /**
+   * A control response may list CLI requests still waiting (permissions,
+   * dialogs, elicitations), e.g. ones sent before cadre could see them: each
+   * one not being answered yet is answered now, like a live one.
+   */
+  #answerPending(response: ControlResponseMessage["response"]): void {
+    const waiting = [
+      ...(response.pending_permission_requests ?? []),
+      ...(response.pending_user_dialog_requests ?? []),
+      ...(response.pending_elicitation_requests ?? []),
+    ];
+    for (const request of waiting) if (!this.#channel.isAnswering(request.request_id)) this.#inbound.route(request);
   }
 
   #finishTurn(): void {
@@ -431,13 +549,19 @@ export class Worker {
     const unfinished = this.#turns.length > 0 || this.#channel.pendingOutbound > 0 || this.#channel.runningInbound > 0;
     if (!this.#failure) {
       const during = this.#turns.length > 0 ? "during a turn" : this.#stateValue === "starting" ? "while starting" : "while idle";
-      this.#failure = expected ? new WorkerClosedError("the turn") : new WorkerExitedError(details, during);
+      this.#failure = expected ? new WorkerClosedError("the turn") : this.#exitError(details, during);
       this.#channel.close(this.#failure);
       for (const turn of this.#turns.splice(0)) turn.fail(this.#failure);
     }
     void this.#mcp.close();
     const cleanExit = expected || (!unfinished && details.exitCode === 0);
     this.#setState(cleanExit && !(this.#failure instanceof ProtocolError) ? "exited" : "failed");
+  }
+
+  /** Why the process ended unasked: the startup failure it named, else its exit. */
+  #exitError(details: ExitDetails, during: string): Error {
+    const startup = this.#startupFailure;
+    return startup ? new StartupFailedError(startup.reason, startup.errors, details) : new WorkerExitedError(details, during);
   }
 
   #setState(state: WorkerState): void {

@@ -242,7 +242,7 @@ describe("parseCliMessage rules", () => {
   });
 
   it("treats an unknown control_request subtype as unknown, keeping request_id reachable", () => {
-    const raw = { type: "control_request", request_id: "req_9", request: { subtype: "elicitation", message: "?" } };
+    const raw = { type: "control_request", request_id: "req_9", request: { subtype: "some_future_request", message: "?" } };
     const m = parseCliMessage(raw);
     expect(m).toMatchObject({ type: "unknown", reason: "unknown_type" });
     expect(m.type === "unknown" && (m.raw as { request_id: string }).request_id).toBe("req_9");

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { EffortLevelSchema } from "../../protocol/index.ts";
 import { PERMISSION_MODES } from "../../worker/index.ts";
 import { InvalidArgumentError } from "../errors.ts";
 import { SessionInfoSchema } from "../session-info.ts";
@@ -31,6 +32,7 @@ export function registerTurnTools(server: McpServer, context: ToolContext): void
     append_system_prompt: z.string().optional().describe("Text added to the child's system prompt."),
     allowed_tools: z.array(z.string().min(1)).optional().describe('Tools it may use without asking, e.g. ["Read", "Bash(git diff:*)"].'),
     permission_mode: z.enum(PERMISSION_MODES).optional().describe("Default: tools not allowed wait for your answer_permission."),
+    effort: EffortLevelSchema.optional().describe("How hard the child works: low, medium, high, xhigh, max. Default: the CLI's."),
     wait_s: WaitSchema,
   };
   // Only a server with configured agents offers the agent field (tool definitions cost the parent context).
@@ -66,6 +68,7 @@ export function registerTurnTools(server: McpServer, context: ToolContext): void
         appendSystemPrompt: a.append_system_prompt,
         allowedTools: a.allowed_tools,
         permissionMode: a.permission_mode,
+        ...(a.effort !== undefined && { worker: { effort: a.effort } }),
       });
       session.send(a.prompt);
       await waitForTurn(session, a.wait_s ?? context.defaultWaitS, extra);

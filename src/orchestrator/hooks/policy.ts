@@ -85,7 +85,8 @@ export function policyHook(policy: { readonly [K in keyof HookPolicy]?: readonly
   return (input) => {
     const event = input.hook_event_name;
     const tool = input.tool_name;
-    if (event !== "PreToolUse" || typeof tool !== "string") return noOpinion();
+    // A skill's shell line (PreSkillShellCommand) is a Bash command like any other.
+    if ((event !== "PreToolUse" && event !== "PreSkillShellCommand") || typeof tool !== "string") return noOpinion();
     const deniedTool = denyTools.find((rule) => rule.test(tool));
     if (deniedTool) return denyResult(event, `cadre policy denies the tool ${tool} (rule ${deniedTool.label})`);
 

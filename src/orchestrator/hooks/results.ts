@@ -28,7 +28,7 @@ export function noOpinion(): HookOutput {
  */
 export function denyResult(event: string, reason: string): HookOutput {
   const result: HookOutput = { decision: "block", reason };
-  if (event === "PreToolUse") {
+  if (event === "PreToolUse" || event === "PreSkillShellCommand") {
     result.hookSpecificOutput = { hookEventName: event, permissionDecision: "deny", permissionDecisionReason: reason };
   } else if (event === "PermissionRequest") {
     result.hookSpecificOutput = { hookEventName: event, decision: { behavior: "deny", message: reason } };

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { PERMISSION_MODES } from "../../worker/index.ts";
+import { controlKeys } from "../config/controls.ts";
+import { McpServersSchema } from "../config/settings.ts";
 
 /** The permission modes a swarm file may name: the ones a cadre worker offers. */
 export const SwarmPermissionModeSchema = z.enum(PERMISSION_MODES);
@@ -21,6 +23,16 @@ export const SwarmAgentDefinitionSchema = z.object({
   model: z.string().optional(),
   permission_mode: SwarmPermissionModeSchema.optional(),
   max_turns: z.int().positive().optional(),
+  /** Claude Code's `effort`: how hard the model works as this agent. */
+  effort: controlKeys.effort,
+  /** Claude Code's `skills`: the skills the agent may use. */
+  skills: controlKeys.skills,
+  /** Claude Code's `mcpServers`, the ones defined in place (by name); they reach the worker through initialize. */
+  mcp_servers: McpServersSchema.optional(),
+  /** Claude Code's `mcpServers` that name servers configured elsewhere: a subagent gets them; a worker's CLI loads them anyway. */
+  mcp_server_names: z.array(z.string()).optional(),
+  /** Settings the agent brings (an agent file's `hooks` become `settings.hooks`, run by the CLI). */
+  settings: controlKeys.settings,
   /** cadre's, not Claude Code's: reuse the agent's processes across its tasks (inline agents only). */
   reuse: z.union([z.boolean(), z.int().positive()]).optional(),
   /** The absolute path of the Markdown file it came from; absent for inline definitions. */

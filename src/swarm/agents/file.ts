@@ -2,8 +2,10 @@ import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { z } from "zod";
 import { CadreError } from "../../errors.ts";
+import { EffortLevelSchema } from "../../protocol/index.ts";
 import { parseYamlOrThrow } from "../../util/yaml.ts";
 import { PERMISSION_MODES } from "../../worker/index.ts";
+import { McpServerEntrySchema } from "../config/settings.ts";
 import { normalizeModel, type SwarmAgentDefinition, toToolList } from "./definition.ts";
 
 /** An agent file that cannot be used: no front matter, bad YAML, a missing name or description, an empty body. */
@@ -27,7 +29,7 @@ const toolList = (what: string) =>
 
 /**
  * Claude Code's subagent front matter (camelCase). Fields cadre does not use
- * (color, skills, hooks, …) pass through, so files written for Claude Code load.
+ * (color, memory, …) pass through, so files written for Claude Code load.
  */
 const FrontMatterSchema = z.looseObject({
   name: z.string(required("name")).min(1, `"name" must not be empty`),
@@ -41,7 +43,25 @@ const FrontMatterSchema = z.looseObject({
     })
     .optional(),
   maxTurns: z.int({ error: `"maxTurns" must be a positive integer` }).positive(`"maxTurns" must be a positive integer`).optional(),
+  effort: z.enum(EffortLevelSchema.options, { error: `"effort" must be one of ${EffortLevelSchema.options.join(", ")}` }).optional(),
+  skills: toolList("skills").optional(),
+  mcpServers: z
+    .array(z.union([z.string(), z.record(z.string(), McpServerEntrySchema)]), {
+      error: `"mcpServers" must be a list of server names or { name: { command, args, env } } entries`,
+    })
+    .optional(),
+  hooks: z.record(z.string(), z.unknown(), { error: `"hooks" must be a mapping of hook events, as in settings.json` }).optional(),
 });
+
+/** Claude Code's `mcpServers` list: servers defined in place (by name), and names of servers configured elsewhere. */
+function mcpServersOf(entries: (string | Record<string, z.infer<typeof McpServerEntrySchema>>)[]): Partial<SwarmAgentDefinition> {
+  const names = entries.filter((entry): entry is string => typeof entry === "string");
+  const defined = Object.assign({}, ...entries.filter((entry) => typeof entry !== "string"));
+  return {
+    ...(Object.keys(defined).length > 0 && { mcp_servers: defined }),
+    ...(names.length > 0 && { mcp_server_names: names }),
+  };
+}
 
 const SPECIAL = /[{}[\]*&#!|>%@`]|: /;
 
@@ -112,6 +132,10 @@ export function parseAgentFile(text: string, file: string): SwarmAgentDefinition
     ...(normalizeModel(front.model) !== undefined && { model: normalizeModel(front.model) }),
     ...(front.permissionMode !== undefined && { permission_mode: front.permissionMode }),
     ...(front.maxTurns !== undefined && { max_turns: front.maxTurns }),
+    ...(front.effort !== undefined && { effort: front.effort }),
+    ...(front.skills !== undefined && { skills: toToolList(front.skills) }),
+    ...(front.mcpServers !== undefined && mcpServersOf(front.mcpServers)),
+    ...(front.hooks !== undefined && { settings: { hooks: front.hooks } }),
     file,
   };
 }

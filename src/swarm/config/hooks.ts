@@ -3,7 +3,7 @@ import { HookPolicySchema } from "../../orchestrator/index.ts";
 import { type HookEvent, HookEventSchema } from "../../protocol/index.ts";
 
 /** The hook events a `policy` can decide on: it judges tool calls before they run. */
-export const POLICY_EVENTS: readonly HookEvent[] = ["PreToolUse"];
+export const POLICY_EVENTS: readonly HookEvent[] = ["PreToolUse", "PreSkillShellCommand"];
 
 export const PolicySchema = z
   .strictObject(HookPolicySchema.shape)

@@ -8,5 +8,5 @@ export { orchestratorOptionsFor, taskSpecFor } from "./orchestrator-options.ts";
 export type { ConfigResult, ResolvedDefaults, ResolvedSwarmConfig, ResolvedTask, TaskSettings } from "./resolve.ts";
 export type { SwarmAgent } from "./resolve-agents.ts";
 export { type ForEachItem, type SwarmConfig, SwarmConfigSchema, type TaskConfig } from "./schema.ts";
-export { fillResults, type ResultFields, resultReferences } from "./template.ts";
+export { fillResults, type ResultFields, resultReferences, usesResults } from "./template.ts";
 export type { TaskWorktree } from "./worktrees.ts";

@@ -2,9 +2,11 @@ import type { AgentSpec, OrchestratorOptions, RoutedHook, TaskSpec } from "../..
 import type { AgentDefinition as CliAgentDefinition } from "../../protocol/index.ts";
 import type { ExternalMcpServer, WorkerOptions } from "../../worker/index.ts";
 import type { SwarmAgentDefinition } from "../agents/definition.ts";
+import { CONTROL_SETTINGS, type Controls, elicitationAnswer, thinkingConfig } from "./controls.ts";
 import type { ResolvedSwarmConfig, ResolvedTask } from "./resolve.ts";
 import type { SwarmAgent } from "./resolve-agents.ts";
 import type { McpServerEntry, Permissions } from "./settings.ts";
+import { usesResults } from "./template.ts";
 
 /**
  * The edge between the swarm config (snake_case, as people write it) and the
@@ -28,14 +30,18 @@ const WORKER_SETTINGS = {
   fallback_model: "fallbackModel",
   betas: "betas",
   plugin_dirs: "pluginDirs",
+  ...CONTROL_SETTINGS,
 } as const satisfies Record<string, keyof WorkerOptions>;
 
-type WrittenSettings = { [K in keyof typeof WORKER_SETTINGS]?: WorkerOptions[(typeof WORKER_SETTINGS)[K]] } & {
-  mcp_servers?: Record<string, McpServerEntry>;
-  permissions?: Permissions;
-  env?: Record<string, string | number | boolean>;
-  subagents?: Record<string, SwarmAgentDefinition>;
-};
+type WrittenSettings = { [K in keyof typeof WORKER_SETTINGS]?: WorkerOptions[(typeof WORKER_SETTINGS)[K]] } & Pick<
+  Controls,
+  "thinking" | "elicitation"
+> & {
+    mcp_servers?: Record<string, McpServerEntry>;
+    permissions?: Permissions;
+    env?: Record<string, string | number | boolean>;
+    subagents?: Record<string, SwarmAgentDefinition>;
+  };
 
 /** An `.mcp.json` entry as the CLI's --mcp-config takes it. */
 function mcpServer(entry: McpServerEntry): ExternalMcpServer {
@@ -60,6 +66,11 @@ function cliAgent(definition: SwarmAgentDefinition): CliAgentDefinition {
     ...(definition.model !== undefined && { model: definition.model }),
     ...(definition.permission_mode !== undefined && { permissionMode: definition.permission_mode }),
     ...(definition.max_turns !== undefined && { maxTurns: definition.max_turns }),
+    ...(definition.effort !== undefined && { effort: definition.effort }),
+    ...(Array.isArray(definition.skills) && { skills: definition.skills }),
+    ...((definition.mcp_servers !== undefined || definition.mcp_server_names !== undefined) && {
+      mcpServers: [...(definition.mcp_server_names ?? []), ...(definition.mcp_servers ? [mapValues(definition.mcp_servers, mcpServer)] : [])],
+    }),
   };
 }
 
@@ -81,12 +92,23 @@ function workerSettings(written: WrittenSettings): Partial<WorkerOptions> {
   if (written.mcp_servers !== undefined) options.mcpServers = mapValues(written.mcp_servers, mcpServer);
   if (written.env !== undefined) options.env = mapValues(written.env, String);
   if (written.subagents !== undefined) options.agents = mapValues(written.subagents, cliAgent);
+  if (written.thinking !== undefined) options.thinking = thinkingConfig(written.thinking);
+  if (written.elicitation !== undefined) options.elicitationPolicy = elicitationAnswer(written.elicitation);
   return options;
 }
 
 /** An agent as the orchestrator runs it: what the CLI knows of it, and in `worker` the rest of its settings. */
 function agentSpec(agent: SwarmAgent): AgentSpec {
-  const { model: _model, permission_mode: _mode, max_turns: _turns, tools: _tools, disallowed_tools: _disallowed, reuse, ...settings } = agent;
+  const {
+    model: _model,
+    permission_mode: _mode,
+    max_turns: _turns,
+    tools: _tools,
+    disallowed_tools: _disallowed,
+    mcp_server_names: _names,
+    reuse,
+    ...settings
+  } = agent;
   const worker = workerSettings(settings);
   return { ...cliAgent(agent), ...(Object.keys(worker).length > 0 && { worker }), ...(reuse !== undefined && { reuse }) };
 }
@@ -131,12 +153,24 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
   };
 }
 
+/**
+ * Whether a task's prompt is text only: one that took in anything computed (a
+ * dependency's result, the round before's, an item of a result) is, always;
+ * a prompt written by hand in the file keeps Claude Code's meaning (`/review`
+ * runs the command) unless verbatim_prompts says otherwise.
+ */
+function verbatimPrompt(task: ResolvedTask): true | undefined {
+  return task.prompt_computed === true || usesResults(task.prompt) ? true : undefined;
+}
+
 /** One config task as the orchestrator runs it; `prompt` has its {{results.x}} filled in. */
 export function taskSpecFor(task: ResolvedTask, prompt: string, signal: AbortSignal): TaskSpec {
   const worker = workerSettings(task.settings);
+  const verbatim = verbatimPrompt(task);
   return {
     name: task.name,
     prompt,
+    ...(verbatim && { verbatim }),
     ...(task.agent !== undefined && { agent: task.agent }),
     ...(task.model !== undefined && { model: task.model }),
     ...(task.cwd !== undefined && { cwd: task.cwd }),

@@ -4,6 +4,7 @@ import { didYouMean } from "../../util/did-you-mean.ts";
 import { normalizeModel, type SwarmAgentDefinition } from "../agents/definition.ts";
 import { type DiscoveredAgent, discoverAgents } from "../agents/discover.ts";
 import { AgentFileError, readAgentFile } from "../agents/file.ts";
+import { withAbsolutePaths } from "./controls.ts";
 import { POLICY_EVENTS } from "./hooks.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
 import type { InlineAgent, SubagentEntry, SwarmConfig } from "./schema.ts";
@@ -102,7 +103,7 @@ export async function resolveAgents(
     else base = { name, description: entry.description ?? "", prompt: entry.prompt };
     if (base === undefined) continue;
     const model = normalizeModel(rest.model);
-    const agent: SwarmAgent = { ...base, ...withoutUndefined(rest), name };
+    const agent: SwarmAgent = { ...base, ...withAbsolutePaths(withoutUndefined(rest), (file) => resolveConfigPath(baseDir, file)), name };
     if (rest.model !== undefined) {
       if (model === undefined) delete agent.model;
       else agent.model = model;

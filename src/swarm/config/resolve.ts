@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { parseAgentScriptName, patternOf, type RehearsalScript } from "../../rehearsal/index.ts";
 import { didYouMean } from "../../util/did-you-mean.ts";
 import { checkConditions } from "./conditions.ts";
+import { type Controls, controlsOf, withAbsolutePaths } from "./controls.ts";
 import { type ResultUse, resolveDependencies } from "./dependencies.ts";
 import { type ExpandedTask, expandTasks, type MapSpec } from "./expand.ts";
 import type { Hooks } from "./hooks.ts";
@@ -20,7 +21,7 @@ export type ResolvedDefaults = Omit<NonNullable<SwarmConfig["defaults"]>, "cwd" 
 };
 
 /** A task's own worker settings beyond model and cwd, as written (paths absolute). */
-export type TaskSettings = Pick<TaskConfig, "output_schema" | "mcp_servers" | "permissions" | "env"> & { add_dirs?: string[] };
+export type TaskSettings = Pick<TaskConfig, "output_schema" | "mcp_servers" | "permissions" | "env"> & Controls & { add_dirs?: string[] };
 
 /**
  * One task ready to run: for_each applied, dependencies resolved, paths
@@ -39,6 +40,8 @@ export interface ResolvedTask {
   agent?: string;
   /** {{item}} filled in; {{results.<task>}} left for the runner (see fillResults). */
   prompt: string;
+  /** The prompt took in an item of a dependency's result (a for_each copy): it goes as text only, whatever it says. */
+  prompt_computed?: true;
   /** Names of the tasks that must finish first (for_each groups expanded). */
   depends_on: string[];
   model?: string;
@@ -119,13 +122,14 @@ export async function resolveSwarmConfig(
   ];
 
   const { add_dirs: defaultDirs, plugin_dirs: pluginDirs, ...defaultSettings } = input.defaults ?? {};
+  const file = (path: string) => resolveConfigPath(baseDir, path);
   const defaults: ResolvedDefaults = {
-    ...defaultSettings,
+    ...withAbsolutePaths(defaultSettings, file),
     cwd: input.defaults?.cwd === undefined ? baseDir : directory(["defaults", "cwd"], input.defaults.cwd),
     ...(defaultDirs !== undefined && { add_dirs: defaultDirs.map((dir, index) => directory(["defaults", "add_dirs", index], dir)) }),
     ...(pluginDirs !== undefined && { plugin_dirs: pluginDirs.map((dir, index) => directory(["defaults", "plugin_dirs", index], dir)) }),
   };
-  const tasks = expanded.tasks.map((task) => resolveTask(task, defaults, graph.dependsOn, directory));
+  const tasks = expanded.tasks.map((task) => resolveTask(task, defaults, graph.dependsOn, directory, file));
 
   const missingDirectories = new Set<string>();
   for (const [absolute, path] of directories) {
@@ -177,6 +181,7 @@ function resolveTask(
   defaults: ResolvedDefaults,
   dependsOn: Map<string, string[]>,
   directory: (path: PathSegment[], value: string) => string,
+  file: (path: string) => string,
 ): ResolvedTask {
   const { entry } = task;
   // Not the orchestrator's default time limit: that would cover the workers a task spawns too.
@@ -187,6 +192,7 @@ function resolveTask(
     ...(entry.permissions !== undefined && { permissions: entry.permissions }),
     ...(entry.env !== undefined && { env: entry.env }),
     ...(entry.add_dirs !== undefined && { add_dirs: entry.add_dirs.map((dir, k) => directory(["tasks", task.index, "add_dirs", k], dir)) }),
+    ...withAbsolutePaths(controlsOf(entry), file),
   };
   return {
     name: task.name,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES } from "../../orchestrator/index.ts";
 import { RehearsalScriptSchema } from "../../rehearsal/index.ts";
 import { SwarmPermissionModeSchema } from "../agents/definition.ts";
+import { controlKeys } from "./controls.ts";
 import { HooksSchema } from "./hooks.ts";
 import { OutputSchemaSchema, reachKeys } from "./settings.ts";
 
@@ -45,6 +46,7 @@ export const DefaultsSchema = z
     betas: z.array(z.string().min(1)).optional().describe("API beta headers (API-key users only; the CLI sends only betas it knows)."),
     plugin_dirs: z.array(z.string().min(1)).optional().describe("Claude Code plugin directories every worker loads, relative to this file."),
     ...reachKeys,
+    ...controlKeys,
     reuse: ReuseSchema.optional(),
   })
   .describe("Settings every task starts from.");
@@ -82,6 +84,7 @@ export const InlineAgentSchema = z
       .describe("Agents the agent's Claude may delegate to with its Agent tool: name → inline definition or path to an agent file."),
     output_schema: OutputSchemaSchema.optional(),
     ...reachKeys,
+    ...controlKeys,
     reuse: ReuseSchema.optional().describe("Reuse this agent's processes across its tasks (see defaults.reuse); wins over defaults.reuse."),
   })
   .superRefine((agent, ctx) => {
@@ -148,6 +151,7 @@ export const TaskSchema = z.strictObject({
     ),
   output_schema: OutputSchemaSchema.optional(),
   ...reachKeys,
+  ...controlKeys,
 });
 export type TaskConfig = z.infer<typeof TaskSchema>;
 

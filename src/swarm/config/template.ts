@@ -11,6 +11,11 @@ const INDEX = /\{\{\s*index\s*\}\}/g;
 const RESULTS = /\{\{\s*results\.([^{}]+?)\s*\}\}/g;
 const PREVIOUS = /\{\{\s*previous\.([^{}]+?)\s*\}\}/g;
 
+/** Whether a text takes in a result at run time: {{results.…}} or {{previous.…}}. */
+export function usesResults(text: string): boolean {
+  return new RegExp(RESULTS.source).test(text) || new RegExp(PREVIOUS.source).test(text);
+}
+
 /** Whether a text uses {{item}}, {{item.field}} or {{index}}. */
 export function usesItem(text: string): boolean {
   return new RegExp(ITEM.source).test(text) || new RegExp(INDEX.source).test(text);
