@@ -171,6 +171,8 @@ export function buildEnv(options: WorkerOptions): Record<string, string | undefi
   const env: Record<string, string | undefined> = { ...inherited, ...options.env };
   delete env.CLAUDECODE;
   if (options.fileCheckpointing) env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING = "true";
+  // session_state_changed "idle" says when a turn and the background agents and workflows holding it are over (worker.ts).
+  env.CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS = "1";
   return env;
 }
 
