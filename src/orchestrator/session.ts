@@ -12,7 +12,7 @@ import {
   WorkerClosedError,
   type WorkerOptions,
 } from "../worker/index.ts";
-import { WorkerCost } from "./accounting.ts";
+import { type Charge, WorkerCost } from "./accounting.ts";
 import type { SessionStatus, TaskInfo } from "./types.ts";
 
 /** How a session's permission requests are decided. "ask": they wait for answerPermission(). */
@@ -57,7 +57,8 @@ export interface SessionHost {
   schedule<T>(job: (signal: AbortSignal) => Promise<T>, key: string | undefined, signal: AbortSignal | undefined): Promise<T>;
   /** A process for the session (a spare, when one fits); with `resume`, a new one that continues that session. */
   startWorker(session: Session, canUseTool: PermissionHandler | undefined, resume: string | undefined, signal: AbortSignal): Promise<Worker>;
-  onMessage(session: Session, message: CliMessage, costUsd: number): void;
+  /** With a result, what it adds to the session's cost and tokens. */
+  onMessage(session: Session, message: CliMessage, charge: Charge | undefined): void;
   onStatus(session: Session): void;
 }
 
@@ -237,9 +238,9 @@ export class Session {
       if (event.type !== "message") return;
       this.#lastActivityAt = Date.now();
       this.#keep(event.message);
-      const usd = event.message.type === "result" ? this.#cost.add(event.message) : 0;
-      this.#costUsd += usd;
-      this.#host.onMessage(this, event.message, usd);
+      const charge = event.message.type === "result" ? this.#cost.add(event.message) : undefined;
+      this.#costUsd += charge?.usd ?? 0;
+      this.#host.onMessage(this, event.message, charge);
     });
     return worker;
   }
