@@ -27,7 +27,6 @@ import {
   type OrchestratorEvent,
   type OrchestratorOptions,
   type SessionRecord,
-  type TaskInfo,
   type TaskResult,
   type TaskRunner,
   type TaskSpec,

@@ -63,7 +63,9 @@ export function taskResult(record: TaskRecord, turn: TurnResult | undefined, err
 /** A task that ended while its background work ran stopped that work (the process ends with it): recorded as stopped. */
 function endedBackgroundTasks(record: TaskRecord, error: unknown): BackgroundTask[] {
   return [...record.backgroundTasks.values()].map((task) =>
-    task.status === "running" ? { ...task, status: "stopped", error: task.error ?? (error === undefined ? undefined : errorSummary(error).message) } : task,
+    task.status === "running"
+      ? { ...task, status: "stopped", error: task.error ?? (error === undefined ? undefined : errorSummary(error).message) }
+      : task,
   );
 }
 

@@ -34,11 +34,7 @@ export const WorkflowAgentProgressSchema = z.looseObject({
 export type WorkflowAgentProgress = z.infer<typeof WorkflowAgentProgressSchema>;
 
 /** Measured on CLI 2.1.332: phases and agents; other entry types (logs, …) pass through. */
-export const WorkflowProgressEntrySchema = z.union([
-  WorkflowPhaseProgressSchema,
-  WorkflowAgentProgressSchema,
-  z.looseObject({ type: z.string() }),
-]);
+export const WorkflowProgressEntrySchema = z.union([WorkflowPhaseProgressSchema, WorkflowAgentProgressSchema, z.looseObject({ type: z.string() })]);
 export type WorkflowProgressEntry = z.infer<typeof WorkflowProgressEntrySchema>;
 
 /** The JSON a finished workflow writes to its task_notification's output_file. */

@@ -239,8 +239,7 @@ export function recordResultFields(result: TaskResult): Pick<SummaryTask, Result
     if (from === "usage") fields[to] = recordUsage(result.usage);
     else if (from === "backgroundTasks") {
       if (result.backgroundTasks) fields[to] = result.backgroundTasks.map(recordBackgroundTask);
-    }
-    else if (TIMES.has(from)) fields[to] = value === undefined ? null : new Date(value as number).toISOString();
+    } else if (TIMES.has(from)) fields[to] = value === undefined ? null : new Date(value as number).toISOString();
     else fields[to] = value ?? null;
   }
   return fields as Pick<SummaryTask, ResultFieldKey>;

@@ -167,7 +167,8 @@ export class BackgroundWork {
   #progress(message: TaskProgressMessage): BackgroundTask | undefined {
     const task = this.#tasks.get(message.task_id);
     if (!task) return undefined;
-    if (message.usage) task.usage = { totalTokens: message.usage.total_tokens, toolUses: message.usage.tool_uses, durationMs: message.usage.duration_ms };
+    if (message.usage)
+      task.usage = { totalTokens: message.usage.total_tokens, toolUses: message.usage.tool_uses, durationMs: message.usage.duration_ms };
     const workflow = agentsOf(message.workflow_progress);
     if (workflow) Object.assign(task, workflow);
     return { ...task };

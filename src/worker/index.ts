@@ -1,3 +1,4 @@
+export { type BackgroundTask, BackgroundTaskSchema, type WorkflowAgent } from "./background.ts";
 export type { ControlPayload } from "./control-channel.ts";
 export * from "./errors.ts";
 export type { HookCallback, HookConfig, HookContext, HookMatcher } from "./hooks.ts";
@@ -14,7 +15,6 @@ export {
   type Question,
 } from "./permissions.ts";
 export { promptPrefixKey } from "./prompt-prefix.ts";
-export { type BackgroundTask, BackgroundTaskSchema, type WorkflowAgent } from "./background.ts";
 export { type ConversationReset, resetConversation } from "./reset.ts";
 export { sessionTokens, type TokenCounts, tokensSince } from "./session-usage.ts";
 export { type Prompt, Turn, type TurnResult } from "./turn.ts";

@@ -41,12 +41,7 @@ export interface TurnResult {
   result: ResultMessage;
 }
 
-export function turnResult(
-  result: ResultMessage,
-  messages: CliMessage[],
-  userMessageId: string | undefined,
-  tokensBefore?: TokenCounts,
-): TurnResult {
+export function turnResult(result: ResultMessage, messages: CliMessage[], userMessageId: string | undefined, tokensBefore?: TokenCounts): TurnResult {
   // The CLI ends an interrupted turn with error_during_execution, terminal_reason "aborted_streaming" or "aborted_tools",
   // and its internal diagnostics ("[ede_diagnostic] result_type=user …") as the errors: no use to a person.
   const interrupted = result.is_error === true && typeof result.terminal_reason === "string" && result.terminal_reason.startsWith("aborted");

@@ -23,7 +23,8 @@ export const ALLOWED_TOOL: Record<BackgroundKind, string> = { workflow: "Workflo
 
 function launch(kind: BackgroundKind, bashCommand: string): RehearsalScriptInput[number] {
   if (kind === "workflow") return { tool_use: { name: "Workflow", input: { script: THREE_AGENT_WORKFLOW } } };
-  if (kind === "bash") return { tool_use: { name: "Bash", input: { command: bashCommand, description: "background shell", run_in_background: true } } };
+  if (kind === "bash")
+    return { tool_use: { name: "Bash", input: { command: bashCommand, description: "background shell", run_in_background: true } } };
   return {
     tool_use: {
       name: "Agent",
