@@ -1,7 +1,8 @@
-import type { CliMessage, RewindFilesResponse } from "../protocol/index.ts";
+import type { CliMessage, GetTaskOutputResponse, RewindFilesResponse } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import {
   askUserQuestion,
+  type BackgroundTask,
   type PermissionDecision,
   type PermissionHandler,
   type PermissionRequest,
@@ -192,8 +193,36 @@ export class Session {
     return turn;
   }
 
+  /** Interrupts the running turn and stops the background work that is part of it. */
   async interrupt(): Promise<void> {
+    await this.#worker?.stopBackgroundTasks();
     await this.#worker?.interrupt();
+  }
+
+  /** The background tasks (workflows, agents, shells, monitors) of the session's process, running and ended. */
+  get backgroundTasks(): BackgroundTask[] {
+    return this.#worker?.backgroundTasks ?? [];
+  }
+
+  /** Stops one background task (`stop_task`); the turn that started it then ends. */
+  async stopBackgroundTask(taskId: string): Promise<void> {
+    await this.#processFor("stopping a background task").stopTask(taskId);
+  }
+
+  /** The end (at most 8 KiB) of a background shell's or Monitor's output. */
+  async backgroundTaskOutput(taskId: string): Promise<GetTaskOutputResponse> {
+    return this.#processFor("reading a background task's output").taskOutput(taskId);
+  }
+
+  /** Sends the running turn's foreground work (a Bash command, a subagent) to the background: one tool_use's, or all. */
+  async backgroundForegroundWork(toolUseId?: string): Promise<void> {
+    await this.#processFor("sending work to the background").backgroundForegroundTasks(toolUseId);
+  }
+
+  #processFor(what: string): Worker {
+    const worker = this.#worker;
+    if (!worker || worker.state === "exited" || worker.state === "failed" || worker.state === "closing") throw new WorkerClosedError(what);
+    return worker;
   }
 
   /**
