@@ -59,6 +59,7 @@ export type {
   AssistantMessage,
   CliMessage,
   ContentBlock,
+  GetTaskOutputResponse,
   HookInput,
   HookOutput,
   PermissionMode,
@@ -66,6 +67,8 @@ export type {
   SystemInitMessage,
   SystemMessage,
   UserEchoMessage,
+  WorkflowAgentProgress,
+  WorkflowOutputFile,
 } from "./protocol/index.ts";
 
 // The scripted model: workers that talk to it need no account and no network.
@@ -108,6 +111,7 @@ export type { Summary, SummarySession, SummaryTask } from "./swarm/record.ts";
 
 // One worker: a claude process and its session; permission helpers; its errors.
 export type {
+  BackgroundTask,
   ConversationReset,
   ExitDetails,
   ExternalMcpServer,

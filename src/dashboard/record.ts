@@ -4,9 +4,17 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import { NdjsonDecoder, parseCliMessage } from "../protocol/index.ts";
 import { type RowKind, resultLine, taskKey } from "../run/index.ts";
-import { readJournal, SUMMARY_FILE, SummarySchema, SummarySessionSchema, SummaryTaskSchema, withJournal } from "../swarm/index.ts";
+import {
+  backgroundTaskFromRecord,
+  readJournal,
+  SUMMARY_FILE,
+  SummarySchema,
+  SummarySessionSchema,
+  SummaryTaskSchema,
+  withJournal,
+} from "../swarm/index.ts";
 import { Conversation } from "./conversation.ts";
-import { blankRowView, type PhaseView, type RowView, type TotalsView } from "./feed.ts";
+import { backgroundView, blankRowView, type PhaseView, type RowView, type TotalsView } from "./feed.ts";
 
 /**
  * A run's summary.json as the dashboard reads it: the record's own schemas
@@ -85,6 +93,7 @@ function taskRow(task: LenientSummary["tasks"][number]): RowView {
     waitsFor: task.depends_on ?? [],
     hasConversation: typeof task.transcript === "string",
     pending: [],
+    background: (task.background_tasks ?? []).map((entry) => backgroundView(backgroundTaskFromRecord(entry))),
   };
 }
 

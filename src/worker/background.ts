@@ -112,6 +112,20 @@ export class BackgroundWork {
     return this.#running.size > 0;
   }
 
+  /**
+   * Reads the results of finished workflows that were not there yet when their
+   * notification came (the CLI may write the file just after); returns the tasks it completed.
+   */
+  readLateResults(): BackgroundTask[] {
+    const read: BackgroundTask[] = [];
+    for (const task of this.#tasks.values()) {
+      if (task.kind !== "local_workflow" || task.outputFile === undefined || task.result !== undefined) continue;
+      task.result = workflowResult(task.outputFile);
+      if (task.result !== undefined) read.push({ ...task });
+    }
+    return read;
+  }
+
   /** Folds one message in; returns the task it changed, if any. */
   observe(message: CliMessage): BackgroundTask | undefined {
     if (message.type !== "system") return undefined;

@@ -463,6 +463,7 @@ export class Worker {
   }
 
   #finishTurn(): void {
+    for (const task of this.#background.readLateResults()) this.#events.emit({ type: "background_task", task });
     this.#turns.shift()?.finish();
     const next = this.#turns[0];
     if (next) this.#startTurn(next);
