@@ -433,7 +433,8 @@ export class Worker {
     if (message.type === "system" && message.subtype === "session_state_changed") this.#sessionState = message.state;
     const turn = this.#turns[0];
     if (!turn) return;
-    turn.push(message);
+    // The session's state says when the turn ends; it is no part of the answer (the turn's stream ends with its last result).
+    if (!(message.type === "system" && message.subtype === "session_state_changed")) turn.push(message);
     if (this.#sessionDone(message, turn)) this.#finishTurn();
   }
 
