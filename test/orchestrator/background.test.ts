@@ -10,6 +10,20 @@ import { createRehearsal } from "../support/rehearsal.ts";
 const tokens = (usage: { inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number }) =>
   usage.inputTokens + usage.outputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens;
 
+/** An orchestrator whose task "t" launches a workflow whose agents never answer in time; the task's pid and a workflow agent's start, when they come. */
+async function slowWorkflow() {
+  const server = await createRehearsal(backgroundScripts("t", "workflow", { agentDelayMs: 60_000 }));
+  const { orchestrator } = await rehearsedOrchestrator(server, { defaults: { allowedTools: ["Workflow"] } });
+  let started: number | undefined;
+  const agentStarted = new Promise<void>((resolve) =>
+    orchestrator.on((event) => {
+      if (event.type === "task_started") started = event.pid;
+      if (event.type === "background_task" && event.background.agents?.some((agent) => agent.agentId !== undefined)) resolve();
+    }),
+  );
+  return { server, orchestrator, agentStarted, pid: () => started! };
+}
+
 describe("a task whose model launches background work", () => {
   it.each<BackgroundKind>(["workflow", "bash", "agent"])(
     "with a %s succeeds with the text of the turn after the notification, and counts the background agents' tokens and cost",
@@ -59,29 +73,38 @@ describe("a task whose model launches background work", () => {
   );
 
   it("a time limit shorter than the workflow ends the task as timed out, stops the workflow and leaves no process", async () => {
-    const server = await createRehearsal(backgroundScripts("t", "workflow", { agentDelayMs: 60_000 }));
-    const { orchestrator } = await rehearsedOrchestrator(server, { defaults: { allowedTools: ["Workflow"] } });
-    let pid: number | undefined;
-    const agentStarted = new Promise<void>((resolve) =>
-      orchestrator.on((event) => {
-        if (event.type === "task_started") pid = event.pid;
-        if (event.type === "background_task" && event.background.agents?.some((agent) => agent.agentId !== undefined)) resolve();
-      }),
-    );
+    const { server, orchestrator, pid, agentStarted } = await slowWorkflow();
     const running = orchestrator.run({ name: "t", prompt: "go", timeoutMs: 8_000 });
     await agentStarted;
-    const below = await descendants(pid!);
+    const below = await descendants(pid());
     const result = await running;
 
     expect(result.status).toBe("failed");
     expect(result.error?.code).toBe("TASK_TIMEOUT");
     expect(result.text).toBe("");
     expect(result.backgroundTasks?.[0]).toMatchObject({ kind: "local_workflow", status: expect.stringMatching(/stopped|killed/) });
-    expect(await isGone(pid!)).toBe(true);
+    expect(await isGone(pid())).toBe(true);
     for (const child of below) expect(await isGone(child.pid), `${child.comm} (${child.pid})`).toBe(true);
     // The workflow's agents never answered: none of the final turn was played.
     expect(server.requests.some((request) => request.step === 2 && request.agentId === undefined)).toBe(false);
   });
+
+  it.each(["the task's signal", "the orchestrator's close"])(
+    "%s while the workflow runs cancels the task, stops the workflow and leaves no process",
+    async (stop) => {
+      const { orchestrator, pid, agentStarted } = await slowWorkflow();
+      const abort = new AbortController();
+      const running = orchestrator.run({ name: "t", prompt: "go", signal: abort.signal });
+      await agentStarted;
+      if (stop === "the task's signal") abort.abort();
+      else void orchestrator.close();
+      const result = await running;
+
+      expect(result.status).toBe("cancelled");
+      expect(result.backgroundTasks?.[0]?.status).toMatch(/stopped|killed/);
+      expect(await isGone(pid())).toBe(true);
+    },
+  );
 
   it("a budget reached while the workflow runs stops it, and the task is cancelled for the budget", async () => {
     const server = await createRehearsal(backgroundScripts("t", "workflow", { agentDelayMs: 60_000 }));
