@@ -424,17 +424,21 @@ export class Worker {
         if (message.subtype === "init") this.#session = message;
         break;
     }
+    const turn = this.#turns[0];
+    if (message.type === "system" && message.subtype === "session_state_changed") {
+      // cadre asks for these (buildEnv) to know when a turn is over: no part of any answer, transcript or event.
+      this.#sessionState = message.state;
+      if (turn && this.#sessionDone(message, turn)) this.#finishTurn();
+      return;
+    }
     const changed = this.#background.observe(message);
     this.#events.emit({ type: "message", message });
     if (changed) this.#events.emit({ type: "background_task", task: changed });
     // A prompt's lifecycle is not part of any answer; its "completed" even comes after the result.
     if (message.type === "command_lifecycle") return;
     if (message.type === "result") this.#tokens = sessionTokens(message) ?? this.#tokens;
-    if (message.type === "system" && message.subtype === "session_state_changed") this.#sessionState = message.state;
-    const turn = this.#turns[0];
     if (!turn) return;
-    // The session's state says when the turn ends; it is no part of the answer (the turn's stream ends with its last result).
-    if (!(message.type === "system" && message.subtype === "session_state_changed")) turn.push(message);
+    turn.push(message);
     if (this.#sessionDone(message, turn)) this.#finishTurn();
   }
 
