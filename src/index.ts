@@ -59,6 +59,7 @@ export type {
   AssistantMessage,
   CliMessage,
   ContentBlock,
+  GetTaskOutputResponse,
   HookInput,
   HookOutput,
   PermissionMode,
@@ -66,6 +67,8 @@ export type {
   SystemInitMessage,
   SystemMessage,
   UserEchoMessage,
+  WorkflowAgentProgress,
+  WorkflowOutputFile,
 } from "./protocol/index.ts";
 
 // The scripted model: workers that talk to it need no account and no network.
@@ -110,6 +113,7 @@ export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptio
 
 // One worker: a claude process and its session; permission helpers; its errors.
 export type {
+  BackgroundTask,
   ConversationReset,
   ExitDetails,
   ExternalMcpServer,

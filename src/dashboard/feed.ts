@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { RateLimitState } from "../orchestrator/index.ts";
+import type { BackgroundTask, RateLimitState } from "../orchestrator/index.ts";
 import type { RowKind, RunRow } from "../run/index.ts";
 import type { Conversation } from "./conversation.ts";
 
@@ -28,6 +28,34 @@ export interface PendingView {
   since: number;
 }
 
+/** A background task of a row's session, and a workflow's agents: drawn as the row's children. */
+export interface BackgroundView {
+  id: string;
+  kind: string;
+  description: string;
+  status: string;
+  tokens: number | null;
+  toolUses: number | null;
+  agents: { label: string; phase: string | null; state: string; tokens: number | null }[];
+}
+
+export function backgroundView(task: BackgroundTask): BackgroundView {
+  return {
+    id: task.id,
+    kind: task.kind,
+    description: task.description,
+    status: task.status,
+    tokens: task.usage?.totalTokens ?? null,
+    toolUses: task.usage?.toolUses ?? null,
+    agents: (task.agents ?? []).map((agent) => ({
+      label: agent.label ?? `agent ${agent.index}`,
+      phase: agent.phase ?? null,
+      state: agent.state,
+      tokens: agent.tokens ?? null,
+    })),
+  };
+}
+
 /** A row as the page gets it: the model's fields (see RunRow), a status a record may name freely, and what only the page needs. */
 export interface RowView
   extends Pick<
@@ -47,6 +75,7 @@ export interface RowView
   /** Whether a conversation can be shown (a transcript exists, or the task has spoken). */
   hasConversation: boolean;
   pending: PendingView[];
+  background: BackgroundView[];
 }
 
 /** A row with nothing known yet but who it is. */
@@ -74,6 +103,7 @@ export function blankRowView(key: string, name: string, agent: string | null | u
     waitsFor: [],
     hasConversation: false,
     pending: [],
+    background: [],
   };
 }
 

@@ -3,7 +3,7 @@ import type { LenientSummary, RunChange, RunModel, RunRow } from "../run/index.t
 import { EventHub } from "../util/event-hub.ts";
 import { Conversation, describePermission, permissionEntry } from "./conversation.ts";
 import { DashboardError } from "./errors.ts";
-import type { PendingView, PermissionAnswer, RowView, RunFeed, RunSnapshot, TotalsView } from "./feed.ts";
+import { backgroundView, type PendingView, type PermissionAnswer, type RowView, type RunFeed, type RunSnapshot, type TotalsView } from "./feed.ts";
 import { readTranscript, recordRowViews, recordTotals, recordTranscript } from "./record-view.ts";
 
 export interface LiveRunOptions {
@@ -142,6 +142,7 @@ export class LiveRun implements RunFeed {
       error: row.error,
       waitsFor: [...row.waitsFor],
       hasConversation: this.#conversations.has(row.key),
+      background: row.background.map(backgroundView),
       pending: row.pending.map(({ requestId, request, since }): PendingView => {
         const { kind, ask, input, questions } = describePermission(request);
         return { requestId, toolName: request.toolName, kind, ask, input, ...(questions && { questions }), since };

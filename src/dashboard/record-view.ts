@@ -4,9 +4,18 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import { cacheReadShare } from "../orchestrator/index.ts";
 import { NdjsonDecoder, parseCliMessage } from "../protocol/index.ts";
-import { type LenientSummary, type RowKind, readRecord, resultLine, SUMMARY_FILE, taskKey, usageFromRecord } from "../run/index.ts";
+import {
+  backgroundTaskFromRecord,
+  type LenientSummary,
+  type RowKind,
+  readRecord,
+  resultLine,
+  SUMMARY_FILE,
+  taskKey,
+  usageFromRecord,
+} from "../run/index.ts";
 import { Conversation } from "./conversation.ts";
-import { blankRowView, type PhaseView, type RowView, type TotalsView } from "./feed.ts";
+import { backgroundView, blankRowView, type PhaseView, type RowView, type TotalsView } from "./feed.ts";
 
 /** summary.json of a run directory, read leniently with its journal, or why the page cannot show it. */
 export async function readRecordForPage(runDir: string): Promise<{ record: LenientSummary } | { problem: string }> {
@@ -61,6 +70,7 @@ function taskRowView(task: LenientSummary["tasks"][number]): RowView {
     waitsFor: task.depends_on ?? [],
     hasConversation: typeof task.transcript === "string",
     pending: [],
+    background: (task.background_tasks ?? []).map((entry) => backgroundView(backgroundTaskFromRecord(entry))),
   };
 }
 

@@ -4,6 +4,7 @@ import { askByElicitation, forwardElicitation, supportsElicitation } from "./eli
 import { forwardChildLog } from "./logging.ts";
 import { registerResources } from "./resources.ts";
 import type { SessionRegistry } from "./session-registry.ts";
+import { registerBackgroundTools } from "./tools/background.ts";
 import { DEFAULT_WAIT_S } from "./tools/common.ts";
 import { registerControlTools } from "./tools/control.ts";
 import { registerFileTools } from "./tools/files.ts";
@@ -39,6 +40,7 @@ export function createCadreServer(registry: SessionRegistry, owner: string, opti
   registerTurnTools(server, context);
   registerInspectTools(server, context);
   registerControlTools(server, context);
+  registerBackgroundTools(server, context);
   registerFileTools(server, context);
   registerResources(server, registry, owner);
   const stopLogging = forwardChildLog(server, registry, owner);

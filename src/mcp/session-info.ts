@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type PendingPermission, SESSION_STATUSES } from "../orchestrator/index.ts";
 import { clip } from "../util/one-line.ts";
-import { askUserQuestion, planReview } from "../worker/index.ts";
+import { askUserQuestion, type BackgroundTask, planReview } from "../worker/index.ts";
 import type { ManagedSession } from "./managed-session.ts";
 
 /**
@@ -22,6 +22,44 @@ export const PendingPermissionSchema = z.object({
   asking_user: z.boolean().optional().describe("the client's user is being asked (MCP elicitation); answer_permission still answers it"),
 });
 
+export const BackgroundTaskInfoSchema = z.object({
+  task_id: z.string(),
+  kind: z.string().describe("local_workflow, local_agent, local_bash, monitor, …"),
+  description: z.string(),
+  status: z.string().describe("running, completed, failed or stopped"),
+  tokens: z.number().optional(),
+  tool_uses: z.number().optional(),
+  agents: z
+    .array(z.object({ label: z.string().optional(), phase: z.string().optional(), state: z.string(), tokens: z.number().optional() }))
+    .optional()
+    .describe("a workflow's agents"),
+  summary: z.string().optional(),
+});
+export type BackgroundTaskInfo = z.infer<typeof BackgroundTaskInfoSchema>;
+
+export function backgroundTaskInfo(task: BackgroundTask): BackgroundTaskInfo {
+  return {
+    task_id: task.id,
+    kind: task.kind,
+    description: task.description,
+    status: task.status,
+    ...(task.usage && { tokens: task.usage.totalTokens, tool_uses: task.usage.toolUses }),
+    ...(task.agents && {
+      agents: task.agents.map((agent) => ({ label: agent.label, phase: agent.phase, state: agent.state, tokens: agent.tokens })),
+    }),
+    ...(task.summary !== undefined && { summary: clip(task.summary, MAX_INPUT_STRING_CHARS) }),
+  };
+}
+
+/** One line per background task. */
+export function renderBackgroundTasks(tasks: readonly BackgroundTaskInfo[]): string[] {
+  return tasks.map((task) => {
+    const agents = task.agents ? `, agents ${task.agents.filter((agent) => agent.state === "done").length}/${task.agents.length} done` : "";
+    const tokens = task.tokens === undefined ? "" : `, ${task.tokens} tokens`;
+    return `  ${task.task_id} ${task.kind} "${task.description}": ${task.status}${tokens}${agents}`;
+  });
+}
+
 export const SessionInfoSchema = z.object({
   session_id: z.string(),
   name: z.string(),
@@ -33,6 +71,10 @@ export const SessionInfoSchema = z.object({
   error: z.string().optional().describe("why the last turn failed"),
   pending_permissions: z.array(PendingPermissionSchema).optional(),
   closed_reason: z.string().optional(),
+  background_tasks: z
+    .array(BackgroundTaskInfoSchema)
+    .optional()
+    .describe("work the child runs in the background; its turn ends only when all of it has, with the turn that reports it"),
 });
 
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
@@ -64,6 +106,7 @@ export function sessionInfo(session: ManagedSession): SessionInfo {
   const error = session.error;
   const pending = session.pending;
   const costUsd = session.session.costUsd;
+  const background = session.session.backgroundTasks;
   return {
     session_id: session.id,
     name: session.name,
@@ -75,6 +118,7 @@ export function sessionInfo(session: ManagedSession): SessionInfo {
     ...(error && { error: error.message }),
     ...(pending.length > 0 && { pending_permissions: pending.map((p) => pendingInfo(session, p)) }),
     ...(session.closedReason !== undefined && session.status === "closed" && { closed_reason: session.closedReason }),
+    ...(background.length > 0 && { background_tasks: background.map(backgroundTaskInfo) }),
   };
 }
 
@@ -104,6 +148,7 @@ export function renderInfo(info: SessionInfo): string {
   if (info.pending_permissions) {
     lines.push("waiting for answer_permission:", ...info.pending_permissions.map(describePending));
   }
+  if (info.background_tasks) lines.push("background tasks:", ...renderBackgroundTasks(info.background_tasks));
   if (info.result !== undefined) lines.push(`result:\n${info.result}`);
   return lines.join("\n");
 }

@@ -1,4 +1,5 @@
 import type { ResultMessage } from "../protocol/index.ts";
+import { sessionTokens, type TokenCounts, tokensSince } from "../worker/index.ts";
 import type { Usage } from "./types.ts";
 
 export function emptyUsage(): Usage {
@@ -17,19 +18,29 @@ export function addUsage(into: Usage, usage: Record<string, unknown> | undefined
   into.cacheCreationInputTokens += num(usage.cache_creation_input_tokens);
 }
 
+/** What one result adds to a task's or session's cost and tokens. */
+export interface Charge {
+  usd: number;
+  usage: TokenCounts;
+}
+
 /**
- * Cost of one worker process. The CLI reports `total_cost_usd` as a running
- * total for the process, so each result adds only what is new.
+ * Cost and tokens of one worker process. The CLI reports `total_cost_usd` and
+ * `modelUsage` as running totals for the session, background agents and
+ * workflows included, so each result adds only what is new.
  */
 export class WorkerCost {
   #reportedTotal = 0;
+  #tokens: TokenCounts | undefined;
 
-  /** The cost this result adds. */
-  add(result: ResultMessage): number {
+  /** The cost and tokens this result adds. */
+  add(result: ResultMessage): Charge {
     const total = num(result.total_cost_usd);
     const delta = Math.max(0, total - this.#reportedTotal);
     this.#reportedTotal = Math.max(this.#reportedTotal, total);
-    return delta;
+    const usage = tokensSince(result, this.#tokens);
+    this.#tokens = sessionTokens(result) ?? this.#tokens;
+    return { usd: delta, usage };
   }
 }
 

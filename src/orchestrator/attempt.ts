@@ -58,14 +58,15 @@ async function runTurn(lease: Lease, options: AttemptOptions, stop: AbortSignal,
     clearTimeout(idleTimer);
     if (idleMs !== undefined) idleTimer = setTimeout(() => idle.abort(new TaskTimeoutError("idle", idleMs)), idleMs);
   };
-  // A stop raised by the turn's own result (the budget it reaches) comes after the work is done.
+  // A stop raised by the turn's own result (the budget it reaches) comes after the work is done,
+  // unless background work still runs: that is stopped with the turn.
   let resultSeen = false;
   let heard = false;
   const off = worker.on((event) => {
     if (event.type !== "message") return;
     heard = true;
     resetIdle();
-    if (event.message.type === "result") resultSeen = true;
+    if (event.message.type === "result") resultSeen = worker.runningBackgroundTasks.length === 0;
     options.onMessage(event.message);
   });
   const unobserve = options.onStarted(worker, lease.origin);

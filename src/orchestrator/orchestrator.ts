@@ -6,7 +6,7 @@ import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import type { TurnResult, Worker, WorkerOptions } from "../worker/index.ts";
 import { AccessCheck } from "./access-check.ts";
-import { addUsage, emptyUsage, WorkerCost } from "./accounting.ts";
+import { addUsage, type Charge, emptyUsage, WorkerCost } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import { Budget } from "./budget.ts";
@@ -27,7 +27,6 @@ import {
   type OrchestratorEvent,
   type OrchestratorOptions,
   type SessionRecord,
-  type TaskInfo,
   type TaskResult,
   type TaskRunner,
   type TaskSpec,
@@ -176,7 +175,7 @@ export class Orchestrator implements TaskRunner {
         });
         // A resumed session continues its own conversation: only a new process can.
         const { worker } = resume ? await plan.start(signal, { resume }) : await this.#pool.lease(plan, { maxTasks: 1, signal });
-        this.#relayWorkerEvents(worker, record.info);
+        this.#relayWorkerEvents(worker, record);
         return worker;
       },
       schedule: async (job, key, signal) => {
@@ -184,7 +183,7 @@ export class Orchestrator implements TaskRunner {
         this.#budget.throwIfExceeded();
         return this.scheduler.schedule((slot) => job(AbortSignal.any([stop, slot])), { key, signal: stop });
       },
-      onMessage: (_session, message, usd) => this.#onWorkerMessage(record, message, usd),
+      onMessage: (_session, message, charge) => this.#onWorkerMessage(record, message, charge),
       onStatus: (session) => {
         // A probe session that ends or fails without telling hands the check on.
         if (probing && (session.status === "failed" || session.status === "closed")) {
@@ -297,6 +296,7 @@ export class Orchestrator implements TaskRunner {
       startedAt: undefined,
       prepared: false,
       attemptMessages: [],
+      backgroundTasks: new Map(),
     };
   }
 
@@ -424,13 +424,13 @@ export class Orchestrator implements TaskRunner {
             worker: origin,
             startedAt: record.startedAt ?? Date.now(),
           });
-          return this.#relayWorkerEvents(worker, info);
+          return this.#relayWorkerEvents(worker, record);
         },
         onMessage: (message) => {
           ticket?.observe(message);
           if (hidePartial && message.type === "stream_event") return;
           record.attemptMessages.push(message);
-          this.#onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : 0);
+          this.#onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : undefined);
         },
       });
       const expectsStructuredOutput =
@@ -445,13 +445,13 @@ export class Orchestrator implements TaskRunner {
   }
 
   /** A message from the worker of a task or session: transcript, event, rate limits and, with a result, its cost. */
-  #onWorkerMessage(record: TaskRecord, message: CliMessage, usd: number): void {
+  #onWorkerMessage(record: TaskRecord, message: CliMessage, charge: Charge | undefined): void {
     this.#transcripts?.write(record.info.id, record.info.name, message);
     record.sessionId = sessionIdOf(message) ?? record.sessionId;
     this.#hub.emit({ type: "task_message", task: record.info, message });
     this.#access.observe(message);
     this.#watchRateLimits(message);
-    if (message.type === "result") this.#charge(record, usd, message.usage);
+    if (charge) this.#charge(record, charge.usd, charge.usage);
   }
 
   #watchRateLimits(message: CliMessage): void {
@@ -513,10 +513,10 @@ export class Orchestrator implements TaskRunner {
       this.#watchRateLimits(message);
       if (message.type !== "result") return;
       record.numTurns += message.num_turns ?? 0;
-      const usd = cost.add(message);
-      this.#charge(record, usd, message.usage);
+      const { usd, usage: added } = cost.add(message);
+      this.#charge(record, usd, added);
       const usage = emptyUsage();
-      addUsage(usage, message.usage);
+      addUsage(usage, added);
       const finishedAt = Date.now();
       this.#hub.emit({
         type: "agent_turn",
@@ -554,10 +554,14 @@ export class Orchestrator implements TaskRunner {
     });
   }
 
-  /** A task's or session's worker state and permission requests, as the orchestrator's events; returns the unsubscribe function. */
-  #relayWorkerEvents(worker: Worker, info: TaskInfo): () => void {
+  /** A task's or session's worker state, permission requests and background tasks, as the orchestrator's events; returns the unsubscribe function. */
+  #relayWorkerEvents(worker: Worker, record: TaskRecord): () => void {
+    const { info } = record;
     return worker.on((event) => {
-      if (event.type === "state") this.#hub.emit({ type: "worker_state", task: info, state: event.state });
+      if (event.type === "background_task") {
+        record.backgroundTasks.set(event.task.id, event.task);
+        this.#hub.emit({ type: "background_task", task: info, background: event.task });
+      } else if (event.type === "state") this.#hub.emit({ type: "worker_state", task: info, state: event.state });
       else if (event.type === "permission_request")
         this.#hub.emit({ type: "permission_request", task: info, requestId: event.requestId, request: event.request });
       else if (event.type === "permission_settled") this.#hub.emit({ type: "permission_settled", task: info, requestId: event.requestId });

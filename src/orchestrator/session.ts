@@ -1,7 +1,8 @@
-import type { CliMessage, RewindFilesResponse } from "../protocol/index.ts";
+import type { CliMessage, GetTaskOutputResponse, RewindFilesResponse } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import {
   askUserQuestion,
+  type BackgroundTask,
   type PermissionDecision,
   type PermissionHandler,
   type PermissionRequest,
@@ -12,7 +13,7 @@ import {
   WorkerClosedError,
   type WorkerOptions,
 } from "../worker/index.ts";
-import { WorkerCost } from "./accounting.ts";
+import { type Charge, WorkerCost } from "./accounting.ts";
 import type { SessionStatus, TaskInfo } from "./types.ts";
 
 /** How a session's permission requests are decided. "ask": they wait for answerPermission(). */
@@ -57,7 +58,8 @@ export interface SessionHost {
   schedule<T>(job: (signal: AbortSignal) => Promise<T>, key: string | undefined, signal: AbortSignal | undefined): Promise<T>;
   /** A process for the session (a spare, when one fits); with `resume`, a new one that continues that session. */
   startWorker(session: Session, canUseTool: PermissionHandler | undefined, resume: string | undefined, signal: AbortSignal): Promise<Worker>;
-  onMessage(session: Session, message: CliMessage, costUsd: number): void;
+  /** With a result, what it adds to the session's cost and tokens. */
+  onMessage(session: Session, message: CliMessage, charge: Charge | undefined): void;
   onStatus(session: Session): void;
 }
 
@@ -191,8 +193,36 @@ export class Session {
     return turn;
   }
 
+  /** Interrupts the running turn and stops the background work that is part of it. */
   async interrupt(): Promise<void> {
+    await this.#worker?.stopBackgroundTasks();
     await this.#worker?.interrupt();
+  }
+
+  /** The background tasks (workflows, agents, shells, monitors) of the session's process, running and ended. */
+  get backgroundTasks(): BackgroundTask[] {
+    return this.#worker?.backgroundTasks ?? [];
+  }
+
+  /** Stops one background task (`stop_task`); the turn that started it then ends. */
+  async stopBackgroundTask(taskId: string): Promise<void> {
+    await this.#processFor("stopping a background task").stopTask(taskId);
+  }
+
+  /** The end (at most 8 KiB) of a background shell's or Monitor's output. */
+  async backgroundTaskOutput(taskId: string): Promise<GetTaskOutputResponse> {
+    return this.#processFor("reading a background task's output").taskOutput(taskId);
+  }
+
+  /** Sends the running turn's foreground work (a Bash command, a subagent) to the background: one tool_use's, or all. */
+  async backgroundForegroundWork(toolUseId?: string): Promise<void> {
+    await this.#processFor("sending work to the background").backgroundForegroundTasks(toolUseId);
+  }
+
+  #processFor(what: string): Worker {
+    const worker = this.#worker;
+    if (!worker || worker.state === "exited" || worker.state === "failed" || worker.state === "closing") throw new WorkerClosedError(what);
+    return worker;
   }
 
   /**
@@ -237,9 +267,9 @@ export class Session {
       if (event.type !== "message") return;
       this.#lastActivityAt = Date.now();
       this.#keep(event.message);
-      const usd = event.message.type === "result" ? this.#cost.add(event.message) : 0;
-      this.#costUsd += usd;
-      this.#host.onMessage(this, event.message, usd);
+      const charge = event.message.type === "result" ? this.#cost.add(event.message) : undefined;
+      this.#costUsd += charge?.usd ?? 0;
+      this.#host.onMessage(this, event.message, charge);
     });
     return worker;
   }

@@ -1,6 +1,6 @@
 import { AbortError } from "../errors.ts";
 import type { CliMessage } from "../protocol/index.ts";
-import type { TurnResult, WorkerOptions } from "../worker/index.ts";
+import type { BackgroundTask, TurnResult, WorkerOptions } from "../worker/index.ts";
 import { BudgetExceededError, OrchestratorClosedError, TaskInterruptedError } from "./errors.ts";
 import { errorSummary } from "./failure.ts";
 import type { AgentSpec, TaskInfo, TaskResult, TaskStatus, Usage } from "./types.ts";
@@ -25,6 +25,8 @@ export interface TaskRecord {
   prepared: boolean;
   /** Messages of the current attempt, to judge whether a retry is safe. */
   attemptMessages: CliMessage[];
+  /** Its sessions' background tasks by id, as they were last reported. */
+  backgroundTasks: Map<string, BackgroundTask>;
 }
 
 /** The result of a task as its record, its last turn (if any) and its error (if any) tell it. */
@@ -54,7 +56,17 @@ export function taskResult(record: TaskRecord, turn: TurnResult | undefined, err
     // A task stopped mid-turn keeps the session its worker had begun, so that it can be resumed and read.
     sessionId: turn?.sessionId ?? record.sessionId,
     error: error === undefined ? undefined : errorSummary(error),
+    backgroundTasks: record.backgroundTasks.size === 0 ? undefined : endedBackgroundTasks(record, error),
   };
+}
+
+/** A task that ended while its background work ran stopped that work (the process ends with it): recorded as stopped. */
+function endedBackgroundTasks(record: TaskRecord, error: unknown): BackgroundTask[] {
+  return [...record.backgroundTasks.values()].map((task) =>
+    task.status === "running"
+      ? { ...task, status: "stopped", error: task.error ?? (error === undefined ? undefined : errorSummary(error).message) }
+      : task,
+  );
 }
 
 function isCancellation(error: unknown): boolean {

@@ -1,6 +1,14 @@
 import { z } from "zod";
 import type { AgentDefinition, CliMessage, HookEvent } from "../protocol/index.ts";
-import type { HookCallback, PermissionDecision, PermissionRequest, WorkerOptions, WorkerState } from "../worker/index.ts";
+import {
+  type BackgroundTask,
+  BackgroundTaskSchema,
+  type HookCallback,
+  type PermissionDecision,
+  type PermissionRequest,
+  type WorkerOptions,
+  type WorkerState,
+} from "../worker/index.ts";
 import type { HookPolicy } from "./hooks/policy.ts";
 import type { InboxStore } from "./peers/inbox.ts";
 import type { RateLimitState } from "./scheduler/index.ts";
@@ -119,6 +127,8 @@ export const TaskResultSchema = z.object({
   /** The session of its last attempt, whatever the outcome (to resume or inspect it). */
   sessionId: z.string().optional(),
   error: ErrorSummarySchema.optional(),
+  /** What its session ran in the background (workflows, agents, shells), as it ended; absent when nothing. */
+  backgroundTasks: z.array(BackgroundTaskSchema).optional(),
 });
 export type TaskResult = z.infer<typeof TaskResultSchema>;
 
@@ -157,6 +167,8 @@ export type OrchestratorEvent =
   /** `startedAt`: when the task's first attempt took its slot (epoch ms), the start its run time counts from. */
   | { type: "task_started"; task: TaskInfo; attempt: number; pid: number | undefined; worker: WorkerOrigin; startedAt: number }
   | { type: "task_message"; task: TaskInfo; message: CliMessage }
+  /** A background task of the task's session (a workflow, agent, shell, monitor) started, progressed or ended: its state now. */
+  | { type: "background_task"; task: TaskInfo; background: BackgroundTask }
   | { type: "task_retry"; task: TaskInfo; attempt: number; delayMs: number; error: { code: string; message: string } }
   | { type: "task_finished"; task: TaskInfo; result: TaskResult }
   | { type: "worker_state"; task: TaskInfo; state: WorkerState }

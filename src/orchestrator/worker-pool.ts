@@ -115,7 +115,11 @@ export class WorkerPool<R extends { info: TaskInfo }> {
             ? "the task did not end cleanly"
             : bound.served >= options.maxTasks
               ? `it has served ${bound.served} tasks, the most per process`
-              : whyNotReusable(messages, { grantedPermissions: bound.binding.grantedPermissions, externalMcpServers: bound.externalMcpServers });
+              : whyNotReusable(messages, {
+                  grantedPermissions: bound.binding.grantedPermissions,
+                  externalMcpServers: bound.externalMcpServers,
+                  runningBackgroundTasks: bound.worker.runningBackgroundTasks,
+                });
         if (reason !== undefined) return this.#recycle(bound, reason);
         this.#keep(bound);
       },

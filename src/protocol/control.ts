@@ -6,6 +6,7 @@
  * permissions.ts, HookOutput in hooks.ts, the rest in control-responses.ts).
  */
 import { z } from "zod";
+import { BackgroundTasksRequestSchema, GetTaskOutputRequestSchema, StopTaskRequestSchema } from "./background.ts";
 import { HookCallbackMatcherSchema, HookEventSchema, HookInputSchema } from "./hooks.ts";
 import { PermissionModeSchema, PermissionUpdateSchema } from "./permissions.ts";
 
@@ -287,6 +288,9 @@ export const OutboundControlRequestSchema = z.discriminatedUnion("subtype", [
   McpToggleRequestSchema,
   RewindFilesRequestSchema,
   GetContextUsageRequestSchema,
+  StopTaskRequestSchema,
+  GetTaskOutputRequestSchema,
+  BackgroundTasksRequestSchema,
 ]);
 export type OutboundControlRequest = z.infer<typeof OutboundControlRequestSchema>;
 

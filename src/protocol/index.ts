@@ -2,6 +2,7 @@
  * The stream-json protocol of the claude CLI: zod schemas, their inferred types,
  * parseCliMessage and stdin builders. Pure: no processes, no I/O.
  */
+export * from "./background.ts";
 export * from "./content.ts";
 export * from "./control.ts";
 export * from "./control-responses.ts";

@@ -142,6 +142,8 @@ export const ResultMessageSchema = z.looseObject({
   api_error_status: z.number().nullable().optional(),
   session_id: z.string().optional(),
   uuid: z.string().optional(),
+  /** Set on a turn the CLI started itself: kind "task-notification" with the runId of the background task it reports. */
+  origin: z.looseObject({ kind: z.string(), runId: z.string().optional() }).optional(),
 });
 export type ResultMessage = z.infer<typeof ResultMessageSchema>;
 

@@ -3,6 +3,7 @@
  * the subtype; an unlisted subtype becomes an UnknownMessage.
  */
 import { z } from "zod";
+import { WorkflowProgressEntrySchema } from "./background.ts";
 import { SlashCommandSchema } from "./control-responses.ts";
 
 /** Fields every system message has, plus the subtype-specific shape. */
@@ -95,44 +96,70 @@ export const HookResponseMessageSchema = system("hook_response", {
 });
 export type HookResponseMessage = z.infer<typeof HookResponseMessageSchema>;
 
-// Tasks: subagents (local_agent) and long-running shell commands (local_bash).
+// Tasks: subagents (local_agent), shell commands (local_bash), workflows (local_workflow), monitors.
+// run_id names one run of a task on every task_* message, background_tasks_changed entry and
+// the origin of the turn its notification starts (measured on CLI 2.1.332).
+const taskRun = { task_id: z.string(), run_id: z.string().optional(), tool_use_id: z.string().optional() };
 export const TaskStartedMessageSchema = system("task_started", {
-  task_id: z.string(),
+  ...taskRun,
   description: z.string(),
-  tool_use_id: z.string().optional(),
   task_type: z.string().optional(),
   subagent_type: z.string().optional(),
   is_backgrounded: z.boolean().optional(),
   prompt: z.string().optional(),
+  /** meta.name of a workflow's script. */
+  workflow_name: z.string().optional(),
+  /** The subagent task that launched this one; absent when the main thread did. */
+  parent_task_id: z.string().optional(),
+  spawn_depth: z.number().optional(),
+  /** Housekeeping, not activity. */
+  ambient: z.boolean().optional(),
 });
 export type TaskStartedMessage = z.infer<typeof TaskStartedMessageSchema>;
 export const TaskProgressMessageSchema = system("task_progress", {
-  task_id: z.string(),
-  tool_use_id: z.string().optional(),
+  ...taskRun,
   description: z.string().optional(),
+  subagent_type: z.string().optional(),
   last_tool_name: z.string().optional(),
   summary: z.string().optional(),
   usage: TaskUsageSchema.optional(),
+  /** A workflow's phases and agents, the whole list each time. */
+  workflow_progress: z.array(WorkflowProgressEntrySchema).optional(),
 });
 export type TaskProgressMessage = z.infer<typeof TaskProgressMessageSchema>;
 export const TaskUpdatedMessageSchema = system("task_updated", {
-  task_id: z.string(),
-  patch: z.looseObject({ status: z.string().optional(), error: z.string().optional() }),
+  ...taskRun,
+  patch: z.looseObject({
+    status: z.string().optional(),
+    error: z.string().optional(),
+    end_time: z.number().optional(),
+    is_backgrounded: z.boolean().optional(),
+  }),
 });
 export type TaskUpdatedMessage = z.infer<typeof TaskUpdatedMessageSchema>;
 export const TaskNotificationMessageSchema = system("task_notification", {
-  task_id: z.string(),
+  ...taskRun,
   /** "completed" | "failed" | "stopped". */
   status: z.string(),
-  tool_use_id: z.string().optional(),
   summary: z.string().optional(),
+  /** Where the task's output is: a shell's text, an agent's report, a workflow's JSON (WorkflowOutputFileSchema). */
   output_file: z.string().optional(),
   usage: TaskUsageSchema.optional(),
 });
 export type TaskNotificationMessage = z.infer<typeof TaskNotificationMessageSchema>;
 /** The whole set of live background tasks (replace, do not merge). */
+export const BackgroundTaskEntrySchema = z.looseObject({
+  task_id: z.string(),
+  run_id: z.string().optional(),
+  task_type: z.string(),
+  description: z.string(),
+  subagent_type: z.string().optional(),
+  parent_task_id: z.string().optional(),
+  ambient: z.boolean().optional(),
+});
+export type BackgroundTaskEntry = z.infer<typeof BackgroundTaskEntrySchema>;
 export const BackgroundTasksChangedMessageSchema = system("background_tasks_changed", {
-  tasks: z.array(z.looseObject({ task_id: z.string(), task_type: z.string(), description: z.string() })),
+  tasks: z.array(BackgroundTaskEntrySchema),
 });
 export type BackgroundTasksChangedMessage = z.infer<typeof BackgroundTasksChangedMessageSchema>;
 
@@ -151,6 +178,11 @@ export const PermissionDeniedMessageSchema = system("permission_denied", {
   decision_reason_type: z.string().optional(),
   decision_reason: z.string().optional(),
 });
+/**
+ * Sent with CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS=1. Measured on CLI 2.1.332: "running" as a
+ * turn starts; "idle" once its result is out and no background agent or workflow holds the
+ * session (a background shell does not: its notification starts a turn of its own later).
+ */
 export const SessionStateChangedMessageSchema = system("session_state_changed", {
   /** "idle" | "running" | "requires_action". */
   state: z.string(),

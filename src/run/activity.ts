@@ -1,4 +1,4 @@
-import type { OrchestratorEvent, TaskResult } from "../orchestrator/index.ts";
+import type { BackgroundTask, OrchestratorEvent, TaskResult } from "../orchestrator/index.ts";
 import type { WorktreeOutcome } from "../swarm/index.ts";
 import { oneLine } from "../util/one-line.ts";
 
@@ -70,4 +70,17 @@ export function resultLine(result: Pick<TaskResult, "text" | "error" | "structur
 /** Where a task's worktree work went: its branch and diff stat, or that it changed nothing. */
 export function worktreeLine(worktree: Pick<WorktreeOutcome, "branch" | "diffStat">): string {
   return worktree.branch === null ? "changed nothing (no branch)" : `⎇ ${worktree.branch}: ${worktree.diffStat}`;
+}
+
+const BACKGROUND_KINDS: Record<string, string> = { local_workflow: "workflow", local_agent: "background agent", local_bash: "background shell" };
+
+/** A background task in one line: `workflow "three agents": running, 2/3 agents done, 28,118 tokens`. */
+export function backgroundLine(task: BackgroundTask): string {
+  const kind = BACKGROUND_KINDS[task.kind] ?? task.kind;
+  const agents =
+    task.agents && task.agents.length > 0
+      ? `, ${task.agents.filter((agent) => agent.state === "done").length}/${task.agents.length} agents done`
+      : "";
+  const tokens = task.usage && task.usage.totalTokens > 0 ? `, ${task.usage.totalTokens.toLocaleString("en-US")} tokens` : "";
+  return oneLine(`${kind} "${task.description}": ${task.status}${agents}${tokens}`);
 }

@@ -1,8 +1,9 @@
 /** Running a swarm file end to end, without a terminal: the engine, resume, the record. */
 
-export { activityOf, resultLine, worktreeLine } from "./activity.ts";
+export { activityOf, backgroundLine, resultLine, worktreeLine } from "./activity.ts";
 export type { EngineOptions, RunEngine } from "./engine.ts";
 export type { PlanContext, RunPlan } from "./plan.ts";
+export { backgroundTaskFromRecord, type SummaryBackgroundTask } from "./record/background-record.ts";
 export { type LenientSummary, type ReadRecordOptions, readRecord, type UnreadRecord } from "./record/read.ts";
 export type { RecordEvent } from "./record/recorder.ts";
 export type { Summary, SummarySession, SummaryTask } from "./record/schema.ts";

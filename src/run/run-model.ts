@@ -2,7 +2,7 @@ import { type OrchestratorEvent, type RateLimitState, sessionIdOf, type TaskInfo
 import type { TaskSettledEvent, WorktreeOutcome } from "../swarm/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { oneLine } from "../util/one-line.ts";
-import { activityOf, resultLine, worktreeLine } from "./activity.ts";
+import { activityOf, backgroundLine, resultLine, worktreeLine } from "./activity.ts";
 import { blankRow, type Row, type RowKind, type RowStatus, type RunRow, taskKey } from "./run-row.ts";
 import type { RunEvent } from "./swarm-run.ts";
 
@@ -211,6 +211,12 @@ export class RunModel {
       case "hook_failed":
         row.activity = oneLine(`${event.event} hook failed: ${event.error.message}`);
         break;
+      case "background_task": {
+        const at = row.background.findIndex((task) => task.id === event.background.id);
+        row.background = at < 0 ? [...row.background, event.background] : row.background.with(at, event.background);
+        row.activity = backgroundLine(event.background);
+        break;
+      }
       case "session_status":
         if (event.status === "running") this.#markStarted(row, now);
         this.#phase(row, event.status, now);
@@ -283,6 +289,7 @@ export class RunModel {
     row.sessionId = result.sessionId ?? row.sessionId;
     row.attempts = Math.max(row.attempts, result.attempts);
     row.error = result.error?.message ?? null;
+    row.background = result.backgroundTasks ?? row.background;
     row.activity = worktree === undefined ? resultLine(result) : oneLine(`${worktreeLine(worktree)}; ${resultLine(result)}`);
     this.#phase(row, result.status, now);
     // A finished task keeps its figures, not its history (a session goes on to its next turn).

@@ -1,4 +1,4 @@
-import type { OrchestratorEvent, SessionStatus, TaskStatus, Usage } from "../orchestrator/index.ts";
+import type { BackgroundTask, OrchestratorEvent, SessionStatus, TaskStatus, Usage } from "../orchestrator/index.ts";
 
 /** A row of the run's read-model (see RunModel): one task or session, what it does and what it came to. */
 
@@ -54,6 +54,8 @@ export interface Row {
   activity: string;
   error: string | null;
   pending: PendingRequest[];
+  /** Its session's background tasks (workflows with their agents, background agents, shells): shown as its children. */
+  background: BackgroundTask[];
   /** The model's change number at the row's latest change: a reader that sent the rows up to one sends on only those above it. */
   version: number;
 }
@@ -90,6 +92,7 @@ export function blankRow(key: string, name: string, agent: string | null | undef
     activity: "",
     error: null,
     pending: [],
+    background: [],
     version: 0,
   };
 }

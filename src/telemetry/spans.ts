@@ -8,6 +8,7 @@
 import { type Attributes, type Context, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import type { OrchestratorEvent, TaskInfo, TaskResult } from "../orchestrator/index.ts";
 import { ANTHROPIC, GEN_AI_OPERATION, GEN_AI_SYSTEM, GEN_AI_TOOL_NAME, resultAttributes, usageAttributes } from "./attributes.ts";
+import { endBackground, foldBackground } from "./background.ts";
 import { ASK_PEER, endTurn, findTool, foldMessage, lastTool, SPAWN, type TaskSpans } from "./turns.ts";
 
 export interface SpanSource {
@@ -64,6 +65,9 @@ export class EventSpans {
         return;
       case "task_finished":
         this.#finished(task, event.result);
+        return;
+      case "background_task":
+        if (this.#source.detail) foldBackground(task.background, event.background, this.#source.tracer, task.attempt?.context ?? task.context);
         return;
       case "permission_request":
         if (!this.#source.detail) return;
@@ -151,6 +155,7 @@ export class EventSpans {
       tools: new Map(),
       permissions: new Map(),
       model: undefined,
+      background: new Map(),
     });
   }
 
@@ -166,6 +171,7 @@ export class EventSpans {
 
   #endAttempt(task: TaskSpans, status: { code: SpanStatusCode; message?: string }, attributes: Attributes = {}): void {
     endTurn(task);
+    endBackground(task.background);
     for (const span of task.permissions.values()) span.end();
     task.permissions.clear();
     if (!task.attempt) return;

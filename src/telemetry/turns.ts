@@ -20,6 +20,7 @@ import {
   GEN_AI_TOOL_RESULT,
   usageAttributes,
 } from "./attributes.ts";
+import type { BackgroundSpans } from "./background.ts";
 
 export interface Tool {
   span: Span;
@@ -40,6 +41,8 @@ export interface TaskSpans {
   tools: Map<string, Tool>;
   permissions: Map<string, Span>;
   model: string | undefined;
+  /** Its background tasks' spans, while they run (background.ts). */
+  background: BackgroundSpans;
 }
 
 export const SPAWN = /(^|__)spawn_(worker|session)$/;

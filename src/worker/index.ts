@@ -1,3 +1,5 @@
+export { type BackgroundTask, BackgroundTaskSchema, type WorkflowAgent } from "./background.ts";
+export type { ControlPayload } from "./control-channel.ts";
 export * from "./errors.ts";
 export type { HookCallback, HookConfig, HookContext, HookMatcher } from "./hooks.ts";
 export { locateClaude } from "./locate-cli.ts";
@@ -14,5 +16,6 @@ export {
 } from "./permissions.ts";
 export { promptPrefixKey } from "./prompt-prefix.ts";
 export { type ConversationReset, resetConversation } from "./reset.ts";
+export { sessionTokens, type TokenCounts, tokensSince } from "./session-usage.ts";
 export { type Prompt, Turn, type TurnResult } from "./turn.ts";
 export { Worker, type WorkerEvent, type WorkerListener, type WorkerState } from "./worker.ts";

@@ -279,6 +279,8 @@ export function buildEnv(options: WorkerOptions): Record<string, string | undefi
   // A known startup failure then comes as a result naming its reason (startup_failure_reason), not only as stderr.
   env.CLAUDE_CODE_STARTUP_FAILURE_RESULTS = "1";
   if (options.fileCheckpointing) env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING = "true";
+  // session_state_changed "idle" says when a turn and the background agents and workflows holding it are over (worker.ts).
+  env.CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS = "1";
   return env;
 }
 

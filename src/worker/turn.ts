@@ -1,10 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { ApiUsage, CliMessage, ContentBlockParam, ResultMessage } from "../protocol/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
+import { type TokenCounts, tokensSince } from "./session-usage.ts";
 
 export type Prompt = string | readonly ContentBlockParam[];
 
-/** The buffered outcome of one turn. */
+/**
+ * The buffered outcome of one turn: the prompt and whatever the session did for it
+ * until it was done, the turns the CLI started for background tasks' notifications
+ * included. Text, structured output and error are the last result's.
+ */
 export interface TurnResult {
   sessionId: string;
   /** With file checkpointing, the id the prompt was sent with: `rewindFiles` restores files to their state at this point. */
@@ -18,23 +23,30 @@ export interface TurnResult {
   isError: boolean;
   /** success, error_max_turns, error_during_execution, … */
   subtype: string;
+  /** The CLI's running total for the process at the last result. */
   costUsd: number;
+  /** Every model call of the turn, its subagents, background agents and workflows included (see session-usage.ts). */
   usage: ApiUsage;
+  /** Model turns over all the turn's results. */
   numTurns: number;
+  /** Summed over the turn's results. */
   durationMs: number;
   /** The turn was interrupted (an interrupt request, or SIGINT to the CLI) before it finished. */
   interrupted: boolean;
   /** What went wrong; an interrupted turn says "interrupted". */
   errors: string[];
-  /** Every message of the turn, the result last. */
+  /** Every message of the turn, its last result near the end. */
   messages: CliMessage[];
+  /** The last result. */
   result: ResultMessage;
 }
 
-export function turnResult(result: ResultMessage, messages: CliMessage[], userMessageId: string | undefined): TurnResult {
+export function turnResult(result: ResultMessage, messages: CliMessage[], userMessageId: string | undefined, tokensBefore?: TokenCounts): TurnResult {
   // The CLI ends an interrupted turn with error_during_execution, terminal_reason "aborted_streaming" or "aborted_tools",
   // and its internal diagnostics ("[ede_diagnostic] result_type=user …") as the errors: no use to a person.
   const interrupted = result.is_error === true && typeof result.terminal_reason === "string" && result.terminal_reason.startsWith("aborted");
+  const results = messages.filter((message): message is ResultMessage => message.type === "result");
+  if (!results.includes(result)) results.push(result);
   return {
     sessionId: result.session_id ?? "",
     userMessageId,
@@ -44,9 +56,9 @@ export function turnResult(result: ResultMessage, messages: CliMessage[], userMe
     isError: result.is_error === true,
     subtype: result.subtype,
     costUsd: result.total_cost_usd ?? 0,
-    usage: result.usage ?? {},
-    numTurns: result.num_turns ?? 0,
-    durationMs: result.duration_ms ?? 0,
+    usage: result.modelUsage === undefined ? (result.usage ?? {}) : tokensSince(result, tokensBefore),
+    numTurns: results.reduce((sum, each) => sum + (each.num_turns ?? 0), 0),
+    durationMs: results.reduce((sum, each) => sum + (each.duration_ms ?? 0), 0),
     interrupted,
     errors: interrupted ? ["interrupted"] : (result.errors ?? []),
     messages,
@@ -55,8 +67,9 @@ export function turnResult(result: ResultMessage, messages: CliMessage[], userMe
 }
 
 /**
- * One prompt and the messages the CLI answers it with, ending with its result.
- * Iterate it for the stream, or await `result` / `collect()` for the outcome.
+ * One prompt and the messages the CLI answers it with, until the session is
+ * done (the worker says when: see Worker). Iterate it for the stream, or await
+ * `result` (the last result) / `collect()` for the outcome.
  */
 export class Turn implements AsyncIterable<CliMessage> {
   readonly result: Promise<ResultMessage>;
@@ -74,6 +87,9 @@ export class Turn implements AsyncIterable<CliMessage> {
   #resolveResult!: (result: ResultMessage) => void;
   #rejectResult!: (error: unknown) => void;
   #iterated = false;
+  #lastResult: ResultMessage | undefined;
+  /** The session's running token totals when the turn started (set by the worker). */
+  tokensBefore: TokenCounts | undefined;
 
   constructor(
     readonly prompt: Prompt,
@@ -94,13 +110,22 @@ export class Turn implements AsyncIterable<CliMessage> {
     return this.#queue.closed;
   }
 
+  /** The latest result so far; the turn may go on (a background task's notification starts another). */
+  get lastResult(): ResultMessage | undefined {
+    return this.#lastResult;
+  }
+
   push(message: CliMessage): void {
     this.#collected.push(message);
     this.#queue.push(message);
-    if (message.type === "result") {
-      this.#queue.end();
-      this.#resolveResult(message);
-    }
+    if (message.type === "result") this.#lastResult = message;
+  }
+
+  /** The session is done: the turn ends with its last result. */
+  finish(): void {
+    if (this.finished || this.#lastResult === undefined) return;
+    this.#queue.end();
+    this.#resolveResult(this.#lastResult);
   }
 
   fail(error: unknown): void {
@@ -117,6 +142,6 @@ export class Turn implements AsyncIterable<CliMessage> {
 
   async collect(): Promise<TurnResult> {
     const result = await this.result;
-    return turnResult(result, this.#collected, this.userMessageId);
+    return turnResult(result, this.#collected, this.userMessageId, this.tokensBefore);
   }
 }

@@ -12,6 +12,8 @@ import type {
 import {
   type ContextUsage,
   ContextUsageSchema,
+  type GetTaskOutputResponse,
+  GetTaskOutputResponseSchema,
   type ListModelsResponse,
   ListModelsResponseSchema,
   type McpCallResponse,
@@ -34,6 +36,7 @@ import {
   userMessage,
 } from "../protocol/index.ts";
 import { EventHub, type Listener } from "../util/event-hub.ts";
+import { type BackgroundTask, BackgroundWork } from "./background.ts";
 import { ControlChannel, type ControlPayload } from "./control-channel.ts";
 import {
   ControlRequestError,
@@ -56,6 +59,7 @@ import { McpBridge } from "./mcp-bridge.ts";
 import { buildArgs, buildEnv, initializeSettings, sessionOptionsProblem, type WorkerOptions } from "./options.ts";
 import type { PermissionRequest } from "./permissions.ts";
 import { startProcessTransport } from "./process-transport.ts";
+import { sessionTokens, type TokenCounts } from "./session-usage.ts";
 import type { Transport, TransportFactory } from "./transport.ts";
 import { type Prompt, Turn, type TurnResult } from "./turn.ts";
 
@@ -67,6 +71,8 @@ export type WorkerEvent =
   | { type: "malformed_line"; line: string; error: Error }
   | { type: "permission_request"; requestId: string; request: Omit<PermissionRequest, "signal"> }
   | { type: "permission_settled"; requestId: string }
+  /** A background task of the session started, progressed or ended. */
+  | { type: "background_task"; task: BackgroundTask }
   /** A handler answered a CLI request with something the protocol does not allow; the CLI got an error answer. */
   | { type: "invalid_answer"; requestId: string; error: InvalidControlAnswerError };
 
@@ -90,14 +96,11 @@ const DEFAULTS = {
   closeGraceMs: 2_000,
 };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Measured on CLI 2.1.330: a turn the CLI starts itself for a task notification carries origin.kind. */
-function isBackgroundResult(result: Record<string, unknown>): boolean {
-  return isRecord(result.origin) && result.origin.kind === "task-notification";
-}
+/**
+ * When the session's background work ended while it was idle (a stopped task), how long
+ * to wait for the turn the CLI may start to report it before the turn counts as done.
+ */
+const QUIET_AFTER_BACKGROUND_MS = 2_000;
 
 /**
  * One claude process and one session: initialize, turns, the control protocol
@@ -114,6 +117,12 @@ export class Worker {
   readonly #inbound: InboundRequests;
   readonly #turns: Turn[] = [];
   #pendingPermissions = 0;
+  readonly #background = new BackgroundWork();
+  /** From session_state_changed (buildEnv turns it on); undefined from a CLI that does not send it. */
+  #sessionState: string | undefined;
+  /** The session's running token totals at the latest result. */
+  #tokens: TokenCounts | undefined;
+  #quietTimer: ReturnType<typeof setTimeout> | undefined;
   #failure: Error | undefined;
   /** A startup failure the CLI named on a result before it exited. */
   #startupFailure: { reason: string; errors: string[] } | undefined;
@@ -394,6 +403,36 @@ export class Worker {
     return this.control({ subtype: "mcp_set_servers", servers });
   }
 
+  /** The session's background tasks (workflows, background agents and shells, monitors), running and ended. */
+  get backgroundTasks(): BackgroundTask[] {
+    return this.#background.tasks;
+  }
+
+  /** Background tasks still running: while there are any, the turn that started them has not ended. */
+  get runningBackgroundTasks(): BackgroundTask[] {
+    return this.#background.running;
+  }
+
+  /** Stops one background task of the session (`stop_task`); the CLI reports it ended with task_notification "stopped". */
+  async stopTask(taskId: string): Promise<void> {
+    await this.control({ subtype: "stop_task", task_id: taskId });
+  }
+
+  /** Stops every background task still running; resolves when each was asked (a task that ended meanwhile is no failure). */
+  async stopBackgroundTasks(): Promise<void> {
+    await Promise.allSettled(this.#background.running.map((task) => this.stopTask(task.id)));
+  }
+
+  /** The end (at most the last 8 KiB) of a background shell's or Monitor's output. */
+  async taskOutput(taskId: string): Promise<GetTaskOutputResponse> {
+    return GetTaskOutputResponseSchema.parse(await this.control({ subtype: "get_task_output", task_id: taskId }));
+  }
+
+  /** Sends running foreground work (Bash commands, subagents) to the background: one tool_use's, or all of it. */
+  async backgroundForegroundTasks(toolUseId?: string): Promise<void> {
+    await this.control({ subtype: "background_tasks", ...(toolUseId !== undefined && { tool_use_id: toolUseId }) });
+  }
+
   /** Sends any control request the protocol knows and resolves with the CLI's success payload. */
   control(request: OutboundControlRequest): Promise<ControlPayload> {
     if (this.#failure) return Promise.reject(this.#failure);
@@ -456,6 +495,7 @@ export class Worker {
 
   #startTurn(turn: Turn): void {
     this.#setState("busy");
+    turn.tokensBefore = this.#tokens;
     const content = typeof turn.prompt === "string" ? turn.prompt : [...turn.prompt];
     if (!this.#transport.write(userMessage(content, turn.userMessageId, { verbatim: turn.verbatim }))) {
       turn.fail(this.#failure ?? new WorkerClosedError("the turn"));
@@ -465,8 +505,8 @@ export class Worker {
   #abortTurn(turn: Turn): void {
     if (turn.finished) return;
     if (this.#turns[0] === turn) {
-      // The CLI ends the turn with a result after an interrupt; that result settles the turn.
-      this.interrupt().catch(() => {});
+      // Background work is part of the turn: it stops with it. The CLI ends the turn with a result after an interrupt.
+      void this.stopBackgroundTasks().finally(() => this.interrupt().catch(() => {}));
       return;
     }
     const index = this.#turns.indexOf(turn);
@@ -501,18 +541,47 @@ export class Worker {
         }
         break;
     }
-    this.#events.emit({ type: "message", message });
-    // A prompt's lifecycle is not part of any answer; its "completed" even comes after the result.
-    if (message.type === "command_lifecycle") return;
     const turn = this.#turns[0];
-    if (!turn) return;
-    if (message.type === "result" && isBackgroundResult(message)) {
-      // A background subagent finished and the CLI ran a turn of its own for it:
-      // its result does not answer the prompt cadre sent.
+    if (message.type === "system" && message.subtype === "session_state_changed") {
+      // cadre asks for these (buildEnv) to know when a turn is over: no part of any answer, transcript or event.
+      this.#sessionState = message.state;
+      if (turn && this.#sessionDone(message, turn)) this.#finishTurn();
       return;
     }
+    const changed = this.#background.observe(message);
+    this.#events.emit({ type: "message", message });
+    if (changed) this.#events.emit({ type: "background_task", task: changed });
+    // A prompt's lifecycle is not part of any answer; its "completed" even comes after the result.
+    if (message.type === "command_lifecycle") return;
+    if (message.type === "result") this.#tokens = sessionTokens(message) ?? this.#tokens;
+    if (!turn) return;
     turn.push(message);
-    if (message.type === "result") this.#finishTurn();
+    if (this.#sessionDone(message, turn)) this.#finishTurn();
+  }
+
+  /**
+   * Whether the session is done with the turn: it has a result, and no background
+   * task is running. Measured on CLI 2.1.332: a background agent or workflow holds
+   * the session ("idle" comes after the turn its notification started), a background
+   * shell does not ("idle" after the first result, then its notification starts a
+   * turn of its own, with its own "idle"). A CLI without session_state_changed ends
+   * the turn at a result with nothing running.
+   */
+  #sessionDone(message: CliMessage, turn: Turn): boolean {
+    clearTimeout(this.#quietTimer);
+    if (turn.lastResult === undefined) return false;
+    if (this.#background.anyRunning) return false;
+    if (this.#sessionState === undefined) return message.type === "result";
+    if (this.#sessionState !== "idle") return false;
+    if (message.type === "system" && message.subtype === "session_state_changed") return true;
+    // Background work ended while the session was idle: its notification usually starts a turn ("running" cancels this).
+    if (message.type === "system" && message.subtype === "background_tasks_changed") {
+      this.#quietTimer = setTimeout(() => {
+        if (this.#turns[0] === turn && this.#sessionState === "idle" && !this.#background.anyRunning) this.#finishTurn();
+      }, QUIET_AFTER_BACKGROUND_MS);
+      this.#quietTimer.unref?.();
+    }
+    return false;
   }
 
   /**
@@ -530,7 +599,8 @@ export class Worker {
   }
 
   #finishTurn(): void {
-    this.#turns.shift();
+    for (const task of this.#background.readLateResults()) this.#events.emit({ type: "background_task", task });
+    this.#turns.shift()?.finish();
     const next = this.#turns[0];
     if (next) this.#startTurn(next);
     else if (!this.#closing && !this.#failure) this.#setState("idle");

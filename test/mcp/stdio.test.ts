@@ -20,14 +20,18 @@ describe("cadre mcp over stdio", () => {
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
         "answer_permission",
+        "background_tasks",
         "close_session",
         "get_session",
+        "get_task_output",
         "get_transcript",
         "interrupt_session",
+        "list_background_tasks",
         "list_sessions",
         "query_session",
         "rewind_session_files",
         "spawn_session",
+        "stop_background_task",
         "wait_sessions",
       ].sort(),
     );

@@ -128,9 +128,9 @@ describe("process reuse on the real CLI", () => {
     }
   });
 
-  it("a background shell or a tool with state in the process ends the process", async () => {
+  it("a process is not recycled while its background shell runs: the task waits for it; a tool with state in the process ends the process", async () => {
     const server = await createRehearsal({
-      bg: [bash("sleep 300", { run_in_background: true }), { text: "left it running" }],
+      bg: [bash("sleep 2; echo shell-finished", { run_in_background: true }), { text: "launched" }, { text: "after the shell" }],
       cron: [{ tool_use: { name: "CronCreate", input: { cron: "* * * * *", prompt: "ping" } } }, { text: "scheduled" }],
       plain: [{ text: "plain" }],
     });
@@ -150,12 +150,20 @@ describe("process reuse on the real CLI", () => {
       },
     });
     const { started, recycled } = watch(orchestrator);
-    await runInOrder(orchestrator, ["bg", "cron", "plain-1", "plain-2"]);
+    const shellEnded: string[] = [];
+    orchestrator.on((event) => {
+      if (event.type === "background_task" && event.background.status === "completed") shellEnded.push(event.task.name);
+      if (event.type === "task_finished") shellEnded.push(`finished ${event.task.name}`);
+    });
+    const [bg] = await runInOrder(orchestrator, ["bg", "cron", "plain-1", "plain-2"]);
 
-    expect(recycled.map((e) => e.task.name)).toEqual(["bg", "cron"]);
-    expect(recycled[0]!.reason).toMatch(/background/);
-    expect(recycled[1]!.reason).toMatch(/CronCreate/);
-    expect([...started.values()].map((e) => e.worker)).toEqual(["cold", "cold", "cold", "reused"]);
+    expect(bg!.text).toBe("after the shell");
+    expect(bg!.backgroundTasks?.map((task) => [task.kind, task.status])).toEqual([["local_bash", "completed"]]);
+    expect(shellEnded.indexOf("bg"), "the shell ended before its task").toBeLessThan(shellEnded.indexOf("finished bg"));
+    expect(shellEnded.indexOf("bg")).toBeGreaterThanOrEqual(0);
+    expect(recycled.map((e) => e.task.name)).toEqual(["cron"]);
+    expect(recycled[0]!.reason).toMatch(/CronCreate/);
+    expect([...started.values()].map((e) => e.worker)).toEqual(["cold", "reused", "cold", "reused"]);
   });
 
   it("replaces a reused process that died while idle; the task does not fail for it", async () => {

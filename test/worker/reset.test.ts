@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PermissionDecision } from "../../src/worker/index.ts";
 import { resetConversation } from "../../src/worker/index.ts";
+import { startClaude } from "../support/claude.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { conversationText, toolResults } from "../support/requests.ts";
 import { startRehearsedWorker } from "../support/worker.ts";
@@ -73,12 +74,18 @@ describe("resetting a worker's conversation with /clear", () => {
   });
 
   it("leaves a background shell running, and lists it", async () => {
+    // A Worker's turn lasts until its background work ends, so it never sends /clear over a running shell:
+    // the fact that the reuse check still guards against is measured on the CLI itself.
     const server = await createRehearsal({ s: [bash("sleep 300", { run_in_background: true }), { text: "started" }] });
-    const { worker } = await startRehearsedWorker(server, "s", { canUseTool: () => ({ behavior: "allow" }) });
-    await worker.run("go");
-    const reset = await resetConversation(worker);
-    expect(reset.backgroundTasks).toHaveLength(1);
-    expect(reset.backgroundTasks[0]!.task_type).toBe("local_bash");
+    const claude = await startClaude({ baseUrl: server.baseUrlFor("s"), args: ["--allowedTools", "Bash"] });
+    await claude.initialize();
+    claude.sendUser("go");
+    await claude.untilResult();
+    claude.sendUser("/clear");
+    const { messages } = await claude.untilResult();
+    const changed = messages.filter((line) => line.subtype === "background_tasks_changed").at(-1) as unknown as { tasks: { task_type: string }[] };
+    expect(changed.tasks).toHaveLength(1);
+    expect(changed.tasks[0]!.task_type).toBe("local_bash");
   });
 
   it("puts the shell back in the starting directory; the CLI has no todo list in this mode", async () => {

@@ -1,5 +1,6 @@
 // Which rows the table lists, in what order: the filters (status, agent, a part of the name), and
-// a for_each task's copies folded under one group row that opens to show them.
+// a for_each task's copies folded under one group row that opens to show them; a row's background work under it.
+import { backgroundEntries } from "./background.js";
 
 /** @typedef {{ status: string, agent: string, query: string }} Filter */
 
@@ -48,12 +49,12 @@ export function listEntries(rows, filter, open) {
   const listed = [];
   for (const entry of entries) {
     if (entry.row) {
-      listed.push(entry);
+      listed.push(entry, ...backgroundEntries(entry.row));
       continue;
     }
     if (on && entry.shown.length === 0) continue;
     listed.push({ group: entry.group, rows: entry.rows, shown: entry.shown.length, open: on || open.has(entry.group) });
-    if (on || open.has(entry.group)) for (const row of entry.shown) listed.push({ row, inGroup: true });
+    if (on || open.has(entry.group)) for (const row of entry.shown) listed.push({ row, inGroup: true }, ...backgroundEntries(row));
   }
   return listed;
 }

@@ -1,5 +1,6 @@
 // The table of tasks and sessions. Only the rows on screen are in the page (a run of ten thousand
 // tasks keeps a few dozen <tr>); spacers above and below keep the scroll bar true to the whole list.
+import { createBackgroundRow, fillBackgroundRow } from "./background.js";
 import { h, money, serverNow, span, statusLabel } from "./format.js";
 import { groupStatuses, listEntries, NO_FILTER } from "./rows.js";
 
@@ -91,9 +92,12 @@ export class TaskTable {
     const trs = [];
     for (let i = first; i < last; i++) {
       const entry = entries[i];
-      const key = entry.row ? entry.row.key : `group:${entry.group}`;
-      const tr = this.drawn.get(key) ?? (entry.row ? this.#create(entry.row) : this.#createGroup(entry.group));
+      const key = entry.row ? entry.row.key : entry.background ? entry.background.key : `group:${entry.group}`;
+      const tr =
+        this.drawn.get(key) ??
+        (entry.row ? this.#create(entry.row) : entry.background ? createBackgroundRow(COLUMNS) : this.#createGroup(entry.group));
       if (entry.row) this.#fill(tr, entry.row, Boolean(entry.inGroup));
+      else if (entry.background) fillBackgroundRow(tr, entry.background);
       else this.#fillGroup(tr, entry);
       drawn.set(key, tr);
       trs.push(tr);

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { type TaskResult, TaskStatusSchema, type Usage } from "../../orchestrator/index.ts";
+import { backgroundTaskFromRecord, recordBackgroundTask, SummaryBackgroundTaskSchema } from "./background-record.ts";
 
 export const SUMMARY_FILE = "summary.json";
 
@@ -100,6 +101,8 @@ export const SummaryTaskSchema = z.looseObject({
   loop: z.string().optional(),
   /** A loop task: the rounds it ran (its row's result is the last round's; each round has its own row). */
   rounds: z.number().optional(),
+  /** What its session ran in the background (workflows, agents, shells); absent when nothing, and from older records. */
+  background_tasks: z.array(SummaryBackgroundTaskSchema).optional(),
 });
 
 /** A loop of the run: how it ended ("running" while it goes on) and after how many rounds. */
@@ -217,6 +220,7 @@ const RESULT_KEYS = {
   attempts: "attempts",
   sessionId: "session_id",
   error: "error",
+  backgroundTasks: "background_tasks",
 } as const satisfies Record<keyof TaskResult, keyof SummaryTask | null>;
 
 const TIMES = new Set<keyof TaskResult>(["startedAt", "finishedAt"]);
@@ -233,7 +237,9 @@ export function recordResultFields(result: TaskResult): Pick<SummaryTask, Result
   for (const [from, to] of resultEntries) {
     const value = result[from];
     if (from === "usage") fields[to] = recordUsage(result.usage);
-    else if (TIMES.has(from)) fields[to] = value === undefined ? null : new Date(value as number).toISOString();
+    else if (from === "backgroundTasks") {
+      if (result.backgroundTasks) fields[to] = result.backgroundTasks.map(recordBackgroundTask);
+    } else if (TIMES.has(from)) fields[to] = value === undefined ? null : new Date(value as number).toISOString();
     else fields[to] = value ?? null;
   }
   return fields as Pick<SummaryTask, ResultFieldKey>;
@@ -245,6 +251,7 @@ export function resultFromRecord(task: SummaryTask & { status: TaskResult["statu
     resultEntries.map(([to, from]) => {
       const value = task[from];
       if (to === "usage") return [to, usageFromRecord(task.usage)];
+      if (to === "backgroundTasks") return [to, task.background_tasks?.map(backgroundTaskFromRecord)];
       if (TIMES.has(to)) return [to, typeof value === "string" ? Date.parse(value) : undefined];
       return [to, value ?? undefined];
     }),

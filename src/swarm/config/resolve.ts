@@ -241,7 +241,8 @@ function checkResultUses(
   return [...issues.values()];
 }
 
-const CHILD_SUFFIX = /(\/child)+$/;
+/** A worker a task spawns ("/child"), and the subagents of its session (":subagent": Agent, a workflow's agents; see the rehearsal server). */
+const CHILD_SUFFIX = /(\/child|:subagent)+$/;
 
 function rehearsalByTask(
   scripts: Record<string, RehearsalScript>,
@@ -268,7 +269,9 @@ function rehearsalByTask(
       if (agentNames.includes(agent)) byTask[key] = script;
       else issues.push(issue(["rehearsal", key], `unknown agent "${agent}"`, didYouMean(agent, agentNames)));
     } else if (allTaskNames && !names.has(spawner) && !templates.has(spawner)) {
-      const hint = didYouMean(spawner, [...names, ...templates]) ?? 'keys are task names, "<task>/child", "peer:<agent>" or "supervisor:<agent>"';
+      const hint =
+        didYouMean(spawner, [...names, ...templates]) ??
+        'keys are task names, "<task>/child", "<task>:subagent", "peer:<agent>" or "supervisor:<agent>"';
       issues.push(issue(["rehearsal", key], `unknown task "${spawner}"`, hint));
     }
   }

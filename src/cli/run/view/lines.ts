@@ -1,5 +1,5 @@
 import type { TaskResult } from "../../../orchestrator/index.ts";
-import { activityOf, type RunEvent, type RunModel, resultLine, worktreeLine } from "../../../run/index.ts";
+import { activityOf, backgroundLine, type RunEvent, type RunModel, resultLine, worktreeLine } from "../../../run/index.ts";
 import { oneLine, printable } from "../../../util/one-line.ts";
 import { formatDuration, formatUsd } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
@@ -42,6 +42,13 @@ export function describeEvent(event: RunEvent, state: RunModel): string | undefi
       return `${event.task.name}: asks permission for ${event.request.toolName}`;
     case "hook_failed":
       return `${event.task.name}: ${event.event} hook failed: ${oneLine(event.error.message)}`;
+    case "background_task": {
+      // Its start (task_started, before any progress) and its end (the notification, with the summary); not every step between.
+      const { background } = event;
+      const started = background.status === "running" && background.usage === undefined && background.agents === undefined;
+      const ended = background.status !== "running" && (background.summary !== undefined || background.outputFile !== undefined);
+      return started || ended ? `${event.task.name}: ${backgroundLine(background)}` : undefined;
+    }
     default:
       return undefined;
   }

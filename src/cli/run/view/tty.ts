@@ -1,6 +1,6 @@
 import { createLogUpdate } from "log-update";
 import { cacheReadShare } from "../../../orchestrator/index.ts";
-import type { RowStatus, RunEvent, RunModel, RunRow } from "../../../run/index.ts";
+import { backgroundLine, type RowStatus, type RunEvent, type RunModel, type RunRow } from "../../../run/index.ts";
 import { printable } from "../../../util/one-line.ts";
 import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
@@ -48,6 +48,30 @@ function activity(row: RunRow): string {
   return row.activity;
 }
 
+/** While a task runs, a line under it for each of its background tasks, and one for each agent of a workflow. */
+function backgroundCells(row: RunRow, indent: string, statuses: RowStatus[]): string[][] {
+  if (row.finishedAt !== null || row.background.length === 0) return [];
+  const lines: string[][] = [];
+  for (const task of row.background) {
+    statuses.push(row.status);
+    lines.push([`${indent}  ↳ ${task.description}`, task.status, "", "", "", "", backgroundLine(task)]);
+    for (const agent of task.agents ?? []) {
+      statuses.push(row.status);
+      const tokens = agent.tokens === undefined ? "" : `${agent.tokens.toLocaleString("en-US")} tokens`;
+      lines.push([
+        `${indent}    ↳ ${agent.label ?? `agent ${agent.index}`}`,
+        agent.state,
+        "",
+        "",
+        "",
+        "",
+        [agent.phase, tokens].filter(Boolean).join(", "),
+      ]);
+    }
+  }
+  return lines;
+}
+
 /** Rows to show when not all fit: running ones first, then the others in order. */
 function visibleRows(rows: readonly RunRow[], room: number): { shown: readonly RunRow[]; hidden: readonly RunRow[] } {
   if (rows.length <= room) return { shown: rows, hidden: [] };
@@ -75,19 +99,26 @@ export function renderFrame(state: RunModel, options: FrameOptions): string {
   const title = `${c.bold("cadre")} ${state.title}  ${done}/${total} done  ${formatDuration((state.finishedAt ?? now) - state.startedAt)}`;
 
   const { shown, hidden } = visibleRows(state.rows, Math.max(1, options.height - 5));
-  const cells = shown.map((row) => [
-    `${row.parent === null ? "" : "  "}${SYMBOLS[row.status]} ${row.name}`,
-    row.status,
-    queued(row, now),
-    elapsed(row, now),
-    row.turns > 0 ? `${row.turns} turn${row.turns === 1 ? "" : "s"}` : "",
-    row.costUsd > 0 ? formatUsd(row.costUsd, state.costSimulated) : "",
-    activity(row),
-  ]);
+  // Each line's row status, for its colour: a task's, or the task's for the background work under it.
+  const statuses: RowStatus[] = [];
+  const cells = shown.flatMap((row) => {
+    const indent = row.parent === null ? "" : "  ";
+    statuses.push(row.status);
+    const own = [
+      `${indent}${SYMBOLS[row.status]} ${row.name}`,
+      row.status,
+      queued(row, now),
+      elapsed(row, now),
+      row.turns > 0 ? `${row.turns} turn${row.turns === 1 ? "" : "s"}` : "",
+      row.costUsd > 0 ? formatUsd(row.costUsd, state.costSimulated) : "",
+      activity(row),
+    ];
+    return [own, ...backgroundCells(row, indent, statuses)];
+  });
   const lines = table([["task", "status", "queued", "time", "turns", "cost", "activity"], ...cells], width, (r, column, cell) => {
     if (r === 0) return c.dim(cell);
-    const row = shown[r - 1]!;
-    if (column === 0 || column === 1) return paint(row.status, cell, c);
+    const status = statuses[r - 1]!;
+    if (column === 0 || column === 1) return paint(status, cell, c);
     return column === 6 ? c.dim(cell) : cell;
   });
   if (hidden.length > 0) lines.push(c.dim(`… ${hidden.length} more`));
