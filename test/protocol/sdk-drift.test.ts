@@ -115,7 +115,9 @@ const OPTIONS_NOT_OFFERED: Record<string, string> = {
 
 /** What the SDK declares that cadre neither handles nor lists, by kind; empty when nothing drifted. */
 function drift(sdk: SdkSurface, lists = { control: CONTROL_NOT_OFFERED, options: OPTIONS_NOT_OFFERED }): Record<string, string[]> {
-  const control = new Set<string>([...InboundControlRequestSchema.options, ...OutboundControlRequestSchema.options].map((s) => s.shape.subtype.value));
+  const control = new Set<string>(
+    [...InboundControlRequestSchema.options, ...OutboundControlRequestSchema.options].map((s) => s.shape.subtype.value),
+  );
   const messages = new Set([...Object.keys(CLI_MESSAGE_SCHEMAS), ...Object.keys(SYSTEM_MESSAGE_SCHEMAS).map((s) => `system/${s}`)]);
   const hooks = new Set<string>(HookEventSchema.options);
   const result = {
