@@ -64,7 +64,7 @@ describe("schema issues", () => {
       { path: "defaults.allowed_tools", message: 'expected a list, got the string "Read, Grep"', hint: "write a list: [Read, Grep]" },
       {
         path: "defaults.permission_mode",
-        message: 'the string "acceptEdit" is not one of: default, acceptEdits, bypassPermissions, plan, dontAsk',
+        message: 'the string "acceptEdit" is not one of: default, acceptEdits, bypassPermissions, plan, dontAsk, auto',
         hint: 'did you mean "acceptEdits"?',
       },
       { path: "agents.rev", message: "expected a string or a mapping, got the number 5" },
