@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cadre, readSummary } from "../support/cli.ts";
 import { THREE_AGENT_WORKFLOW } from "../support/background.ts";
+import { cadre, readSummary } from "../support/cli.ts";
 import { launchBrowser, openPage, SHOTS, startCadre } from "../support/dashboard.ts";
 
 /** The workflow's agents answer after two seconds, so that the page sees them run. */

@@ -1,8 +1,8 @@
 // A parent steering a child's background work over MCP: wait_sessions waits for it; list, stop and read it.
 import { describe, expect, it } from "vitest";
 import { backgroundScripts, claudePrintResult, FINAL_TEXT } from "../support/background.ts";
-import { createRehearsal } from "../support/rehearsal.ts";
 import { call, startStdioCadre, textOf } from "../support/mcp.ts";
+import { createRehearsal } from "../support/rehearsal.ts";
 
 describe("a child session's background work over MCP", () => {
   it("wait_sessions waits for the child's workflow and the turn its notification starts; the answer is claude -p's", async () => {

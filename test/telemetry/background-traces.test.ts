@@ -3,8 +3,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect } from "vitest";
-import { bin, readSummary, repo } from "../support/cli.ts";
 import { THREE_AGENT_WORKFLOW } from "../support/background.ts";
+import { bin, readSummary, repo } from "../support/cli.ts";
 import { it } from "../support/fixtures.ts";
 import { otlpEnv, startOtlpReceiver } from "../support/otlp-receiver.ts";
 
