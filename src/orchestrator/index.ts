@@ -1,4 +1,5 @@
 export { addUsage, cacheReadShare, cacheSavingUsd, emptyUsage } from "./accounting.ts";
+export type { TaskBudget } from "./budgets.ts";
 export { layerWorkerOptions, taskWorkerOptions } from "./compose.ts";
 export * from "./errors.ts";
 export { errorSummary } from "./failure.ts";
@@ -21,6 +22,8 @@ export { TranscriptDirectory } from "./transcripts.ts";
 export type {
   AgentSpec,
   AgentTurn,
+  BudgetScope,
+  BudgetUse,
   HookAction,
   HookDecision,
   OrchestratorEvent,
@@ -42,6 +45,8 @@ export type {
   WorkerOrigin,
 } from "./types.ts";
 export {
+  BudgetScopeSchema,
+  BudgetUseSchema,
   ErrorSummarySchema,
   SESSION_STATUSES,
   SessionRecordSchema,

@@ -93,9 +93,15 @@ const COMPACT_EVERY_MS = 3_000;
  */
 const COMPACT_GROWTH = 1 / 2;
 
-/** The budget a run applies: a rehearsal shows what would run, and its made-up costs stop it only when asked. */
-function appliedBudget(config: ResolvedSwarmConfig, options: SwarmRunOptions): number | undefined {
-  return options.rehearse && !options.rehearseBudget ? undefined : config.budget_usd;
+/** The config as a run applies it: a rehearsal shows what would run, and its made-up costs stop it only when asked (no budget applies else). */
+function appliedConfig(config: ResolvedSwarmConfig, options: SwarmRunOptions): ResolvedSwarmConfig {
+  if (!options.rehearse || options.rehearseBudget) return config;
+  const { budget_usd: _run, ...rest } = config;
+  return {
+    ...rest,
+    agents: Object.fromEntries(Object.entries(config.agents).map(([name, { budget_usd: _agent, ...agent }]) => [name, agent])),
+    tasks: config.tasks.map(({ budget_usd: _task, ...task }) => task),
+  };
 }
 
 export class SwarmRun {
@@ -165,14 +171,15 @@ export class SwarmRun {
    * Makes the output directory and starts the engine (a Redis that cannot be
    * reached rejects here, with a CadreError). Nothing runs until `events()`.
    */
-  static async start(config: ResolvedSwarmConfig, options: SwarmRunOptions): Promise<SwarmRun> {
+  static async start(written: ResolvedSwarmConfig, options: SwarmRunOptions): Promise<SwarmRun> {
+    const config = appliedConfig(written, options);
     // Absolute: workers run in other directories, and a relative HOME or transcript path would land there.
     const outDir = resolve(options.resume?.dir ?? options.outDir);
     await prepareOutDir(outDir);
     // What an earlier attempt's compaction left half written when it was killed.
     for (const name of await readdir(outDir))
       if (name.startsWith(`${SUMMARY_FILE}.`) && name.endsWith(".tmp")) rmSync(join(outDir, name), { force: true });
-    const budgetUsd = appliedBudget(config, options);
+    const budgetUsd = config.budget_usd;
     // Known before the engine starts, so that its workers can be told which run they work for.
     const startedAt = Date.now();
     // A distributed run has one id: Redis's, which --run-id takes to pick it up.

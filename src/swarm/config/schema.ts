@@ -47,6 +47,8 @@ export const DefaultsSchema = z
   })
   .describe("Settings every task starts from.");
 
+const BudgetUsd = z.number().positive();
+
 const AgentFile = z.string().min(1).describe("Path to a Markdown agent file (Claude Code's subagent format), relative to this file.");
 
 /** What Claude Code knows of an agent: the keys of a subagent, and of every agent. */
@@ -72,6 +74,9 @@ export const InlineAgentSchema = z
     prompt: definitionKeys.prompt.optional(),
     file: AgentFile.optional().describe("Take the definition from this agent file; the keys given here override it."),
     max_concurrency: z.int().positive().optional().describe("At most this many of the agent's tasks run at once (within the global concurrency)."),
+    budget_usd: BudgetUsd.optional().describe(
+      "The most the agent may spend, all its tasks and sessions together (peers, supervisors and spawned children included): reached, its work stops within the turn in flight and none of it starts again.",
+    ),
     subagents: z
       .record(z.string().min(1), SubagentEntrySchema)
       .optional()
@@ -133,6 +138,9 @@ export const TaskSchema = z.strictObject({
   timeout_s: Seconds.optional(),
   retries: Retries.optional(),
   priority: z.int().default(0).describe("Higher runs first among tasks that are ready."),
+  budget_usd: BudgetUsd.optional().describe(
+    "The most this task may spend, all its attempts (and a loop's rounds) together: reached, it stops within the turn in flight. Each for_each copy has its own.",
+  ),
   when: z
     .string()
     .min(1)
@@ -176,7 +184,13 @@ export const SwarmConfigSchema = z
     $schema: z.string().optional().describe("The JSON Schema this file follows (for editors)."),
     name: z.string().min(1).optional().describe("The swarm's name; default: the config file's name."),
     concurrency: z.int().positive().optional().describe("How many workers may run at once."),
-    budget_usd: z.number().positive().optional().describe("Stop starting tasks once the swarm has spent this much."),
+    budget_usd: BudgetUsd.optional().describe("Stop starting tasks once the swarm has spent this much."),
+    budget_forecast: z
+      .boolean()
+      .optional()
+      .describe(
+        "Default true: before a task starts, what is left of its budgets is compared with the median cost of its agent's succeeded tasks, and a task that plainly cannot finish is not started (skipped, saying so). false: start it anyway.",
+      ),
     cache_stagger: z
       .boolean()
       .optional()
