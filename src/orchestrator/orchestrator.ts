@@ -542,14 +542,17 @@ export class Orchestrator implements TaskRunner {
       record.costUsd += usd;
       addUsage(record.usage, usage);
     }
-    const reached = this.#budgets.charge(budgets ?? (record && "info" in record ? record.budgets : [this.#budgets.run]), usd, added);
+    const charged = budgets ?? (record && "info" in record ? record.budgets : [this.#budgets.run]);
+    const reached = this.#budgets.charge(charged, usd, added);
     if (record && "info" in record) {
+      const uses = this.#budgets.status(charged.filter((b) => b !== this.#budgets.run));
       this.#hub.emit({
         type: "cost",
         task: record.info,
         taskUsd: record.costUsd,
         totalUsd: this.#budgets.run.spentUsd,
         totalUsage: { ...this.#totalUsage },
+        ...(uses.length > 0 && { budgets: uses }),
       });
     }
     for (const error of reached) this.#stopForBudget(error);

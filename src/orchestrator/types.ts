@@ -178,7 +178,15 @@ export type OrchestratorEvent =
   | { type: "task_finished"; task: TaskInfo; result: TaskResult }
   | { type: "worker_state"; task: TaskInfo; state: WorkerState }
   /** A result was charged: the task's cost so far, and the run's cost and usage. */
-  | { type: "cost"; task: TaskInfo; taskUsd: number; totalUsd: number; totalUsage: Usage }
+  | {
+      type: "cost";
+      task: TaskInfo;
+      taskUsd: number;
+      totalUsd: number;
+      totalUsage: Usage;
+      /** The agent's and the task's budgets this charge counted against, with their use after it (absent when none has a limit). */
+      budgets?: BudgetUse[];
+    }
   | { type: "rate_limit"; state: RateLimitState }
   /** A budget was reached: what it covers stops and none of it starts; `scope` absent in events of older versions means the run's. */
   | { type: "budget_exceeded"; spentUsd: number; budgetUsd: number; scope?: BudgetScope }

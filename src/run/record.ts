@@ -7,6 +7,7 @@ import { addUsage, cacheSavingUsd, emptyUsage, type SessionRecord, type TaskResu
 import type { LoopEndedEvent, ResolvedSwarmConfig, TaskFingerprint, WorktreeOutcome } from "../swarm/index.ts";
 import {
   type AddedTask,
+  AgentSpending,
   recordResultFields,
   recordUsage,
   SUMMARY_FILE,
@@ -166,7 +167,9 @@ function summaryOf(input: SummaryInput, order: RecordRows, rows: Iterable<Summar
     cacheSavedUsd += cacheSavingUsd(entry.usage, entry.cost_usd);
     numTurns += entry.num_turns;
   };
+  const spending = new AgentSpending(Object.fromEntries(Object.entries(input.config.agents).map(([name, agent]) => [name, agent.budget_usd])));
   for (const row of rows) {
+    spending.task(row);
     count.tasks++;
     if (row.status !== "running" && row.status !== "pending") count[row.status]++;
     if (row.carried_over) continue;
@@ -174,6 +177,7 @@ function summaryOf(input: SummaryInput, order: RecordRows, rows: Iterable<Summar
     if (row.fingerprint !== null) count.tasksRun++;
   }
   for (const session of attemptSessions) ranNow(session);
+  for (const session of sessions) spending.session(session);
   const usage = { ...input.totals.usage };
   if (earlier) addUsage(usage, earlier.usage);
   return {
@@ -201,6 +205,7 @@ function summaryOf(input: SummaryInput, order: RecordRows, rows: Iterable<Summar
       usage: recordUsage(usage),
       cache_saved_usd: cacheSavedUsd,
       num_turns: numTurns,
+      by_agent: spending.byAgent,
     },
     attempt_totals: { tasks_run: count.tasksRun, cost_usd: input.totals.costUsd },
     tasks,

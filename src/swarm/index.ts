@@ -10,9 +10,12 @@ export { olderSettingsHash } from "./fingerprint.ts";
 export type { JournalLine } from "./journal.ts";
 export { JOURNAL_FILE, readJournal, withJournal } from "./journal.ts";
 export type { LoopEndedEvent } from "./loop.ts";
-export type { Summary, SummaryLoop, SummarySession, SummaryTask } from "./record.ts";
+export type { AgentSpend, Summary, SummaryLoop, SummarySession, SummaryTask } from "./record.ts";
 export {
+  AgentSpending,
+  NO_AGENT,
   recordResultFields,
+  recordSpendByAgent,
   recordUsage,
   resultFromRecord,
   SUMMARY_FILE,

@@ -105,6 +105,10 @@ export function renderFrame(state: RunModel, options: FrameOptions): string {
   ].filter((part) => part !== undefined);
   const footer = [parts.join("  "), rateLimitLine(state, now, c)];
   if (state.budget) footer.push(c.red(`budget reached (${formatUsd(state.budget.spentUsd, state.costSimulated)}): no new tasks start`));
+  for (const [label, use] of state.budgets) {
+    const text = `${label} ${formatUsd(use.spentUsd, state.costSimulated)} of ${formatUsd(use.limitUsd)}`;
+    footer.push(use.reached ? c.red(`${text}: budget reached, its work stops`) : text);
+  }
   if (state.interrupted) footer.push(c.yellow("interrupting: finishing up; Ctrl-C again kills the workers"));
   return [title, ...lines, footer.join("   ")].join("\n");
 }
