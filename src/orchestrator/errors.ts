@@ -31,6 +31,12 @@ function usd(amount: number): string {
   return amount >= 1 ? amount.toFixed(2) : amount.toPrecision(2);
 }
 
+/** A limit someone wrote, as written where cents would change it ($0.125 stays $0.125). */
+function usdLimit(amount: number): string {
+  const short = usd(amount);
+  return Number(short) === amount ? short : String(amount);
+}
+
 /** "run", "agent reviewer", "task fix": how a budget is named to people. */
 export function budgetLabel(scope: BudgetScope): string {
   return scope.kind === "run" ? "run" : `${scope.kind} ${scope.name}`;
@@ -51,12 +57,12 @@ export class BudgetExceededError extends CadreError {
     readonly scope: BudgetScope = { kind: "run" },
     readonly forecastUsd?: number,
   ) {
-    const budget = `${budgetLabel(scope)}, $${usd(budgetUsd)}`;
+    const budget = `${budgetLabel(scope)}, $${usdLimit(budgetUsd)}`;
     const which = `budget_exceeded: ${budget}`;
     super(
       "BUDGET_EXCEEDED",
       forecastUsd === undefined
-        ? `${which}: the budget of $${usd(budgetUsd)} is spent ($${usd(spentUsd)} used); no new task starts. Raise budget_usd to go on`
+        ? `${which}: the budget of $${usdLimit(budgetUsd)} is spent ($${usd(spentUsd)} used); no new task starts. Raise budget_usd to go on`
         : `${which}: $${usd(Math.max(0, budgetUsd - spentUsd))} is left and its agent's tasks cost $${usd(forecastUsd)} (median), so it was not started. Raise budget_usd, or set budget_forecast: false to start it anyway`,
     );
     this.budget = budget;

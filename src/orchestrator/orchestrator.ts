@@ -389,11 +389,11 @@ export class Orchestrator implements TaskRunner {
       turn = await retryWithBackoff(
         async () => {
           this.#budgets.throwIfExceeded(record.budgets);
-          // Before its first start: a task its budgets plainly cannot pay for is held.
-          const short = record.startedAt === undefined ? this.#budgets.forecast(record.info.agent, record.budgets) : undefined;
-          if (short) throw short;
           // The slot's signal is `waiting`, which the task's own stop follows from its start.
           const attempt = () => {
+            // In its slot, before its first start: a task its budgets plainly cannot pay for is held.
+            const short = record.startedAt === undefined ? this.#budgets.forecast(record.info.agent, record.budgets) : undefined;
+            if (short) throw short;
             start();
             return this.#attempt(record, spec, own.signal);
           };
@@ -426,7 +426,6 @@ export class Orchestrator implements TaskRunner {
       admitted?.started();
     }
     const result = taskResult(record, turn, error, Date.now());
-    if (result.status === "succeeded") this.#budgets.finished(record.info.agent, result.costUsd);
     this.#transcripts?.end(record.info.id);
     this.#statusCounts[result.status]++;
     this.#hub.emit({ type: "task_finished", task: record.info, result });
@@ -490,6 +489,8 @@ export class Orchestrator implements TaskRunner {
       const failure = turnFailure(turn, expectsStructuredOutput);
       if (failure) throw failure;
       this.scheduler.reportSuccess();
+      // Still in its slot: the next task of the agent is judged with this one's cost known.
+      this.#budgets.finished(record.info.agent, record.costUsd);
       return turn;
     } finally {
       ticket?.release();
