@@ -22,6 +22,7 @@ export type SharedOrchestratorOptions = Pick<
   | "budgetForecast"
   | "budgetUsd"
   | "connections"
+  | "planUsage"
   | "defaults"
   | "hooks"
   | "idleTimeoutMs"
@@ -42,6 +43,7 @@ const SharedOptionsSchema = z.looseObject({
   agentLimits: z.record(z.string(), z.int().positive()).optional(),
   budgetUsd: z.number().positive().optional(),
   budgetForecast: z.boolean().optional(),
+  planUsage: z.object({ pauseAt: z.number() }).optional(),
   connections: z.record(z.string(), z.array(z.string())).optional(),
   defaults: z.record(z.string(), z.unknown()).optional(),
   hooks: z.partialRecord(HookEventSchema, z.array(SharedHookSchema)).optional(),

@@ -28,6 +28,7 @@ export type {
   HookDecision,
   OrchestratorEvent,
   OrchestratorOptions,
+  PlanWindowNews,
   ProcessSetup,
   ReuseOption,
   RoutedHook,

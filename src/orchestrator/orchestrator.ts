@@ -14,9 +14,10 @@ import { Budgets, type TaskBudget } from "./budgets.ts";
 import { CacheStagger, joinPrefixGroup } from "./cache-stagger.ts";
 import { layerWorkerOptions, sessionWorkerOptions, tasksPerProcess, taskWorkerOptions } from "./compose.ts";
 import { type BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
-import { errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
+import { anyToolRan, errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { MemoryInbox } from "./peers/inbox.ts";
+import { PlanWindow, refusedByPlan } from "./plan-window.ts";
 import { Admission, type Admitted, QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { SessionRecords, sessionIdOf } from "./session-records.ts";
@@ -62,6 +63,7 @@ export class Orchestrator implements TaskRunner {
     ),
   );
   readonly #budgets: Budgets;
+  readonly #plan: PlanWindow;
   readonly #admission: Admission;
   /** Undefined when turned off: every worker sends its first prompt at once. */
   readonly #stagger: CacheStagger | undefined;
@@ -96,6 +98,7 @@ export class Orchestrator implements TaskRunner {
       onReached: (reached) => this.#stopForBudget(reached),
       forecast: options.budgetForecast,
     });
+    this.#plan = new PlanWindow({ pauseAt: options.planUsage?.pauseAt, tell: (news) => this.#hub.emit({ type: "plan_window", ...news }) });
     const stagger = options.cacheStagger ?? true;
     this.#stagger = stagger === false ? undefined : new CacheStagger(stagger === true ? {} : stagger);
     this.#transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
@@ -264,6 +267,7 @@ export class Orchestrator implements TaskRunner {
     await Promise.all([this.#pool.close(), ...[...this.#liveWorkers].map((w) => w.close())]);
     await this.scheduler.onIdle();
     await this.#transcripts?.close();
+    this.#plan.close();
     this.#hub.endStreams();
   }
 
@@ -390,12 +394,22 @@ export class Orchestrator implements TaskRunner {
         async () => {
           this.#budgets.throwIfExceeded(record.budgets);
           // The slot's signal is `waiting`, which the task's own stop follows from its start.
-          const attempt = () => {
+          const attempt = async () => {
             // In its slot, before its first start: a task its budgets plainly cannot pay for is held.
             const short = record.startedAt === undefined ? this.#budgets.forecast(record.info.agent, record.budgets) : undefined;
             if (short) throw short;
+            // A plan window past its threshold holds the start until it resets.
+            await this.#plan.wait(waiting);
             start();
-            return this.#attempt(record, spec, own.signal);
+            for (;;) {
+              try {
+                return await this.#attempt(record, spec, own.signal);
+              } catch (failure) {
+                // A turn the plan refused before any tool ran waits for the window's reset and runs again, instead of failing.
+                if (!refusedByPlan(record.attemptMessages) || anyToolRan(record.attemptMessages) || !this.#plan.holding) throw failure;
+                await this.#plan.wait(own.signal);
+              }
+            }
           };
           // Only the first task starts before it is known that a worker can reach the model at all.
           const probe = this.options.accessCheck !== false && (await this.#access.pass(stopped() ?? waiting));
@@ -508,6 +522,7 @@ export class Orchestrator implements TaskRunner {
   }
 
   #watchRateLimits(message: CliMessage): void {
+    this.#plan.observe(message);
     if (message.type === "system" && message.subtype === "api_retry" && isRateLimitStatus(message.error_status)) {
       this.scheduler.reportRateLimited({ retryAfterMs: message.retry_delay_ms });
     } else if (message.type === "rate_limit_event" && message.rate_limit_info.status === "rejected") {

@@ -188,6 +188,8 @@ export type OrchestratorEvent =
       budgets?: BudgetUse[];
     }
   | { type: "rate_limit"; state: RateLimitState }
+  /** A subscription's plan window holds new starts until it resets ("waiting"), or has reset ("resumed"). */
+  | ({ type: "plan_window" } & PlanWindowNews)
   /** A budget was reached: what it covers stops and none of it starts; `scope` absent in events of older versions means the run's. */
   | { type: "budget_exceeded"; spentUsd: number; budgetUsd: number; scope?: BudgetScope }
   | { type: "permission_request"; task: TaskInfo; requestId: string; request: Omit<PermissionRequest, "signal"> }
@@ -207,6 +209,18 @@ export type OrchestratorEvent =
    * the task named `asker` (undefined when no task asked, e.g. a session's worker).
    */
   | { type: "agent_turn"; kind: "peer" | "supervisor"; agent: string; asker: string | undefined; startedAt: number; turn: AgentTurn };
+
+/** What a plan window did: held starts (its use in percent, when told, and its reset) or let them go again. */
+export interface PlanWindowNews {
+  state: "waiting" | "resumed";
+  /** As the CLI names it: "five_hour", "seven_day", … */
+  window: string;
+  utilization: number | undefined;
+  /** Epoch ms. */
+  resetsAt: number;
+  /** The plan refused a turn (not only past the threshold). */
+  rejected: boolean;
+}
 
 /** A routed hook's answer: which action gave it, deny, allow or none (no opinion), and when. */
 export interface HookDecision {
@@ -298,6 +312,12 @@ export interface OrchestratorOptions {
    * it plainly cannot finish. Default true.
    */
   budgetForecast?: boolean;
+  /**
+   * A subscription's plan windows (rate_limit_event): from `pauseAt` percent of
+   * a window's use, no task starts until it resets. A refused turn waits for the
+   * reset and runs again whatever this says.
+   */
+  planUsage?: { pauseAt: number };
   /** Agents by name that tasks and sessions name with `agent`: a subagent definition plus worker options. */
   agents?: Record<string, AgentSpec>;
   /** Worker options for every worker. */

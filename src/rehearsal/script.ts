@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CadreError } from "../errors.ts";
 import { parseYamlOrThrow } from "../util/yaml.ts";
+import { RehearsalPlanWindowSchema } from "./plan-window.ts";
 
 /**
  * The rehearsal script format: what the scripted model says, step by step.
@@ -46,6 +47,8 @@ export const RehearsalStepSchema = z
     /** Stream text one word at a time with this pause between deltas. */
     chunk_delay_ms: z.number().int().min(0).optional(),
     fail: RehearsalFailSchema.optional(),
+    /** Answer as the API answers a subscription near (or past) its plan's window; see plan-window.ts. */
+    plan_window: RehearsalPlanWindowSchema.optional(),
     /** Defaults to tool_use when the step calls tools, else end_turn. */
     stop_reason: z.string().min(1).optional(),
   })

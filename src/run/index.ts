@@ -1,6 +1,6 @@
 /** Running a swarm file end to end, without a terminal: the engine, resume, the record. */
 
-export { activityOf, resultLine, worktreeLine } from "./activity.ts";
+export { activityOf, planWindowLine, resultLine, worktreeLine } from "./activity.ts";
 export type { EngineOptions, RunEngine } from "./engine.ts";
 export { buildSummary, exitCodeFor, prepareOutDir, RecordWriteError, type RunStop, type SummaryInput, writeSummarySync } from "./record.ts";
 export { planResume, ResumeError, type ResumePlan, runDirWithId } from "./resume.ts";

@@ -2,6 +2,7 @@ import {
   type BudgetUse,
   budgetLabel,
   type OrchestratorEvent,
+  type PlanWindowNews,
   type RateLimitState,
   sessionIdOf,
   type TaskInfo,
@@ -57,6 +58,8 @@ export class RunModel {
   /** The run's token usage as of the latest result. */
   totalUsage: Usage | undefined;
   rateLimit: RateLimitState | undefined;
+  /** The plan window that holds new starts now, if one does. */
+  planWindow: PlanWindowNews | undefined;
   /** The run's own budget, once reached. */
   budget: { spentUsd: number; budgetUsd: number } | undefined;
   /** Each agent's and task's budget by label ("agent reviewer"): its limit, its use as last reported, and whether it was reached. */
@@ -165,6 +168,11 @@ export class RunModel {
       case "rate_limit":
         this.rateLimit = event.state;
         return undefined;
+      case "plan_window": {
+        const { type: _type, ...news } = event;
+        this.planWindow = news.state === "waiting" ? news : undefined;
+        return undefined;
+      }
       case "budget_exceeded":
         if (event.scope === undefined || event.scope.kind === "run") this.budget = { spentUsd: event.spentUsd, budgetUsd: event.budgetUsd };
         else this.#budgetUse({ scope: event.scope, limitUsd: event.budgetUsd, spentUsd: event.spentUsd }, true);
@@ -181,7 +189,10 @@ export class RunModel {
   }
 
   #task(
-    event: Exclude<OrchestratorEvent, { type: "rate_limit" | "budget_exceeded" | "access_waiting" | "access_refused" | "agent_turn" }>,
+    event: Exclude<
+      OrchestratorEvent,
+      { type: "rate_limit" | "plan_window" | "budget_exceeded" | "access_waiting" | "access_refused" | "agent_turn" }
+    >,
     now: number,
   ): Row {
     const row = this.#row(event.task, now);

@@ -207,6 +207,13 @@ describe("plain lines", () => {
     expect(line({ type: "budget_exceeded", spentUsd: 2.5, budgetUsd: 2, scope: { kind: "agent", name: "reviewer" } })).toBe(
       "budget reached: agent reviewer spent $2.50 of $2.00; its work stops, the rest goes on",
     );
+    const resetsAt = new Date(2026, 0, 1, 14, 0).getTime();
+    expect(line({ type: "plan_window", state: "waiting", window: "five_hour", utilization: 95, resetsAt, rejected: false })).toBe(
+      "waiting for the 5-hour window (resets 14:00): 95 % used, no task starts until then",
+    );
+    expect(line({ type: "plan_window", state: "resumed", window: "five_hour", utilization: undefined, resetsAt, rejected: false })).toBe(
+      "the 5-hour window has reset: tasks start again",
+    );
   });
 });
 

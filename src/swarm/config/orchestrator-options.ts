@@ -135,6 +135,7 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
     ...(limits.length > 0 && { agentLimits: Object.fromEntries(limits) }),
     ...(config.budget_usd !== undefined && { budgetUsd: config.budget_usd }),
     ...(config.budget_forecast !== undefined && { budgetForecast: config.budget_forecast }),
+    ...(config.plan_usage !== undefined && { planUsage: { pauseAt: config.plan_usage.pause_at } }),
     ...(config.cache_stagger !== undefined && { cacheStagger: config.cache_stagger }),
     ...(config.defaults.retries !== undefined && { retries: config.defaults.retries }),
     ...(config.defaults.reuse !== undefined && { reuse: config.defaults.reuse }),

@@ -73,6 +73,8 @@ export interface ResolvedSwarmConfig {
   budget_usd?: number;
   /** False: tasks start whatever their agent's tasks cost. Absent: true. */
   budget_forecast?: boolean;
+  /** From this percent of a plan window's use, no task starts until it resets. */
+  plan_usage?: { pause_at: number };
   cache_stagger?: boolean;
   /** False: workers keep no session files. Absent: true. */
   session_persistence?: boolean;
@@ -164,6 +166,7 @@ export async function resolveSwarmConfig(
       ...(input.concurrency !== undefined && { concurrency: input.concurrency }),
       ...(input.budget_usd !== undefined && { budget_usd: input.budget_usd }),
       ...(input.budget_forecast !== undefined && { budget_forecast: input.budget_forecast }),
+      ...(input.plan_usage !== undefined && { plan_usage: input.plan_usage }),
       ...(input.cache_stagger !== undefined && { cache_stagger: input.cache_stagger }),
       session_persistence: input.session_persistence,
       defaults,

@@ -191,6 +191,18 @@ export const SwarmConfigSchema = z
       .describe(
         "Default true: before a task starts, what is left of its budgets is compared with the median cost of its agent's succeeded tasks, and a task that plainly cannot finish is not started (skipped, saying so). false: start it anyway.",
       ),
+    plan_usage: z
+      .strictObject({
+        pause_at: z
+          .number()
+          .min(1)
+          .max(100)
+          .describe("From this percent of a subscription's plan window (5-hour, 7-day), no task starts until the window resets."),
+      })
+      .optional()
+      .describe(
+        "A subscription run (claude.ai login) reads the plan's windows as the CLI reports them; a refused turn always waits for the reset. API-key runs are not affected.",
+      ),
     cache_stagger: z
       .boolean()
       .optional()

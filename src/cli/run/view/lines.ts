@@ -1,5 +1,5 @@
 import { budgetLabel, type TaskResult } from "../../../orchestrator/index.ts";
-import { activityOf, type RunEvent, type RunModel, resultLine, worktreeLine } from "../../../run/index.ts";
+import { activityOf, planWindowLine, type RunEvent, type RunModel, resultLine, worktreeLine } from "../../../run/index.ts";
 import { oneLine, printable } from "../../../util/one-line.ts";
 import { formatDuration, formatUsd } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
@@ -36,6 +36,8 @@ export function describeEvent(event: RunEvent, state: RunModel): string | undefi
       const wait = limit.backoffUntil === null ? "" : `, pausing starts for ${formatDuration(Math.max(0, limit.backoffUntil - Date.now()))}`;
       return `rate limited: up to ${limit.effectiveLimit} of ${limit.limit} workers${wait}`;
     }
+    case "plan_window":
+      return planWindowLine(event);
     case "budget_exceeded":
       return event.scope === undefined || event.scope.kind === "run"
         ? `budget reached: spent ${formatUsd(event.spentUsd, state.costSimulated)} of ${formatUsd(event.budgetUsd)}; no new tasks start`

@@ -1,6 +1,6 @@
 import { createLogUpdate } from "log-update";
 import { cacheReadShare } from "../../../orchestrator/index.ts";
-import type { RowStatus, RunEvent, RunModel, RunRow } from "../../../run/index.ts";
+import { planWindowLine, type RowStatus, type RunEvent, type RunModel, type RunRow } from "../../../run/index.ts";
 import { printable } from "../../../util/one-line.ts";
 import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
@@ -105,6 +105,7 @@ export function renderFrame(state: RunModel, options: FrameOptions): string {
   ].filter((part) => part !== undefined);
   const footer = [parts.join("  "), rateLimitLine(state, now, c)];
   if (state.budget) footer.push(c.red(`budget reached (${formatUsd(state.budget.spentUsd, state.costSimulated)}): no new tasks start`));
+  if (state.planWindow) footer.push(c.yellow(planWindowLine(state.planWindow)));
   for (const [label, use] of state.budgets) {
     const text = `${label} ${formatUsd(use.spentUsd, state.costSimulated)} of ${formatUsd(use.limitUsd)}`;
     footer.push(use.reached ? c.red(`${text}: budget reached, its work stops`) : text);
