@@ -298,7 +298,8 @@ export class Orchestrator implements TaskRunner {
       const issue = parsed.error.issues[0];
       throw new InvalidTaskError(`invalid task${spec.name ? ` "${spec.name}"` : ""}: ${issue?.path.join(".") || "task"}: ${issue?.message}`);
     }
-    const own = spec.budgetUsd === undefined ? undefined : { usd: spec.budgetUsd, name: spec.budgetName ?? spec.name ?? "task" };
+    const own =
+      spec.budgetUsd === undefined ? undefined : { usd: spec.budgetUsd, name: spec.budgetName ?? spec.name ?? spec.id ?? randomUUID().slice(0, 8) };
     // A child is under its parent's budgets too, and under its own agent's.
     const budgets = this.#budgets.applying(spec.agent, own, parent?.budgets);
     const record = this.#newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec), budgets, spec.id);
