@@ -66,6 +66,7 @@ export async function runCommand(args: string[]): Promise<number> {
     tasks: config.tasks,
     startedAt: run.startedAt,
     budgetUsd: run.budgetUsd,
+    agentBudgets: Object.fromEntries(Object.entries(run.config.agents).map(([name, agent]) => [name, agent.budget_usd])),
     costSimulated: options.rehearse,
   });
   const dashboard = await openDashboard(options, run, state, outDir);

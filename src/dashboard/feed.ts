@@ -116,6 +116,10 @@ export interface TotalsView {
   cacheReadShare: number | null;
   budgetUsd: number | null;
   budgetExceeded: boolean;
+  /** Spend by agent, most first ("" for work without an agent), with the agent's budget (null: none). */
+  byAgent: { agent: string; costUsd: number; budgetUsd: number | null }[];
+  /** Each agent's and task's budget: its use so far, and whether it was reached. */
+  budgets: { budget: string; limitUsd: number; spentUsd: number; reached: boolean }[];
 }
 
 export interface RunSnapshot {

@@ -163,6 +163,12 @@ export class LiveRun implements RunFeed {
       cacheReadShare: model.totalUsage ? (cacheReadShare(model.totalUsage) ?? null) : null,
       budgetUsd: model.budgetUsd ?? null,
       budgetExceeded: model.budget !== undefined,
+      byAgent: model.spendByAgent().map(({ agent, costUsd }) => ({
+        agent,
+        costUsd,
+        budgetUsd: model.budgets.get(`agent ${agent}`)?.limitUsd ?? null,
+      })),
+      budgets: [...model.budgets].map(([budget, { limitUsd, spentUsd, reached }]) => ({ budget, limitUsd, spentUsd, reached })),
     };
   }
 

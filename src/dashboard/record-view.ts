@@ -7,8 +7,10 @@ import { NdjsonDecoder, parseCliMessage } from "../protocol/index.ts";
 import {
   backgroundTaskFromRecord,
   type LenientSummary,
+  NO_AGENT,
   type RowKind,
   readRecord,
+  recordSpendByAgent,
   resultLine,
   SUMMARY_FILE,
   taskKey,
@@ -91,7 +93,9 @@ function sessionRowView(session: NonNullable<LenientSummary["sessions"]>[number]
 }
 
 /** The totals a record states: counts from its tasks; the cost and turns from its totals, where they include the sessions. */
-export function recordTotals(record: LenientSummary): Pick<TotalsView, "tasks" | "byStatus" | "turns" | "costUsd" | "cacheReadShare"> {
+export function recordTotals(
+  record: LenientSummary,
+): Pick<TotalsView, "tasks" | "byStatus" | "turns" | "costUsd" | "cacheReadShare" | "byAgent" | "budgets"> {
   const byStatus: Record<string, number> = {};
   for (const task of record.tasks) byStatus[task.status] = (byStatus[task.status] ?? 0) + 1;
   const sum = (rows: { cost_usd?: number }[]) => rows.reduce((total, row) => total + (row.cost_usd ?? 0), 0);
@@ -101,7 +105,19 @@ export function recordTotals(record: LenientSummary): Pick<TotalsView, "tasks" |
     turns: record.totals?.num_turns ?? record.tasks.reduce((total, task) => total + (task.num_turns ?? 0), 0),
     costUsd: record.totals?.cost_usd ?? sum(record.tasks) + sum(record.sessions ?? []),
     cacheReadShare: record.totals?.usage ? (cacheReadShare(usageFromRecord(record.totals.usage)) ?? null) : null,
+    ...recordSpend(record),
   };
+}
+
+/** Spend by agent a record states (or, for an older one, adds up to), and each agent budget's use. */
+function recordSpend(record: LenientSummary): Pick<TotalsView, "byAgent" | "budgets"> {
+  const spend = Object.entries(recordSpendByAgent(record))
+    .map(([agent, { cost_usd, budget_usd }]) => ({ agent: agent === NO_AGENT ? "" : agent, costUsd: cost_usd, budgetUsd: budget_usd ?? null }))
+    .sort((a, b) => b.costUsd - a.costUsd);
+  const budgets = spend.flatMap(({ agent, costUsd, budgetUsd }) =>
+    budgetUsd === null ? [] : [{ budget: `agent ${agent}`, limitUsd: budgetUsd, spentUsd: costUsd, reached: costUsd >= budgetUsd }],
+  );
+  return { byAgent: spend, budgets };
 }
 
 /** The rows of a record: its tasks in order, each followed by the sessions it spawned or asked; the other sessions last. */

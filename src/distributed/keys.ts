@@ -27,6 +27,8 @@ export interface RunKeys {
   spent: string;
   /** Hash: token usage of the run on all hosts. */
   usage: string;
+  /** Float: dollars spent under an agent's or a task's budget ("agent reviewer") on all hosts. */
+  budgetSpent(budget: string): string;
   /** Set: job ids the coordinator cancelled. */
   cancelled: string;
   /** Hash: job id → its JobResult, written once by the host that held the job (see run-host.ts). */
@@ -50,6 +52,7 @@ export function runKeys(runId: string): RunKeys {
     events: `${base}:events`,
     spent: `${base}:spent`,
     usage: `${base}:usage`,
+    budgetSpent: (budget) => `${base}:budget:${budget}`,
     cancelled: `${base}:cancelled`,
     results: `${base}:results`,
     recreated: `${base}:recreated`,

@@ -27,16 +27,23 @@ export async function restoreTotals(redis: Redis, keys: RunKeys, totals: { costU
   await write.exec();
 }
 
+/** Where a ledger counts: dollars, and (the run's alone) token usage. */
+export interface LedgerKeys {
+  spent: string;
+  usage?: string;
+}
+
 /**
- * One ledger for a run on many hosts: every charge is added to a counter in
- * Redis (INCRBYFLOAT is atomic), and the total it answers is what this host
- * knows. The host whose charge takes the total over the limit says so on the
- * control channel; every host then learns it (sync) and its orchestrator
- * stops the run's tasks (onChange). `sync()` also runs before a task starts.
+ * One ledger for a budget on many hosts (the run's, or an agent's or a
+ * task's): every charge is added to a counter in Redis (INCRBYFLOAT is
+ * atomic), and the total it answers is what this host knows. The host whose
+ * charge takes the total over the limit says so on the control channel; every
+ * host then learns it (sync) and its orchestrator stops what the budget covers
+ * (onChange). `sync()` also runs before a task starts.
  */
 export class RedisLedger implements SpendingLedger {
   readonly #redis: Redis;
-  readonly #keys: RunKeys;
+  readonly #keys: LedgerKeys;
   readonly #runId: string;
   readonly #limitUsd: number | undefined;
   readonly #listeners: Array<() => void> = [];
@@ -44,7 +51,7 @@ export class RedisLedger implements SpendingLedger {
   #announced = false;
   readonly #pending = new Set<Promise<unknown>>();
 
-  constructor(redis: Redis, runId: string, keys: RunKeys, limitUsd: number | undefined) {
+  constructor(redis: Redis, runId: string, keys: LedgerKeys, limitUsd: number | undefined) {
     this.#redis = redis;
     this.#runId = runId;
     this.#keys = keys;
@@ -62,22 +69,16 @@ export class RedisLedger implements SpendingLedger {
   add(usd: number, usage: Usage): void {
     // What this host adds counts at once; the answer brings what other hosts added meanwhile.
     this.#known += usd;
-    const write = this.#redis
-      .multi()
-      .incrbyfloat(this.#keys.spent, usd)
-      .hincrby(this.#keys.usage, "inputTokens", usage.inputTokens)
-      .hincrby(this.#keys.usage, "outputTokens", usage.outputTokens)
-      .hincrby(this.#keys.usage, "cacheReadInputTokens", usage.cacheReadInputTokens)
-      .hincrby(this.#keys.usage, "cacheCreationInputTokens", usage.cacheCreationInputTokens)
-      .exec()
-      .then((replies) => {
-        this.#learn(Number(replies?.[0]?.[1] ?? 0));
-        if (this.#limitUsd !== undefined && this.#known >= this.#limitUsd && !this.#announced) {
-          this.#announced = true;
-          const message: ControlMessage = { type: "budget", run: this.#runId };
-          this.#track(this.#redis.publish(CONTROL_CHANNEL, JSON.stringify(message)));
-        }
-      });
+    const multi = this.#redis.multi().incrbyfloat(this.#keys.spent, usd);
+    if (this.#keys.usage !== undefined) for (const field of USAGE_FIELDS) multi.hincrby(this.#keys.usage, field, usage[field]);
+    const write = multi.exec().then((replies) => {
+      this.#learn(Number(replies?.[0]?.[1] ?? 0));
+      if (this.#limitUsd !== undefined && this.#known >= this.#limitUsd && !this.#announced) {
+        this.#announced = true;
+        const message: ControlMessage = { type: "budget", run: this.#runId };
+        this.#track(this.#redis.publish(CONTROL_CHANNEL, JSON.stringify(message)));
+      }
+    });
     this.#track(write);
   }
 

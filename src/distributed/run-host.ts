@@ -1,7 +1,7 @@
 import { type Job, Worker as QueueWorker, WaitingError } from "bullmq";
 import type { Redis } from "ioredis";
 import { AbortError } from "../errors.ts";
-import { Orchestrator, type OrchestratorEvent, type TaskResult } from "../orchestrator/index.ts";
+import { budgetLabel, Orchestrator, type OrchestratorEvent, type TaskResult } from "../orchestrator/index.ts";
 import { type RehearsalRig, startRehearsalRig } from "../rehearsal/index.ts";
 import { EventWriter } from "./event-stream.ts";
 import { RedisInbox } from "./inbox.ts";
@@ -41,6 +41,8 @@ export interface HostObserver {
 export class RunHost {
   readonly #keys: RunKeys;
   readonly #ledger: RedisLedger;
+  /** The ledgers of the agents' and tasks' budgets, by label, opened as the orchestrator asks for them. */
+  readonly #scopedLedgers = new Map<string, RedisLedger>();
   readonly #events: EventWriter;
   /** Aborted to give the running tasks back to the queue (the host's second signal). */
   readonly #handBack = new AbortController();
@@ -72,6 +74,14 @@ export class RunHost {
       concurrency: this.#host.concurrency,
       runId: this.runId,
       ledger: this.#ledger,
+      // An agent's budget is one over all hosts: its spending is counted in Redis, as the run's is.
+      scopedLedger: (scope) => {
+        const label = budgetLabel(scope);
+        const limit = scope.kind === "agent" ? this.#record.options.agents?.[scope.name]?.budgetUsd : undefined;
+        const ledger = new RedisLedger(this.#host.redis, this.runId, { spent: this.#keys.budgetSpent(label) }, limit);
+        this.#scopedLedgers.set(label, ledger);
+        return ledger;
+      },
       inbox: new RedisInbox(this.#host.redis, this.#keys),
       ...(this.#rig && { workerOptions: this.#rig.workerOptions, processOptions: this.#rig.processOptions }),
     });
@@ -102,9 +112,17 @@ export class RunHost {
     this.#running.get(jobId)?.abort(new AbortError("the task (cancelled by the coordinator)"));
   }
 
-  /** Another host reached the budget: learn it now, so the tasks here stop too. */
+  /** Another host reached a budget: learn it now, so the work here under it stops too. */
   async budgetReached(): Promise<void> {
-    await this.#ledger.sync();
+    await this.#syncLedgers();
+  }
+
+  async #syncLedgers(): Promise<void> {
+    await Promise.all([this.#ledger.sync(), ...[...this.#scopedLedgers.values()].map((ledger) => ledger.sync())]);
+  }
+
+  async #flushLedgers(): Promise<void> {
+    await Promise.all([this.#ledger.flush(), ...[...this.#scopedLedgers.values()].map((ledger) => ledger.flush())]);
   }
 
   /** Takes no more tasks; finishes those it runs (or, with `handBack`, stops them and puts them back in the queue). */
@@ -113,7 +131,7 @@ export class RunHost {
     await this.#worker.close();
     await this.#orchestrator.close();
     await this.#events.flush();
-    await this.#ledger.flush();
+    await this.#flushLedgers();
     await this.#rig?.close();
   }
 
@@ -141,8 +159,8 @@ export class RunHost {
         this.#host.log(`run ${this.runId}: ${spec.name} already has a result (from ${earlierResult.host}); not run again`);
         return earlierResult;
       }
-      // The shared budget, checked before each start: another host may have spent it.
-      await this.#ledger.sync();
+      // The shared budgets, checked before each start: another host may have spent them.
+      await this.#syncLedgers();
       this.#host.log(`run ${this.runId}: ${spec.name} starts${earlier > 0 ? ` (attempt ${earlier + 1})` : ""}`);
       const result = await this.#orchestrator.run({
         ...spec,
@@ -150,7 +168,7 @@ export class RunHost {
         ...(spec.retries !== undefined && { retries: Math.max(0, spec.retries - earlier) }),
         signal: AbortSignal.any([cancel.signal, this.#handBack.signal]),
       });
-      await Promise.all([this.#events.flush(), this.#ledger.flush()]);
+      await Promise.all([this.#events.flush(), this.#flushLedgers()]);
       if (this.#handBack.signal.aborted && !cancel.signal.aborted && result.status === "cancelled") {
         this.#host.log(`run ${this.runId}: ${spec.name} goes back to the queue`);
         await job.moveToWait(token);

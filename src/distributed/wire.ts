@@ -17,7 +17,18 @@ import { DistributedDataError } from "./errors.ts";
  */
 export type SharedOrchestratorOptions = Pick<
   OrchestratorOptions,
-  "agents" | "agentLimits" | "budgetUsd" | "connections" | "defaults" | "hooks" | "idleTimeoutMs" | "peerTools" | "retries" | "timeoutMs"
+  | "agents"
+  | "agentLimits"
+  | "budgetForecast"
+  | "budgetUsd"
+  | "connections"
+  | "planUsage"
+  | "defaults"
+  | "hooks"
+  | "idleTimeoutMs"
+  | "peerTools"
+  | "retries"
+  | "timeoutMs"
 >;
 
 /** A routed hook as JSON can carry it: a shell command, a policy or a supervisor agent (no callbacks). */
@@ -31,6 +42,8 @@ const SharedOptionsSchema = z.looseObject({
   agents: z.record(z.string(), AgentDefinitionSchema).optional(),
   agentLimits: z.record(z.string(), z.int().positive()).optional(),
   budgetUsd: z.number().positive().optional(),
+  budgetForecast: z.boolean().optional(),
+  planUsage: z.object({ pauseAt: z.number() }).optional(),
   connections: z.record(z.string(), z.array(z.string())).optional(),
   defaults: z.record(z.string(), z.unknown()).optional(),
   hooks: z.partialRecord(HookEventSchema, z.array(SharedHookSchema)).optional(),

@@ -1,4 +1,5 @@
 import type { TurnResult, Worker } from "../worker/index.ts";
+import type { Budget } from "./budget.ts";
 
 export type SessionKind = "peer" | "supervisor";
 
@@ -35,7 +36,11 @@ export class AgentSessions {
   readonly #sessions = new Map<string, AgentSession>();
   #closed = false;
 
-  constructor(private readonly startWorker: StartAgentWorker) {}
+  /** `budgetsOf` names the budgets over an agent's sessions: a question to an agent whose budget is spent is refused, and its turn in flight stopped. */
+  constructor(
+    private readonly startWorker: StartAgentWorker,
+    private readonly budgetsOf: (agent: string) => readonly Budget[],
+  ) {}
 
   status(kind: SessionKind, agent: string): "not_started" | "idle" | "busy" {
     const session = this.#sessions.get(`${kind}:${agent}`);
@@ -49,16 +54,19 @@ export class AgentSessions {
    */
   ask(kind: SessionKind, agent: string, prompt: string, chain: readonly string[], signal: AbortSignal, asker?: string): Promise<TurnResult> {
     if (this.#closed) return Promise.reject(new Error("the orchestrator is closing; no new questions are taken"));
+    const budgets = this.budgetsOf(agent);
+    for (const budget of budgets) budget.throwIfExceeded();
+    const stop = AbortSignal.any([signal, ...budgets.map((b) => b.signal)]);
     const session = this.#session(kind, agent, asker);
     const turn = session.tail.then(async () => {
-      signal.throwIfAborted();
+      stop.throwIfAborted();
       const worker = await session.worker;
       session.chain = chain;
       session.asker = asker;
       session.busy = true;
       try {
         // Another model wrote the question (or the hook input it carries): it is text, never a file read or a command.
-        return await worker.run(prompt, { signal, verbatim: true, reject: false });
+        return await worker.run(prompt, { signal: stop, verbatim: true, reject: false });
       } finally {
         session.busy = false;
         session.chain = [];

@@ -1,6 +1,7 @@
+// One budget (the run's, an agent's or a task's): its spending, its limit, and the stop it raises when reached.
 import { emptyUsage } from "./accounting.ts";
 import { BudgetExceededError } from "./errors.ts";
-import type { SpendingLedger, Usage } from "./types.ts";
+import type { BudgetScope, SpendingLedger, Usage } from "./types.ts";
 
 /** The default ledger: spending counted in this process. */
 class LocalLedger implements SpendingLedger {
@@ -11,15 +12,18 @@ class LocalLedger implements SpendingLedger {
   }
 }
 
-/** The run's spending against its budget; the one place that says the budget is spent. */
+/** One budget's spending against its limit; the one place that says it is spent. */
 export class Budget {
+  readonly scope: BudgetScope;
   readonly #limitUsd: number | undefined;
   readonly #ledger: SpendingLedger;
-  #reported = false;
+  /** Aborted, with the error, once the budget is found spent: what it covers stops. */
+  readonly #stop = new AbortController();
 
-  constructor(limitUsd: number | undefined, ledger: SpendingLedger = new LocalLedger()) {
+  constructor(limitUsd: number | undefined, ledger: SpendingLedger = new LocalLedger(), scope: BudgetScope = { kind: "run" }) {
     this.#limitUsd = limitUsd;
     this.#ledger = ledger;
+    this.scope = scope;
   }
 
   get spentUsd(): number {
@@ -30,11 +34,21 @@ export class Budget {
     return this.#limitUsd;
   }
 
+  /** What is left; undefined without a limit. */
+  get remainingUsd(): number | undefined {
+    return this.#limitUsd === undefined ? undefined : Math.max(0, this.#limitUsd - this.spentUsd);
+  }
+
   get exceeded(): boolean {
     return this.#limitUsd !== undefined && this.#ledger.spentUsd >= this.#limitUsd;
   }
 
-  /** Adds a cost (and its token usage, for a shared ledger); returns the error to stop the run with when this charge reached the budget. */
+  /** Aborts (with a BudgetExceededError) when the budget is reached, here or, with a shared ledger, elsewhere. */
+  get signal(): AbortSignal {
+    return this.#stop.signal;
+  }
+
+  /** Adds a cost (and its token usage, for a shared ledger); returns the error to stop with when this charge reached the budget. */
   charge(usd: number, usage: Usage = emptyUsage()): BudgetExceededError | undefined {
     this.#ledger.add(usd, usage);
     return this.#reached();
@@ -50,17 +64,19 @@ export class Budget {
 
   /** Throws when the budget is spent: nothing new may start. */
   throwIfExceeded(): void {
-    if (this.exceeded) throw this.#error();
+    if (this.exceeded) throw this.error();
+  }
+
+  /** The error that names this budget; with `forecastUsd`, the one that says what is left cannot pay for a task. */
+  error(forecastUsd?: number): BudgetExceededError {
+    return new BudgetExceededError(this.spentUsd, this.#limitUsd ?? 0, this.scope, forecastUsd);
   }
 
   /** The error the first time the budget is found spent, else undefined. */
   #reached(): BudgetExceededError | undefined {
-    if (this.#reported || !this.exceeded) return undefined;
-    this.#reported = true;
-    return this.#error();
-  }
-
-  #error(): BudgetExceededError {
-    return new BudgetExceededError(this.spentUsd, this.#limitUsd ?? 0);
+    if (this.#stop.signal.aborted || !this.exceeded) return undefined;
+    const reached = this.error();
+    this.#stop.abort(reached);
+    return reached;
   }
 }

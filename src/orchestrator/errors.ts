@@ -1,5 +1,6 @@
 import { CadreError } from "../errors.ts";
 import { NOT_LOGGED_IN, NOT_LOGGED_IN_ADVICE } from "../worker/index.ts";
+import type { BudgetScope } from "./types.ts";
 
 /** A task named an agent the orchestrator does not know. */
 export class UnknownAgentError extends CadreError {
@@ -31,13 +32,41 @@ function usd(amount: number): string {
   return amount >= 1 ? amount.toFixed(2) : amount.toPrecision(2);
 }
 
-/** The run's budget is spent: no new task starts. */
+/** A limit someone wrote, as written where cents would change it ($0.125 stays $0.125). */
+function usdLimit(amount: number): string {
+  const short = usd(amount);
+  return Number(short) === amount ? short : String(amount);
+}
+
+/** "run", "agent reviewer", "task fix": how a budget is named to people. */
+export function budgetLabel(scope: BudgetScope): string {
+  return scope.kind === "run" ? "run" : `${scope.kind} ${scope.name}`;
+}
+
+/**
+ * A budget is spent (or, `forecastUsd` given, what is left of it is less than
+ * its agent's tasks cost): what it covers stops, and none of it starts. The
+ * message opens with the budget that did it: `budget_exceeded: agent reviewer, $2.00`.
+ */
 export class BudgetExceededError extends CadreError {
+  /** Which budget, as people read it: "agent reviewer, $2.00". */
+  readonly budget: string;
+
   constructor(
     readonly spentUsd: number,
     readonly budgetUsd: number,
+    readonly scope: BudgetScope = { kind: "run" },
+    readonly forecastUsd?: number,
   ) {
-    super("BUDGET_EXCEEDED", `the budget of $${usd(budgetUsd)} is spent ($${usd(spentUsd)} used); no new task starts. Raise budget_usd to go on`);
+    const budget = `${budgetLabel(scope)}, $${usdLimit(budgetUsd)}`;
+    const which = `budget_exceeded: ${budget}`;
+    super(
+      "BUDGET_EXCEEDED",
+      forecastUsd === undefined
+        ? `${which}: the budget of $${usdLimit(budgetUsd)} is spent ($${usd(spentUsd)} used); no new task starts. Raise budget_usd to go on`
+        : `${which}: $${usd(Math.max(0, budgetUsd - spentUsd))} is left and its agent's tasks cost $${usd(forecastUsd)} (median), so it was not started. Raise budget_usd, or set budget_forecast: false to start it anyway`,
+    );
+    this.budget = budget;
   }
 }
 

@@ -1,7 +1,7 @@
 import type { CliMessage, ResultMessage } from "../protocol/index.ts";
 import type { TurnResult } from "../worker/index.ts";
 import { ProtocolError, WorkerExitedError } from "../worker/index.ts";
-import { StructuredOutputError, TaskFailedError, TaskInterruptedError } from "./errors.ts";
+import { BudgetExceededError, StructuredOutputError, TaskFailedError, TaskInterruptedError } from "./errors.ts";
 
 const RATE_LIMIT_STATUSES = new Set([429, 529]);
 const TRANSIENT_STATUSES = new Set([429, 500, 502, 503, 504, 529]);
@@ -45,7 +45,8 @@ export function turnFailure(turn: TurnResult, expectsStructuredOutput: boolean):
   return undefined;
 }
 
-export function errorSummary(error: unknown): { code: string; message: string } {
+export function errorSummary(error: unknown): { code: string; message: string; budget?: string } {
+  if (error instanceof BudgetExceededError) return { code: error.code, message: error.message, budget: error.budget };
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
     return { code: typeof code === "string" ? code : "ERROR", message: error.message };

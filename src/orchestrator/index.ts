@@ -1,6 +1,7 @@
 // A task's background tasks are the worker's own records of them (src/worker/background.ts).
 export type { BackgroundTask } from "../worker/index.ts";
 export { addUsage, cacheReadShare, cacheSavingUsd, emptyUsage } from "./accounting.ts";
+export type { TaskBudget } from "./budgets.ts";
 export { layerWorkerOptions, taskWorkerOptions } from "./compose.ts";
 export * from "./errors.ts";
 export { errorSummary } from "./failure.ts";
@@ -16,9 +17,13 @@ export { sessionIdOf } from "./session-records.ts";
 export { TranscriptDirectory } from "./transcripts.ts";
 export type {
   AgentSpec,
+  AgentTurn,
+  BudgetScope,
+  BudgetUse,
   HookAction,
   OrchestratorEvent,
   OrchestratorOptions,
+  PlanWindowNews,
   ProcessSetup,
   ReuseOption,
   RoutedHook,
@@ -35,5 +40,15 @@ export type {
   WorkerContext,
   WorkerOrigin,
 } from "./types.ts";
-export { SESSION_STATUSES, SessionRecordSchema, TaskResultSchema, TaskSpecSchema, TaskStatusSchema } from "./types.ts";
+export {
+  BudgetScopeSchema,
+  BudgetUseSchema,
+  ErrorSummarySchema,
+  SESSION_STATUSES,
+  SessionRecordSchema,
+  TaskResultSchema,
+  TaskSpecSchema,
+  TaskStatusSchema,
+  UsageSchema,
+} from "./types.ts";
 export { resultWithoutTurn } from "./unrun.ts";

@@ -9,13 +9,15 @@ import { AccessCheck } from "./access-check.ts";
 import { addUsage, type Charge, emptyUsage, WorkerCost } from "./accounting.ts";
 import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
-import { Budget } from "./budget.ts";
+import type { Budget } from "./budget.ts";
+import { Budgets, type TaskBudget } from "./budgets.ts";
 import { CacheStagger, joinPrefixGroup } from "./cache-stagger.ts";
 import { layerWorkerOptions, sessionWorkerOptions, tasksPerProcess, taskWorkerOptions } from "./compose.ts";
 import { type BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
-import { errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
+import { anyToolRan, errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { MemoryInbox } from "./peers/inbox.ts";
+import { PlanWindow, refusedByPlan } from "./plan-window.ts";
 import { Admission, type Admitted, QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { SessionRecords, sessionIdOf } from "./session-records.ts";
@@ -24,6 +26,7 @@ import { startTimeLimit } from "./time-limit.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
 import {
   type AgentSpec,
+  type BudgetUse,
   type OrchestratorEvent,
   type OrchestratorOptions,
   type SessionRecord,
@@ -58,12 +61,12 @@ export class Orchestrator implements TaskRunner {
       news.kind === "waiting" ? { type: "access_waiting", message: news.message } : { type: "access_refused", error: errorSummary(news.error) },
     ),
   );
-  readonly #budget: Budget;
+  readonly #budgets: Budgets;
+  readonly #plan: PlanWindow;
   readonly #admission: Admission;
   /** Undefined when turned off: every worker sends its first prompt at once. */
   readonly #stagger: CacheStagger | undefined;
   readonly #closing = new AbortController();
-  readonly #budgetStop = new AbortController();
   /** See #stopOf. */
   readonly #stops = new WeakMap<AbortSignal, AbortSignal>();
   readonly #transcripts: TranscriptDirectory | undefined;
@@ -84,13 +87,24 @@ export class Orchestrator implements TaskRunner {
     this.scheduler.onEvent((event) => {
       if (event.type === "rate_limit") this.#hub.emit({ type: "rate_limit", state: event.state });
     });
-    this.#budget = new Budget(options.budgetUsd, options.ledger);
-    // With a shared ledger, spending elsewhere may reach the budget: the tasks here stop too.
-    this.#budget.onReached((reached) => this.#stopForBudget(reached));
+    this.#budgets = new Budgets({
+      runUsd: options.budgetUsd,
+      agentUsd: Object.fromEntries(
+        Object.entries(options.agents ?? {}).flatMap(([name, a]) => (a.budgetUsd === undefined ? [] : [[name, a.budgetUsd]])),
+      ),
+      ledgerFor: (scope) => (scope.kind === "run" ? options.ledger : options.scopedLedger?.(scope)),
+      // With a shared ledger, spending elsewhere may reach a budget: the work here stops too.
+      onReached: (reached) => this.#stopForBudget(reached),
+      forecast: options.budgetForecast,
+    });
+    this.#plan = new PlanWindow({ pauseAt: options.planUsage?.pauseAt, tell: (news) => this.#hub.emit({ type: "plan_window", ...news }) });
     const stagger = options.cacheStagger ?? true;
     this.#stagger = stagger === false ? undefined : new CacheStagger(stagger === true ? {} : stagger);
     this.#transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
-    this.#agentSessions = new AgentSessions((kind, agent, chain, asker, askerNow) => this.#startSessionWorker(kind, agent, chain, asker, askerNow));
+    this.#agentSessions = new AgentSessions(
+      (kind, agent, chain, asker, askerNow) => this.#startSessionWorker(kind, agent, chain, asker, askerNow),
+      (agent) => this.#budgets.applying(agent),
+    );
     this.#peers = new PeerNetwork<TaskRecord>({
       agents: () => options.agents ?? {},
       connections: options.connections,
@@ -125,11 +139,25 @@ export class Orchestrator implements TaskRunner {
 
   get totals(): { costUsd: number; usage: Usage; tasks: Record<TaskStatus, number>; budgetExceeded: boolean } {
     return {
-      costUsd: this.#budget.spentUsd,
+      costUsd: this.#budgets.run.spentUsd,
       usage: { ...this.#totalUsage },
       tasks: { ...this.#statusCounts },
-      budgetExceeded: this.#budget.exceeded,
+      budgetExceeded: this.#budgets.run.exceeded,
     };
+  }
+
+  /** Every budget with a limit (the run's, each agent's, each task's that has started) and its use so far. */
+  get budgets(): BudgetUse[] {
+    return this.#budgets.list();
+  }
+
+  /**
+   * What is left of each budget that applies to work of `agent` (and of a
+   * task budget counted under `task`): what a workflow script's agent call
+   * may still spend. Empty when none has a limit.
+   */
+  budgetStatus(agent?: string, task?: TaskBudget): BudgetUse[] {
+    return this.#budgets.status(this.#budgets.applying(agent, task));
   }
 
   /**
@@ -152,7 +180,7 @@ export class Orchestrator implements TaskRunner {
 
   /** A task of a fan-out waits as a small entry until it may join the scheduler's queues (see Admission). */
   async #admitAndExecute(record: TaskRecord, spec: TaskSpec): Promise<TaskResult> {
-    const admitted = await this.#admission.enter(spec.agent, spec.priority ?? 0, this.#stopOf(spec.signal));
+    const admitted = await this.#admission.enter(spec.agent, spec.priority ?? 0, this.#waitingOf(record, spec.signal));
     return this.#execute(record, spec, false, admitted);
   }
 
@@ -162,7 +190,7 @@ export class Orchestrator implements TaskRunner {
    * orchestrator closes every session).
    */
   openSession(spec: SessionSpec = {}): Session {
-    const record = this.#newRecord(spec.name, spec.agent, undefined, sessionWorkerOptions(spec));
+    const record = this.#newRecord(spec.name, spec.agent, undefined, sessionWorkerOptions(spec), this.#budgets.applying(spec.agent));
     let probing = false;
     const host: SessionHost = {
       startWorker: async (_session, canUseTool, resume, signal) => {
@@ -179,8 +207,8 @@ export class Orchestrator implements TaskRunner {
         return worker;
       },
       schedule: async (job, key, signal) => {
-        const stop = this.#stopOf(signal);
-        this.#budget.throwIfExceeded();
+        const stop = this.#waitingOf(record, signal);
+        this.#budgets.throwIfExceeded(record.budgets);
         return this.scheduler.schedule((slot) => job(AbortSignal.any([stop, slot])), { key, signal: stop });
       },
       onMessage: (_session, message, charge) => this.#onWorkerMessage(record, message, charge),
@@ -238,6 +266,7 @@ export class Orchestrator implements TaskRunner {
     await Promise.all([this.#pool.close(), ...[...this.#liveWorkers].map((w) => w.close())]);
     await this.scheduler.onIdle();
     await this.#transcripts?.close();
+    this.#plan.close();
     this.#hub.endStreams();
   }
 
@@ -268,7 +297,11 @@ export class Orchestrator implements TaskRunner {
       const issue = parsed.error.issues[0];
       throw new InvalidTaskError(`invalid task${spec.name ? ` "${spec.name}"` : ""}: ${issue?.path.join(".") || "task"}: ${issue?.message}`);
     }
-    const record = this.#newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec), spec.id);
+    const own =
+      spec.budgetUsd === undefined ? undefined : { usd: spec.budgetUsd, name: spec.budgetName ?? spec.name ?? spec.id ?? randomUUID().slice(0, 8) };
+    // A child is under its parent's budgets too, and under its own agent's.
+    const budgets = this.#budgets.applying(spec.agent, own, parent?.budgets);
+    const record = this.#newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec), budgets, spec.id);
     this.#hub.emit({ type: "task_queued", task: record.info });
     return record;
   }
@@ -279,6 +312,7 @@ export class Orchestrator implements TaskRunner {
     agentName: string | undefined,
     parent: TaskRecord | undefined,
     overrides: Partial<WorkerOptions>,
+    budgets: Budget[],
     id = randomUUID().slice(0, 8),
   ): TaskRecord {
     const agent = this.#agentSpec(agentName);
@@ -288,6 +322,7 @@ export class Orchestrator implements TaskRunner {
       agent,
       depth: parent ? parent.depth + 1 : 0,
       parent,
+      budgets,
       costUsd: 0,
       usage: emptyUsage(),
       attempts: 0,
@@ -309,12 +344,19 @@ export class Orchestrator implements TaskRunner {
     const key = signal ?? this.#closing.signal;
     let stop = this.#stops.get(key);
     if (stop === undefined) {
-      stop = AbortSignal.any([this.#closing.signal, this.#budgetStop.signal, ...(signal ? [signal] : [])]);
+      stop = AbortSignal.any([this.#closing.signal, this.#budgets.run.signal, ...(signal ? [signal] : [])]);
       // Each waiting task listens to it: many listeners are the design, not a leak.
       setMaxListeners(0, stop);
       this.#stops.set(key, stop);
     }
     return stop;
+  }
+
+  /** What stops a task or session that has not started: #stopOf, and the budgets over it beyond the run's. */
+  #waitingOf(record: TaskRecord, signal: AbortSignal | undefined): AbortSignal {
+    const stop = this.#stopOf(signal);
+    const own = record.budgets.filter((b) => b !== this.#budgets.run).map((b) => b.signal);
+    return own.length === 0 ? stop : AbortSignal.any([stop, ...own]);
   }
 
   /** The agent of that name; throws for one the orchestrator does not know. */
@@ -326,7 +368,7 @@ export class Orchestrator implements TaskRunner {
 
   async #execute(record: TaskRecord, spec: TaskSpec, lentSlot = false, admitted?: Admitted): Promise<TaskResult> {
     const timeoutMs = spec.timeoutMs ?? this.options.timeoutMs;
-    const waiting = this.#stopOf(spec.signal);
+    const waiting = this.#waitingOf(record, spec.signal);
     // The task's own stop, once it runs: its time limit, or what stops waiting work.
     const own = new AbortController();
     let release = () => {};
@@ -351,11 +393,24 @@ export class Orchestrator implements TaskRunner {
     try {
       turn = await retryWithBackoff(
         async () => {
-          this.#budget.throwIfExceeded();
+          this.#budgets.throwIfExceeded(record.budgets);
           // The slot's signal is `waiting`, which the task's own stop follows from its start.
-          const attempt = () => {
+          const attempt = async () => {
+            // In its slot, before its first start: a task its budgets plainly cannot pay for is held.
+            const short = record.startedAt === undefined ? this.#budgets.forecast(record.info.agent, record.budgets) : undefined;
+            if (short) throw short;
+            // A plan window past its threshold holds the start until it resets.
+            await this.#plan.wait(waiting);
             start();
-            return this.#attempt(record, spec, own.signal);
+            for (;;) {
+              try {
+                return await this.#attempt(record, spec, own.signal);
+              } catch (failure) {
+                // A turn the plan refused before any tool ran waits for the window's reset and runs again, instead of failing.
+                if (!refusedByPlan(record.attemptMessages) || anyToolRan(record.attemptMessages) || !this.#plan.holding) throw failure;
+                await this.#plan.wait(own.signal);
+              }
+            }
           };
           // Only the first task starts before it is known that a worker can reach the model at all.
           const probe = this.options.accessCheck !== false && (await this.#access.pass(stopped() ?? waiting));
@@ -407,9 +462,20 @@ export class Orchestrator implements TaskRunner {
     const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
     const maxTasks = tasksPerProcess(record.agent, this.options.reuse);
     const { ticket, hidePartial, leasePlan } = joinPrefixGroup(this.#stagger, plan);
+    // Under an agent's or a task's budget, the CLI stops the turn itself once what is left is spent (between model calls):
+    // a process of its own, told what is left now, and not kept for other work.
+    const limitUsd = this.#budgets.processLimitUsd(record.budgets);
+    const limitedPlan =
+      limitUsd === undefined
+        ? leasePlan
+        : {
+            ...leasePlan,
+            start: (stop: AbortSignal | undefined, extra?: Partial<WorkerOptions>) => leasePlan.start(stop, { ...extra, maxBudgetUsd: limitUsd }),
+          };
     try {
       const turn = await runAttempt({
-        acquire: (stop, fresh) => this.#pool.lease(leasePlan, { maxTasks, signal: stop, fresh }),
+        acquire: (stop, fresh) =>
+          this.#pool.lease(limitedPlan, { maxTasks: limitUsd === undefined ? maxTasks : 1, signal: stop, fresh: fresh || limitUsd !== undefined }),
         prompt: spec.prompt,
         verbatim: spec.verbatim,
         signal,
@@ -435,9 +501,12 @@ export class Orchestrator implements TaskRunner {
       });
       const expectsStructuredOutput =
         layerWorkerOptions({ defaults: this.options.defaults, agent: record.agent, task: record.overrides }).jsonSchema !== undefined;
+      if (turn.subtype === "error_max_budget_usd") throw this.#spentBudget(record.budgets);
       const failure = turnFailure(turn, expectsStructuredOutput);
       if (failure) throw failure;
       this.scheduler.reportSuccess();
+      // Still in its slot: the next task of the agent is judged with this one's cost known.
+      this.#budgets.finished(record.info.agent, record.costUsd);
       return turn;
     } finally {
       ticket?.release();
@@ -455,6 +524,7 @@ export class Orchestrator implements TaskRunner {
   }
 
   #watchRateLimits(message: CliMessage): void {
+    this.#plan.observe(message);
     if (message.type === "system" && message.subtype === "api_retry" && isRateLimitStatus(message.error_status)) {
       this.scheduler.reportRateLimited({ retryAfterMs: message.retry_delay_ms });
     } else if (message.type === "rate_limit_event" && message.rate_limit_info.status === "rejected") {
@@ -465,8 +535,24 @@ export class Orchestrator implements TaskRunner {
     }
   }
 
-  /** Adds a cost to a task or a session record (the run's alone when neither) and to the run; stops the run when the budget is reached. */
-  #charge(record: TaskRecord | SessionRecord | undefined, usd: number, usage: Record<string, unknown> | undefined): void {
+  /** The budget the CLI's own limit stood for: the first of the list that is spent, else the tightest. */
+  #spentBudget(budgets: readonly Budget[]): BudgetExceededError {
+    const spent = budgets.find((b) => b.exceeded);
+    if (spent) return spent.error();
+    const tightest = budgets.filter((b) => b.remainingUsd !== undefined).sort((a, b) => (a.remainingUsd ?? 0) - (b.remainingUsd ?? 0))[0];
+    return (tightest ?? this.#budgets.run).error();
+  }
+
+  /**
+   * Adds a cost to a task or a session record (the run's alone when neither) and to the budgets over it;
+   * stops what a budget covers when this reached it.
+   */
+  #charge(
+    record: TaskRecord | SessionRecord | undefined,
+    usd: number,
+    usage: Record<string, unknown> | undefined,
+    budgets?: readonly Budget[],
+  ): void {
     const added = emptyUsage();
     addUsage(added, usage);
     addUsage(this.#totalUsage, usage);
@@ -474,23 +560,25 @@ export class Orchestrator implements TaskRunner {
       record.costUsd += usd;
       addUsage(record.usage, usage);
     }
-    const reached = this.#budget.charge(usd, added);
+    const charged = budgets ?? (record && "info" in record ? record.budgets : [this.#budgets.run]);
+    const reached = this.#budgets.charge(charged, usd, added);
     if (record && "info" in record) {
+      const uses = this.#budgets.status(charged.filter((b) => b !== this.#budgets.run));
       this.#hub.emit({
         type: "cost",
         task: record.info,
         taskUsd: record.costUsd,
-        totalUsd: this.#budget.spentUsd,
+        totalUsd: this.#budgets.run.spentUsd,
         totalUsage: { ...this.#totalUsage },
+        ...(uses.length > 0 && { budgets: uses }),
       });
     }
-    if (reached) this.#stopForBudget(reached);
+    for (const error of reached) this.#stopForBudget(error);
   }
 
-  /** The budget is reached (by a charge here or, with a shared ledger, elsewhere): no new starts, running tasks stop. */
+  /** A budget is reached (by a charge here or, with a shared ledger, elsewhere): its signal already stops what it covers. */
   #stopForBudget(reached: BudgetExceededError): void {
-    this.#hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd });
-    this.#budgetStop.abort(reached);
+    this.#hub.emit({ type: "budget_exceeded", spentUsd: reached.spentUsd, budgetUsd: reached.budgetUsd, scope: reached.scope });
   }
 
   /** The worker of a peer or supervisor session, with its own record and transcript; it works for many tasks, so its cost is its own. */
@@ -514,7 +602,7 @@ export class Orchestrator implements TaskRunner {
       if (message.type !== "result") return;
       record.numTurns += message.num_turns ?? 0;
       const { usd, usage: added } = cost.add(message);
-      this.#charge(record, usd, added);
+      this.#charge(record, usd, added, this.#budgets.applying(agent));
       const usage = emptyUsage();
       addUsage(usage, added);
       const finishedAt = Date.now();

@@ -1,6 +1,7 @@
 import { AbortError } from "../errors.ts";
 import type { CliMessage } from "../protocol/index.ts";
 import type { BackgroundTask, TurnResult, WorkerOptions } from "../worker/index.ts";
+import type { Budget } from "./budget.ts";
 import { BudgetExceededError, OrchestratorClosedError, TaskInterruptedError } from "./errors.ts";
 import { errorSummary } from "./failure.ts";
 import type { AgentSpec, TaskInfo, TaskResult, TaskStatus, Usage } from "./types.ts";
@@ -13,6 +14,8 @@ export interface TaskRecord {
   agent: AgentSpec | undefined;
   depth: number;
   parent: TaskRecord | undefined;
+  /** The budgets its cost counts against and whose reach stops it: the run's, its agent's, its own (and its parent's). */
+  budgets: Budget[];
   costUsd: number;
   usage: Usage;
   attempts: number;

@@ -28,6 +28,8 @@ export interface AgentSpec extends AgentDefinition {
   worker?: Partial<WorkerOptions>;
   /** Let this agent's finished tasks hand their process to its next task; over the orchestrator's `reuse`. */
   reuse?: ReuseOption;
+  /** All the agent's tasks and sessions together (peers, supervisors, spawned children included) spend at most this; a hard limit. */
+  budgetUsd?: number;
 }
 
 /** The data of a task, validated when it is submitted. */
@@ -58,6 +60,10 @@ export const TaskSpecSchema = z.object({
   retries: z.number().int().min(0).optional(),
   /** Higher starts first among waiting tasks; equal priorities start in submission order. Default 0. */
   priority: z.number().int().optional(),
+  /** The task's own budget, all its attempts (and, with budgetName, all tasks of that name) together; a hard limit. */
+  budgetUsd: z.number().positive().optional(),
+  /** The name the task's budget is counted under; default its name. The rounds of a loop share their task's. */
+  budgetName: z.string().min(1).optional(),
 });
 
 export type TaskSpecData = z.infer<typeof TaskSpecSchema>;
@@ -95,8 +101,25 @@ export const UsageSchema = z.object({
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
+/** Which budget: the run's, an agent's (all its tasks and sessions), or one task's (all its attempts and rounds). */
+export const BudgetScopeSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("run") }),
+  z.object({ kind: z.literal("agent"), name: z.string() }),
+  z.object({ kind: z.literal("task"), name: z.string() }),
+]);
+export type BudgetScope = z.infer<typeof BudgetScopeSchema>;
+
+/** One budget's use so far. */
+export const BudgetUseSchema = z.object({ scope: BudgetScopeSchema, limitUsd: z.number(), spentUsd: z.number() });
+export type BudgetUse = z.infer<typeof BudgetUseSchema>;
+
 /** Why a task or session did not succeed: a stable code and words a person can act on. */
-export const ErrorSummarySchema = z.object({ code: z.string(), message: z.string() });
+export const ErrorSummarySchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  /** With BUDGET_EXCEEDED: the budget that stopped it, e.g. "agent reviewer, $2.00". */
+  budget: z.string().optional(),
+});
 
 /**
  * A task's result: the orchestrator's, a distributed run's (read back from
@@ -173,9 +196,20 @@ export type OrchestratorEvent =
   | { type: "task_finished"; task: TaskInfo; result: TaskResult }
   | { type: "worker_state"; task: TaskInfo; state: WorkerState }
   /** A result was charged: the task's cost so far, and the run's cost and usage. */
-  | { type: "cost"; task: TaskInfo; taskUsd: number; totalUsd: number; totalUsage: Usage }
+  | {
+      type: "cost";
+      task: TaskInfo;
+      taskUsd: number;
+      totalUsd: number;
+      totalUsage: Usage;
+      /** The agent's and the task's budgets this charge counted against, with their use after it (absent when none has a limit). */
+      budgets?: BudgetUse[];
+    }
   | { type: "rate_limit"; state: RateLimitState }
-  | { type: "budget_exceeded"; spentUsd: number; budgetUsd: number }
+  /** A subscription's plan window holds new starts until it resets ("waiting"), or has reset ("resumed"). */
+  | ({ type: "plan_window" } & PlanWindowNews)
+  /** A budget was reached: what it covers stops and none of it starts; `scope` absent in events of older versions means the run's. */
+  | { type: "budget_exceeded"; spentUsd: number; budgetUsd: number; scope?: BudgetScope }
   | { type: "permission_request"; task: TaskInfo; requestId: string; request: Omit<PermissionRequest, "signal"> }
   | { type: "permission_settled"; task: TaskInfo; requestId: string }
   | { type: "hook_failed"; task: TaskInfo; event: string; error: { code: string; message: string } }
@@ -193,6 +227,18 @@ export type OrchestratorEvent =
    * the task named `asker` (undefined when no task asked, e.g. a session's worker).
    */
   | { type: "agent_turn"; kind: "peer" | "supervisor"; agent: string; asker: string | undefined; startedAt: number; turn: AgentTurn };
+
+/** What a plan window did: held starts (its use in percent, when told, and its reset) or let them go again. */
+export interface PlanWindowNews {
+  state: "waiting" | "resumed";
+  /** As the CLI names it: "five_hour", "seven_day", … */
+  window: string;
+  utilization: number | undefined;
+  /** Epoch ms. */
+  resetsAt: number;
+  /** The plan refused a turn (not only past the threshold). */
+  rejected: boolean;
+}
 
 /** A routed hook's answer: which action gave it, deny, allow or none (no opinion), and when. */
 export interface HookDecision {
@@ -276,6 +322,20 @@ export interface OrchestratorOptions {
   budgetUsd?: number;
   /** Where spending is counted, when it is shared with orchestrators elsewhere. */
   ledger?: SpendingLedger;
+  /** Where an agent's or a task's budget is counted, when shared with orchestrators elsewhere; default: here. */
+  scopedLedger?: (scope: BudgetScope) => SpendingLedger;
+  /**
+   * Before a task starts, compare what is left of its budgets with the median
+   * cost of its agent's succeeded tasks, and hold it (skipped, saying so) when
+   * it plainly cannot finish. Default true.
+   */
+  budgetForecast?: boolean;
+  /**
+   * A subscription's plan windows (rate_limit_event): from `pauseAt` percent of
+   * a window's use, no task starts until it resets. A refused turn waits for the
+   * reset and runs again whatever this says.
+   */
+  planUsage?: { pauseAt: number };
   /** Agents by name that tasks and sessions name with `agent`: a subagent definition plus worker options. */
   agents?: Record<string, AgentSpec>;
   /** Worker options for every worker. */

@@ -14,6 +14,9 @@
 /** Any value works: the rehearsal server never checks or records it. */
 export const REHEARSAL_API_KEY = "rehearsal-dummy-key";
 
+/** Any value works: the CLI sends it to the rehearsal server only. */
+export const REHEARSAL_OAUTH_TOKEN = "sk-ant-oat01-rehearsal-dummy";
+
 const PASSED_THROUGH = /^(PATH|PATHEXT|SYSTEMROOT|SYSTEMDRIVE|COMSPEC|WINDIR|LANG|LANGUAGE|LC_[A-Z_]+|TZ|TMPDIR|TMP|TEMP)$/i;
 
 export interface OfflineClaudeEnvOptions {
@@ -23,6 +26,12 @@ export interface OfflineClaudeEnvOptions {
   home: string;
   /** The API key the CLI sends; the rehearsal server ignores it. Default: a dummy key. */
   apiKey?: string;
+  /**
+   * Run as a subscription (a claude.ai login) instead of an API key: a dummy
+   * OAuth token, so that the CLI reads the plan-window headers and reports
+   * them as rate_limit_event messages (measured on CLI 2.1.332).
+   */
+  subscription?: boolean;
   /** Where PATH and locale come from. Default: process.env. */
   parentEnv?: NodeJS.ProcessEnv;
 }
@@ -38,7 +47,7 @@ export function offlineClaudeEnv(options: OfflineClaudeEnvOptions): Record<strin
     // Windows looks here for the home directory.
     USERPROFILE: options.home,
     ANTHROPIC_BASE_URL: options.baseUrl,
-    ANTHROPIC_API_KEY: options.apiKey ?? REHEARSAL_API_KEY,
+    ...(options.subscription ? { CLAUDE_CODE_OAUTH_TOKEN: REHEARSAL_OAUTH_TOKEN } : { ANTHROPIC_API_KEY: options.apiKey ?? REHEARSAL_API_KEY }),
     // Without it the CLI also sends HEAD /api/hello and other non-model traffic.
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     // Otherwise MCP tools hide behind the ToolSearch tool and never reach a scripted tool_use.

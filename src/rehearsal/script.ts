@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CadreError } from "../errors.ts";
 import { parseYamlOrThrow } from "../util/yaml.ts";
+import { RehearsalPlanWindowSchema } from "./plan-window.ts";
 
 /**
  * The rehearsal script format: what the scripted model says, step by step.
@@ -53,6 +54,9 @@ export const RehearsalStepSchema = z
     delay_ms: z.number().int().min(0).optional().describe("Wait this long, in milliseconds, before the reply (or the error) starts."),
     chunk_delay_ms: z.number().int().min(0).optional().describe("Stream the text one word at a time, with this pause in milliseconds between words."),
     fail: RehearsalFailSchema.optional(),
+    plan_window: RehearsalPlanWindowSchema.optional().describe(
+      "Answer as the API answers a subscription near (or past) its plan's window (the anthropic-ratelimit-unified-* headers).",
+    ),
     stop_reason: z.string().min(1).optional().describe('The reply\'s stop_reason; default "tool_use" when the step calls tools, else "end_turn".'),
   })
   // Unknown keys pass (house rule), so a misspelt key would silently play an

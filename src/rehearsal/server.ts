@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 import { apiErrorBody, apiErrorHeaders } from "./api-error.ts";
+import { planWindowHeaders, planWindowStatus } from "./plan-window.ts";
 import { type CacheLookup, type CacheUsage, PromptCache } from "./prompt-cache.ts";
 import { buildReply, estimateTokens, type Reply, textReply } from "./reply.ts";
 import {
@@ -398,10 +399,23 @@ export class RehearsalServer {
         return this.#sendError(res, step.fail.status, message);
       }
     }
+    const window = step.plan_window;
+    if (window && planWindowStatus(window) === "rejected") {
+      const key = `${script}\0${position}\0plan`;
+      const attempt = (this.#attempts.get(key) ?? 0) + 1;
+      this.#attempts.set(key, attempt);
+      if (attempt <= window.times) {
+        record.outcome = "failed";
+        this.#outcomes.played--;
+        this.#outcomes.failed++;
+        return this.#sendError(res, 429, "rehearsal: the plan's usage limit is reached", planWindowHeaders(window));
+      }
+    }
     const answer = accept();
     if (!(await this.#pause(step.delay_ms, aborted.signal))) return;
     const reply = buildReply(step, templateContext(messages, position, script), () => this.#nextId("toolu"));
-    await this.#reply(res, answer, reply, step.chunk_delay_ms, aborted.signal);
+    const headers = window && planWindowStatus(window) !== "rejected" ? planWindowHeaders(window) : {};
+    await this.#reply(res, answer, reply, step.chunk_delay_ms, aborted.signal, headers);
   }
 
   /** Once per distinct message: the CLI resends some failed requests. */
@@ -427,13 +441,20 @@ export class RehearsalServer {
     answer.cache.begin();
   }
 
-  async #reply(res: http.ServerResponse, answer: Answer, reply: Reply, chunkDelay: number | undefined, signal?: AbortSignal): Promise<void> {
+  async #reply(
+    res: http.ServerResponse,
+    answer: Answer,
+    reply: Reply,
+    chunkDelay: number | undefined,
+    signal?: AbortSignal,
+    headers: Record<string, string> = {},
+  ): Promise<void> {
     const { meta } = answer;
     if (!answer.record.stream) {
       this.#begin(answer);
-      return this.#sendJson(res, 200, messageJson(reply, meta), { "request-id": meta.id });
+      return this.#sendJson(res, 200, messageJson(reply, meta), { "request-id": meta.id, ...headers });
     }
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": meta.id });
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": meta.id, ...headers });
     for (const frame of sseFrames(reply, meta, chunkDelay !== undefined)) {
       if (frame.delta && chunkDelay && signal && !(await this.#pause(chunkDelay, signal))) return;
       if (res.destroyed) return;

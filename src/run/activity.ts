@@ -84,3 +84,15 @@ export function backgroundLine(task: BackgroundTask): string {
   const tokens = task.usage && task.usage.totalTokens > 0 ? `, ${task.usage.totalTokens.toLocaleString("en-US")} tokens` : "";
   return oneLine(`${kind} "${task.description}": ${task.status}${agents}${tokens}`);
 }
+
+const WINDOW_NAMES: Record<string, string> = { five_hour: "5-hour window", seven_day: "7-day window" };
+
+/** "waiting for the 5-hour window (resets 14:00)", or that it has reset: what a plan window did, in words. */
+export function planWindowLine(news: Omit<Extract<OrchestratorEvent, { type: "plan_window" }>, "type">): string {
+  const window = WINDOW_NAMES[news.window] ?? `${news.window.replaceAll("_", " ")} window`;
+  if (news.state === "resumed") return `the ${window} has reset: tasks start again`;
+  const at = new Date(news.resetsAt);
+  const time = `${String(at.getHours()).padStart(2, "0")}:${String(at.getMinutes()).padStart(2, "0")}`;
+  const why = news.rejected ? "the plan refused a turn" : news.utilization === undefined ? "" : `${Math.round(news.utilization)} % used`;
+  return `waiting for the ${window} (resets ${time})${why ? `: ${why}, no task starts until then` : ""}`;
+}

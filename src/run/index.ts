@@ -1,13 +1,13 @@
 /** Running a swarm file end to end, without a terminal: the engine, resume, the record. */
 
-export { activityOf, backgroundLine, resultLine, worktreeLine } from "./activity.ts";
+export { activityOf, backgroundLine, planWindowLine, resultLine, worktreeLine } from "./activity.ts";
 export type { EngineOptions, RunEngine } from "./engine.ts";
 export type { PlanContext, RunPlan } from "./plan.ts";
 export { backgroundTaskFromRecord, type SummaryBackgroundTask } from "./record/background-record.ts";
 export { type LenientSummary, type ReadRecordOptions, readRecord, type UnreadRecord } from "./record/read.ts";
 export type { RecordEvent } from "./record/recorder.ts";
-export type { Summary, SummarySession, SummaryTask } from "./record/schema.ts";
-export { SUMMARY_FILE, usageFromRecord } from "./record/schema.ts";
+export type { AgentSpend, Summary, SummarySession, SummaryTask } from "./record/schema.ts";
+export { NO_AGENT, recordSpendByAgent, SUMMARY_FILE, SummarySchema, usageFromRecord } from "./record/schema.ts";
 export {
   buildSummary,
   exitCodeFor,

@@ -1,4 +1,14 @@
-import { type OrchestratorEvent, type RateLimitState, sessionIdOf, type TaskInfo, type TaskResult, type Usage } from "../orchestrator/index.ts";
+import {
+  type BudgetUse,
+  budgetLabel,
+  type OrchestratorEvent,
+  type PlanWindowNews,
+  type RateLimitState,
+  sessionIdOf,
+  type TaskInfo,
+  type TaskResult,
+  type Usage,
+} from "../orchestrator/index.ts";
 import type { TaskSettledEvent, WorktreeOutcome } from "../swarm/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { oneLine } from "../util/one-line.ts";
@@ -22,6 +32,8 @@ export interface RunModelOptions {
   startedAt: number;
   /** The budget the run applies. */
   budgetUsd?: number | undefined;
+  /** The agents' budgets the run applies (agent name → dollars). */
+  agentBudgets?: Readonly<Record<string, number | undefined>>;
   /** A rehearsal: the scripted model's costs are made up. */
   costSimulated?: boolean;
 }
@@ -51,7 +63,14 @@ export class RunModel {
   /** The run's token usage as of the latest result. */
   totalUsage: Usage | undefined;
   rateLimit: RateLimitState | undefined;
+  /** The plan window that holds new starts now, if one does. */
+  planWindow: PlanWindowNews | undefined;
+  /** The run's own budget, once reached. */
   budget: { spentUsd: number; budgetUsd: number } | undefined;
+  /** Each agent's and task's budget by label ("agent reviewer"): its limit, its use as last reported, and whether it was reached. */
+  readonly budgets = new Map<string, BudgetUse & { reached: boolean }>();
+  /** What peer and supervisor turns cost, by agent (they have no row). */
+  readonly #agentTurnUsd = new Map<string, number>();
   interrupted = false;
   finishedAt: number | undefined;
   readonly #rows: Row[] = [];
@@ -69,6 +88,8 @@ export class RunModel {
     this.mode = options.mode;
     this.startedAt = options.startedAt;
     this.budgetUsd = options.budgetUsd;
+    for (const [name, limitUsd] of Object.entries(options.agentBudgets ?? {}))
+      if (limitUsd !== undefined) this.#budgetUse({ scope: { kind: "agent", name }, limitUsd, spentUsd: 0 });
     this.costSimulated = options.costSimulated ?? false;
     for (const task of options.tasks ?? []) {
       const row = this.#add(blankRow(taskKey(task.name), task.name, task.agent, "task"));
@@ -105,6 +126,13 @@ export class RunModel {
     return counts;
   }
 
+  /** What each agent spent so far (its tasks, children and sessions; "" for work without an agent), most first. */
+  spendByAgent(): { agent: string; costUsd: number }[] {
+    const spend = new Map(this.#agentTurnUsd);
+    for (const row of this.#rows) if (row.costUsd > 0) spend.set(row.agent ?? "", (spend.get(row.agent ?? "") ?? 0) + row.costUsd);
+    return [...spend].map(([agent, costUsd]) => ({ agent, costUsd })).sort((a, b) => b.costUsd - a.costUsd);
+  }
+
   onChange(listener: (change: RunChange) => void): () => void {
     return this.#changes.on(listener);
   }
@@ -124,7 +152,6 @@ export class RunModel {
       case "loop_ended":
       case "access_waiting":
       case "access_refused":
-      case "agent_turn":
       case "record_unwritten":
       case "record_written_again":
         return undefined;
@@ -145,19 +172,37 @@ export class RunModel {
         if (row) row.activity = oneLine(`runs again: ${event.reason}`);
         return row;
       }
+      case "agent_turn":
+        this.#agentTurnUsd.set(event.agent, (this.#agentTurnUsd.get(event.agent) ?? 0) + event.turn.costUsd);
+        return undefined;
       case "rate_limit":
         this.rateLimit = event.state;
         return undefined;
+      case "plan_window": {
+        const { type: _type, ...news } = event;
+        this.planWindow = news.state === "waiting" ? news : undefined;
+        return undefined;
+      }
       case "budget_exceeded":
-        this.budget = { spentUsd: event.spentUsd, budgetUsd: event.budgetUsd };
+        if (event.scope === undefined || event.scope.kind === "run") this.budget = { spentUsd: event.spentUsd, budgetUsd: event.budgetUsd };
+        else this.#budgetUse({ scope: event.scope, limitUsd: event.budgetUsd, spentUsd: event.spentUsd }, true);
         return undefined;
       default:
         return this.#task(event, now);
     }
   }
 
+  #budgetUse(use: BudgetUse, reached = false): void {
+    const label = budgetLabel(use.scope);
+    const known = this.budgets.get(label);
+    this.budgets.set(label, { ...use, spentUsd: Math.max(use.spentUsd, known?.spentUsd ?? 0), reached: reached || (known?.reached ?? false) });
+  }
+
   #task(
-    event: Exclude<OrchestratorEvent, { type: "rate_limit" | "budget_exceeded" | "access_waiting" | "access_refused" | "agent_turn" }>,
+    event: Exclude<
+      OrchestratorEvent,
+      { type: "rate_limit" | "plan_window" | "budget_exceeded" | "access_waiting" | "access_refused" | "agent_turn" }
+    >,
     now: number,
   ): Row {
     const row = this.#row(event.task, now);
@@ -166,6 +211,7 @@ export class RunModel {
         this.totalUsd = Math.max(this.totalUsd, event.totalUsd);
         this.totalUsage = event.totalUsage;
         row.costUsd = event.taskUsd;
+        for (const use of event.budgets ?? []) this.#budgetUse(use);
         break;
       case "task_queued":
         this.#phase(row, "queued", now);

@@ -42,9 +42,15 @@ export interface SwarmRunOptions {
   traceparent?: string;
 }
 
-/** The budget a run applies: a rehearsal shows what would run, and its made-up costs stop it only when asked. */
-function appliedBudget(config: ResolvedSwarmConfig, options: SwarmRunOptions): number | undefined {
-  return options.rehearse && !options.rehearseBudget ? undefined : config.budget_usd;
+/** The config as a run applies it: a rehearsal shows what would run, and its made-up costs stop it only when asked (no budget applies else). */
+function appliedConfig(config: ResolvedSwarmConfig, options: SwarmRunOptions): ResolvedSwarmConfig {
+  if (!options.rehearse || options.rehearseBudget) return config;
+  const { budget_usd: _run, ...rest } = config;
+  return {
+    ...rest,
+    agents: Object.fromEntries(Object.entries(config.agents).map(([name, { budget_usd: _agent, ...agent }]) => [name, agent])),
+    tasks: config.tasks.map(({ budget_usd: _task, ...task }) => task),
+  };
 }
 
 /**
@@ -113,11 +119,12 @@ export class SwarmRun {
    * The config's settings (agents, defaults, hooks, budget) configure the
    * engine; `plan` decides what runs when (the config's graph by default).
    */
-  static async start(config: ResolvedSwarmConfig, options: SwarmRunOptions, plan: RunPlan = swarmPlan(config)): Promise<SwarmRun> {
+  static async start(written: ResolvedSwarmConfig, options: SwarmRunOptions, plan?: RunPlan): Promise<SwarmRun> {
+    const config = appliedConfig(written, options);
     // Absolute: workers run in other directories, and a relative HOME or transcript path would land there.
     const outDir = resolve(options.resume?.dir ?? options.outDir);
     await prepareOutDir(outDir);
-    const budgetUsd = appliedBudget(config, options);
+    const budgetUsd = config.budget_usd;
     // Known before the engine starts, so that its workers can be told which run they work for.
     const startedAt = Date.now();
     // A distributed run has one id: Redis's, which --run-id takes to pick it up.
@@ -136,7 +143,7 @@ export class SwarmRun {
       outDir,
       runId,
     );
-    return new SwarmRun(config, options, outDir, budgetUsd, engine, { at: startedAt, runId }, plan);
+    return new SwarmRun(config, options, outDir, budgetUsd, engine, { at: startedAt, runId }, plan ?? swarmPlan(config));
   }
 
   /** What the run is on, for its first line: live or rehearsal, here or on which Redis. */

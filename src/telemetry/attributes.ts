@@ -41,6 +41,7 @@ export function resultAttributes(result: TaskResult): Attributes {
     ...usageAttributes(result.usage),
     ...(result.sessionId !== undefined && { [GEN_AI_CONVERSATION_ID]: result.sessionId }),
     ...(result.error && { "error.type": result.error.code, "cadre.error_code": result.error.code }),
+    ...(result.error?.budget !== undefined && { "cadre.budget": result.error.budget }),
   };
 }
 

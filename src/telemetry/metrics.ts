@@ -1,11 +1,11 @@
 /**
  * Metrics from cadre's events: tasks by status, task and queue durations,
  * live workers, tokens by kind, cost, the prompt cache's share, rate-limit
- * back-offs and the effective concurrency limit. The same instruments serve
+ * back-offs, the effective concurrency limit and each budget's use. The same instruments serve
  * OTLP and the Prometheus endpoint.
  */
 import type { Attributes, Counter, Histogram, Meter, UpDownCounter } from "@opentelemetry/api";
-import { cacheReadShare, emptyUsage, type OrchestratorEvent, type Usage } from "../orchestrator/index.ts";
+import { type BudgetUse, budgetLabel, cacheReadShare, emptyUsage, type OrchestratorEvent, type Usage } from "../orchestrator/index.ts";
 import { GEN_AI_SYSTEM, GEN_AI_TOKEN_TYPE } from "./attributes.ts";
 
 /** Token kinds, as gen_ai.token.type names the first two and cadre the cache's. */
@@ -30,6 +30,8 @@ export class EventMetrics {
   readonly #usage = emptyUsage();
   /** Tasks whose attempt holds a worker now. */
   readonly #running = new Set<string>();
+  /** Each agent's and task's budget, by label, as last reported. */
+  readonly #budgets = new Map<string, BudgetUse>();
   #limit: number | undefined;
   #backoffUntil: number | null = null;
 
@@ -61,6 +63,19 @@ export class EventMetrics {
       .addCallback((result) => {
         if (this.#limit !== undefined) result.observe(this.#limit, this.base);
       });
+    meter
+      .createObservableGauge("cadre.budget.spent", {
+        unit: "USD",
+        description: "What each agent's or task's budget has spent (cadre.budget names it)",
+      })
+      .addCallback((result) => {
+        for (const [label, use] of this.#budgets) result.observe(use.spentUsd, { ...this.base, "cadre.budget": label });
+      });
+    meter
+      .createObservableGauge("cadre.budget.limit", { unit: "USD", description: "Each agent's or task's budget (cadre.budget names it)" })
+      .addCallback((result) => {
+        for (const [label, use] of this.#budgets) result.observe(use.limitUsd, { ...this.base, "cadre.budget": label });
+      });
   }
 
   /** The limit before any rate limit lowered it. */
@@ -89,6 +104,9 @@ export class EventMetrics {
       }
       case "agent_turn":
         this.#spent(event.turn.costUsd, event.turn.usage, event.agent);
+        return;
+      case "cost":
+        for (const use of event.budgets ?? []) this.#budgets.set(budgetLabel(use.scope), use);
         return;
       case "rate_limit":
         this.#limit = event.state.effectiveLimit;

@@ -5,7 +5,7 @@
  */
 import { type Context, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import type { TaskInfo } from "../orchestrator/index.ts";
+import { budgetLabel, type TaskInfo } from "../orchestrator/index.ts";
 import type { RunEvent, Summary } from "../run/index.ts";
 import { clip } from "../util/one-line.ts";
 import { CONTENT_MAX, GEN_AI_SYSTEM, resultAttributes, usageAttributes } from "./attributes.ts";
@@ -113,7 +113,13 @@ export class RunTelemetry {
     if (event.type === "rate_limit" && event.state.backoffUntil !== null)
       this.#run.addEvent("rate_limit", { "cadre.effective_limit": event.state.effectiveLimit });
     if (event.type === "budget_exceeded")
-      this.#run.addEvent("budget_exceeded", { "cadre.cost_usd": event.spentUsd, "cadre.budget_usd": event.budgetUsd });
+      this.#run.addEvent("budget_exceeded", {
+        "cadre.cost_usd": event.spentUsd,
+        "cadre.budget_usd": event.budgetUsd,
+        "cadre.budget": budgetLabel(event.scope ?? { kind: "run" }),
+      });
+    if (event.type === "plan_window")
+      this.#run.addEvent(`plan_window_${event.state}`, { "cadre.plan_window": event.window, "cadre.resets_at": event.resetsAt });
     this.#spans.apply(event);
     this.#metrics.apply(event);
   }

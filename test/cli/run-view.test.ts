@@ -204,6 +204,16 @@ describe("plain lines", () => {
     expect(line({ type: "task_queued", task: info("b.ts") })).toBeUndefined();
     expect(line({ type: "cost", task: info("b.ts"), taskUsd: 1, totalUsd: 1, totalUsage: result("b.ts", "succeeded").usage })).toBeUndefined();
     expect(line({ type: "budget_exceeded", spentUsd: 2.5, budgetUsd: 2 })).toBe("budget reached: spent $2.50 of $2.00; no new tasks start");
+    expect(line({ type: "budget_exceeded", spentUsd: 2.5, budgetUsd: 2, scope: { kind: "agent", name: "reviewer" } })).toBe(
+      "budget reached: agent reviewer spent $2.50 of $2.00; its work stops, the rest goes on",
+    );
+    const resetsAt = new Date(2026, 0, 1, 14, 0).getTime();
+    expect(line({ type: "plan_window", state: "waiting", window: "five_hour", utilization: 95, resetsAt, rejected: false })).toBe(
+      "waiting for the 5-hour window (resets 14:00): 95 % used, no task starts until then",
+    );
+    expect(line({ type: "plan_window", state: "resumed", window: "five_hour", utilization: undefined, resetsAt, rejected: false })).toBe(
+      "the 5-hour window has reset: tasks start again",
+    );
   });
 });
 
@@ -310,7 +320,9 @@ describe("summary", () => {
     expect(table[1]).toMatch(/^a\.ts +succeeded +2 +~\$0\.01 +98% +500ms +4\.2s +a\.ts is fine$/);
     expect(table[2]).toMatch(/^b\.ts +failed +2 +~\$0\.01 +0% +500ms +4\.2s +API error 400$/);
     expect(table[3]).toMatch(/^ {2}peer:critic +peer +1 +~\$0\.0050 +0% +peer for a\.ts$/);
-    expect(table.at(-1)).toBe("total  1/2 succeeded, 1 failed, 5 turns, ~$0.03 (simulated), 97% of input from cache (saved ~$0.11), 5.0s");
+    // What each agent spent, its peer sessions included.
+    expect(table.at(-1)).toBe("by agent  (no agent) ~$0.03, critic ~$0.0050");
+    expect(table.at(-2)).toBe("total  1/2 succeeded, 1 failed, 5 turns, ~$0.03 (simulated), 97% of input from cache (saved ~$0.11), 5.0s");
   });
 
   it("a resumed attempt's record keeps the earlier sessions, and its totals are the earlier attempts' and its own", () => {

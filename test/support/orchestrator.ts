@@ -23,18 +23,20 @@ export async function rehearsedOrchestrator(
   options: OrchestratorOptions & {
     perWorker?: (context: WorkerContext) => Partial<WorkerOptions>;
     script?: (context: WorkerContext) => string;
+    /** Log the workers in as a subscription (a dummy claude.ai token) instead of with an API key. */
+    subscription?: boolean;
   } = {},
 ): Promise<{ orchestrator: Orchestrator; cwd: string; home: string }> {
   const home = await tempHome();
   const cwd = join(home, "work");
   await mkdir(cwd, { recursive: true });
-  const { perWorker, script = scriptFor, ...rest } = options;
+  const { perWorker, script = scriptFor, subscription, ...rest } = options;
   const orchestrator = new Orchestrator({
     ...rest,
     defaults: { cwd, ...rest.defaults },
     workerOptions: (context) => ({
       inheritEnv: false,
-      env: offlineClaudeEnv({ baseUrl: server.baseUrlFor(script(context)), home }),
+      env: offlineClaudeEnv({ baseUrl: server.baseUrlFor(script(context)), home, subscription }),
       ...perWorker?.(context),
     }),
   });

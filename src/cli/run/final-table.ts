@@ -1,5 +1,5 @@
 import { cacheReadShare } from "../../orchestrator/index.ts";
-import { resultLine, type Summary, type SummaryTask, usageFromRecord, worktreeLine } from "../../run/index.ts";
+import { NO_AGENT, recordSpendByAgent, resultLine, type Summary, type SummaryTask, usageFromRecord, worktreeLine } from "../../run/index.ts";
 import { oneLine } from "../../util/one-line.ts";
 import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./view/format.ts";
 
@@ -58,5 +58,18 @@ export function renderFinalTable(summary: Summary, options: { width: number; col
     formatDuration(summary.duration_ms),
   );
   if (summary.interrupted) parts.push(c.yellow("interrupted"));
-  return [...lines, "", `${c.bold("total")}  ${parts.join(", ")}`].join("\n");
+  return [...lines, "", `${c.bold("total")}  ${parts.join(", ")}`, ...byAgentLine(summary, c)].join("\n");
+}
+
+/** What each agent spent, against its budget where it had one: none for a run of plain tasks only. */
+function byAgentLine(summary: Summary, c: Colors): string[] {
+  const spend = Object.entries(recordSpendByAgent(summary));
+  if (spend.length === 0 || (spend.length === 1 && spend[0]![0] === NO_AGENT)) return [];
+  const items = spend.map(([agent, { cost_usd, budget_usd }]) => {
+    const cost = formatUsd(cost_usd, summary.cost_simulated);
+    if (budget_usd === null) return `${agent} ${cost}`;
+    const item = `${agent} ${cost} of ${formatUsd(budget_usd)}`;
+    return cost_usd >= budget_usd ? c.red(`${item} (budget reached)`) : item;
+  });
+  return [`${c.bold("by agent")}  ${items.join(", ")}`];
 }

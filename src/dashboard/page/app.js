@@ -153,6 +153,19 @@ function render(snapshot) {
   if (performance.getEntriesByName("cadre:drawn").length === 0) performance.mark("cadre:drawn");
 }
 
+/** Each agent's spend, against its budget where it has one; then the task budgets. */
+function byAgentText(totals, simulated) {
+  const agents = (totals.byAgent ?? []).map(({ agent, costUsd, budgetUsd }) => {
+    const budget = (totals.budgets ?? []).find((b) => b.budget === `agent ${agent}`);
+    const limit = budgetUsd === null ? "" : ` of ${money(budgetUsd)}${budget?.reached ? " — budget reached" : ""}`;
+    return `${agent || "(no agent)"} ${money(costUsd, simulated)}${limit}`;
+  });
+  const tasks = (totals.budgets ?? [])
+    .filter((b) => b.budget.startsWith("task "))
+    .map((b) => `${b.budget} ${money(b.spentUsd, simulated)} of ${money(b.limitUsd)}${b.reached ? " — budget reached" : ""}`);
+  return [...agents, ...tasks].join(" · ") || "—";
+}
+
 function renderTotals(snapshot) {
   const { totals } = snapshot;
   const done = ["succeeded", "failed", "cancelled", "skipped", "closed"].reduce((sum, status) => sum + (totals.byStatus[status] ?? 0), 0);
@@ -180,6 +193,7 @@ function renderTotals(snapshot) {
       "total-cost",
       totals.costUsd,
     ],
+    ["By agent", byAgentText(totals, snapshot.costSimulated), "total-by-agent", null],
     [
       "From cache",
       totals.cacheReadShare === null ? "—" : `${Math.round(totals.cacheReadShare * 100)}% of input`,

@@ -105,6 +105,64 @@ export const SummaryTaskSchema = z.looseObject({
   background_tasks: z.array(SummaryBackgroundTaskSchema).optional(),
 });
 
+/** What one agent spent over the run: its tasks and sessions (peers, supervisors, children), and the budget it had (null: none). */
+export const AgentSpendSchema = z.looseObject({ cost_usd: z.number(), tasks: z.number(), budget_usd: z.number().nullable() });
+export type AgentSpend = z.infer<typeof AgentSpendSchema>;
+
+/** The key of work that names no agent in `by_agent`. */
+export const NO_AGENT = "(no agent)";
+
+/**
+ * Spend by agent, added up row by row (a for_each's or a loop's own row, which
+ * stands for its copies or rounds, left out) and session by session; what
+ * older records, without `totals.by_agent`, are read with too.
+ */
+export class AgentSpending {
+  readonly #spend: Record<string, AgentSpend> = {};
+  readonly #budgets: Readonly<Record<string, number | undefined>>;
+
+  constructor(budgets: Readonly<Record<string, number | undefined>> = {}) {
+    this.#budgets = budgets;
+  }
+
+  task(task: SpendRow & { copies?: unknown; rounds?: unknown }): void {
+    if (task.copies !== undefined || task.rounds !== undefined) return;
+    const entry = this.#entry(task.agent);
+    entry.cost_usd += task.cost_usd ?? 0;
+    entry.tasks++;
+  }
+
+  session(session: SpendRow): void {
+    this.#entry(session.agent).cost_usd += session.cost_usd ?? 0;
+  }
+
+  get byAgent(): Record<string, AgentSpend> {
+    return this.#spend;
+  }
+
+  #entry(agent: string | null | undefined): AgentSpend {
+    const key = agent ?? NO_AGENT;
+    this.#spend[key] ??= { cost_usd: 0, tasks: 0, budget_usd: this.#budgets[key] ?? null };
+    return this.#spend[key];
+  }
+}
+
+/** A task's or session's entry as far as its spend goes (records of other versions may lack fields). */
+type SpendRow = { agent?: string | null; cost_usd?: number };
+
+/** Spend by agent of a record: its own, or, for an older record, added up from its tasks and sessions. */
+export function recordSpendByAgent(record: {
+  tasks: readonly (SpendRow & { copies?: unknown; rounds?: unknown })[];
+  sessions?: readonly SpendRow[];
+  totals?: { by_agent?: Record<string, AgentSpend> };
+}): Record<string, AgentSpend> {
+  if (record.totals?.by_agent) return record.totals.by_agent;
+  const spending = new AgentSpending();
+  for (const task of record.tasks) spending.task(task);
+  for (const session of record.sessions ?? []) spending.session(session);
+  return spending.byAgent;
+}
+
 /** A loop of the run: how it ended ("running" while it goes on) and after how many rounds. */
 export const SummaryLoopSchema = z.looseObject({
   name: z.string(),
@@ -185,6 +243,8 @@ export const SummarySchema = z.looseObject({
      */
     cache_saved_usd: z.number(),
     num_turns: z.number(),
+    /** Spend by agent (NO_AGENT for work without one): its tasks' and its sessions' cost, and its budget; absent from older records (see spendByAgent). */
+    by_agent: z.record(z.string(), AgentSpendSchema).optional(),
   }),
   tasks: z.array(SummaryTaskSchema),
   sessions: z.array(SummarySessionSchema),

@@ -7,7 +7,16 @@ import { addUsage, cacheSavingUsd, emptyUsage, type SessionRecord, type TaskResu
 import type { LoopEndedEvent, ResolvedSwarmConfig, TaskFingerprint, WorktreeOutcome } from "../../swarm/index.ts";
 import { type AddedTask, skippedOnPurpose } from "../../swarm/index.ts";
 import { makeDirectory } from "../../util/make-directory.ts";
-import { recordResultFields, recordUsage, SUMMARY_FILE, type Summary, type SummaryLoop, type SummarySession, type SummaryTask } from "./schema.ts";
+import {
+  AgentSpending,
+  recordResultFields,
+  recordUsage,
+  SUMMARY_FILE,
+  type Summary,
+  type SummaryLoop,
+  type SummarySession,
+  type SummaryTask,
+} from "./schema.ts";
 
 /**
  * What stopped a run before its end, as the caller names it: a signal, or a
@@ -34,7 +43,11 @@ export function exitCodeFor(results: Iterable<TaskResult>, stop: RunStop | undef
  * its tasks, and its loops. A swarm file's resolved config is one; any other
  * kind of plan names its tasks the same way.
  */
-export type RecordedPlan = Pick<ResolvedSwarmConfig, "name" | "file" | "loops"> & { tasks: readonly AddedTask[] };
+/** What the record keeps of a plan: its name, file, loops and tasks, and its agents' budgets (spend by agent). */
+export type RecordedPlan = Pick<ResolvedSwarmConfig, "name" | "file" | "loops"> & {
+  tasks: readonly AddedTask[];
+  agents?: Readonly<Record<string, { budget_usd?: number | undefined }>>;
+};
 
 export interface SummaryInput {
   config: RecordedPlan;
@@ -165,7 +178,9 @@ function summaryOf(input: SummaryInput, order: RecordRows, rows: Iterable<Summar
     cacheSavedUsd += cacheSavingUsd(entry.usage, entry.cost_usd);
     numTurns += entry.num_turns;
   };
+  const spending = new AgentSpending(Object.fromEntries(Object.entries(input.config.agents ?? {}).map(([name, agent]) => [name, agent.budget_usd])));
   for (const row of rows) {
+    spending.task(row);
     count.tasks++;
     if (row.status !== "running" && row.status !== "pending") count[row.status]++;
     if (row.carried_over) continue;
@@ -173,6 +188,7 @@ function summaryOf(input: SummaryInput, order: RecordRows, rows: Iterable<Summar
     if (row.fingerprint !== null) count.tasksRun++;
   }
   for (const session of attemptSessions) ranNow(session);
+  for (const session of sessions) spending.session(session);
   const usage = { ...input.totals.usage };
   if (earlier) addUsage(usage, earlier.usage);
   return {
@@ -200,6 +216,7 @@ function summaryOf(input: SummaryInput, order: RecordRows, rows: Iterable<Summar
       usage: recordUsage(usage),
       cache_saved_usd: cacheSavedUsd,
       num_turns: numTurns,
+      by_agent: spending.byAgent,
     },
     attempt_totals: { tasks_run: count.tasksRun, cost_usd: input.totals.costUsd },
     tasks,

@@ -107,10 +107,16 @@ function agentSpec(agent: SwarmAgent): AgentSpec {
     disallowed_tools: _disallowed,
     mcp_server_names: _names,
     reuse,
+    budget_usd,
     ...settings
   } = agent;
   const worker = workerSettings(settings);
-  return { ...cliAgent(agent), ...(Object.keys(worker).length > 0 && { worker }), ...(reuse !== undefined && { reuse }) };
+  return {
+    ...cliAgent(agent),
+    ...(Object.keys(worker).length > 0 && { worker }),
+    ...(reuse !== undefined && { reuse }),
+    ...(budget_usd !== undefined && { budgetUsd: budget_usd }),
+  };
 }
 
 function hooksOf(config: ResolvedSwarmConfig): OrchestratorOptions["hooks"] {
@@ -142,6 +148,8 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
     ...(config.concurrency !== undefined && { concurrency: config.concurrency }),
     ...(limits.length > 0 && { agentLimits: Object.fromEntries(limits) }),
     ...(config.budget_usd !== undefined && { budgetUsd: config.budget_usd }),
+    ...(config.budget_forecast !== undefined && { budgetForecast: config.budget_forecast }),
+    ...(config.plan_usage !== undefined && { planUsage: { pauseAt: config.plan_usage.pause_at } }),
     ...(config.cache_stagger !== undefined && { cacheStagger: config.cache_stagger }),
     ...(config.defaults.retries !== undefined && { retries: config.defaults.retries }),
     ...(config.defaults.reuse !== undefined && { reuse: config.defaults.reuse }),
@@ -177,6 +185,7 @@ export function taskSpecFor(task: ResolvedTask, prompt: string, signal: AbortSig
     ...(task.timeout_s !== undefined && { timeoutMs: task.timeout_s * 1000 }),
     ...(task.retries !== undefined && { retries: task.retries }),
     priority: task.priority,
+    ...(task.budget_usd !== undefined && { budgetUsd: task.budget_usd, budgetName: task.round_of?.task ?? task.name }),
     ...(Object.keys(worker).length > 0 && { worker }),
     signal,
   };

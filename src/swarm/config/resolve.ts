@@ -51,6 +51,8 @@ export interface ResolvedTask {
   /** Absent: the defaults' retries, else the orchestrator's. */
   retries?: number;
   priority: number;
+  /** The task's own budget (a loop's rounds share their task's). */
+  budget_usd?: number;
   settings: TaskSettings;
   /** Its condition (CEL), evaluated once its dependencies have ended: false skips it. */
   when?: string;
@@ -72,6 +74,10 @@ export interface ResolvedSwarmConfig {
   base_dir: string;
   concurrency?: number;
   budget_usd?: number;
+  /** False: tasks start whatever their agent's tasks cost. Absent: true. */
+  budget_forecast?: boolean;
+  /** From this percent of a plan window's use, no task starts until it resets. */
+  plan_usage?: { pause_at: number };
   cache_stagger?: boolean;
   /** False: workers keep no session files. Absent: true. */
   session_persistence?: boolean;
@@ -140,6 +146,7 @@ export async function resolveSwarmConfig(
   }
   const worktrees = await resolveWorktrees(expanded.tasks, tasks, agents.agents, defaults, missingDirectories);
   issues.push(...worktrees.issues, ...checkResultUses(tasks, graph.uses, agents.agents, worktrees.wanted));
+  issues.push(...checkBudgets(input, agents.agents));
   const byName = new Map(tasks.map((task) => [task.name, task]));
   const readTarget = (name: string) => {
     const task = byName.get(name);
@@ -162,6 +169,8 @@ export async function resolveSwarmConfig(
       base_dir: baseDir,
       ...(input.concurrency !== undefined && { concurrency: input.concurrency }),
       ...(input.budget_usd !== undefined && { budget_usd: input.budget_usd }),
+      ...(input.budget_forecast !== undefined && { budget_forecast: input.budget_forecast }),
+      ...(input.plan_usage !== undefined && { plan_usage: input.plan_usage }),
       ...(input.cache_stagger !== undefined && { cache_stagger: input.cache_stagger }),
       session_persistence: input.session_persistence,
       defaults,
@@ -207,10 +216,30 @@ function resolveTask(
     ...(task.cwd !== undefined && { cwd: directory(["tasks", task.index, "cwd"], task.cwd) }),
     ...(entry.retries !== undefined && { retries: entry.retries }),
     priority: entry.priority,
+    ...(entry.budget_usd !== undefined && { budget_usd: entry.budget_usd }),
     ...(entry.when !== undefined && { when: entry.when }),
     settings,
     ...(task.map !== undefined && { map: task.map }),
   };
+}
+
+/** A task's budget over its agent's (or the run's) could never be spent: the smaller one stops it first. */
+function checkBudgets(input: SwarmConfig, agents: Record<string, SwarmAgent>): ConfigIssue[] {
+  return input.tasks.flatMap((task, index) => {
+    if (task.budget_usd === undefined) return [];
+    const agentUsd = task.agent === undefined ? undefined : agents[task.agent]?.budget_usd;
+    const path = ["tasks", index, "budget_usd"];
+    if (agentUsd !== undefined && task.budget_usd > agentUsd)
+      return [
+        issue(
+          path,
+          `$${task.budget_usd} is more than its agent "${task.agent}" may spend ($${agentUsd}); lower it or raise agents.${task.agent}.budget_usd`,
+        ),
+      ];
+    if (input.budget_usd !== undefined && task.budget_usd > input.budget_usd)
+      return [issue(path, `$${task.budget_usd} is more than the whole run may spend ($${input.budget_usd}); lower it or raise budget_usd`)];
+    return [];
+  });
 }
 
 /** {{results.x.structured…}} needs x to have an output schema; {{results.x.branch}} and .commit need x in a worktree. */

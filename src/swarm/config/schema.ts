@@ -51,6 +51,8 @@ export const DefaultsSchema = z
   })
   .describe("Settings every task starts from.");
 
+const BudgetUsd = z.number().positive();
+
 const AgentFile = z.string().min(1).describe("Path to a Markdown agent file (Claude Code's subagent format), relative to this file.");
 
 /** What Claude Code knows of an agent: the keys of a subagent, and of every agent. */
@@ -78,6 +80,9 @@ export const InlineAgentSchema = z
     prompt: definitionKeys.prompt.optional(),
     file: AgentFile.optional().describe("Take the definition from this agent file; the keys given here override it."),
     max_concurrency: z.int().positive().optional().describe("At most this many of the agent's tasks run at once (within the global concurrency)."),
+    budget_usd: BudgetUsd.optional().describe(
+      "The most the agent may spend, all its tasks and sessions together (peers, supervisors and spawned children included): reached, its work stops within the turn in flight and none of it starts again.",
+    ),
     subagents: z
       .record(z.string().min(1), SubagentEntrySchema)
       .optional()
@@ -140,6 +145,9 @@ export const TaskSchema = z.strictObject({
   timeout_s: Seconds.optional().describe("Time limit of this task, in seconds (its run, not its wait for a slot); wins over defaults.timeout_s."),
   retries: Retries.optional(),
   priority: z.int().default(0).describe("Higher runs first among tasks that are ready."),
+  budget_usd: BudgetUsd.optional().describe(
+    "The most this task may spend, all its attempts (and a loop's rounds) together: reached, it stops within the turn in flight. Each for_each copy has its own.",
+  ),
   when: z
     .string()
     .min(1)
@@ -188,7 +196,25 @@ export const SwarmConfigSchema = z
       .positive()
       .optional()
       .describe(`How many workers may run at once (default ${DEFAULT_CONCURRENCY}; --concurrency overrides).`),
-    budget_usd: z.number().positive().optional().describe("Stop starting tasks, and interrupt running ones, once the swarm has spent this much."),
+    budget_usd: BudgetUsd.optional().describe("Stop starting tasks, and interrupt running ones, once the swarm has spent this much."),
+    budget_forecast: z
+      .boolean()
+      .optional()
+      .describe(
+        "Default true: before a task starts, what is left of its budgets is compared with the median cost of its agent's succeeded tasks, and a task that plainly cannot finish is not started (skipped, saying so). false: start it anyway.",
+      ),
+    plan_usage: z
+      .strictObject({
+        pause_at: z
+          .number()
+          .min(1)
+          .max(100)
+          .describe("From this percent of a subscription's plan window (5-hour, 7-day), no task starts until the window resets."),
+      })
+      .optional()
+      .describe(
+        "A subscription run (claude.ai login) reads the plan's windows as the CLI reports them; a refused turn always waits for the reset. API-key runs are not affected.",
+      ),
     cache_stagger: z
       .boolean()
       .optional()

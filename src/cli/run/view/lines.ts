@@ -1,5 +1,5 @@
-import type { TaskResult } from "../../../orchestrator/index.ts";
-import { activityOf, backgroundLine, type RunEvent, type RunModel, resultLine, worktreeLine } from "../../../run/index.ts";
+import { budgetLabel, type TaskResult } from "../../../orchestrator/index.ts";
+import { activityOf, backgroundLine, planWindowLine, type RunEvent, type RunModel, resultLine, worktreeLine } from "../../../run/index.ts";
 import { oneLine, printable } from "../../../util/one-line.ts";
 import { formatDuration, formatUsd } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
@@ -36,8 +36,12 @@ export function describeEvent(event: RunEvent, state: RunModel): string | undefi
       const wait = limit.backoffUntil === null ? "" : `, pausing starts for ${formatDuration(Math.max(0, limit.backoffUntil - Date.now()))}`;
       return `rate limited: up to ${limit.effectiveLimit} of ${limit.limit} workers${wait}`;
     }
+    case "plan_window":
+      return planWindowLine(event);
     case "budget_exceeded":
-      return `budget reached: spent ${formatUsd(event.spentUsd, state.costSimulated)} of ${formatUsd(event.budgetUsd)}; no new tasks start`;
+      return event.scope === undefined || event.scope.kind === "run"
+        ? `budget reached: spent ${formatUsd(event.spentUsd, state.costSimulated)} of ${formatUsd(event.budgetUsd)}; no new tasks start`
+        : `budget reached: ${budgetLabel(event.scope)} spent ${formatUsd(event.spentUsd, state.costSimulated)} of ${formatUsd(event.budgetUsd)}; its work stops, the rest goes on`;
     case "permission_request":
       return `${event.task.name}: asks permission for ${event.request.toolName}`;
     case "hook_failed":

@@ -1,6 +1,6 @@
 import { createLogUpdate } from "log-update";
 import { cacheReadShare } from "../../../orchestrator/index.ts";
-import { backgroundLine, type RowStatus, type RunEvent, type RunModel, type RunRow } from "../../../run/index.ts";
+import { backgroundLine, planWindowLine, type RowStatus, type RunEvent, type RunModel, type RunRow } from "../../../run/index.ts";
 import { printable } from "../../../util/one-line.ts";
 import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
@@ -136,6 +136,11 @@ export function renderFrame(state: RunModel, options: FrameOptions): string {
   ].filter((part) => part !== undefined);
   const footer = [parts.join("  "), rateLimitLine(state, now, c)];
   if (state.budget) footer.push(c.red(`budget reached (${formatUsd(state.budget.spentUsd, state.costSimulated)}): no new tasks start`));
+  if (state.planWindow) footer.push(c.yellow(planWindowLine(state.planWindow)));
+  for (const [label, use] of state.budgets) {
+    const text = `${label} ${formatUsd(use.spentUsd, state.costSimulated)} of ${formatUsd(use.limitUsd)}`;
+    footer.push(use.reached ? c.red(`${text}: budget reached, its work stops`) : text);
+  }
   if (state.interrupted) footer.push(c.yellow("interrupting: finishing up; Ctrl-C again kills the workers"));
   return [title, ...lines, footer.join("   ")].join("\n");
 }
