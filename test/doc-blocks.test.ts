@@ -16,7 +16,7 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
 import { type RehearsalServer, startRehearsalServer } from "../src/rehearsal/server.ts";
-import { repo } from "./cli/run-support.ts";
+import { repo } from "./support/cli.ts";
 
 /** How each language runs: the file's extension and the command, or undefined for languages that are not run. */
 const RUNNERS: Record<string, { extension: string; command: (file: string) => [string, string[]] }> = {

@@ -4,8 +4,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import type { Summary } from "../../src/swarm/record.ts";
-import { bin, readSummary, repo, swarmFolder } from "./run-support.ts";
+import type { Summary } from "../../src/run/record/schema.ts";
+import { bin, readSummary, repo, swarmFolder } from "../support/cli.ts";
 
 const folder = swarmFolder("cadre-rehearse-truth-");
 

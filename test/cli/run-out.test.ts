@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeDirectory } from "../../src/util/make-directory.ts";
-import { bin, repo } from "./run-support.ts";
+import { bin, repo } from "../support/cli.ts";
 
 let dir = "";
 beforeAll(async () => {

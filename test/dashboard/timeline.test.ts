@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repo } from "../cli/run-support.ts";
-import { launchBrowser, openPage, SHOTS, startCadre } from "./support.ts";
+import { repo } from "../support/cli.ts";
+import { launchBrowser, openPage, SHOTS, startCadre } from "../support/dashboard.ts";
 
 let browser: Browser;
 let dir: string;

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { bin, repo } from "../cli/run-support.ts";
+import { bin, repo } from "../support/cli.ts";
 import { CLAUDE_BIN } from "../support/claude.ts";
 import { tempHome } from "../support/rehearsal.ts";
 
