@@ -5,8 +5,8 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { bin, repo } from "../support/cli.ts";
 import { CLAUDE_BIN } from "../support/claude.ts";
+import { bin, repo } from "../support/cli.ts";
 import { tempHome } from "../support/rehearsal.ts";
 
 /** A shell a person types in: only PATH (with claude on it) and a HOME of its own. */

@@ -6,8 +6,8 @@ import { CadreError } from "../../errors.ts";
 import { addUsage, cacheSavingUsd, emptyUsage, type SessionRecord, type TaskResult, type Usage } from "../../orchestrator/index.ts";
 import type { LoopEndedEvent, ResolvedSwarmConfig, TaskFingerprint, WorktreeOutcome } from "../../swarm/index.ts";
 import { type AddedTask, skippedOnPurpose } from "../../swarm/index.ts";
-import { recordResultFields, recordUsage, SUMMARY_FILE, type Summary, type SummaryLoop, type SummarySession, type SummaryTask } from "./schema.ts";
 import { makeDirectory } from "../../util/make-directory.ts";
+import { recordResultFields, recordUsage, SUMMARY_FILE, type Summary, type SummaryLoop, type SummarySession, type SummaryTask } from "./schema.ts";
 
 /**
  * What stopped a run before its end, as the caller names it: a signal, or a
