@@ -36,11 +36,14 @@ export class AgentSessions {
   readonly #sessions = new Map<string, AgentSession>();
   #closed = false;
 
+  readonly #startWorker: StartAgentWorker;
+  readonly #budgetsOf: (agent: string) => readonly Budget[];
+
   /** `budgetsOf` names the budgets over an agent's sessions: a question to an agent whose budget is spent is refused, and its turn in flight stopped. */
-  constructor(
-    private readonly startWorker: StartAgentWorker,
-    private readonly budgetsOf: (agent: string) => readonly Budget[],
-  ) {}
+  constructor(startWorker: StartAgentWorker, budgetsOf: (agent: string) => readonly Budget[]) {
+    this.#startWorker = startWorker;
+    this.#budgetsOf = budgetsOf;
+  }
 
   status(kind: SessionKind, agent: string): "not_started" | "idle" | "busy" {
     const session = this.#sessions.get(`${kind}:${agent}`);
@@ -54,7 +57,7 @@ export class AgentSessions {
    */
   ask(kind: SessionKind, agent: string, prompt: string, chain: readonly string[], signal: AbortSignal, asker?: string): Promise<TurnResult> {
     if (this.#closed) return Promise.reject(new Error("the orchestrator is closing; no new questions are taken"));
-    const budgets = this.budgetsOf(agent);
+    const budgets = this.#budgetsOf(agent);
     for (const budget of budgets) budget.throwIfExceeded();
     const stop = AbortSignal.any([signal, ...budgets.map((b) => b.signal)]);
     const session = this.#session(kind, agent, asker);
@@ -92,7 +95,7 @@ export class AgentSessions {
       if (this.#sessions.get(key) === session) this.#sessions.delete(key);
     };
     const session: AgentSession = {
-      worker: this.startWorker(
+      worker: this.#startWorker(
         kind,
         agent,
         () => session.chain,

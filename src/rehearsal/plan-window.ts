@@ -7,15 +7,19 @@ import { z } from "zod";
  * `subscription` in offlineClaudeEnv); an API-key session ignores them.
  */
 export const RehearsalPlanWindowSchema = z.looseObject({
-  /** Percent of the window used, 0-100. */
-  utilization: z.number().min(0).max(100),
-  /** The window resets this many seconds after the response. */
-  resets_in_s: z.number().positive(),
-  window: z.enum(["five_hour", "seven_day"]).default("five_hour"),
-  /** Default: rejected at 100 %, allowed_warning from 80 %, else allowed. A rejected step is answered with HTTP 429. */
-  status: z.enum(["allowed", "allowed_warning", "rejected"]).optional(),
-  /** A rejected window refuses the step's first `times` attempts, then the step plays (the window has reset). Default 1. */
-  times: z.number().int().min(1).default(1),
+  utilization: z.number().min(0).max(100).describe("Percent of the window used, 0 to 100."),
+  resets_in_s: z.number().positive().describe("The window resets this many seconds after the response."),
+  window: z.enum(["five_hour", "seven_day"]).default("five_hour").describe("Which plan window: five_hour or seven_day."),
+  status: z
+    .enum(["allowed", "allowed_warning", "rejected"])
+    .optional()
+    .describe("Default: rejected at 100 %, allowed_warning from 80 %, else allowed. A rejected step is answered with HTTP 429."),
+  times: z
+    .number()
+    .int()
+    .min(1)
+    .default(1)
+    .describe("A rejected window refuses the step's first `times` attempts, then the step plays (the window has reset)."),
 });
 export type RehearsalPlanWindow = z.infer<typeof RehearsalPlanWindowSchema>;
 

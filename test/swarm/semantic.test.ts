@@ -60,7 +60,10 @@ describe("references to agents", () => {
 
   it("allows a policy only where tool calls are decided", async () => {
     expect(await errorsOf(["hooks:", "  Stop: [{ policy: { deny_tools: [Bash] } }]", "tasks: [{ name: a, prompt: p }]"])).toEqual([
-      { path: "hooks.Stop[0].policy", message: "a policy judges tool calls before they run, so it works only under PreToolUse" },
+      {
+        path: "hooks.Stop[0].policy",
+        message: "a policy judges tool calls before they run, so it works only under PreToolUse and PreSkillShellCommand",
+      },
     ]);
   });
 });

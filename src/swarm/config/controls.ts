@@ -9,7 +9,7 @@ export const ThinkingSettingSchema = z
   .union([
     z.enum(["adaptive", "disabled"]),
     z.strictObject({
-      type: z.enum(["adaptive", "enabled", "disabled"]),
+      type: z.enum(["adaptive", "enabled", "disabled"]).describe("adaptive (the model decides), enabled (with budget_tokens) or disabled."),
       budget_tokens: z.int().positive().optional().describe("With type enabled: the thinking budget in tokens."),
       display: Display.optional(),
     }),
@@ -52,7 +52,10 @@ export const controlKeys = {
   main_agent: z.string().min(1).optional().describe("Run the worker's main thread as this Claude Code agent (--agent), found by the CLI."),
   debug_file: z.string().min(1).optional().describe("Write the CLI's debug log to this file (relative to this file)."),
   elicitation: z
-    .union([z.enum(["decline", "cancel"]), z.strictObject({ accept: z.record(z.string(), z.unknown()) })])
+    .union([
+      z.enum(["decline", "cancel"]),
+      z.strictObject({ accept: z.record(z.string(), z.unknown()).describe("The answer given: field name → value.") }),
+    ])
     .optional()
     .describe(
       'What an MCP server that asks the user for input (elicitation) is told, since nobody is there to ask: "decline" (the default), "cancel", or { accept: { field: value } }.',

@@ -186,7 +186,10 @@ export async function checkAgentReferences(
     (matchers ?? []).forEach((matcher, index) => {
       if (matcher.policy !== undefined && !(POLICY_EVENTS as readonly string[]).includes(event)) {
         issues.push(
-          issue(["hooks", event, index, "policy"], `a policy judges tool calls before they run, so it works only under ${POLICY_EVENTS.join(", ")}`),
+          issue(
+            ["hooks", event, index, "policy"],
+            `a policy judges tool calls before they run, so it works only under ${POLICY_EVENTS.join(" and ")}`,
+          ),
         );
       }
     });
