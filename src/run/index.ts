@@ -3,8 +3,9 @@
 export { activityOf, resultLine, worktreeLine } from "./activity.ts";
 export type { EngineOptions, RunEngine } from "./engine.ts";
 export { buildSummary, exitCodeFor, prepareOutDir, RecordWriteError, type RunStop, type SummaryInput, writeSummarySync } from "./record.ts";
-export { planResume, ResumeError, type ResumePlan, runDirWithId } from "./resume.ts";
+export { latestRunOf, planResume, ResumeError, type ResumePlan, runDirWithId } from "./resume.ts";
 export { type RunChange, RunModel, type RunModelOptions } from "./run-model.ts";
 export { type PendingRequest, type Phase, type RowKind, type RowStatus, type RunRow, taskKey } from "./run-row.ts";
 export { type RunSwarmFileOptions, runSwarmFile, type SwarmRunResult } from "./run-swarm-file.ts";
 export { type RecordEvent, type RunEvent, SwarmRun, type SwarmRunOptions } from "./swarm-run.ts";
+export { runWorkflow, type WorkflowFileRunOptions, type WorkflowRunResult, type WorkflowSummary } from "./workflow-run.ts";

@@ -34,7 +34,7 @@ export interface ResumePlan {
 }
 
 /** A run's record: summary.json, with its journal's newer lines unless `journal` is false (only the summary's own fields are needed). */
-async function readRecord(dir: string, { journal = true } = {}): Promise<Summary | undefined> {
+export async function readRecord(dir: string, { journal = true } = {}): Promise<Summary | undefined> {
   const text = await readFile(join(dir, SUMMARY_FILE), "utf8").catch(() => undefined);
   if (text === undefined) return undefined;
   let data: unknown;
@@ -50,7 +50,7 @@ async function readRecord(dir: string, { journal = true } = {}): Promise<Summary
 }
 
 /** The newest run directory under `runsDir` whose record is of this config file. */
-async function latestRunOf(configFile: string, runsDir: string): Promise<string | undefined> {
+export async function latestRunOf(configFile: string, runsDir: string): Promise<string | undefined> {
   const names = await readdir(runsDir).catch(() => [] as string[]);
   // Run directories are named by their start time, so the newest sorts last.
   for (const name of names.sort().reverse()) {

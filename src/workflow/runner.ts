@@ -26,7 +26,16 @@ export type WorkflowEvent =
   | { type: "workflow_phase"; title: string; workflow: string | undefined }
   | { type: "workflow_log"; message: string }
   | { type: "agent_started"; call: AgentCall; replayed: boolean }
-  | { type: "agent_ended"; call: AgentCall; status: CallStatus; value: unknown; result: TaskResult | undefined; replayed: boolean }
+  | {
+      type: "agent_ended";
+      call: AgentCall;
+      status: CallStatus;
+      value: unknown;
+      /** The task's result; undefined for a replayed call and for one refused before it ran (then `error` says why). */
+      result: TaskResult | undefined;
+      replayed: boolean;
+      error?: { code: string; message: string };
+    }
   | { type: "workflow_ended"; outcome: WorkflowOutcome };
 
 /** How the script ended: its return value, or why it did not return. */
@@ -136,7 +145,14 @@ export async function runWorkflowScript(options: WorkflowRunOptions): Promise<Wo
       emit({ type: "agent_ended", call, status: "succeeded", value: earlier.value ?? null, result: undefined, replayed: true });
       return earlier.value ?? null;
     }
-    const result = await options.agents.run(call, framePrompt(prompt), signal);
+    let result: TaskResult;
+    try {
+      result = await options.agents.run(call, framePrompt(prompt), signal);
+    } catch (error) {
+      const refusal = { code: (error as { code?: string }).code ?? "WORKFLOW_AGENT_REFUSED", message: (error as Error).message };
+      emit({ type: "agent_ended", call, status: "failed", value: null, result: undefined, replayed: false, error: refusal });
+      throw error;
+    }
     spent += result.usage.outputTokens;
     let value: unknown;
     try {
