@@ -300,8 +300,24 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
     },
   };
 
+  const recordOf = (outcome: WorkflowOutcome | undefined, stop: RunStop | undefined): WorkflowSummary => {
+    const base = buildSummary({ ...rowInput(), ...totalsInput(), stop });
+    return {
+      ...base,
+      tasks: base.tasks.map((row) => rowOf(row, row.name)),
+      complete: outcome !== undefined,
+      exit_code: stop ? stop.exitCode : outcome === undefined || outcome.ok ? 0 : 1,
+      workflow: { name: checked.meta.name, description: checked.meta.description, args: options.args ?? null },
+      result: outcome?.ok ? (outcome.result ?? null) : null,
+      error: outcome?.error ?? null,
+      logs: outcome?.logs ?? [],
+      agent_count: outcome?.agentCount ?? 0,
+    };
+  };
   let outcome: WorkflowOutcome;
   try {
+    // Written as the run starts, so that a run killed at once can still be resumed: its journal brings the rows.
+    writeRecord(outDir, recordOf(undefined, undefined));
     outcome = await runWorkflowScript({
       source,
       ...(options.file !== undefined && { filename: options.file }),
@@ -323,17 +339,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
   const stop: RunStop | undefined = options.signal?.aborted
     ? { reason: String(options.signal.reason), exitCode: options.stopExitCode ?? 130 }
     : undefined;
-  const base = buildSummary({ ...rowInput(), ...totalsInput(), stop });
-  const summary: WorkflowSummary = {
-    ...base,
-    tasks: base.tasks.map((row) => rowOf(row, row.name)),
-    exit_code: stop ? stop.exitCode : outcome.ok ? 0 : 1,
-    workflow: { name: checked.meta.name, description: checked.meta.description, args: options.args ?? null },
-    result: outcome.ok ? (outcome.result ?? null) : null,
-    error: outcome.error ?? null,
-    logs: outcome.logs,
-    agent_count: outcome.agentCount,
-  };
+  const summary = recordOf(outcome, stop);
   const path = writeRecord(outDir, summary);
   return { summary, path, exitCode: summary.exit_code, outcome, warnings: engine.warnings() };
 }
