@@ -57,16 +57,17 @@ function isMember(node: AnyNode, object: string, property: string): boolean {
   return node.computed ? key.type === "Literal" && key.value === property : isName(key, property);
 }
 
-/** What the script reaches for that it may not: the first import and the first read of the clock. */
-function forbidden(program: Program): WorkflowScriptError | undefined {
-  for (const node of walk(program)) {
+/** What the script reaches for that it may not (imports, exports, the clock), in source order. */
+function* forbidden(program: Program): Generator<WorkflowScriptError> {
+  const nodes = [...walk(program)].sort((a, b) => a.start - b.start);
+  for (const node of nodes) {
     if (node.type === "ImportDeclaration" || node.type === "ImportExpression" || (node.type === "MetaProperty" && isName(node.meta, "import"))) {
-      return new WorkflowScriptError(
+      yield new WorkflowScriptError(
         `Workflow script not launched: line ${lineOf(node)} imports; workflow scripts cannot import modules; ${FIX_HINT}`,
       );
     }
     if (node.type === "ExportNamedDeclaration" || node.type === "ExportDefaultDeclaration" || node.type === "ExportAllDeclaration") {
-      return new WorkflowScriptError(
+      yield new WorkflowScriptError(
         `Workflow script not launched: line ${lineOf(node)} exports; only \`export const meta\` may, as the first statement; ${FIX_HINT}`,
       );
     }
@@ -75,12 +76,11 @@ function forbidden(program: Program): WorkflowScriptError | undefined {
       (node.type === "NewExpression" && isName(node.callee, "Date") && (node.arguments as unknown[]).length === 0) ||
       (node.type === "CallExpression" && isName(node.callee, "Date"));
     if (clock) {
-      return new WorkflowScriptError(
+      yield new WorkflowScriptError(
         `Workflow script not launched: line ${lineOf(node)} reads the clock or randomness; Date.now(), Math.random() and new Date() are unavailable (a resumed run must replay the same calls); pass times in through args`,
       );
     }
   }
-  return undefined;
 }
 
 /** The value of a pure literal (objects, arrays, strings, numbers, booleans, null, plain templates); undefined if it is not one. */
@@ -152,8 +152,11 @@ function bodyOf(source: string, statement: Node): string {
   return `(async () => {${source.slice(0, statement.start)}${blank}${source.slice(statement.end)}\n})()`;
 }
 
-/** The checks, in one pass; throws a WorkflowScriptError with a one-line message for the first problem. */
-export async function checkWorkflowScript(source: string): Promise<CheckedScript> {
+/** What the checks found: the script as the sandbox runs it when they found nothing, else every problem, in source order. */
+export type ScriptInspection = { ok: true; script: CheckedScript } | { ok: false; problems: WorkflowScriptError[] };
+
+/** The checks, in one pass: every problem (a syntax error stops the pass; nothing else can be read then). */
+export async function inspectWorkflowScript(source: string): Promise<ScriptInspection> {
   // Loaded here: only a command that runs or checks a script needs a parser.
   const { parse } = await import("acorn");
   let program: Program;
@@ -161,15 +164,26 @@ export async function checkWorkflowScript(source: string): Promise<CheckedScript
     program = parse(source, PARSE_OPTIONS);
   } catch (cause) {
     const message = (cause as Error).message;
-    throw new WorkflowScriptError(
+    const problem = new WorkflowScriptError(
       `Invalid workflow script: ${message}; workflow scripts are plain JavaScript (no TypeScript annotations, interfaces or generics)`,
       { cause },
     );
+    return { ok: false, problems: [problem] };
   }
   const meta = metaOf(program);
-  if (meta instanceof WorkflowScriptError) throw meta;
-  const rest = { ...program, body: program.body.slice(1) } as Program;
-  const refused = forbidden(rest);
-  if (refused !== undefined) throw refused;
-  return { meta: meta.meta, body: bodyOf(source, meta.statement) };
+  const problems = meta instanceof WorkflowScriptError ? [meta] : [];
+  // The meta statement is checked above, whatever its literal; an `export` anywhere else is a problem of its own.
+  const first = program.body[0] as AnyNode | undefined;
+  const metaFirst = first?.type === "ExportNamedDeclaration" && (first.declaration as AnyNode | null)?.type === "VariableDeclaration";
+  const rest = { ...program, body: metaFirst ? program.body.slice(1) : program.body } as Program;
+  problems.push(...forbidden(rest));
+  if (problems.length > 0 || meta instanceof WorkflowScriptError) return { ok: false, problems };
+  return { ok: true, script: { meta: meta.meta, body: bodyOf(source, meta.statement) } };
+}
+
+/** The checks; throws a WorkflowScriptError with a one-line message for the first problem. */
+export async function checkWorkflowScript(source: string): Promise<CheckedScript> {
+  const inspection = await inspectWorkflowScript(source);
+  if (!inspection.ok) throw inspection.problems[0]!;
+  return inspection.script;
 }

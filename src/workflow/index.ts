@@ -1,7 +1,7 @@
 /** Workflow scripts (Claude Code's dynamic-workflow dialect): the before-launch checks, the sandbox, the runner. */
 
 export { type AgentCall, type AgentOptions, type CallStatus, type RecordedCall, RecordedCallSchema } from "./calls.ts";
-export { type CheckedScript, checkWorkflowScript } from "./check.ts";
+export { type CheckedScript, checkWorkflowScript, inspectWorkflowScript, type ScriptInspection } from "./check.ts";
 export { type WorkflowLimit, WorkflowLimitError, WorkflowScriptError, WorkflowScriptFailedError } from "./errors.ts";
 export { framePrompt } from "./frame.ts";
 export { type WorkflowMeta, WorkflowMetaSchema, type WorkflowPhase } from "./meta.ts";
