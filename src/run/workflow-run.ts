@@ -48,17 +48,21 @@ export interface WorkflowFileRunOptions {
   home?: string;
   /** Play scripted replies, by agent label, on a scripted model. */
   rehearsal?: RehearsalScripts;
+  /** Workers running at once (default: the orchestrator's, 4). */
   concurrency?: number;
   /** budget.total, in output tokens. */
   budgetTokens?: number;
   /** agent() calls per run (default 1,000). */
   maxAgents?: number;
+  /** The sandbox's CPU-time and memory limits (default 30 s of the script's own computation, 256 MiB). */
   limits?: Partial<SandboxLimits>;
   /** Resume the run recorded in `outDir`: its calls replay positionally. */
   resume?: boolean;
   /** Run the agents on the hosts of this Redis. */
   redis?: string;
+  /** Stops the run: the script and its running agents; the record is still written. */
   signal?: AbortSignal;
+  /** Each event of the run as it happens (the start, phases, logs, each agent's start and end, the end). */
   onEvent?: (event: WorkflowEvent) => void;
   /** The exit code a stop by `signal` gives (default 130). */
   stopExitCode?: number;
