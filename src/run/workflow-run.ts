@@ -8,7 +8,7 @@
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { emptyUsage, type TaskResult, type TaskSpec } from "../orchestrator/index.ts";
+import { emptyUsage, type TaskResult } from "../orchestrator/index.ts";
 import type { RehearsalScripts } from "../rehearsal/index.ts";
 import {
   discoverAgents,
@@ -27,6 +27,7 @@ import {
   runWorkflowScript,
   type SandboxLimits,
   type SavedWorkflowPlaces,
+  taskSpecForCall,
   type WorkflowEvent,
   type WorkflowOutcome,
 } from "../workflow/index.ts";
@@ -287,20 +288,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
           `agent(): no agent type "${call.options.agentType}" (agent files are found in agents/, .claude/agents/ and ~/.claude/agents/)`,
         );
       }
-      if (call.options.isolation === "worktree") throw new Error("agent(): isolation 'worktree' is not available in cadre yet");
-      const worker: TaskSpec["worker"] = {
-        ...(call.options.schema !== undefined && { jsonSchema: call.options.schema }),
-        ...(call.options.effort !== undefined && { extraArgs: { effort: call.options.effort } }),
-      };
-      const spec: TaskSpec = {
-        name,
-        prompt,
-        ...(call.options.agentType !== undefined && { agent: call.options.agentType }),
-        ...(call.options.model !== undefined && { model: call.options.model }),
-        ...(Object.keys(worker).length > 0 && { worker }),
-        signal,
-      };
-      return engine.run(spec);
+      return engine.run(taskSpecForCall(call, name, prompt, signal));
     },
   };
 
