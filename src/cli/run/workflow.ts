@@ -9,7 +9,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { redisUrlProblem } from "../../distributed/index.ts";
 import { CadreError } from "../../errors.ts";
-import { loadRehearsalScripts, type RehearsalScripts } from "../../rehearsal/index.ts";
+import type { RehearsalScripts } from "../../rehearsal/index.ts";
 import { latestRunOf, RecordWriteError, ResumeError, runWorkflow, type WorkflowRunResult } from "../../run/index.ts";
 import { ClaudeNotFoundError, locateClaude } from "../../worker/index.ts";
 import { findSavedWorkflow, type WorkflowEvent, WorkflowScriptError } from "../../workflow/index.ts";
@@ -79,7 +79,8 @@ async function rehearsalBeside(file: string): Promise<RehearsalScripts> {
   const stem = join(dirname(file), basename(file).replace(/\.m?js$/i, ""));
   for (const candidate of [`${stem}.rehearsal.yaml`, `${stem}.rehearsal.yml`, `${stem}.rehearsal.json`]) {
     const text = await readFile(candidate, "utf8").catch(() => undefined);
-    if (text !== undefined) return loadRehearsalScripts(text);
+    // Loaded only for --rehearse, as the swarm's rehearsal is.
+    if (text !== undefined) return (await import("../../rehearsal/script.ts")).loadRehearsalScripts(text);
   }
   throw new CadreError("USAGE", `--rehearse: no scripted replies beside ${file} (write them, by agent label, in ${stem}.rehearsal.yaml)`);
 }
