@@ -22,8 +22,22 @@ describe("workflow examples", () => {
     expect(run.stdout).toMatch(/^Review: ✓ review:bugs/m);
   });
 
-  it("fan-out: the budget decides how many explorers run, and the merge gets all their notes", { timeout: 240_000 }, async ({ tmp }) => {
-    const { summary } = await rehearse("fan-out", tmp, "--budget", "1k");
+  it("fan-out: the budget decides how many explorers run, and the merge gets all their notes; --json prints the events", {
+    timeout: 240_000,
+  }, async ({ tmp }) => {
+    const { summary, run } = await rehearse("fan-out", tmp, "--budget", "1k", "--json");
+    const events = run.stdout
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as { type: string; call?: { label: string } });
+    expect(events[0]).toMatchObject({ type: "workflow_started", meta: { name: "fan-out" } });
+    expect(events.at(-1)).toMatchObject({ type: "workflow_ended", outcome: { ok: true, agentCount: 3 } });
+    expect(
+      events
+        .filter((event) => event.type === "agent_ended")
+        .map((event) => event.call?.label)
+        .sort(),
+    ).toEqual(["explore-1", "explore-2", "merge"]);
     expect(summary.result).toMatchObject({ angles: 2, answer: "merged answer" });
     expect(summary.logs).toEqual(["budget allows 2 of 6 angles; the rest are left out"]);
     const merge = summary.tasks.find((row: { label: string }) => row.label === "merge");
