@@ -12,8 +12,9 @@ export default defineConfig({
   platform: "node",
   // Resolved at run time, not bundled: claude-code's native binary is what cadre starts; BullMQ and
   // ioredis (only `cadre worker` and `run --redis` load them) reach optional drivers and native
-  // parts of msgpackr through run-time requires that a bundle would cut.
-  external: [/^@anthropic-ai\/claude-code/, /^bullmq/, /^ioredis/],
+  // parts of msgpackr through run-time requires that a bundle would cut. QuickJS (workflow scripts' sandbox)
+  // loads its WebAssembly file from beside its own module, which a bundle would move away from it.
+  external: [/^@anthropic-ai\/claude-code/, /^bullmq/, /^ioredis/, /^quickjs-emscripten/, /^@jitl\/quickjs-/],
   tsconfig: "tsconfig.json",
   plugins: [
     {

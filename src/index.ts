@@ -7,6 +7,8 @@
  * - {@link Worker} is one `claude` process and session, with the whole control protocol.
  * - {@link loadSwarmConfig} reads a swarm file (YAML or JSON), as `cadre run` does, and
  *   {@link runSwarmFile} runs one to its end and writes its record (or {@link SwarmRun}, for its events as they happen).
+ * - {@link runWorkflow} runs a workflow script in Claude Code's dialect (`agent()`, `parallel()`,
+ *   `pipeline()`…) on cadre's engine, sandboxed, and writes its record.
  * - {@link startRehearsalRig} and {@link startRehearsalServer} give workers a scripted
  *   model on loopback, so code that uses cadre can be tested offline.
  *
@@ -105,8 +107,11 @@ export type {
   SummaryTask,
   SwarmRunOptions,
   SwarmRunResult,
+  WorkflowFileRunOptions,
+  WorkflowRunResult,
+  WorkflowSummary,
 } from "./run/index.ts";
-export { planResume, ResumeError, RunModel, runSwarmFile, SwarmRun } from "./run/index.ts";
+export { planResume, ResumeError, RunModel, runSwarmFile, runWorkflow, SwarmRun } from "./run/index.ts";
 // Swarm files, as `cadre run` and `cadre validate` read them.
 export type { ConfigIssue, ConfigResult, ResolvedSwarmConfig, ResolvedTask } from "./swarm/config/index.ts";
 export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "./swarm/config/index.ts";
@@ -151,3 +156,12 @@ export {
   WorkerExitedError,
   WorkingDirectoryError,
 } from "./worker/index.ts";
+// Workflow scripts: the before-launch checks and their errors, the events of a run.
+export type { AgentCall, SandboxLimits, ScriptInspection, WorkflowEvent, WorkflowMeta, WorkflowOutcome } from "./workflow/index.ts";
+export {
+  checkWorkflowScript,
+  inspectWorkflowScript,
+  WorkflowLimitError,
+  WorkflowScriptError,
+  WorkflowScriptFailedError,
+} from "./workflow/index.ts";

@@ -188,6 +188,7 @@ describe("examples with --rehearse", () => {
       "research-critic.yaml",
       "run-swarm-file.ts",
       "triage-route.yaml",
+      "workflows",
       "worktrees.yaml",
       "write-review-loop.yaml",
     ]);

@@ -11,6 +11,7 @@ const OPTION_TYPES: [file: string, name: string][] = [
   ["src/orchestrator/session.ts", "SessionSpec"],
   ["src/run/run-swarm-file.ts", "RunSwarmFileOptions"],
   ["src/run/swarm-run.ts", "SwarmRunOptions"],
+  ["src/run/workflow-run.ts", "WorkflowFileRunOptions"],
   ["src/rehearsal/env.ts", "OfflineClaudeEnvOptions"],
   ["src/rehearsal/server.ts", "RehearsalServerOptions"],
 ];

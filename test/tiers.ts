@@ -51,6 +51,7 @@ export const FAST = [
   "test/util/stable-key.test.ts",
   "test/worker/transport.test.ts",
   "test/worker/turn.test.ts",
+  "test/workflow/sandbox.test.ts",
 ];
 
 /** Minutes each: the 65 s hook, packaging, Redis chaos, the signal scenarios and the large fan-outs. */

@@ -1,14 +1,17 @@
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { formatIssue, loadSwarmConfig } from "../swarm/index.ts";
+import { inspectWorkflowScript } from "../workflow/index.ts";
 import { parseFlags } from "./flags.ts";
 
-const USAGE = "usage: cadre validate <config.(yaml|json)>";
+const USAGE = "usage: cadre validate <config.(yaml|json) | script.js>";
 
 const HELP = `${USAGE}
 
 Checks a swarm config (schema, agent files, references, dependencies) without
 running it, and prints every problem as \`path: message (hint)\`, in file order.
+A workflow script (.js) gets the checks \`cadre run\` makes before launch: its
+syntax, \`export const meta\` first and a pure literal, no import, no clock.
 
 Options:
   -h, --help  show this help
@@ -44,6 +47,7 @@ export async function validateCommand(args: string[]): Promise<number> {
   }
 
   const shown = path;
+  if (/\.m?js$/i.test(file)) return validateScript(file, shown);
   const result = await loadSwarmConfig(file);
   if (!result.ok) {
     for (const item of result.errors) process.stderr.write(`${formatIssue(item, shown)}\n`);
@@ -59,5 +63,20 @@ export async function validateCommand(args: string[]): Promise<number> {
   const agentNames = Object.keys(config.agents);
   const agents = agentNames.length === 0 ? "no agents" : `${plural(agentNames.length, "agent")} (${agentNames.join(", ")})`;
   process.stdout.write(`OK ${shown}: swarm "${config.name}", ${tasks}, ${agents}\n`);
+  return 0;
+}
+
+/** A workflow script's before-launch checks: every problem, one line each, and exit 2; or what it is, and exit 0. */
+async function validateScript(file: string, shown: string): Promise<number> {
+  const inspection = await inspectWorkflowScript(await readFile(file, "utf8"));
+  if (!inspection.ok) {
+    for (const problem of inspection.problems) process.stderr.write(`${shown}: ${problem.message}\n`);
+    const count = inspection.problems.length === 1 ? "1 problem" : `${inspection.problems.length} problems`;
+    process.stderr.write(`cadre validate: ${shown} would be refused before launch (${count})\n`);
+    return 2;
+  }
+  const { meta } = inspection.script;
+  const phases = meta.phases?.length ? `, phases ${meta.phases.map((phase) => phase.title).join(", ")}` : "";
+  process.stdout.write(`${shown}: workflow "${meta.name}" (${meta.description})${phases}: ready to run\n`);
   return 0;
 }

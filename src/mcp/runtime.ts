@@ -4,6 +4,7 @@ import { Orchestrator } from "../orchestrator/index.ts";
 import type { RehearsalRig, RehearsalScripts } from "../rehearsal/index.ts";
 import { createCadreServer } from "./server.ts";
 import { SessionRegistry, type SessionRegistryOptions } from "./session-registry.ts";
+import { WorkflowRuns } from "./workflow-runs.ts";
 
 export interface McpRuntimeOptions extends SessionRegistryOptions {
   /** The orchestrator's settings (agents, defaults, hooks, budget, …), e.g. from a swarm config. */
@@ -34,6 +35,8 @@ export class McpRuntime {
   /** Settles once the spares are up; rejects when not one could start (the server serves on without them). */
   readonly spares: Promise<void>;
 
+  /** The workflow scripts run_workflow started. */
+  readonly workflows: WorkflowRuns;
   readonly #options: McpRuntimeOptions;
   readonly #rehearsal: RehearsalRig | undefined;
 
@@ -45,6 +48,7 @@ export class McpRuntime {
   ) {
     this.#options = options;
     this.#rehearsal = rehearsal;
+    this.workflows = new WorkflowRuns(orchestrator);
 
     const warm = options.warm ?? DEFAULT_SPARES;
     // A spawn_session with no settings of its own matches them: same defaults, and its permissions are bound when it takes one.
@@ -75,12 +79,14 @@ export class McpRuntime {
       agents: Object.keys(this.orchestrator.options.agents ?? {}),
       elicitation: this.#options.elicitation,
       defaultWaitS: this.#options.defaultWaitS,
+      workflows: this.workflows,
     });
   }
 
   /** Ends every child and what rehearsal started. Safe to call more than once. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      await this.workflows.closeAll();
       await this.registry.closeAll();
       await this.orchestrator.close();
       await this.#rehearsal?.close();

@@ -10,6 +10,8 @@ import { registerControlTools } from "./tools/control.ts";
 import { registerFileTools } from "./tools/files.ts";
 import { registerInspectTools } from "./tools/inspect.ts";
 import { registerTurnTools } from "./tools/turns.ts";
+import { registerWorkflowTools } from "./tools/workflows.ts";
+import type { WorkflowRuns } from "./workflow-runs.ts";
 
 export interface CadreServerOptions {
   /** Agent names a child may run as (from the config). */
@@ -18,6 +20,8 @@ export interface CadreServerOptions {
   defaultWaitS?: number;
   /** Ask the client's user through MCP elicitation when it supports it. Default true. */
   elicitation?: boolean;
+  /** The workflow scripts run_workflow starts; without it the workflow tools are not offered. */
+  workflows?: WorkflowRuns;
 }
 
 /**
@@ -33,7 +37,8 @@ export function createCadreServer(registry: SessionRegistry, owner: string, opti
       capabilities: { logging: {} },
       instructions:
         "Run child Claude Code sessions: spawn_session starts one on a task, query_session continues it, " +
-        "wait_sessions waits on several; answer their permission requests with answer_permission; close_session when done.",
+        "wait_sessions waits on several; answer their permission requests with answer_permission; close_session when done. " +
+        "run_workflow runs a workflow script (Claude Code's dialect) on cadre's fleet; get_workflow gives its result.",
     },
   );
   const context = { registry, owner, agents: options.agents ?? [], defaultWaitS: options.defaultWaitS ?? DEFAULT_WAIT_S };
@@ -42,6 +47,7 @@ export function createCadreServer(registry: SessionRegistry, owner: string, opti
   registerControlTools(server, context);
   registerBackgroundTools(server, context);
   registerFileTools(server, context);
+  if (options.workflows) registerWorkflowTools(server, context, options.workflows);
   registerResources(server, registry, owner);
   const stopLogging = forwardChildLog(server, registry, owner);
   const onclose = server.server.onclose;

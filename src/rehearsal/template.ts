@@ -1,11 +1,18 @@
 /**
- * Placeholders in a rehearsal step ({{prompt}}, {{tool_result}}, {{step}},
- * {{script}}) and how their values are read from a Messages API request.
+ * Placeholders in a rehearsal step ({{prompt}}, {{task}}, {{tool_result}},
+ * {{step}}, {{script}}) and how their values are read from a Messages API request.
  */
 
 export interface TemplateContext {
   /** The last text the user typed (system reminders left out). */
   prompt: string;
+  /**
+   * The prompt without a harness's frame: when its first line is a bracketed
+   * frame and every later line is indented by two spaces (how Claude Code and
+   * cadre hand a workflow script's computed prompt to an agent), those lines
+   * unindented; otherwise the prompt.
+   */
+  task: string;
   /** The text of the tool results in the last user message, joined by newlines. */
   tool_result: string;
   step: number;
@@ -18,7 +25,7 @@ export interface RequestMessage {
   content: unknown;
 }
 
-const PLACEHOLDER = /\{\{\s*(prompt|tool_result|step|script)\s*\}\}/g;
+const PLACEHOLDER = /\{\{\s*(prompt|task|tool_result|step|script)\s*\}\}/g;
 // The CLI wraps injected context (git attribution, reminders) in these tags
 // inside user messages; they are not what the user said.
 const SYSTEM_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
@@ -26,6 +33,13 @@ const SYSTEM_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
 const LOCAL_COMMAND = /<(local-command-caveat|command-name|command-message|command-args|local-command-stdout|local-command-stderr)>[\s\S]*?<\/\1>/g;
 // After an interrupt the CLI puts this marker before the user's next words.
 const INTERRUPT_MARKER = /^\[Request interrupted by user[^\]]*\]$/;
+
+/** The task inside a framed prompt (see TemplateContext.task). */
+function unframed(prompt: string): string {
+  const [first, ...rest] = prompt.split("\n");
+  if (!first?.startsWith("[") || rest.length === 0 || !rest.every((line) => line.startsWith("  ") || line === "")) return prompt;
+  return rest.map((line) => line.slice(2)).join("\n");
+}
 
 /** Unknown placeholders stay as written, so a typo shows up in the reply. */
 export function renderTemplate(text: string, context: TemplateContext): string {
@@ -83,5 +97,5 @@ export function templateContext(messages: readonly RequestMessage[], step: numbe
         .map((block) => toolResultText(block.content))
         .join("\n")
     : "";
-  return { prompt, tool_result: toolResult, step, script };
+  return { prompt, task: unframed(prompt), tool_result: toolResult, step, script };
 }

@@ -18,8 +18,9 @@ export {
   type SummaryInput,
   writeSummarySync,
 } from "./record/summary.ts";
-export { type PlaceRequest, placeRun, planResume, ResumeError, type ResumePlan } from "./resume.ts";
+export { latestRunOf, type PlaceRequest, placeRun, planResume, ResumeError, type ResumePlan } from "./resume.ts";
 export { type RunChange, RunModel, type RunModelOptions } from "./run-model.ts";
 export { type RowKind, type RowStatus, type RunRow, taskKey } from "./run-row.ts";
 export { type RunSwarmFileOptions, runSwarmFile, type SwarmRunResult } from "./run-swarm-file.ts";
 export { type RunEvent, SwarmRun, type SwarmRunOptions } from "./swarm-run.ts";
+export { runWorkflow, type WorkflowFileRunOptions, type WorkflowRunResult, type WorkflowSummary } from "./workflow-run.ts";

@@ -29,7 +29,7 @@ export interface ResumePlan {
 }
 
 /** A run's record to resume (see readRecord); none when the directory has no summary.json. */
-async function recordToResume(dir: string): Promise<Summary | undefined> {
+export async function recordToResume(dir: string): Promise<Summary | undefined> {
   const read = await readRecord(dir);
   if ("record" in read) return read.record;
   const path = join(dir, SUMMARY_FILE);
@@ -44,7 +44,7 @@ async function recordToResume(dir: string): Promise<Summary | undefined> {
 }
 
 /** The newest run directory under `runsDir` whose record is of this config file. */
-async function latestRunOf(configFile: string, runsDir: string): Promise<string | undefined> {
+export async function latestRunOf(configFile: string, runsDir: string): Promise<string | undefined> {
   const names = await readdir(runsDir).catch(() => [] as string[]);
   // Run directories are named by their start time, so the newest sorts last.
   for (const name of names.sort().reverse()) {

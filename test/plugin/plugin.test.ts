@@ -53,8 +53,8 @@ describe("the cadre plugin", () => {
 
     const details = await claudeIn(home, ["plugin", "details", "cadre@cadre"]);
     expect(details.exitCode).toBe(0);
-    expect(details.all).toMatch(/Skills \(4\)\s+.*\bcadre\b/);
-    for (const command of ["new", "run", "status"]) expect(details.all).toMatch(new RegExp(`Skills \\(4\\).*\\b${command}\\b`));
+    expect(details.all).toMatch(/Skills \(5\)\s+.*\bcadre\b/);
+    for (const command of ["new", "run", "status", "workflow"]) expect(details.all).toMatch(new RegExp(`Skills \\(5\\).*\\b${command}\\b`));
     expect(details.all).toMatch(/Agents \(5\)\s+.*reviewer/);
     expect(details.all).toMatch(/MCP servers \(1\)\s+cadre/);
 

@@ -10,11 +10,12 @@ export const BOTTOM = ["errors.ts", "util"] as const;
  */
 export const MAY_IMPORT: Record<string, readonly string[] | "*"> = {
   cli: "*",
-  mcp: ["orchestrator", "worker", "protocol", "rehearsal"],
+  mcp: ["workflow", "orchestrator", "worker", "protocol", "rehearsal"],
   dashboard: ["run", "orchestrator", "worker", "protocol"],
   telemetry: ["run", "distributed", "orchestrator", "protocol"],
-  run: ["swarm", "distributed", "orchestrator", "rehearsal"],
+  run: ["swarm", "workflow", "distributed", "orchestrator", "rehearsal"],
   swarm: ["orchestrator", "worker", "protocol", "rehearsal"],
+  workflow: ["orchestrator"],
   distributed: ["orchestrator", "protocol", "rehearsal"],
   orchestrator: ["worker", "protocol"],
   worker: ["protocol"],

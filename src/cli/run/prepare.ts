@@ -9,7 +9,7 @@ import { ClaudeNotFoundError, locateClaude } from "../../worker/index.ts";
 import type { RunOptions } from "./options.ts";
 
 /** Where runs go by default; --resume looks here for the newest run of a config. */
-const RUNS_DIR = ".cadre/runs";
+export const RUNS_DIR = ".cadre/runs";
 
 /** A run ready to start: its config, the earlier run it resumes, where it writes, and on which Redis run. */
 export interface PreparedRun {

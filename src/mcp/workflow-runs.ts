@@ -1,0 +1,105 @@
+/**
+ * The workflow scripts a client of `cadre mcp` started with run_workflow: each
+ * runs in the background on the server's orchestrator (its agents are tasks
+ * like any child's), and is looked up by its run id, by the client that
+ * started it only.
+ */
+import { randomUUID } from "node:crypto";
+import process from "node:process";
+import { CadreError } from "../errors.ts";
+import type { Orchestrator } from "../orchestrator/index.ts";
+import {
+  checkWorkflowScript,
+  findSavedWorkflow,
+  runWorkflowScript,
+  taskSpecForCall,
+  type WorkflowOutcome,
+  type WorkflowSource,
+} from "../workflow/index.ts";
+
+/** No run of this id for this client. */
+export class UnknownWorkflowRunError extends CadreError {
+  constructor(id: string) {
+    super("UNKNOWN_WORKFLOW_RUN", `no workflow run "${id}" (run_workflow returns the run_id)`);
+  }
+}
+
+export interface WorkflowRunEntry {
+  id: string;
+  owner: string;
+  name: string;
+  /** Settles when the script has returned or failed. */
+  done: Promise<void>;
+  outcome: WorkflowOutcome | undefined;
+  agentsStarted: number;
+  logs: string[];
+  stop: AbortController;
+}
+
+export interface StartWorkflow {
+  /** The script's text; or `name`, a saved workflow. */
+  script?: string;
+  name?: string;
+  args?: unknown;
+  budgetTokens?: number;
+}
+
+export class WorkflowRuns {
+  readonly #runs = new Map<string, WorkflowRunEntry>();
+  readonly #orchestrator: Orchestrator;
+  readonly #cwd: string;
+
+  constructor(orchestrator: Orchestrator, cwd: string = process.cwd()) {
+    this.#orchestrator = orchestrator;
+    this.#cwd = cwd;
+  }
+
+  /** Checks the script (a refusal throws, before any agent), then runs it in the background. */
+  async start(owner: string, request: StartWorkflow): Promise<WorkflowRunEntry> {
+    const found: WorkflowSource =
+      request.script !== undefined
+        ? { name: "(inline)", file: "workflow.js", source: request.script }
+        : await findSavedWorkflow(request.name ?? "", { cwd: this.#cwd });
+    const { meta } = await checkWorkflowScript(found.source);
+    const stop = new AbortController();
+    const entry: WorkflowRunEntry = {
+      id: `wf_${randomUUID().slice(0, 12)}`,
+      owner,
+      name: meta.name,
+      done: Promise.resolve(),
+      outcome: undefined,
+      agentsStarted: 0,
+      logs: [],
+      stop,
+    };
+    entry.done = runWorkflowScript({
+      source: found.source,
+      filename: found.file,
+      args: request.args,
+      ...(request.budgetTokens !== undefined && { budgetTokens: request.budgetTokens }),
+      places: { cwd: this.#cwd },
+      signal: stop.signal,
+      agents: { run: (call, prompt, signal) => this.#orchestrator.run(taskSpecForCall(call, `${meta.name}/${call.label}`, prompt, signal)) },
+      onEvent: (event) => {
+        if (event.type === "agent_started") entry.agentsStarted++;
+        if (event.type === "workflow_log") entry.logs.push(event.message);
+      },
+    }).then((outcome) => {
+      entry.outcome = outcome;
+    });
+    this.#runs.set(entry.id, entry);
+    return entry;
+  }
+
+  find(owner: string, id: string): WorkflowRunEntry {
+    const entry = this.#runs.get(id);
+    if (entry === undefined || entry.owner !== owner) throw new UnknownWorkflowRunError(id);
+    return entry;
+  }
+
+  /** Stops every run and waits for their ends. */
+  async closeAll(): Promise<void> {
+    for (const entry of this.#runs.values()) entry.stop.abort();
+    await Promise.all([...this.#runs.values()].map((entry) => entry.done));
+  }
+}

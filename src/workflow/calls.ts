@@ -1,0 +1,77 @@
+/**
+ * One `agent()` call as the run records it, and the positional replay of a
+ * resumed run: calls replay from the earlier record, by position, up to the
+ * first one that changed, failed or never started; from there on they run.
+ * A call that had started but not ended (the run was stopped under it) runs
+ * again without ending the replay, so finished calls after it still replay.
+ */
+import { z } from "zod";
+import { stableKey } from "../util/stable-key.ts";
+
+export const AgentOptionsSchema = z.looseObject({
+  label: z.string().optional(),
+  phase: z.string().optional(),
+  schema: z.record(z.string(), z.unknown()).optional(),
+  model: z.string().optional(),
+  effort: z.enum(["low", "medium", "high", "xhigh", "max"]).optional(),
+  isolation: z.literal("worktree").optional(),
+  agentType: z.string().optional(),
+});
+export type AgentOptions = z.infer<typeof AgentOptionsSchema>;
+
+/** An agent() call: where it stands in the run's order of calls, and what it asks. */
+export interface AgentCall {
+  /** 0-based, in the order the script made its calls (nested workflows' included). */
+  index: number;
+  label: string;
+  /** The progress group: opts.phase, else the phase the script last started, else the nested workflow's. */
+  phase: string | undefined;
+  /** As the script wrote it (the model gets it framed, see frame.ts). */
+  prompt: string;
+  options: AgentOptions;
+  /** The saved workflow a nested call came from. */
+  workflow: string | undefined;
+  /** Equal for two calls exactly when they ask the same (prompt and options). */
+  key: string;
+}
+
+export const CallStatusSchema = z.enum(["running", "succeeded", "failed", "cancelled", "skipped"]);
+export type CallStatus = z.infer<typeof CallStatusSchema>;
+
+/** What the record keeps of a call for a later replay. */
+export const RecordedCallSchema = z.looseObject({
+  index: z.number().int().min(0),
+  key: z.string(),
+  status: CallStatusSchema,
+  /** What agent() returned to the script (text, object or null). */
+  value: z.unknown().optional(),
+  output_tokens: z.number().optional(),
+});
+export type RecordedCall = z.infer<typeof RecordedCallSchema>;
+
+export function callKey(prompt: string, options: AgentOptions): string {
+  return stableKey({ prompt, options });
+}
+
+/** Decides, call by call, whether a resumed run replays a call from the earlier record. */
+export class CallReplay {
+  readonly #earlier: ReadonlyMap<number, RecordedCall>;
+  #replaying: boolean;
+
+  constructor(earlier: readonly RecordedCall[] = []) {
+    this.#earlier = new Map(earlier.map((call) => [call.index, call]));
+    this.#replaying = earlier.length > 0;
+  }
+
+  /** The earlier call to replay for this one, or undefined when it runs live. */
+  take(call: AgentCall): RecordedCall | undefined {
+    if (!this.#replaying) return undefined;
+    const earlier = this.#earlier.get(call.index);
+    if (earlier?.key === call.key && earlier.status === "running") return undefined;
+    if (earlier === undefined || earlier.key !== call.key || earlier.status !== "succeeded") {
+      this.#replaying = false;
+      return undefined;
+    }
+    return earlier;
+  }
+}

@@ -1,0 +1,18 @@
+/** Workflow scripts (Claude Code's dynamic-workflow dialect): the before-launch checks, the sandbox, the runner. */
+
+export { type AgentCall, type AgentOptions, type CallStatus, type RecordedCall, RecordedCallSchema } from "./calls.ts";
+export { type CheckedScript, checkWorkflowScript, inspectWorkflowScript, type ScriptInspection } from "./check.ts";
+export { type WorkflowLimit, WorkflowLimitError, WorkflowScriptError, WorkflowScriptFailedError } from "./errors.ts";
+export { framePrompt } from "./frame.ts";
+export { type WorkflowMeta, WorkflowMetaSchema, type WorkflowPhase } from "./meta.ts";
+export {
+  DEFAULT_MAX_AGENTS,
+  runWorkflowScript,
+  type WorkflowAgentRunner,
+  type WorkflowEvent,
+  type WorkflowOutcome,
+  type WorkflowRunOptions,
+} from "./runner.ts";
+export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox.ts";
+export { findSavedWorkflow, readWorkflowRef, type SavedWorkflowPlaces, savedWorkflowFiles, type WorkflowSource } from "./saved.ts";
+export { taskSpecForCall } from "./task-spec.ts";

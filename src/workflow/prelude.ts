@@ -1,0 +1,104 @@
+/**
+ * The dialect's functions as the script sees them, written in JavaScript that
+ * runs inside the sandbox: `agent`, `parallel`, `pipeline`, `phase`, `log`,
+ * `budget`, `workflow`, `args`, over a few host calls that pass JSON text
+ * only. It also takes the clock and randomness away (they would break a
+ * resumed run's replay) and leaves the host calls unreachable to the script.
+ */
+
+/** The most items one parallel() or pipeline() call takes (the CLI's limit). */
+export const MAX_ITEMS = 4096;
+
+/**
+ * A function expression the sandbox calls once per context with the host
+ * calls object, the args as JSON, the budget's target (or null) and whether
+ * this context is a nested workflow().
+ */
+export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
+  "use strict";
+  const decode = (text) => (text === undefined ? undefined : JSON.parse(text));
+  const encode = (value) => (value === undefined ? undefined : JSON.stringify(value));
+  const messageOf = (error) => (error instanceof Error ? error.message : String(error));
+  const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: false, enumerable: false, configurable: false });
+  const unavailable = (what) => () => {
+    throw new Error(what + " is unavailable in workflow scripts (a resumed run must replay the same calls); pass times in through args");
+  };
+
+  const RealDate = Date;
+  function SafeDate(...parts) {
+    if (new.target === undefined || parts.length === 0) unavailable("new Date() without arguments")();
+    return Reflect.construct(RealDate, parts, new.target);
+  }
+  SafeDate.prototype = RealDate.prototype;
+  SafeDate.UTC = RealDate.UTC;
+  SafeDate.parse = RealDate.parse;
+  SafeDate.now = unavailable("Date.now()");
+  Object.defineProperty(RealDate.prototype, "constructor", { value: SafeDate });
+  globalThis.Date = SafeDate;
+  Math.random = unavailable("Math.random()");
+
+  const checkItems = (name, items) => {
+    if (!Array.isArray(items)) throw new TypeError(name + "() takes an array");
+    if (items.length > ${MAX_ITEMS}) throw new RangeError(name + "() takes at most ${MAX_ITEMS} items; got " + items.length);
+  };
+
+  define("agent", async (prompt, opts) => decode(await host.agent(prompt, encode(opts === undefined ? {} : opts))));
+  define("parallel", async (thunks) => {
+    checkItems("parallel", thunks);
+    return Promise.all(
+      thunks.map(async (thunk, index) => {
+        try {
+          return await thunk();
+        } catch (error) {
+          host.log("parallel[" + index + "] failed: " + messageOf(error));
+          return null;
+        }
+      }),
+    );
+  });
+  define("pipeline", async (items, ...stages) => {
+    checkItems("pipeline", items);
+    return Promise.all(
+      items.map(async (item, index) => {
+        let value = item;
+        try {
+          for (const stage of stages) value = await stage(value, item, index);
+          return value;
+        } catch (error) {
+          host.log("pipeline[" + index + "] failed: " + messageOf(error));
+          return null;
+        }
+      }),
+    );
+  });
+  define("phase", (title) => void host.phase(String(title)));
+  define("log", (message) => void host.log(String(message)));
+  define(
+    "budget",
+    Object.freeze({
+      total: budgetTotal,
+      spent: () => host.spent(),
+      remaining: () => (budgetTotal === null ? Infinity : Math.max(0, budgetTotal - host.spent())),
+    }),
+  );
+  define("workflow", async (ref, childArgs) => {
+    if (nested) throw new Error("workflow() nests one level only: a workflow run by workflow() cannot run another");
+    return decode(await host.workflow(encode(ref), encode(childArgs)));
+  });
+  define("args", decode(argsJson));
+  const quiet = () => {};
+  define("console", Object.freeze({ log: quiet, info: quiet, warn: quiet, error: quiet, debug: quiet }));
+  return (body) =>
+    body.then(
+      (value) => {
+        let text;
+        try {
+          text = encode(value);
+        } catch (error) {
+          return host.fail("the script's return value is not JSON: " + messageOf(error));
+        }
+        host.done(text);
+      },
+      (error) => host.fail(error instanceof Error ? (error.name + ": " + error.message) : "uncaught: " + String(error)),
+    );
+})`;

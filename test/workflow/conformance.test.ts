@@ -1,0 +1,172 @@
+// The same workflow scripts through the pinned CLI's own runtime (its Workflow tool, `claude -p`) and through
+// `cadre run`, against one scripted model: the same `result` (and `logs`), and the same refusals before any
+// agent asks the model. Agents reply with their task ({{task}}: the prompt without the harness's frame, which
+// Claude Code and cadre word differently), so a result shows which agent answered what.
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { execa } from "execa";
+import { describe, expect } from "vitest";
+import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
+import type { RehearsalScriptInput } from "../../src/rehearsal/index.ts";
+import type { RehearsalServer } from "../../src/rehearsal/server.ts";
+import { CLAUDE_BIN } from "../support/claude.ts";
+import { bin } from "../support/cli.ts";
+import { it } from "../support/fixtures.ts";
+import { createRehearsal } from "../support/rehearsal.ts";
+
+interface Outcome {
+  result: unknown;
+  logs: string[];
+}
+
+/** The scripted model: the CLI's main loop calls Workflow; every agent (the CLI's subagents, cadre's workers) plays `agent`. */
+async function model(agent: RehearsalScriptInput): Promise<RehearsalServer> {
+  return createRehearsal({ "default:subagent": agent, agents: agent });
+}
+
+/** Runs the script through `claude -p` and its Workflow tool; the run's output file, or the tool's refusal. */
+async function throughClaude(server: RehearsalServer, dir: string, script: string, args?: unknown): Promise<Outcome | { refused: string }> {
+  server.setScript("default", [
+    { tool_use: { name: "Workflow", input: args === undefined ? { script } : { script, args } } },
+    { text: "launched" },
+    { text: "done" },
+  ]);
+  const home = join(dir, "claude-home");
+  await mkdir(home, { recursive: true });
+  const run = await execa(CLAUDE_BIN, ["-p", "run the workflow", "--allowedTools", "Workflow", "--output-format", "stream-json", "--verbose"], {
+    cwd: dir,
+    env: { ...offlineClaudeEnv({ baseUrl: server.url, home }), TMPDIR: join(home, "tmp") },
+    extendEnv: false,
+    input: "",
+    reject: false,
+    timeout: 120_000,
+  });
+  const lines = run.stdout
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const notification = lines.find((line) => line.subtype === "task_notification");
+  if (notification !== undefined) return JSON.parse(await readFile(notification.output_file as string, "utf8")) as Outcome;
+  for (const line of lines) {
+    const content = (line.message as { content?: unknown } | undefined)?.content;
+    const refusal = Array.isArray(content) ? content.find((block) => block?.type === "tool_result" && block.is_error) : undefined;
+    if (refusal) return { refused: String(refusal.content) };
+  }
+  throw new Error(`claude ran no workflow (exit ${run.exitCode}): ${run.stderr.slice(-2000)}`);
+}
+
+/** Runs the script with `cadre run`, its workers against the same scripted model; the record, or the refusal. */
+async function throughCadre(server: RehearsalServer, dir: string, script: string, args?: unknown): Promise<Outcome | { refused: string }> {
+  const file = join(dir, "script.js");
+  await writeFile(file, script);
+  const home = join(dir, "cadre-home");
+  await mkdir(home, { recursive: true });
+  const out = join(dir, `run-${Math.random().toString(36).slice(2)}`);
+  const run = await execa("node", [bin, "run", file, "--out", out, ...(args === undefined ? [] : ["--args", JSON.stringify(args)])], {
+    cwd: dir,
+    env: offlineClaudeEnv({ baseUrl: server.baseUrlFor("agents"), home }),
+    extendEnv: false,
+    reject: false,
+    timeout: 120_000,
+  });
+  if (run.exitCode === 2) return { refused: run.stderr.trim() };
+  expect(run.exitCode, run.stderr).toBe(0);
+  return JSON.parse(await readFile(join(out, "summary.json"), "utf8")) as Outcome;
+}
+
+/** Both ways; the agent requests each made. */
+async function both(agent: RehearsalScriptInput, dir: string, script: string, args?: unknown) {
+  const server = await model(agent);
+  const agentRequests = () => server.requests.filter((request) => request.agentId !== undefined || request.script === "agents").length;
+  const claude = await throughClaude(server, dir, script, args);
+  const claudeAgents = agentRequests();
+  const cadre = await throughCadre(server, dir, script, args);
+  return { claude, cadre, claudeAgents, cadreAgents: agentRequests() - claudeAgents };
+}
+
+const ECHO: RehearsalScriptInput = [{ text: "did: {{task}}" }];
+
+describe("conformance with Claude Code's own workflow runtime", () => {
+  it("text agents, phases, log, args and budget without a target", { timeout: 300_000 }, async ({ tmp }) => {
+    const script = `export const meta = { name: "conf-text", description: "text agents", phases: [{ title: "One" }, { title: "Two" }] }
+phase("One")
+log("begin " + args.who)
+const a = await agent("alpha for " + args.who, { label: "a" })
+phase("Two")
+const b = await agent("beta", { label: "b", phase: "Two" })
+log("end")
+return { a, b, args, budget: [budget.total, budget.remaining()] }
+`;
+    const { claude, cadre } = await both(ECHO, tmp, script, { who: "ana", list: [1, 2] });
+    expect(cadre).toMatchObject({ result: (claude as Outcome).result, logs: (claude as Outcome).logs });
+    expect((claude as Outcome).result).toEqual({ a: "did: alpha for ana", b: "did: beta", args: { who: "ana", list: [1, 2] }, budget: [null, null] });
+  });
+
+  it("parallel with a throwing thunk and pipeline with a throwing stage", { timeout: 300_000 }, async ({ tmp }) => {
+    const script = `export const meta = { name: "conf-fan", description: "fan-out" }
+const p = await parallel([() => agent("one"), () => { throw new Error("boom") }, () => agent("two")])
+const q = await pipeline(["x", "y", "z"], (item, _, i) => { if (item === "y") throw new Error("no y"); return agent("first " + item) }, (prev, item, i) => agent("second " + prev.length + " " + item + i))
+return { p, q }
+`;
+    const { claude, cadre } = await both(ECHO, tmp, script);
+    expect(cadre).toMatchObject({ result: (claude as Outcome).result, logs: (claude as Outcome).logs });
+    expect((claude as Outcome).result).toEqual({ p: ["did: one", null, "did: two"], q: ["did: second 12 x0", null, "did: second 12 z2"] });
+  });
+
+  it("schema results", { timeout: 300_000 }, async ({ tmp }) => {
+    const script = `export const meta = { name: "conf-schema", description: "structured" }
+const schema = { type: "object", properties: { echo: { type: "string" }, n: { type: "number" } }, required: ["echo", "n"] }
+const out = await parallel(["red", "blue"].map((c) => () => agent("colour " + c, { schema })))
+return out
+`;
+    const agent: RehearsalScriptInput = [{ tool_use: { name: "StructuredOutput", input: { echo: "{{task}}", n: 3 } } }, { text: "ok" }];
+    const { claude, cadre } = await both(agent, tmp, script);
+    expect((cadre as Outcome).result).toEqual((claude as Outcome).result);
+    expect((claude as Outcome).result).toEqual([
+      { echo: "colour red", n: 3 },
+      { echo: "colour blue", n: 3 },
+    ]);
+  });
+
+  it("a nested workflow()", { timeout: 300_000 }, async ({ tmp }) => {
+    await mkdir(join(tmp, ".claude", "workflows"), { recursive: true });
+    await writeFile(
+      join(tmp, ".claude", "workflows", "helper.js"),
+      'export const meta = { name: "helper", description: "a saved helper" }\nlog("in helper")\nreturn { got: args, said: await agent("helper asks " + args.q) }\n',
+    );
+    const script = `export const meta = { name: "conf-nested", description: "nests" }
+const inner = await workflow("helper", { q: "why" })
+let missing; try { await workflow("no-such-workflow") } catch (e) { missing = "threw" }
+return { inner, missing }
+`;
+    const { claude, cadre } = await both(ECHO, tmp, script);
+    expect((cadre as Outcome).result).toEqual((claude as Outcome).result);
+    expect((claude as Outcome).result).toEqual({ inner: { got: { q: "why" }, said: "did: helper asks why" }, missing: "threw" });
+  });
+
+  it("a script that reaches for the host process finds nothing", { timeout: 300_000 }, async ({ tmp }) => {
+    const script = `export const meta = { name: "conf-host", description: "reaches out" }
+const seen = [typeof process, typeof require, typeof Deno, typeof Bun, typeof fetch, typeof globalThis.process, typeof module]
+let viaFunction; try { viaFunction = Function("return typeof process")() } catch (e) { viaFunction = "undefined" }
+let viaEval; try { viaEval = eval("typeof process") } catch (e) { viaEval = "undefined" }
+return { seen, viaFunction, viaEval }
+`;
+    const { claude, cadre, claudeAgents, cadreAgents } = await both(ECHO, tmp, script);
+    expect((cadre as Outcome).result).toEqual((claude as Outcome).result);
+    expect((claude as Outcome).result).toEqual({ seen: Array(7).fill("undefined"), viaFunction: "undefined", viaEval: "undefined" });
+    expect([claudeAgents, cadreAgents]).toEqual([0, 0]);
+  });
+
+  it.for([
+    ["the clock", "const started = Date.now()", /deterministic|clock/],
+    ["an import", 'import fs from "node:fs"', /import/],
+    ["a syntax error", "const x = ;", /Unexpected token \(3:10\)/],
+  ] as const)("refuses %s before any model request, both ways", { timeout: 300_000 }, async ([_name, line, message], { tmp }) => {
+    const script = `export const meta = { name: "conf-refused", description: "refused" }\nawait agent("never")\n${line}\nreturn 1\n`;
+    const { claude, cadre, claudeAgents, cadreAgents } = await both(ECHO, tmp, script);
+    expect(claude).toMatchObject({ refused: expect.stringMatching(message) });
+    expect(cadre).toMatchObject({ refused: expect.stringMatching(message) });
+    expect((cadre as { refused: string }).refused.split("\n")).toHaveLength(1);
+    expect([claudeAgents, cadreAgents]).toEqual([0, 0]);
+  });
+});

@@ -1,0 +1,226 @@
+// The workflow runner over an in-memory agent runner: the dialect, the before-launch checks, the sandbox's
+// boundary and its limits. The same scripts through the real CLI are in conformance.test.ts.
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import type { TaskResult } from "../../src/orchestrator/index.ts";
+import { type AgentCall, runWorkflowScript, type WorkflowEvent, type WorkflowRunOptions, WorkflowScriptError } from "../../src/workflow/index.ts";
+import { it } from "../support/fixtures.ts";
+
+const META = 'export const meta = { name: "probe", description: "a probe", phases: [{ title: "Find" }] }\n';
+
+function taskResult(call: AgentCall, overrides: Partial<TaskResult> = {}): TaskResult {
+  return {
+    id: `t${call.index}`,
+    name: call.label,
+    status: "succeeded",
+    text: `answer to ${call.prompt}`,
+    costUsd: 0.001,
+    usage: { inputTokens: 10, outputTokens: 100, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
+    numTurns: 1,
+    queuedMs: 0,
+    finishedAt: 0,
+    durationMs: 1,
+    attempts: 1,
+    ...overrides,
+  };
+}
+
+/** Runs `body` after META with agents that answer at once (or as `answer` says); the calls and events seen. */
+async function run(body: string, options: Partial<WorkflowRunOptions> & { answer?: (call: AgentCall) => Partial<TaskResult> } = {}) {
+  const calls: AgentCall[] = [];
+  const prompts: string[] = [];
+  const events: WorkflowEvent[] = [];
+  const outcome = await runWorkflowScript({
+    source: META + body,
+    agents: {
+      run: async (call, prompt) => {
+        calls.push(call);
+        prompts.push(prompt);
+        await new Promise((resolve) => setImmediate(resolve));
+        return taskResult(call, options.answer?.(call));
+      },
+    },
+    onEvent: (event) => events.push(event),
+    ...options,
+  });
+  return { outcome, calls, prompts, events };
+}
+
+describe("the dialect", () => {
+  it("gives agents' text, phases, labels, logs and args", async () => {
+    const { outcome, calls, prompts } = await run(
+      'phase("Find"); log("starting"); const a = await agent("alpha", { label: "first" }); const b = await agent("beta", { phase: "Other" }); return { a, b, args }',
+      { args: { n: [1, 2] } },
+    );
+    expect(outcome).toMatchObject({
+      ok: true,
+      result: { a: "answer to alpha", b: "answer to beta", args: { n: [1, 2] } },
+      logs: ["starting"],
+      agentCount: 2,
+    });
+    expect(calls.map((call) => [call.label, call.phase])).toEqual([
+      ["first", "Find"],
+      ["agent-2", "Other"],
+    ]);
+    // The model gets the script's text framed, every line indented.
+    expect(prompts[0]).toMatch(/^\[cadre workflow: computed task\][^\n]*\n {2}alpha$/);
+  });
+
+  it("parallel never rejects and pipeline drops a throwing item to null, each logged", async () => {
+    const { outcome } = await run(`
+      const p = await parallel([() => agent("one"), () => { throw new Error("boom") }, () => agent("two")])
+      const q = await pipeline(["a", "b"], (x, item, i) => { if (item === "b") throw new Error("no"); return agent("s1 " + x) }, (prev, item, i) => prev + "|" + item + i)
+      return { p, q }`);
+    expect(outcome.result).toEqual({ p: ["answer to one", null, "answer to two"], q: ["answer to s1 a|a0", null] });
+    expect(outcome.logs).toEqual(["parallel[1] failed: boom", "pipeline[1] failed: no"]);
+  });
+
+  it("gives a schema agent's object, throws when it ends without one, and null for a failed agent", async () => {
+    const schema = '{ type: "object", properties: { n: { type: "number" } }, required: ["n"] }';
+    const { outcome } = await run(
+      `const s = await agent("with", { schema: ${schema} })
+       let e; try { await agent("without", { schema: ${schema} }) } catch (error) { e = error.message }
+       let bad; try { await agent("x", { schema: { type: "array" } }) } catch (error) { bad = error.message }
+       const f = await agent("fails")
+       return { s, e, bad, f }`,
+      {
+        answer: (call) =>
+          call.prompt === "with"
+            ? { structuredOutput: { n: 7 } }
+            : call.prompt === "fails"
+              ? { status: "failed", error: { code: "X", message: "x" } }
+              : {},
+      },
+    );
+    expect(outcome.result).toMatchObject({
+      s: { n: 7 },
+      e: expect.stringMatching(/without a structured output/),
+      bad: expect.stringMatching(/type 'object'/),
+      f: null,
+    });
+  });
+
+  it("counts output tokens into budget and stops agents at the target", async () => {
+    const { outcome } = await run(
+      `const seen = []
+       while (budget.remaining() > 0) { await agent("go"); seen.push(budget.spent()) }
+       let e; try { await agent("over") } catch (error) { e = error.message }
+       return { total: budget.total, seen, e }`,
+      { budgetTokens: 250 },
+    );
+    expect(outcome.result).toMatchObject({ total: 250, seen: [100, 200, 300], e: expect.stringMatching(/budget of 250 output tokens is spent/) });
+    const unbounded = await run("return [budget.total, budget.remaining() === Infinity]");
+    expect(unbounded.outcome.result).toEqual([null, true]);
+  });
+
+  it("caps the agents of a run", async () => {
+    const { outcome } = await run('let n = 0; try { for (;;) { await agent("a" + n); n++ } } catch (e) { return [n, e.message] }', { maxAgents: 3 });
+    expect(outcome.result).toEqual([3, expect.stringMatching(/its 3 agents/)]);
+  });
+
+  it("runs a saved workflow one level deep, with its args, sharing the run's agents", async ({ tmp }) => {
+    await mkdir(join(tmp, ".claude", "workflows"), { recursive: true });
+    await writeFile(
+      join(tmp, ".claude", "workflows", "child.js"),
+      'export const meta = { name: "child", description: "c" }\nlet deeper; try { await workflow("child") } catch (e) { deeper = e.message }\nreturn { got: args, a: await agent("in child"), deeper }',
+    );
+    const { outcome, calls } = await run(
+      'const c = await workflow("child", { q: 1 }); let m; try { await workflow("missing") } catch (e) { m = e.message } return { c, m }',
+      {
+        places: { cwd: tmp, home: join(tmp, "home") },
+      },
+    );
+    expect(outcome.result).toMatchObject({
+      c: { got: { q: 1 }, a: "answer to in child", deeper: expect.stringMatching(/one level/) },
+      m: expect.stringMatching(/no saved workflow "missing"/),
+    });
+    expect(calls[0]!.workflow).toBe("child");
+  });
+
+  it("replays an earlier run's calls by position up to the first that changed", async () => {
+    const first = await run('const a = await agent("a"); const b = await agent("b"); const c = await agent("c"); return [a, b, c]');
+    const recorded = first.events.flatMap((event) =>
+      event.type === "agent_ended"
+        ? [{ index: event.call.index, key: event.call.key, status: event.status, value: event.value, output_tokens: 100 }]
+        : [],
+    );
+    const again = await run('const a = await agent("a"); const b = await agent("B!"); const c = await agent("c"); return [a, b, c]', {
+      replay: recorded,
+    });
+    expect(again.calls.map((call) => call.prompt)).toEqual(["B!", "c"]);
+    const same = await run('const a = await agent("a"); const b = await agent("b"); const c = await agent("c"); return [a, b, c]', {
+      replay: recorded,
+    });
+    expect(same.calls).toEqual([]);
+    expect(same.outcome.result).toEqual(first.outcome.result);
+  });
+});
+
+describe("before launch", () => {
+  it.each([
+    ["the clock", "const t = Date.now()", /reads the clock/],
+    ["randomness", "const r = Math.random()", /reads the clock or randomness/],
+    ["a bare new Date()", "const d = new Date()", /reads the clock/],
+    ["an import", 'import fs from "node:fs"', /imports/],
+    ["a dynamic import", 'const fs = await import("node:fs")', /imports/],
+    ["a syntax error", "const x = ;", /^Invalid workflow script: Unexpected token \(3:10\)/],
+    ["TypeScript", "const x: string[] = []", /^Invalid workflow script/],
+  ])("refuses %s, with one line, before any agent", async (_name, body, message) => {
+    const error = await run(`await agent("never")\n${body}`).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkflowScriptError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain("\n");
+  });
+
+  it.each([
+    ["no meta", 'const a = 1\nexport const meta = { name: "x", description: "y" }', /must begin with/],
+    ["a computed meta", 'export const meta = { name: "x" + 1, description: "y" }', /pure literal/],
+    ["a meta without a description", 'export const meta = { name: "x" }', /meta.description/],
+  ])("refuses %s", async (_name, source, message) => {
+    await expect(runWorkflowScript({ source, agents: { run: () => Promise.reject(new Error("no")) } })).rejects.toThrow(message);
+  });
+});
+
+describe("the sandbox", () => {
+  it("gives the script nothing of the host", async () => {
+    const { outcome } = await run(`
+      const seen = [typeof process, typeof require, typeof setTimeout, typeof fetch, typeof Deno, typeof globalThis.process]
+      let ctor; try { ctor = (function () { return this })().constructor.constructor("return typeof process")() } catch (e) { ctor = "threw" }
+      let fn; try { fn = Function("return typeof process")() } catch (e) { fn = "threw" }
+      let clock; try { const D = Date; clock = D.now() } catch (e) { clock = "threw" }
+      return { seen, ctor, fn, clock, fixed: new Date(0).toISOString() }`);
+    expect(outcome.result).toEqual({
+      seen: ["undefined", "undefined", "undefined", "undefined", "undefined", "undefined"],
+      ctor: expect.not.stringMatching(/^(object|function)$/),
+      fn: "undefined",
+      clock: "threw",
+      fixed: "1970-01-01T00:00:00.000Z",
+    });
+  });
+
+  it("stops an endless loop at its CPU-time limit", async () => {
+    const { outcome } = await run('await agent("first"); while (true) {}', { limits: { cpuTimeMs: 200 } });
+    expect(outcome).toMatchObject({ ok: false, error: { code: "WORKFLOW_LIMIT", message: expect.stringMatching(/CPU-time limit \(200 ms/) } });
+  });
+
+  it("stops unbounded allocation at its memory limit, and the host's memory stays bounded", async () => {
+    const before = process.memoryUsage().rss;
+    for (let i = 0; i < 2; i++) {
+      const { outcome } = await run("const a = []; while (true) a.push(Array.from({ length: 10000 }, (_, k) => k))", {
+        limits: { memoryBytes: 64 * 1024 * 1024 },
+      });
+      expect(outcome).toMatchObject({
+        ok: false,
+        error: { code: "WORKFLOW_LIMIT", message: expect.stringMatching(/out of memory \(its limit is 64 MiB\)/) },
+      });
+    }
+    // Two engines filled to 64 MiB each: what stays is far below their sum plus a margin for the test's own heap.
+    expect(process.memoryUsage().rss - before).toBeLessThan(2 * 64 * 1024 * 1024 + 64 * 1024 * 1024);
+  });
+
+  it("ends a script that awaits what can never settle", async () => {
+    const { outcome } = await run("await new Promise(() => {})");
+    expect(outcome.error?.message).toMatch(/can never settle/);
+  });
+});
