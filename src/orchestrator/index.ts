@@ -1,3 +1,14 @@
+// replies.jsonl's shape lives with the protocol (the rehearsal server reads its digests too); the run layer reads it from here.
+export {
+  type PromptLine,
+  REPLIES_FILE,
+  type RecordedToolResult,
+  type RepliesLine,
+  RepliesLineSchema,
+  type ReplyLine,
+  type Seen,
+  type ToolResultsLine,
+} from "../protocol/index.ts";
 export { addUsage, cacheReadShare, cacheSavingUsd, emptyUsage } from "./accounting.ts";
 export { layerWorkerOptions, taskWorkerOptions } from "./compose.ts";
 export * from "./errors.ts";
@@ -7,6 +18,7 @@ export { DEFAULT_CONCURRENCY, DEFAULT_RETRIES, Orchestrator } from "./orchestrat
 export type { InboxMessage } from "./peers/directory.ts";
 export { type InboxStore, MemoryInbox } from "./peers/inbox.ts";
 export { PEER_SERVER_NAME } from "./peers/peer-server.ts";
+export { ReplyLog } from "./reply-log.ts";
 export type { RateLimitState } from "./scheduler/index.ts";
 export { AdaptiveLimit, Scheduler } from "./scheduler/index.ts";
 export {

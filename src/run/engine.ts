@@ -5,6 +5,7 @@ import {
   DEFAULT_CONCURRENCY,
   Orchestrator,
   type OrchestratorEvent,
+  REPLIES_FILE,
   type SessionRecord,
   type TaskInfo,
   type TaskRunner,
@@ -120,6 +121,8 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
       ...shared,
       concurrency,
       outDir: transcriptsDir,
+      // Every in-process run keeps its replies: a few percent of its record (docs/replay.md), what `cadre replay` serves again.
+      repliesPath: join(outDir, REPLIES_FILE),
       runId,
       ...(rig && { workerOptions: rig.workerOptions, processOptions: rig.processOptions }),
     });
