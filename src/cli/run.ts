@@ -6,7 +6,10 @@ import { RUN_ID_PATTERN } from "../distributed/index.ts";
 import { CadreError } from "../errors.ts";
 import type { TaskInfo } from "../orchestrator/index.ts";
 import {
+  planReplay,
   planResume,
+  ReplayError,
+  type ReplayPlan,
   prepareOutDir,
   RecordWriteError,
   ResumeError,
@@ -87,6 +90,18 @@ export async function runCommand(args: string[]): Promise<number> {
     return 2;
   }
   const { options } = parsed;
+  let replay: ReplayPlan | undefined;
+  if (options.replay) {
+    const { dir, override, inPlace } = options.replay;
+    try {
+      replay = await planReplay(dir, { ...(options.config !== "" && { config: options.config }), overrides: override, inPlace });
+    } catch (error) {
+      if (!(error instanceof ReplayError)) throw error;
+      process.stderr.write(`cadre run: ${error.message}\n`);
+      return 2;
+    }
+    options.config = replay.config;
+  }
   // A reader that goes away (`| head`) costs it the rest of the output, not the run nor its record.
   surviveClosedOutput((name) => {
     if (name === "stdout") process.stderr.write("cadre run: stdout was closed; the run goes on, and summary.json records it\n");
@@ -158,6 +173,7 @@ export async function runCommand(args: string[]): Promise<number> {
       ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
       rehearse: options.rehearse,
       rehearseBudget: options.rehearseBudget,
+      ...(replay && { replay }),
       ...(redis && { redis: { url: redis.url, runId: redis.runId } }),
       ...(plan && { resume: plan }),
       notify: (line) => notify(line),
@@ -180,7 +196,7 @@ export async function runCommand(args: string[]): Promise<number> {
     tasks: config.tasks,
     startedAt: run.startedAt,
     budgetUsd: run.budgetUsd,
-    costSimulated: options.rehearse,
+    costSimulated: run.rehearsal,
   });
   let dashboard: RunDashboard | undefined;
   if (options.ui) {
@@ -231,6 +247,7 @@ export async function runCommand(args: string[]): Promise<number> {
     `cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${run.description}, output in ${outDir}`,
   );
   if (plan) view.notice(`cadre run: resuming ${plan.dir} (attempt ${run.attempt})`);
+  if (replay) view.notice(`cadre run: replaying run ${replay.of.run_id} (${replay.of.dir})`);
   for (const name of plan?.removed ?? [])
     view.notice(`cadre run: task "${name}" of the resumed run is no longer in the config; its result is dropped`);
   try {
@@ -256,6 +273,8 @@ export async function runCommand(args: string[]): Promise<number> {
     `\n${table}\n\n${error ? `summary: not written (${error.message}); the transcripts that could be written are in ${outDir}` : `summary: ${path}`}\n`,
   );
   for (const warning of run.warnings()) process.stderr.write(`cadre run: ${warning}\n`);
+  const divergences = run.divergences();
+  for (const divergence of divergences) process.stderr.write(`cadre run: ${divergence.message}\n`);
   if (dashboard) {
     dashboard.live.finish(Date.now(), { record: summary, dir: outDir });
     // A person is watching: the page stays to be read, unless they stopped the run themselves.
@@ -268,5 +287,6 @@ export async function runCommand(args: string[]): Promise<number> {
     await dashboard.serving.close();
   }
   // The tasks may all have succeeded, but a record that is not there needs fixing.
-  return error && summary.exit_code === 0 ? 1 : summary.exit_code;
+  // A replay that left its record failed, even where its tasks succeeded.
+  return (error || divergences.length > 0) && summary.exit_code === 0 ? 1 : summary.exit_code;
 }

@@ -1,13 +1,15 @@
 // replies.jsonl's shape lives with the protocol (the rehearsal server reads its digests too); the run layer reads it from here.
 export {
   type PromptLine,
+  PromptLineSchema,
   REPLIES_FILE,
   type RecordedToolResult,
-  type RepliesLine,
-  RepliesLineSchema,
+  RepliesHeaderSchema,
   type ReplyLine,
+  ReplyLineSchema,
   type Seen,
   type ToolResultsLine,
+  ToolResultsLineSchema,
 } from "../protocol/index.ts";
 export { addUsage, cacheReadShare, cacheSavingUsd, emptyUsage } from "./accounting.ts";
 export { layerWorkerOptions, taskWorkerOptions } from "./compose.ts";

@@ -1,3 +1,4 @@
+export type { Divergence } from "./divergence.ts";
 export type { OfflineClaudeEnvOptions } from "./env.ts";
 export { offlineClaudeEnv, REHEARSAL_API_KEY } from "./env.ts";
 export {
@@ -11,6 +12,7 @@ export {
   startRehearsalRig,
 } from "./rig.ts";
 export type {
+  RehearsalExpect,
   RehearsalFail,
   RehearsalScript,
   RehearsalScriptInput,

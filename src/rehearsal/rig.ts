@@ -92,11 +92,13 @@ export interface RehearsalRig {
 /**
  * `home`: a HOME to keep (made if missing), so that the CLI's session files
  * outlive the run and a resumed rehearsal can continue its sessions; by
- * default a temporary one, removed on close.
+ * default a temporary one, removed on close. `replay`: the scripts are a
+ * run's recorded replies, and a request they do not answer is a divergence
+ * (RehearsalServerOptions.replay).
  */
-export async function startRehearsalRig(scripts: RehearsalScripts, options: { home?: string } = {}): Promise<RehearsalRig> {
+export async function startRehearsalRig(scripts: RehearsalScripts, options: { home?: string; replay?: boolean } = {}): Promise<RehearsalRig> {
   // Nothing here reads the requests: keep a few, for a look while debugging, not a long run's history.
-  const server = await startRehearsalServer({ scripts, keepRequests: 20 });
+  const server = await startRehearsalServer({ scripts, keepRequests: 20, replay: options.replay ?? false });
   const kept = options.home;
   if (kept !== undefined) await mkdir(kept, { recursive: true });
   const home = kept ?? (await mkdtemp(join(tmpdir(), "cadre-rehearse-")));

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CadreError } from "../errors.ts";
+import { RecordedToolResultSchema, ReplyBlockSchema, SeenSchema } from "../protocol/index.ts";
 import { parseYamlOrThrow } from "../util/yaml.ts";
 
 /**
@@ -31,7 +32,19 @@ export const RehearsalFailSchema = z.looseObject({
   message: z.string().optional(),
 });
 
-const ContentKeys = ["text", "long_text", "tool_use", "tool_uses"] as const;
+/**
+ * What a replayed step expects the request to carry (replies.jsonl's record
+ * of what the model was given before it replied): a request that carries
+ * something else has diverged from the run it replays.
+ */
+export const RehearsalExpectSchema = z.looseObject({
+  /** The user's words since the previous reply (a task's prompt). */
+  prompt: SeenSchema.optional(),
+  /** The tool results sent back since the previous reply, in order. */
+  tool_results: z.array(RecordedToolResultSchema).optional(),
+});
+
+const ContentKeys = ["text", "long_text", "tool_use", "tool_uses", "content"] as const;
 
 export const RehearsalStepSchema = z
   .looseObject({
@@ -41,6 +54,9 @@ export const RehearsalStepSchema = z
     tool_use: RehearsalToolUseSchema.optional(),
     /** Several tool calls in one reply (parallel tool use). */
     tool_uses: z.array(RehearsalToolUseSchema).min(1).optional(),
+    /** The reply's content blocks exactly as given (text, tool_use, thinking): no placeholders are filled (a replay's recorded replies). */
+    content: z.array(ReplyBlockSchema).min(1).optional(),
+    expect: RehearsalExpectSchema.optional(),
     /** Wait this long before the reply starts. */
     delay_ms: z.number().int().min(0).optional(),
     /** Stream text one word at a time with this pause between deltas. */
@@ -56,6 +72,9 @@ export const RehearsalStepSchema = z
   })
   .refine((step) => step.tool_use === undefined || step.tool_uses === undefined, {
     message: "give either tool_use or tool_uses, not both",
+  })
+  .refine((step) => step.content === undefined || ContentKeys.every((key) => key === "content" || step[key] === undefined), {
+    message: "content is the whole reply: give it alone, without text, long_text, tool_use or tool_uses",
   });
 
 export const RehearsalScriptSchema = z.array(RehearsalStepSchema);
@@ -63,6 +82,7 @@ export const RehearsalScriptSchema = z.array(RehearsalStepSchema);
 /** Script name → steps. The name is chosen by the URL path prefix /s/<name>. */
 export const RehearsalScriptsSchema = z.record(z.string().min(1), RehearsalScriptSchema);
 
+export type RehearsalExpect = z.infer<typeof RehearsalExpectSchema>;
 export type RehearsalToolUse = z.infer<typeof RehearsalToolUseSchema>;
 export type RehearsalFail = z.infer<typeof RehearsalFailSchema>;
 export type RehearsalStep = z.infer<typeof RehearsalStepSchema>;

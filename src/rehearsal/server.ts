@@ -13,6 +13,7 @@ import {
   type RehearsalScriptsInput,
   type RehearsalStep,
 } from "./script.ts";
+import { type Divergence, divergenceOf } from "./divergence.ts";
 import { classifyRequest } from "./side-requests.ts";
 import { type MessageMeta, messageJson, sseFrames } from "./sse.ts";
 import { type RequestMessage, templateContext } from "./template.ts";
@@ -45,6 +46,14 @@ export interface RehearsalServerOptions {
   maxBodyBytes?: number;
   /** How many of the latest requests `requests` keeps (default 1,000): a long run's history stays bounded; `outcomes` counts them all. */
   keepRequests?: number;
+  /**
+   * Serve a replay: a request its script has no step for, or whose step
+   * expects other input (`expect`), has diverged from the recorded run. It
+   * gets a 400 error that names the session, the turn, what was expected and
+   * what came instead (the CLI fails its turn with it), and is listed in
+   * `divergences`.
+   */
+  replay?: boolean;
 }
 
 /** How the server answered a messages request. */
@@ -124,6 +133,8 @@ export class RehearsalServer {
   readonly #keepRequests: number;
   readonly #outcomes: Record<RehearsalOutcome, number> = { played: 0, failed: 0, exhausted: 0, side: 0, unknown_script: 0, unscripted_subagent: 0 };
   readonly #warnings: string[] = [];
+  readonly #replay: boolean;
+  readonly #divergences = new Map<string, Divergence>();
   #inFlight = 0;
   #peakInFlight = 0;
   readonly #scripts = new Map<string, RehearsalScript>();
@@ -138,8 +149,9 @@ export class RehearsalServer {
   #counter = 0;
   #url = "";
 
-  private constructor(scripts: RehearsalScriptsInput, maxBody: number, keepRequests: number) {
+  private constructor(scripts: RehearsalScriptsInput, maxBody: number, keepRequests: number, replay: boolean) {
     for (const [name, steps] of Object.entries(parseScripts(scripts))) this.#scripts.set(name, steps);
+    this.#replay = replay;
     this.#maxBody = maxBody;
     this.#keepRequests = keepRequests;
     this.#server = http.createServer((req, res) => {
@@ -159,6 +171,7 @@ export class RehearsalServer {
       options.scripts ?? {},
       options.maxBodyBytes ?? DEFAULT_MAX_BODY,
       options.keepRequests ?? DEFAULT_KEEP_REQUESTS,
+      options.replay ?? false,
     );
     const host = options.host ?? "127.0.0.1";
     await new Promise<void>((resolve, reject) => {
@@ -186,6 +199,11 @@ export class RehearsalServer {
   /** Problems a test should see (each once): exhausted scripts, unknown script names, unscripted subagents. */
   get warnings(): readonly string[] {
     return this.#warnings;
+  }
+
+  /** A replay's divergences, each once (the CLI resends a failed request), in the order found. */
+  get divergences(): readonly Divergence[] {
+    return [...this.#divergences.values()];
   }
 
   /** Messages requests being answered now. */
@@ -340,6 +358,13 @@ export class RehearsalServer {
 
     if (outcome === "side") {
       return this.#reply(res, accept(), textReply("rehearsal"), undefined);
+    }
+    if (this.#replay) {
+      const divergence = divergenceOf(script, position, steps !== undefined, step, messages);
+      if (divergence !== undefined) {
+        this.#divergences.set(`${script}\0${position}`, divergence);
+        return this.#sendError(res, 400, divergence.message);
+      }
     }
     if (outcome === "unknown_script") {
       const known = [...this.#scripts.keys()].map((name) => `"${name}"`).join(", ") || "none";

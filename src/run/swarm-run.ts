@@ -12,6 +12,7 @@ import { join, resolve } from "node:path";
 // Needs no Redis client: a run without --redis never loads BullMQ.
 import { REDIS_UNREACHABLE } from "../distributed/index.ts";
 import { AbortError } from "../errors.ts";
+import type { Divergence } from "../rehearsal/index.ts";
 import { type OrchestratorEvent, sessionIdOf, type TaskInfo, type TaskResult } from "../orchestrator/index.ts";
 import type { LoopEndedEvent, ResolvedSwarmConfig, Summary, SummaryTask, TaskFingerprint } from "../swarm/index.ts";
 import {
@@ -39,6 +40,7 @@ import {
   taskRow,
   writeSummarySync,
 } from "./record.ts";
+import type { ReplayPlan } from "./replay/plan.ts";
 import type { ResumePlan } from "./resume.ts";
 
 /**
@@ -60,6 +62,8 @@ export interface SwarmRunOptions {
   rehearse?: boolean;
   /** With `rehearse`: apply budget_usd to the simulated costs (a rehearsal applies no budget otherwise). */
   rehearseBudget?: boolean;
+  /** Replay a recorded run (planReplay): its replies instead of the model, offline, in this process; simulated costs, as a rehearsal's. */
+  replay?: ReplayPlan;
   /** Run the tasks on the hosts that serve this Redis (`cadre worker`), as the run of this id. */
   redis?: { url: string; runId: string };
   /** Go on with an earlier run (see planResume). */
@@ -95,7 +99,7 @@ const COMPACT_GROWTH = 1 / 2;
 
 /** The budget a run applies: a rehearsal shows what would run, and its made-up costs stop it only when asked. */
 function appliedBudget(config: ResolvedSwarmConfig, options: SwarmRunOptions): number | undefined {
-  return options.rehearse && !options.rehearseBudget ? undefined : config.budget_usd;
+  return (options.rehearse || options.replay) && !options.rehearseBudget ? undefined : config.budget_usd;
 }
 
 export class SwarmRun {
@@ -107,6 +111,7 @@ export class SwarmRun {
   readonly budgetUsd: number | undefined;
   readonly rehearsal: boolean;
   readonly resume: ResumePlan | undefined;
+  readonly replay: ReplayPlan | undefined;
   readonly #engine: RunEngine;
   readonly #worktrees: RunWorktrees;
   readonly #results = new Map<string, TaskResult>();
@@ -148,8 +153,9 @@ export class SwarmRun {
     this.#tasksByName = new Map<string, AddedTask>(config.tasks.map((task) => [task.name, task]));
     this.outDir = outDir;
     this.budgetUsd = budgetUsd;
-    this.rehearsal = options.rehearse ?? false;
+    this.rehearsal = (options.rehearse ?? false) || options.replay !== undefined;
     this.resume = options.resume;
+    this.replay = options.replay;
     this.#traceparent = options.traceparent;
     this.#previousRows = new Map(options.resume?.previous.tasks.map((task) => [task.name, task]));
     this.#engine = engine;
@@ -181,6 +187,7 @@ export class SwarmRun {
       config,
       {
         rehearse: options.rehearse ?? false,
+        ...(options.replay && { replay: options.replay.scripts }),
         concurrency: options.concurrency,
         budgetUsd,
         redis: options.redis,
@@ -215,9 +222,14 @@ export class SwarmRun {
     return refused ? { reason: refused.message, exitCode: 2 } : undefined;
   }
 
-  /** Problems to report once the run is over (scripted-model warnings, a lost Redis). */
+  /** Problems to report once the run is over (scripted-model warnings, a lost Redis, what a replay cannot serve). */
   warnings(): readonly string[] {
-    return this.#engine.warnings();
+    return [...this.#engine.warnings(), ...(this.replay?.unserved ?? [])];
+  }
+
+  /** A replay's divergences so far: where a session asked for a reply the record does not have. */
+  divergences(): readonly Divergence[] {
+    return this.#engine.divergences();
   }
 
   /**
@@ -398,6 +410,7 @@ export class SwarmRun {
       runId: this.runId,
       outDir: this.outDir,
       rehearsal: this.rehearsal,
+      ...(this.replay && { replay: { of: this.replay.of, divergences: this.#engine.divergences().map((divergence) => ({ ...divergence })) } }),
       budgetUsd: this.budgetUsd,
       startedAt: this.startedAt,
       finishedAt: this.#finishedAt ?? Date.now(),

@@ -6,6 +6,7 @@ export type { ResolvedSwarmConfig, ResolvedTask } from "./config/index.ts";
 export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "./config/index.ts";
 export { formatIssue } from "./config/issues.ts";
 export type { TaskFingerprint } from "./fingerprint.ts";
+export { findRepository } from "./git.ts";
 export { olderSettingsHash } from "./fingerprint.ts";
 export type { JournalLine } from "./journal.ts";
 export { JOURNAL_FILE, readJournal, withJournal } from "./journal.ts";
