@@ -8,10 +8,10 @@ import type { TaskInfo } from "../orchestrator/index.ts";
 import {
   planReplay,
   planResume,
-  ReplayError,
-  type ReplayPlan,
   prepareOutDir,
   RecordWriteError,
+  ReplayError,
+  type ReplayPlan,
   ResumeError,
   type ResumePlan,
   type RunEvent,

@@ -33,7 +33,15 @@ function newInput(messages: readonly RequestMessage[]): { prompt: Seen; toolResu
           .map((block) => ({ id: String(block.tool_use_id), seen: seen(contentText(block.content)) }))
       : [],
   );
-  return { prompt: seen(since.map(userText).filter((text) => text !== "").join("\n")), toolResults };
+  return {
+    prompt: seen(
+      since
+        .map(userText)
+        .filter((text) => text !== "")
+        .join("\n"),
+    ),
+    toolResults,
+  };
 }
 
 /** What the request carried, for a report: its tool results, else its words. */
@@ -72,7 +80,12 @@ function findDivergence(
   for (const [index, recorded] of (expect?.tool_results ?? []).entries()) {
     const now = input.toolResults[index];
     if (now === undefined || now.id !== recorded.id || now.seen.digest !== recorded.digest) {
-      return { ...at, kind: "tool_result", expected: `${recorded.id}: ${recorded.excerpt}`, got: now ? `${now.id}: ${now.seen.excerpt}` : "(no such tool result)" };
+      return {
+        ...at,
+        kind: "tool_result",
+        expected: `${recorded.id}: ${recorded.excerpt}`,
+        got: now ? `${now.id}: ${now.seen.excerpt}` : "(no such tool result)",
+      };
     }
   }
   const extra = expect?.tool_results === undefined ? undefined : input.toolResults[expect.tool_results.length];
@@ -83,8 +96,8 @@ function findDivergence(
 /** The words a diverged session fails with: they reach its task's error and the replay's report. */
 function divergenceMessage(divergence: Omit<Divergence, "message">): string {
   const what = {
-    no_record: "the record has no session of this name",
-    no_reply: "the record has no reply for this turn",
+    no_record: "the record has no session of this name (a path the recorded run did not take: an overrides file can give its replies)",
+    no_reply: "the record has no reply for this turn (an overrides file can give it)",
     prompt: "the prompt differs from the recorded one",
     tool_result: "a tool result differs from the recorded one",
   }[divergence.kind];

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 import { apiErrorBody, apiErrorHeaders } from "./api-error.ts";
+import { type Divergence, divergenceOf } from "./divergence.ts";
 import { type CacheLookup, type CacheUsage, PromptCache } from "./prompt-cache.ts";
 import { buildReply, estimateTokens, type Reply, textReply } from "./reply.ts";
 import {
@@ -13,7 +14,6 @@ import {
   type RehearsalScriptsInput,
   type RehearsalStep,
 } from "./script.ts";
-import { type Divergence, divergenceOf } from "./divergence.ts";
 import { classifyRequest } from "./side-requests.ts";
 import { type MessageMeta, messageJson, sseFrames } from "./sse.ts";
 import { type RequestMessage, templateContext } from "./template.ts";

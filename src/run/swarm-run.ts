@@ -12,8 +12,8 @@ import { join, resolve } from "node:path";
 // Needs no Redis client: a run without --redis never loads BullMQ.
 import { REDIS_UNREACHABLE } from "../distributed/index.ts";
 import { AbortError } from "../errors.ts";
-import type { Divergence } from "../rehearsal/index.ts";
 import { type OrchestratorEvent, sessionIdOf, type TaskInfo, type TaskResult } from "../orchestrator/index.ts";
+import type { Divergence } from "../rehearsal/index.ts";
 import type { LoopEndedEvent, ResolvedSwarmConfig, Summary, SummaryTask, TaskFingerprint } from "../swarm/index.ts";
 import {
   type AddedTask,

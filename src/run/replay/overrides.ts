@@ -14,7 +14,10 @@ import { ReplayError } from "./errors.ts";
  * A turn is the reply's position in its session's conversation, counted from
  * 0, as a divergence report names it.
  */
-export const ReplayOverridesSchema = z.record(z.string().min(1), z.record(z.string().regex(/^\d+$/, "a turn is a number, from 0"), RehearsalStepSchema));
+export const ReplayOverridesSchema = z.record(
+  z.string().min(1),
+  z.record(z.string().regex(/^\d+$/, "a turn is a number, from 0"), RehearsalStepSchema),
+);
 export type ReplayOverrides = z.infer<typeof ReplayOverridesSchema>;
 
 export function parseReplayOverrides(text: string, file: string): ReplayOverrides {

@@ -2,7 +2,9 @@
 import { type RunSwarmFileOptions, runSwarmFile, type SwarmRunResult } from "../run-swarm-file.ts";
 import { planReplay, type ReplayPlanOptions } from "./plan.ts";
 
-export interface ReplaySwarmFileOptions extends ReplayPlanOptions, Omit<RunSwarmFileOptions, "replay" | "rehearse" | "rehearseBudget" | "redis" | "resume"> {}
+export interface ReplaySwarmFileOptions
+  extends ReplayPlanOptions,
+    Omit<RunSwarmFileOptions, "replay" | "rehearse" | "rehearseBudget" | "redis" | "resume"> {}
 
 /**
  * Replays the run recorded in `runDir` (planReplay) with the real CLI
