@@ -104,7 +104,10 @@ const READER = [
   "    prompt: 'Summarise: {{results.read}}'",
   "rehearsal:",
   "  read:",
-  "    - tool_use: { name: Bash, input: { command: cat data.txt, description: Read the data } }",
+  // Thinking and a tool call in one reply: the CLI streams them as two assistant messages, which the record joins again.
+  "    - content:",
+  "        - { type: thinking, thinking: 'The file is small: cat it.', signature: c2lnbmF0dXJl }",
+  "        - { type: tool_use, id: toolu_read_1, name: Bash, input: { command: cat data.txt, description: Read the data } }",
   "    - text: 'It holds: {{tool_result}}'",
   "  after:",
   "    - text: done",
@@ -130,13 +133,15 @@ describe("divergence", () => {
     const faithful = await replaySwarmFile(recorded, { config: copy, outDir: join(tmp, "replay-same") });
     expect(faithful.exitCode, JSON.stringify(faithful.summary.replay)).toBe(0);
     expect(faithful.summary.tasks.map((task) => task.text)).toEqual(original.summary.tasks.map((task) => task.text));
+    const transcript = await readFile(join(tmp, "replay-same", faithful.summary.tasks[0]!.transcript!), "utf8");
+    expect(transcript).toContain('"thinking":"The file is small: cat it."');
 
     // Another output: task read, turn 1 (the reply after the tool ran) diverges; what depends on it does not run.
     await writeFile(join(same, "data.txt"), "beta 2\n");
     const run = await cadre(["replay", recorded, "--config", copy, "--out", join(tmp, "replay-changed")]);
     expect(run.exitCode, run.stderr).toBe(1);
     expect(run.stderr).toMatch(
-      /replay diverged: read, turn 1: a tool result differs from the recorded one; expected ".*: alpha 1", got ".*: beta 2"/,
+      /replay diverged: read, turn 1: a tool result differs from the recorded one; expected "toolu_read_1: alpha 1", got "toolu_read_1: beta 2"/,
     );
     const summary = JSON.parse(await readFile(join(tmp, "replay-changed", "summary.json"), "utf8"));
     expect(summary.replay.divergences).toEqual([
