@@ -23,7 +23,7 @@ Options:
   --fresh              with --resume: tasks that run again start new sessions
   --rehearse           play the config's rehearsal scripts on a built-in scripted model: offline, no
                        account. Costs are simulated (shown as ~$) and budget_usd does not stop it
-  --rehearse-budget    with --rehearse: apply budget_usd to the simulated costs (to rehearse the stop)
+  --rehearse-budget    with --rehearse or --replay: apply budget_usd to the simulated costs (to rehearse the stop)
   --replay RUN-DIR     replay that run (cadre replay RUN-DIR): the real claude against its recorded
                        replies instead of the model, offline; the config may be left out (the
                        recorded run's). Tools run for real: use a test checkout (docs/replay.md)
@@ -163,7 +163,8 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   if (values.replay !== undefined && (values.rehearse || values.redis !== undefined || values.resume !== undefined))
     return { kind: "error", message: "--replay runs here against the recorded replies: leave out --rehearse, --redis and --resume" };
   if (extra.length > 0) return { kind: "error", message: `give one config file (also got "${extra.join('", "')}")` };
-  if (values["rehearse-budget"] && !values.rehearse) return { kind: "error", message: "--rehearse-budget goes with --rehearse" };
+  if (values["rehearse-budget"] && !values.rehearse && values.replay === undefined)
+    return { kind: "error", message: "--rehearse-budget goes with --rehearse or --replay" };
 
   let concurrency: number | undefined;
   let address: { host: string; port: number } | undefined;
