@@ -6,6 +6,7 @@ export {
   agentScriptName,
   parseAgentScriptName,
   patternOf,
+  type RecordedConversations,
   type RehearsalRig,
   rehearsalScriptFor,
   type ScriptedWorker,

@@ -35,6 +35,11 @@ import { type RequestMessage, templateContext } from "./template.ts";
 
 export const SUBAGENT_SCRIPT_SUFFIX = ":subagent";
 
+/** The script of a name's n-th recorded conversation in a replay: "name", then "name (2)", "name (3)", …. */
+export function alternateName(name: string, n: number): string {
+  return n === 1 ? name : `${name} (${n})`;
+}
+
 export interface RehearsalServerOptions {
   /** The scripts by name that workers play (each worker picks one by its base URL); `setScript` adds or replaces one later. */
   scripts?: RehearsalScriptsInput;
@@ -51,7 +56,8 @@ export interface RehearsalServerOptions {
    * expects other input (`expect`), has diverged from the recorded run. It
    * gets a 400 error that names the session, the turn, what was expected and
    * what came instead (the CLI fails its turn with it), and is listed in
-   * `divergences`.
+   * `divergences`. Scripts "name (2)", "name (3)", … are the later recorded
+   * conversations of a name, which conversations of the replay claim (#claim).
    */
   replay?: boolean;
 }
@@ -135,6 +141,8 @@ export class RehearsalServer {
   readonly #warnings: string[] = [];
   readonly #replay: boolean;
   readonly #divergences = new Map<string, Divergence>();
+  /** A replay: the recorded conversation each conversation of the replay plays (script, session and agent → script). */
+  readonly #claims = new Map<string, string>();
   #inFlight = 0;
   #peakInFlight = 0;
   readonly #scripts = new Map<string, RehearsalScript>();
@@ -313,11 +321,13 @@ export class RehearsalServer {
     // An unbound process plays no script: its model requests fail as an unknown script's do.
     const baseScript = route[1] === "p" ? (this.#bindings.get(routeName!) ?? `(unbound process ${routeName})`) : (routeName ?? "default");
     const agentId = header(req, "x-claude-code-agent-id");
-    const script = agentId === undefined ? baseScript : `${baseScript}${SUBAGENT_SCRIPT_SUFFIX}`;
     const messages = Array.isArray(body.messages) ? (body.messages as RequestMessage[]) : [];
     const verdict = classifyRequest(body);
-    const steps = this.#scripts.get(script);
     const position = messages.filter((message) => message?.role === "assistant").length;
+    const named = agentId === undefined ? baseScript : `${baseScript}${SUBAGENT_SCRIPT_SUFFIX}`;
+    const sessionId = header(req, "x-claude-code-session-id");
+    const script = this.#replay && !verdict.side ? this.#claim(named, `${sessionId}\0${agentId}`, position, messages) : named;
+    const steps = this.#scripts.get(script);
     const step: RehearsalStep | undefined = steps?.[position];
     const outcome: RehearsalOutcome = verdict.side
       ? "side"
@@ -338,7 +348,7 @@ export class RehearsalServer {
       messages,
       stream: body.stream === true,
       maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,
-      sessionId: header(req, "x-claude-code-session-id"),
+      sessionId,
       agentId,
       betas: (header(req, "anthropic-beta") ?? "").split(",").filter((beta) => beta !== ""),
       at: Date.now(),
@@ -402,6 +412,31 @@ export class RehearsalServer {
     if (!(await this.#pause(step.delay_ms, aborted.signal))) return;
     const reply = buildReply(step, templateContext(messages, position, script), () => this.#nextId("toolu"));
     await this.#reply(res, answer, reply, step.chunk_delay_ms, aborted.signal);
+  }
+
+  /**
+   * The recorded conversation a replayed one plays. A name may have several
+   * ("name", "name (2)", …: a task's attempts, the children a task spawned,
+   * a session's subagents); each conversation of the replay, told apart by
+   * the CLI's session id (and agent id), takes the first not yet taken whose
+   * turn expects what it brings, else the first not yet taken, and keeps it.
+   */
+  #claim(name: string, conversation: string, position: number, messages: readonly RequestMessage[]): string {
+    const key = `${name}\0${conversation}`;
+    const claimed = this.#claims.get(key);
+    if (claimed !== undefined) return claimed;
+    const taken = new Set(this.#claims.values());
+    const free: string[] = [];
+    let recorded = 0;
+    while (this.#scripts.has(alternateName(name, recorded + 1))) {
+      recorded++;
+      if (!taken.has(alternateName(name, recorded))) free.push(alternateName(name, recorded));
+    }
+    const fits = (candidate: string) => divergenceOf(candidate, position, true, this.#scripts.get(candidate)?.[position], messages) === undefined;
+    // None free: one more than the record has, which diverges as a conversation it never had (a name without any stays as it is).
+    const chosen = free.find(fits) ?? free[0] ?? (recorded > 0 ? alternateName(name, recorded + 1) : name);
+    this.#claims.set(key, chosen);
+    return chosen;
   }
 
   /** Once per distinct message: the CLI resends some failed requests. */

@@ -11,7 +11,7 @@ import {
   type TaskRunner,
   type Usage,
 } from "../orchestrator/index.ts";
-import type { Divergence, RehearsalScripts } from "../rehearsal/index.ts";
+import type { Divergence, RecordedConversations } from "../rehearsal/index.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/index.ts";
 import { loadWithPeers } from "../util/peer.ts";
 
@@ -68,8 +68,8 @@ function engineOf(core: Core & { sessionRecords?: readonly SessionRecord[] }, re
 export interface EngineOptions {
   /** Play the config's rehearsal scripts on a scripted model in this process (or on each host). */
   rehearse: boolean;
-  /** Serve these recorded replies (a replay, in this process) instead of the model: a request they do not answer diverges. */
-  replay?: RehearsalScripts;
+  /** Serve these recorded conversations (a replay, in this process) instead of the model: a request they do not answer diverges. */
+  replay?: RecordedConversations;
   /** Overrides the config's concurrency. */
   concurrency: number | undefined;
   /** The budget the run applies (see SwarmRunOptions.rehearseBudget). */
@@ -120,10 +120,13 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
   }
   // Kept in the run directory, so that a resumed rehearsal finds the CLI's session files.
   const rehearsalHome = join(outDir, REHEARSAL_HOME_DIR);
-  const scripted = options.replay ?? (options.rehearse ? config.rehearsal : undefined);
-  const rig = scripted
-    ? await (await import("../rehearsal/rig.ts")).startRehearsalRig(scripted, { home: rehearsalHome, replay: options.replay !== undefined })
-    : undefined;
+  const rig =
+    options.rehearse || options.replay
+      ? await (await import("../rehearsal/rig.ts")).startRehearsalRig(config.rehearsal, {
+          home: rehearsalHome,
+          ...(options.replay && { replay: options.replay }),
+        })
+      : undefined;
   let orchestrator: Orchestrator;
   try {
     orchestrator = new Orchestrator({

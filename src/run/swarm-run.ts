@@ -187,7 +187,7 @@ export class SwarmRun {
       config,
       {
         rehearse: options.rehearse ?? false,
-        ...(options.replay && { replay: options.replay.scripts }),
+        ...(options.replay && { replay: options.replay.replies }),
         concurrency: options.concurrency,
         budgetUsd,
         redis: options.redis,
@@ -222,9 +222,9 @@ export class SwarmRun {
     return refused ? { reason: refused.message, exitCode: 2 } : undefined;
   }
 
-  /** Problems to report once the run is over (scripted-model warnings, a lost Redis, what a replay cannot serve). */
+  /** Problems to report once the run is over (scripted-model warnings, a lost Redis). */
   warnings(): readonly string[] {
-    return [...this.#engine.warnings(), ...(this.replay?.unserved ?? [])];
+    return this.#engine.warnings();
   }
 
   /** A replay's divergences so far: where a session asked for a reply the record does not have. */

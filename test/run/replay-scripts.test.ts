@@ -32,11 +32,11 @@ describe("readRecordedReplies", () => {
       { content: [{ type: "text", text: "done" }], expect: { tool_results: [{ id: "t1", ...seen("a.ts") }] } },
       { content: [{ type: "text", text: "done again" }], expect: { prompt: seen("again"), tool_results: [] } },
     ];
-    expect(recorded.scripts).toEqual({ "write#1": session, "write#2": session });
-    expect(recorded.unserved).toEqual([]);
+    expect(recorded.conversations).toEqual({ "write#1": [session], "write#2": [session] });
+    expect(recorded.subagents).toEqual({});
   });
 
-  it("serves one subagent per session as <name>:subagent, names the sessions with more, and stops at a torn last line", () => {
+  it("keeps a name's conversations apart (its subagents, its attempts), and stops at a torn last line", () => {
     const recorded = readRecordedReplies(
       [
         lines(
@@ -48,38 +48,36 @@ describe("readRecordedReplies", () => {
         '{"name":"a","session":"s1","reply":{"id":"m5","con',
       ].join("\n"),
     );
-    expect(recorded.scripts["a:subagent"]).toEqual([{ content: [{ type: "text", text: "sub" }], expect: { tool_results: [] } }]);
-    expect(recorded.scripts.a).toHaveLength(1);
-    expect(recorded.scripts["b:subagent"]).toBeUndefined();
-    expect(recorded.unserved).toEqual([expect.stringContaining("b ran 2 subagents")]);
+    const reply = (text: string) => [{ content: [{ type: "text", text }], expect: { tool_results: [] } }];
+    expect(recorded.subagents).toEqual({ a: [reply("sub")], b: [reply("one"), reply("two")] });
+    // The torn line is not read: a has one reply.
+    expect(recorded.conversations.a).toEqual([[expect.objectContaining({ content: [expect.objectContaining({ name: "Agent" })] })]]);
   });
 });
 
 describe("overrides", () => {
-  const scripts = readRecordedReplies(
+  const recorded = readRecordedReplies(
     lines(
       { name: "write#1", session: "s1", reply: { id: "m1", content: [{ type: "text", text: "one" }] } },
       { name: "write#2", session: "s1", reply: { id: "m2", content: [{ type: "text", text: "two" }] } },
       { name: "review#1", prompt: seen("review") },
       { name: "review#1", session: "s2", reply: { id: "m3", content: [{ type: "text", text: "ok" }] } },
     ),
-  ).scripts;
+  );
 
   it("replace a recorded reply (served whatever it is given) and add the turns of a round the record lacks", () => {
     const overrides = parseReplayOverrides("review#1:\n  0: { text: 'no' }\nwrite#3:\n  2: { text: 'three' }\n", "o.yaml");
-    const edited = applyOverrides(scripts, overrides);
-    expect(edited["review#1"]).toEqual([{ text: "no" }]);
+    const edited = applyOverrides(recorded, overrides).conversations;
+    expect(edited["review#1"]).toEqual([[{ text: "no" }]]);
     // Round 3 continues write's session: its earlier turns are history, with nothing to expect of them.
     expect(edited["write#3"]).toEqual([
-      { content: [{ type: "text", text: "one" }] },
-      { content: [{ type: "text", text: "two" }] },
-      { text: "three" },
+      [{ content: [{ type: "text", text: "one" }] }, { content: [{ type: "text", text: "two" }] }, { text: "three" }],
     ]);
-    expect(edited["write#1"]).toBe(scripts["write#1"]);
+    expect(edited["write#1"]).toBe(recorded.conversations["write#1"]);
   });
 
   it("refuse a turn after turns nobody gave, and a file that is not an overrides file, with typed errors", () => {
-    expect(() => applyOverrides(scripts, parseReplayOverrides("other:\n  1: { text: x }\n", "o.yaml"))).toThrow(
+    expect(() => applyOverrides(recorded, parseReplayOverrides("other:\n  1: { text: x }\n", "o.yaml"))).toThrow(
       expect.objectContaining({ code: "REPLAY_OVERRIDES_INVALID", message: expect.stringContaining("give turns 0 to 0 too") }),
     );
     expect(() => parseReplayOverrides("review#1:\n  first: { text: x }\n", "o.yaml")).toThrow(ReplayError);

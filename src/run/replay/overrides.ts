@@ -1,6 +1,6 @@
 // Edit a step of a replay: replies that replace recorded ones, or add the turns of a path the recorded run did not take.
 import { z } from "zod";
-import { type RehearsalScripts, type RehearsalStep, RehearsalStepSchema } from "../../rehearsal/index.ts";
+import { type RecordedConversations, type RehearsalScript, type RehearsalStep, RehearsalStepSchema } from "../../rehearsal/index.ts";
 import { parseYamlOrThrow } from "../../util/yaml.ts";
 import { ReplayError } from "./errors.ts";
 
@@ -36,11 +36,11 @@ export function parseReplayOverrides(text: string, file: string): ReplayOverride
 }
 
 /** The session a new round continues: "write#3" continues the conversation of "write#2" when the record has no "write#3". */
-function previousRound(name: string, scripts: RehearsalScripts): RehearsalStep[] | undefined {
+function previousRound(name: string, conversations: Record<string, RehearsalScript[]>): RehearsalScript | undefined {
   const round = /^(.+)#(\d+)$/.exec(name);
   if (round === null) return undefined;
   for (let n = Number(round[2]) - 1; n >= 1; n--) {
-    const steps = scripts[`${round[1]}#${n}`];
+    const steps = conversations[`${round[1]}#${n}`]?.at(-1);
     if (steps !== undefined) return steps;
   }
   return undefined;
@@ -52,12 +52,14 @@ function previousRound(name: string, scripts: RehearsalScripts): RehearsalStep[]
  * given, e.g. a prompt filled from an overridden answer); a turn the record
  * lacks is added, after the turns of the session it continues (a fresh
  * session, such as a round of a task in a loop's `fresh:`, overrides turn 0).
+ * A name with several conversations (attempts, children) has its first edited.
  */
-export function applyOverrides(scripts: RehearsalScripts, overrides: ReplayOverrides): RehearsalScripts {
-  const result: RehearsalScripts = { ...scripts };
+export function applyOverrides(recorded: RecordedConversations, overrides: ReplayOverrides): RecordedConversations {
+  const conversations = { ...recorded.conversations };
   for (const [name, turns] of Object.entries(overrides)) {
+    const [first, ...later] = conversations[name] ?? [];
     // A session the record lacks starts from the round it may continue, whose turns are its history: nothing to expect of them.
-    const steps = scripts[name] ? [...scripts[name]] : (previousRound(name, scripts) ?? []).map(({ expect: _, ...step }) => step as RehearsalStep);
+    const steps = first ? [...first] : (previousRound(name, conversations) ?? []).map(({ expect: _, ...step }) => step as RehearsalStep);
     for (const [turn, step] of Object.entries(turns)) {
       const at = Number(turn);
       if (at > steps.length) {
@@ -68,7 +70,7 @@ export function applyOverrides(scripts: RehearsalScripts, overrides: ReplayOverr
       }
       steps[at] = step;
     }
-    result[name] = steps;
+    conversations[name] = [steps, ...later];
   }
-  return result;
+  return { ...recorded, conversations };
 }

@@ -2,7 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { REPLIES_FILE } from "../../orchestrator/index.ts";
-import type { RehearsalScripts } from "../../rehearsal/index.ts";
+import type { RecordedConversations } from "../../rehearsal/index.ts";
 import { findRepository, SUMMARY_FILE, SummarySchema } from "../../swarm/index.ts";
 import { ReplayError } from "./errors.ts";
 import { applyOverrides, parseReplayOverrides } from "./overrides.ts";
@@ -14,10 +14,8 @@ export interface ReplayPlan {
   of: { run_id: string; dir: string };
   /** The swarm file to run: the one given, else the recorded run's. */
   config: string;
-  /** What the scripted model serves: the recorded replies, overrides applied. */
-  scripts: RehearsalScripts;
-  /** What the record holds that the replay cannot serve. */
-  unserved: readonly string[];
+  /** What the scripted model serves: the recorded conversations, overrides applied. */
+  replies: RecordedConversations;
 }
 
 export interface ReplayPlanOptions {
@@ -52,8 +50,8 @@ async function readOptional(path: string): Promise<string | undefined> {
  */
 export async function planReplay(runDir: string, options: ReplayPlanOptions = {}): Promise<ReplayPlan> {
   const dir = resolve(runDir);
-  const replies = await readOptional(join(dir, REPLIES_FILE));
-  if (replies === undefined) {
+  const repliesText = await readOptional(join(dir, REPLIES_FILE));
+  if (repliesText === undefined) {
     throw new ReplayError(
       "REPLAY_NO_RECORD",
       `${dir} has no ${REPLIES_FILE}: the run was recorded by a cadre older than replay, or on --redis hosts, and cannot be replayed`,
@@ -75,10 +73,10 @@ export async function planReplay(runDir: string, options: ReplayPlanOptions = {}
       );
     }
   }
-  const recorded = readRecordedReplies(replies);
-  const scripts = options.overrides
-    ? applyOverrides(recorded.scripts, parseReplayOverrides(await readFile(options.overrides, "utf8"), options.overrides))
-    : recorded.scripts;
+  const recorded = readRecordedReplies(repliesText);
+  const replies = options.overrides
+    ? applyOverrides(recorded, parseReplayOverrides(await readFile(options.overrides, "utf8"), options.overrides))
+    : recorded;
   const runId = recorded.runId || (summary?.success ? summary.data.run_id : "");
-  return { of: { run_id: runId, dir }, config, scripts, unserved: recorded.unserved };
+  return { of: { run_id: runId, dir }, config, replies: { conversations: replies.conversations, subagents: replies.subagents } };
 }

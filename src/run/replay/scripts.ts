@@ -9,22 +9,12 @@ import {
   type ToolResultsLine,
   ToolResultsLineSchema,
 } from "../../orchestrator/index.ts";
-import type { RehearsalScripts, RehearsalStep } from "../../rehearsal/index.ts";
+import type { RecordedConversations, RehearsalStep } from "../../rehearsal/index.ts";
 
-/** What a run's replies.jsonl holds, as scripts by session name. */
-export interface RecordedReplies {
+/** What a run's replies.jsonl holds: the run's id, and its conversations by who held them. */
+export interface RecordedReplies extends RecordedConversations {
   /** The recorded run's id (its first header line). */
   runId: string;
-  /**
-   * Script name → the replies of the conversation that name worked in, by
-   * position: a task, round, copy, child or "peer:<agent>" plays its own, a
-   * round that continued its session plays the whole session (its turns are
-   * numbered from the session's start), and "<name>:subagent" a task's one
-   * subagent.
-   */
-  scripts: RehearsalScripts;
-  /** What the record holds but a replay cannot serve (a session's several subagents at once). */
-  unserved: string[];
 }
 
 interface Conversation {
@@ -37,7 +27,7 @@ interface Conversation {
 /** Reads replies.jsonl's text; a line that does not parse (a run killed mid-write) ends what can be trusted. */
 export function readRecordedReplies(text: string): RecordedReplies {
   const conversations = new Map<string, Conversation>();
-  const mainOf = new Map<string, string>();
+  const mainOf = new Map<string, Set<string>>();
   const subagentsOf = new Map<string, Set<string>>();
   /** Prompts sent by tasks whose first reply is still to come. */
   const prompts = new Map<string, Seen>();
@@ -67,8 +57,8 @@ export function readRecordedReplies(text: string): RecordedReplies {
       conversation = { steps: [], lastReplyId: undefined, toolResults: [] };
       conversations.set(key, conversation);
     }
-    if (owner.agent === undefined) mainOf.set(owner.name, key);
-    else subagentsOf.set(owner.name, (subagentsOf.get(owner.name) ?? new Set()).add(key));
+    const of = owner.agent === undefined ? mainOf : subagentsOf;
+    of.set(owner.name, (of.get(owner.name) ?? new Set()).add(key));
     if ("results" in line) {
       conversation.toolResults.push(...line.results.tool_results);
       continue;
@@ -92,12 +82,11 @@ export function readRecordedReplies(text: string): RecordedReplies {
       expect: { ...(prompt && { prompt }), tool_results: toolResults },
     } as RehearsalStep);
   }
-  const scripts: RehearsalScripts = {};
-  for (const [name, key] of mainOf) scripts[name] = conversations.get(key)!.steps;
-  const unserved: string[] = [];
-  for (const [name, keys] of subagentsOf) {
-    if (keys.size === 1) scripts[`${name}:subagent`] = conversations.get([...keys][0]!)!.steps;
-    else unserved.push(`${name} ran ${keys.size} subagents: a replay serves one subagent per session, so its subagents diverge`);
-  }
-  return { runId, scripts, unserved };
+  // A name's conversations in the order they began: its attempts, or the children a task spawned under one name.
+  const steps = (keys: Set<string>) => [...keys].map((key) => conversations.get(key)!.steps);
+  return {
+    runId,
+    conversations: Object.fromEntries([...mainOf].map(([name, keys]) => [name, steps(keys)])),
+    subagents: Object.fromEntries([...subagentsOf].map(([name, keys]) => [name, steps(keys)])),
+  };
 }
