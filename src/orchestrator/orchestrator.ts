@@ -409,7 +409,7 @@ export class Orchestrator implements TaskRunner {
     // The attempt holds a slot from here; task_started follows once its process is up.
     this.#hub.emit({ type: "worker_state", task: info, state: "starting" });
     const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
-    this.#replies?.prompt(info.name, spec.prompt);
+    this.#replies?.prompt(info.id, spec.prompt);
     const maxTasks = tasksPerProcess(record.agent, this.options.reuse);
     const { ticket, hidePartial, leasePlan } = joinPrefixGroup(this.#stagger, plan);
     try {
@@ -451,7 +451,7 @@ export class Orchestrator implements TaskRunner {
   /** A message from the worker of a task or session: transcript, event, rate limits and, with a result, its cost. */
   #onWorkerMessage(record: TaskRecord, message: CliMessage, usd: number): void {
     this.#transcripts?.write(record.info.id, record.info.name, message);
-    this.#replies?.message(record.info.name, message);
+    this.#replies?.message(record.info.id, record.info.name, message);
     record.sessionId = sessionIdOf(message) ?? record.sessionId;
     this.#hub.emit({ type: "task_message", task: record.info, message });
     this.#access.observe(message);
@@ -514,7 +514,7 @@ export class Orchestrator implements TaskRunner {
       if (event.type !== "message") return;
       const { message } = event;
       this.#transcripts?.write(record.id, record.name, message);
-      this.#replies?.message(record.name, message);
+      this.#replies?.message(record.id, record.name, message);
       record.sessionId = sessionIdOf(message) ?? record.sessionId;
       this.#watchRateLimits(message);
       if (message.type !== "result") return;

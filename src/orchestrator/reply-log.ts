@@ -2,6 +2,7 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import type { CliMessage, RepliesLine } from "../protocol/index.ts";
 import { contentText, encodeLine, seen } from "../protocol/index.ts";
+import { sessionIdOf } from "./session-records.ts";
 
 /**
  * Appends a compact line per model reply (its content blocks as the model
@@ -12,6 +13,8 @@ import { contentText, encodeLine, seen } from "../protocol/index.ts";
  */
 export class ReplyLog {
   readonly #stream: WriteStream;
+  /** Prompts sent by task attempts whose session is not known yet, by task id. */
+  readonly #prompts = new Map<string, string>();
 
   constructor(path: string, header: { runId: string }) {
     this.#stream = createWriteStream(path, { flags: "a" });
@@ -20,16 +23,21 @@ export class ReplyLog {
     this.#append({ replies: 1, run_id: header.runId });
   }
 
-  /** A task's attempt sends its prompt. */
-  prompt(name: string, prompt: string): void {
-    this.#append({ name, prompt: seen(prompt) });
+  /** A task's attempt sends its prompt: written with the session it goes to, which its first message names. */
+  prompt(id: string, prompt: string): void {
+    this.#prompts.set(id, prompt);
   }
 
-  /** A message from the worker of `name`: replies and tool results are kept, the rest is not. */
-  message(name: string, message: CliMessage): void {
-    if (message.type !== "assistant" && message.type !== "user") return;
-    const session = message.session_id;
+  /** A message from the worker of task or session `id`: replies and tool results are kept, the rest is not. */
+  message(id: string, name: string, message: CliMessage): void {
+    const session = sessionIdOf(message);
     if (session === undefined) return;
+    const prompt = this.#prompts.get(id);
+    if (prompt !== undefined) {
+      this.#prompts.delete(id);
+      this.#append({ name, session, prompt: seen(prompt) });
+    }
+    if (message.type !== "assistant" && message.type !== "user") return;
     const agent = message.parent_tool_use_id ?? undefined;
     const owner = { name, session, ...(agent !== undefined && { agent }) };
     if (message.type === "assistant") {

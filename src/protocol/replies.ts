@@ -33,8 +33,8 @@ const Owner = {
 export const ReplyLineSchema = z.looseObject({ ...Owner, reply: z.looseObject({ id: z.string(), content: z.array(ReplyBlockSchema) }) });
 /** The tool results the CLI sent back to the model after a reply. */
 export const ToolResultsLineSchema = z.looseObject({ ...Owner, tool_results: z.array(RecordedToolResultSchema) });
-/** The prompt a task's attempt sent (before its session is known). */
-export const PromptLineSchema = z.looseObject({ name: z.string(), prompt: SeenSchema });
+/** The prompt a task's attempt sent, written as its session becomes known. */
+export const PromptLineSchema = z.looseObject({ name: z.string(), session: z.string(), prompt: SeenSchema });
 /** The first line: what was recorded. */
 export const RepliesHeaderSchema = z.looseObject({ replies: z.literal(1), run_id: z.string(), swarm: z.string().optional() });
 
@@ -48,6 +48,9 @@ export type RepliesLine = z.infer<typeof RepliesLineSchema>;
 const EXCERPT_CHARS = 120;
 // The CLI injects context into what it sends (reminders); it is not what the tool or the user said.
 const SYSTEM_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
+// What cadre's own spawn_worker answers with that differs every run however faithful the replay: the child's
+// task id, and its cost (a replay's is simulated). The answer itself is compared.
+const VOLATILE = /"(task_id)":"[^"]*"|"(cost_usd)":-?[\d.e+-]+/g;
 
 /** The text of a tool_result's or a user message's content: a string, or its text blocks joined (other blocks by their type). */
 export function contentText(content: unknown): string {
@@ -60,9 +63,9 @@ export function contentText(content: unknown): string {
     .join("\n");
 }
 
-/** The digest and excerpt of a text as the model saw it, reminders left out and whitespace at the ends trimmed. */
+/** The digest and excerpt of a text as the model saw it: reminders and spawn_worker's ids and costs left out, whitespace at the ends trimmed. */
 export function seen(text: string): Seen {
-  const normalized = text.replace(SYSTEM_REMINDER, "").trim();
+  const normalized = text.replace(SYSTEM_REMINDER, "").replace(VOLATILE, '"$1$2":…').trim();
   return {
     digest: createHash("sha256").update(normalized).digest("hex").slice(0, 16),
     excerpt: normalized.length > EXCERPT_CHARS ? `${normalized.slice(0, EXCERPT_CHARS)}…` : normalized,

@@ -10,13 +10,13 @@ describe("readRecordedReplies", () => {
     const recorded = readRecordedReplies(
       lines(
         { replies: 1, run_id: "r1" },
-        { name: "write#1", prompt: seen("write it") },
+        { name: "write#1", session: "s1", prompt: seen("write it") },
         { name: "write#1", session: "s1", reply: { id: "m1", content: [{ type: "thinking", thinking: "hm", signature: "x" }] } },
         { name: "write#1", session: "s1", reply: { id: "m1", content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "ls" } }] } },
         { name: "write#1", session: "s1", tool_results: [{ id: "t1", ...seen("a.ts") }] },
         { name: "write#1", session: "s1", reply: { id: "m2", content: [{ type: "text", text: "done" }] } },
         // The next round continues the session: its turns follow the first round's.
-        { name: "write#2", prompt: seen("again") },
+        { name: "write#2", session: "s1", prompt: seen("again") },
         { name: "write#2", session: "s1", reply: { id: "m3", content: [{ type: "text", text: "done again" }] } },
       ),
     );
@@ -60,7 +60,7 @@ describe("overrides", () => {
     lines(
       { name: "write#1", session: "s1", reply: { id: "m1", content: [{ type: "text", text: "one" }] } },
       { name: "write#2", session: "s1", reply: { id: "m2", content: [{ type: "text", text: "two" }] } },
-      { name: "review#1", prompt: seen("review") },
+      { name: "review#1", session: "s2", prompt: seen("review") },
       { name: "review#1", session: "s2", reply: { id: "m3", content: [{ type: "text", text: "ok" }] } },
     ),
   );

@@ -160,6 +160,54 @@ describe("divergence", () => {
   });
 });
 
+const SPAWNER = [
+  "name: spawner",
+  "agents:",
+  "  lead:",
+  "    description: Splits the counting between two workers.",
+  "    prompt: You split work.",
+  "tasks:",
+  "  - name: lead",
+  "    agent: lead",
+  "    prompt: Count the red and the blue widgets.",
+  "rehearsal:",
+  "  lead:",
+  "    - tool_uses:",
+  '        - { name: mcp__cadre__spawn_worker, input: { prompt: "count the red widgets" } }',
+  '        - { name: mcp__cadre__spawn_worker, input: { prompt: "count the blue widgets" } }',
+  '    - text: "Both counted: {{tool_result}}"',
+  "  lead/child:",
+  '    - text: "counted for: {{prompt}}"',
+].join("\n");
+
+describe("several conversations under one name", () => {
+  it("two children spawned at once (both lead/child) each replay their own recorded conversation", { timeout: LOOP_RUN_MS }, async ({ tmp }) => {
+    const recordedTree = join(tmp, "original");
+    await mkdir(recordedTree);
+    await writeFile(join(recordedTree, "spawner.yaml"), `${SPAWNER}\n`);
+    const recorded = join(tmp, "recorded");
+    const original = await runSwarmFile(join(recordedTree, "spawner.yaml"), { outDir: recorded, rehearse: true });
+    expect(original.exitCode).toBe(0);
+
+    const copy = await checkout(join(tmp, "checkout"), join(recordedTree, "spawner.yaml"), "spawner.yaml");
+    const replay = await replaySwarmFile(recorded, { config: copy, outDir: join(tmp, "replay") });
+    // spawn_worker's answer carries the child's task id and cost, which differ every run: the digest leaves them out.
+    expect(replay.exitCode, JSON.stringify(replay.summary.replay)).toBe(0);
+    expect(replay.summary.tasks[0]?.text).toBe(original.summary.tasks[0]?.text);
+    // Each child's session ended with its own answer, read from its transcript.
+    const answers = await Promise.all(
+      replay.summary.sessions.map(async (session) => {
+        const lines = (await readFile(join(tmp, "replay", session.transcript!), "utf8")).trim().split("\n");
+        return [session.name, session.status, JSON.parse(lines.at(-1)!).result];
+      }),
+    );
+    expect(answers.sort()).toEqual([
+      ["lead/child", "succeeded", "counted for: count the blue widgets"],
+      ["lead/child", "succeeded", "counted for: count the red widgets"],
+    ]);
+  });
+});
+
 describe("runs that cannot be replayed", () => {
   it("a run without replies.jsonl says so; the recorded run's own working tree is refused without --in-place", async ({ tmp }) => {
     await writeFile(join(tmp, "summary.json"), "{}");

@@ -29,7 +29,7 @@ export function readRecordedReplies(text: string): RecordedReplies {
   const conversations = new Map<string, Conversation>();
   const mainOf = new Map<string, Set<string>>();
   const subagentsOf = new Map<string, Set<string>>();
-  /** Prompts sent by tasks whose first reply is still to come. */
+  /** Prompts sent into main conversations whose next reply is still to come, by conversation. */
   const prompts = new Map<string, Seen>();
   let runId = "";
   for (const raw of text.split("\n")) {
@@ -43,7 +43,7 @@ export function readRecordedReplies(text: string): RecordedReplies {
       }
       if ("prompt" in value) {
         const prompt = PromptLineSchema.parse(value);
-        prompts.set(prompt.name, prompt.prompt);
+        prompts.set(`${prompt.session}\0`, prompt.prompt);
         continue;
       }
       line = "tool_results" in value ? { results: ToolResultsLineSchema.parse(value) } : { reply: ReplyLineSchema.parse(value) };
@@ -71,8 +71,8 @@ export function readRecordedReplies(text: string): RecordedReplies {
       last.content = [...(last.content ?? []), ...content];
       continue;
     }
-    const prompt = owner.agent === undefined ? prompts.get(owner.name) : undefined;
-    if (prompt !== undefined) prompts.delete(owner.name);
+    const prompt = prompts.get(key);
+    prompts.delete(key);
     const toolResults = conversation.toolResults;
     conversation.toolResults = [];
     conversation.lastReplyId = reply.id;
