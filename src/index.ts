@@ -95,6 +95,10 @@ export {
 } from "./rehearsal/index.ts";
 // Running a swarm file end to end, as `cadre run` does, without a terminal.
 export type {
+  ReplayOverrides,
+  ReplayPlan,
+  ReplayPlanOptions,
+  ReplaySwarmFileOptions,
   ResumePlan,
   RunChange,
   RunEvent,
@@ -111,7 +115,7 @@ export type {
   WorkflowRunResult,
   WorkflowSummary,
 } from "./run/index.ts";
-export { planResume, ResumeError, RunModel, runSwarmFile, runWorkflow, SwarmRun } from "./run/index.ts";
+export { planReplay, planResume, ReplayError, ResumeError, RunModel, replaySwarmFile, runSwarmFile, runWorkflow, SwarmRun } from "./run/index.ts";
 // Swarm files, as `cadre run` and `cadre validate` read them.
 export type { ConfigIssue, ConfigResult, ResolvedSwarmConfig, ResolvedTask } from "./swarm/config/index.ts";
 export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "./swarm/config/index.ts";

@@ -10,6 +10,7 @@ Usage: cadre <command> [options]
 
 Commands:
   cadre run <config>        run the swarm a config file (YAML or JSON) describes
+  cadre replay <run-dir>    run a recorded run again against its recorded replies: offline, no cost
   cadre validate <config>   check a swarm config without running it
   cadre mcp                 serve cadre's tools to a parent Claude over MCP (stdio, or --http)
   cadre agents              list the agent definitions a swarm can name
@@ -63,7 +64,7 @@ More: cadre <command> --help, and ${readmePath()}.
 `;
 
 /** The commands, each loaded only when run (see dispatch). */
-const COMMANDS = ["run", "validate", "mcp", "agents", "worker", "ui", "doctor", "help"];
+const COMMANDS = ["run", "replay", "validate", "mcp", "agents", "worker", "ui", "doctor", "help"];
 
 /**
  * Runs the command line and resolves to the process exit code. Never throws,
@@ -99,6 +100,7 @@ async function dispatch(argv: string[]): Promise<number> {
   // Each command loads only its own modules: `cadre mcp` is started at the beginning of every
   // Claude Code session, and --help should not wait for zod, the MCP SDK or the terminal view.
   if (command === "run") return (await import("./run.ts")).runCommand(rest);
+  if (command === "replay") return (await import("./replay.ts")).replayCommand(rest);
   if (command === "validate") return (await import("./validate.ts")).validateCommand(rest);
   if (command === "agents") return (await import("./agents.ts")).agentsCommand(rest);
   if (command === "mcp") return (await import("./mcp.ts")).mcpCommand(rest);

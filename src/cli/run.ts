@@ -52,7 +52,7 @@ export async function runCommand(args: string[]): Promise<number> {
   });
   const prepared = await prepareRun(options);
   if (typeof prepared === "number") return prepared;
-  const { config, plan, outDir } = prepared;
+  const { config, plan, replay, outDir } = prepared;
   const telemetry = await startTelemetry(options, prepared);
   // Until the view is up, a distributed run's news goes to stderr.
   let notify = (line: string): void => {
@@ -70,7 +70,7 @@ export async function runCommand(args: string[]): Promise<number> {
     startedAt: run.startedAt,
     budgetUsd: run.budgetUsd,
     agentBudgets: Object.fromEntries(Object.entries(run.config.agents).map(([name, agent]) => [name, agent.budget_usd])),
-    costSimulated: options.rehearse,
+    costSimulated: run.rehearsal,
   });
   const dashboard = await openDashboard(options, run, state, outDir);
   if (dashboard === false) {
@@ -103,6 +103,7 @@ export async function runCommand(args: string[]): Promise<number> {
     `cadre run: swarm "${config.name}", ${config.tasks.length} task${config.tasks.length === 1 ? "" : "s"}, ${run.description}, output in ${outDir}`,
   );
   if (plan) view.notice(`cadre run: resuming ${plan.dir} (attempt ${run.attempt})`);
+  if (replay) view.notice(`cadre run: replaying run ${replay.of.run_id} (${replay.of.dir})`);
   for (const name of plan?.removed ?? [])
     view.notice(`cadre run: task "${name}" of the resumed run is no longer in the config; its result is dropped`);
   try {
@@ -130,7 +131,7 @@ export async function runCommand(args: string[]): Promise<number> {
 /** Starts the run's engine, or says in one line why it cannot start (a Redis that cannot be reached) and gives exit code 1. */
 async function startRun(
   options: RunOptions,
-  { config, plan, outDir, redis }: PreparedRun,
+  { config, plan, replay, outDir, redis }: PreparedRun,
   telemetry: RunTelemetry | undefined,
   notify: (line: string) => void,
 ): Promise<SwarmRun | number> {
@@ -140,6 +141,7 @@ async function startRun(
       ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
       rehearse: options.rehearse,
       rehearseBudget: options.rehearseBudget,
+      ...(replay && { replay }),
       ...(redis && { redis }),
       ...(plan && { resume: plan }),
       notify,

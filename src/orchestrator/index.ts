@@ -1,3 +1,15 @@
+// replies.jsonl's shape lives with the protocol (the rehearsal server reads its digests too); the run layer reads it from here.
+export {
+  PromptLineSchema,
+  REPLIES_FILE,
+  type RecordedToolResult,
+  RepliesHeaderSchema,
+  type ReplyLine,
+  ReplyLineSchema,
+  type Seen,
+  type ToolResultsLine,
+  ToolResultsLineSchema,
+} from "../protocol/index.ts";
 // A task's background tasks are the worker's own records of them (src/worker/background.ts).
 export type { BackgroundTask } from "../worker/index.ts";
 export { addUsage, cacheReadShare, cacheSavingUsd, emptyUsage } from "./accounting.ts";

@@ -18,6 +18,7 @@ import { anyToolRan, errorSummary, isRateLimitStatus, isRetryable, turnFailure }
 import { PeerNetwork } from "./peer-network.ts";
 import { MemoryInbox } from "./peers/inbox.ts";
 import { PlanWindow, refusedByPlan } from "./plan-window.ts";
+import { ReplyLog } from "./reply-log.ts";
 import { Admission, type Admitted, QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { SessionRecords, sessionIdOf } from "./session-records.ts";
@@ -70,6 +71,7 @@ export class Orchestrator implements TaskRunner {
   /** See #stopOf. */
   readonly #stops = new WeakMap<AbortSignal, AbortSignal>();
   readonly #transcripts: TranscriptDirectory | undefined;
+  readonly #replies: ReplyLog | undefined;
   readonly #agentSessions: AgentSessions;
   readonly #records = new SessionRecords();
   readonly #peers: PeerNetwork<TaskRecord>;
@@ -101,6 +103,7 @@ export class Orchestrator implements TaskRunner {
     const stagger = options.cacheStagger ?? true;
     this.#stagger = stagger === false ? undefined : new CacheStagger(stagger === true ? {} : stagger);
     this.#transcripts = options.outDir ? new TranscriptDirectory(options.outDir) : undefined;
+    this.#replies = options.repliesPath ? new ReplyLog(options.repliesPath, { runId: options.runId ?? "" }) : undefined;
     this.#agentSessions = new AgentSessions(
       (kind, agent, chain, asker, askerNow) => this.#startSessionWorker(kind, agent, chain, asker, askerNow),
       (agent) => this.#budgets.applying(agent),
@@ -267,6 +270,7 @@ export class Orchestrator implements TaskRunner {
     await this.scheduler.onIdle();
     await this.#transcripts?.close();
     this.#plan.close();
+    await this.#replies?.close();
     this.#hub.endStreams();
   }
 
@@ -460,6 +464,7 @@ export class Orchestrator implements TaskRunner {
     // The attempt holds a slot from here; task_started follows once its process is up.
     this.#hub.emit({ type: "worker_state", task: info, state: "starting" });
     const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
+    this.#replies?.prompt(info.id, spec.prompt);
     const maxTasks = tasksPerProcess(record.agent, this.options.reuse);
     const { ticket, hidePartial, leasePlan } = joinPrefixGroup(this.#stagger, plan);
     // Under an agent's or a task's budget, the CLI stops the turn itself once what is left is spent (between model calls):
@@ -516,6 +521,7 @@ export class Orchestrator implements TaskRunner {
   /** A message from the worker of a task or session: transcript, event, rate limits and, with a result, its cost. */
   #onWorkerMessage(record: TaskRecord, message: CliMessage, charge: Charge | undefined): void {
     this.#transcripts?.write(record.info.id, record.info.name, message);
+    this.#replies?.message(record.info.id, record.info.name, message);
     record.sessionId = sessionIdOf(message) ?? record.sessionId;
     this.#hub.emit({ type: "task_message", task: record.info, message });
     this.#access.observe(message);
@@ -597,6 +603,7 @@ export class Orchestrator implements TaskRunner {
       if (event.type !== "message") return;
       const { message } = event;
       this.#transcripts?.write(record.id, record.name, message);
+      this.#replies?.message(record.id, record.name, message);
       record.sessionId = sessionIdOf(message) ?? record.sessionId;
       this.#watchRateLimits(message);
       if (message.type !== "result") return;

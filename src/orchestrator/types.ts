@@ -383,6 +383,8 @@ export interface OrchestratorOptions {
   accessCheck?: boolean;
   /** Write one JSONL transcript per task here. */
   outDir?: string;
+  /** Append every worker's model replies here (replies.jsonl, what a replay serves again; see ReplyLog). */
+  repliesPath?: string;
   /** The run this orchestrator works for: named in the workers' own telemetry when the user turned it on (CLAUDE_CODE_ENABLE_TELEMETRY). */
   runId?: string;
   /** Defaults for tasks that do not set them. */

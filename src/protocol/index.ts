@@ -13,6 +13,7 @@ export { DEFAULT_MAX_LINE_BYTES, encodeLine, NdjsonDecoder } from "./ndjson.ts";
 export * from "./parse.ts";
 export * from "./permissions.ts";
 export * from "./prompt-cache.ts";
+export * from "./replies.ts";
 export * from "./session-settings.ts";
 export * from "./stdin.ts";
 export * from "./stream.ts";

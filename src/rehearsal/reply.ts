@@ -1,8 +1,12 @@
 import type { RehearsalStep } from "./script.ts";
 import { renderDeep, renderTemplate, type TemplateContext } from "./template.ts";
 
-/** What the scripted model answers: the content blocks of one assistant message. */
-export type ReplyBlock = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
+/** What the scripted model answers: the content blocks of one assistant message (a replayed reply may hold thinking, or blocks of other types, as recorded). */
+export type ReplyBlock =
+  | { type: "text"; text: string }
+  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
+  | { type: "thinking"; thinking: string; signature?: string }
+  | { type: string; [key: string]: unknown };
 
 export interface Reply {
   content: ReplyBlock[];
@@ -24,6 +28,10 @@ export function longText(length: number): string {
 
 /** Renders a step's templates into the blocks the model "says". */
 export function buildReply(step: RehearsalStep, context: TemplateContext, nextToolId: () => string): Reply {
+  if (step.content !== undefined) {
+    const calls = step.content.some((block) => block.type === "tool_use");
+    return { content: step.content as ReplyBlock[], stopReason: step.stop_reason ?? (calls ? "tool_use" : "end_turn") };
+  }
   const content: ReplyBlock[] = [];
   const parts: string[] = [];
   if (step.text !== undefined) parts.push(renderTemplate(step.text, context));
@@ -53,6 +61,18 @@ export function estimateTokens(chars: number): number {
 
 export function replyChars(reply: Reply): number {
   let chars = 0;
-  for (const block of reply.content) chars += block.type === "text" ? block.text.length : JSON.stringify(block.input).length;
+  for (const block of reply.content) chars += isText(block) ? block.text.length : JSON.stringify(isToolUse(block) ? block.input : block).length;
   return chars;
+}
+
+export function isText(block: ReplyBlock): block is { type: "text"; text: string } {
+  return block.type === "text" && typeof block.text === "string";
+}
+
+export function isToolUse(block: ReplyBlock): block is { type: "tool_use"; id: string; name: string; input: Record<string, unknown> } {
+  return block.type === "tool_use";
+}
+
+export function isThinking(block: ReplyBlock): block is { type: "thinking"; thinking: string; signature?: string } {
+  return block.type === "thinking" && typeof block.thinking === "string";
 }

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { makeDirectory } from "../util/make-directory.ts";
 import { removeOnExit } from "../util/reaper.ts";
 import { offlineClaudeEnv } from "./env.ts";
-import type { RehearsalScripts } from "./script.ts";
-import { type RehearsalServer, startRehearsalServer } from "./server.ts";
+import type { RehearsalScript, RehearsalScripts } from "./script.ts";
+import { alternateName, type RehearsalServer, SUBAGENT_SCRIPT_SUFFIX, startRehearsalServer } from "./server.ts";
 
 /**
  * The worker to point at a script, as the orchestrator describes it (its
@@ -69,6 +69,28 @@ export function patternOf(template: string): RegExp {
   return new RegExp(`^${parts.join(".+")}$`);
 }
 
+/**
+ * A recorded run's conversations for a replay, by the name of who held them:
+ * several for a name (its attempts, the children a task spawned under one
+ * name) in the order they began; `subagents` by the name of the session
+ * whose Agent tool started them.
+ */
+export interface RecordedConversations {
+  conversations: Record<string, RehearsalScript[]>;
+  subagents: Record<string, RehearsalScript[]>;
+}
+
+/** The scripts that serve recorded conversations: "name", "name (2)", …, and "name:subagent", … (see RehearsalServer's replay). */
+export function replayScripts(recorded: RecordedConversations): RehearsalScripts {
+  const scripts: RehearsalScripts = {};
+  const add = (name: string, conversations: RehearsalScript[]) => {
+    for (const [index, steps] of conversations.entries()) scripts[alternateName(name, index + 1)] = steps;
+  };
+  for (const [name, conversations] of Object.entries(recorded.conversations)) add(name, conversations);
+  for (const [name, conversations] of Object.entries(recorded.subagents)) add(`${name}${SUBAGENT_SCRIPT_SUFFIX}`, conversations);
+  return scripts;
+}
+
 /** One process's route to the scripted model; bound to the script of whoever the process works for now. */
 export interface ScriptedProcess {
   options: { env: Record<string, string> };
@@ -93,11 +115,17 @@ export interface RehearsalRig {
 /**
  * `home`: a HOME to keep (made if missing), so that the CLI's session files
  * outlive the run and a resumed rehearsal can continue its sessions; by
- * default a temporary one, removed on close.
+ * default a temporary one, removed on close. `replay`: play a run's
+ * recorded conversations instead of `given`; a request they do not answer
+ * is a divergence (RehearsalServerOptions.replay).
  */
-export async function startRehearsalRig(scripts: RehearsalScripts, options: { home?: string } = {}): Promise<RehearsalRig> {
+export async function startRehearsalRig(
+  given: RehearsalScripts,
+  options: { home?: string; replay?: RecordedConversations } = {},
+): Promise<RehearsalRig> {
+  const scripts = options.replay ? replayScripts(options.replay) : given;
   // Nothing here reads the requests: keep a few, for a look while debugging, not a long run's history.
-  const server = await startRehearsalServer({ scripts, keepRequests: 20 });
+  const server = await startRehearsalServer({ scripts, keepRequests: 20, replay: options.replay !== undefined });
   const kept = options.home;
   if (kept !== undefined) makeDirectory(kept);
   const home = kept ?? (await mkdtemp(join(tmpdir(), "cadre-rehearse-")));

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CadreError } from "../errors.ts";
+import { RecordedToolResultSchema, ReplyBlockSchema, SeenSchema } from "../protocol/index.ts";
 import { parseYamlOrThrow } from "../util/yaml.ts";
 import { RehearsalPlanWindowSchema } from "./plan-window.ts";
 
@@ -42,8 +43,20 @@ export const RehearsalFailSchema = z
   })
   .describe("Answer this step with an API error: the turn fails, or with `times`, recovers after that many failed attempts.");
 
+/**
+ * What a replayed step expects the request to carry (replies.jsonl's record
+ * of what the model was given before it replied): a request that carries
+ * something else has diverged from the run it replays.
+ */
+export const RehearsalExpectSchema = z
+  .looseObject({
+    prompt: SeenSchema.optional().describe("The user's words since the previous reply (a task's prompt), as a digest and an excerpt."),
+    tool_results: z.array(RecordedToolResultSchema).optional().describe("The tool results sent back since the previous reply, in order."),
+  })
+  .describe("What the request this step answers must carry (a replay's recorded input): anything else is a divergence.");
+
 /** What a step may say; one of these, or `fail`, makes a step. */
-const ContentKeys = ["text", "long_text", "tool_use", "tool_uses"] as const;
+const ContentKeys = ["text", "long_text", "tool_use", "tool_uses", "content"] as const;
 
 export const RehearsalStepSchema = z
   .looseObject({
@@ -51,6 +64,12 @@ export const RehearsalStepSchema = z
     long_text: z.number().int().min(1).optional().describe("A text reply of exactly this many characters, in numbered lines (for large outputs)."),
     tool_use: RehearsalToolUseSchema.optional(),
     tool_uses: z.array(RehearsalToolUseSchema).min(1).optional().describe("Several tool calls in one reply (parallel tool use)."),
+    content: z
+      .array(ReplyBlockSchema)
+      .min(1)
+      .optional()
+      .describe("The reply's content blocks exactly as given (text, tool_use, thinking): no placeholders are filled (a replay's recorded replies)."),
+    expect: RehearsalExpectSchema.optional(),
     delay_ms: z.number().int().min(0).optional().describe("Wait this long, in milliseconds, before the reply (or the error) starts."),
     chunk_delay_ms: z.number().int().min(0).optional().describe("Stream the text one word at a time, with this pause in milliseconds between words."),
     fail: RehearsalFailSchema.optional(),
@@ -70,6 +89,9 @@ export const RehearsalStepSchema = z
   .refine((step) => step.tool_use === undefined || step.tool_uses === undefined, {
     message: "give either tool_use or tool_uses, not both",
   })
+  .refine((step) => step.content === undefined || ContentKeys.every((key) => key === "content" || step[key] === undefined), {
+    message: "content is the whole reply: give it alone, without text, long_text, tool_use or tool_uses",
+  })
   .describe("One reply of the scripted model. Step n answers the request whose conversation already holds n replies of the model.");
 
 export const RehearsalScriptSchema = z.array(RehearsalStepSchema).describe("What the scripted model says, step by step, numbered from 0.");
@@ -77,6 +99,7 @@ export const RehearsalScriptSchema = z.array(RehearsalStepSchema).describe("What
 /** Script name → steps. The name is chosen by the URL path prefix /s/<name>. */
 export const RehearsalScriptsSchema = z.record(z.string().min(1), RehearsalScriptSchema);
 
+export type RehearsalExpect = z.infer<typeof RehearsalExpectSchema>;
 export type RehearsalToolUse = z.infer<typeof RehearsalToolUseSchema>;
 export type RehearsalFail = z.infer<typeof RehearsalFailSchema>;
 export type RehearsalStep = z.infer<typeof RehearsalStepSchema>;

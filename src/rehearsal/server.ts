@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 import { apiErrorBody, apiErrorHeaders } from "./api-error.ts";
+import { type Divergence, divergenceOf } from "./divergence.ts";
 import { planWindowHeaders, planWindowStatus } from "./plan-window.ts";
 import { type CacheLookup, type CacheUsage, PromptCache } from "./prompt-cache.ts";
 import { buildReply, estimateTokens, type Reply, textReply } from "./reply.ts";
@@ -35,6 +36,11 @@ import { type RequestMessage, templateContext } from "./template.ts";
 
 export const SUBAGENT_SCRIPT_SUFFIX = ":subagent";
 
+/** The script of a name's n-th recorded conversation in a replay: "name", then "name (2)", "name (3)", …. */
+export function alternateName(name: string, n: number): string {
+  return n === 1 ? name : `${name} (${n})`;
+}
+
 export interface RehearsalServerOptions {
   /** The scripts by name that workers play (each worker picks one by its base URL); `setScript` adds or replaces one later. */
   scripts?: RehearsalScriptsInput;
@@ -46,6 +52,15 @@ export interface RehearsalServerOptions {
   maxBodyBytes?: number;
   /** How many of the latest requests `requests` keeps (default 1,000): a long run's history stays bounded; `outcomes` counts them all. */
   keepRequests?: number;
+  /**
+   * Serve a replay: a request its script has no step for, or whose step
+   * expects other input (`expect`), has diverged from the recorded run. It
+   * gets a 400 error that names the session, the turn, what was expected and
+   * what came instead (the CLI fails its turn with it), and is listed in
+   * `divergences`. Scripts "name (2)", "name (3)", … are the later recorded
+   * conversations of a name, which conversations of the replay claim (#claim).
+   */
+  replay?: boolean;
 }
 
 /** How the server answered a messages request. */
@@ -146,6 +161,10 @@ export class RehearsalServer {
   readonly #keepRequests: number;
   readonly #outcomes: Record<RehearsalOutcome, number> = { played: 0, failed: 0, exhausted: 0, side: 0, unknown_script: 0, unscripted_subagent: 0 };
   readonly #warnings: string[] = [];
+  readonly #replay: boolean;
+  readonly #divergences = new Map<string, Divergence>();
+  /** A replay: the recorded conversation each conversation of the replay plays (script, session and agent → script). */
+  readonly #claims = new Map<string, string>();
   #inFlight = 0;
   #peakInFlight = 0;
   readonly #scripts = new Map<string, RehearsalScript>();
@@ -160,8 +179,9 @@ export class RehearsalServer {
   #counter = 0;
   #url = "";
 
-  private constructor(scripts: RehearsalScriptsInput, maxBody: number, keepRequests: number) {
+  private constructor(scripts: RehearsalScriptsInput, maxBody: number, keepRequests: number, replay: boolean) {
     for (const [name, steps] of Object.entries(parseScripts(scripts))) this.#scripts.set(name, steps);
+    this.#replay = replay;
     this.#maxBody = maxBody;
     this.#keepRequests = keepRequests;
     this.#server = http.createServer((req, res) => {
@@ -181,6 +201,7 @@ export class RehearsalServer {
       options.scripts ?? {},
       options.maxBodyBytes ?? DEFAULT_MAX_BODY,
       options.keepRequests ?? DEFAULT_KEEP_REQUESTS,
+      options.replay ?? false,
     );
     const host = options.host ?? "127.0.0.1";
     await new Promise<void>((resolve, reject) => {
@@ -208,6 +229,11 @@ export class RehearsalServer {
   /** Problems a test should see (each once): exhausted scripts, unknown script names, unscripted subagents. */
   get warnings(): readonly string[] {
     return this.#warnings;
+  }
+
+  /** A replay's divergences, each once (the CLI resends a failed request), in the order found. */
+  get divergences(): readonly Divergence[] {
+    return [...this.#divergences.values()];
   }
 
   /** Messages requests being answered now. */
@@ -317,11 +343,13 @@ export class RehearsalServer {
     // An unbound process plays no script: its model requests fail as an unknown script's do.
     const baseScript = route[1] === "p" ? (this.#bindings.get(routeName!) ?? `(unbound process ${routeName})`) : (routeName ?? "default");
     const agentId = header(req, "x-claude-code-agent-id");
-    const script = agentId === undefined ? baseScript : `${baseScript}${SUBAGENT_SCRIPT_SUFFIX}`;
     const messages = Array.isArray(body.messages) ? (body.messages as RequestMessage[]) : [];
     const verdict = classifyRequest(body);
-    const steps = this.#scripts.get(script);
     const position = messages.filter(isModelReply).length;
+    const named = agentId === undefined ? baseScript : `${baseScript}${SUBAGENT_SCRIPT_SUFFIX}`;
+    const sessionId = header(req, "x-claude-code-session-id");
+    const script = this.#replay && !verdict.side ? this.#claim(named, `${sessionId}\0${agentId}`, position, messages) : named;
+    const steps = this.#scripts.get(script);
     const step: RehearsalStep | undefined = steps?.[position];
     const outcome: RehearsalOutcome = verdict.side
       ? "side"
@@ -344,7 +372,7 @@ export class RehearsalServer {
       maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,
       outputConfig: objectOrUndefined(body.output_config),
       thinking: objectOrUndefined(body.thinking),
-      sessionId: header(req, "x-claude-code-session-id"),
+      sessionId,
       agentId,
       betas: (header(req, "anthropic-beta") ?? "").split(",").filter((beta) => beta !== ""),
       at: Date.now(),
@@ -364,6 +392,13 @@ export class RehearsalServer {
 
     if (outcome === "side") {
       return this.#reply(res, accept(), textReply("rehearsal"), undefined);
+    }
+    if (this.#replay) {
+      const divergence = divergenceOf(script, position, steps !== undefined, step, messages);
+      if (divergence !== undefined) {
+        this.#divergences.set(`${script}\0${position}`, divergence);
+        return this.#sendError(res, 400, divergence.message);
+      }
     }
     if (outcome === "unknown_script") {
       const known = [...this.#scripts.keys()].map((name) => `"${name}"`).join(", ") || "none";
@@ -416,6 +451,31 @@ export class RehearsalServer {
     const reply = buildReply(step, templateContext(messages, position, script), () => this.#nextId("toolu"));
     const headers = window && planWindowStatus(window) !== "rejected" ? planWindowHeaders(window) : {};
     await this.#reply(res, answer, reply, step.chunk_delay_ms, aborted.signal, headers);
+  }
+
+  /**
+   * The recorded conversation a replayed one plays. A name may have several
+   * ("name", "name (2)", …: a task's attempts, the children a task spawned,
+   * a session's subagents); each conversation of the replay, told apart by
+   * the CLI's session id (and agent id), takes the first not yet taken whose
+   * turn expects what it brings, else the first not yet taken, and keeps it.
+   */
+  #claim(name: string, conversation: string, position: number, messages: readonly RequestMessage[]): string {
+    const key = `${name}\0${conversation}`;
+    const claimed = this.#claims.get(key);
+    if (claimed !== undefined) return claimed;
+    const taken = new Set(this.#claims.values());
+    const free: string[] = [];
+    let recorded = 0;
+    while (this.#scripts.has(alternateName(name, recorded + 1))) {
+      recorded++;
+      if (!taken.has(alternateName(name, recorded))) free.push(alternateName(name, recorded));
+    }
+    const fits = (candidate: string) => divergenceOf(candidate, position, true, this.#scripts.get(candidate)?.[position], messages) === undefined;
+    // None free: one more than the record has, which diverges as a conversation it never had (a name without any stays as it is).
+    const chosen = free.find(fits) ?? free[0] ?? (recorded > 0 ? alternateName(name, recorded + 1) : name);
+    this.#claims.set(key, chosen);
+    return chosen;
   }
 
   /** Once per distinct message: the CLI resends some failed requests. */

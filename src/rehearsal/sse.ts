@@ -1,5 +1,5 @@
 import type { CacheUsage } from "./prompt-cache.ts";
-import { estimateTokens, type Reply, replyChars } from "./reply.ts";
+import { estimateTokens, isText, isThinking, isToolUse, type Reply, replyChars } from "./reply.ts";
 
 /**
  * The two response encodings of the Messages API: server-sent events when
@@ -64,12 +64,12 @@ export function* sseFrames(reply: Reply, meta: MessageMeta, byWord: boolean): Ge
     },
   });
   for (const [index, block] of reply.content.entries()) {
-    if (block.type === "text") {
+    if (isText(block)) {
       yield frame("content_block_start", { index, content_block: { type: "text", text: "" } });
       for (const text of splitText(block.text, byWord)) {
         yield frame("content_block_delta", { index, delta: { type: "text_delta", text } }, true);
       }
-    } else {
+    } else if (isToolUse(block)) {
       yield frame("content_block_start", {
         index,
         content_block: { type: "tool_use", id: block.id, name: block.name, input: {} },
@@ -77,6 +77,15 @@ export function* sseFrames(reply: Reply, meta: MessageMeta, byWord: boolean): Ge
       for (const partial_json of splitJson(JSON.stringify(block.input))) {
         yield frame("content_block_delta", { index, delta: { type: "input_json_delta", partial_json } }, true);
       }
+    } else if (isThinking(block)) {
+      yield frame("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } });
+      for (const thinking of splitText(block.thinking, byWord)) {
+        yield frame("content_block_delta", { index, delta: { type: "thinking_delta", thinking } }, true);
+      }
+      yield frame("content_block_delta", { index, delta: { type: "signature_delta", signature: block.signature ?? "" } });
+    } else {
+      // A block of another type (redacted thinking, …) arrives whole in its start event, as the API sends those.
+      yield frame("content_block_start", { index, content_block: block });
     }
     yield frame("content_block_stop", { index });
   }

@@ -71,7 +71,7 @@ function toolResultText(content: unknown): string {
 }
 
 /** The user's words in a user message, or "" when it holds only reminders, markers and tool results. */
-function userText(message: RequestMessage): string {
+export function userText(message: RequestMessage): string {
   return blocks(message.content)
     .filter((block) => block.type === "text" && typeof block.text === "string")
     .map((block) => (block.text as string).replace(SYSTEM_REMINDER, "").replace(LOCAL_COMMAND, "").trim())

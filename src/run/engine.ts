@@ -5,11 +5,13 @@ import {
   DEFAULT_CONCURRENCY,
   Orchestrator,
   type OrchestratorEvent,
+  REPLIES_FILE,
   type SessionRecord,
   type TaskInfo,
   type TaskRunner,
   type Usage,
 } from "../orchestrator/index.ts";
+import type { Divergence, RecordedConversations } from "../rehearsal/index.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/index.ts";
 import { loadWithPeers } from "../util/peer.ts";
 
@@ -35,6 +37,8 @@ export interface RunEngine extends TaskRunner {
   readonly description: string;
   /** Problems to report after the run (scripted-model warnings, a lost Redis). */
   warnings(): readonly string[];
+  /** A replay's divergences so far (none for other runs). */
+  divergences(): readonly Divergence[];
   /** The limits in force and the slots in use, for the dashboard; only an in-process run has them here. */
   readonly scheduler?: Pick<Scheduler, "rateLimit" | "running">;
 }
@@ -64,6 +68,8 @@ function engineOf(core: Core & { sessionRecords?: readonly SessionRecord[] }, re
 export interface EngineOptions {
   /** Play the config's rehearsal scripts on a scripted model in this process (or on each host). */
   rehearse: boolean;
+  /** Serve these recorded conversations (a replay, in this process) instead of the model: a request they do not answer diverges. */
+  replay?: RecordedConversations;
   /** Overrides the config's concurrency. */
   concurrency: number | undefined;
   /** The budget the run applies (see SwarmRunOptions.rehearseBudget). */
@@ -83,7 +89,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
   const concurrency = options.concurrency ?? configuredConcurrency;
   const shared = { ...configured, budgetUsd: options.budgetUsd };
   const transcriptsDir = join(outDir, TRANSCRIPTS_DIR);
-  const mode = options.rehearse ? "rehearsal (scripted model, offline)" : "live";
+  const mode = options.replay ? "replay (recorded replies, offline)" : options.rehearse ? "rehearsal (scripted model, offline)" : "live";
   if (options.redis !== undefined) {
     const { url, runId } = options.redis;
     // Loaded only when used: BullMQ and the Redis client for --redis, the scripted model for --rehearse.
@@ -109,17 +115,26 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
       kill: () => {},
       description: `${mode}, on the hosts of ${redactUrl(url)} (run id ${runId}${resumed})`,
       warnings: () => (coordinator.failure ? [coordinator.failure.message] : []),
+      divergences: () => [],
     });
   }
   // Kept in the run directory, so that a resumed rehearsal finds the CLI's session files.
   const rehearsalHome = join(outDir, REHEARSAL_HOME_DIR);
-  const rig = options.rehearse ? await (await import("../rehearsal/rig.ts")).startRehearsalRig(config.rehearsal, { home: rehearsalHome }) : undefined;
+  const rig =
+    options.rehearse || options.replay
+      ? await (await import("../rehearsal/rig.ts")).startRehearsalRig(config.rehearsal, {
+          home: rehearsalHome,
+          ...(options.replay && { replay: options.replay }),
+        })
+      : undefined;
   let orchestrator: Orchestrator;
   try {
     orchestrator = new Orchestrator({
       ...shared,
       concurrency,
       outDir: transcriptsDir,
+      // Every in-process run keeps its replies: a few percent of its record (docs/replay.md), what `cadre replay` serves again.
+      repliesPath: join(outDir, REPLIES_FILE),
       runId,
       ...(rig && { workerOptions: rig.workerOptions, processOptions: rig.processOptions }),
     });
@@ -138,5 +153,6 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
     scheduler: orchestrator.scheduler,
     description: mode,
     warnings: () => rig?.server.warnings ?? [],
+    divergences: () => rig?.server.divergences ?? [],
   });
 }

@@ -18,6 +18,11 @@ export {
   type SummaryInput,
   writeSummarySync,
 } from "./record/summary.ts";
+export { ReplayError } from "./replay/errors.ts";
+export { applyOverrides, parseReplayOverrides, type ReplayOverrides } from "./replay/overrides.ts";
+export { planReplay, type ReplayPlan, type ReplayPlanOptions } from "./replay/plan.ts";
+export { type ReplaySwarmFileOptions, replaySwarmFile } from "./replay/replay-swarm-file.ts";
+export { readRecordedReplies } from "./replay/scripts.ts";
 export { latestRunOf, type PlaceRequest, placeRun, planResume, ResumeError, type ResumePlan } from "./resume.ts";
 export { type RunChange, RunModel, type RunModelOptions } from "./run-model.ts";
 export { type RowKind, type RowStatus, type RunRow, taskKey } from "./run-row.ts";

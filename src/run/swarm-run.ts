@@ -8,6 +8,7 @@
 import { resolve } from "node:path";
 import { AbortError } from "../errors.ts";
 import { type OrchestratorEvent, sessionIdOf, type TaskInfo } from "../orchestrator/index.ts";
+import type { Divergence } from "../rehearsal/index.ts";
 import type { ResolvedSwarmConfig } from "../swarm/index.ts";
 import { INTERRUPTED, newRunId, RunWorktrees, type SwarmEvent, unrunResult } from "../swarm/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
@@ -16,6 +17,7 @@ import { type RunPlan, swarmPlan } from "./plan.ts";
 import { type RecordEvent, RunRecorder } from "./record/recorder.ts";
 import type { Summary } from "./record/schema.ts";
 import { prepareOutDir, type RecordWriteError, type RunStop } from "./record/summary.ts";
+import type { ReplayPlan } from "./replay/plan.ts";
 import { attemptOf, type ResumePlan, settledBefore } from "./resume.ts";
 
 /** What a run tells: the orchestrator's events, the swarm's, and its record's troubles. */
@@ -30,6 +32,8 @@ export interface SwarmRunOptions {
   rehearse?: boolean;
   /** With `rehearse`: apply budget_usd to the simulated costs (a rehearsal applies no budget otherwise). */
   rehearseBudget?: boolean;
+  /** Replay a recorded run (planReplay): its replies instead of the model, offline, in this process; simulated costs, as a rehearsal's. */
+  replay?: ReplayPlan;
   /** Run the tasks on the hosts that serve this Redis (`cadre worker`), as the run of this id. */
   redis?: { url: string; runId: string };
   /** Go on with an earlier run (see planResume). */
@@ -44,7 +48,7 @@ export interface SwarmRunOptions {
 
 /** The config as a run applies it: a rehearsal shows what would run, and its made-up costs stop it only when asked (no budget applies else). */
 function appliedConfig(config: ResolvedSwarmConfig, options: SwarmRunOptions): ResolvedSwarmConfig {
-  if (!options.rehearse || options.rehearseBudget) return config;
+  if (!(options.rehearse || options.replay) || options.rehearseBudget) return config;
   const { budget_usd: _run, ...rest } = config;
   return {
     ...rest,
@@ -69,6 +73,7 @@ export class SwarmRun {
   readonly resume: ResumePlan | undefined;
   /** This attempt's number: 1, and one more for each --resume. */
   readonly attempt: number;
+  readonly replay: ReplayPlan | undefined;
   readonly #plan: RunPlan;
   readonly #engine: RunEngine;
   readonly #worktrees: RunWorktrees;
@@ -91,9 +96,10 @@ export class SwarmRun {
     this.#plan = plan;
     this.outDir = outDir;
     this.budgetUsd = budgetUsd;
-    this.rehearsal = options.rehearse ?? false;
+    this.rehearsal = (options.rehearse ?? false) || options.replay !== undefined;
     this.resume = options.resume;
     this.attempt = attemptOf(options.resume);
+    this.replay = options.replay;
     this.#engine = engine;
     this.startedAt = started.at;
     this.runId = started.runId;
@@ -108,6 +114,7 @@ export class SwarmRun {
       attempt: this.attempt,
       ...(options.resume && { previous: options.resume.previous }),
       ...(options.traceparent !== undefined && { traceparent: options.traceparent }),
+      ...(options.replay && { replay: { of: options.replay.of, divergences: () => engine.divergences() } }),
       source: engine,
       onTrouble: (event) => this.#queue?.push(event),
     });
@@ -133,6 +140,7 @@ export class SwarmRun {
       config,
       {
         rehearse: options.rehearse ?? false,
+        ...(options.replay && { replay: options.replay.replies }),
         concurrency: options.concurrency,
         budgetUsd,
         redis: options.redis,
@@ -165,6 +173,11 @@ export class SwarmRun {
   /** Problems to report once the run is over (scripted-model warnings, a lost Redis). */
   warnings(): readonly string[] {
     return this.#engine.warnings();
+  }
+
+  /** A replay's divergences so far: where a session asked for a reply the record does not have. */
+  divergences(): readonly Divergence[] {
+    return this.#engine.divergences();
   }
 
   /**

@@ -8,6 +8,7 @@ export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptio
 export { formatIssue } from "./config/issues.ts";
 export type { TaskFingerprint } from "./fingerprint.ts";
 export { olderSettingsHash } from "./fingerprint.ts";
+export { findRepository } from "./git.ts";
 export type { LoopEndedEvent } from "./loop.ts";
 export { missingScripts } from "./rehearsal.ts";
 export type { AddedTask, CarryDecision, RunSwarmOptions, SwarmEvent, TaskSettledEvent } from "./runner.ts";

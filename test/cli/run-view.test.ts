@@ -368,6 +368,21 @@ describe("arguments", () => {
     expect(parseRunArgs(["--nope", "x.yaml"]).kind).toBe("error");
   });
 
+  it("reads --replay with or without a config, and --override and --in-place only beside it", () => {
+    expect(parseRunArgs(["--replay", "runs/a"], new Date(), "/w")).toMatchObject({
+      options: { config: "", replay: { dir: "/w/runs/a", override: undefined, inPlace: false } },
+    });
+    expect(parseRunArgs(["c/x.yaml", "--replay", "runs/a", "--override", "o.yaml", "--in-place"], new Date(), "/w")).toMatchObject({
+      options: { config: "c/x.yaml", replay: { dir: "/w/runs/a", override: "/w/o.yaml", inPlace: true } },
+    });
+    expect(parseRunArgs(["x.yaml", "--override", "o.yaml"])).toEqual({ kind: "error", message: "--override goes with --replay" });
+    expect(parseRunArgs(["x.yaml", "--replay", "r", "--rehearse"])).toMatchObject({
+      kind: "error",
+      message: expect.stringContaining("leave out --rehearse"),
+    });
+    expect(parseRunArgs(["--replay", "r", "--rehearse-budget"]).kind).toBe("run");
+  });
+
   it("reads --resume with or without a run directory, and --fresh only beside it", () => {
     expect(parseRunArgs(["x.yaml", "--resume"], new Date(), "/w")).toMatchObject({ options: { resume: "" } });
     expect(parseRunArgs(["--resume", "x.yaml"], new Date(), "/w")).toMatchObject({ options: { config: "x.yaml", resume: "" } });

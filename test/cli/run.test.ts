@@ -134,7 +134,7 @@ describe("cadre run", () => {
     const usage = await cadre(["run"]);
     expect([usage.exitCode, usage.stderr]).toEqual([
       2,
-      "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse [--rehearse-budget]] [--json] [--redis URL [--run-id ID]] [--ui [HOST:PORT]] [--otel [--otel-content]]",
+      "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse [--rehearse-budget]] [--json] [--redis URL [--run-id ID]] [--ui [HOST:PORT]] [--otel [--otel-content]] [--replay RUN-DIR [--override FILE] [--in-place]]",
     ]);
   });
 

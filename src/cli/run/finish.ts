@@ -1,4 +1,4 @@
-// The end of `cadre run`: the last record, the final table, the warnings, and the dashboard left open for a person watching.
+// The end of `cadre run`: the last record, the final table, the warnings, a replay's divergences, and the dashboard left open for a person watching.
 import process from "node:process";
 import type { RunStop, SwarmRun } from "../../run/index.ts";
 import type { RunTelemetry } from "../../telemetry/index.ts";
@@ -23,6 +23,8 @@ export async function finishRun(
     `\n${table}\n\n${error ? `summary: not written (${error.message}); the transcripts that could be written are in ${extras.outDir}` : `summary: ${path}`}\n`,
   );
   for (const warning of run.warnings()) process.stderr.write(`cadre run: ${warning}\n`);
+  const divergences = run.divergences();
+  for (const divergence of divergences) process.stderr.write(`cadre run: ${divergence.message}\n`);
   const { dashboard } = extras;
   if (dashboard) {
     dashboard.live.finish(Date.now(), { record: summary, dir: extras.outDir });
@@ -36,5 +38,6 @@ export async function finishRun(
     await dashboard.serving.close();
   }
   // The tasks may all have succeeded, but a record that is not there needs fixing.
-  return error && summary.exit_code === 0 ? 1 : summary.exit_code;
+  // A replay that left its record failed, even where its tasks succeeded.
+  return (error || divergences.length > 0) && summary.exit_code === 0 ? 1 : summary.exit_code;
 }

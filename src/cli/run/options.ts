@@ -7,7 +7,7 @@ import { parseHostPort } from "../../util/http-guard.ts";
 import { checkServerToken, numberFlag, parseFlags } from "../flags.ts";
 
 export const USAGE =
-  "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse [--rehearse-budget]] [--json] [--redis URL [--run-id ID]] [--ui [HOST:PORT]] [--otel [--otel-content]]";
+  "usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse [--rehearse-budget]] [--json] [--redis URL [--run-id ID]] [--ui [HOST:PORT]] [--otel [--otel-content]] [--replay RUN-DIR [--override FILE] [--in-place]]";
 
 export const HELP = `${USAGE}
 
@@ -23,7 +23,12 @@ Options:
   --fresh              with --resume: tasks that run again start new sessions
   --rehearse           play the config's rehearsal scripts on a built-in scripted model: offline, no
                        account. Costs are simulated (shown as ~$) and budget_usd does not stop it
-  --rehearse-budget    with --rehearse: apply budget_usd to the simulated costs (to rehearse the stop)
+  --rehearse-budget    with --rehearse or --replay: apply budget_usd to the simulated costs (to rehearse the stop)
+  --replay RUN-DIR     replay that run (cadre replay RUN-DIR): the real claude against its recorded
+                       replies instead of the model, offline; the config may be left out (the
+                       recorded run's). Tools run for real: use a test checkout (docs/replay.md)
+  --override FILE      with --replay: replies to give instead of recorded ones (session → turn → reply)
+  --in-place           with --replay: run even in the working tree the recorded run worked in
   --json               print the run's events as NDJSON on stdout: the orchestrator's, and the swarm's
                        task_settled with each task's result (the final table goes to stderr)
   --redis URL          run the tasks on the hosts that serve this Redis (\`cadre worker --redis URL\`);
@@ -47,7 +52,7 @@ summary is still written.
 `;
 
 export interface RunOptions {
-  /** As given, for messages. */
+  /** As given, for messages; "" with --replay and no config (the recorded run's is used). */
   config: string;
   concurrency: number | undefined;
   /** Absolute. */
@@ -68,6 +73,8 @@ export interface RunOptions {
   token: string | undefined;
   /** What the run exports over OpenTelemetry (--otel, the OTEL_* environment), if anything. */
   telemetry: TelemetrySettings | undefined;
+  /** --replay: the run directory to replay, with its overrides file and whether it may run in the original tree. */
+  replay: { dir: string; override: string | undefined; inPlace: boolean } | undefined;
 }
 
 export type ParsedArgs = { kind: "help" } | { kind: "error"; message: string } | { kind: "run"; options: RunOptions };
@@ -117,6 +124,9 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
     token?: string;
     otel?: boolean;
     "otel-content"?: boolean;
+    replay?: string;
+    override?: string;
+    "in-place"?: boolean;
   };
   let positionals: string[];
   try {
@@ -135,6 +145,9 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
         token: { type: "string" },
         otel: { type: "boolean" },
         "otel-content": { type: "boolean" },
+        replay: { type: "string" },
+        override: { type: "string" },
+        "in-place": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -144,9 +157,14 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   }
   if (values.help) return { kind: "help" };
   const [config, ...extra] = positionals;
-  if (config === undefined) return { kind: "error", message: "no config file given" };
+  if (config === undefined && values.replay === undefined) return { kind: "error", message: "no config file given" };
+  if ((values.override !== undefined || values["in-place"]) && values.replay === undefined)
+    return { kind: "error", message: `--${values.override !== undefined ? "override" : "in-place"} goes with --replay` };
+  if (values.replay !== undefined && (values.rehearse || values.redis !== undefined || values.resume !== undefined))
+    return { kind: "error", message: "--replay runs here against the recorded replies: leave out --rehearse, --redis and --resume" };
   if (extra.length > 0) return { kind: "error", message: `give one config file (also got "${extra.join('", "')}")` };
-  if (values["rehearse-budget"] && !values.rehearse) return { kind: "error", message: "--rehearse-budget goes with --rehearse" };
+  if (values["rehearse-budget"] && !values.rehearse && values.replay === undefined)
+    return { kind: "error", message: "--rehearse-budget goes with --rehearse or --replay" };
 
   let concurrency: number | undefined;
   let address: { host: string; port: number } | undefined;
@@ -180,7 +198,7 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
   return {
     kind: "run",
     options: {
-      config,
+      config: config ?? "",
       concurrency,
       outDir,
       defaultOut: values.out === undefined,
@@ -193,6 +211,14 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
       ui: address,
       token: address && token,
       telemetry,
+      replay:
+        values.replay === undefined
+          ? undefined
+          : {
+              dir: resolve(cwd, values.replay),
+              override: values.override === undefined ? undefined : resolve(cwd, values.override),
+              inPlace: values["in-place"] === true,
+            },
     },
   };
 }

@@ -1,8 +1,18 @@
-// What `cadre run` settles before anything starts: the config, the run to resume, claude, the run directory, telemetry.
+// What `cadre run` settles before anything starts: the run to replay, the config, the run to resume, claude, the run directory, telemetry.
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
-import { placeRun, planResume, prepareOutDir, RecordWriteError, ResumeError, type ResumePlan } from "../../run/index.ts";
+import {
+  placeRun,
+  planReplay,
+  planResume,
+  prepareOutDir,
+  RecordWriteError,
+  ReplayError,
+  type ReplayPlan,
+  ResumeError,
+  type ResumePlan,
+} from "../../run/index.ts";
 import { formatIssue, loadSwarmConfig, missingScripts, type ResolvedSwarmConfig } from "../../swarm/index.ts";
 import { loadTelemetry, type RunTelemetry } from "../../telemetry/index.ts";
 import { ClaudeNotFoundError, locateClaude } from "../../worker/index.ts";
@@ -11,10 +21,11 @@ import type { RunOptions } from "./options.ts";
 /** Where runs go by default; --resume looks here for the newest run of a config. */
 export const RUNS_DIR = ".cadre/runs";
 
-/** A run ready to start: its config, the earlier run it resumes, where it writes, and on which Redis run. */
+/** A run ready to start: its config, the earlier run it resumes or replays, where it writes, and on which Redis run. */
 export interface PreparedRun {
   config: ResolvedSwarmConfig;
   plan: ResumePlan | undefined;
+  replay: ReplayPlan | undefined;
   outDir: string;
   redis: { url: string; runId: string } | undefined;
 }
@@ -40,6 +51,19 @@ async function loadConfig(options: RunOptions): Promise<ResolvedSwarmConfig | un
 
 /** The run `options` ask for, or the exit code of what stops it before it starts (said on stderr). */
 export async function prepareRun(options: RunOptions): Promise<PreparedRun | number> {
+  let replay: ReplayPlan | undefined;
+  if (options.replay) {
+    const { dir, override, inPlace } = options.replay;
+    try {
+      replay = await planReplay(dir, { ...(options.config !== "" && { config: options.config }), overrides: override, inPlace });
+    } catch (error) {
+      if (!(error instanceof ReplayError)) throw error;
+      process.stderr.write(`cadre run: ${error.message}\n`);
+      return 2;
+    }
+    // The swarm file given, else the recorded run's.
+    options.config = replay.config;
+  }
   const config = await loadConfig(options);
   if (config === undefined) {
     if (options.resume !== undefined)
@@ -78,7 +102,7 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun | num
     process.stderr.write(`cadre run: the output directory cannot be used: ${error.message}\n`);
     return 2;
   }
-  return { config, plan, outDir, redis };
+  return { config, plan, replay, outDir, redis };
 }
 
 /** The run's telemetry, when asked for: without OTEL_* settings or --otel no OpenTelemetry module loads. */

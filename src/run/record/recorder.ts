@@ -1,6 +1,7 @@
 // A run's record as the run goes: a journal line as a task's session starts and as it ends, summary.json compacted from them, and written on every way out.
 import { join } from "node:path";
 import type { SessionRecord, TaskResult, Usage } from "../../orchestrator/index.ts";
+import type { Divergence } from "../../rehearsal/index.ts";
 import type { AddedTask, LoopEndedEvent, TaskFingerprint, TaskSettledEvent, WorktreeOutcome } from "../../swarm/index.ts";
 import { RunJournal } from "./journal-appender.ts";
 import { SUMMARY_FILE, type Summary, type SummaryTask } from "./schema.ts";
@@ -47,6 +48,8 @@ export interface RecorderOptions {
   previous?: Summary;
   /** The traceparent of this attempt's run span, kept so that a resumed run's span links to it. */
   traceparent?: string;
+  /** A replay: the run it replays, and where it has left that run's record so far. */
+  replay?: { of: NonNullable<Summary["replay"]>["of"]; divergences: () => readonly Divergence[] };
   source: RecordSource;
   /** The record cannot be written, or can again: told once each time. */
   onTrouble: (event: RecordEvent) => void;
@@ -225,7 +228,7 @@ export class RunRecorder {
   }
 
   #summaryInput(stop: RunStop | undefined): SummaryInput {
-    const { plan, source, previous, traceparent } = this.#options;
+    const { plan, source, previous, traceparent, replay } = this.#options;
     return {
       config: plan,
       added: this.#added,
@@ -240,6 +243,7 @@ export class RunRecorder {
       runId: this.#options.runId,
       outDir: this.#options.outDir,
       rehearsal: this.#options.rehearsal,
+      ...(replay && { replay: { of: replay.of, divergences: replay.divergences().map((divergence) => ({ ...divergence })) } }),
       budgetUsd: this.#options.budgetUsd,
       startedAt: this.#options.startedAt,
       finishedAt: this.#finishedAt ?? Date.now(),

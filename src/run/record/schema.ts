@@ -250,6 +250,15 @@ export const SummarySchema = z.looseObject({
   sessions: z.array(SummarySessionSchema),
   /** The config's loops (absent from older records and from runs without loops). */
   loops: z.array(SummaryLoopSchema).optional(),
+  /** A replay (`cadre replay`): the run it replays, and where it left that run's record (docs/replay.md). */
+  replay: z
+    .looseObject({
+      of: z.looseObject({ run_id: z.string(), dir: z.string() }),
+      divergences: z.array(
+        z.looseObject({ script: z.string(), step: z.number(), kind: z.string(), expected: z.string(), got: z.string(), message: z.string() }),
+      ),
+    })
+    .optional(),
 });
 export type Summary = z.infer<typeof SummarySchema>;
 export type SummaryTask = z.infer<typeof SummaryTaskSchema>;

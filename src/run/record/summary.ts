@@ -80,6 +80,8 @@ export interface SummaryInput {
   runId: string;
   outDir: string;
   rehearsal: boolean;
+  /** A replay: the run it replays, and its divergences so far. */
+  replay?: NonNullable<Summary["replay"]>;
   /** The budget the run applied, if any. */
   budgetUsd: number | undefined;
   startedAt: number;
@@ -197,6 +199,7 @@ function summaryOf(input: SummaryInput, order: RecordRows, rows: Iterable<Summar
     config: input.config.file ?? "",
     rehearsal: input.rehearsal,
     cost_simulated: input.rehearsal,
+    ...(input.replay && { replay: input.replay }),
     started_at: new Date(input.startedAt).toISOString(),
     finished_at: new Date(input.finishedAt).toISOString(),
     duration_ms: input.finishedAt - input.startedAt,
