@@ -8,6 +8,7 @@ export const FAST = [
   "test/homonyms.test.ts",
   "test/private-state.test.ts",
   "test/public-docs.test.ts",
+  "test/purpose-lines.test.ts",
   "test/layer-entries.test.ts",
   "test/layers.test.ts",
   "test/cli/run-view.test.ts",

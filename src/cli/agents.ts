@@ -1,3 +1,4 @@
+// `cadre agents`: lists the agent definitions a swarm can name, and where each comes from.
 import { homedir } from "node:os";
 import { relative, sep } from "node:path";
 import { agentSearchDirs, type DiscoveredAgent, discoverAgents, SHIPPED_SCOPE } from "../swarm/index.ts";

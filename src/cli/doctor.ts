@@ -1,3 +1,4 @@
+// `cadre doctor`: checks what a first run needs (Node, claude, a login, the API, git, Redis), one line each.
 import process from "node:process";
 import { redisUrlProblem } from "../distributed/index.ts";
 import { apiCheck, type Check, claudeCheck, gitCheck, loginCheck, redisCheck, runtimeCheck } from "./doctor/checks.ts";

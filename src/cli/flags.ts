@@ -1,3 +1,4 @@
+// Parsing a command's flags with Node's parseArgs, its refusals said as one line with the closest flag.
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { closest } from "../util/did-you-mean.ts";
 import { isLoopback } from "../util/http-guard.ts";

@@ -1,3 +1,4 @@
+// The `cadre` command line's entry: the top-level help, and each command dispatched to its module.
 import { closest } from "../util/did-you-mean.ts";
 import { CADRE_VERSION } from "../util/version.ts";
 import { readmePath } from "./setup-lines.ts";

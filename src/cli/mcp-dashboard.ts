@@ -1,3 +1,4 @@
+// The dashboard page of `cadre mcp --http`: every client's child sessions, with their permission requests to answer.
 import { DashboardError, type DashboardHandler, dashboardHandler, dashboardUrl, LiveRun, singleRun } from "../dashboard/index.ts";
 import type { HttpServing, McpRuntime } from "../mcp/index.ts";
 import { RunModel } from "../run/index.ts";

@@ -1,3 +1,4 @@
+// `cadre mcp`: serves cadre's session tools to an MCP client over stdio or Streamable HTTP.
 import { readFile } from "node:fs/promises";
 import process from "node:process";
 import type { McpRuntimeOptions } from "../mcp/index.ts";

@@ -1,3 +1,4 @@
+// Writes to a stdout or stderr whose reader is gone (a closed pipe, a hung-up terminal) go nowhere instead of failing.
 import process from "node:process";
 
 /** The codes of a write whose reader is gone: a pipe's reader exited (`| head`), or a terminal hung up. */

@@ -1,3 +1,4 @@
+// SIGINT, SIGTERM and SIGHUP for a command: the first stops gracefully, a second at once, with the shell's exit codes.
 import process from "node:process";
 import { AbortError } from "../errors.ts";
 

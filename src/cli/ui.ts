@@ -1,3 +1,4 @@
+// `cadre ui`: serves the dashboard of past runs from their summary.json and transcripts.
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";

@@ -1,3 +1,4 @@
+// An error no command expected: one line and exit 1, its stack only with CADRE_DEBUG=1.
 import process from "node:process";
 
 /** Set to 1 to see where an unexpected error came from. */

@@ -1,3 +1,4 @@
+// `cadre validate`: checks a swarm config without running it, and prints every problem with its path.
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { formatIssue, loadSwarmConfig } from "../swarm/index.ts";

@@ -1,3 +1,4 @@
+// `cadre worker`: one host of distributed runs, taking their tasks from Redis and running them here.
 import { hostname } from "node:os";
 import process from "node:process";
 import type { Host } from "../distributed/index.ts";

@@ -1,3 +1,4 @@
+// The dashboard page's files (HTML, CSS, ES modules), found from cadre's package root and served as they are.
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname, join } from "node:path";

@@ -1,3 +1,4 @@
+// The conversation of a task or session as the page shows it, built from its transcript and the orchestrator's events.
 import { PEER_SERVER_NAME } from "../orchestrator/index.ts";
 import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";

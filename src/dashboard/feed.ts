@@ -1,3 +1,4 @@
+// What the dashboard page is sent (a run's state, the list of runs) and what it may send back.
 import { z } from "zod";
 import type { BackgroundTask, RateLimitState } from "../orchestrator/index.ts";
 import type { RowKind, RunRow } from "../run/index.ts";

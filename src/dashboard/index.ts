@@ -1,3 +1,4 @@
+// The dashboard layer's surface: what the layers above use of it.
 export { DashboardError } from "./errors.ts";
 export { type RunSnapshot, singleRun } from "./feed.ts";
 export { LiveRun, type LiveRunOptions } from "./live-run.ts";

@@ -1,3 +1,4 @@
+// A run the dashboard shows as it happens: the run's read-model, the scheduler's limits and the conversations.
 import { cacheReadShare, type RateLimitState } from "../orchestrator/index.ts";
 import type { LenientSummary, RunChange, RunModel, RunRow } from "../run/index.ts";
 import { EventHub } from "../util/event-hub.ts";

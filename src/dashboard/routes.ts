@@ -1,3 +1,4 @@
+// The dashboard's HTTP routes: the page and its files, and under /api/ the runs' data behind the token.
 import type http from "node:http";
 import { CadreError } from "../errors.ts";
 import { BodyTooLargeError, readBody } from "../util/read-body.ts";

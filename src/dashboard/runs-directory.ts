@@ -1,3 +1,4 @@
+// Finished runs in a runs directory, each read back from its summary.json and transcripts for the dashboard.
 import { readdir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { type LenientSummary, SUMMARY_FILE } from "../run/index.ts";

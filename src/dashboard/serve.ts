@@ -1,3 +1,4 @@
+// Serves the dashboard on its own port: Host and Origin checked, a token for the data.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { bracketed } from "../util/allowed-hosts.ts";

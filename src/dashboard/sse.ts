@@ -1,3 +1,4 @@
+// A server-sent events response: named events with JSON data, resumable ids, keep-alives and cleanup.
 import type http from "node:http";
 
 /** A comment line now and then keeps idle connections (and proxies) from timing the stream out. */

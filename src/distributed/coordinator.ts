@@ -1,3 +1,4 @@
+// The coordinator of a distributed run: a TaskRunner whose tasks run on the hosts serving the run's BullMQ queue.
 import { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import { AbortError, CadreError } from "../errors.ts";

@@ -1,3 +1,4 @@
+// The errors of a distributed run: Redis unreachable, and data in Redis cadre cannot read.
 import { CadreError } from "../errors.ts";
 
 /** The code of a RedisUnreachableError, as records keep it. */

@@ -1,3 +1,4 @@
+// The run's orchestrator events from the hosts to the coordinator, through one Redis stream.
 import type { Redis } from "ioredis";
 import type { OrchestratorEvent } from "../orchestrator/index.ts";
 import { readEvent } from "./wire.ts";

@@ -1,3 +1,4 @@
+// The fleet's answer to rate limits: one adaptive limit, kept by the coordinator, applied to the run's queue.
 import type { Queue } from "bullmq";
 import { AdaptiveLimit, type RateLimitState } from "../orchestrator/index.ts";
 

@@ -1,3 +1,4 @@
+// `cadre worker`'s host: serves every run registered in Redis until stopped, and rides out Redis being lost.
 import type { Redis } from "ioredis";
 import { CONTROL_CHANNEL, RUNS_KEY, runKeys } from "./keys.ts";
 import { connectRedis, DEFAULT_REDIS_LOSS_MS, evictionWarning, RECONNECT_CAP_MS, watchLoss } from "./redis.ts";

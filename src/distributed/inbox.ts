@@ -1,3 +1,4 @@
+// tell_peer and read_inbox across hosts: one Redis list per peer.
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { InboxMessage, InboxStore } from "../orchestrator/index.ts";

@@ -1,3 +1,4 @@
+// The run's spending and token usage over all hosts, kept in Redis: the one budget of the fleet.
 import type { Redis } from "ioredis";
 import type { SpendingLedger, Usage } from "../orchestrator/index.ts";
 import { CONTROL_CHANNEL, type RunKeys } from "./keys.ts";

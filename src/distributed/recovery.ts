@@ -1,3 +1,4 @@
+// When Redis forgets a run (restarted empty, flushed, evicted): the coordinator notices and makes the run again.
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { TaskResult, Usage } from "../orchestrator/index.ts";

@@ -1,3 +1,4 @@
+// Connections to Redis: one try and a clear error at start, reconnects with a capped back-off once running.
 import { Redis } from "ioredis";
 import { RedisUnreachableError } from "./errors.ts";
 import { redactUrl } from "./url.ts";

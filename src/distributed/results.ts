@@ -1,3 +1,4 @@
+// A task's result counts once: the host that holds the job's lock records it, and a late result is refused.
 import type { Redis } from "ioredis";
 import type { RunKeys } from "./keys.ts";
 import { type JobResult, JobResultSchema, readJson } from "./wire.ts";

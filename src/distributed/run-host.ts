@@ -1,3 +1,4 @@
+// One run served by one host: a local orchestrator configured as the coordinator says, fed by the run's BullMQ queue.
 import { type Job, Worker as QueueWorker, WaitingError } from "bullmq";
 import type { Redis } from "ioredis";
 import { AbortError } from "../errors.ts";

@@ -1,3 +1,4 @@
+// A parent's answer to a child's permission request (answer_permission, or the dashboard), turned into the CLI's.
 import type { PendingPermission } from "../orchestrator/index.ts";
 import { askUserQuestion, type PermissionDecision, planReview } from "../worker/index.ts";
 import { InvalidArgumentError } from "./errors.ts";

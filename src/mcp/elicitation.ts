@@ -1,3 +1,4 @@
+// Asks the client's user about a child's permission request through MCP elicitation, when the client offers it.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { PendingPermission } from "../orchestrator/index.ts";

@@ -1,3 +1,4 @@
+// The refusals of the MCP tools, each saying what to do next (a model reads them).
 import { CadreError } from "../errors.ts";
 
 /**

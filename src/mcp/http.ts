@@ -1,3 +1,4 @@
+// `cadre mcp --http`: Streamable HTTP, one MCP session per client, with Host, Origin, token, size and client limits.
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";

@@ -1,3 +1,4 @@
+// The MCP server's log to its client: each child's start, turns, permission requests, failures and close.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import { oneLine } from "../util/one-line.ts";

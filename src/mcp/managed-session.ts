@@ -1,3 +1,4 @@
+// A Session as the MCP tools see it: one turn at a time, the turn's outcome kept, a change signal for waiters.
 import type { PendingPermission, Session, SessionStatus } from "../orchestrator/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import type { TurnResult } from "../worker/index.ts";

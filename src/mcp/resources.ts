@@ -1,3 +1,4 @@
+// The MCP resources: the sessions, and each session's transcript.
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { UnknownSessionError } from "./errors.ts";

@@ -1,3 +1,4 @@
+// What one `cadre mcp` serves its clients from: the orchestrator, the session registry and their limits.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { OrchestratorOptions } from "../orchestrator/index.ts";
 import { Orchestrator } from "../orchestrator/index.ts";

@@ -1,3 +1,4 @@
+// One MCP server for one client connection: the tools, resources and logging over the shared session registry.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CADRE_VERSION } from "../util/version.ts";
 import { askByElicitation, forwardElicitation, supportsElicitation } from "./elicitation.ts";

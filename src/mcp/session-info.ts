@@ -1,3 +1,4 @@
+// What the tools say about a session: structured content and the short text a model reads, long texts cut.
 import { z } from "zod";
 import { type PendingPermission, SESSION_STATUSES } from "../orchestrator/index.ts";
 import { clip } from "../util/one-line.ts";

@@ -1,3 +1,4 @@
+// The child sessions of every client: their limits, idle closing, permission requests and activity.
 import type { Orchestrator, PendingPermission, SessionSpec, SessionStatus } from "../orchestrator/index.ts";
 import { DEFAULT_PERMISSION_TIMEOUT_MS } from "../orchestrator/index.ts";
 import type { ElicitationAnswer, ElicitationRequest } from "../protocol/index.ts";

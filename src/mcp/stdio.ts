@@ -1,3 +1,4 @@
+// `cadre mcp` over stdio: serves one client on this process's stdin and stdout.
 import process from "node:process";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { McpRuntime } from "./runtime.ts";

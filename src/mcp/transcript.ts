@@ -1,3 +1,4 @@
+// A session's transcript as compact one-line entries, in bounded pages a parent model can read.
 import { z } from "zod";
 import type { CliMessage } from "../protocol/index.ts";
 import { clip } from "../util/one-line.ts";

@@ -1,3 +1,4 @@
+// Waiting on several sessions at once (wait_sessions): until any or all are settled, with progress.
 import type { ManagedSession } from "./managed-session.ts";
 
 export interface WaitOptions {

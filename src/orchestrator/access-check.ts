@@ -1,3 +1,4 @@
+// The first worker's check that the API can be reached and someone is logged in, before the others start.
 import type { CadreError } from "../errors.ts";
 import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";

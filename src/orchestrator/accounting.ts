@@ -1,3 +1,4 @@
+// Adding up token usage and cost, and the share of input read from the prompt cache.
 import type { ResultMessage } from "../protocol/index.ts";
 import { sessionTokens, type TokenCounts, tokensSince } from "../worker/index.ts";
 import type { Usage } from "./types.ts";

@@ -1,3 +1,4 @@
+// The sessions agents answer in: a peer's for ask_peer, a supervisor's for hooks, each started once and recorded.
 import type { TurnResult, Worker } from "../worker/index.ts";
 import type { Budget } from "./budget.ts";
 

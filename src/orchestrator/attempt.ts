@@ -1,3 +1,4 @@
+// One attempt of a task: a worker, one turn, the worker given back; a stop interrupts the turn.
 import { setTimeout as delay } from "node:timers/promises";
 import type { CliMessage } from "../protocol/index.ts";
 import { ProtocolError, type TurnResult, type Worker, WorkerClosedError, WorkerExitedError } from "../worker/index.ts";

@@ -1,3 +1,4 @@
+// Staggered first requests per prompt-prefix group, so a fan-out writes its shared prefix to the cache once.
 import { type CliMessage, PROMPT_CACHE_TTL_MS } from "../protocol/index.ts";
 import { promptPrefixKey, type WorkerOptions } from "../worker/index.ts";
 import type { TaskInfo } from "./types.ts";

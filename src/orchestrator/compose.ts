@@ -1,3 +1,4 @@
+// The precedence of worker settings: defaults, then agent, then task, and how many tasks one process serves.
 import { HookEventSchema } from "../protocol/index.ts";
 import type { HookConfig, WorkerOptions } from "../worker/index.ts";
 import type { SessionSpec } from "./session.ts";

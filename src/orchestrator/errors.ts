@@ -1,3 +1,4 @@
+// The orchestrator's errors, each with its stable code.
 import { CadreError } from "../errors.ts";
 import { NOT_LOGGED_IN, NOT_LOGGED_IN_ADVICE } from "../worker/index.ts";
 import type { BudgetScope } from "./types.ts";

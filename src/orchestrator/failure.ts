@@ -1,3 +1,4 @@
+// What a failure is: rate limits, whether a retry is safe, a turn's failure and an error's summary.
 import type { CliMessage, ResultMessage } from "../protocol/index.ts";
 import type { TurnResult } from "../worker/index.ts";
 import { ProtocolError, WorkerExitedError } from "../worker/index.ts";

@@ -1,3 +1,4 @@
+// The Orchestrator: tasks fanned out to claude workers under limits, with retries, budget, sessions and routing.
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import type { CadreError } from "../errors.ts";

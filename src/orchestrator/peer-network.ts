@@ -1,3 +1,4 @@
+// The orchestrator's side of the peer tools: who may reach whom, peer sessions, inboxes and child tasks.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { AgentSessions } from "./agent-sessions.ts";
 import type { Caller, PeerDirectory, PeerInfo } from "./peers/directory.ts";

@@ -1,3 +1,4 @@
+// Whether a finished task's process may serve another task after /clear, or must be closed.
 import type { CliMessage } from "../protocol/index.ts";
 import type { BackgroundTask, ConversationReset } from "../worker/index.ts";
 import type { SessionBaseline } from "./worker-binding.ts";

@@ -1,3 +1,4 @@
+// A swarm's hooks made callbacks: policies, commands and supervisor agents, each with its limit and fallback.
 import { HookEventSchema, type HookInput, type HookOutput } from "../protocol/index.ts";
 import type { HookCallback, HookConfig } from "../worker/index.ts";
 import { errorSummary } from "./failure.ts";

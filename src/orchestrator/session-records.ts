@@ -1,3 +1,4 @@
+// The records of sessions other than tasks (peers, supervisors, children): their ids, cost, usage and transcripts.
 import { randomUUID } from "node:crypto";
 import type { CliMessage } from "../protocol/index.ts";
 import { emptyUsage } from "./accounting.ts";

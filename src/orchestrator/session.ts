@@ -1,3 +1,4 @@
+// A long-lived session: one claude process kept between turns, its permission requests optionally parked for the caller.
 import type { CliMessage, GetTaskOutputResponse, RewindFilesResponse } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import {

@@ -1,3 +1,4 @@
+// The running record of one task, and the TaskResult made from it when it ends.
 import { AbortError } from "../errors.ts";
 import type { CliMessage } from "../protocol/index.ts";
 import type { BackgroundTask, TurnResult, WorkerOptions } from "../worker/index.ts";

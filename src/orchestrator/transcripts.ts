@@ -1,3 +1,4 @@
+// The transcript files of tasks and sessions: one JSONL file each, open only while it is written.
 import { createWriteStream, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import type { CliMessage } from "../protocol/index.ts";

@@ -1,3 +1,4 @@
+// The orchestrator's public shapes: tasks, agents, sessions, results, usage and events, zod schemas where records keep them.
 import { z } from "zod";
 import type { AgentDefinition, CliMessage, HookEvent } from "../protocol/index.ts";
 import {

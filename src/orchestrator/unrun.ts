@@ -1,3 +1,4 @@
+// The result of a task that has no turn to report: skipped, cancelled before it ran, or lost with its host.
 import { emptyUsage } from "./accounting.ts";
 import type { TaskResult, TaskStatus } from "./types.ts";
 

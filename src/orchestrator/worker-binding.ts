@@ -1,3 +1,4 @@
+// Who a process works for now (a spare or reused process changes task), read at each moment of use.
 import type { PermissionHandler, Worker } from "../worker/index.ts";
 import type { ProcessSetup, TaskInfo, WorkerContext } from "./types.ts";
 

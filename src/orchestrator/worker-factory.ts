@@ -1,3 +1,4 @@
+// Starts the worker of a task or session: its settings layered, its routing bound, its telemetry resource set.
 import process from "node:process";
 import { stableKey } from "../util/stable-key.ts";
 import { type PermissionHandler, policyDecision, Worker, type WorkerOptions } from "../worker/index.ts";

@@ -1,3 +1,4 @@
+// The processes that outlive a task: spares started ahead of time and finished tasks' processes kept for reuse.
 import type { CliMessage } from "../protocol/index.ts";
 import { resetConversation, type Worker } from "../worker/index.ts";
 import { whyNotReusable, whyResetLeftState } from "./reuse-verdict.ts";

@@ -1,3 +1,4 @@
+// The rehearsal layer's surface: what the layers above use of it.
 export type { Divergence } from "./divergence.ts";
 export type { OfflineClaudeEnvOptions } from "./env.ts";
 export { offlineClaudeEnv } from "./env.ts";

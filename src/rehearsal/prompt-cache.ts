@@ -1,3 +1,4 @@
+// Prompt caching as the Messages API documents it, so a rehearsal bills cache writes and reads as the API would.
 import { createHash } from "node:crypto";
 import { PROMPT_CACHE_TTL_MS } from "../protocol/index.ts";
 import { estimateTokens } from "./reply.ts";

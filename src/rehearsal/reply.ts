@@ -1,3 +1,4 @@
+// What the scripted model answers for one step: the content blocks of one assistant message.
 import type { RehearsalStep } from "./script.ts";
 import { renderDeep, renderTemplate, type TemplateContext } from "./template.ts";
 

@@ -1,3 +1,4 @@
+// The rehearsal rig: a scripted model server, and the environment that points each worker at its script.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

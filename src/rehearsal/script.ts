@@ -1,3 +1,4 @@
+// The rehearsal script format: what the scripted model says, step by step, and how scripts are loaded.
 import { z } from "zod";
 import { CadreError } from "../errors.ts";
 import { RecordedToolResultSchema, ReplyBlockSchema, SeenSchema } from "../protocol/index.ts";

@@ -1,3 +1,4 @@
+// A scripted Anthropic Messages API on loopback that the real claude CLI talks to instead of the model.
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";

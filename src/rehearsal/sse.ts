@@ -1,3 +1,4 @@
+// The Messages API's two response encodings: server-sent events when streaming, one JSON message otherwise.
 import type { CacheUsage } from "./prompt-cache.ts";
 import { estimateTokens, isText, isThinking, isToolUse, type Reply, replyChars } from "./reply.ts";
 

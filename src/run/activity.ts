@@ -1,3 +1,4 @@
+// One short line for what a task does now (its tool call, its text) and for what it came to.
 import type { BackgroundTask, OrchestratorEvent, TaskResult } from "../orchestrator/index.ts";
 import type { WorktreeOutcome } from "../swarm/index.ts";
 import { oneLine } from "../util/one-line.ts";

@@ -1,3 +1,4 @@
+// What runs a swarm's tasks for `cadre run`: the orchestrator in this process, or the hosts of a distributed run.
 import { join } from "node:path";
 import { redactUrl } from "../distributed/index.ts";
 import type { Scheduler } from "../orchestrator/index.ts";

@@ -1,3 +1,4 @@
+// The run's read-model: its rows and totals, folded from the orchestrator's and the swarm's events.
 import {
   type BudgetUse,
   budgetLabel,

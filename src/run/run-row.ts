@@ -1,3 +1,4 @@
+// A row of the run's read-model: one task or session, its status history, and what it came to.
 import type { BackgroundTask, OrchestratorEvent, SessionStatus, TaskStatus, Usage } from "../orchestrator/index.ts";
 
 /** A row of the run's read-model (see RunModel): one task or session, what it does and what it came to. */

@@ -1,3 +1,4 @@
+// runSwarmFile: a swarm file run to its end from the library, with the same record as `cadre run`.
 import { ConfigError, loadSwarmConfigOrThrow, missingScripts, type ResolvedSwarmConfig } from "../swarm/index.ts";
 import type { Summary } from "./record/schema.ts";
 import type { RunStop } from "./record/summary.ts";

@@ -1,3 +1,4 @@
+// Whether a task whose dependencies have ended runs, is skipped (a false when:, a skipped dependency) or fails.
 import type { TaskResult, TaskStatus } from "../orchestrator/index.ts";
 import type { ResolvedTask, ResultFields } from "./config/index.ts";
 import { type DependencyOutcome, type Expression, loadExpressions } from "./expressions/index.ts";

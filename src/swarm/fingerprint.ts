@@ -1,3 +1,4 @@
+// What a task's result depends on, as short hashes: a resumed run keeps a result only while they are unchanged.
 import { createHash } from "node:crypto";
 import { layerWorkerOptions, taskWorkerOptions } from "../orchestrator/index.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig, type ResolvedTask, taskSpecFor } from "./config/index.ts";

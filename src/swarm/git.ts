@@ -1,3 +1,4 @@
+// git commands for worktrees: one repository's commands one at a time, a lock another program holds waited out.
 import { setTimeout as sleep } from "node:timers/promises";
 import { execa, execaSync } from "execa";
 import PQueue from "p-queue";

@@ -1,3 +1,4 @@
+// What a swarm file lacks for --rehearse: one line per task without a script.
 import { agentScriptName } from "../rehearsal/index.ts";
 import type { ResolvedSwarmConfig } from "./config/index.ts";
 import { roundBase } from "./config/loops.ts";

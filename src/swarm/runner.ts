@@ -1,3 +1,4 @@
+// runSwarm: a swarm's tasks in dependency order, with conditions, maps and loops, over a task runner.
 import { randomUUID } from "node:crypto";
 import type { TaskResult, TaskRunner, TaskSpec } from "../orchestrator/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";

@@ -1,3 +1,4 @@
+// The result of a task the swarm settles without running it (interrupted, skipped).
 import { randomUUID } from "node:crypto";
 import { resultWithoutTurn, type TaskResult, type TaskStatus } from "../orchestrator/index.ts";
 import type { ResolvedTask } from "./config/index.ts";

@@ -1,3 +1,4 @@
+// A task's git worktree: made on its own branch before it runs, committed and removed after.
 import { mkdtemp, realpath, rm, rmdir, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";

@@ -1,3 +1,4 @@
+// Which Host and Origin values cadre's HTTP servers answer: listed names, never inferred (against DNS rebinding).
 import { CadreError } from "../errors.ts";
 
 /**

@@ -1,3 +1,4 @@
+// An event hub: listeners, and AsyncIterable streams of its events with a buffer.
 import process from "node:process";
 import { AsyncQueue } from "./async-queue.ts";
 

@@ -1,3 +1,4 @@
+// The checks in front of cadre's HTTP servers: Host and Origin headers, and a bearer token.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type http from "node:http";
 import { HostPolicy, type HostPolicyOptions, HostPortError } from "./allowed-hosts.ts";

@@ -1,3 +1,4 @@
+// cadre's package root, found from a module's place: in the sources, a clone or an installed package.
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -1,3 +1,4 @@
+// Starting a child in a process group of its own, and signalling the whole group, with the reaper as a back-up.
 import type { ChildProcess } from "node:child_process";
 import process from "node:process";
 import { execa, type Options } from "execa";

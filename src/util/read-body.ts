@@ -1,3 +1,4 @@
+// Reading an HTTP request's body up to a size limit.
 import type http from "node:http";
 
 /** The request body was larger than the server accepts (answer 413). */

@@ -1,3 +1,4 @@
+// The reaper: a small process that ends every worker and its tools when cadre is killed outright.
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import process from "node:process";

@@ -1,3 +1,4 @@
+// Parsing YAML (and JSON) written by people: alias bombs and deep nesting refused, problems with their paths.
 import { LineCounter, parseDocument } from "yaml";
 
 /**

@@ -1,3 +1,4 @@
+// The control channel: requests to the CLI and back, correlated by id in a map of pending requests.
 import { randomUUID } from "node:crypto";
 import {
   CONTROL_ANSWER_SCHEMAS,

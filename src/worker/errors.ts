@@ -1,3 +1,4 @@
+// The worker's errors: claude not found, a missing directory, bad options, an exit with its code and stderr tail.
 import type { z } from "zod";
 import { CadreError } from "../errors.ts";
 import type { ResultMessage } from "../protocol/index.ts";

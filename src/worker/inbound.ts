@@ -1,3 +1,4 @@
+// Answers the CLI's control requests: can_use_tool, hook_callback and mcp_message; an unknown one is refused.
 import type {
   CanUseToolRequest,
   ControlRequestMessage,

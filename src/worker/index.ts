@@ -1,3 +1,4 @@
+// The worker layer's surface: what the layers above use of it.
 export { type BackgroundTask, BackgroundTaskSchema, type WorkflowAgent } from "./background.ts";
 export type { ControlPayload } from "./control-channel.ts";
 export * from "./errors.ts";

@@ -1,3 +1,4 @@
+// Where the claude executable is: CADRE_CLAUDE_BIN, the pinned package beside cadre, then PATH.
 import { accessSync, constants, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { delimiter, dirname, join } from "node:path";

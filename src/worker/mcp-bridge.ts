@@ -1,3 +1,4 @@
+// In-process MCP servers of a worker, reached by the CLI through mcp_message control requests.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";

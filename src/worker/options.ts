@@ -1,3 +1,4 @@
+// WorkerOptions: every setting of one claude process, and the command line and initialize request they make.
 import process from "node:process";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type {

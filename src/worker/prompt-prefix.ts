@@ -1,3 +1,4 @@
+// Which worker options change the prompt prefix the CLI sends, so workers of one key can share the API's cache.
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import process from "node:process";

@@ -1,3 +1,4 @@
+// Resetting a process's conversation with /clear for its next task, and what the reset left running.
 import type { BackgroundTasksChangedMessage, CliMessage, ResultMessage, SystemInitMessage } from "../protocol/index.ts";
 import { ResetFailedError } from "./errors.ts";
 import type { TurnResult } from "./turn.ts";

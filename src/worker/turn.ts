@@ -1,3 +1,4 @@
+// One turn: its messages as an AsyncIterable, and its buffered result.
 import { randomUUID } from "node:crypto";
 import type { ApiUsage, CliMessage, ContentBlockParam, ResultMessage } from "../protocol/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";

@@ -1,3 +1,4 @@
+// The Worker: one claude process and session, with the whole control protocol, turns and close.
 import { statSync } from "node:fs";
 import { AbortError } from "../errors.ts";
 import type {

@@ -1,3 +1,4 @@
+// The checks of `cadre doctor`, one function each: what was found, and what to fix.
 import process from "node:process";
 import { execa } from "execa";
 import { z } from "zod";

@@ -1,3 +1,4 @@
+// `cadre run --ui`: the run's live state served as the dashboard on a port of its own.
 import { basename } from "node:path";
 import { type DashboardServing, LiveRun, type LiveRunOptions, serveDashboard, singleRun } from "../../dashboard/index.ts";
 import type { RunModel } from "../../run/index.ts";

@@ -1,3 +1,4 @@
+// The table `cadre run` prints at its end: a row per task and per other session, then the totals.
 import { cacheReadShare } from "../../orchestrator/index.ts";
 import { NO_AGENT, recordSpendByAgent, resultLine, type Summary, type SummaryTask, usageFromRecord, worktreeLine } from "../../run/index.ts";
 import { oneLine } from "../../util/one-line.ts";

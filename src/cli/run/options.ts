@@ -1,3 +1,4 @@
+// `cadre run`'s usage, help and flags, read into the options of a run.
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 // The modules that need no Redis client: `cadre run` without --redis never loads BullMQ.

@@ -1,3 +1,4 @@
+// What every MCP tool shares: the tool context, the wait schema and the shape of its results.
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";

@@ -1,3 +1,4 @@
+// The tools that steer a running child: interrupt_session, close_session and answer_permission.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { SessionInfoSchema } from "../session-info.ts";

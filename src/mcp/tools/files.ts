@@ -1,3 +1,4 @@
+// rewind_session_files: restores the files a child changed to how they were before one of its turns.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { SessionBusyError } from "../errors.ts";

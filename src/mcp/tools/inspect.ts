@@ -1,3 +1,4 @@
+// The tools that look at children: get_session, list_sessions, wait_sessions and get_transcript.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { SESSION_STATUSES } from "../../orchestrator/index.ts";

@@ -1,3 +1,4 @@
+// The tools that start turns: spawn_session and query_session.
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";

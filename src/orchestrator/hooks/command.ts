@@ -1,3 +1,4 @@
+// A hook that runs a shell command with the hook input on stdin, as Claude Code runs one.
 import { AbortError } from "../../errors.ts";
 import { signalGroup, startGroup } from "../../util/process-group.ts";
 import type { HookCallback } from "../../worker/index.ts";

@@ -1,3 +1,4 @@
+// The errors of hooks: a command that failed, timed out or answered badly, and a policy that could not be read.
 import { CadreError } from "../../errors.ts";
 
 /** The tail of a hook command's stderr kept in errors, so one noisy hook cannot flood a log. */

@@ -1,3 +1,4 @@
+// A hook's one limit and its on_error: the answer when the hook fails or times out.
 import type { HookOutput } from "../../protocol/index.ts";
 import type { HookCallback } from "../../worker/index.ts";
 import { HookTimeoutError } from "./errors.ts";

@@ -1,3 +1,4 @@
+// The hooks cadre answers itself: commands, policies, fallbacks and the shapes of their results.
 export { type CommandHookOptions, commandHook } from "./command.ts";
 export { HookCommandError, HookOutputError, HookPolicyError, HookTimeoutError } from "./errors.ts";
 export { type FallbackOptions, withFallback } from "./fallback.ts";

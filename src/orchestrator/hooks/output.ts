@@ -1,3 +1,4 @@
+// Reads a hook command's stdout as Claude Code does: one JSON object is its answer, other text is context.
 import { type HookOutput, SyncHookOutputSchema } from "../../protocol/index.ts";
 import { HookOutputError } from "./errors.ts";
 import { plainStdoutResult } from "./results.ts";

@@ -1,3 +1,4 @@
+// A built-in hook policy: denied and allowed commands and tools, decided without starting a process.
 import { z } from "zod";
 import type { HookCallback } from "../../worker/index.ts";
 import { HookPolicyError } from "./errors.ts";

@@ -1,3 +1,4 @@
+// The decision shapes of Claude Code's hook output: allow, deny, or no opinion.
 import type { HookOutput } from "../../protocol/index.ts";
 
 /**

@@ -1,3 +1,4 @@
+// Where tell_peer leaves messages and read_inbox takes them: in memory, or a store shared by several processes.
 import type { InboxMessage } from "./directory.ts";
 
 /**

@@ -1,3 +1,4 @@
+// The concurrency limit that rate limits lower and successes raise again, with its back-off.
 import { backoffDelay } from "./backoff.ts";
 import { requireDelay, requireLimit } from "./errors.ts";
 

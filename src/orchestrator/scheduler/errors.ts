@@ -1,3 +1,4 @@
+// The scheduler's errors: a job dropped by clear(), and an option out of range.
 import { CadreError } from "../../errors.ts";
 
 /** A waiting job was dropped by `Scheduler.clear()` before it started. */

@@ -1,3 +1,4 @@
+// The scheduler's surface: admission, the adaptive limit, back-off and retries.
 export { AbortError } from "../../errors.ts";
 export type { AdaptiveLimitOptions, RateLimitState } from "./adaptive-limit.ts";
 export { AdaptiveLimit } from "./adaptive-limit.ts";

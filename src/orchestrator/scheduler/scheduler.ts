@@ -1,3 +1,4 @@
+// The Scheduler: jobs run under a global and per-key concurrency limit, by priority, with rate-limit back-off.
 import PQueue from "p-queue";
 import { AbortError } from "../../errors.ts";
 import { EventHub, type Listener } from "../../util/event-hub.ts";

@@ -1,3 +1,4 @@
+// Appends the run's journal lines (summary.json's changes), one write each, fsynced in batches.
 import { closeSync, fdatasyncSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { JOURNAL_FILE, type JournalLine } from "./journal.ts";

@@ -1,3 +1,4 @@
+// A run's record: summary.json built from the run's results, written atomically, and the exit code it implies.
 import { closeSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { access, constants } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";

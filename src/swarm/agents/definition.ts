@@ -1,3 +1,4 @@
+// An agent as cadre uses it, inline in a swarm file or read from an agent file.
 import { z } from "zod";
 import { PERMISSION_MODES } from "../../worker/index.ts";
 import { controlKeys } from "../config/controls.ts";

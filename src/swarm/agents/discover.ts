@@ -1,3 +1,4 @@
+// Where agent files are found (agents/, .claude/agents, ~/.claude/agents, the shipped ones), earlier ones winning.
 import { readdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";

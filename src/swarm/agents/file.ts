@@ -1,3 +1,4 @@
+// Reading a Markdown agent file (Claude Code's subagent format): front matter and prompt.
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { z } from "zod";

@@ -1,3 +1,4 @@
+// Checks a config's when: and until: expressions against the tasks they read, before anything runs.
 import { TaskStatusSchema } from "../../orchestrator/index.ts";
 import { closest, didYouMean } from "../../util/did-you-mean.ts";
 import { type Literal, loadExpressions, type ResultRead } from "../expressions/index.ts";

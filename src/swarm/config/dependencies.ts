@@ -1,3 +1,4 @@
+// A task's dependencies: depends_on, and the {{results.<task>}} it reads, checked for unknown tasks and cycles.
 import { didYouMean } from "../../util/did-you-mean.ts";
 import type { ExpandedTask } from "./expand.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";

@@ -1,3 +1,4 @@
+// for_each made into tasks: a copy per item listed, or a map over a dependency's result made at run time.
 import { type ConfigIssue, formatPath, issue, type PathSegment } from "./issues.ts";
 import { DEFAULT_MAX_ITEMS, type ForEachItem, type TaskConfig } from "./schema.ts";
 import { substituteItem, usesItem } from "./template.ts";

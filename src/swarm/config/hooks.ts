@@ -1,3 +1,4 @@
+// The hooks section of a swarm file: per event, a matcher and exactly one action (policy, command or supervisor).
 import { z } from "zod";
 import { HookPolicySchema } from "../../orchestrator/index.ts";
 import { type HookEvent, HookEventSchema } from "../../protocol/index.ts";

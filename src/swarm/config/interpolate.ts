@@ -1,3 +1,4 @@
+// ${NAME} and ${NAME:-default} in a swarm file's strings, read from the environment.
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
 
 export type Env = Record<string, string | undefined>;

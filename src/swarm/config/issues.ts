@@ -1,3 +1,4 @@
+// One problem in a swarm config: its path, message and hint, and the error that lists them all.
 import { z } from "zod";
 import { CadreError } from "../../errors.ts";
 

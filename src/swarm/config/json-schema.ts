@@ -1,3 +1,4 @@
+// The JSON Schema of a swarm file for editors, generated from the zod schema.
 import { z } from "zod";
 import { SwarmConfigSchema } from "./schema.ts";
 

@@ -1,3 +1,4 @@
+// Loading a swarm file: parse, interpolate the environment, check the schema and the semantics, resolve.
 import { readFile } from "node:fs/promises";
 import { basename, dirname, extname, resolve } from "node:path";
 import { dataProblem, readYaml } from "../../util/yaml.ts";

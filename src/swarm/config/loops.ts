@@ -1,3 +1,4 @@
+// The loops of a swarm file: their tasks and until: condition checked, and the names of their rounds.
 import type { Expression } from "../expressions/index.ts";
 import { loadExpressions } from "../expressions/index.ts";
 import { checkField, type ReadTarget } from "./conditions.ts";

@@ -1,3 +1,4 @@
+// The edge between the swarm config (snake_case) and the orchestrator (camelCase): where one becomes the other.
 import type { AgentSpec, OrchestratorOptions, RoutedHook, TaskSpec } from "../../orchestrator/index.ts";
 import type { AgentDefinition as CliAgentDefinition } from "../../protocol/index.ts";
 import type { ExternalMcpServer, WorkerOptions } from "../../worker/index.ts";

@@ -1,3 +1,4 @@
+// A swarm's agents resolved: inline, from files or found by name, with their settings and subagents.
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { didYouMean } from "../../util/did-you-mean.ts";

@@ -1,3 +1,4 @@
+// A swarm config resolved for running: absolute paths, agents, tasks expanded, dependencies, loops and worktrees.
 import { stat } from "node:fs/promises";
 import { parseAgentScriptName, patternOf, type RehearsalScript } from "../../rehearsal/index.ts";
 import { didYouMean } from "../../util/did-you-mean.ts";

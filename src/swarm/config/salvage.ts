@@ -1,3 +1,4 @@
+// What can be kept of a config that failed the schema, so the semantic checks still report in the same pass.
 import type { z } from "zod";
 import { HookEventSchema } from "../../protocol/index.ts";
 import { type Hooks, SwarmHookMatcherSchema } from "./hooks.ts";

@@ -1,3 +1,4 @@
+// The zod schema of a swarm file as people write it: the one source of its types, its checks and its JSON Schema.
 import { z } from "zod";
 import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES } from "../../orchestrator/index.ts";
 import { RehearsalScriptSchema } from "../../rehearsal/index.ts";

@@ -1,3 +1,4 @@
+// The worker settings a swarm file may give on defaults, an agent or a task: MCP servers, permissions, env, worktree.
 import { z } from "zod";
 
 /**

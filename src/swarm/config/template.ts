@@ -1,3 +1,4 @@
+// The placeholders of a task: {{item}}, {{results.<task>}} with its fields, and {{previous.<task>}} in a loop.
 import type { ForEachItem } from "./schema.ts";
 
 /**

@@ -1,3 +1,4 @@
+// Where each task's git worktree comes from: its repository and base, checked when the config loads.
 import { findRepository, type RepositoryCheck } from "../git.ts";
 import type { ExpandedTask } from "./expand.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";

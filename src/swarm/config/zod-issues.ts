@@ -1,3 +1,4 @@
+// zod's issues turned into config issues a person can act on: did-you-mean keys, types said in plain words.
 import type { z } from "zod";
 import { didYouMean } from "../../util/did-you-mean.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";

@@ -1,3 +1,4 @@
+// Formatting for the run's views: colors for a stream, durations, costs and lines cut to fit.
 import pc from "picocolors";
 import type { RowStatus } from "../../../run/index.ts";
 import { printable } from "../../../util/one-line.ts";

@@ -1,3 +1,4 @@
+// `cadre run --json`: every event of the run as one NDJSON line.
 import { encodeLine } from "../../../protocol/index.ts";
 import type { RunEvent } from "../../../run/index.ts";
 import type { RunView, ViewStream } from "./view.ts";

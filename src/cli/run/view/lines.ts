@@ -1,3 +1,4 @@
+// The plain view of `cadre run` in CI or a pipe: one timestamped line per event worth a log line.
 import { budgetLabel, type TaskResult } from "../../../orchestrator/index.ts";
 import { activityOf, backgroundLine, planWindowLine, type RunEvent, type RunModel, resultLine, worktreeLine } from "../../../run/index.ts";
 import { oneLine, printable } from "../../../util/one-line.ts";

@@ -1,3 +1,4 @@
+// The live terminal view of `cadre run`: one row per task, redrawn in place.
 import { createLogUpdate } from "log-update";
 import { cacheReadShare } from "../../../orchestrator/index.ts";
 import { backgroundLine, planWindowLine, type RowStatus, type RunEvent, type RunModel, type RunRow } from "../../../run/index.ts";

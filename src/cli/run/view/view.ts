@@ -1,3 +1,4 @@
+// What a view of a run is: the interface the terminal, plain-line and JSON views implement.
 import type { RunEvent } from "../../../run/index.ts";
 
 /** How a run is shown. The command applies each event to the RunModel first, then hands it to the view. */
