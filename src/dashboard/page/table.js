@@ -37,9 +37,12 @@ export class TaskTable {
     return this.entries.filter((entry) => entry.row).map((entry) => entry.row);
   }
 
-  /** What the table lists now, in order: rows, and groups (folded, or open and followed by their rows). */
+  /**
+   * The rows and groups the table lists now, in order (a group folded, or open and followed by its rows): the
+   * timeline's lanes. A task's background tasks, listed under it, have no timing of their own and no lane.
+   */
   listedEntries() {
-    return this.entries;
+    return this.entries.filter((entry) => !entry.background);
   }
 
   render(snapshot) {
