@@ -10,6 +10,7 @@ import { DEFAULT_WAIT_S } from "./tools/common.ts";
 import { registerControlTools } from "./tools/control.ts";
 import { registerFileTools } from "./tools/files.ts";
 import { registerInspectTools } from "./tools/inspect.ts";
+import { registerProcessTools } from "./tools/process.ts";
 import { registerTurnTools } from "./tools/turns.ts";
 import { registerWorkflowTools } from "./tools/workflows.ts";
 import type { WorkflowRuns } from "./workflow-runs.ts";
@@ -48,6 +49,7 @@ export function createCadreServer(registry: SessionRegistry, owner: string, opti
   registerControlTools(server, context);
   registerBackgroundTools(server, context);
   registerFileTools(server, context);
+  registerProcessTools(server, context);
   if (options.workflows) registerWorkflowTools(server, context, options.workflows);
   registerResources(server, registry, owner);
   const stopLogging = forwardChildLog(server, registry, owner);

@@ -67,6 +67,7 @@ export const SessionInfoSchema = z.object({
   agent: z.string().optional(),
   status: z.enum(SESSION_STATUSES),
   turns: z.number(),
+  permission_mode: z.string().optional().describe("the child's permission mode in effect; set_permission_mode changes it"),
   cost_usd: z.number(),
   result: z.string().optional().describe("final text of the last finished turn"),
   error: z.string().optional().describe("why the last turn failed"),
@@ -114,6 +115,7 @@ export function sessionInfo(session: ManagedSession): SessionInfo {
     ...(session.agent !== undefined && { agent: session.agent }),
     status: session.status,
     turns: session.session.turns,
+    ...(session.session.permissionMode !== undefined && { permission_mode: session.session.permissionMode }),
     cost_usd: Math.round(costUsd * 1e6) / 1e6,
     ...(result && !result.isError && { result: clip(result.text, MAX_RESULT_CHARS, "; see get_transcript") }),
     ...(error && { error: error.message }),
@@ -143,7 +145,8 @@ function describePending(p: PendingPermissionInfo): string {
 /** A few lines a model can act on. */
 export function renderInfo(info: SessionInfo): string {
   const label = info.name === `task-${info.session_id}` ? `session ${info.session_id}` : `session ${info.session_id} (${info.name})`;
-  const lines = [`${label}: ${info.status}, ${info.turns} turn${info.turns === 1 ? "" : "s"}, $${info.cost_usd.toFixed(4)}`];
+  const mode = info.permission_mode === undefined ? "" : `, permission mode ${info.permission_mode}`;
+  const lines = [`${label}: ${info.status}, ${info.turns} turn${info.turns === 1 ? "" : "s"}${mode}, $${info.cost_usd.toFixed(4)}`];
   if (info.closed_reason) lines.push(`closed: ${info.closed_reason}`);
   if (info.error) lines.push(`error: ${info.error}`);
   if (info.pending_permissions) {

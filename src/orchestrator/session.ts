@@ -1,5 +1,5 @@
 // A long-lived session: one claude process kept between turns, its permission requests optionally parked for the caller.
-import type { CliMessage, GetTaskOutputResponse, RewindFilesResponse } from "../protocol/index.ts";
+import type { CliMessage, ContextUsage, GetTaskOutputResponse, PermissionMode, RewindFilesResponse, UsageResponse } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import {
   askUserQuestion,
@@ -91,6 +91,8 @@ export class Session {
   /** The id each finished turn's prompt was sent with, in order: where rewindFiles can go back to. */
   readonly #turnMessageIds: string[] = [];
   readonly #permissionRequests = new EventHub<PendingPermission>();
+  /** The mode set_permission_mode put in effect on the live process; a new process starts with the spec's again. */
+  #permissionModeSet: string | undefined;
   readonly #host: SessionHost;
 
   constructor(
@@ -220,6 +222,33 @@ export class Session {
     await this.#processFor("sending work to the background").backgroundForegroundTasks(toolUseId);
   }
 
+  /** The permission mode in effect: the last one set on the live process, else the one it started with. */
+  get permissionMode(): string | undefined {
+    return this.#permissionModeSet ?? this.#worker?.session?.permissionMode ?? this.spec.permissionMode;
+  }
+
+  /** Changes the live process's permission mode (`set_permission_mode`); resolves with the mode the CLI says is in effect. */
+  async setPermissionMode(mode: PermissionMode): Promise<string> {
+    const answer = await this.#processFor("changing the permission mode").setPermissionMode(mode);
+    this.#permissionModeSet = answer.mode ?? mode;
+    return this.#permissionModeSet;
+  }
+
+  /** The account's plan and rate limits, as the session's process knows them (`get_usage`). */
+  async usage(): Promise<UsageResponse> {
+    return this.#processFor("reading the plan usage").usage();
+  }
+
+  /** How full the session's context window is, by category (`get_context_usage`). */
+  async contextUsage(): Promise<ContextUsage> {
+    return this.#processFor("reading the context usage").contextUsage();
+  }
+
+  /** Sets the session's title in the CLI's transcript (`rename_session`). */
+  async rename(title: string): Promise<void> {
+    await this.#processFor("renaming the session").renameSession(title);
+  }
+
   #processFor(what: string): Worker {
     const worker = this.#worker;
     if (!worker || worker.state === "exited" || worker.state === "failed" || worker.state === "closing") throw new WorkerClosedError(what);
@@ -263,6 +292,7 @@ export class Session {
     if (alive) return this.#worker!;
     const worker = await this.#host.startWorker(this, this.#permissionHandler(), this.sessionId, signal);
     this.#worker = worker;
+    this.#permissionModeSet = undefined;
     this.#cost = new WorkerCost();
     worker.on((event) => {
       if (event.type !== "message") return;
