@@ -46,7 +46,15 @@ describe("the dashboard's first paint", () => {
     page.on("request", (request) => requests.push(new URL(request.url()).pathname));
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
+    // The rows the table has when the load event fires: a screenshot on load can come at once after it.
+    await page.addInitScript(() => {
+      const window = globalThis as any;
+      window.addEventListener("load", () => {
+        window.rowsAtLoad = [...window.document.querySelectorAll("#tasks tbody tr[data-key]")].map((tr: any) => tr.dataset.key);
+      });
+    });
     await page.goto(served.url);
+    expect(await page.evaluate(() => (globalThis as any).rowsAtLoad)).toEqual(["t:alpha", "t:beta", "t:gamma"]);
     // No waiting: what `load` shows is what a screenshot on load catches.
     expect(await tableKeys(page)).toEqual(["t:alpha", "t:beta", "t:gamma"]);
     expect(await page.locator("#run-title").textContent()).toBe("newer");
