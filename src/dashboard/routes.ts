@@ -3,7 +3,7 @@ import type http from "node:http";
 import { CadreError } from "../errors.ts";
 import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 import { readAsset } from "./assets.ts";
-import { AnswerRequestSchema, type DashboardSource, type RunFeed, toWire } from "./feed.ts";
+import { AnswerRequestSchema, type DashboardSource, type RunFeed, toWire, type WireSnapshot } from "./feed.ts";
 import { Coalesced, EventStreamResponse, lastEventId } from "./sse.ts";
 
 /**
@@ -14,6 +14,7 @@ import { Coalesced, EventStreamResponse, lastEventId } from "./sse.ts";
  *   GET  /                                      the page
  *   GET  /assets/<file>                         its scripts and styles
  *   GET  /api/runs                              the runs to choose from (JSON)
+ *   GET  /api/first-paint.js?run=<id>           the runs and a snapshot of the one shown, as a script (see below)
  *   GET  /api/runs/<id>/state                   the run's state: a snapshot, then the changes, coalesced (SSE)
  *   GET  /api/runs/<id>/conversation?row=<key>  a row's conversation, entry by entry (SSE)
  *   POST /api/runs/<id>/answer                  answers a permission request
@@ -22,6 +23,8 @@ import { Coalesced, EventStreamResponse, lastEventId } from "./sse.ts";
 /** Updates go out at most this often (four a second): a burst of events becomes one update. */
 const STATE_INTERVAL_MS = 250;
 const MAX_BODY_BYTES = 64 * 1024;
+/** The global the page registers before it loads the first-paint script; the script calls it with what it holds. */
+const FIRST_PAINT_CALLBACK = "cadreFirstPaint";
 
 /** What every response carries: no framing, no sniffing, no referrer, only the page's own scripts. */
 const SECURITY_HEADERS = {
@@ -55,8 +58,10 @@ export function dashboardHandler(source: DashboardSource): DashboardHandler {
       return void res.end(asset.body);
     }
     const api = /^\/api\/runs(?:\/([^/]+)\/(state|conversation|answer))?$/.exec(path);
-    if (!api) return refuse(res, 404, `no such page: ${path}`);
+    const firstPaint = path === "/api/first-paint.js";
+    if (!api && !firstPaint) return refuse(res, 404, `no such page: ${path}`);
     if (!authorized) return refuse(res, 401, "this dashboard needs its token: open the address cadre printed, with its #token=…");
+    if (!api) return req.method === "GET" ? sendFirstPaint(res, source, url.searchParams.get("run")) : refuse(res, 405, "GET only");
     const [, runId, what] = api;
     if (runId === undefined) return req.method === "GET" ? send(res, 200, { runs: await source.runs() }) : refuse(res, 405, "GET only");
     const feed = await source.run(runId);
@@ -66,6 +71,29 @@ export function dashboardHandler(source: DashboardSource): DashboardHandler {
     if (what === "state") return streamState(req, res, feed);
     return streamConversation(req, res, feed, url.searchParams.get("row") ?? "");
   };
+}
+
+/** The whole state of a run as it goes out: the first event of its state stream, and the first paint. */
+function wholeState(feed: RunFeed): WireSnapshot {
+  return toWire(feed.snapshot(Date.now()));
+}
+
+/**
+ * What the page shows first, as a classic script that hands it to the page's
+ * callback: the runs, the one shown (`run` if there is such a run, else the
+ * first) and its whole state. A script the page inserts while it loads holds
+ * back the page's load event until it has run, where an EventSource or a
+ * fetch would not: so a page (or a screenshot) that waits for `load` sees the
+ * run, not an empty table. The state stream follows with the same state and
+ * the changes; the token guards this as it guards the rest of /api/.
+ */
+async function sendFirstPaint(res: http.ServerResponse, source: DashboardSource, wanted: string | null): Promise<void> {
+  const runs = await source.runs();
+  const run = runs.find((listed) => listed.id === wanted) ?? runs[0];
+  const feed = run && (await source.run(run.id));
+  const held = { runs, runId: run?.id ?? null, state: feed ? wholeState(feed) : null };
+  res.writeHead(200, { ...SECURITY_HEADERS, "content-type": "text/javascript; charset=utf-8", "cache-control": "no-store" });
+  res.end(`${FIRST_PAINT_CALLBACK}(${JSON.stringify(held)});\n`);
 }
 
 /**
@@ -84,9 +112,9 @@ function streamState(req: http.IncomingMessage, res: http.ServerResponse, feed: 
       sent = { seq: patch.seq, rows: sent.rows };
       return;
     }
-    const snapshot = feed.snapshot(now);
-    stream.send("state", toWire(snapshot));
-    sent = { seq: snapshot.seq, rows: snapshot.rows.length };
+    const state = wholeState(feed);
+    stream.send("state", state);
+    sent = { seq: state.seq, rows: state.rows.length };
   };
   const coalesced = new Coalesced(update, STATE_INTERVAL_MS);
   stream.onClose(feed.onChange(() => coalesced.changed()));

@@ -45,13 +45,37 @@ function remember() {
   history.replaceState(null, "", `${location.pathname}?${query}`);
 }
 
+/**
+ * What the server holds, had before the page's `load`: a script inserted while
+ * the page loads holds back its load event until it has run (an EventSource or
+ * a fetch would not), so a page or a screenshot that waits for `load` shows
+ * the run. The script (see sendFirstPaint in routes.ts) calls the callback
+ * registered here with the runs, the run shown and its state; null when it
+ * cannot be had (a wrong token), and the page then asks as it otherwise would.
+ */
+function firstPaint() {
+  return new Promise((resolve) => {
+    /** @type {any} */ (globalThis).cadreFirstPaint = resolve;
+    const script = document.createElement("script");
+    const run = params.get("run");
+    script.src = api.streamUrl("/api/first-paint.js", run ? { run } : {});
+    // After a script that called back, resolving again does nothing.
+    script.addEventListener("load", () => resolve(null));
+    script.addEventListener("error", () => resolve(null));
+    document.head.append(script);
+  });
+}
+
 async function start() {
   if (!api.token) return notice("This dashboard needs its token: open the address cadre printed (it ends in #token=…).");
-  let runs;
-  try {
-    ({ runs } = await api.runs());
-  } catch (error) {
-    return notice(`Cannot list the runs: ${error.message}`);
+  const held = await firstPaint();
+  let runs = held?.runs;
+  if (!runs) {
+    try {
+      ({ runs } = await api.runs());
+    } catch (error) {
+      return notice(`Cannot list the runs: ${error.message}`);
+    }
   }
   if (runs.length === 0) return notice("No runs here yet.");
   const picker = $("run-picker");
@@ -63,26 +87,22 @@ async function start() {
     page.selected = null;
     follow(picker.value);
   });
-  const wanted = runs.find((run) => run.id === params.get("run")) ?? runs[0];
+  const wanted = runs.find((run) => run.id === (held?.runId ?? params.get("run"))) ?? runs[0];
   picker.value = wanted.id;
-  follow(wanted.id);
+  follow(wanted.id, held?.runId === wanted.id ? held.state : null);
 }
 
-function follow(runId) {
+/** Follows a run's state stream; `held`, its state had already, is shown before the stream's first snapshot replaces it. */
+function follow(runId, held = null) {
   page.stateSource?.close();
   page.runId = runId;
   page.shown = null;
   conversation.clear("Select a task to see its conversation.");
   remember();
+  if (held) showState(held);
   const source = new EventSource(api.streamUrl(`/api/runs/${encodeURIComponent(runId)}/state`));
   page.stateSource = source;
-  source.addEventListener("state", (event) => {
-    notice(null);
-    const snapshot = fromWire(JSON.parse(event.data));
-    snapshot.receivedAt = Date.now();
-    page.index = new Map(snapshot.rows.map((row, i) => [row.key, i]));
-    render(snapshot);
-  });
+  source.addEventListener("state", (event) => showState(JSON.parse(event.data)));
   // The run's figures with only the rows that changed: the others stay as they were.
   source.addEventListener("patch", (event) => {
     if (!page.snapshot) return;
@@ -98,6 +118,15 @@ function follow(runId) {
     if (page.snapshot?.live) notice("Lost the connection to cadre; trying again…");
     else if (!page.snapshot) notice("Cannot reach this run (is the token right?).");
   });
+}
+
+/** A whole snapshot, as the server sends it: it replaces what the page shows. */
+function showState(wire) {
+  notice(null);
+  const snapshot = fromWire(wire);
+  snapshot.receivedAt = Date.now();
+  page.index = new Map(snapshot.rows.map((row, i) => [row.key, i]));
+  render(snapshot);
 }
 
 /** Rows come as lists of values in the order of `columns` (see toWire in feed.ts): back to objects. */
