@@ -55,6 +55,7 @@ export const FAST = [
   "test/util/stable-key.test.ts",
   "test/worker/transport.test.ts",
   "test/worker/turn.test.ts",
+  "test/workflow/budget-usd.test.ts",
   "test/workflow/sandbox.test.ts",
 ];
 

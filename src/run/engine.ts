@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { redactUrl } from "../distributed/index.ts";
 import type { Scheduler } from "../orchestrator/index.ts";
 import {
+  type BudgetUse,
   DEFAULT_CONCURRENCY,
   Orchestrator,
   type OrchestratorEvent,
@@ -42,6 +43,8 @@ export interface RunEngine extends TaskRunner {
   divergences(): readonly Divergence[];
   /** The limits in force and the slots in use, for the dashboard; only an in-process run has them here. */
   readonly scheduler?: Pick<Scheduler, "rateLimit" | "running">;
+  /** What is left of the dollar budgets over work of `agent` (Orchestrator.budgetStatus); only an in-process run has it here. */
+  budgetStatus?(agent: string | undefined): BudgetUse[];
 }
 
 /** What the orchestrator and the coordinator both offer a run. */
@@ -152,6 +155,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
     },
     kill: () => orchestrator.kill(),
     scheduler: orchestrator.scheduler,
+    budgetStatus: (agent) => orchestrator.budgetStatus(agent),
     description: mode,
     warnings: () => rig?.server.warnings ?? [],
     divergences: () => rig?.server.divergences ?? [],

@@ -8,7 +8,7 @@
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { emptyUsage, type TaskResult } from "../orchestrator/index.ts";
+import { type BudgetUse, emptyUsage, type TaskResult } from "../orchestrator/index.ts";
 import type { RehearsalScripts } from "../rehearsal/index.ts";
 import { discoverAgents, newRunId, type ResolvedSwarmConfig, type ResolvedTask } from "../swarm/index.ts";
 import {
@@ -46,6 +46,8 @@ export interface WorkflowFileRunOptions {
   concurrency?: number;
   /** budget.total, in output tokens. */
   budgetTokens?: number;
+  /** The run's dollar budget (budget_usd): every agent of the script together; budget.usd.remaining() reads what is left. */
+  budgetUsd?: number;
   /** agent() calls per run (default 1,000). */
   maxAgents?: number;
   /** The sandbox's CPU-time and memory limits (default 30 s of the script's own computation, 256 MiB). */
@@ -184,7 +186,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
     {
       rehearse: options.rehearsal !== undefined,
       concurrency: options.concurrency,
-      budgetUsd: undefined,
+      budgetUsd: options.budgetUsd,
       redis: options.redis === undefined ? undefined : { url: options.redis, runId },
     },
     outDir,
@@ -236,7 +238,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
     sessions: engine.sessionRecords,
     runId,
     rehearsal: options.rehearsal !== undefined,
-    budgetUsd: undefined,
+    budgetUsd: options.budgetUsd,
     startedAt,
     finishedAt: Date.now(),
     attempt,
@@ -285,6 +287,11 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
     },
   };
 
+  /** The dollar budgets over a call: the orchestrator's; on Redis hosts, the run's against the run's spending as reported here. */
+  const budgetsUsd = (agentType: string | undefined): BudgetUse[] =>
+    engine.budgetStatus?.(agentType) ??
+    (options.budgetUsd === undefined ? [] : [{ scope: { kind: "run" }, limitUsd: options.budgetUsd, spentUsd: engine.totals.costUsd }]);
+
   const recordOf = (outcome: WorkflowOutcome | undefined, stop: RunStop | undefined): WorkflowSummary => {
     const base = buildSummary({ ...rowInput(), ...totalsInput(), stop });
     return {
@@ -308,6 +315,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
       ...(options.file !== undefined && { filename: options.file }),
       args: options.args,
       agents,
+      budgetsUsd,
       ...(options.budgetTokens !== undefined && { budgetTokens: options.budgetTokens }),
       ...(options.maxAgents !== undefined && { maxAgents: options.maxAgents }),
       ...(options.limits !== undefined && { limits: options.limits }),

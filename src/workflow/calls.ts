@@ -16,6 +16,8 @@ export const AgentOptionsSchema = z.looseObject({
   effort: z.enum(["low", "medium", "high", "xhigh", "max"]).optional(),
   isolation: z.literal("worktree").optional(),
   agentType: z.string().optional(),
+  /** cadre's option: this call's own dollar budget (its task's budget_usd), a hard limit. */
+  budgetUsd: z.number().positive().optional(),
 });
 export type AgentOptions = z.infer<typeof AgentOptionsSchema>;
 

@@ -1,7 +1,7 @@
 /**
  * The dialect's functions as the script sees them, written in JavaScript that
  * runs inside the sandbox: `agent`, `parallel`, `pipeline`, `phase`, `log`,
- * `budget`, `workflow`, `args`, over a few host calls that pass JSON text
+ * `budget` (and its `budget.usd`), `workflow`, `args`, over a few host calls that pass JSON text
  * only. It also takes the clock and randomness away (they would break a
  * resumed run's replay) and leaves the host calls unreachable to the script.
  */
@@ -79,6 +79,14 @@ export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
       total: budgetTotal,
       spent: () => host.spent(),
       remaining: () => (budgetTotal === null ? Infinity : Math.max(0, budgetTotal - host.spent())),
+      // cadre's dollars beside Claude Code's tokens: what the run's agents spent, and what is left of the budgets over a call.
+      usd: Object.freeze({
+        spent: () => host.spentUsd(),
+        remaining: (agentType) => {
+          if (agentType !== undefined && typeof agentType !== "string") throw new TypeError("budget.usd.remaining() takes an agent type: a string");
+          return host.remainingUsd(agentType);
+        },
+      }),
     }),
   );
   define("workflow", async (ref, childArgs) => {

@@ -4,7 +4,7 @@
  * or a distributed run's coordinator), replayed from an earlier record when
  * the run resumes. The run's events go to `onEvent` as they happen.
  */
-import type { TaskResult } from "../orchestrator/index.ts";
+import { BudgetExceededError, type BudgetUse, type TaskResult } from "../orchestrator/index.ts";
 import { type AgentCall, type AgentOptions, AgentOptionsSchema, CallReplay, type CallStatus, callKey, type RecordedCall } from "./calls.ts";
 import { checkWorkflowScript } from "./check.ts";
 import { WorkflowLimitError } from "./errors.ts";
@@ -47,6 +47,8 @@ export interface WorkflowOutcome {
   agentCount: number;
   /** Output tokens the run's agents spent (budget.spent()). */
   outputTokens: number;
+  /** Dollars the run's agents spent (budget.usd.spent()). */
+  costUsd: number;
 }
 
 export interface WorkflowRunOptions {
@@ -59,6 +61,12 @@ export interface WorkflowRunOptions {
   agents: WorkflowAgentRunner;
   /** budget.total in output tokens; none: budget.total is null and there is no ceiling. */
   budgetTokens?: number;
+  /**
+   * The dollar budgets over an agent call of this agent type (the run's, the
+   * agent's), with their use now: budget.usd.remaining() reads it, and agent()
+   * throws past one that is spent. None: no dollar budget applies.
+   */
+  budgetsUsd?: (agentType: string | undefined) => BudgetUse[];
   /** agent() calls per run, nested workflows' included (default 1,000). */
   maxAgents?: number;
   limits?: Partial<SandboxLimits>;
@@ -76,6 +84,17 @@ function budgetReached(total: number, spent: number): Error {
   return new Error(`the run's budget of ${total} output tokens is spent (${spent}); agent() runs no more agents`);
 }
 
+/** The error of the first spent budget of `uses`, if one is. */
+function spentBudget(uses: readonly BudgetUse[]): BudgetExceededError | undefined {
+  const spent = uses.find((use) => use.spentUsd >= use.limitUsd);
+  return spent && new BudgetExceededError(spent.spentUsd, spent.limitUsd, spent.scope);
+}
+
+/** What is left of the tightest budget of `uses` (Infinity when there is none). */
+function remainingOf(uses: readonly BudgetUse[]): number {
+  return Math.max(0, Math.min(Infinity, ...uses.map((use) => use.limitUsd - use.spentUsd)));
+}
+
 /** agent()'s schema must be an object schema whose required fields are among its properties. */
 function schemaProblem(schema: Record<string, unknown>): string | undefined {
   const properties = schema.properties;
@@ -91,6 +110,8 @@ function schemaProblem(schema: Record<string, unknown>): string | undefined {
 
 /** The value agent() gives the script for a task's result; throws what agent() throws. */
 function agentValue(result: TaskResult, options: AgentOptions): unknown {
+  // A budget stopped it, or kept it from starting: the script hears which (as past the token budget).
+  if (result.error?.code === "BUDGET_EXCEEDED") throw Object.assign(new Error(result.error.message), { code: result.error.code });
   if (result.status !== "succeeded") return null;
   if (options.schema === undefined) return result.text;
   if (result.structuredOutput === undefined) throw new Error("agent(): the agent ended without a structured output matching opts.schema");
@@ -109,6 +130,8 @@ export async function runWorkflowScript(options: WorkflowRunOptions): Promise<Wo
   const logs: string[] = [];
   let calls = 0;
   let spent = 0;
+  let spentUsd = 0;
+  const budgetsUsd = options.budgetsUsd ?? (() => []);
   emit({ type: "workflow_started", meta: checked.meta });
   const sandbox = await WorkflowSandbox.open(options.limits);
   const onAbort = () => sandbox.close();
@@ -128,6 +151,8 @@ export async function runWorkflowScript(options: WorkflowRunOptions): Promise<Wo
       throw new WorkflowLimitError("agents", `agent(): this run has started its ${maxAgents} agents, the most it may (raise it with --max-agents)`);
     }
     if (budgetTotal !== null && spent >= budgetTotal) throw budgetReached(budgetTotal, spent);
+    const overspent = spentBudget(budgetsUsd(agentOptions.agentType));
+    if (overspent) throw overspent;
     const index = calls++;
     const call: AgentCall = {
       index,
@@ -154,6 +179,7 @@ export async function runWorkflowScript(options: WorkflowRunOptions): Promise<Wo
       throw error;
     }
     spent += result.usage.outputTokens;
+    spentUsd += result.costUsd;
     let value: unknown;
     try {
       value = agentValue(result, agentOptions);
@@ -183,6 +209,8 @@ export async function runWorkflowScript(options: WorkflowRunOptions): Promise<Wo
       emit({ type: "workflow_phase", title, workflow: scope.workflow });
     },
     spent: () => spent,
+    spentUsd: () => spentUsd,
+    remainingUsd: (agentType) => remainingOf(budgetsUsd(agentType)),
   });
 
   let outcome: WorkflowOutcome;
@@ -195,12 +223,12 @@ export async function runWorkflowScript(options: WorkflowRunOptions): Promise<Wo
       nested: false,
       host: hostFor({ phase: undefined, workflow: undefined }, false),
     });
-    outcome = { ok: true, result, logs, agentCount: calls, outputTokens: spent };
+    outcome = { ok: true, result, logs, agentCount: calls, outputTokens: spent, costUsd: spentUsd };
   } catch (error) {
     const stopped = options.signal?.aborted;
     const code = stopped ? "ABORTED" : ((error as { code?: string }).code ?? "WORKFLOW_SCRIPT_FAILED");
     const message = stopped ? "the workflow run was stopped" : (error as Error).message;
-    outcome = { ok: false, error: { code, message }, logs, agentCount: calls, outputTokens: spent };
+    outcome = { ok: false, error: { code, message }, logs, agentCount: calls, outputTokens: spent, costUsd: spentUsd };
   } finally {
     signal.removeEventListener("abort", onAbort);
     // Agents still running (a script that returned without awaiting them, or one stopped by a limit) end with it.

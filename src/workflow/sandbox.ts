@@ -25,6 +25,10 @@ export interface SandboxHost {
   phase(title: string): void;
   /** Output tokens spent so far (budget.spent()). */
   spent(): number;
+  /** Dollars the run's agents spent so far (budget.usd.spent()). */
+  spentUsd(): number;
+  /** What is left of the tightest dollar budget over an agent call of this agent type (budget.usd.remaining()); Infinity when none has a limit. */
+  remainingUsd(agentType: string | undefined): number;
 }
 
 export interface SandboxLimits {
@@ -201,6 +205,8 @@ export class WorkflowSandbox {
     sync("log", (message) => script.host.log(String(message)));
     sync("phase", (title) => script.host.phase(String(title)));
     sync("spent", () => script.host.spent());
+    sync("spentUsd", () => script.host.spentUsd());
+    sync("remainingUsd", (agentType) => script.host.remainingUsd(typeof agentType === "string" ? agentType : undefined));
     sync("done", (text) => run.resolve(decode(text)));
     sync("fail", (message) => run.reject(new WorkflowScriptFailedError(String(message))));
 

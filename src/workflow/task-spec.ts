@@ -20,6 +20,8 @@ export function taskSpecForCall(call: AgentCall, name: string, prompt: string, s
     ...(call.options.agentType !== undefined && { agent: call.options.agentType }),
     ...(call.options.model !== undefined && { model: call.options.model }),
     ...(Object.keys(worker).length > 0 && { worker }),
+    // The call's own budget is its task's: counted under the row's name, so each call has one of its own.
+    ...(call.options.budgetUsd !== undefined && { budgetUsd: call.options.budgetUsd, budgetName: name }),
     signal,
   };
 }

@@ -19,7 +19,7 @@ import { runDirName } from "./options.ts";
 import { RUNS_DIR } from "./prepare.ts";
 
 export const WORKFLOW_USAGE =
-  "usage: cadre run <script.js> | --workflow NAME [--args JSON|@file.json] [--budget TOKENS] [--max-agents N] [--concurrency N] [--out DIR | --resume [RUN-DIR]] [--rehearse] [--json] [--redis URL]";
+  "usage: cadre run <script.js> | --workflow NAME [--args JSON|@file.json] [--budget TOKENS] [--budget-usd USD] [--max-agents N] [--concurrency N] [--out DIR | --resume [RUN-DIR]] [--rehearse] [--json] [--redis URL]";
 
 export const WORKFLOW_HELP = `${WORKFLOW_USAGE}
 
@@ -31,6 +31,8 @@ Options:
   --workflow NAME      run the saved workflow .claude/workflows/NAME.js (the project's, else ~/.claude's)
   --args JSON|@FILE    the script's \`args\`, as JSON text or from a JSON file
   --budget TOKENS      budget.total, in output tokens (500k, 2m or a number): agent() throws once spent
+  --budget-usd USD     the run's dollar budget (budget_usd): budget.usd.remaining() says what is left, and
+                       agent() throws once it is spent (with --rehearse: of the simulated costs)
   --max-agents N       agent() calls per run, nested workflows' included (default 1000)
   -c, --concurrency N  workers running at once (default 4)
   -o, --out DIR        where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
@@ -61,6 +63,13 @@ function tokens(value: string | undefined): number | undefined {
   const match = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(value.trim());
   if (match === null) throw new CadreError("USAGE", `--budget wants a number of output tokens such as 500k or 2m, got "${value}"`);
   return Math.round(Number(match[1]) * ({ k: 1_000, m: 1_000_000 }[match[2]!.toLowerCase() as "k" | "m"] ?? 1));
+}
+
+/** A positive number of dollars ("2", "0.5", "$2"). */
+function dollars(value: string | undefined): number | undefined {
+  const usd = numberFlag("budget-usd", value?.trim().replace(/^\$/, ""));
+  if (usd === 0) throw new CadreError("USAGE", `--budget-usd wants a number of dollars above 0, got "${value}"`);
+  return usd;
 }
 
 async function argsOf(value: string | undefined): Promise<unknown> {
@@ -146,6 +155,7 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
         workflow: { type: "string" },
         args: { type: "string" },
         budget: { type: "string" },
+        "budget-usd": { type: "string" },
         "max-agents": { type: "string" },
         concurrency: { type: "string", short: "c" },
         out: { type: "string", short: "o" },
@@ -183,6 +193,7 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
     return {
       args: await argsOf(values.args as string | undefined),
       budgetTokens: tokens(values.budget as string | undefined),
+      budgetUsd: dollars(values["budget-usd"] as string | undefined),
       maxAgents: numberFlag("max-agents", values["max-agents"] as string | undefined, { integer: true, min: 1 }),
       concurrency: numberFlag("concurrency", values.concurrency as string | undefined, { integer: true, min: 1 }),
     };
