@@ -50,7 +50,7 @@ describe("cadre validate", () => {
     const missing = await cadre(["validate", "nope.yaml"]);
     expect([missing.exitCode, missing.stderr]).toEqual([2, `cadre validate: no such file: ${join(repo, "nope.yaml")}`]);
     const none = await cadre(["validate"]);
-    expect([none.exitCode, none.stderr]).toEqual([2, "cadre validate: no config file given; usage: cadre validate <config.(yaml|json)>"]);
+    expect([none.exitCode, none.stderr]).toEqual([2, "cadre validate: no config file given; usage: cadre validate <config.(yaml|json) | script.js>"]);
   });
 });
 

@@ -28,7 +28,19 @@ async function fingerprint(): Promise<string> {
   return hash.digest("hex");
 }
 
-export default async function build(): Promise<void> {
+/**
+ * The e2e and slow tiers each name this globalSetup, and vitest may start one tier's tests while the
+ * other's setup still runs: a second build then rewrites dist/ under running tests (seen in CI as a
+ * missing chunk). Both setups run in vitest's main process, so they share one build through globalThis.
+ */
+const shared = globalThis as { cadreBuild?: Promise<void> };
+
+export default function build(): Promise<void> {
+  shared.cadreBuild ??= buildIfStale();
+  return shared.cadreBuild;
+}
+
+async function buildIfStale(): Promise<void> {
   const inputs = await fingerprint();
   const built = await readFile(STAMP, "utf8").catch(() => "");
   const output = await stat(join(REPO, "dist", "cli", "main.js")).catch(() => undefined);
