@@ -4,7 +4,8 @@
 // the ~600 files of zod, ajv, execa, yaml and the MCP SDK one by one took longer than
 // the command itself; a few large files load about twice as fast. The library (dist/index.js)
 // is tsc's file-per-module output with its dependencies left to the user's install.
-import { cpSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, renameSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { defineConfig } from "rolldown";
 
 export default defineConfig({
@@ -21,8 +22,16 @@ export default defineConfig({
       // The dashboard's page is served as plain files, not bundled: copied beside the bundle, where
       // src/dashboard/assets.ts finds it in the package (src/ is not shipped).
       name: "dashboard-page",
+      // Each file is copied beside its place and renamed over it: a dashboard serving the old page
+      // meanwhile never finds a file missing or half written.
       writeBundle() {
-        cpSync("src/dashboard/page", "dist/cli/page", { recursive: true });
+        for (const name of readdirSync("src/dashboard/page", { recursive: true, withFileTypes: true })) {
+          if (!name.isFile()) continue;
+          const to = join("dist/cli/page", join(name.parentPath, name.name).slice("src/dashboard/page/".length));
+          mkdirSync(dirname(to), { recursive: true });
+          copyFileSync(join(name.parentPath, name.name), `${to}.part`);
+          renameSync(`${to}.part`, to);
+        }
       },
     },
   ],
@@ -36,6 +45,8 @@ export default defineConfig({
     sourcemapExcludeSources: true,
     entryFileNames: "[name].js",
     chunkFileNames: "chunks/[name]-[hash].js",
-    cleanDir: true,
+    // Not emptied first: a running cadre loads its commands' chunks lazily, and a rebuild (a test run
+    // beside an edit, `npm run build` in another terminal) would leave it a moment with no chunks at all.
+    // scripts/build-cli.mjs removes what the new build no longer writes instead.
   },
 });

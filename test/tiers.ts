@@ -63,6 +63,7 @@ export const FAST = [
 export const SLOW = [
   "test/swarm/hook-limits.test.ts",
   "test/packaging/package.test.ts",
+  "test/packaging/rebuild.test.ts",
   "test/reliability/redis-chaos.test.ts",
   "test/reliability/run-signals.test.ts",
   "test/reliability/mcp-signals.test.ts",
