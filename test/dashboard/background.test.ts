@@ -46,7 +46,7 @@ describe("a task's background work, seen while it runs and kept in the record", 
     await workflow.waitFor({ timeout: 60_000 });
     for (const label of ["agent-1", "agent-2", "agent-3"]) await page.locator("tbody tr.background", { hasText: label }).waitFor({ timeout: 30_000 });
     const order = await page.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-key") ?? tr.textContent?.trim() ?? ""));
-    const at = order.findIndex((entry) => entry === "t:wf");
+    const at = order.indexOf("t:wf");
     expect(order[at + 1]).toMatch(/workflow: three agents/);
     expect(order.slice(at + 2, at + 5).map((entry) => /agent-\d/.exec(entry)?.[0])).toEqual(["agent-1", "agent-2", "agent-3"]);
     expect(await page.locator('tr[data-key="t:wf"]').getAttribute("data-status")).toBe("running");
