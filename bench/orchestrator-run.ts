@@ -13,10 +13,11 @@
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { query } from "@anthropic-ai/claude-agent-sdk";
 import { Orchestrator } from "../src/orchestrator/index.ts";
 import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
+import { locateClaude } from "../src/worker/index.ts";
 import { claudeChildrenReaped, peakRssMb, reapedChildrenCpuMs } from "./proc.ts";
 
 export const SIDES = ["cadre", "cadre-nopeer", "cadre-reuse", "sdk"] as const;
@@ -37,7 +38,8 @@ export interface RunReport {
   failures: string[];
 }
 
-export const CLAUDE_BIN = resolve(import.meta.dirname, "../node_modules/.bin/claude");
+/** The claude cadre finds, the pinned one in a clone: both sides run it. */
+const CLAUDE_BIN = locateClaude();
 /** At most `limit` calls of `fn` at once. */
 async function limited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;

@@ -4,22 +4,22 @@
  * print with.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import type { RehearsalServer } from "../src/rehearsal/server.ts";
+import { locateClaude } from "../src/worker/index.ts";
 import type { RunReport, Side } from "./orchestrator-run.ts";
 
 /** The script every benchmark task plays: one text reply naming the prompt. */
 export const SCRIPT = "bench";
 export const SCRIPTS = { [SCRIPT]: [{ text: "done {{prompt}}" }] };
 const RUNNER = resolve(import.meta.dirname, "orchestrator-run.ts");
-export const CLAUDE_BIN = resolve(import.meta.dirname, "../node_modules/.bin/claude");
-export const CLAUDE_VERSION = (
-  JSON.parse(readFileSync(resolve(import.meta.dirname, "../node_modules/@anthropic-ai/claude-code/package.json"), "utf8")) as { version: string }
-).version;
+/** The claude cadre finds, the pinned one in a clone: both sides run it. */
+export const CLAUDE_BIN = locateClaude();
+/** What the claude both sides run says it is (`2.1.332 (Claude Code)` → `2.1.332`). */
+export const CLAUDE_VERSION = execFileSync(CLAUDE_BIN, ["--version"], { encoding: "utf8" }).trim().split(" ")[0];
 
 const run = promisify(execFile);
 

@@ -16,6 +16,7 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
 import { type RehearsalServer, startRehearsalServer } from "../src/rehearsal/server.ts";
+import { claudeOnPath } from "./support/claude.ts";
 import { repo } from "./support/cli.ts";
 
 /** How each language runs: the file's extension and the command, or undefined for languages that are not run. */
@@ -96,8 +97,10 @@ async function envFor(document: string): Promise<Record<string, string>> {
   if (home === undefined) {
     home = await mkdtemp(join(tmpdir(), "cadre-doc-blocks-"));
     homes.set(document, home);
+    await claudeOnPath(join(home, "bin"));
   }
-  return { ...offlineClaudeEnv({ baseUrl: server.url, home }), PATH: `${join(repo, "node_modules", ".bin")}:${process.env.PATH ?? ""}` };
+  const path = [join(home, "bin"), join(repo, "node_modules", ".bin"), process.env.PATH ?? ""];
+  return { ...offlineClaudeEnv({ baseUrl: server.url, home }), PATH: path.join(":") };
 }
 
 describe("the code blocks of the README and docs/", () => {

@@ -53,6 +53,7 @@ export const FAST = [
   "test/swarm/session-keys.test.ts",
   "test/util/event-hub.test.ts",
   "test/util/stable-key.test.ts",
+  "test/worker/locate-cli.test.ts",
   "test/worker/transport.test.ts",
   "test/worker/turn.test.ts",
   "test/workflow/budget-usd.test.ts",

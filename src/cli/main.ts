@@ -43,8 +43,8 @@ Options:
 Environment:
   ANTHROPIC_API_KEY    the API key workers use when you are not logged in (claude auth login)
   ANTHROPIC_BASE_URL   another API endpoint (a proxy, a gateway); cadre doctor checks it
-  CADRE_CLAUDE_BIN     the claude executable to run (default: @anthropic-ai/claude-code when it is
-                       installed beside cadre, then claude on PATH)
+  CADRE_CLAUDE_BIN     the claude executable to run (default: @anthropic-ai/claude-code, or the
+                       Agent SDK's CLI, installed beside cadre; then claude on PATH)
   CADRE_UI_TOKEN       the dashboard's token for cadre run --ui and cadre ui (as --token)
   CADRE_MCP_TOKEN      the bearer token of cadre mcp --http (as --token)
   CADRE_OTEL_CONTENT=1 put prompts and tool inputs in OpenTelemetry spans (as --otel-content)

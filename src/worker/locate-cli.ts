@@ -1,4 +1,4 @@
-// Where the claude executable is: CADRE_CLAUDE_BIN, the pinned package beside cadre, then PATH.
+// Where the claude executable is: CADRE_CLAUDE_BIN, the pinned CLI's package beside cadre, then PATH.
 import { accessSync, constants, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { delimiter, dirname, join } from "node:path";
@@ -30,9 +30,12 @@ function packageDir(name: string): string | undefined {
 }
 
 /**
- * The native binaries of the pinned @anthropic-ai/claude-code dependency: the
- * wrapper's bin (linked by its postinstall) and, in case install scripts were
- * skipped, the platform package that carries the binary itself.
+ * The native binaries of the pinned CLI: the @anthropic-ai/claude-code wrapper's
+ * bin (linked by its postinstall); in case install scripts were skipped, its
+ * platform package that carries the binary itself; then the platform package of
+ * @anthropic-ai/claude-agent-sdk, which carries the CLI of the SDK's version
+ * (0.3.332's is claude 2.1.332, byte for byte). A clone gets the CLI that way:
+ * claude-code declares Node 22+, and npm warns EBADENGINE for it on Node 20.
  */
 function pinnedCandidates(): string[] {
   const candidates: string[] = [];
@@ -40,9 +43,11 @@ function pinnedCandidates(): string[] {
   if (wrapper) candidates.push(join(wrapper, "bin", "claude.exe"));
   const platform = `${process.platform}-${process.arch}`;
   const binary = process.platform === "win32" ? "claude.exe" : "claude";
-  for (const suffix of ["", "-musl"]) {
-    const dir = packageDir(`@anthropic-ai/claude-code-${platform}${suffix}`);
-    if (dir) candidates.push(join(dir, binary));
+  for (const carrier of ["@anthropic-ai/claude-code", "@anthropic-ai/claude-agent-sdk"]) {
+    for (const suffix of ["", "-musl"]) {
+      const dir = packageDir(`${carrier}-${platform}${suffix}`);
+      if (dir) candidates.push(join(dir, binary));
+    }
   }
   return candidates;
 }
@@ -62,7 +67,8 @@ let defaultClaude: string | undefined;
  * Finds the claude executable: an explicit path, then CADRE_CLAUDE_BIN, then
  * the pinned @anthropic-ai/claude-code when it is installed (an optional peer
  * dependency: whoever installed it asked for the version cadre is tested
- * with), then `claude` on PATH.
+ * with) or the CLI of an installed Agent SDK (a clone's devDependency), then
+ * `claude` on PATH.
  */
 export function locateClaude(explicitPath?: string): string {
   const fromEnv = process.env.CADRE_CLAUDE_BIN;

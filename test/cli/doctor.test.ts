@@ -5,6 +5,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it, onTestFinished } from "vitest";
+import manifest from "../../package.json" with { type: "json" };
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import { bin, repo } from "../support/cli.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
@@ -38,7 +39,9 @@ describe("cadre doctor", () => {
     expect(lines.length).toBeLessThanOrEqual(10);
     expect(lines.every((text) => text.length <= 200)).toBe(true);
     expect(line(result.stdout, "node")).toMatch(/^✓ node +Node\.js \d+\.\d+\.\d+ \(cadre needs >=\d+/);
-    expect(line(result.stdout, "claude")).toMatch(/^✓ claude +\d+\.\d+\.\d+ at .*claude/);
+    // The claude a clone brings (inside the Agent SDK) is the version of the claude-code peer cadre pins.
+    const pinned = manifest.peerDependencies["@anthropic-ai/claude-code"].replaceAll(".", "\\.");
+    expect(line(result.stdout, "claude")).toMatch(new RegExp(`^✓ claude +${pinned} at .*claude(\\.exe)? \\(the version cadre is tested with\\)$`));
     expect(line(result.stdout, "login")).toBe(
       "✗ login   not logged in, and no ANTHROPIC_API_KEY; run claude auth login, or set ANTHROPIC_API_KEY (--rehearse needs neither)",
     );

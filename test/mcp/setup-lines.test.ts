@@ -1,18 +1,18 @@
 // The setup line `cadre mcp --help` shows works as printed: the real `claude mcp add` with a HOME of its own,
 // then `claude mcp list` says Connected, from outside the clone too. Without --scope user, only where it was added.
 import { mkdir } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import process from "node:process";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { CLAUDE_BIN } from "../support/claude.ts";
+import { claudeOnPath } from "../support/claude.ts";
 import { bin, repo } from "../support/cli.ts";
 import { tempHome } from "../support/rehearsal.ts";
 
 /** A shell a person types in: only PATH (with claude on it) and a HOME of its own. */
 async function shell() {
   const home = await tempHome("cadre-mcp-setup-");
-  const env = { PATH: `${dirname(CLAUDE_BIN)}:${process.env.PATH ?? ""}`, HOME: home };
+  const env = { PATH: `${await claudeOnPath(join(home, "bin"))}:${process.env.PATH ?? ""}`, HOME: home };
   const at = async (name: string) => {
     const dir = join(home, name);
     await mkdir(dir, { recursive: true });

@@ -2,13 +2,13 @@
 // without the optional peers), then used the ways a user would: imported and required by plain Node,
 // type-checked by TypeScript under each module resolution, run as `npx cadre`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { cp, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { delimiter, dirname, join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SummarySchema } from "../../src/run/record/schema.ts";
-import { CLAUDE_BIN } from "../support/claude.ts";
+import { claudeOnPath } from "../support/claude.ts";
 import { type InstalledCadre, installPackedCadre, REPO } from "../support/installed-package.ts";
 
 // npm install and tsc (which checks dependencies' .d.ts too) are slow on a loaded machine.
@@ -45,9 +45,7 @@ beforeAll(async () => {
   const path = (env.PATH ?? "").split(delimiter).filter((dir) => !existsSync(join(dir, "claude")));
   userEnv = { ...env, PATH: path.join(delimiter), HOME: join(installed.dir, "home") };
   await mkdir(join(installed.dir, "home"));
-  claudeDir = join(installed.dir, "claude-bin");
-  await mkdir(claudeDir);
-  await symlink(CLAUDE_BIN, join(claudeDir, "claude"));
+  claudeDir = await claudeOnPath(join(installed.dir, "claude-bin"));
   // A user copies an example into the project: its agents are named, and found in cadre's package.
   await cp(join(installed.packageDir, "examples"), join(installed.dir, "examples"), { recursive: true });
 }, INSTALL_TIMEOUT_MS);

@@ -1,9 +1,13 @@
 // A fresh `npm install` of a clone prints no warning on the oldest Node cadre supports: every locked package
-// admits that Node (no EBADENGINE), and every install script is decided in allowScripts (allowed, or denied with false).
-import { readFile } from "node:fs/promises";
+// admits that Node (no EBADENGINE; npm's own dry run agrees on this one), and every install script is decided in
+// allowScripts (allowed, or denied with false).
+import { copyFile, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import process from "node:process";
+import { execa } from "execa";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { REPO } from "../support/installed-package.ts";
 
 // npm's own range reading (semver, which npm uses), from the lock's tree.
@@ -29,11 +33,6 @@ const lock = JSON.parse(await readFile(join(REPO, "package-lock.json"), "utf8"))
 const oldestNode = semver.minVersion(manifest.engines.node).version;
 /** A package's name from its place in the lock (the last node_modules/ segment). */
 const nameOf = (path: string) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
-/**
- * Pinned for a reason this test cannot fix: the claude CLI cadre is tested with (2.1.332) declares Node >= 22,
- * while it is a native executable that runs the same on any Node. npm warns EBADENGINE for it on Node 20.
- */
-const KNOWN_ENGINE_WARNINGS = ["@anthropic-ai/claude-code"];
 
 describe("a fresh npm install", () => {
   it(`installs nothing that refuses Node ${oldestNode}, the oldest package.json's engines allows (npm's EBADENGINE)`, () => {
@@ -41,9 +40,21 @@ describe("a fresh npm install", () => {
       .filter(([path, entry]) => path !== "" && entry.engines?.node !== undefined)
       // Another platform's optional build is not installed here, and npm does not check it.
       .filter(([, entry]) => !(entry.optional && (entry.os || entry.cpu)))
-      .filter(([path, entry]) => !semver.satisfies(oldestNode, entry.engines!.node!) && !KNOWN_ENGINE_WARNINGS.includes(nameOf(path)))
+      .filter(([, entry]) => !semver.satisfies(oldestNode, entry.engines!.node!))
       .map(([path, entry]) => `${path}@${entry.version} wants node ${entry.engines!.node}`);
     expect(refusing, "override the package to a version that supports it (package.json overrides), or change its parent").toEqual([]);
+  });
+
+  it(`is resolved by npm itself without a warning on this Node (${process.version}): npm ci --dry-run of the lock`, async () => {
+    // A copy of the manifest and the lock alone: the dry run reads no cache and asks no registry.
+    const dir = await mkdtemp(join(tmpdir(), "cadre-quiet-install-"));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    await Promise.all(["package.json", "package-lock.json"].map((file) => copyFile(join(REPO, file), join(dir, file))));
+    // --loglevel=warn: an npm_config_loglevel inherited from `npm test --silent` would hide what this looks for.
+    const flags = ["--dry-run", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=warn"];
+    const run = await execa("npm", ["ci", ...flags], { cwd: dir, all: true, reject: false });
+    expect(run.exitCode, run.all).toBe(0);
+    expect(run.all.split("\n").filter((line) => /^npm (warn|error)/i.test(line))).toEqual([]);
   });
 
   it("has every package with an install script decided in allowScripts (npm warns of any it does not cover)", () => {

@@ -1,14 +1,15 @@
-import { mkdir } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { mkdir, symlink } from "node:fs/promises";
+import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { onTestFinished } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
+import { locateClaude } from "../../src/worker/locate-cli.ts";
 import { STREAM_JSON_ARGS } from "../../src/worker/options.ts";
 import { isAlive } from "./processes.ts";
 import { tempHome } from "./rehearsal.ts";
 
 /**
- * Starts the real claude CLI (node_modules/.bin/claude) in stream-json mode
+ * Starts the real claude CLI (CLAUDE_BIN) in stream-json mode
  * against a rehearsal server, with its own temp HOME and working directory.
  * Every process is ended after the test, and the test fails if one survives.
  *
@@ -16,7 +17,21 @@ import { tempHome } from "./rehearsal.ts";
  * src/protocol, so protocol bugs cannot hide behind the rig.
  */
 
-export const CLAUDE_BIN = resolve(import.meta.dirname, "../../node_modules/.bin/claude");
+/**
+ * The claude the tests drive: the one cadre itself finds. In a clone that is the pinned CLI the
+ * Agent SDK devDependency carries (its platform package's binary); CADRE_CLAUDE_BIN overrides it.
+ */
+export const CLAUDE_BIN = locateClaude();
+
+/**
+ * Makes `dir` hold a `claude` (a link to CLAUDE_BIN) and returns it, for PATH: where a test runs
+ * `claude` as a person types it. A clone has no node_modules/.bin/claude (see docs/contributing.md).
+ */
+export async function claudeOnPath(dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  await symlink(CLAUDE_BIN, join(dir, "claude"));
+  return dir;
+}
 
 export { STREAM_JSON_ARGS };
 

@@ -90,7 +90,7 @@ export function consumerProject(manifest: Manifest, lock: Lock, tarball: string,
     ...closure(lock.packages, [...Object.keys(manifest.dependencies), ...extras]),
   };
   return {
-    // The user's project allows the pinned claude package's install script, as cadre's own does.
+    // The user's project decides the install scripts as cadre's own does (npm warns of any left undecided).
     manifest: { name: "cadre-consumer", private: true, type: "module", allowScripts: manifest.allowScripts, dependencies },
     lock: { name: "cadre-consumer", lockfileVersion: 3, requires: true, packages },
   };
