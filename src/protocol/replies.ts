@@ -78,7 +78,6 @@ export function seen(text: string): Seen {
   const normalized = text.replace(SYSTEM_REMINDER, "").replace(VOLATILE, '"$1$2":…').trim();
   return {
     digest: createHash("sha256").update(normalized).digest("hex").slice(0, 16),
-    excerpt:
-      normalized.length > EXCERPT_CHARS ? `${normalized.slice(0, EXCERPT_END_CHARS)}…${normalized.slice(-EXCERPT_END_CHARS)}` : normalized,
+    excerpt: normalized.length > EXCERPT_CHARS ? `${normalized.slice(0, EXCERPT_END_CHARS)}…${normalized.slice(-EXCERPT_END_CHARS)}` : normalized,
   };
 }

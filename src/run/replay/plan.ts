@@ -173,9 +173,7 @@ export async function planWorkflowReplay(runDir: string, options: WorkflowReplay
   const workflow = parsed.success ? parsed.data : undefined;
   const cwd = resolve(options.cwd ?? process.cwd());
   if (workflow?.cwd) await refuseOriginalTree(workflow.cwd, cwd, options.inPlace, "run the replay from a checkout of the project");
-  const spent = new Map(
-    (summary?.tasks ?? []).map((row) => [row.name, { costUsd: row.cost_usd, outputTokens: row.usage.output_tokens }] as const),
-  );
+  const spent = new Map((summary?.tasks ?? []).map((row) => [row.name, { costUsd: row.cost_usd, outputTokens: row.usage.output_tokens }] as const));
   return {
     of,
     source,
