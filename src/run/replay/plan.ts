@@ -91,7 +91,10 @@ export async function planReplay(runDir: string, options: ReplayPlanOptions = {}
   const recordedConfig = summary?.config;
   const config = options.config ? resolve(options.config) : recordedConfig;
   if (config === undefined || config === "") {
-    throw new ReplayError("REPLAY_NO_RECORD", `${of.dir} has no ${SUMMARY_FILE} that names its swarm file: give the swarm file (or the workflow script) to replay`);
+    throw new ReplayError(
+      "REPLAY_NO_RECORD",
+      `${of.dir} has no ${SUMMARY_FILE} that names its swarm file: give the swarm file (or the workflow script) to replay`,
+    );
   }
   if (recordedConfig) await refuseOriginalTree(dirname(recordedConfig), dirname(config), options.inPlace, "give its copy of the swarm file");
   return { of, config, replies };
