@@ -320,8 +320,9 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
     },
   };
 
-  /** A replay's charges: what each recorded call spent, by its row's name (what the replay's own call spent when the record lacks it). */
+  /** What a replay's calls spent as recorded: its run budget counts this. */
   let replaySpentUsd = 0;
+  /** A replay charges what each call spent in the recorded run, by its row's name (its own figures when the record lacks the row). */
   const chargeOf = (call: AgentCall, result: TaskResult) => {
     const charge = replay?.spent.get(nameOf.get(call.index)!) ?? { outputTokens: result.usage.outputTokens, costUsd: result.costUsd };
     replaySpentUsd += charge.costUsd;
@@ -370,7 +371,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
       args: options.args,
       agents,
       budgetsUsd,
-      chargeOf,
+      ...(replay && { chargeOf }),
       ...(options.budgetTokens !== undefined && { budgetTokens: options.budgetTokens }),
       ...(options.maxAgents !== undefined && { maxAgents: options.maxAgents }),
       ...(options.limits !== undefined && { limits: options.limits }),
