@@ -99,6 +99,7 @@ export type {
   ReplayPlan,
   ReplayPlanOptions,
   ReplaySwarmFileOptions,
+  ReplayWorkflowOptions,
   ResumePlan,
   RunChange,
   RunEvent,
@@ -112,10 +113,24 @@ export type {
   SwarmRunOptions,
   SwarmRunResult,
   WorkflowFileRunOptions,
+  WorkflowReplayPlan,
+  WorkflowReplayPlanOptions,
   WorkflowRunResult,
   WorkflowSummary,
 } from "./run/index.ts";
-export { planReplay, planResume, ReplayError, ResumeError, RunModel, replaySwarmFile, runSwarmFile, runWorkflow, SwarmRun } from "./run/index.ts";
+export {
+  planReplay,
+  planResume,
+  planWorkflowReplay,
+  ReplayError,
+  ResumeError,
+  RunModel,
+  replaySwarmFile,
+  replayWorkflow,
+  runSwarmFile,
+  runWorkflow,
+  SwarmRun,
+} from "./run/index.ts";
 // Swarm files, as `cadre run` and `cadre validate` read them.
 export type { ConfigIssue, ConfigResult, ResolvedSwarmConfig, ResolvedTask } from "./swarm/config/index.ts";
 export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "./swarm/config/index.ts";

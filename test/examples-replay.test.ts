@@ -1,10 +1,11 @@
-// The replay kept with the examples (examples/replays/write-review-loop): a recorded run of write-review-loop,
-// played again on the real claude CLI from its replies.jsonl and asserted on, as a project keeps a replay as a test.
+// The replays kept with the examples (examples/replays/): a recorded run of write-review-loop and one of the workflow
+// script review.js, played again on the real claude CLI from their replies.jsonl and asserted on, as a project keeps
+// a replay as a test.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { replaySwarmFile } from "../src/index.ts";
+import { replaySwarmFile, replayWorkflow } from "../src/index.ts";
 import { repo } from "./support/cli.ts";
 
 const FIXTURE = join(repo, "examples", "replays", "write-review-loop");
@@ -47,5 +48,42 @@ describe("examples/replays/write-review-loop", () => {
     expect(exitCode, JSON.stringify(summary.replay)).toBe(0);
     expect(summary.loops).toEqual([expect.objectContaining({ name: "draft", rounds: 3, status: "succeeded" })]);
     expect(summary.tasks.find((row) => row.name === "publish")?.text).toContain("or max_rounds is reached.");
+  });
+});
+
+const REVIEW_FIXTURE = join(repo, "examples", "replays", "review");
+const REVIEW_SCRIPT = join(repo, "examples", "workflows", "review.js");
+/** The recorded run reviewed one dimension: one reviewer, then a verifier per finding. */
+const REVIEW_ARGS = { dimensions: ["bugs"] };
+
+describe("examples/replays/review (a workflow script)", () => {
+  it("replays: the reviewer's two findings are each verified, in a pipeline, and both confirmed", { timeout: REPLAY_MS }, async () => {
+    // Only replies.jsonl: the script and its args are given, as a swarm fixture's config is.
+    const { summary, exitCode } = await replayWorkflow(REVIEW_FIXTURE, { script: REVIEW_SCRIPT, args: REVIEW_ARGS, outDir: join(dir, "review") });
+    expect(exitCode, JSON.stringify(summary.replay)).toBe(0);
+    expect(summary.replay?.divergences).toEqual([]);
+    expect(summary.tasks.map((row) => [row.name, row.phase, row.status])).toEqual([
+      ["review:bugs", "Review", "succeeded"],
+      ["verify:bugs", "Verify", "succeeded"],
+      ["verify:bugs#2", "Verify", "succeeded"],
+    ]);
+    expect(summary.logs).toEqual(["2 of 2 findings confirmed"]);
+    expect((summary.result as { confirmed: { title: string }[] }).confirmed.map((finding) => finding.title)).toEqual([
+      "unchecked input reaches the query",
+      "entries never expire",
+    ]);
+  });
+
+  it("with refute-one.yaml the second verifier refutes its finding: the script confirms one of two", { timeout: REPLAY_MS }, async () => {
+    const overrides = join(REVIEW_FIXTURE, "refute-one.yaml");
+    const { summary, exitCode } = await replayWorkflow(REVIEW_FIXTURE, {
+      script: REVIEW_SCRIPT,
+      args: REVIEW_ARGS,
+      overrides,
+      outDir: join(dir, "review-edited"),
+    });
+    expect(exitCode, JSON.stringify(summary.replay)).toBe(0);
+    expect(summary.logs).toEqual(["1 of 2 findings confirmed"]);
+    expect(summary.tasks.find((row) => row.name === "verify:bugs#2")?.result).toEqual({ real: false, why: "entries expire with the cache's TTL" });
   });
 });

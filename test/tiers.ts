@@ -23,6 +23,7 @@ export const FAST = [
   "test/orchestrator/errors.test.ts",
   "test/orchestrator/hooks/policy.test.ts",
   "test/orchestrator/hooks/results.test.ts",
+  "test/orchestrator/reply-log.test.ts",
   "test/orchestrator/peers/peer-server.test.ts",
   "test/orchestrator/scheduler/admission.test.ts",
   "test/orchestrator/scheduler/rate-limit.test.ts",

@@ -1,20 +1,23 @@
-// `cadre replay RUN-DIR`: `cadre run --replay RUN-DIR`, with the recorded run's swarm file unless --config names another.
+// `cadre replay RUN-DIR`: `cadre run --replay RUN-DIR`, with the recorded run's swarm file or script unless --config names another.
 import { runCommand } from "./run.ts";
 
 const HELP = `usage: cadre replay <run-dir> [--config FILE] [--override FILE] [--in-place] [cadre run's options]
 
-Runs a recorded run again with the real claude against the replies its record
-(replies.jsonl) kept, instead of the model: offline, at no cost. Tool calls,
-hooks, permissions, routing, when:, maps and loops happen again; tools run for
-real, so replay in a test checkout (--config FILE: its copy of the swarm file).
+Runs a recorded run (of a swarm file or a workflow script) again with the real
+claude against the replies its record (replies.jsonl) kept, instead of the
+model: offline, at no cost. Tool calls, hooks, permissions, routing, when:,
+maps, loops and a script's control flow happen again; tools run for real, so
+replay in a test checkout (--config FILE: its copy of the swarm file; a
+script's replay runs the copy its run kept, its agents in this directory).
 A session that asks for a reply the record does not have stops there, and the
 replay reports where (task, turn, expected, got) and exits 1.
 
 Options:
-  --config FILE     the swarm file to run (default: the recorded run's)
+  --config FILE     the swarm file or script to run (default: the recorded run's)
   --override FILE   replies to give instead of recorded ones (session → turn → reply)
   --in-place        run even in the working tree the recorded run worked in
   and cadre run's (cadre run --help): --out, --json, --ui, --concurrency, ...
+  (a script's: --out, --json, --concurrency, --args, --budget, ...)
 See docs/replay.md.
 `;
 

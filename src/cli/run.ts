@@ -13,7 +13,7 @@ import { colorsFor } from "./run/view/format.ts";
 import { JsonView } from "./run/view/json.ts";
 import { LinesView } from "./run/view/lines.ts";
 import type { RunView } from "./run/view/view.ts";
-import { isWorkflowRun, runWorkflowCommand } from "./run/workflow.ts";
+import { isWorkflowRun, replaysWorkflowRun, runWorkflowCommand } from "./run/workflow.ts";
 import { SIGNAL_EXIT_CODES, type StopSignal, stopOnSignals } from "./signals.ts";
 
 /** What the run says about itself, in a line every view shows: its record, or whether the model can be reached. */
@@ -34,8 +34,8 @@ function noticeOf(event: RunEvent): string | undefined {
 
 /** `cadre run <config>`: runs the swarm, writes transcripts and summary.json, prints a final table. */
 export async function runCommand(args: string[]): Promise<number> {
-  // A workflow script (`cadre run review.js`, `--workflow NAME`) has flags and a record of its own.
-  if (isWorkflowRun(args)) return runWorkflowCommand(args);
+  // A workflow script (`cadre run review.js`, `--workflow NAME`, a replay of its run) has flags and a record of its own.
+  if (isWorkflowRun(args) || (await replaysWorkflowRun(args))) return runWorkflowCommand(args);
   const parsed = parseRunArgs(args);
   if (parsed.kind === "help") {
     process.stdout.write(HELP);

@@ -1,7 +1,7 @@
 // The run's replies.jsonl: each worker's model replies and the tool results and prompts they answered, as a replay needs them.
-import { createWriteStream, type WriteStream } from "node:fs";
 import type { CliMessage, RepliesLine } from "../protocol/index.ts";
 import { contentText, encodeLine, seen } from "../protocol/index.ts";
+import { AppendedLines } from "../util/appended-lines.ts";
 import { sessionIdOf } from "./session-records.ts";
 
 /**
@@ -9,17 +9,22 @@ import { sessionIdOf } from "./session-records.ts";
  * sent them), per batch of tool results sent back (a digest and an excerpt
  * of each, not the output itself) and per task prompt, for every task,
  * round, copy, child, peer and supervisor session. The transcripts hold all
- * of it and much more; this file is what `cadre replay` reads.
+ * of it and much more; this file is what `cadre replay` reads. Each line is
+ * written as it comes, in one write: a run killed at once (a second Ctrl-C,
+ * a process.exit) keeps every reply it had.
  */
 export class ReplyLog {
-  readonly #stream: WriteStream;
+  /** Undefined when the file cannot be opened: a full disk or a missing directory must not end the run (a replay of it says the file is missing). */
+  readonly #lines: AppendedLines | undefined;
   /** Prompts sent by task attempts whose session is not known yet, by task id. */
   readonly #prompts = new Map<string, string>();
 
   constructor(path: string, header: { runId: string }) {
-    this.#stream = createWriteStream(path, { flags: "a" });
-    // A full disk must not end the run: the replay of such a run finds lines missing and says so.
-    this.#stream.on("error", () => {});
+    try {
+      this.#lines = new AppendedLines(path);
+    } catch {
+      this.#lines = undefined;
+    }
     this.#append({ replies: 1, run_id: header.runId });
   }
 
@@ -56,16 +61,14 @@ export class ReplyLog {
     if (results.length > 0) this.#append({ ...owner, tool_results: results });
   }
 
+  // A line that cannot be written (a full disk) is lost: the replay of such a run finds it missing and says so.
   #append(line: RepliesLine): void {
-    this.#stream.write(encodeLine(line));
+    this.#lines?.append(encodeLine(line).slice(0, -1));
   }
 
-  /** Flushes and closes the file. */
+  /** Syncs and closes the file. */
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.#stream.closed) return resolve();
-      this.#stream.once("close", () => resolve());
-      this.#stream.end();
-    });
+    this.#lines?.close();
+    return Promise.resolve();
   }
 }

@@ -10,10 +10,10 @@ import { z } from "zod";
 /** The file, in the run directory beside summary.json. */
 export const REPLIES_FILE = "replies.jsonl";
 
-/** What the model was given, as a digest (to compare) and the start of its text (to report). */
+/** What the model was given, as a digest (to compare) and an excerpt of its text (to report). */
 export const SeenSchema = z.looseObject({
   digest: z.string().describe("A digest of the text as the model saw it (reminders and spawn_worker's ids and costs left out), to compare."),
-  excerpt: z.string().describe("The start of that text, to report."),
+  excerpt: z.string().describe("That text, to report: whole when short, else its start and its end (where a filled-in prompt differs)."),
 });
 export type Seen = z.infer<typeof SeenSchema>;
 
@@ -54,6 +54,8 @@ export type RepliesHeader = z.infer<typeof RepliesHeaderSchema>;
 export type RepliesLine = z.infer<typeof RepliesLineSchema>;
 
 const EXCERPT_CHARS = 120;
+/** A longer text keeps this much of each end: a prompt framed or filled from results differs at its end more often than at its start. */
+const EXCERPT_END_CHARS = 60;
 // The CLI injects context into what it sends (reminders); it is not what the tool or the user said.
 const SYSTEM_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
 // What cadre's own spawn_worker answers with that differs every run however faithful the replay: the child's
@@ -71,11 +73,11 @@ export function contentText(content: unknown): string {
     .join("\n");
 }
 
-/** The digest and excerpt of a text as the model saw it: reminders and spawn_worker's ids and costs left out, whitespace at the ends trimmed. */
+/** The digest and excerpt of a text as the model saw it: reminders and spawn_worker's ids and costs left out, whitespace at the ends trimmed; the excerpt of a long one is its two ends. */
 export function seen(text: string): Seen {
   const normalized = text.replace(SYSTEM_REMINDER, "").replace(VOLATILE, '"$1$2":…').trim();
   return {
     digest: createHash("sha256").update(normalized).digest("hex").slice(0, 16),
-    excerpt: normalized.length > EXCERPT_CHARS ? `${normalized.slice(0, EXCERPT_CHARS)}…` : normalized,
+    excerpt: normalized.length > EXCERPT_CHARS ? `${normalized.slice(0, EXCERPT_END_CHARS)}…${normalized.slice(-EXCERPT_END_CHARS)}` : normalized,
   };
 }

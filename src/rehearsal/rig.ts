@@ -53,6 +53,17 @@ export function rehearsalScriptFor(context: ScriptedWorker, scripts: RehearsalSc
 }
 
 /**
+ * The script a worker plays in a replay: the recorded conversations of its
+ * own name, never another's. A round or a call the record lacks ("review#3",
+ * "verify#4") then diverges under its own name, instead of playing the
+ * conversation of the name it was made from.
+ */
+function replayScriptFor(context: ScriptedWorker): string {
+  if ((context.kind === "peer" || context.kind === "supervisor") && context.agent !== undefined) return agentScriptName(context.kind, context.agent);
+  return context.name;
+}
+
+/**
  * The script of a task named while the run goes on: a loop's round
  * ("review#2") plays its task's script ("review"), and a copy of a for_each
  * over a result ("fix-a.ts") the one named like its copies ("fix-{{item}}").
@@ -141,7 +152,7 @@ export async function startRehearsalRig(
       const token = String(++processes);
       return {
         options: { env: { ANTHROPIC_BASE_URL: server.baseUrlForProcess(token) } },
-        bind: (context) => server.bind(token, rehearsalScriptFor(context, scripts)),
+        bind: (context) => server.bind(token, options.replay ? replayScriptFor(context) : rehearsalScriptFor(context, scripts)),
         release: () => server.unbind(token),
       };
     },

@@ -20,8 +20,17 @@ export {
 } from "./record/summary.ts";
 export { ReplayError } from "./replay/errors.ts";
 export { applyOverrides, parseReplayOverrides, type ReplayOverrides } from "./replay/overrides.ts";
-export { planReplay, type ReplayPlan, type ReplayPlanOptions } from "./replay/plan.ts";
+export {
+  isWorkflowRecord,
+  planReplay,
+  planWorkflowReplay,
+  type ReplayPlan,
+  type ReplayPlanOptions,
+  type WorkflowReplayPlan,
+  type WorkflowReplayPlanOptions,
+} from "./replay/plan.ts";
 export { type ReplaySwarmFileOptions, replaySwarmFile } from "./replay/replay-swarm-file.ts";
+export { type ReplayWorkflowOptions, replayWorkflow } from "./replay/replay-workflow.ts";
 export { readRecordedReplies } from "./replay/scripts.ts";
 export { latestRunOf, type PlaceRequest, placeRun, planResume, ResumeError, type ResumePlan } from "./resume.ts";
 export { type RunChange, RunModel, type RunModelOptions } from "./run-model.ts";

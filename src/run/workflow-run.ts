@@ -25,8 +25,9 @@ import {
 } from "../workflow/index.ts";
 import { type RunEngine, startEngine } from "./engine.ts";
 import { RunJournal } from "./record/journal-appender.ts";
-import { SUMMARY_FILE, type Summary, type SummaryTask } from "./record/schema.ts";
+import { SUMMARY_FILE, type Summary, type SummaryTask, WORKFLOW_SCRIPT_FILE } from "./record/schema.ts";
 import { buildSummary, prepareOutDir, RecordWriteError, type RunStop } from "./record/summary.ts";
+import type { WorkflowReplayPlan } from "./replay/plan.ts";
 import { ResumeError, recordToResume } from "./resume.ts";
 
 export interface WorkflowFileRunOptions {
@@ -62,11 +63,26 @@ export interface WorkflowFileRunOptions {
   onEvent?: (event: WorkflowEvent) => void;
   /** The exit code a stop by `signal` gives (default 130). */
   stopExitCode?: number;
+  /**
+   * Replay a recorded run (planWorkflowReplay): its replies instead of the
+   * model, offline, in this process. Its budgets count what the recorded calls
+   * spent, not the scripted model's simulated costs.
+   */
+  replay?: Pick<WorkflowReplayPlan, "of" | "replies" | "spent">;
 }
 
 /** A workflow run's record: a swarm run's, with the script's outcome. */
 export type WorkflowSummary = Summary & {
-  workflow: { name: string; description: string; args: unknown };
+  /** The script and what it was run with: a replay runs it again with these (the script's copy is WORKFLOW_SCRIPT_FILE). */
+  workflow: {
+    name: string;
+    description: string;
+    args: unknown;
+    /** Where its agents worked. */
+    cwd: string;
+    budget_tokens: number | null;
+    max_agents: number | null;
+  };
   result: unknown;
   error: { code: string; message: string } | null;
   logs: string[];
@@ -141,18 +157,27 @@ function refused(name: string, error: { code: string; message: string } | undefi
   };
 }
 
-/** Writes the record whole or not at all. */
-function writeRecord(outDir: string, summary: WorkflowSummary): string {
-  const path = join(outDir, SUMMARY_FILE);
+/** Writes a file of the record (summary.json, the script's copy) whole or not at all. */
+function writeWhole(outDir: string, name: string, text: string): string {
+  const path = join(outDir, name);
   const temporary = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, `${JSON.stringify(summary, null, 2)}\n`);
+    writeFileSync(temporary, text);
     renameSync(temporary, path);
   } catch (error) {
     rmSync(temporary, { force: true });
     throw new RecordWriteError(`cannot write ${path}: ${(error as Error).message}`, error);
   }
   return path;
+}
+
+function writeRecord(outDir: string, summary: WorkflowSummary): string {
+  return writeWhole(outDir, SUMMARY_FILE, `${JSON.stringify(summary, null, 2)}\n`);
+}
+
+/** The config's agents without their dollar budgets: a replay counts the recorded costs instead (see WorkflowFileRunOptions.replay). */
+function withoutBudgets(agents: ResolvedSwarmConfig["agents"]): ResolvedSwarmConfig["agents"] {
+  return Object.fromEntries(Object.entries(agents).map(([name, { budget_usd: _, ...agent }]) => [name, agent]));
 }
 
 /**
@@ -165,7 +190,10 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
   const places: SavedWorkflowPlaces = { cwd, ...(options.home !== undefined && { home: options.home }) };
   const outDir = resolve(options.outDir);
   const earlier = options.resume ? await earlierRecord(outDir) : undefined;
+  const { replay } = options;
   await prepareOutDir(outDir);
+  // The script as it ran, beside its record: a replay runs this copy, whatever has become of the file since.
+  writeWhole(outDir, WORKFLOW_SCRIPT_FILE, source);
   const runId = earlier?.run_id ?? newRunId();
   const attempt = (earlier?.attempt ?? 0) + 1;
   const config: ResolvedSwarmConfig = {
@@ -174,7 +202,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
     base_dir: cwd,
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
     defaults: { cwd },
-    agents: await agentsOf(cwd, options.home),
+    agents: replay ? withoutBudgets(await agentsOf(cwd, options.home)) : await agentsOf(cwd, options.home),
     tasks: [],
     keep_worktrees: false,
     hooks: {},
@@ -185,8 +213,9 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
     config,
     {
       rehearse: options.rehearsal !== undefined,
+      ...(replay && { replay: replay.replies }),
       concurrency: options.concurrency,
-      budgetUsd: options.budgetUsd,
+      budgetUsd: replay ? undefined : options.budgetUsd,
       redis: options.redis === undefined ? undefined : { url: options.redis, runId },
     },
     outDir,
@@ -237,7 +266,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
     totals: engine.totals,
     sessions: engine.sessionRecords,
     runId,
-    rehearsal: options.rehearsal !== undefined,
+    rehearsal: options.rehearsal !== undefined || replay !== undefined,
     budgetUsd: options.budgetUsd,
     startedAt,
     finishedAt: Date.now(),
@@ -283,23 +312,49 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
           `agent(): no agent type "${call.options.agentType}" (agent files are found in agents/, .claude/agents/ and ~/.claude/agents/)`,
         );
       }
-      return engine.run(taskSpecForCall(call, name, prompt, signal));
+      const spec = taskSpecForCall(call, name, prompt, signal);
+      if (!replay) return engine.run(spec);
+      // A replay counts the recorded costs against the budgets (chargeOf), not its own against a call's.
+      const { budgetUsd: _, budgetName: __, ...unbudgeted } = spec;
+      return engine.run(unbudgeted);
     },
   };
 
+  /** What a replay's calls spent as recorded: its run budget counts this. */
+  let replaySpentUsd = 0;
+  /** A replay charges what each call spent in the recorded run, by its row's name (its own figures when the record lacks the row). */
+  const chargeOf = (call: AgentCall, result: TaskResult) => {
+    const charge = replay?.spent.get(nameOf.get(call.index)!) ?? { outputTokens: result.usage.outputTokens, costUsd: result.costUsd };
+    replaySpentUsd += charge.costUsd;
+    return charge;
+  };
+
   /** The dollar budgets over a call: the orchestrator's; on Redis hosts, the run's against the run's spending as reported here. */
-  const budgetsUsd = (agentType: string | undefined): BudgetUse[] =>
-    engine.budgetStatus?.(agentType) ??
-    (options.budgetUsd === undefined ? [] : [{ scope: { kind: "run" }, limitUsd: options.budgetUsd, spentUsd: engine.totals.costUsd }]);
+  const budgetsUsd = (agentType: string | undefined): BudgetUse[] => {
+    const run = (spentUsd: number): BudgetUse[] =>
+      options.budgetUsd === undefined ? [] : [{ scope: { kind: "run" }, limitUsd: options.budgetUsd, spentUsd }];
+    // A replay: the run's budget against the recorded calls' costs (agent types' budgets are not applied).
+    if (replay) return run(replaySpentUsd);
+    return engine.budgetStatus?.(agentType) ?? run(engine.totals.costUsd);
+  };
 
   const recordOf = (outcome: WorkflowOutcome | undefined, stop: RunStop | undefined): WorkflowSummary => {
-    const base = buildSummary({ ...rowInput(), ...totalsInput(), stop });
+    const divergences = engine.divergences().map((divergence) => ({ ...divergence }));
+    const base = buildSummary({ ...rowInput(), ...totalsInput(), stop, ...(replay && { replay: { of: replay.of, divergences } }) });
     return {
       ...base,
       tasks: base.tasks.map((row) => rowOf(row, row.name)),
       complete: outcome !== undefined,
-      exit_code: stop ? stop.exitCode : outcome === undefined || outcome.ok ? 0 : 1,
-      workflow: { name: checked.meta.name, description: checked.meta.description, args: options.args ?? null },
+      // A replay that left its record failed, even where the script returned.
+      exit_code: stop ? stop.exitCode : outcome === undefined || (outcome.ok && divergences.length === 0) ? 0 : 1,
+      workflow: {
+        name: checked.meta.name,
+        description: checked.meta.description,
+        args: options.args ?? null,
+        cwd,
+        budget_tokens: options.budgetTokens ?? null,
+        max_agents: options.maxAgents ?? null,
+      },
       result: outcome?.ok ? (outcome.result ?? null) : null,
       error: outcome?.error ?? null,
       logs: outcome?.logs ?? [],
@@ -316,6 +371,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
       args: options.args,
       agents,
       budgetsUsd,
+      ...(replay && { chargeOf }),
       ...(options.budgetTokens !== undefined && { budgetTokens: options.budgetTokens }),
       ...(options.maxAgents !== undefined && { maxAgents: options.maxAgents }),
       ...(options.limits !== undefined && { limits: options.limits }),

@@ -67,6 +67,8 @@ export interface WorkflowRunOptions {
    * throws past one that is spent. None: no dollar budget applies.
    */
   budgetsUsd?: (agentType: string | undefined) => BudgetUse[];
+  /** What a call that ran counts against budget.spent() and budget.usd.spent(); default: its result's output tokens and cost. */
+  chargeOf?: (call: AgentCall, result: TaskResult) => { outputTokens: number; costUsd: number };
   /** agent() calls per run, nested workflows' included (default 1,000). */
   maxAgents?: number;
   limits?: Partial<SandboxLimits>;
@@ -178,8 +180,9 @@ export async function runWorkflowScript(options: WorkflowRunOptions): Promise<Wo
       emit({ type: "agent_ended", call, status: "failed", value: null, result: undefined, replayed: false, error: refusal });
       throw error;
     }
-    spent += result.usage.outputTokens;
-    spentUsd += result.costUsd;
+    const charge = options.chargeOf?.(call, result) ?? { outputTokens: result.usage.outputTokens, costUsd: result.costUsd };
+    spent += charge.outputTokens;
+    spentUsd += charge.costUsd;
     let value: unknown;
     try {
       value = agentValue(result, agentOptions);

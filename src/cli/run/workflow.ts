@@ -10,7 +10,17 @@ import process from "node:process";
 import { redisUrlProblem } from "../../distributed/index.ts";
 import { CadreError } from "../../errors.ts";
 import type { RehearsalScripts } from "../../rehearsal/index.ts";
-import { latestRunOf, RecordWriteError, ResumeError, runWorkflow, type WorkflowRunResult } from "../../run/index.ts";
+import {
+  isWorkflowRecord,
+  latestRunOf,
+  planWorkflowReplay,
+  RecordWriteError,
+  ReplayError,
+  ResumeError,
+  runWorkflow,
+  type WorkflowReplayPlan,
+  type WorkflowRunResult,
+} from "../../run/index.ts";
 import { ClaudeNotFoundError, locateClaude } from "../../worker/index.ts";
 import { findSavedWorkflow, type WorkflowEvent, WorkflowScriptError } from "../../workflow/index.ts";
 import { numberFlag, parseFlags } from "../flags.ts";
@@ -19,7 +29,7 @@ import { runDirName } from "./options.ts";
 import { RUNS_DIR } from "./prepare.ts";
 
 export const WORKFLOW_USAGE =
-  "usage: cadre run <script.js> | --workflow NAME [--args JSON|@file.json] [--budget TOKENS] [--budget-usd USD] [--max-agents N] [--concurrency N] [--out DIR | --resume [RUN-DIR]] [--rehearse] [--json] [--redis URL]";
+  "usage: cadre run <script.js> | --workflow NAME [--args JSON|@file.json] [--budget TOKENS] [--budget-usd USD] [--max-agents N] [--concurrency N] [--out DIR | --resume [RUN-DIR]] [--rehearse] [--json] [--redis URL] [--replay RUN-DIR [--override FILE] [--in-place]]";
 
 export const WORKFLOW_HELP = `${WORKFLOW_USAGE}
 
@@ -42,6 +52,12 @@ Options:
                        agent label, are in <script>.rehearsal.yaml (or .json) beside the script
   --json               print the run's events as NDJSON on stdout
   --redis URL          run the agents on the hosts that serve this Redis; the script runs here
+  --replay RUN-DIR     replay that run (cadre replay RUN-DIR): its script (the copy it kept, unless a
+                       script is given), args, budgets and limit, with the real claude against its
+                       recorded replies; offline, no cost. Agents work here, for real: use a test
+                       checkout (docs/replay.md). A divergence from the record exits 1
+  --override FILE      with --replay: replies to give instead of recorded ones (agent row → turn → reply)
+  --in-place           with --replay: run even in the working tree the recorded run worked in
   -h, --help           show this help
 
 Exit status: 0 the script returned, 1 it threw or hit a limit, 2 the script was refused before
@@ -55,6 +71,14 @@ export function isWorkflowRun(args: string[]): boolean {
     args.some((arg) => arg.startsWith("--workflow=")) ||
     args.some((arg) => /\.(m?js)$/i.test(arg) && !arg.startsWith("-"))
   );
+}
+
+/** Whether `cadre run --replay RUN-DIR` replays a workflow script's run (the run directory says so), rather than a swarm's. */
+export async function replaysWorkflowRun(args: string[]): Promise<boolean> {
+  const at = args.findIndex((arg) => arg === "--replay" || arg.startsWith("--replay="));
+  if (at === -1) return false;
+  const dir = args[at]!.startsWith("--replay=") ? args[at]!.slice("--replay=".length) : args[at + 1];
+  return dir !== undefined && !dir.startsWith("-") && (await isWorkflowRecord(dir));
 }
 
 /** "500k", "2m", "1.5m" or a plain number of tokens. */
@@ -163,6 +187,9 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
         rehearse: { type: "boolean" },
         json: { type: "boolean" },
         redis: { type: "string" },
+        replay: { type: "string" },
+        override: { type: "string" },
+        "in-place": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -180,7 +207,12 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
     return 2;
   };
   const name = values.workflow as string | undefined;
-  if ((name === undefined) === (positionals.length === 0)) return usage("give one workflow script, or --workflow NAME");
+  const replayDir = values.replay as string | undefined;
+  if ((values.override !== undefined || values["in-place"]) && replayDir === undefined)
+    return usage(`--${values.override !== undefined ? "override" : "in-place"} goes with --replay`);
+  if (replayDir !== undefined && (values.rehearse || values.redis !== undefined || values.resume !== undefined || name !== undefined))
+    return usage("--replay runs here against the recorded replies: leave out --rehearse, --redis, --resume and --workflow");
+  if (replayDir === undefined && (name === undefined) === (positionals.length === 0)) return usage("give one workflow script, or --workflow NAME");
   if (positionals.length > 1) return usage(`give one workflow script (also got "${positionals.slice(1).join('", "')}")`);
   if (values.resume !== undefined && values.out !== undefined) return usage("--resume writes into the run it resumes; leave out --out");
   const redisProblem = typeof values.redis === "string" ? redisUrlProblem(values.redis) : undefined;
@@ -189,6 +221,7 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
   let file: string;
   let source: string;
   let options: Awaited<ReturnType<typeof settings>>;
+  let replay: WorkflowReplayPlan | undefined;
   async function settings() {
     return {
       args: await argsOf(values.args as string | undefined),
@@ -199,7 +232,25 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
     };
   }
   try {
-    if (name !== undefined) {
+    options = await settings();
+    if (replayDir !== undefined) {
+      replay = await planWorkflowReplay(replayDir, {
+        ...(positionals[0] !== undefined && { script: positionals[0] }),
+        ...(values.args !== undefined && { args: options.args }),
+        ...(values.override !== undefined && { overrides: values.override as string }),
+        inPlace: values["in-place"] === true,
+      });
+      file = replay.file;
+      source = replay.source;
+      // What the recorded run was given, unless given again here.
+      options = {
+        ...options,
+        args: replay.args,
+        budgetTokens: options.budgetTokens ?? replay.budgetTokens,
+        budgetUsd: options.budgetUsd ?? replay.budgetUsd,
+        maxAgents: options.maxAgents ?? replay.maxAgents,
+      };
+    } else if (name !== undefined) {
       const found = await findSavedWorkflow(name);
       file = found.file;
       source = found.source;
@@ -212,8 +263,11 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
       }
       source = await readFile(file, "utf8");
     }
-    options = await settings();
   } catch (error) {
+    if (error instanceof ReplayError) {
+      process.stderr.write(`cadre run: ${error.message}\n`);
+      return 2;
+    }
     if (!(error instanceof CadreError)) throw error;
     return usage(error.message);
   }
@@ -254,6 +308,7 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
     ? (event: WorkflowEvent) => process.stdout.write(`${JSON.stringify(event)}\n`)
     : lineView((line) => process.stdout.write(`${line}\n`));
   const stopping = stopOnSignals("the workflow run");
+  if (replay) say(`cadre run: replaying run ${replay.of.run_id} (${replay.of.dir})`);
   let result: WorkflowRunResult;
   try {
     result = await runWorkflow(source, {
@@ -263,6 +318,7 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
       ...(rehearsal && { rehearsal }),
       ...(values.resume !== undefined && { resume: true }),
       ...(typeof values.redis === "string" && { redis: values.redis }),
+      ...(replay && { replay }),
       signal: stopping.signal,
       stopExitCode: 130,
       onEvent: view,
@@ -279,6 +335,7 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
     stopping.dispose();
   }
   for (const warning of result.warnings) say(`cadre run: ${warning}`);
+  for (const divergence of result.summary.replay?.divergences ?? []) say(`cadre run: ${divergence.message}`);
   for (const line of finalLines(result)) (json ? say : (text: string) => process.stdout.write(`${text}\n`))(line);
   return stopping.received ? SIGNAL_EXIT_CODES[stopping.received] : result.exitCode;
 }

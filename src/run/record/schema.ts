@@ -8,6 +8,8 @@ import { type TaskResult, TaskStatusSchema, type Usage } from "../../orchestrato
 import { backgroundTaskFromRecord, recordBackgroundTask, SummaryBackgroundTaskSchema } from "./background-record.ts";
 
 export const SUMMARY_FILE = "summary.json";
+/** A workflow script's run keeps a copy of the script beside its record: what `cadre replay` runs again. */
+export const WORKFLOW_SCRIPT_FILE = "workflow.js";
 
 /** summary.json's name for each of the orchestrator's token counts; the compiler checks that none is left out. */
 const USAGE_KEYS = {
