@@ -28,6 +28,7 @@ import { RunJournal } from "./record/journal-appender.ts";
 import { SUMMARY_FILE, type Summary, type SummaryTask } from "./record/schema.ts";
 import { buildSummary, prepareOutDir, RecordWriteError, type RunStop } from "./record/summary.ts";
 import { ResumeError, recordToResume } from "./resume.ts";
+import { WorkflowWorktrees } from "./workflow-worktrees.ts";
 
 export interface WorkflowFileRunOptions {
   /** Where the record and transcripts go (for a resumed run: its own directory). */
@@ -193,6 +194,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
     runId,
   );
   const journal = new RunJournal(outDir);
+  const worktrees = new WorkflowWorktrees(runId, cwd);
   const names = new RowNames();
   const tasks: ResolvedTask[] = [];
   const rows = new Map<string, { call: AgentCall; value: unknown }>();
@@ -210,7 +212,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
     carriedOver,
     transcripts: engine.transcriptPaths,
     ...(engine.hosts && { hosts: engine.hosts }),
-    worktrees: new Map(),
+    worktrees: worktrees.outcomes,
     outDir,
   });
   /** A row of the record: the run layer's, with what the call was. */
@@ -283,7 +285,9 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
           `agent(): no agent type "${call.options.agentType}" (agent files are found in agents/, .claude/agents/ and ~/.claude/agents/)`,
         );
       }
-      return engine.run(taskSpecForCall(call, name, prompt, signal));
+      if (call.options.isolation !== "worktree") return engine.run(taskSpecForCall(call, name, prompt, signal));
+      const worktree = worktrees.forCall(name);
+      return worktree.close(await engine.run(taskSpecForCall(call, name, prompt, signal, worktree.prepare)));
     },
   };
 
@@ -327,6 +331,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
   } finally {
     stopEvents();
     await engine.close();
+    await worktrees.dispose();
     journal.close();
   }
   const stop: RunStop | undefined = options.signal?.aborted
