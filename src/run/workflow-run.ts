@@ -8,7 +8,7 @@
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { type BudgetUse, emptyUsage, type TaskResult } from "../orchestrator/index.ts";
+import { type BudgetUse, emptyUsage, type OrchestratorEvent, type TaskInfo, type TaskResult } from "../orchestrator/index.ts";
 import type { RehearsalScripts } from "../rehearsal/index.ts";
 import { discoverAgents, newRunId, type ResolvedSwarmConfig, type ResolvedTask } from "../swarm/index.ts";
 import {
@@ -60,10 +60,19 @@ export interface WorkflowFileRunOptions {
   /** Stops the run: the script and its running agents; the record is still written. */
   signal?: AbortSignal;
   /** Each event of the run as it happens (the start, phases, logs, each agent's start and end, the end). */
-  onEvent?: (event: WorkflowEvent) => void;
+  onEvent?: (event: WorkflowRunEvent) => void;
+  /** Each event of the engine's tasks (the agent calls' queueing, turns, messages, ends), as a swarm run's: for telemetry and the dashboard. */
+  onEngineEvent?: (event: OrchestratorEvent) => void;
+  /** For a traced --redis run: the trace context each agent's job carries to its host. */
+  traceContext?: (task: TaskInfo) => string | undefined;
   /** The exit code a stop by `signal` gives (default 130). */
   stopExitCode?: number;
 }
+
+/** A workflow event as the run tells it: an agent call's events name its row (its task's name). */
+export type WorkflowRunEvent =
+  | Exclude<WorkflowEvent, { type: "agent_started" | "agent_ended" }>
+  | (Extract<WorkflowEvent, { type: "agent_started" | "agent_ended" }> & { name: string });
 
 /** A workflow run's record: a swarm run's, with the script's outcome. */
 export type WorkflowSummary = Summary & {
@@ -189,6 +198,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
       concurrency: options.concurrency,
       budgetUsd: options.budgetUsd,
       redis: options.redis === undefined ? undefined : { url: options.redis, runId },
+      ...(options.traceContext && { traceContext: options.traceContext }),
     },
     outDir,
     runId,
@@ -249,6 +259,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
   });
   const stopEvents = engine.on((event) => {
     if (event.type === "task_started" && running.has(event.task.name)) running.get(event.task.name)!.startedAt = event.startedAt;
+    options.onEngineEvent?.(event);
   });
 
   const onEvent = (event: WorkflowEvent) => {
@@ -274,7 +285,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
       );
       journalRow(name);
     }
-    options.onEvent?.(event);
+    options.onEvent?.(event.type === "agent_started" || event.type === "agent_ended" ? { ...event, name: nameOf.get(event.call.index)! } : event);
   };
 
   const agents = {

@@ -10,16 +10,17 @@ import process from "node:process";
 import { redisUrlProblem } from "../../distributed/index.ts";
 import { CadreError } from "../../errors.ts";
 import type { RehearsalScripts } from "../../rehearsal/index.ts";
-import { latestRunOf, RecordWriteError, ResumeError, runWorkflow, type WorkflowRunResult } from "../../run/index.ts";
+import { latestRunOf, RecordWriteError, ResumeError, runWorkflow, type WorkflowRunEvent, type WorkflowRunResult } from "../../run/index.ts";
+import { loadTelemetry, type TelemetrySettings, telemetryHelp, telemetrySettings, type WorkflowTelemetry } from "../../telemetry/index.ts";
 import { ClaudeNotFoundError, locateClaude } from "../../worker/index.ts";
-import { findSavedWorkflow, type WorkflowEvent, WorkflowScriptError } from "../../workflow/index.ts";
+import { checkWorkflowScript, findSavedWorkflow, WorkflowScriptError } from "../../workflow/index.ts";
 import { numberFlag, parseFlags } from "../flags.ts";
 import { SIGNAL_EXIT_CODES, stopOnSignals } from "../signals.ts";
 import { runDirName } from "./options.ts";
 import { RUNS_DIR } from "./prepare.ts";
 
 export const WORKFLOW_USAGE =
-  "usage: cadre run <script.js> | --workflow NAME [--args JSON|@file.json] [--budget TOKENS] [--budget-usd USD] [--max-agents N] [--concurrency N] [--out DIR | --resume [RUN-DIR]] [--rehearse] [--json] [--redis URL]";
+  "usage: cadre run <script.js> | --workflow NAME [--args JSON|@file.json] [--budget TOKENS] [--budget-usd USD] [--max-agents N] [--concurrency N] [--out DIR | --resume [RUN-DIR]] [--rehearse] [--json] [--redis URL] [--otel [--otel-content]]";
 
 export const WORKFLOW_HELP = `${WORKFLOW_USAGE}
 
@@ -42,6 +43,7 @@ Options:
                        agent label, are in <script>.rehearsal.yaml (or .json) beside the script
   --json               print the run's events as NDJSON on stdout
   --redis URL          run the agents on the hosts that serve this Redis; the script runs here
+${telemetryHelp(23)}
   -h, --help           show this help
 
 Exit status: 0 the script returned, 1 it threw or hit a limit, 2 the script was refused before
@@ -94,7 +96,7 @@ async function rehearsalBeside(file: string): Promise<RehearsalScripts> {
 }
 
 /** One line per event, grouped under each phase as it starts. */
-function lineView(write: (line: string) => void): (event: WorkflowEvent) => void {
+function lineView(write: (line: string) => void): (event: WorkflowRunEvent) => void {
   let shownPhase: string | undefined;
   return (event) => {
     switch (event.type) {
@@ -163,6 +165,8 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
         rehearse: { type: "boolean" },
         json: { type: "boolean" },
         redis: { type: "string" },
+        otel: { type: "boolean" },
+        "otel-content": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -185,6 +189,13 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
   if (values.resume !== undefined && values.out !== undefined) return usage("--resume writes into the run it resumes; leave out --out");
   const redisProblem = typeof values.redis === "string" ? redisUrlProblem(values.redis) : undefined;
   if (redisProblem) return usage(`--redis: ${redisProblem}`);
+  let telemetry: TelemetrySettings | undefined;
+  try {
+    telemetry = telemetrySettings({ otel: values.otel === true, content: values["otel-content"] === true });
+  } catch (error) {
+    if (!(error instanceof CadreError)) throw error;
+    return usage(error.message);
+  }
 
   let file: string;
   let source: string;
@@ -251,11 +262,22 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
   const json = values.json === true;
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const view = json
-    ? (event: WorkflowEvent) => process.stdout.write(`${JSON.stringify(event)}\n`)
+    ? (event: WorkflowRunEvent) => process.stdout.write(`${JSON.stringify(event)}\n`)
     : lineView((line) => process.stdout.write(`${line}\n`));
   const stopping = stopOnSignals("the workflow run");
+  let traces: WorkflowTelemetry | undefined;
   let result: WorkflowRunResult;
   try {
+    if (telemetry) {
+      // Checked first, so that a script refused before launch starts no exporter (runWorkflow checks it again: it is cheap).
+      const { meta } = await checkWorkflowScript(source);
+      traces = await (await loadTelemetry()).startWorkflowTelemetry(
+        telemetry,
+        { name: meta.name, description: meta.description, distributed: values.redis !== undefined, concurrency: options.concurrency },
+        (line) => say(`cadre run: ${line}`),
+      );
+    }
+    const spans = traces;
     result = await runWorkflow(source, {
       outDir,
       file,
@@ -265,9 +287,14 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
       ...(typeof values.redis === "string" && { redis: values.redis }),
       signal: stopping.signal,
       stopExitCode: 130,
-      onEvent: view,
+      onEvent: (event) => {
+        spans?.applyWorkflow(event);
+        view(event);
+      },
+      ...(spans && { onEngineEvent: (event) => spans.applyEngine(event), traceContext: (task) => spans.traceContext(task) }),
     });
   } catch (error) {
+    await traces?.finish(undefined);
     if (error instanceof WorkflowScriptError || error instanceof ResumeError || error instanceof RecordWriteError) {
       process.stderr.write(`cadre run: ${error.message}\n`);
       return 2;
@@ -278,6 +305,7 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
   } finally {
     stopping.dispose();
   }
+  await traces?.finish(result.summary);
   for (const warning of result.warnings) say(`cadre run: ${warning}`);
   for (const line of finalLines(result)) (json ? say : (text: string) => process.stdout.write(`${text}\n`))(line);
   return stopping.received ? SIGNAL_EXIT_CODES[stopping.received] : result.exitCode;
