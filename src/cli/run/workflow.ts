@@ -12,15 +12,17 @@ import { CadreError } from "../../errors.ts";
 import type { RehearsalScripts } from "../../rehearsal/index.ts";
 import { latestRunOf, RecordWriteError, ResumeError, runWorkflow, type WorkflowRunEvent, type WorkflowRunResult } from "../../run/index.ts";
 import { loadTelemetry, type TelemetrySettings, telemetryHelp, telemetrySettings, type WorkflowTelemetry } from "../../telemetry/index.ts";
+import { parseHostPort } from "../../util/http-guard.ts";
 import { ClaudeNotFoundError, locateClaude } from "../../worker/index.ts";
 import { checkWorkflowScript, findSavedWorkflow, WorkflowScriptError } from "../../workflow/index.ts";
-import { numberFlag, parseFlags } from "../flags.ts";
+import { checkServerToken, numberFlag, parseFlags } from "../flags.ts";
 import { SIGNAL_EXIT_CODES, stopOnSignals } from "../signals.ts";
-import { runDirName } from "./options.ts";
+import { OPTIONAL_UI, runDirName, withOptionalValues } from "./options.ts";
 import { RUNS_DIR } from "./prepare.ts";
+import { WorkflowDashboard } from "./workflow-dashboard.ts";
 
 export const WORKFLOW_USAGE =
-  "usage: cadre run <script.js> | --workflow NAME [--args JSON|@file.json] [--budget TOKENS] [--budget-usd USD] [--max-agents N] [--concurrency N] [--out DIR | --resume [RUN-DIR]] [--rehearse] [--json] [--redis URL] [--otel [--otel-content]]";
+  "usage: cadre run <script.js> | --workflow NAME [--args JSON|@file.json] [--budget TOKENS] [--budget-usd USD] [--max-agents N] [--concurrency N] [--out DIR | --resume [RUN-DIR]] [--rehearse] [--json] [--redis URL] [--ui [HOST:PORT]] [--otel [--otel-content]]";
 
 export const WORKFLOW_HELP = `${WORKFLOW_USAGE}
 
@@ -43,6 +45,10 @@ Options:
                        agent label, are in <script>.rehearsal.yaml (or .json) beside the script
   --json               print the run's events as NDJSON on stdout
   --redis URL          run the agents on the hosts that serve this Redis; the script runs here
+  --ui [HOST:PORT]     serve a live web dashboard of the run (default 127.0.0.1 and a free port): a row
+                       per agent() call with its phase, and the script's result; it stays open after the
+                       run until Ctrl-C
+  --token T            the dashboard's token (or CADRE_UI_TOKEN); generated when absent
 ${telemetryHelp(23)}
   -h, --help           show this help
 
@@ -152,7 +158,7 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
     const resumeAlone = args.map((arg, i) =>
       arg === "--resume" && (args[i + 1] === undefined || args[i + 1]!.startsWith("-") || /\.m?js$/i.test(args[i + 1]!)) ? "--resume=" : arg,
     );
-    ({ values, positionals } = parseFlags(resumeAlone, {
+    ({ values, positionals } = parseFlags(withOptionalValues(resumeAlone, OPTIONAL_UI), {
       options: {
         workflow: { type: "string" },
         args: { type: "string" },
@@ -167,6 +173,8 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
         redis: { type: "string" },
         otel: { type: "boolean" },
         "otel-content": { type: "boolean" },
+        ui: { type: "string" },
+        token: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -190,8 +198,13 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
   const redisProblem = typeof values.redis === "string" ? redisUrlProblem(values.redis) : undefined;
   if (redisProblem) return usage(`--redis: ${redisProblem}`);
   let telemetry: TelemetrySettings | undefined;
+  let address: { host: string; port: number } | undefined;
+  const token = (values.token as string | undefined) ?? process.env.CADRE_UI_TOKEN;
+  if (values.token !== undefined && values.ui === undefined) return usage("--token goes with --ui");
   try {
     telemetry = telemetrySettings({ otel: values.otel === true, content: values["otel-content"] === true });
+    address = values.ui === undefined ? undefined : parseHostPort(values.ui as string, "--ui");
+    if (address) checkServerToken(address.host, token, "read the run");
   } catch (error) {
     if (!(error instanceof CadreError)) throw error;
     return usage(error.message);
@@ -266,18 +279,25 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
     : lineView((line) => process.stdout.write(`${line}\n`));
   const stopping = stopOnSignals("the workflow run");
   let traces: WorkflowTelemetry | undefined;
+  let dashboard: WorkflowDashboard | undefined;
   let result: WorkflowRunResult;
   try {
-    if (telemetry) {
-      // Checked first, so that a script refused before launch starts no exporter (runWorkflow checks it again: it is cheap).
+    if (telemetry || address) {
+      // Checked first, so that a script refused before launch starts no exporter or server (runWorkflow checks it again: it is cheap).
       const { meta } = await checkWorkflowScript(source);
-      traces = await (await loadTelemetry()).startWorkflowTelemetry(
-        telemetry,
-        { name: meta.name, description: meta.description, distributed: values.redis !== undefined, concurrency: options.concurrency },
-        (line) => say(`cadre run: ${line}`),
-      );
+      if (telemetry) {
+        traces = await (await loadTelemetry()).startWorkflowTelemetry(
+          telemetry,
+          { name: meta.name, description: meta.description, distributed: values.redis !== undefined, concurrency: options.concurrency },
+          (line) => say(`cadre run: ${line}`),
+        );
+      }
+      if (address) {
+        dashboard = await WorkflowDashboard.open({ address, token, meta, outDir, budgetUsd: options.budgetUsd, rehearsal: rehearsal !== undefined });
+        (json ? process.stderr : process.stdout).write(`cadre run: dashboard at ${dashboard.url}\n`);
+      }
     }
-    const spans = traces;
+    const [spans, page] = [traces, dashboard];
     result = await runWorkflow(source, {
       outDir,
       file,
@@ -289,12 +309,20 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
       stopExitCode: 130,
       onEvent: (event) => {
         spans?.applyWorkflow(event);
+        page?.workflow(event);
         view(event);
       },
-      ...(spans && { onEngineEvent: (event) => spans.applyEngine(event), traceContext: (task) => spans.traceContext(task) }),
+      ...((spans || page) && {
+        onEngineEvent: (event) => {
+          spans?.applyEngine(event);
+          page?.engine(event);
+        },
+      }),
+      ...(spans && { traceContext: (task) => spans.traceContext(task) }),
     });
   } catch (error) {
     await traces?.finish(undefined);
+    await dashboard?.finish(undefined, outDir, true);
     if (error instanceof WorkflowScriptError || error instanceof ResumeError || error instanceof RecordWriteError) {
       process.stderr.write(`cadre run: ${error.message}\n`);
       return 2;
@@ -308,5 +336,6 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
   await traces?.finish(result.summary);
   for (const warning of result.warnings) say(`cadre run: ${warning}`);
   for (const line of finalLines(result)) (json ? say : (text: string) => process.stdout.write(`${text}\n`))(line);
+  await dashboard?.finish(result.summary, outDir, stopping.received !== undefined);
   return stopping.received ? SIGNAL_EXIT_CODES[stopping.received] : result.exitCode;
 }
