@@ -321,6 +321,9 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
       agent_count: outcome?.agentCount ?? 0,
     };
   };
+  // A process that exits under the run (a second Ctrl-C) leaves no worktree behind: those open are removed at once.
+  const discardWorktrees = () => worktrees.discardSync();
+  process.once("exit", discardWorktrees);
   let outcome: WorkflowOutcome;
   try {
     // Written as the run starts, so that a run killed at once can still be resumed: its journal brings the rows.
@@ -343,6 +346,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
     stopEvents();
     await engine.close();
     await worktrees.dispose();
+    process.off("exit", discardWorktrees);
     journal.close();
   }
   const stop: RunStop | undefined = options.signal?.aborted
