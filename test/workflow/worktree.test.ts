@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect } from "vitest";
 import { bin } from "../support/cli.ts";
+import { startHost, startRedis } from "../support/distributed.ts";
 import { it } from "../support/fixtures.ts";
+import { createRehearsal } from "../support/rehearsal.ts";
 
 const SCRIPT = `export const meta = { name: "edit", description: "agents edit notes.txt, each in its own worktree" }
 const [alpha, beta] = await parallel([
@@ -46,6 +48,7 @@ interface Row {
   diff_stat?: string;
   result: unknown;
   error?: { code: string } | null;
+  host?: string | null;
 }
 
 /** git in `cwd`, with an identity on the command line (the test machine may have none). */
@@ -53,8 +56,42 @@ async function git(cwd: string, ...args: string[]): Promise<string> {
   return (await execa("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", ...args], { cwd })).stdout.trim();
 }
 
-function run(cwd: string, out: string) {
-  return execa("node", [bin, "run", "edit.js", "--rehearse", "--out", out], { cwd, reject: false });
+function run(cwd: string, out: string, ...extra: string[]) {
+  return execa("node", [bin, "run", "edit.js", "--rehearse", "--out", out, ...extra], { cwd, reject: false });
+}
+
+/** A git repository in `dir` holding the script, its scripted replies and the editor agent; resolves with its first commit. */
+async function repository(dir: string): Promise<string> {
+  await mkdir(dir);
+  await write(dir);
+  await git(dir, "init", "--quiet", "--initial-branch=main");
+  await git(dir, "add", ".");
+  await git(dir, "commit", "--quiet", "-m", "start");
+  return git(dir, "rev-parse", "HEAD");
+}
+
+/** The run's work is on its branches, each row names its branch, and the checkout is as it was; the branches are then deleted. */
+async function expectWorkOnBranches(repo: string, start: string, out: string): Promise<Map<string, Row>> {
+  const summary = JSON.parse(await readFile(join(out, "summary.json"), "utf8"));
+  const rows = new Map<string, Row>(summary.tasks.map((row: Row) => [row.name, row]));
+  for (const name of ["alpha", "beta"]) {
+    const branch = `cadre/${summary.run_id}/${name}`;
+    expect(rows.get(name)).toMatchObject({ status: "succeeded", branch, base: start, diff_stat: "1 file changed, 1 insertion(+)" });
+    expect(rows.get(name)?.commit).toBe(await git(repo, "rev-parse", branch));
+    expect(await git(repo, "show", `${branch}:notes.txt`)).toBe(`line one\n${name}`);
+  }
+  // The reader changed nothing: no branch is left, and it read the file as the run started.
+  expect(rows.get("reader")).toMatchObject({ status: "succeeded", branch: null, commit: null, base: start, diff_stat: "" });
+  expect(summary.result.reader).toBe("read: 1\tline one\n2\t");
+
+  expect(await readFile(join(repo, "notes.txt"), "utf8")).toBe("line one\n");
+  expect(await git(repo, "status", "--porcelain")).toBe("");
+  expect(await git(repo, "worktree", "list", "--porcelain")).toBe(`worktree ${repo}\nHEAD ${start}\nbranch refs/heads/main`);
+  expect((await readdir(tmpdir())).filter((name) => name.startsWith(`cadre-worktrees-${summary.run_id}`))).toEqual([]);
+  const branches = (await git(repo, "branch", "--list", "cadre/*", "--format=%(refname:short)")).split("\n").sort();
+  expect(branches).toEqual([`cadre/${summary.run_id}/alpha`, `cadre/${summary.run_id}/beta`]);
+  await git(repo, "branch", "-D", ...branches);
+  return rows;
 }
 
 async function write(dir: string) {
@@ -68,35 +105,28 @@ async function write(dir: string) {
 describe("agent() with isolation: 'worktree'", () => {
   it("each agent edits its own worktree; its branch holds the work, and the checkout is untouched", { timeout: 240_000 }, async ({ tmp }) => {
     const repo = join(tmp, "repo");
-    await mkdir(repo);
-    await write(repo);
-    await git(repo, "init", "--quiet", "--initial-branch=main");
-    await git(repo, "add", ".");
-    await git(repo, "commit", "--quiet", "-m", "start");
-    const start = await git(repo, "rev-parse", "HEAD");
+    const start = await repository(repo);
     const out = join(tmp, "out");
-
     const ran = await run(repo, out);
     expect(ran.exitCode, ran.stderr).toBe(0);
-    const summary = JSON.parse(await readFile(join(out, "summary.json"), "utf8"));
-    const rows = new Map<string, Row>(summary.tasks.map((row: Row) => [row.name, row]));
-    for (const name of ["alpha", "beta"]) {
-      const branch = `cadre/${summary.run_id}/${name}`;
-      expect(rows.get(name)).toMatchObject({ status: "succeeded", branch, base: start, diff_stat: "1 file changed, 1 insertion(+)" });
-      expect(rows.get(name)?.commit).toBe(await git(repo, "rev-parse", branch));
-      expect(await git(repo, "show", `${branch}:notes.txt`)).toBe(`line one\n${name}`);
-    }
-    // The reader changed nothing: no branch is left, and it read the file as the run started.
-    expect(rows.get("reader")).toMatchObject({ status: "succeeded", branch: null, commit: null, base: start, diff_stat: "" });
-    expect(summary.result.reader).toBe("read: 1\tline one\n2\t");
+    await expectWorkOnBranches(repo, start, out);
+  });
 
-    expect(await readFile(join(repo, "notes.txt"), "utf8")).toBe("line one\n");
-    expect(await git(repo, "status", "--porcelain")).toBe("");
-    expect(await git(repo, "worktree", "list", "--porcelain")).toBe(`worktree ${repo}\nHEAD ${start}\nbranch refs/heads/main`);
-    expect((await readdir(tmpdir())).filter((name) => name.startsWith(`cadre-worktrees-${summary.run_id}`))).toEqual([]);
-    const branches = (await git(repo, "branch", "--list", "cadre/*", "--format=%(refname:short)")).split("\n").sort();
-    expect(branches).toEqual([`cadre/${summary.run_id}/alpha`, `cadre/${summary.run_id}/beta`]);
-    await git(repo, "branch", "-D", ...branches);
+  it("on cadre worker hosts (--redis) the worktrees are made where cadre run runs, and the hosts' agents work in them", {
+    timeout: 240_000,
+  }, async ({ tmp }) => {
+    const redis = await startRedis();
+    // Under --rehearse each host plays the script's replies; this server only has to exist.
+    const model = await createRehearsal({ unused: [{ text: "unused" }] });
+    await startHost(redis, model, { name: "host-a", script: "unused" });
+    await startHost(redis, model, { name: "host-b", script: "unused" });
+    const repo = join(tmp, "repo");
+    const start = await repository(repo);
+    const out = join(tmp, "out");
+    const ran = await run(repo, out, "--redis", redis.url);
+    expect(ran.exitCode, ran.stderr).toBe(0);
+    const rows = await expectWorkOnBranches(repo, start, out);
+    for (const row of rows.values()) expect(["host-a", "host-b"]).toContain(row.host);
   });
 
   it("outside a git repository the call fails before any worker starts, and agent() gives null", { timeout: 120_000 }, async ({ tmp }) => {
