@@ -86,5 +86,34 @@ describe("a workflow run's traces", () => {
     // Content is off: no prompt reaches a span.
     expect(receiver.raw.join("\n")).not.toContain("SECRET-PROMPT");
     expect(receiver.raw.join("\n")).toContain("find-a");
+
+    // Resumed, every call replays from the record: each has a span under its phase that says so, with nothing under it.
+    const again = await startOtlpReceiver();
+    const resumed = await execa("node", [bin, "run", "traced.js", "--rehearse", "--resume", out], {
+      cwd: tmp,
+      reject: false,
+      env: otlpEnv(again, "http/protobuf"),
+    });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const replayed = again.spans;
+    const [workflow] = replayed.filter((s) => s.parentSpanId === "");
+    expect(workflow).toMatchObject({ name: "workflow traced", attributes: { "cadre.attempt": 2, "cadre.run_id": summary.run_id } });
+    const phases = new Map(replayed.filter((s) => s.attributes["cadre.span"] === "phase").map((s) => [s.spanId, s.attributes["cadre.phase"]]));
+    const tasks = replayed.filter((s) => s.attributes["cadre.span"] === "task");
+    expect(
+      tasks
+        .map((s) => [
+          s.name,
+          phases.get(s.parentSpanId) ?? (s.parentSpanId === workflow!.spanId ? "(workflow)" : s.parentSpanId),
+          s.attributes["cadre.carried_over"],
+        ])
+        .sort(),
+    ).toEqual([
+      ["task find-a", "Find", true],
+      ["task find-b", "Find", true],
+      ["task verify", "Verify", true],
+      ["task warm", "(workflow)", true],
+    ]);
+    expect(replayed.filter((s) => tasks.some((t) => t.spanId === s.parentSpanId))).toEqual([]);
   });
 });
