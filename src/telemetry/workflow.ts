@@ -9,7 +9,7 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import type { OrchestratorEvent, TaskInfo } from "../orchestrator/index.ts";
 import type { WorkflowRunEvent, WorkflowSummary } from "../run/index.ts";
 import { clip } from "../util/one-line.ts";
-import { CONTENT_MAX, GEN_AI_SYSTEM, usageAttributes } from "./attributes.ts";
+import { CONTENT_MAX, GEN_AI_SYSTEM, recordAttributes } from "./attributes.ts";
 import { EventMetrics } from "./metrics.ts";
 import type { Telemetry } from "./sdk.ts";
 import { EventSpans } from "./spans.ts";
@@ -127,24 +127,13 @@ export class WorkflowTelemetry {
     this.#spans.endAll();
     for (const phase of this.#phases.values()) phase.span.end(phase.lastEnd);
     if (summary) {
-      const { totals } = summary;
       this.#root.setAttributes({
+        ...recordAttributes(summary),
         "cadre.run_id": summary.run_id,
         "cadre.attempt": summary.attempt ?? 1,
         "cadre.rehearsal": summary.rehearsal === true,
-        "cadre.cost_usd": totals.cost_usd,
-        "cadre.num_turns": totals.num_turns,
-        "cadre.exit_code": summary.exit_code,
         "cadre.workflow.agents": summary.agent_count,
-        "cadre.tasks.succeeded": totals.succeeded,
-        "cadre.tasks.failed": totals.failed,
         ...(summary.error && { "error.type": summary.error.code }),
-        ...usageAttributes({
-          inputTokens: totals.usage.input_tokens,
-          outputTokens: totals.usage.output_tokens,
-          cacheReadInputTokens: totals.usage.cache_read_input_tokens,
-          cacheCreationInputTokens: totals.usage.cache_creation_input_tokens,
-        }),
       });
       if (summary.error) this.#root.setStatus({ code: SpanStatusCode.ERROR, message: summary.error.message });
       else if (summary.exit_code !== 0) this.#root.setStatus({ code: SpanStatusCode.ERROR, message: `exit code ${summary.exit_code}` });
