@@ -77,6 +77,8 @@ export interface RowView
   hasConversation: boolean;
   pending: PendingView[];
   background: BackgroundView[];
+  /** A workflow script's agent() call: its phase (opts.phase, or the phase the script last started); null for other rows. */
+  phase: string | null;
 }
 
 /** A row with nothing known yet but who it is. */
@@ -105,7 +107,21 @@ export function blankRowView(key: string, name: string, agent: string | null | u
     hasConversation: false,
     pending: [],
     background: [],
+    phase: null,
   };
+}
+
+/** A workflow script's run (`cadre run script.js`): what the page shows beside its rows. */
+export interface WorkflowView {
+  /** meta.name and meta.description. */
+  name: string;
+  description: string;
+  /** The script's return value as indented JSON (clipped), once it returned; null before, or when it did not. */
+  result: string | null;
+  /** Why the script did not return: its error's code and message; null while it runs and when it returned. */
+  error: string | null;
+  /** Its log() lines, in order. */
+  logs: string[];
 }
 
 export interface TotalsView {
@@ -145,6 +161,8 @@ export interface RunSnapshot {
   costSimulated: boolean;
   /** Set when the record could not be read in full (a summary.json of an older or newer cadre). */
   notice: string | null;
+  /** A workflow script's run: its result and logs; null for a swarm or sessions. */
+  workflow: WorkflowView | null;
 }
 
 /**

@@ -73,6 +73,8 @@ function taskRowView(task: LenientSummary["tasks"][number]): RowView {
     hasConversation: typeof task.transcript === "string",
     pending: [],
     background: (task.background_tasks ?? []).map((entry) => backgroundView(backgroundTaskFromRecord(entry))),
+    // A workflow run's row: the phase of its agent() call.
+    phase: typeof task.phase === "string" ? task.phase : null,
   };
 }
 

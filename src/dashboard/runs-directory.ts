@@ -5,6 +5,7 @@ import { type LenientSummary, SUMMARY_FILE } from "../run/index.ts";
 import type { Conversation } from "./conversation.ts";
 import type { DashboardSource, RunFeed, RunListing, RunSnapshot, TotalsView } from "./feed.ts";
 import { readRecordForPage, readTranscript, recordRowViews, recordTotals, recordTranscript } from "./record-view.ts";
+import { recordWorkflowView } from "./workflow-view.ts";
 
 /** Run ids are folder names: nothing that could climb out of the runs directory. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -45,6 +46,7 @@ class RecordedRun implements RunFeed {
       answerable: false,
       costSimulated: record.cost_simulated === true,
       notice: timed ? null : "This summary.json has no per-task times (written by an older cadre): the timeline is empty.",
+      workflow: recordWorkflowView(record),
     };
   }
 

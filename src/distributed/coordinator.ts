@@ -339,14 +339,22 @@ export class Coordinator implements TaskRunner {
       this.#settle(task, resultWithoutTurn(task, status, error, { attempts, queuedMs: Date.now() - queued }));
     // Commands wait while Redis reconnects: each wait also ends when the run gives up on Redis.
     const failed = this.#failed.then((error): Ended => ({ ended: () => ended("failed", { code: error.code, message: error.message }) }));
-    const { signal, worker, ...data } = spec;
+    const { signal, worker, prepareWorker, ...data } = spec;
+    // A task's own directory (its worktree) is made here, where the run's checkout is: a function does not travel to a host.
+    let prepared = worker;
+    try {
+      if (prepareWorker) prepared = { ...worker, ...(await prepareWorker(signal ?? new AbortController().signal)) };
+    } catch (error) {
+      const { code, message } = error as { code?: string; message?: string };
+      return ended("failed", { code: code ?? "PREPARE_FAILED", message: message ?? String(error) });
+    }
     // Whichever comes first: the host's result, the job gone before a host took it, BullMQ giving up, Redis lost.
     let settle!: (outcome: Outcome) => void;
     const outcome = new Promise<Outcome>((resolve) => (settle = resolve));
     const traceContext = this.#traceContext?.(task);
     const waiting: Waiting = {
       name: task.name,
-      data: { spec: { ...data, worker }, ...(traceContext !== undefined && { traceContext }) },
+      data: { spec: { ...data, worker: prepared }, ...(traceContext !== undefined && { traceContext }) },
       opts: { jobId: task.id, priority: bullPriority(spec.priority), removeOnComplete: { count: COMPLETED_JOBS_KEPT } },
       settle,
     };

@@ -37,4 +37,4 @@ export { type RunChange, RunModel, type RunModelOptions } from "./run-model.ts";
 export { type RowKind, type RowStatus, type RunRow, taskKey } from "./run-row.ts";
 export { type RunSwarmFileOptions, runSwarmFile, type SwarmRunResult } from "./run-swarm-file.ts";
 export { type RunEvent, SwarmRun, type SwarmRunOptions } from "./swarm-run.ts";
-export { runWorkflow, type WorkflowFileRunOptions, type WorkflowRunResult, type WorkflowSummary } from "./workflow-run.ts";
+export { runWorkflow, type WorkflowFileRunOptions, type WorkflowRunEvent, type WorkflowRunResult, type WorkflowSummary } from "./workflow-run.ts";

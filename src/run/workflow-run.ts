@@ -8,7 +8,7 @@
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { type BudgetUse, emptyUsage, type TaskResult } from "../orchestrator/index.ts";
+import { type BudgetUse, emptyUsage, type OrchestratorEvent, type TaskInfo, type TaskResult } from "../orchestrator/index.ts";
 import type { RehearsalScripts } from "../rehearsal/index.ts";
 import { discoverAgents, newRunId, type ResolvedSwarmConfig, type ResolvedTask } from "../swarm/index.ts";
 import {
@@ -29,6 +29,7 @@ import { SUMMARY_FILE, type Summary, type SummaryTask, WORKFLOW_SCRIPT_FILE } fr
 import { buildSummary, prepareOutDir, RecordWriteError, type RunStop } from "./record/summary.ts";
 import type { WorkflowReplayPlan } from "./replay/plan.ts";
 import { ResumeError, recordToResume } from "./resume.ts";
+import { WorkflowWorktrees } from "./workflow-worktrees.ts";
 
 export interface WorkflowFileRunOptions {
   /** Where the record and transcripts go (for a resumed run: its own directory). */
@@ -60,7 +61,11 @@ export interface WorkflowFileRunOptions {
   /** Stops the run: the script and its running agents; the record is still written. */
   signal?: AbortSignal;
   /** Each event of the run as it happens (the start, phases, logs, each agent's start and end, the end). */
-  onEvent?: (event: WorkflowEvent) => void;
+  onEvent?: (event: WorkflowRunEvent) => void;
+  /** Each event of the engine's tasks (the agent calls' queueing, turns, messages, ends), as a swarm run's: for telemetry and the dashboard. */
+  onEngineEvent?: (event: OrchestratorEvent) => void;
+  /** For a traced --redis run: the trace context each agent's job carries to its host. */
+  traceContext?: (task: TaskInfo) => string | undefined;
   /** The exit code a stop by `signal` gives (default 130). */
   stopExitCode?: number;
   /**
@@ -70,6 +75,11 @@ export interface WorkflowFileRunOptions {
    */
   replay?: Pick<WorkflowReplayPlan, "of" | "replies" | "spent">;
 }
+
+/** A workflow event as the run tells it: an agent call's events name its row (its task's name). */
+export type WorkflowRunEvent =
+  | Exclude<WorkflowEvent, { type: "agent_started" | "agent_ended" }>
+  | (Extract<WorkflowEvent, { type: "agent_started" | "agent_ended" }> & { name: string });
 
 /** A workflow run's record: a swarm run's, with the script's outcome. */
 export type WorkflowSummary = Summary & {
@@ -217,11 +227,13 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
       concurrency: options.concurrency,
       budgetUsd: replay ? undefined : options.budgetUsd,
       redis: options.redis === undefined ? undefined : { url: options.redis, runId },
+      ...(options.traceContext && { traceContext: options.traceContext }),
     },
     outDir,
     runId,
   );
   const journal = new RunJournal(outDir);
+  const worktrees = new WorkflowWorktrees(runId, cwd);
   const names = new RowNames();
   const tasks: ResolvedTask[] = [];
   const rows = new Map<string, { call: AgentCall; value: unknown }>();
@@ -239,7 +251,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
     carriedOver,
     transcripts: engine.transcriptPaths,
     ...(engine.hosts && { hosts: engine.hosts }),
-    worktrees: new Map(),
+    worktrees: worktrees.outcomes,
     outDir,
   });
   /** A row of the record: the run layer's, with what the call was. */
@@ -276,6 +288,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
   });
   const stopEvents = engine.on((event) => {
     if (event.type === "task_started" && running.has(event.task.name)) running.get(event.task.name)!.startedAt = event.startedAt;
+    options.onEngineEvent?.(event);
   });
 
   const onEvent = (event: WorkflowEvent) => {
@@ -301,7 +314,7 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
       );
       journalRow(name);
     }
-    options.onEvent?.(event);
+    options.onEvent?.(event.type === "agent_started" || event.type === "agent_ended" ? { ...event, name: nameOf.get(event.call.index)! } : event);
   };
 
   const agents = {
@@ -312,11 +325,12 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
           `agent(): no agent type "${call.options.agentType}" (agent files are found in agents/, .claude/agents/ and ~/.claude/agents/)`,
         );
       }
-      const spec = taskSpecForCall(call, name, prompt, signal);
-      if (!replay) return engine.run(spec);
+      const worktree = call.options.isolation === "worktree" ? worktrees.forCall(name) : undefined;
+      const spec = taskSpecForCall(call, name, prompt, signal, worktree?.prepare);
       // A replay counts the recorded costs against the budgets (chargeOf), not its own against a call's.
       const { budgetUsd: _, budgetName: __, ...unbudgeted } = spec;
-      return engine.run(unbudgeted);
+      const result = await engine.run(replay ? unbudgeted : spec);
+      return worktree ? worktree.close(result) : result;
     },
   };
 
@@ -361,6 +375,9 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
       agent_count: outcome?.agentCount ?? 0,
     };
   };
+  // A process that exits under the run (a second Ctrl-C) leaves no worktree behind: those open are removed at once.
+  const discardWorktrees = () => worktrees.discardSync();
+  process.once("exit", discardWorktrees);
   let outcome: WorkflowOutcome;
   try {
     // Written as the run starts, so that a run killed at once can still be resumed: its journal brings the rows.
@@ -383,6 +400,8 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
   } finally {
     stopEvents();
     await engine.close();
+    await worktrees.dispose();
+    process.off("exit", discardWorktrees);
     journal.close();
   }
   const stop: RunStop | undefined = options.signal?.aborted

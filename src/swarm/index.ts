@@ -8,10 +8,10 @@ export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptio
 export { formatIssue } from "./config/issues.ts";
 export type { TaskFingerprint } from "./fingerprint.ts";
 export { olderSettingsHash } from "./fingerprint.ts";
-export { findRepository } from "./git.ts";
+export { findRepository, type RepositoryCheck } from "./git.ts";
 export type { LoopEndedEvent } from "./loop.ts";
 export { missingScripts } from "./rehearsal.ts";
 export type { AddedTask, CarryDecision, RunSwarmOptions, SwarmEvent, TaskSettledEvent } from "./runner.ts";
 export { INTERRUPTED, newRunId, runSwarm, skippedOnPurpose, unrunResult } from "./runner.ts";
-export type { WorktreeOutcome } from "./worktree.ts";
-export { RunWorktrees } from "./worktree.ts";
+export type { OpenWorktree, WorktreeOutcome } from "./worktree.ts";
+export { RunWorktrees, WorktreeError } from "./worktree.ts";

@@ -1,4 +1,5 @@
 // A task's git worktree: made on its own branch before it runs, committed and removed after.
+import { rmSync } from "node:fs";
 import { mkdtemp, realpath, rm, rmdir, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -73,6 +74,8 @@ export class RunWorktrees {
   readonly #open = new Set<OpenWorktree>();
   readonly #branches = new Set<string>();
   #dir: Promise<string> | undefined;
+  /** The run's worktree directory once made, for discardSync. */
+  #madeDir: string | undefined;
 
   constructor(
     readonly runId: string,
@@ -94,7 +97,8 @@ export class RunWorktrees {
     if (base.exitCode !== 0) throw new WorktreeError(`worktree base "${request.base}" is not a commit, branch or tag of ${request.repo}`);
     this.#dir ??= mkdtemp(join(tmpdir(), `cadre-worktrees-${branchComponent(this.runId)}-`));
     const branch = this.branchFor(request.task);
-    const path = join(await this.#dir, branch.split("/").at(-1)!);
+    this.#madeDir = await this.#dir;
+    const path = join(this.#madeDir, branch.split("/").at(-1)!);
     try {
       await repo.run(["worktree", "add", "--quiet", "-b", branch, path, base.stdout]);
     } catch (error) {
@@ -155,6 +159,7 @@ export class RunWorktrees {
       if (unchanged) open.repo.runSync(["branch", "-D", open.branch]);
     }
     this.#open.clear();
+    if (this.#madeDir !== undefined && !this.keep) rmSync(this.#madeDir, { recursive: true, force: true });
   }
 
   /** Removes the run's worktree directory once every worktree is closed; kept worktrees keep it. */

@@ -5,6 +5,7 @@
  */
 import type { Attributes } from "@opentelemetry/api";
 import type { TaskResult, Usage } from "../orchestrator/index.ts";
+import type { Summary } from "../run/index.ts";
 
 export const GEN_AI_SYSTEM = "gen_ai.system";
 export const GEN_AI_OPERATION = "gen_ai.operation.name";
@@ -42,6 +43,24 @@ export function resultAttributes(result: TaskResult): Attributes {
     ...(result.sessionId !== undefined && { [GEN_AI_CONVERSATION_ID]: result.sessionId }),
     ...(result.error && { "error.type": result.error.code, "cadre.error_code": result.error.code }),
     ...(result.error?.budget !== undefined && { "cadre.budget": result.error.budget }),
+  };
+}
+
+/** What a run's span says of its record at the end: the totals as summary.json has them. */
+export function recordAttributes(summary: Summary): Attributes {
+  const { totals } = summary;
+  return {
+    "cadre.cost_usd": totals.cost_usd,
+    "cadre.num_turns": totals.num_turns,
+    "cadre.exit_code": summary.exit_code,
+    "cadre.tasks.succeeded": totals.succeeded,
+    "cadre.tasks.failed": totals.failed,
+    ...usageAttributes({
+      inputTokens: totals.usage.input_tokens,
+      outputTokens: totals.usage.output_tokens,
+      cacheReadInputTokens: totals.usage.cache_read_input_tokens,
+      cacheCreationInputTokens: totals.usage.cache_creation_input_tokens,
+    }),
   };
 }
 

@@ -8,7 +8,7 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { budgetLabel, type TaskInfo } from "../orchestrator/index.ts";
 import type { RunEvent, Summary } from "../run/index.ts";
 import { clip } from "../util/one-line.ts";
-import { CONTENT_MAX, GEN_AI_SYSTEM, resultAttributes, usageAttributes } from "./attributes.ts";
+import { CONTENT_MAX, GEN_AI_SYSTEM, recordAttributes, resultAttributes } from "./attributes.ts";
 import { EventMetrics } from "./metrics.ts";
 import type { Telemetry } from "./sdk.ts";
 import { EventSpans } from "./spans.ts";
@@ -130,20 +130,7 @@ export class RunTelemetry {
     this.#finished = true;
     this.#spans.endAll();
     if (summary) {
-      const { totals } = summary;
-      this.#run.setAttributes({
-        "cadre.cost_usd": totals.cost_usd,
-        "cadre.num_turns": totals.num_turns,
-        "cadre.exit_code": summary.exit_code,
-        "cadre.tasks.succeeded": totals.succeeded,
-        "cadre.tasks.failed": totals.failed,
-        ...usageAttributes({
-          inputTokens: totals.usage.input_tokens,
-          outputTokens: totals.usage.output_tokens,
-          cacheReadInputTokens: totals.usage.cache_read_input_tokens,
-          cacheCreationInputTokens: totals.usage.cache_creation_input_tokens,
-        }),
-      });
+      this.#run.setAttributes(recordAttributes(summary));
       if (summary.exit_code !== 0) this.#run.setStatus({ code: SpanStatusCode.ERROR, message: `exit code ${summary.exit_code}` });
     }
     this.#run.end();

@@ -101,9 +101,12 @@ const OPTIONAL_VALUES: Record<string, { isValue: (word: string) => boolean; abse
   "--ui": { isValue: (word) => /^(\[[^\]]+\]|[^:\s/\\]+):\d+$/.test(word), absent: DEFAULT_UI },
 };
 
-function withOptionalValues(args: string[]): string[] {
+/** `--ui` alone, for the commands that read their other flags themselves (`cadre run script.js`). */
+export const OPTIONAL_UI = { "--ui": OPTIONAL_VALUES["--ui"]! };
+
+export function withOptionalValues(args: string[], flags = OPTIONAL_VALUES): string[] {
   return args.map((arg, index) => {
-    const flag = OPTIONAL_VALUES[arg];
+    const flag = flags[arg];
     const next = args[index + 1];
     return flag && (next === undefined || !flag.isValue(next)) ? `${arg}=${flag.absent}` : arg;
   });

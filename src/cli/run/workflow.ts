@@ -19,17 +19,21 @@ import {
   ResumeError,
   runWorkflow,
   type WorkflowReplayPlan,
+  type WorkflowRunEvent,
   type WorkflowRunResult,
 } from "../../run/index.ts";
+import { loadTelemetry, type TelemetrySettings, telemetryHelp, telemetrySettings, type WorkflowTelemetry } from "../../telemetry/index.ts";
+import { parseHostPort } from "../../util/http-guard.ts";
 import { ClaudeNotFoundError, locateClaude } from "../../worker/index.ts";
-import { findSavedWorkflow, type WorkflowEvent, WorkflowScriptError } from "../../workflow/index.ts";
-import { numberFlag, parseFlags } from "../flags.ts";
+import { checkWorkflowScript, findSavedWorkflow, WorkflowScriptError } from "../../workflow/index.ts";
+import { checkServerToken, numberFlag, parseFlags } from "../flags.ts";
 import { SIGNAL_EXIT_CODES, stopOnSignals } from "../signals.ts";
-import { runDirName } from "./options.ts";
+import { OPTIONAL_UI, runDirName, withOptionalValues } from "./options.ts";
 import { RUNS_DIR } from "./prepare.ts";
+import { WorkflowDashboard } from "./workflow-dashboard.ts";
 
 export const WORKFLOW_USAGE =
-  "usage: cadre run <script.js> | --workflow NAME [--args JSON|@file.json] [--budget TOKENS] [--budget-usd USD] [--max-agents N] [--concurrency N] [--out DIR | --resume [RUN-DIR]] [--rehearse] [--json] [--redis URL] [--replay RUN-DIR [--override FILE] [--in-place]]";
+  "usage: cadre run <script.js> | --workflow NAME [--args JSON|@file.json] [--budget TOKENS] [--budget-usd USD] [--max-agents N] [--concurrency N] [--out DIR | --resume [RUN-DIR]] [--rehearse] [--json] [--redis URL] [--ui [HOST:PORT]] [--otel [--otel-content]] [--replay RUN-DIR [--override FILE] [--in-place]]";
 
 export const WORKFLOW_HELP = `${WORKFLOW_USAGE}
 
@@ -58,6 +62,11 @@ Options:
                        checkout (docs/replay.md). A divergence from the record exits 1
   --override FILE      with --replay: replies to give instead of recorded ones (agent row → turn → reply)
   --in-place           with --replay: run even in the working tree the recorded run worked in
+  --ui [HOST:PORT]     serve a live web dashboard of the run (default 127.0.0.1 and a free port): a row
+                       per agent() call with its phase, and the script's result; it stays open after the
+                       run until Ctrl-C
+  --token T            the dashboard's token (or CADRE_UI_TOKEN); generated when absent
+${telemetryHelp(23)}
   -h, --help           show this help
 
 Exit status: 0 the script returned, 1 it threw or hit a limit, 2 the script was refused before
@@ -118,7 +127,7 @@ async function rehearsalBeside(file: string): Promise<RehearsalScripts> {
 }
 
 /** One line per event, grouped under each phase as it starts. */
-function lineView(write: (line: string) => void): (event: WorkflowEvent) => void {
+function lineView(write: (line: string) => void): (event: WorkflowRunEvent) => void {
   let shownPhase: string | undefined;
   return (event) => {
     switch (event.type) {
@@ -174,7 +183,7 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
     const resumeAlone = args.map((arg, i) =>
       arg === "--resume" && (args[i + 1] === undefined || args[i + 1]!.startsWith("-") || /\.m?js$/i.test(args[i + 1]!)) ? "--resume=" : arg,
     );
-    ({ values, positionals } = parseFlags(resumeAlone, {
+    ({ values, positionals } = parseFlags(withOptionalValues(resumeAlone, OPTIONAL_UI), {
       options: {
         workflow: { type: "string" },
         args: { type: "string" },
@@ -190,6 +199,10 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
         replay: { type: "string" },
         override: { type: "string" },
         "in-place": { type: "boolean" },
+        otel: { type: "boolean" },
+        "otel-content": { type: "boolean" },
+        ui: { type: "string" },
+        token: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -217,6 +230,18 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
   if (values.resume !== undefined && values.out !== undefined) return usage("--resume writes into the run it resumes; leave out --out");
   const redisProblem = typeof values.redis === "string" ? redisUrlProblem(values.redis) : undefined;
   if (redisProblem) return usage(`--redis: ${redisProblem}`);
+  let telemetry: TelemetrySettings | undefined;
+  let address: { host: string; port: number } | undefined;
+  const token = (values.token as string | undefined) ?? process.env.CADRE_UI_TOKEN;
+  if (values.token !== undefined && values.ui === undefined) return usage("--token goes with --ui");
+  try {
+    telemetry = telemetrySettings({ otel: values.otel === true, content: values["otel-content"] === true });
+    address = values.ui === undefined ? undefined : parseHostPort(values.ui as string, "--ui");
+    if (address) checkServerToken(address.host, token, "read the run");
+  } catch (error) {
+    if (!(error instanceof CadreError)) throw error;
+    return usage(error.message);
+  }
 
   let file: string;
   let source: string;
@@ -305,12 +330,30 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
   const json = values.json === true;
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const view = json
-    ? (event: WorkflowEvent) => process.stdout.write(`${JSON.stringify(event)}\n`)
+    ? (event: WorkflowRunEvent) => process.stdout.write(`${JSON.stringify(event)}\n`)
     : lineView((line) => process.stdout.write(`${line}\n`));
   const stopping = stopOnSignals("the workflow run");
   if (replay) say(`cadre run: replaying run ${replay.of.run_id} (${replay.of.dir})`);
+  let traces: WorkflowTelemetry | undefined;
+  let dashboard: WorkflowDashboard | undefined;
   let result: WorkflowRunResult;
   try {
+    if (telemetry || address) {
+      // Checked first, so that a script refused before launch starts no exporter or server (runWorkflow checks it again: it is cheap).
+      const { meta } = await checkWorkflowScript(source);
+      if (telemetry) {
+        traces = await (await loadTelemetry()).startWorkflowTelemetry(
+          telemetry,
+          { name: meta.name, description: meta.description, distributed: values.redis !== undefined, concurrency: options.concurrency },
+          (line) => say(`cadre run: ${line}`),
+        );
+      }
+      if (address) {
+        dashboard = await WorkflowDashboard.open({ address, token, meta, outDir, budgetUsd: options.budgetUsd, rehearsal: rehearsal !== undefined });
+        (json ? process.stderr : process.stdout).write(`cadre run: dashboard at ${dashboard.url}\n`);
+      }
+    }
+    const [spans, page] = [traces, dashboard];
     result = await runWorkflow(source, {
       outDir,
       file,
@@ -321,9 +364,22 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
       ...(replay && { replay }),
       signal: stopping.signal,
       stopExitCode: 130,
-      onEvent: view,
+      onEvent: (event) => {
+        spans?.applyWorkflow(event);
+        page?.workflow(event);
+        view(event);
+      },
+      ...((spans || page) && {
+        onEngineEvent: (event) => {
+          spans?.applyEngine(event);
+          page?.engine(event);
+        },
+      }),
+      ...(spans && { traceContext: (task) => spans.traceContext(task) }),
     });
   } catch (error) {
+    await traces?.finish(undefined);
+    await dashboard?.finish(undefined, outDir, true);
     if (error instanceof WorkflowScriptError || error instanceof ResumeError || error instanceof RecordWriteError) {
       process.stderr.write(`cadre run: ${error.message}\n`);
       return 2;
@@ -334,8 +390,10 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
   } finally {
     stopping.dispose();
   }
+  await traces?.finish(result.summary);
   for (const warning of result.warnings) say(`cadre run: ${warning}`);
   for (const divergence of result.summary.replay?.divergences ?? []) say(`cadre run: ${divergence.message}`);
   for (const line of finalLines(result)) (json ? say : (text: string) => process.stdout.write(`${text}\n`))(line);
+  await dashboard?.finish(result.summary, outDir, stopping.received !== undefined);
   return stopping.received ? SIGNAL_EXIT_CODES[stopping.received] : result.exitCode;
 }

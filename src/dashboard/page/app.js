@@ -171,6 +171,7 @@ function render(snapshot) {
   state.dataset.state = snapshot.live ? "live" : "finished";
   if (snapshot.notice) notice(snapshot.notice);
   renderTotals(snapshot);
+  renderWorkflow(snapshot.workflow);
   pending.render(snapshot);
   renderFilters(snapshot);
   table.render(snapshot);
@@ -180,6 +181,20 @@ function render(snapshot) {
   if (page.selected && page.shown !== page.selected) openConversation();
   // When the page first showed the run, on its own clock: the time to open a large run is measured by it.
   if (performance.getEntriesByName("cadre:drawn").length === 0) performance.mark("cadre:drawn");
+}
+
+/** A workflow script's run: its return value (or why it has none yet) and its log() lines. */
+function renderWorkflow(workflow) {
+  $("workflow-section").hidden = workflow === null;
+  if (workflow === null) return;
+  $("workflow-error").hidden = workflow.error === null;
+  $("workflow-error").textContent = workflow.error ?? "";
+  const result = workflow.result ?? (workflow.error === null ? "(the script has not returned yet)" : "");
+  if ($("workflow-result").textContent !== result) $("workflow-result").textContent = result;
+  $("workflow-result").hidden = result === "";
+  const logs = $("workflow-logs");
+  if (logs.childElementCount !== workflow.logs.length)
+    logs.replaceChildren(...workflow.logs.map((line) => Object.assign(document.createElement("li"), { textContent: line })));
 }
 
 /** Each agent's spend, against its budget where it has one; then the task budgets. */

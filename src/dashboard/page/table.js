@@ -7,7 +7,7 @@ import { groupStatuses, listEntries, NO_FILTER } from "./rows.js";
 const KIND_NOTES = { child: "spawned", peer: "peer", supervisor: "supervisor", session: "" };
 /** Rows drawn beyond the visible ones on each side, so that a short scroll shows no gap. */
 const OVERSCAN = 8;
-const COLUMNS = 10;
+const COLUMNS = 11;
 
 export class TaskTable {
   /** @param {HTMLElement} wrap the scrolling box @param {HTMLTableSectionElement} body @param {(key: string) => void} onSelect */
@@ -47,10 +47,13 @@ export class TaskTable {
 
   render(snapshot) {
     this.snapshot = snapshot;
-    this.body.closest("table").classList.toggle(
+    const table = this.body.closest("table");
+    table.classList.toggle(
       "with-branch",
       snapshot.rows.some((row) => row.branch),
     );
+    // A workflow script's run: each agent() call's phase.
+    table.classList.toggle("with-phase", snapshot.workflow !== null);
     this.#list();
   }
 
@@ -136,7 +139,7 @@ export class TaskTable {
 
   #create(row) {
     const button = h("button", { type: "button", class: "row-name", "aria-pressed": "false", onclick: () => this.onSelect(row.key) });
-    const cells = ["status", "agent", "turns num", "cost num", "queued num", "run num", "attempts num", "branch"].map((name) =>
+    const cells = ["phase", "status", "agent", "turns num", "cost num", "queued num", "run num", "attempts num", "branch"].map((name) =>
       h("td", { class: name }),
     );
     cells.push(h("td", { class: "activity" }, h("span")));
@@ -193,19 +196,20 @@ export class TaskTable {
     tr.dataset.status = row.status;
     tr.classList.toggle("child", row.parent !== null || inGroup);
     const cells = tr.querySelectorAll("td");
-    set(cells[0], statusLabel(row.status));
-    set(cells[1], row.agent ?? "");
-    set(cells[2], row.turns > 0 ? String(row.turns) : "");
-    set(cells[3], row.costUsd > 0 ? money(row.costUsd, snapshot.costSimulated) : "");
-    set(cells[4], span(row.queuedMs));
-    set(cells[5], span(runMs));
-    set(cells[6], row.attempts > 0 ? String(row.attempts) : "");
-    set(cells[7], row.branch ?? "");
+    set(cells[0], row.phase ?? "");
+    set(cells[1], statusLabel(row.status));
+    set(cells[2], row.agent ?? "");
+    set(cells[3], row.turns > 0 ? String(row.turns) : "");
+    set(cells[4], row.costUsd > 0 ? money(row.costUsd, snapshot.costSimulated) : "");
+    set(cells[5], span(row.queuedMs));
+    set(cells[6], span(runMs));
+    set(cells[7], row.attempts > 0 ? String(row.attempts) : "");
+    set(cells[8], row.branch ?? "");
     const waiting = row.status === "waiting" && row.waitsFor.length > 0 ? `after ${row.waitsFor.join(", ")}` : "";
     const pending = row.pending.length > 0 ? `waiting for you: ${row.pending[0].ask}` : "";
     const activity = pending || row.error || row.activity || waiting;
-    set(cells[8].firstElementChild, activity);
-    cells[8].title = activity;
+    set(cells[9].firstElementChild, activity);
+    cells[9].title = activity;
   }
 }
 
