@@ -80,17 +80,7 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun | num
       return 2;
     }
   }
-  // Every task run here needs claude: without one, say how to get it once, before anything starts.
-  // With --redis the hosts run the tasks, with their own claude.
-  if (options.redis === undefined) {
-    try {
-      locateClaude();
-    } catch (error) {
-      if (!(error instanceof ClaudeNotFoundError)) throw error;
-      process.stderr.write(`cadre run: ${error.message}\n`);
-      return 1;
-    }
-  }
+  if (!claudeFound(options.redis !== undefined)) return 1;
   const { outDir, redis } = await placeRun(
     { outDir: options.outDir, defaultOut: options.defaultOut, redis: options.redis, runsDir: resolve(RUNS_DIR) },
     plan,
@@ -119,4 +109,20 @@ export async function startTelemetry(options: RunOptions, { config, plan }: Prep
     },
     (line) => process.stderr.write(`cadre run: ${line}\n`),
   );
+}
+
+/**
+ * Every task run here needs claude: without one, says how to get it once, before anything starts.
+ * With --redis the hosts run the tasks, with their own claude.
+ */
+export function claudeFound(onHosts: boolean): boolean {
+  if (onHosts) return true;
+  try {
+    locateClaude();
+    return true;
+  } catch (error) {
+    if (!(error instanceof ClaudeNotFoundError)) throw error;
+    process.stderr.write(`cadre run: ${error.message}\n`);
+    return false;
+  }
 }

@@ -24,12 +24,11 @@ import {
 } from "../../run/index.ts";
 import { loadTelemetry, type TelemetrySettings, telemetryHelp, telemetrySettings, type WorkflowTelemetry } from "../../telemetry/index.ts";
 import { parseHostPort } from "../../util/http-guard.ts";
-import { ClaudeNotFoundError, locateClaude } from "../../worker/index.ts";
 import { checkWorkflowScript, findSavedWorkflow, WorkflowScriptError } from "../../workflow/index.ts";
 import { checkServerToken, numberFlag, parseFlags } from "../flags.ts";
 import { SIGNAL_EXIT_CODES, stopOnSignals } from "../signals.ts";
 import { OPTIONAL_UI, runDirName, withOptionalValues } from "./options.ts";
-import { RUNS_DIR } from "./prepare.ts";
+import { claudeFound, RUNS_DIR } from "./prepare.ts";
 import { WorkflowDashboard } from "./workflow-dashboard.ts";
 
 export const WORKFLOW_USAGE =
@@ -305,15 +304,7 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
     process.stderr.write(`cadre run: ${error.message}\n`);
     return 2;
   }
-  if (!rehearsal && values.redis === undefined) {
-    try {
-      locateClaude();
-    } catch (error) {
-      if (!(error instanceof ClaudeNotFoundError)) throw error;
-      process.stderr.write(`cadre run: ${error.message}\n`);
-      return 1;
-    }
-  }
+  if (!claudeFound(values.redis !== undefined)) return 1;
   let outDir: string;
   if (values.resume !== undefined) {
     const given = values.resume as string;
