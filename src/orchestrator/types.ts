@@ -363,7 +363,11 @@ export interface OrchestratorOptions {
   connections?: Record<string, string[]>;
   /** Where tell_peer leaves messages and read_inbox takes them; default: in this orchestrator. */
   inbox?: InboxStore;
-  /** Give workers the built-in "cadre" MCP server (ask_peer, spawn_worker, …). Default: when there are agents. */
+  /**
+   * Give workers the built-in "cadre" MCP server (list_peers, ask_peer, tell_peer, read_inbox,
+   * spawn_worker). Default: only a worker whose agent (or task, without one) has another agent
+   * it may reach under `connections`; true: every worker; false: none.
+   */
   peerTools?: boolean;
   /**
    * Cache-aware fan-out, on by default: of tasks whose workers send the same

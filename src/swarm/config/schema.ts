@@ -222,6 +222,12 @@ export const SwarmConfigSchema = z
       .describe(
         "Default true: of tasks whose workers share a prompt prefix (same agent, model, tools, directory), one sends its first prompt at once and the others when its response begins, so they read the prefix from the API's cache instead of each writing it. false: all at once.",
       ),
+    peer_tools: z
+      .boolean()
+      .optional()
+      .describe(
+        "The built-in `cadre` MCP server (list_peers, ask_peer, tell_peer, read_inbox, spawn_worker). Default: only the workers of an agent that `connections` lets reach another agent (with no `connections`, any agent when the swarm has two or more). true: every worker; false: none.",
+      ),
     session_persistence: z
       .boolean()
       .default(true)
