@@ -12,7 +12,7 @@ import {
 } from "../worker/index.ts";
 import type { HookPolicy } from "./hooks/policy.ts";
 import type { InboxStore } from "./peers/inbox.ts";
-import type { RateLimitState } from "./scheduler/index.ts";
+import type { MachineProbe, RateLimitState } from "./scheduler/index.ts";
 
 /** Where a long-lived session is: its worker starting, a turn running, waiting on a permission, idle, failed, or closed. */
 export const SESSION_STATUSES = ["starting", "running", "awaiting_permission", "idle", "failed", "closed"] as const;
@@ -315,8 +315,14 @@ export interface SpendingLedger {
 }
 
 export interface OrchestratorOptions {
-  /** Live task workers at once. Default 4. */
-  concurrency?: number;
+  /**
+   * Live task workers at once. Default 4. "auto": cadre chooses, from the machine's cores and
+   * free memory and how much of each turn waits on the model (see AutoConcurrency), and keeps
+   * finished workers for the next task of the same settings unless `reuse` says otherwise.
+   */
+  concurrency?: number | "auto";
+  /** What auto sizing reads of the machine (cores, free memory); default: this machine's. */
+  machine?: MachineProbe;
   /** Per-agent limits on top of the global one. */
   agentLimits?: Record<string, number>;
   /** Stop starting tasks and interrupt running ones once this much is spent. */

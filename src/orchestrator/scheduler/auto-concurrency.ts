@@ -1,0 +1,69 @@
+// How many workers to run at once when nobody said: from the machine's cores and memory and how much of a turn waits on the model.
+import { availableParallelism, freemem } from "node:os";
+
+/** What the sizing reads of the machine; tests give their own. */
+export interface MachineProbe {
+  cores(): number;
+  freeMemoryBytes(): number;
+}
+
+const MACHINE: MachineProbe = { cores: () => availableParallelism(), freeMemoryBytes: () => freemem() };
+
+/** The most workers auto sizing starts at once, however much the work waits. */
+export const MAX_AUTO_CONCURRENCY = 64;
+/** What one more claude process takes, with a margin (measured: about 200 MB resident on the pinned CLI). */
+const WORKER_MEMORY_BYTES = 256 * 2 ** 20;
+/** Memory left to the rest of the machine. */
+const RESERVED_MEMORY_BYTES = 2 ** 30;
+/** How much the latest turn moves the estimate of the share of a turn spent waiting on the model. */
+const WEIGHT = 0.3;
+/** The share is taken as at most this: a turn that only waits still costs its process some CPU. */
+const MAX_WAITING_SHARE = 0.95;
+
+/**
+ * The concurrency when the user gave none. It starts at the machine's cores:
+ * a claude process costs about a CPU-second to start, so on a 2-core machine two
+ * processes, reused, finish 32 short tasks sooner than eight. Each finished turn
+ * says how much of it was spent waiting on the model (the CLI's `duration_api_ms`
+ * against the turn's wall time); work that mostly waits gets more processes, as
+ * many as keep the cores busy (cores / share of a turn not spent waiting), at
+ * most doubling per turn, and never more than free memory holds or
+ * MAX_AUTO_CONCURRENCY. A turn slowed by a busy machine counts as not waiting,
+ * which brings the number down again.
+ */
+export class AutoConcurrency {
+  readonly #machine: MachineProbe;
+  #limit: number;
+  /** The share of a turn spent waiting on the model, averaged; undefined before the first turn. */
+  #waiting: number | undefined;
+
+  constructor(machine: MachineProbe = MACHINE) {
+    this.#machine = machine;
+    this.#limit = Math.max(1, Math.min(machine.cores(), this.#memoryRoom(0)));
+  }
+
+  get limit(): number {
+    return this.#limit;
+  }
+
+  /**
+   * A turn ended after `wallMs`, `apiMs` of it in model calls; `running` workers
+   * hold memory already. Returns the concurrency from now on.
+   */
+  observe(wallMs: number, apiMs: number | undefined, running: number): number {
+    if (!(wallMs > 0) || apiMs === undefined || !(apiMs >= 0)) return this.#limit;
+    const share = Math.min(MAX_WAITING_SHARE, apiMs / wallMs);
+    this.#waiting = this.#waiting === undefined ? share : this.#waiting + WEIGHT * (share - this.#waiting);
+    const cores = this.#machine.cores();
+    const wanted = Math.ceil(cores / (1 - this.#waiting));
+    const grown = Math.min(wanted, this.#limit * 2, MAX_AUTO_CONCURRENCY, running + this.#memoryRoom(running));
+    this.#limit = Math.max(1, Math.min(cores, MAX_AUTO_CONCURRENCY), grown);
+    return this.#limit;
+  }
+
+  /** How many more processes free memory holds (what `running` hold is already taken from it). */
+  #memoryRoom(running: number): number {
+    const room = Math.floor((this.#machine.freeMemoryBytes() - RESERVED_MEMORY_BYTES) / WORKER_MEMORY_BYTES);
+    return Math.max(running === 0 ? 1 : 0, room);
+  }
+}
