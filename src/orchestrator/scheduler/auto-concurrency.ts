@@ -55,7 +55,7 @@ export class AutoConcurrency {
     const share = Math.min(MAX_WAITING_SHARE, apiMs / wallMs);
     this.#waiting = this.#waiting === undefined ? share : this.#waiting + WEIGHT * (share - this.#waiting);
     const cores = this.#machine.cores();
-    const wanted = Math.ceil(cores / (1 - this.#waiting));
+    const wanted = Math.round(cores / (1 - this.#waiting));
     const grown = Math.min(wanted, this.#limit * 2, MAX_AUTO_CONCURRENCY, running + this.#memoryRoom(running));
     this.#limit = Math.max(1, Math.min(cores, MAX_AUTO_CONCURRENCY), grown);
     return this.#limit;
