@@ -16,8 +16,7 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PEER_SERVER_NAME } from "../src/orchestrator/peers/peer-server.ts";
-import { createPeerServer } from "../src/orchestrator/peers/peer-server.ts";
+import { createPeerServer, PEER_SERVER_NAME } from "../src/orchestrator/peers/peer-server.ts";
 import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
 import { startRehearsalServer } from "../src/rehearsal/server.ts";
 import { resetConversation, Worker, type WorkerOptions } from "../src/worker/index.ts";
@@ -94,7 +93,11 @@ function gatedTransport(onQuiet: (pid: number) => void): TransportFactory {
       get hasExited() {
         return transport.hasExited;
       },
-      write: (message: unknown) => (open ? transport.write(message) : (held.push(message), true)),
+      write: (message: unknown) => {
+        if (open) return transport.write(message);
+        held.push(message);
+        return true;
+      },
       endInput: () => transport.endInput(),
       terminate: (options) => transport.terminate(options),
       kill: () => transport.kill(),
@@ -116,10 +119,14 @@ async function oneWorker(variant: Partial<WorkerOptions>, base: WorkerOptions): 
   const started = new Promise<void>((resolve) => {
     quiet = resolve;
   });
-  const starting = Worker.start({ ...base, ...variant }, undefined, gatedTransport((p) => {
-    pid = p;
-    quiet();
-  }));
+  const starting = Worker.start(
+    { ...base, ...variant },
+    undefined,
+    gatedTransport((p) => {
+      pid = p;
+      quiet();
+    }),
+  );
   await started;
   await step("start");
   const worker = await starting;
@@ -178,7 +185,11 @@ async function main(): Promise<void> {
   const warm: Stage[] = ["/clear", "reused turn"];
   console.log("\nagainst the lean worker: CPU to the first answer (start + initialize + first turn), CPU of a reused task (/clear + turn), RSS\n");
   console.log("| variant | CPU to first answer | Δ | CPU per reused task | Δ | RSS | Δ |\n| --- | --- | --- | --- | --- | --- | --- |");
-  const lean = { cold: total("lean", (m) => m.cpuMs, cold), warm: total("lean", (m) => m.cpuMs, warm), rss: stat("lean", "reused turn", (m) => m.rssMb) };
+  const lean = {
+    cold: total("lean", (m) => m.cpuMs, cold),
+    warm: total("lean", (m) => m.cpuMs, warm),
+    rss: stat("lean", "reused turn", (m) => m.rssMb),
+  };
   const signed = (value: number, unit: string) => `${value >= 0 ? "+" : ""}${Math.round(value)} ${unit}`;
   for (const name of names) {
     const c = total(name, (m) => m.cpuMs, cold);

@@ -126,7 +126,10 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     };
     const process = this.#deps.options.processOptions?.();
     const { canUseTool: ownHandler, ...perWorkerRest } = perWorker;
-    const options = layerWorkerOptions({ ...layers, call: (below) => [this.#routing(binding, below, peerTools), perWorkerRest, process?.options, extra] });
+    const options = layerWorkerOptions({
+      ...layers,
+      call: (below) => [this.#routing(binding, below, peerTools), perWorkerRest, process?.options, extra],
+    });
     options.canUseTool = this.#permissions(binding, ownHandler, settled.canUseTool, options);
     const resource = telemetryResource(options, work.context, this.#deps.options.runId);
     if (resource) options.env = { ...options.env, OTEL_RESOURCE_ATTRIBUTES: resource };

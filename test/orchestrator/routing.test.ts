@@ -119,8 +119,13 @@ describe("orchestrator routing on the real CLI", () => {
     for (const result of results) expect(result.status, result.error?.message).toBe("succeeded");
 
     // What the CLI offered each model: the peer tools to the connected one only.
-    const peerToolsOffered = (script: string) => requestsOf(server.requests, script)[0]!.tools.filter((t) => t.startsWith("mcp__cadre__")).sort();
-    expect(peerToolsOffered("connected")).toEqual(["ask_peer", "list_peers", "read_inbox", "spawn_worker", "tell_peer"].map((t) => `mcp__cadre__${t}`));
+    const peerToolsOffered = (script: string) =>
+      requestsOf(server.requests, script)[0]!
+        .tools.filter((t) => t.startsWith("mcp__cadre__"))
+        .sort();
+    expect(peerToolsOffered("connected")).toEqual(
+      ["ask_peer", "list_peers", "read_inbox", "spawn_worker", "tell_peer"].map((t) => `mcp__cadre__${t}`),
+    );
     expect(peerToolsOffered("alone")).toEqual([]);
     // And what each process had connected to: the loner's CLI was never given the server.
     const mcpServers = (name: string) =>
