@@ -526,7 +526,11 @@ export class Orchestrator implements TaskRunner {
       this.scheduler.reportSuccess();
       if (this.#autoConcurrency) {
         const apiMs = turn.result.duration_api_ms;
-        this.scheduler.resize(this.#autoConcurrency.observe(turn.durationMs, typeof apiMs === "number" ? apiMs : undefined, this.scheduler.running));
+        const { running, waiting } = this.scheduler;
+        // Tasks past the admission window are not counted: the estimate then errs to fewer processes.
+        this.scheduler.resize(
+          this.#autoConcurrency.observe(turn.durationMs, typeof apiMs === "number" ? apiMs : undefined, running, running - 1 + waiting),
+        );
       }
       // Still in its slot: the next task of the agent is judged with this one's cost known.
       this.#budgets.finished(record.info.agent, record.costUsd);

@@ -19,6 +19,8 @@ const RESERVED_MEMORY_BYTES = 2 ** 30;
 const WEIGHT = 0.3;
 /** The share is taken as at most this: a turn that only waits still costs its process some CPU. */
 const MAX_WAITING_SHARE = 0.95;
+/** What starting one more claude process costs, in CPU-seconds (measured: about 1 on the pinned CLI). */
+const START_CPU_S = 1;
 
 /**
  * The concurrency when the user gave none. It starts at the machine's cores:
@@ -29,13 +31,18 @@ const MAX_WAITING_SHARE = 0.95;
  * many as keep the cores busy (cores / share of a turn not spent waiting), at
  * most doubling per turn, and never more than free memory holds or
  * MAX_AUTO_CONCURRENCY. A turn slowed by a busy machine counts as not waiting,
- * which brings the number down again.
+ * which brings the number down again. Nor more than the work left pays for: N
+ * processes cost N CPU-seconds to start and take the work in (work / N) rounds,
+ * so with `pending` tasks of T seconds each on C cores, about √(pending · T · C)
+ * processes finish soonest.
  */
 export class AutoConcurrency {
   readonly #machine: MachineProbe;
   #limit: number;
   /** The share of a turn spent waiting on the model, averaged; undefined before the first turn. */
   #waiting: number | undefined;
+  /** A turn's wall time in seconds, averaged. */
+  #turnS = 0;
 
   constructor(machine: MachineProbe = MACHINE) {
     this.#machine = machine;
@@ -48,15 +55,19 @@ export class AutoConcurrency {
 
   /**
    * A turn ended after `wallMs`, `apiMs` of it in model calls; `running` workers
-   * hold memory already. Returns the concurrency from now on.
+   * hold memory already, `pending` tasks are running or waiting (this one's
+   * excluded). Returns the concurrency from now on.
    */
-  observe(wallMs: number, apiMs: number | undefined, running: number): number {
+  observe(wallMs: number, apiMs: number | undefined, running: number, pending: number = Number.POSITIVE_INFINITY): number {
     if (!(wallMs > 0) || apiMs === undefined || !(apiMs >= 0)) return this.#limit;
     const share = Math.min(MAX_WAITING_SHARE, apiMs / wallMs);
-    this.#waiting = this.#waiting === undefined ? share : this.#waiting + WEIGHT * (share - this.#waiting);
+    const average = (mean: number | undefined, value: number) => (mean === undefined ? value : mean + WEIGHT * (value - mean));
+    this.#waiting = average(this.#waiting, share);
+    this.#turnS = average(this.#turnS || undefined, wallMs / 1000);
     const cores = this.#machine.cores();
     const wanted = Math.round(cores / (1 - this.#waiting));
-    const grown = Math.min(wanted, this.#limit * 2, MAX_AUTO_CONCURRENCY, running + this.#memoryRoom(running));
+    const paidFor = Math.ceil(Math.sqrt((pending * this.#turnS * cores) / START_CPU_S));
+    const grown = Math.min(wanted, paidFor, this.#limit * 2, MAX_AUTO_CONCURRENCY, running + this.#memoryRoom(running));
     this.#limit = Math.max(1, Math.min(cores, MAX_AUTO_CONCURRENCY), grown);
     return this.#limit;
   }

@@ -22,6 +22,15 @@ describe("AutoConcurrency", () => {
     expect(auto.limit).toBe(Math.round(2 / (1 - 5000 / 5300)));
   });
 
+  it("starts no more processes than the work left pays for", () => {
+    const auto = new AutoConcurrency(machine(2, 20));
+    // 47 tasks of 5.3 s left on 2 cores: √(47 · 5.3 · 2) ≈ 22 processes, not the 34 the waiting alone would keep busy.
+    for (let i = 0; i < 8; i++) auto.observe(5300, 5000, auto.limit, 47);
+    expect(auto.limit).toBe(Math.ceil(Math.sqrt(47 * 5.3 * 2)));
+    // Near the end, a few tasks left: no more starts than they need.
+    expect(auto.observe(5300, 5000, auto.limit, 3)).toBe(Math.ceil(Math.sqrt(3 * 5.3 * 2)));
+  });
+
   it("never passes what free memory holds, nor the ceiling", () => {
     // 3 GiB free, 1 GiB kept back: eight more processes of 256 MB.
     const tight = new AutoConcurrency(machine(2, 3));
