@@ -21,6 +21,8 @@ const WEIGHT = 0.3;
 const MAX_WAITING_SHARE = 0.95;
 /** What starting one more claude process costs, in CPU-seconds (measured: about 1 on the pinned CLI). */
 const START_CPU_S = 1;
+/** How much the limit may grow per turn: fast enough that a fan-out of waiting work is sized within two turns. */
+const GROWTH = 4;
 
 /**
  * The concurrency when the user gave none. It starts at the machine's cores:
@@ -29,7 +31,7 @@ const START_CPU_S = 1;
  * says how much of it was spent waiting on the model (the CLI's `duration_api_ms`
  * against the turn's wall time); work that mostly waits gets more processes, as
  * many as keep the cores busy (cores / share of a turn not spent waiting), at
- * most doubling per turn, and never more than free memory holds or
+ * most four times as many per turn, and never more than free memory holds or
  * MAX_AUTO_CONCURRENCY. A turn slowed by a busy machine counts as not waiting,
  * which brings the number down again. Nor more than the work left pays for: N
  * processes cost N CPU-seconds to start and take the work in (work / N) rounds,
@@ -67,7 +69,7 @@ export class AutoConcurrency {
     const cores = this.#machine.cores();
     const wanted = Math.round(cores / (1 - this.#waiting));
     const paidFor = Math.ceil(Math.sqrt((pending * this.#turnS * cores) / START_CPU_S));
-    const grown = Math.min(wanted, paidFor, this.#limit * 2, MAX_AUTO_CONCURRENCY, running + this.#memoryRoom(running));
+    const grown = Math.min(wanted, paidFor, this.#limit * GROWTH, MAX_AUTO_CONCURRENCY, running + this.#memoryRoom(running));
     this.#limit = Math.max(1, Math.min(cores, MAX_AUTO_CONCURRENCY), grown);
     return this.#limit;
   }
