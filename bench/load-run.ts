@@ -3,7 +3,7 @@
  * memory and CPU are its own (the scripted model lives in the parent, which
  * runs this file bundled, as dist/cli is):
  *
- *   load-run.ts <workers> <rehearsal base URL>
+ *   load-run.ts <workers> <rehearsal base URL> [peer-tools]
  *
  * Runs `workers` one-turn tasks at concurrency `workers`. Each task's model
  * first asks for a Write, which needs a permission: cadre holds every answer
@@ -32,6 +32,9 @@ export interface LoadReport {
   maxRssMb: number;
   /** Resident set of all the workers together while all of them were live. */
   workersRssMb: number;
+  /** This process's resident set and V8 heap in use while all the workers were live. */
+  liveRssMb: number;
+  liveHeapMb: number;
   /** Tasks that did not come back with the scripted answer. */
   failures: string[];
 }
@@ -61,7 +64,7 @@ function permissionBarrier(count: number, onFull: (held: number) => Promise<void
 }
 
 async function main(): Promise<void> {
-  const [workersArg, baseUrl] = process.argv.slice(2);
+  const [workersArg, baseUrl, peerTools] = process.argv.slice(2);
   const workers = Number(workersArg);
   if (!Number.isInteger(workers) || workers < 1 || !baseUrl) throw new Error("usage: load-run.ts <workers> <rehearsal base URL>");
   const home = await mkdtemp(join(tmpdir(), "cadre-bench-load-"));
@@ -70,12 +73,16 @@ async function main(): Promise<void> {
   await Promise.all([mkdir(cwd), mkdir(env.TMPDIR)]);
   let liveAtOnce = 0;
   let workersRssMb = 0;
+  let live = { rss: 0, heapUsed: 0 };
   const barrier = permissionBarrier(workers, async (held) => {
     liveAtOnce = held;
     workersRssMb = [...(await claudeChildren()).values()].reduce((sum, bytes) => sum + bytes, 0) / 2 ** 20;
+    live = process.memoryUsage();
   });
   const orchestrator = new Orchestrator({
     concurrency: workers,
+    // With "peer-tools", every worker gets the built-in peer MCP server (one McpServer each, in this process).
+    ...(peerTools === "peer-tools" && { peerTools: true }),
     defaults: { cwd },
     workerOptions: () => ({ inheritEnv: false, env }),
     canUseTool: barrier,
@@ -103,6 +110,8 @@ async function main(): Promise<void> {
       workersCpuMs: (await reapedChildrenCpuMs()) - childrenBefore,
       maxRssMb: await peakRssMb(),
       workersRssMb,
+      liveRssMb: live.rss / 2 ** 20,
+      liveHeapMb: live.heapUsed / 2 ** 20,
       failures,
     };
     process.stdout.write(`${JSON.stringify(report)}\n`);

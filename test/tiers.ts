@@ -26,6 +26,7 @@ export const FAST = [
   "test/orchestrator/reply-log.test.ts",
   "test/orchestrator/peers/peer-server.test.ts",
   "test/orchestrator/scheduler/admission.test.ts",
+  "test/orchestrator/scheduler/auto-concurrency.test.ts",
   "test/orchestrator/scheduler/rate-limit.test.ts",
   "test/orchestrator/scheduler/retry.test.ts",
   "test/orchestrator/scheduler/scheduler.test.ts",

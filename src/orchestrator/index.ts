@@ -23,7 +23,7 @@ export type { InboxMessage } from "./peers/directory.ts";
 export type { InboxStore } from "./peers/inbox.ts";
 export { PEER_SERVER_NAME } from "./peers/peer-server.ts";
 export type { RateLimitState } from "./scheduler/index.ts";
-export { AdaptiveLimit, Scheduler } from "./scheduler/index.ts";
+export { AdaptiveLimit, AutoConcurrency, MAX_AUTO_CONCURRENCY, type MachineProbe, Scheduler } from "./scheduler/index.ts";
 export { DEFAULT_PERMISSION_TIMEOUT_MS, type PendingPermission, Session, type SessionPermissions, type SessionSpec } from "./session.ts";
 export { sessionIdOf } from "./session-records.ts";
 export { TranscriptDirectory } from "./transcripts.ts";

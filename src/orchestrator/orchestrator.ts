@@ -20,7 +20,15 @@ import { PeerNetwork } from "./peer-network.ts";
 import { MemoryInbox } from "./peers/inbox.ts";
 import { PlanWindow, refusedByPlan } from "./plan-window.ts";
 import { ReplyLog } from "./reply-log.ts";
-import { Admission, type Admitted, QueueClearedError, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
+import {
+  Admission,
+  type Admitted,
+  AutoConcurrency,
+  MAX_AUTO_CONCURRENCY,
+  QueueClearedError,
+  retryWithBackoff,
+  Scheduler,
+} from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { SessionRecords, sessionIdOf } from "./session-records.ts";
 import { type TaskRecord, taskResult } from "./task-record.ts";
@@ -66,6 +74,8 @@ export class Orchestrator implements TaskRunner {
   readonly #budgets: Budgets;
   readonly #plan: PlanWindow;
   readonly #admission: Admission;
+  /** With `concurrency: "auto"`: what sizes the scheduler's limit as turns end. */
+  readonly #autoConcurrency: AutoConcurrency | undefined;
   /** Undefined when turned off: every worker sends its first prompt at once. */
   readonly #stagger: CacheStagger | undefined;
   readonly #closing = new AbortController();
@@ -85,8 +95,10 @@ export class Orchestrator implements TaskRunner {
 
   constructor(readonly options: OrchestratorOptions = {}) {
     // First, so that a bad limit fails here: the scheduler is the one place that checks `concurrency` and `agentLimits`.
-    this.scheduler = new Scheduler({ concurrency: options.concurrency ?? DEFAULT_CONCURRENCY, keyLimits: options.agentLimits });
-    this.#admission = new Admission(options.concurrency ?? DEFAULT_CONCURRENCY, options.agentLimits);
+    this.#autoConcurrency = options.concurrency === "auto" ? new AutoConcurrency(options.machine) : undefined;
+    const concurrency = this.#autoConcurrency?.limit ?? (options.concurrency as number | undefined) ?? DEFAULT_CONCURRENCY;
+    this.scheduler = new Scheduler({ concurrency, keyLimits: options.agentLimits });
+    this.#admission = new Admission(this.#autoConcurrency ? MAX_AUTO_CONCURRENCY : concurrency, options.agentLimits);
     this.scheduler.onEvent((event) => {
       if (event.type === "rate_limit") this.#hub.emit({ type: "rate_limit", state: event.state });
     });
@@ -466,7 +478,8 @@ export class Orchestrator implements TaskRunner {
     this.#hub.emit({ type: "worker_state", task: info, state: "starting" });
     const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
     this.#replies?.prompt(info.id, spec.prompt);
-    const maxTasks = tasksPerProcess(record.agent, this.options.reuse);
+    // Auto sizing keeps finished workers for the next task of the same settings, unless told not to.
+    const maxTasks = tasksPerProcess(record.agent, this.options.reuse ?? (this.#autoConcurrency !== undefined || undefined));
     const { ticket, hidePartial, leasePlan } = joinPrefixGroup(this.#stagger, plan);
     // Under an agent's or a task's budget, the CLI stops the turn itself once what is left is spent (between model calls):
     // a process of its own, told what is left now, and not kept for other work.
@@ -511,6 +524,14 @@ export class Orchestrator implements TaskRunner {
       const failure = turnFailure(turn, expectsStructuredOutput);
       if (failure) throw failure;
       this.scheduler.reportSuccess();
+      if (this.#autoConcurrency) {
+        const apiMs = turn.result.duration_api_ms;
+        const { running, waiting } = this.scheduler;
+        // Tasks past the admission window are not counted: the estimate then errs to fewer processes.
+        this.scheduler.resize(
+          this.#autoConcurrency.observe(turn.durationMs, typeof apiMs === "number" ? apiMs : undefined, running, running - 1 + waiting),
+        );
+      }
       // Still in its slot: the next task of the agent is judged with this one's cost known.
       this.#budgets.finished(record.info.agent, record.costUsd);
       return turn;

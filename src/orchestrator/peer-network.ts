@@ -60,6 +60,11 @@ export class PeerNetwork<P extends ParentTask> {
     };
   }
 
+  /** Whether a worker speaking as `name` has another agent to reach: what it needs the peer tools for. */
+  reachesAnyone(name: string): boolean {
+    return Object.keys(this.options.agents()).some((peer) => peer !== name && this.#canReach({ name, waitChain: [] }, peer));
+  }
+
   #canReach(caller: Caller, peer: string): boolean {
     const { connections } = this.options;
     if (!connections) return true;

@@ -12,7 +12,7 @@ import {
 } from "../worker/index.ts";
 import type { HookPolicy } from "./hooks/policy.ts";
 import type { InboxStore } from "./peers/inbox.ts";
-import type { RateLimitState } from "./scheduler/index.ts";
+import type { MachineProbe, RateLimitState } from "./scheduler/index.ts";
 
 /** Where a long-lived session is: its worker starting, a turn running, waiting on a permission, idle, failed, or closed. */
 export const SESSION_STATUSES = ["starting", "running", "awaiting_permission", "idle", "failed", "closed"] as const;
@@ -315,8 +315,14 @@ export interface SpendingLedger {
 }
 
 export interface OrchestratorOptions {
-  /** Live task workers at once. Default 4. */
-  concurrency?: number;
+  /**
+   * Live task workers at once. Default 4. "auto": cadre chooses, from the machine's cores and
+   * free memory and how much of each turn waits on the model (see AutoConcurrency), and keeps
+   * finished workers for the next task of the same settings unless `reuse` says otherwise.
+   */
+  concurrency?: number | "auto";
+  /** What auto sizing reads of the machine (cores, free memory); default: this machine's. */
+  machine?: MachineProbe;
   /** Per-agent limits on top of the global one. */
   agentLimits?: Record<string, number>;
   /** Stop starting tasks and interrupt running ones once this much is spent. */
@@ -363,7 +369,11 @@ export interface OrchestratorOptions {
   connections?: Record<string, string[]>;
   /** Where tell_peer leaves messages and read_inbox takes them; default: in this orchestrator. */
   inbox?: InboxStore;
-  /** Give workers the built-in "cadre" MCP server (ask_peer, spawn_worker, …). Default: when there are agents. */
+  /**
+   * Give workers the built-in "cadre" MCP server (list_peers, ask_peer, tell_peer, read_inbox,
+   * spawn_worker). Default: only a worker whose agent (or task, without one) has another agent
+   * it may reach under `connections`; true: every worker; false: none.
+   */
   peerTools?: boolean;
   /**
    * Cache-aware fan-out, on by default: of tasks whose workers send the same

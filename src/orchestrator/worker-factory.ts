@@ -91,12 +91,15 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     const layers = { defaults: options.defaults, agent, task: work.overrides };
     const settled = layerWorkerOptions(layers);
     const perWorker = options.workerOptions?.(context) ?? {};
+    // The peer server costs a worker an MCP handshake at its start and five tools in every request: by default,
+    // only a worker with another agent to reach gets it (Orchestrator.peerTools says otherwise).
+    const peerTools = options.peerTools ?? this.#deps.peers.reachesAnyone(context.agent ?? context.name);
     // Routing (hooks, permissions, peer tools) is bound late, so it is the same for every work of these settings.
-    const key = stableKey({ agent: context.agent, settled, perWorker });
+    const key = stableKey({ agent: context.agent, settled, perWorker, peerTools });
     return {
       key,
       settings: layerWorkerOptions({ ...layers, call: () => [perWorker] }),
-      start: (signal, extra) => this.#start(key, work, { ...layers, settled, perWorker }, signal, extra),
+      start: (signal, extra) => this.#start(key, work, { ...layers, settled, perWorker, peerTools }, signal, extra),
       adopt: (bound) => bound.bindTo(context, work.record, work.canUseTool),
     };
   }
@@ -104,7 +107,12 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
   async #start(
     key: string,
     work: WorkItem<R>,
-    { settled, perWorker, ...layers }: Omit<WorkerLayers, "call"> & { settled: WorkerOptions; perWorker: Partial<WorkerOptions> },
+    {
+      settled,
+      perWorker,
+      peerTools,
+      ...layers
+    }: Omit<WorkerLayers, "call"> & { settled: WorkerOptions; perWorker: Partial<WorkerOptions>; peerTools: boolean },
     signal: AbortSignal | undefined,
     extra: Partial<WorkerOptions> | undefined,
   ): Promise<BoundWorker<R>> {
@@ -118,7 +126,10 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     };
     const process = this.#deps.options.processOptions?.();
     const { canUseTool: ownHandler, ...perWorkerRest } = perWorker;
-    const options = layerWorkerOptions({ ...layers, call: (below) => [this.#routing(binding, below), perWorkerRest, process?.options, extra] });
+    const options = layerWorkerOptions({
+      ...layers,
+      call: (below) => [this.#routing(binding, below, peerTools), perWorkerRest, process?.options, extra],
+    });
     options.canUseTool = this.#permissions(binding, ownHandler, settled.canUseTool, options);
     const resource = telemetryResource(options, work.context, this.#deps.options.runId);
     if (resource) options.env = { ...options.env, OTEL_RESOURCE_ATTRIBUTES: resource };
@@ -139,7 +150,7 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
   }
 
   /** Hooks and peer tools, reading the binding when they are used. */
-  #routing(binding: Binding<R>, settled: WorkerOptions): Partial<WorkerOptions> {
+  #routing(binding: Binding<R>, settled: WorkerOptions, peerTools: boolean): Partial<WorkerOptions> {
     const { options, sessions, peers, emit } = this.#deps;
     const caller = () => binding.context.agent ?? binding.context.name;
     const routing: Partial<WorkerOptions> = {
@@ -151,8 +162,7 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
         onDecision: (decision) => binding.record && emit({ type: "hook_decided", task: binding.record.info, ...decision }),
       }),
     };
-    // Peer tools cost each worker an MCP handshake (about 80 ms at start): on by default only where there are agents to reach.
-    if (options.peerTools ?? Object.keys(options.agents ?? {}).length > 0) {
+    if (peerTools) {
       routing.sdkMcpServers = {
         cadre: peers.serverFor(
           caller,

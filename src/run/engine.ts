@@ -90,7 +90,7 @@ export interface EngineOptions {
 
 export async function startEngine(config: ResolvedSwarmConfig, options: EngineOptions, outDir: string, runId: string): Promise<RunEngine> {
   const { concurrency: configuredConcurrency, ...configured } = orchestratorOptionsFor(config);
-  const concurrency = options.concurrency ?? configuredConcurrency;
+  const concurrency = options.concurrency ?? (configuredConcurrency as number | undefined);
   const shared = { ...configured, budgetUsd: options.budgetUsd };
   const transcriptsDir = join(outDir, TRANSCRIPTS_DIR);
   const mode = options.replay ? "replay (recorded replies, offline)" : options.rehearse ? "rehearsal (scripted model, offline)" : "live";
@@ -135,7 +135,8 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
   try {
     orchestrator = new Orchestrator({
       ...shared,
-      concurrency,
+      // Neither the config nor the command line said: cadre sizes the run to the machine and the work.
+      concurrency: concurrency ?? "auto",
       outDir: transcriptsDir,
       // Every in-process run keeps its replies: a few percent of its record (docs/replay.md), what `cadre replay` serves again.
       repliesPath: join(outDir, REPLIES_FILE),

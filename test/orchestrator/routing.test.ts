@@ -90,9 +90,11 @@ describe("orchestrator routing on the real CLI", () => {
       asker: askScript("critic", "toolu_ask"),
       "peer-critic": [{ text: "never asked" }],
     });
+    // researcher reaches no one, so its workers would start without the peer tools: they are asked for here.
     const { orchestrator } = await rehearsedOrchestrator(server, {
       agents: AGENTS,
       connections: { researcher: [], critic: ["researcher"] },
+      peerTools: true,
     });
     const result = await orchestrator.run({ name: "asker", agent: "researcher", prompt: "check the plan" });
 
@@ -102,6 +104,38 @@ describe("orchestrator routing on the real CLI", () => {
     expect(contentText(refused)).toContain(`connections do not let "researcher" reach it`);
     expect(result.text).toContain("connections do not let");
     expect(requestsOf(server.requests, "peer-critic")).toEqual([]);
+  });
+
+  it("a worker with an agent to reach gets the peer tools; one without starts no peer server", async () => {
+    const server = await createRehearsal({ connected: [{ text: "connected done" }], alone: [{ text: "alone done" }] });
+    const agents = { ...AGENTS, loner: { description: "works alone", prompt: "You are the loner." } };
+    const { orchestrator } = await rehearsedOrchestrator(server, { agents, connections: { researcher: ["critic"] } });
+    const events: OrchestratorEvent[] = [];
+    orchestrator.on((e) => events.push(e));
+    const results = await Promise.all([
+      orchestrator.run({ name: "connected", agent: "researcher", prompt: "go" }),
+      orchestrator.run({ name: "alone", agent: "loner", prompt: "go" }),
+    ]);
+    for (const result of results) expect(result.status, result.error?.message).toBe("succeeded");
+
+    // What the CLI offered each model: the peer tools to the connected one only.
+    const peerToolsOffered = (script: string) =>
+      requestsOf(server.requests, script)[0]!
+        .tools.filter((t) => t.startsWith("mcp__cadre__"))
+        .sort();
+    expect(peerToolsOffered("connected")).toEqual(
+      ["ask_peer", "list_peers", "read_inbox", "spawn_worker", "tell_peer"].map((t) => `mcp__cadre__${t}`),
+    );
+    expect(peerToolsOffered("alone")).toEqual([]);
+    // And what each process had connected to: the loner's CLI was never given the server.
+    const mcpServers = (name: string) =>
+      events.flatMap((e) =>
+        e.type === "task_message" && e.task.name === name && e.message.type === "system" && e.message.subtype === "init"
+          ? [(e.message as { mcp_servers?: { name: string }[] }).mcp_servers?.map((server) => server.name) ?? []]
+          : [],
+      )[0];
+    expect(mcpServers("connected")).toContain("cadre");
+    expect(mcpServers("alone")).toEqual([]);
   });
 
   it("a PreToolUse hook routed to a supervisor that says DENY stops the Bash call, with its reason", async () => {

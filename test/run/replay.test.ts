@@ -162,6 +162,8 @@ describe("divergence", () => {
 
 const SPAWNER = [
   "name: spawner",
+  // A lone agent has no peer to reach, so its workers get the peer tools (spawn_worker among them) only when asked.
+  "peer_tools: true",
   "agents:",
   "  lead:",
   "    description: Splits the counting between two workers.",

@@ -16,7 +16,7 @@ Runs the swarm a config file describes: every task in its own claude worker,
 dependencies first, under the concurrency limit and the config's budget.
 
 Options:
-  -c, --concurrency N  workers running at once (default: the config's, else 4)
+  -c, --concurrency N  workers running at once (default: the config's, else chosen by cadre)
   -o, --out DIR        where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
   --resume [DIR]       go on with an earlier run (default: the newest run of this config under .cadre/runs):
                        tasks that succeeded keep their results; the others run again, continuing

@@ -47,7 +47,7 @@ Options:
   --budget-usd USD     the run's dollar budget (budget_usd): budget.usd.remaining() says what is left, and
                        agent() throws once it is spent (with --rehearse: of the simulated costs)
   --max-agents N       agent() calls per run, nested workflows' included (default 1000)
-  -c, --concurrency N  workers running at once (default 4)
+  -c, --concurrency N  workers running at once (default: chosen by cadre)
   -o, --out DIR        where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
   --resume [DIR]       go on with an earlier run of the script (default: its newest under .cadre/runs):
                        agent() calls replay from its record up to the first that changed or failed

@@ -33,7 +33,7 @@ export interface AdaptiveLimitOptions {
  * server's retry-after but does not halve the limit again.
  */
 export class AdaptiveLimit {
-  readonly limit: number;
+  #limit: number;
   readonly #baseBackoffMs: number;
   readonly #maxBackoffMs: number;
   readonly #successesPerStep: number;
@@ -45,11 +45,22 @@ export class AdaptiveLimit {
 
   /** `limit` is trusted: the Scheduler checked it. */
   constructor(limit: number, options: AdaptiveLimitOptions = {}) {
-    this.limit = limit;
+    this.#limit = limit;
     this.#effective = limit;
     this.#baseBackoffMs = requireDelay("rateLimit.baseBackoffMs", options.baseBackoffMs ?? 1000);
     this.#maxBackoffMs = requireDelay("rateLimit.maxBackoffMs", options.maxBackoffMs ?? 60_000);
     this.#successesPerStep = requireLimit("rateLimit.successesPerStep", options.successesPerStep ?? 1);
+  }
+
+  get limit(): number {
+    return this.#limit;
+  }
+
+  /** A new configured limit (`limit` is trusted); what rate limits took off stays off. */
+  resize(limit: number): void {
+    const lowered = this.#limit - this.#effective;
+    this.#limit = limit;
+    this.#effective = Math.max(1, limit - lowered);
   }
 
   rateLimited(now: number, retryAfterMs?: number): void {
@@ -69,7 +80,7 @@ export class AdaptiveLimit {
     // A job that started before the back-off finishing well says nothing about the limit being lifted.
     if (now < this.#backoffUntil) return;
     this.#streak = 0;
-    if (this.#effective >= this.limit) return;
+    if (this.#effective >= this.#limit) return;
     this.#successes += 1;
     if (this.#successes < this.#successesPerStep) return;
     this.#successes = 0;
@@ -79,7 +90,7 @@ export class AdaptiveLimit {
   state(now: number): RateLimitState {
     const backoffUntil = now < this.#backoffUntil ? this.#backoffUntil : null;
     return {
-      limit: this.limit,
+      limit: this.#limit,
       effectiveLimit: this.#effective,
       backoffUntil,
       rateLimited: backoffUntil !== null || this.#effective < this.limit,

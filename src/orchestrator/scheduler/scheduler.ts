@@ -198,6 +198,13 @@ export class Scheduler {
     return { running: this.running, waiting: this.waiting, byKey };
   }
 
+  /** A new global limit, e.g. from auto sizing: a higher one starts waiting jobs at once, a lower one only stops new starts. */
+  resize(concurrency: number): void {
+    if (concurrency === this.#adaptive.limit) return;
+    this.#adaptive.resize(requireLimit("concurrency", concurrency));
+    this.#gate();
+  }
+
   /** A job hit a rate limit: lower the effective limit and back off before the next start. */
   reportRateLimited(options: { retryAfterMs?: number } = {}): void {
     this.#adaptive.rateLimited(Date.now(), options.retryAfterMs);
@@ -339,8 +346,10 @@ export class Scheduler {
     }
 
     const last = this.#published;
-    if (last.effectiveLimit !== state.effectiveLimit || last.backoffUntil !== state.backoffUntil || last.rateLimited !== state.rateLimited) {
-      this.#published = state;
+    this.#published = state;
+    // A limit resized while nothing is rate limited (auto sizing) is not rate-limit news.
+    const limitMoved = (state.rateLimited || last.rateLimited) && last.effectiveLimit !== state.effectiveLimit;
+    if (limitMoved || last.backoffUntil !== state.backoffUntil || last.rateLimited !== state.rateLimited) {
       this.#events.emit({ type: "rate_limit", state });
     }
   }

@@ -152,6 +152,7 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
     ...(config.budget_forecast !== undefined && { budgetForecast: config.budget_forecast }),
     ...(config.plan_usage !== undefined && { planUsage: { pauseAt: config.plan_usage.pause_at } }),
     ...(config.cache_stagger !== undefined && { cacheStagger: config.cache_stagger }),
+    ...(config.peer_tools !== undefined && { peerTools: config.peer_tools }),
     ...(config.defaults.retries !== undefined && { retries: config.defaults.retries }),
     ...(config.defaults.reuse !== undefined && { reuse: config.defaults.reuse }),
     agents: mapValues(config.agents, agentSpec),

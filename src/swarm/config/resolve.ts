@@ -80,6 +80,8 @@ export interface ResolvedSwarmConfig {
   /** From this percent of a plan window's use, no task starts until it resets. */
   plan_usage?: { pause_at: number };
   cache_stagger?: boolean;
+  /** The peer MCP server for every worker (true), none (false); absent: for workers with another agent to reach. */
+  peer_tools?: boolean;
   /** False: workers keep no session files. Absent: true. */
   session_persistence?: boolean;
   defaults: ResolvedDefaults;
@@ -173,6 +175,7 @@ export async function resolveSwarmConfig(
       ...(input.budget_forecast !== undefined && { budget_forecast: input.budget_forecast }),
       ...(input.plan_usage !== undefined && { plan_usage: input.plan_usage }),
       ...(input.cache_stagger !== undefined && { cache_stagger: input.cache_stagger }),
+      ...(input.peer_tools !== undefined && { peer_tools: input.peer_tools }),
       session_persistence: input.session_persistence,
       defaults,
       agents: agents.agents,

@@ -1,6 +1,6 @@
 // The zod schema of a swarm file as people write it: the one source of its types, its checks and its JSON Schema.
 import { z } from "zod";
-import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES } from "../../orchestrator/index.ts";
+import { DEFAULT_CONCURRENCY, DEFAULT_RETRIES, MAX_AUTO_CONCURRENCY } from "../../orchestrator/index.ts";
 import { RehearsalScriptSchema } from "../../rehearsal/index.ts";
 import { SwarmPermissionModeSchema } from "../agents/definition.ts";
 import { controlKeys } from "./controls.ts";
@@ -27,7 +27,8 @@ export const ReuseSchema = z
   .union([z.boolean(), z.int().positive()])
   .describe(
     "Let a finished task's claude process serve the next task with identical worker settings, after a reset to a fresh session " +
-      "(saves the process start); a number caps the tasks per process (true: 50). A process whose task could leave state behind is ended instead.",
+      "(saves the process start); a number caps the tasks per process (true: 50). A process whose task could leave state behind is ended instead. " +
+      "Default: true when the run's concurrency is chosen by cadre (no `concurrency`), else false.",
   );
 
 export const DefaultsSchema = z
@@ -196,7 +197,9 @@ export const SwarmConfigSchema = z
       .int()
       .positive()
       .optional()
-      .describe(`How many workers may run at once (default ${DEFAULT_CONCURRENCY}; --concurrency overrides).`),
+      .describe(
+        `How many workers may run at once (--concurrency overrides). Default: cadre chooses, from the machine's cores (as many to start), its free memory and how much of each turn waits on the model (more workers for work that waits, up to ${MAX_AUTO_CONCURRENCY}), and reuses finished workers for the next task of the same settings unless \`reuse\` says otherwise. A distributed run's default is ${DEFAULT_CONCURRENCY}.`,
+      ),
     budget_usd: BudgetUsd.optional().describe("Stop starting tasks, and interrupt running ones, once the swarm has spent this much."),
     budget_forecast: z
       .boolean()
@@ -221,6 +224,12 @@ export const SwarmConfigSchema = z
       .optional()
       .describe(
         "Default true: of tasks whose workers share a prompt prefix (same agent, model, tools, directory), one sends its first prompt at once and the others when its response begins, so they read the prefix from the API's cache instead of each writing it. false: all at once.",
+      ),
+    peer_tools: z
+      .boolean()
+      .optional()
+      .describe(
+        "The built-in `cadre` MCP server (list_peers, ask_peer, tell_peer, read_inbox, spawn_worker). Default: only the workers of an agent that `connections` lets reach another agent (with no `connections`, any agent when the swarm has two or more). true: every worker; false: none.",
       ),
     session_persistence: z
       .boolean()
