@@ -204,21 +204,6 @@ describe("the sandbox", () => {
     expect(outcome).toMatchObject({ ok: false, error: { code: "WORKFLOW_LIMIT", message: expect.stringMatching(/CPU-time limit \(200 ms/) } });
   });
 
-  it("stops unbounded allocation at its memory limit, and the host's memory stays bounded", async () => {
-    const before = process.memoryUsage().rss;
-    for (let i = 0; i < 2; i++) {
-      const { outcome } = await run("const a = []; while (true) a.push(Array.from({ length: 10000 }, (_, k) => k))", {
-        limits: { memoryBytes: 64 * 1024 * 1024 },
-      });
-      expect(outcome).toMatchObject({
-        ok: false,
-        error: { code: "WORKFLOW_LIMIT", message: expect.stringMatching(/out of memory \(its limit is 64 MiB\)/) },
-      });
-    }
-    // Two engines filled to 64 MiB each: what stays is far below their sum plus a margin for the test's own heap.
-    expect(process.memoryUsage().rss - before).toBeLessThan(2 * 64 * 1024 * 1024 + 64 * 1024 * 1024);
-  });
-
   it("ends a script that awaits what can never settle", async () => {
     const { outcome } = await run("await new Promise(() => {})");
     expect(outcome.error?.message).toMatch(/can never settle/);
