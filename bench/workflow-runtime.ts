@@ -14,7 +14,7 @@
  *
  * BENCH_RUNS=n runs each runtime n times per shape (default 3). One warm-up run of each runtime first fills the disk
  * cache. The 1-minute load average before each run is printed beside it: wall times on a shared machine move with it.
- * The targets printed are those of the issue on lean workers (#39); they are reported, not asserted.
+ * The targets printed are those set for lean workers (cadre's cost per agent); they are reported, not asserted.
  */
 import { loadavg } from "node:os";
 import type { RehearsalScriptsInput } from "../src/rehearsal/index.ts";
@@ -29,7 +29,7 @@ import { AGENT_REPLY, FAN_OUT_SCRIPT, runWorkflowOnce } from "./workflow-sides.t
 interface Runtime {
   label: string;
   run: (server: RehearsalServer) => Promise<number>;
-  /** The most this runtime's median may be, as a multiple of the shape's first runtime's (#39's targets). */
+  /** The most this runtime's median should be, as a multiple of the shape's first runtime's (the lean-workers targets). */
   target?: number;
 }
 

@@ -1,5 +1,4 @@
-// Driving the pinned CLI's own workflow runtime offline, as the conformance tests and bench/workflow-runtime.ts do
-// (no vitest here, so the bench can load it): the scripted model for both runtimes, the command line, the run's output.
+// Driving the pinned CLI's own workflow runtime offline (conformance tests, bench:workflow; no vitest, for the bench).
 import { readFile } from "node:fs/promises";
 import type { RehearsalScriptInput, RehearsalScriptsInput } from "../../src/rehearsal/index.ts";
 import { SUBAGENT_SCRIPT_SUFFIX } from "../../src/rehearsal/server.ts";
