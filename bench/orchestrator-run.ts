@@ -2,10 +2,11 @@
  * One side of the orchestrator benchmark, in its own process so that its CPU
  * and memory are its own (the rehearsal server lives in the parent):
  *
- *   orchestrator-run.ts <cadre|cadre-nopeer|cadre-reuse|sdk> <tasks> <concurrency> <rehearsal base URL>
+ *   orchestrator-run.ts <cadre|cadre-nopeer|cadre-reuse|cadre-cold|sdk> <tasks> <concurrency> <rehearsal base URL>
  *
  * "cadre-nopeer" is cadre without its built-in "cadre" MCP server (peerTools: false);
- * "cadre-reuse" is cadre with process reuse (reuse: true).
+ * "cadre-reuse" is cadre with process reuse (reuse: true); "cadre-cold" is cadre with its
+ * defaults but for one cold process per task (reuse: false), whatever the defaults become.
  *
  * Runs the tasks to their end and prints one JSON line (RunReport). Workers'
  * CPU is read from /proc/self/stat (cutime + cstime): the CPU of every child
@@ -20,7 +21,7 @@ import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
 import { locateClaude } from "../src/worker/index.ts";
 import { claudeChildrenReaped, peakRssMb, reapedChildrenCpuMs } from "./proc.ts";
 
-export const SIDES = ["cadre", "cadre-nopeer", "cadre-reuse", "sdk"] as const;
+export const SIDES = ["cadre", "cadre-nopeer", "cadre-reuse", "cadre-cold", "sdk"] as const;
 export type Side = (typeof SIDES)[number];
 
 export interface RunReport {
@@ -55,7 +56,7 @@ async function runCadre(prompts: string[], concurrency: number, env: Record<stri
   const failures: string[] = [];
   const orchestrator = new Orchestrator({
     concurrency,
-    peerTools: side !== "cadre-nopeer",
+    ...(side === "cadre-cold" ? {} : { peerTools: side !== "cadre-nopeer" }),
     reuse: side === "cadre-reuse",
     defaults: { cwd, claudePath: CLAUDE_BIN },
     workerOptions: () => ({ inheritEnv: false, env }),

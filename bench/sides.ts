@@ -23,19 +23,25 @@ export const CLAUDE_VERSION = execFileSync(CLAUDE_BIN, ["--version"], { encoding
 
 const run = promisify(execFile);
 
-/** Runs `tasks` one-turn tasks on one side; throws unless every one reached the model and came back right. */
-export async function runSide(server: RehearsalServer, side: Side, tasks: number, concurrency: number): Promise<RunReport> {
-  const before = server.requests.filter((r) => r.outcome === "played").length;
+/**
+ * Runs `tasks` one-turn tasks on one side; throws unless every one reached the model and came back right.
+ * `processMs` is the side's whole process, spawn to exit, as the parent saw it.
+ */
+export async function runSide(server: RehearsalServer, side: Side, tasks: number, concurrency: number): Promise<RunReport & { processMs: number }> {
+  // Counted since the server started (its list of requests keeps only the latest).
+  const before = server.outcomes.played;
   const args = ["--import", "tsx", RUNNER, side, String(tasks), String(concurrency), server.baseUrlFor(SCRIPT)];
+  const spawned = performance.now();
   const { stdout } = await run(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
+  const processMs = performance.now() - spawned;
   const report = JSON.parse(stdout.trim().split("\n").at(-1)!) as RunReport;
-  const played = server.requests.filter((r) => r.outcome === "played").length - before;
+  const played = server.outcomes.played - before;
   if (report.failures.length > 0 || played !== tasks) {
     throw new Error(
       `${side} at concurrency ${concurrency}: ${played} of ${tasks} turns reached the model; failures:\n  ${report.failures.join("\n  ")}`,
     );
   }
-  return report;
+  return { ...report, processMs };
 }
 
 /** Reports of several rounds as one: times summed, peak RSS the largest. */

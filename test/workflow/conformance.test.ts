@@ -13,27 +13,22 @@ import { CLAUDE_BIN } from "../support/claude.ts";
 import { bin } from "../support/cli.ts";
 import { it } from "../support/fixtures.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
-
-interface Outcome {
-  result: unknown;
-  logs: string[];
-}
-
-/** The scripted model: the CLI's main loop calls Workflow; every agent (the CLI's subagents, cadre's workers) plays `agent`. */
-async function model(agent: RehearsalScriptInput): Promise<RehearsalServer> {
-  return createRehearsal({ "default:subagent": agent, agents: agent });
-}
+import {
+  CADRE_AGENTS_SCRIPT,
+  CLAUDE_MAIN_SCRIPT,
+  claudeWorkflowArgs,
+  launchWorkflow,
+  type WorkflowOutcome as Outcome,
+  workflowModel,
+  workflowOutcome,
+} from "../support/workflow-cli.ts";
 
 /** Runs the script through `claude -p` and its Workflow tool; the run's output file, or the tool's refusal. */
 async function throughClaude(server: RehearsalServer, dir: string, script: string, args?: unknown): Promise<Outcome | { refused: string }> {
-  server.setScript("default", [
-    { tool_use: { name: "Workflow", input: args === undefined ? { script } : { script, args } } },
-    { text: "launched" },
-    { text: "done" },
-  ]);
+  server.setScript(CLAUDE_MAIN_SCRIPT, launchWorkflow(script, args));
   const home = join(dir, "claude-home");
   await mkdir(home, { recursive: true });
-  const run = await execa(CLAUDE_BIN, ["-p", "run the workflow", "--allowedTools", "Workflow", "--output-format", "stream-json", "--verbose"], {
+  const run = await execa(CLAUDE_BIN, claudeWorkflowArgs(), {
     cwd: dir,
     env: { ...offlineClaudeEnv({ baseUrl: server.url, home }), TMPDIR: join(home, "tmp") },
     extendEnv: false,
@@ -41,18 +36,9 @@ async function throughClaude(server: RehearsalServer, dir: string, script: strin
     reject: false,
     timeout: 120_000,
   });
-  const lines = run.stdout
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-  const notification = lines.find((line) => line.subtype === "task_notification");
-  if (notification !== undefined) return JSON.parse(await readFile(notification.output_file as string, "utf8")) as Outcome;
-  for (const line of lines) {
-    const content = (line.message as { content?: unknown } | undefined)?.content;
-    const refusal = Array.isArray(content) ? content.find((block) => block?.type === "tool_result" && block.is_error) : undefined;
-    if (refusal) return { refused: String(refusal.content) };
-  }
-  throw new Error(`claude ran no workflow (exit ${run.exitCode}): ${run.stderr.slice(-2000)}`);
+  const outcome = await workflowOutcome(run.stdout);
+  if (outcome === undefined) throw new Error(`claude ran no workflow (exit ${run.exitCode}): ${run.stderr.slice(-2000)}`);
+  return outcome;
 }
 
 /** Runs the script with `cadre run`, its workers against the same scripted model; the record, or the refusal. */
@@ -64,7 +50,7 @@ async function throughCadre(server: RehearsalServer, dir: string, script: string
   const out = join(dir, `run-${Math.random().toString(36).slice(2)}`);
   const run = await execa("node", [bin, "run", file, "--out", out, ...(args === undefined ? [] : ["--args", JSON.stringify(args)])], {
     cwd: dir,
-    env: offlineClaudeEnv({ baseUrl: server.baseUrlFor("agents"), home }),
+    env: offlineClaudeEnv({ baseUrl: server.baseUrlFor(CADRE_AGENTS_SCRIPT), home }),
     extendEnv: false,
     reject: false,
     timeout: 120_000,
@@ -76,8 +62,8 @@ async function throughCadre(server: RehearsalServer, dir: string, script: string
 
 /** Both ways; the agent requests each made. */
 async function both(agent: RehearsalScriptInput, dir: string, script: string, args?: unknown) {
-  const server = await model(agent);
-  const agentRequests = () => server.requests.filter((request) => request.agentId !== undefined || request.script === "agents").length;
+  const server = await createRehearsal(workflowModel(agent));
+  const agentRequests = () => server.requests.filter((request) => request.agentId !== undefined || request.script === CADRE_AGENTS_SCRIPT).length;
   const claude = await throughClaude(server, dir, script, args);
   const claudeAgents = agentRequests();
   const cadre = await throughCadre(server, dir, script, args);
