@@ -478,8 +478,7 @@ export class Orchestrator implements TaskRunner {
     this.#hub.emit({ type: "worker_state", task: info, state: "starting" });
     const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
     this.#replies?.prompt(info.id, spec.prompt);
-    // Auto sizing keeps finished workers for the next task of the same settings, unless told not to.
-    const maxTasks = tasksPerProcess(record.agent, this.options.reuse ?? (this.#autoConcurrency !== undefined || undefined));
+    const maxTasks = tasksPerProcess(record.agent, this.options.reuse);
     const { ticket, hidePartial, leasePlan } = joinPrefixGroup(this.#stagger, plan);
     // Under an agent's or a task's budget, the CLI stops the turn itself once what is left is spent (between model calls):
     // a process of its own, told what is left now, and not kept for other work.
