@@ -131,7 +131,7 @@ describe("the npm package", () => {
       }
       `,
       );
-      await writeFile(join(dir, "bad.ts"), `import { Orchestrator } from "cadre";\nnew Orchestrator({ concurrency: "8" });\n`);
+      await writeFile(join(dir, "bad.ts"), `import { Orchestrator } from "cadre";\nnew Orchestrator({ retries: "1" });\n`);
       // esModuleInterop as tsc --init writes it: zod's own CommonJS declarations need it under node10.
       const compilerOptions = { strict: true, esModuleInterop: true, module, moduleResolution, target: "es2022", noEmit: true, types: ["node"] };
       const project = join(dir, `tsconfig.${tsc}-${moduleResolution}.json`);
