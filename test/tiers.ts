@@ -74,4 +74,8 @@ export const SLOW = [
   "test/orchestrator/cache-fan-out.test.ts",
   "test/worker/prompt-prefix.test.ts",
   "test/dashboard/scale.test.ts",
+  "test/cli/resume.test.ts",
+  "test/cli/journal.test.ts",
+  "test/distributed/faults.test.ts",
+  "test/distributed/fleet.test.ts",
 ];
