@@ -478,8 +478,10 @@ export class Orchestrator implements TaskRunner {
     this.#hub.emit({ type: "worker_state", task: info, state: "starting" });
     const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
     this.#replies?.prompt(info.id, spec.prompt);
-    // A task that continues a session (a loop's round) needs a process started on it: a reused one is reset to a new session.
-    const maxTasks = record.overrides.resume === undefined ? tasksPerProcess(record.agent, this.options.reuse) : 1;
+    // Auto sizing keeps finished workers for the next task of the same settings, unless told not to. A task that
+    // continues a session (a loop's round) needs a process started on it: a reused one is reset to a new session.
+    const reuse = this.options.reuse ?? (this.#autoConcurrency !== undefined || undefined);
+    const maxTasks = record.overrides.resume === undefined ? tasksPerProcess(record.agent, reuse) : 1;
     const { ticket, hidePartial, leasePlan } = joinPrefixGroup(this.#stagger, plan);
     // Under an agent's or a task's budget, the CLI stops the turn itself once what is left is spent (between model calls):
     // a process of its own, told what is left now, and not kept for other work.

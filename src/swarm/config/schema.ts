@@ -28,7 +28,7 @@ export const ReuseSchema = z
   .describe(
     "Let a finished task's claude process serve the next task with identical worker settings, after a reset to a fresh session " +
       "(saves the process start); a number caps the tasks per process (true: 50). A process whose task could leave state behind is ended instead. " +
-      "Default: false.",
+      "Default: true when the run's concurrency is chosen by cadre (no `concurrency`), else false.",
   );
 
 export const DefaultsSchema = z
@@ -198,7 +198,7 @@ export const SwarmConfigSchema = z
       .positive()
       .optional()
       .describe(
-        `How many workers may run at once (--concurrency overrides). Default: cadre chooses, from the machine's cores (as many to start), its free memory and how much of each turn waits on the model (more workers for work that waits, up to ${MAX_AUTO_CONCURRENCY}); \`reuse: true\` lets those workers serve task after task. A distributed run's default is ${DEFAULT_CONCURRENCY}.`,
+        `How many workers may run at once (--concurrency overrides). Default: cadre chooses, from the machine's cores (as many to start), its free memory and how much of each turn waits on the model (more workers for work that waits, up to ${MAX_AUTO_CONCURRENCY}), and reuses finished workers for the next task of the same settings unless \`reuse\` says otherwise. A distributed run's default is ${DEFAULT_CONCURRENCY}.`,
       ),
     budget_usd: BudgetUsd.optional().describe("Stop starting tasks, and interrupt running ones, once the swarm has spent this much."),
     budget_forecast: z
