@@ -5,24 +5,14 @@ import { describe, expect } from "vitest";
 import type { BudgetUse, TaskResult } from "../../src/orchestrator/index.ts";
 import { type AgentCall, runWorkflowScript, taskSpecForCall } from "../../src/workflow/index.ts";
 import { it } from "../support/fixtures.ts";
+import { result } from "../support/swarm.ts";
 
 const META = 'export const meta = { name: "spend", description: "dollars" }\n';
 
+/** An agent's answer, costing `costUsd` and 100 output tokens (what the token `budget` counts), or its failure with `error`. */
 function taskResult(call: AgentCall, costUsd: number, error?: TaskResult["error"]): TaskResult {
-  return {
-    id: `t${call.index}`,
-    name: call.label,
-    status: error ? "failed" : "succeeded",
-    text: `answer ${call.index}`,
-    costUsd,
-    usage: { inputTokens: 10, outputTokens: 100, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-    numTurns: 1,
-    queuedMs: 0,
-    finishedAt: 0,
-    durationMs: 1,
-    attempts: 1,
-    ...(error && { error }),
-  };
+  const usage = { inputTokens: 10, outputTokens: 100, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
+  return result(call.label, error ? "failed" : "succeeded", { id: `t${call.index}`, text: `answer ${call.index}`, costUsd, usage, error });
 }
 
 /** A run whose budgets are the run's ($1) and agent reviewer's ($0.30), charged by each call's cost. */

@@ -6,24 +6,19 @@ import { describe, expect } from "vitest";
 import type { TaskResult } from "../../src/orchestrator/index.ts";
 import { type AgentCall, runWorkflowScript, type WorkflowEvent, type WorkflowRunOptions, WorkflowScriptError } from "../../src/workflow/index.ts";
 import { it } from "../support/fixtures.ts";
+import { result } from "../support/swarm.ts";
 
 const META = 'export const meta = { name: "probe", description: "a probe", phases: [{ title: "Find" }] }\n';
 
+/** An agent's answer at once: its prompt echoed, 100 output tokens (what `budget` counts). */
 function taskResult(call: AgentCall, overrides: Partial<TaskResult> = {}): TaskResult {
-  return {
+  return result(call.label, "succeeded", {
     id: `t${call.index}`,
-    name: call.label,
-    status: "succeeded",
     text: `answer to ${call.prompt}`,
     costUsd: 0.001,
     usage: { inputTokens: 10, outputTokens: 100, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-    numTurns: 1,
-    queuedMs: 0,
-    finishedAt: 0,
-    durationMs: 1,
-    attempts: 1,
     ...overrides,
-  };
+  });
 }
 
 /** Runs `body` after META with agents that answer at once (or as `answer` says); the calls and events seen. */
