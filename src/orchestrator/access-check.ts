@@ -33,9 +33,16 @@ const GRACE_MS = 1_000;
  * answer is a synthetic reply and an error result within a second or two;
  * `claude auth status` tells as much but cannot see an agent's own
  * environment, and says nothing of the API.
+ *
+ * A waiting task may start its process ahead meanwhile (pass's `startAhead`),
+ * once the probe has taken its own (probeLeased), so that the cores the probe
+ * leaves idle prepare the next workers; such a process is no task's yet and
+ * sends nothing until the way is open.
  */
 export class AccessCheck {
   #probing = false;
+  /** The probe has its process (or is getting it): a process started now is not the one it takes. */
+  #probeLeased = false;
   #verdict: Verdict | undefined;
   #unreachable: string | undefined;
   /** The probe's request went out GRACE_MS ago and nothing failed: the others start, unless the API turns out unreachable. */
@@ -50,10 +57,12 @@ export class AccessCheck {
 
   /**
    * Before a worker starts. Resolves true for the probe (which must call
-   * probeEnded when its attempt ends), false once the way is open; rejects
-   * with the check's error, or the signal's reason.
+   * probeLeased as it asks for its process, and probeEnded when its attempt
+   * ends), false once the way is open; rejects with the check's error, or the
+   * signal's reason. `startAhead` is called at most once, while this caller
+   * waits and the probe has its process.
    */
-  async pass(signal: AbortSignal): Promise<boolean> {
+  async pass(signal: AbortSignal, startAhead?: () => void): Promise<boolean> {
     for (;;) {
       signal.throwIfAborted();
       if (this.#verdict?.open === true) return false;
@@ -62,6 +71,10 @@ export class AccessCheck {
       if (!this.#probing) {
         this.#probing = true;
         return true;
+      }
+      if (this.#probeLeased && startAhead) {
+        startAhead();
+        startAhead = undefined;
       }
       await new Promise<void>((resolve, reject) => {
         const onAbort = () => {
@@ -83,10 +96,18 @@ export class AccessCheck {
     return this.#verdict?.open === false ? this.#verdict.error : undefined;
   }
 
+  /** The probe is taking its process: the others waiting may start theirs. */
+  probeLeased(): void {
+    if (!this.#probing || this.#probeLeased) return;
+    this.#probeLeased = true;
+    this.#changes.emit();
+  }
+
   /** The probe's attempt is over; if it told nothing, the next one waiting probes. */
   probeEnded(): void {
     if (!this.#probing) return;
     this.#probing = false;
+    this.#probeLeased = false;
     this.#changes.emit();
   }
 
@@ -132,6 +153,7 @@ export class AccessCheck {
     clearTimeout(this.#grace);
     this.#verdict = verdict;
     this.#probing = false;
+    this.#probeLeased = false;
     if (!verdict.open) this.#onNews({ kind: "refused", error: verdict.error });
     this.#changes.emit();
   }

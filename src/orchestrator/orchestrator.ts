@@ -24,6 +24,7 @@ import {
   Admission,
   type Admitted,
   AutoConcurrency,
+  LOCAL_MACHINE,
   MAX_AUTO_CONCURRENCY,
   QueueClearedError,
   retryWithBackoff,
@@ -74,6 +75,8 @@ export class Orchestrator implements TaskRunner {
   readonly #budgets: Budgets;
   readonly #plan: PlanWindow;
   readonly #admission: Admission;
+  /** Processes started for tasks waiting on the access check (#startAhead). */
+  #startedAhead = 0;
   /** With `concurrency: "auto"`: what sizes the scheduler's limit as turns end. */
   readonly #autoConcurrency: AutoConcurrency | undefined;
   /** Undefined when turned off: every worker sends its first prompt at once. */
@@ -138,6 +141,7 @@ export class Orchestrator implements TaskRunner {
     });
     this.#pool = new WorkerPool({
       maxIdle: () => this.scheduler.rateLimitState().effectiveLimit,
+      workWaiting: () => this.scheduler.waiting > 0,
       onResetCost: (costUsd, usage) => this.#charge(undefined, costUsd, usage),
       onRecycled: (bound, task, reason) => task && this.#hub.emit({ type: "worker_recycled", task, pid: bound.worker.pid, reason }),
     });
@@ -412,6 +416,7 @@ export class Orchestrator implements TaskRunner {
         async () => {
           this.#budgets.throwIfExceeded(record.budgets);
           // The slot's signal is `waiting`, which the task's own stop follows from its start.
+          let probe = false;
           const attempt = async () => {
             // In its slot, before its first start: a task its budgets plainly cannot pay for is held.
             const short = record.startedAt === undefined ? this.#budgets.forecast(record.info.agent, record.budgets) : undefined;
@@ -421,7 +426,7 @@ export class Orchestrator implements TaskRunner {
             start();
             for (;;) {
               try {
-                return await this.#attempt(record, spec, own.signal);
+                return await this.#attempt(record, spec, own.signal, probe ? () => this.#access.probeLeased() : undefined);
               } catch (failure) {
                 // A turn the plan refused before any tool ran waits for the window's reset and runs again, instead of failing.
                 if (!refusedByPlan(record.attemptMessages) || anyToolRan(record.attemptMessages) || !this.#plan.holding) throw failure;
@@ -430,7 +435,7 @@ export class Orchestrator implements TaskRunner {
             }
           };
           // Only the first task starts before it is known that a worker can reach the model at all.
-          const probe = this.options.accessCheck !== false && (await this.#access.pass(stopped() ?? waiting));
+          probe = this.options.accessCheck !== false && (await this.#access.pass(stopped() ?? waiting, () => this.#startAhead(record, spec)));
           try {
             return await (lentSlot ? attempt() : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: waiting }));
           } catch (failure) {
@@ -464,7 +469,23 @@ export class Orchestrator implements TaskRunner {
     return result;
   }
 
-  async #attempt(record: TaskRecord, spec: TaskSpec, signal: AbortSignal): Promise<TurnResult> {
+  /**
+   * A task waits while the first one checks the way to the model: a process for its settings starts meanwhile, on a
+   * core the check leaves idle, for whichever task of those settings asks first once the way is open. At most one per
+   * other core and within the concurrency; not for a task whose process is its own (a worktree, a session to continue,
+   * a budget the CLI enforces).
+   */
+  #startAhead(record: TaskRecord, spec: TaskSpec): void {
+    const room = Math.min((this.options.machine ?? LOCAL_MACHINE).cores(), this.scheduler.rateLimit.limit) - 1;
+    if (this.#startedAhead >= room || spec.prepareWorker || record.overrides.resume !== undefined) return;
+    if (this.#budgets.processLimitUsd(record.budgets) !== undefined) return;
+    this.#startedAhead++;
+    const plan = this.#factory.plan({ context: { kind: "task", name: record.info.name, agent: record.info.agent }, overrides: record.overrides });
+    this.#pool.startAhead(plan.key, () => plan.start(this.#closing.signal));
+  }
+
+  /** `leasing`: called as the attempt asks the pool for its process. */
+  async #attempt(record: TaskRecord, spec: TaskSpec, signal: AbortSignal, leasing?: () => void): Promise<TurnResult> {
     record.attempts++;
     record.attemptMessages = [];
     if (spec.prepareWorker && !record.prepared) {
@@ -495,8 +516,16 @@ export class Orchestrator implements TaskRunner {
           };
     try {
       const turn = await runAttempt({
-        acquire: (stop, fresh) =>
-          this.#pool.lease(limitedPlan, { maxTasks: limitUsd === undefined ? maxTasks : 1, signal: stop, fresh: fresh || limitUsd !== undefined }),
+        acquire: (stop, fresh) => {
+          // The lease claims a waiting process before it returns: one started ahead after this is not the probe's.
+          const lease = this.#pool.lease(limitedPlan, {
+            maxTasks: limitUsd === undefined ? maxTasks : 1,
+            signal: stop,
+            fresh: fresh || limitUsd !== undefined,
+          });
+          leasing?.();
+          return lease;
+        },
         prompt: spec.prompt,
         verbatim: spec.verbatim,
         signal,

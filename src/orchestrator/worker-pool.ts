@@ -9,6 +9,8 @@ import type { WorkerPlan } from "./worker-factory.ts";
 export interface WorkerPoolOptions<R extends { info: TaskInfo }> {
   /** Reused processes kept idle at most (spares aside): the orchestrator's concurrency. */
   maxIdle(): number;
+  /** Whether work waits for a process now: a finished one is then reset at once, else only once taken. */
+  workWaiting(): boolean;
   /** An idle reused process is closed after this long. Default 60 s. */
   idleTimeoutMs?: number;
   /** What a reset cost (nothing on the pinned CLI): the run's, never a task's. */
@@ -28,11 +30,16 @@ export interface Lease {
 /** A process that is ready for work of `key`, or soon will be (a spare starting, a reused one resetting). */
 interface Entry<R extends { info: TaskInfo }> {
   key: string;
+  /** A process that has served no work yet: a spare, or one started ahead (startAhead). Any work of its key may take it. */
   spare: boolean;
+  /** A spare's line, which replaces it once it is taken; none for a process started ahead. */
+  line?: SpareLine<R>;
   /** Set once the process is up. */
   bound?: BoundWorker<R>;
   /** True while it starts or resets. */
   pending: boolean;
+  /** A finished process not reset yet (no work was waiting for it): it is, once taken. Its last task's info. */
+  resetWhenTaken?: { task: TaskInfo | undefined };
   /** The process once ready for work; undefined when it was closed instead. */
   ready: Promise<BoundWorker<R> | undefined>;
   /** Taken by work that waits for it to be ready. */
@@ -96,6 +103,27 @@ export class WorkerPool<R extends { info: TaskInfo }> {
   }
 
   /**
+   * Starts one process of `key` for work that is about to ask for it (a task
+   * waiting for the access check): kept as a spare, but not replaced once
+   * taken, and closed when left idle as a reused one is.
+   */
+  startAhead(key: string, start: () => Promise<BoundWorker<R>>): void {
+    if (this.#closed) return;
+    const started = start().then(primed);
+    const entry: Entry<R> = { key, spare: true, pending: true, claimed: false, ready: started.catch(() => undefined) };
+    this.#entries.push(entry);
+    void started.then(
+      (bound) => {
+        Object.assign(entry, { bound, pending: false });
+        void bound.worker.exited.then(() => this.#remove(entry));
+        if (this.#closed) void bound.worker.close();
+        else if (!entry.claimed) this.#idleUntilDropped(entry);
+      },
+      () => this.#remove(entry),
+    );
+  }
+
+  /**
    * A process for one task or session: a waiting one of the plan's key when
    * there is one (a reused one only with `maxTasks` over 1), else a new one.
    * `fresh` skips waiting ones (after one failed at once).
@@ -142,9 +170,10 @@ export class WorkerPool<R extends { info: TaskInfo }> {
     const entry = fits.find((e) => !e.pending && !e.spare) ?? fits.find((e) => !e.pending) ?? fits.find((e) => !e.spare) ?? fits[0];
     if (!entry) return undefined;
     entry.claimed = true;
+    if (entry.resetWhenTaken) this.#startReset(entry, entry.resetWhenTaken.task);
     const bound = await entry.ready;
     this.#remove(entry);
-    if (entry.spare) this.#replaceSpare(key, bound?.worker);
+    if (entry.line) this.#replaceSpare(key, entry.line, bound?.worker);
     // A process that died while it waited is not handed out; the work gets a new one.
     const live = bound && bound.worker.state === (entry.spare ? "ready" : "idle");
     return live ? { bound, spare: entry.spare } : undefined;
@@ -156,16 +185,31 @@ export class WorkerPool<R extends { info: TaskInfo }> {
     if (other) this.#drop(other, "a task of other settings needed a process");
   }
 
+  /**
+   * A finished process waits for the next task of its key, reset to a new session: at once when work is waiting,
+   * else once taken, so that a process nobody takes (the end of a run, a stage of other settings next) spends
+   * nothing on a reset, and closes at once.
+   */
   #keep(bound: BoundWorker<R>): void {
     const task = bound.binding.record?.info;
     bound.unbind();
-    const entry: Entry<R> = { key: bound.key, spare: false, bound, pending: true, claimed: false, ready: Promise.resolve(undefined) };
-    entry.ready = this.#reset(entry, bound, task);
+    const entry: Entry<R> = { key: bound.key, spare: false, bound, pending: false, claimed: false, ready: Promise.resolve(bound) };
     this.#entries.push(entry);
     void bound.worker.exited.then(() => this.#remove(entry));
+    if (this.#options.workWaiting()) this.#startReset(entry, task);
+    else {
+      entry.resetWhenTaken = { task };
+      this.#idleUntilDropped(entry);
+    }
     const reused = this.#entries.filter((e) => !e.spare && !e.claimed);
     const oldest = reused.find((e) => !e.pending);
     if (reused.length > this.#options.maxIdle() && oldest) this.#drop(oldest, "more processes idle than the concurrency");
+  }
+
+  #startReset(entry: Entry<R>, task: TaskInfo | undefined): void {
+    entry.resetWhenTaken = undefined;
+    entry.pending = true;
+    entry.ready = this.#reset(entry, entry.bound!, task);
   }
 
   async #reset(entry: Entry<R>, bound: BoundWorker<R>, task: TaskInfo | undefined): Promise<BoundWorker<R> | undefined> {
@@ -180,15 +224,20 @@ export class WorkerPool<R extends { info: TaskInfo }> {
     }
     entry.pending = false;
     if (reason === undefined && !this.#closed && this.#entries.includes(entry)) {
-      const idleMs = this.#options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-      entry.idleTimer = setTimeout(() => this.#drop(entry, `idle for ${Math.round(idleMs / 1000)} s`), idleMs);
-      entry.idleTimer.unref?.();
+      if (!entry.claimed) this.#idleUntilDropped(entry);
       return bound;
     }
     this.#remove(entry);
     if (this.#closed) await bound.worker.close();
     else await this.#recycle(bound, reason ?? "it was dropped while it was reset", task);
     return undefined;
+  }
+
+  /** A waiting process no work takes within the idle timeout is closed. */
+  #idleUntilDropped(entry: Entry<R>): void {
+    const idleMs = this.#options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    entry.idleTimer = setTimeout(() => this.#drop(entry, `idle for ${Math.round(idleMs / 1000)} s`), idleMs);
+    entry.idleTimer.unref?.();
   }
 
   #drop(entry: Entry<R>, reason: string): void {
@@ -212,9 +261,7 @@ export class WorkerPool<R extends { info: TaskInfo }> {
    * answered its first turn (or after REPLACE_AFTER_MS), so that the start
    * does not compete with that turn for the CPU.
    */
-  #replaceSpare(key: string, taken: Worker | undefined): void {
-    const line = this.#spares.get(key);
-    if (!line) return;
+  #replaceSpare(key: string, line: SpareLine<R>, taken: Worker | undefined): void {
     line.have--;
     if (!taken) return void this.#startSpare(key, line);
     let replaced = false;
@@ -236,7 +283,7 @@ export class WorkerPool<R extends { info: TaskInfo }> {
     if (this.#closed || line.have >= line.want || line.failures >= MAX_SPARE_FAILURES) return undefined;
     line.have++;
     const started = line.start().then(primed);
-    const entry: Entry<R> = { key, spare: true, pending: true, claimed: false, ready: started.catch(() => undefined) };
+    const entry: Entry<R> = { key, spare: true, line, pending: true, claimed: false, ready: started.catch(() => undefined) };
     this.#entries.push(entry);
     let bound: BoundWorker<R>;
     try {

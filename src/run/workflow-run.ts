@@ -56,6 +56,13 @@ export interface WorkflowFileRunOptions {
   limits?: Partial<SandboxLimits>;
   /** Resume the run recorded in `outDir`: its calls replay positionally. */
   resume?: boolean;
+  /**
+   * Let the agents' claude processes write their session files (~/.claude/projects), so that `claude --resume
+   * <session_id>` can open an agent's conversation. Default false: cadre never continues an agent() call's session
+   * (a call that did not end runs again from the start) and keeps each one's transcript itself, and the session
+   * file costs every task about a fifth of its CLI's CPU (docs/performance.md).
+   */
+  sessionFiles?: boolean;
   /** Run the agents on the hosts of this Redis. */
   redis?: string;
   /** Stops the run: the script and its running agents; the record is still written. */
@@ -217,6 +224,9 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
     keep_worktrees: false,
     hooks: {},
     connections: {},
+    // Agents of a script talk through the script, never to each other: no peer server in their processes.
+    peer_tools: false,
+    ...(options.sessionFiles !== true && { session_persistence: false }),
     rehearsal: options.rehearsal ?? {},
   };
   const engine: RunEngine = await startEngine(

@@ -1,16 +1,14 @@
 // Nobody logged in, or an API that cannot be reached: on the real CLI (no rehearsal), cadre run
-// finds out from its first worker and does not start the others into the same failure.
+// finds out from its first worker and does not start the other tasks into the same failure.
 import { once } from "node:events";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bin, readSummary, repo } from "../support/cli.ts";
-
-("../support/reliability.ts");
-
+import { claudeDescendants, isAlive } from "../support/processes.ts";
 import { until } from "../support/wait.ts";
 
 let dir: string;
@@ -52,10 +50,18 @@ async function closedPort(): Promise<number> {
 }
 
 describe("a run that cannot reach the model", () => {
-  it("without a login or ANTHROPIC_API_KEY: one line that says how to log in, exit 2, no second worker started", async () => {
+  it("without a login or ANTHROPIC_API_KEY: one line that says how to log in, exit 2, no second task started", async () => {
     const run = await startLive("no-login", {});
-    const { exitCode } = await run.child;
+    // The claude processes the run starts: the first task's, and while it probes, one ahead per other core at most.
+    const seen = new Set<number>();
+    const poll = setInterval(async () => {
+      for (const pid of await claudeDescendants(run.child.pid!)) seen.add(pid);
+    }, 20);
+    const { exitCode } = await run.child.finally(() => clearInterval(poll));
     const output = run.output();
+    expect(seen.size).toBeGreaterThanOrEqual(1);
+    expect(seen.size).toBeLessThanOrEqual(availableParallelism());
+    for (const pid of seen) expect(isAlive(pid), `claude ${pid} outlived the run`).toBe(false);
     expect(exitCode, output).toBe(2);
     const stop = output.split("\n").filter((line) => line.includes("no task can run"));
     expect(stop, output).toHaveLength(1);

@@ -32,7 +32,7 @@ import { claudeFound, RUNS_DIR } from "./prepare.ts";
 import { WorkflowDashboard } from "./workflow-dashboard.ts";
 
 export const WORKFLOW_USAGE =
-  "usage: cadre run <script.js> | --workflow NAME [--args JSON|@file.json] [--budget TOKENS] [--budget-usd USD] [--max-agents N] [--concurrency N] [--out DIR | --resume [RUN-DIR]] [--rehearse] [--json] [--redis URL] [--ui [HOST:PORT]] [--otel [--otel-content]] [--replay RUN-DIR [--override FILE] [--in-place]]";
+  "usage: cadre run <script.js> | --workflow NAME [--args JSON|@file.json] [--budget TOKENS] [--budget-usd USD] [--max-agents N] [--concurrency N] [--session-files] [--out DIR | --resume [RUN-DIR]] [--rehearse] [--json] [--redis URL] [--ui [HOST:PORT]] [--otel [--otel-content]] [--replay RUN-DIR [--override FILE] [--in-place]]";
 
 export const WORKFLOW_HELP = `${WORKFLOW_USAGE}
 
@@ -48,6 +48,8 @@ Options:
                        agent() throws once it is spent (with --rehearse: of the simulated costs)
   --max-agents N       agent() calls per run, nested workflows' included (default 1000)
   -c, --concurrency N  workers running at once (default: chosen by cadre)
+  --session-files      let the agents' claude processes keep their session files, for \`claude --resume
+                       <session_id>\` (default: off; cadre keeps every agent's transcript in the record)
   -o, --out DIR        where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
   --resume [DIR]       go on with an earlier run of the script (default: its newest under .cadre/runs):
                        agent() calls replay from its record up to the first that changed or failed
@@ -190,6 +192,7 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
         "budget-usd": { type: "string" },
         "max-agents": { type: "string" },
         concurrency: { type: "string", short: "c" },
+        "session-files": { type: "boolean" },
         out: { type: "string", short: "o" },
         resume: { type: "string" },
         rehearse: { type: "boolean" },
@@ -253,6 +256,7 @@ export async function runWorkflowCommand(args: string[]): Promise<number> {
       budgetUsd: dollars(values["budget-usd"] as string | undefined),
       maxAgents: numberFlag("max-agents", values["max-agents"] as string | undefined, { integer: true, min: 1 }),
       concurrency: numberFlag("concurrency", values.concurrency as string | undefined, { integer: true, min: 1 }),
+      sessionFiles: values["session-files"] === true,
     };
   }
   try {

@@ -7,7 +7,8 @@ export interface MachineProbe {
   freeMemoryBytes(): number;
 }
 
-const MACHINE: MachineProbe = { cores: () => availableParallelism(), freeMemoryBytes: () => freemem() };
+/** This machine. */
+export const LOCAL_MACHINE: MachineProbe = { cores: () => availableParallelism(), freeMemoryBytes: () => freemem() };
 
 /** The most workers auto sizing starts at once, however much the work waits. */
 export const MAX_AUTO_CONCURRENCY = 64;
@@ -46,7 +47,7 @@ export class AutoConcurrency {
   /** A turn's wall time in seconds, averaged. */
   #turnS = 0;
 
-  constructor(machine: MachineProbe = MACHINE) {
+  constructor(machine: MachineProbe = LOCAL_MACHINE) {
     this.#machine = machine;
     this.#limit = Math.max(1, Math.min(machine.cores(), this.#memoryRoom(0)));
   }
@@ -67,7 +68,8 @@ export class AutoConcurrency {
     this.#waiting = average(this.#waiting, share);
     this.#turnS = average(this.#turnS || undefined, wallMs / 1000);
     const cores = this.#machine.cores();
-    const wanted = Math.round(cores / (1 - this.#waiting));
+    // Rounded down: a process more than the cores can keep busy costs its start (about a CPU-second) for nothing.
+    const wanted = Math.floor(cores / (1 - this.#waiting));
     const paidFor = Math.ceil(Math.sqrt((pending * this.#turnS * cores) / START_CPU_S));
     const grown = Math.min(wanted, paidFor, this.#limit * GROWTH, MAX_AUTO_CONCURRENCY, running + this.#memoryRoom(running));
     this.#limit = Math.max(1, Math.min(cores, MAX_AUTO_CONCURRENCY), grown);

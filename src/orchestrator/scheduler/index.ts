@@ -3,7 +3,7 @@ export { AbortError } from "../../errors.ts";
 export type { AdaptiveLimitOptions, RateLimitState } from "./adaptive-limit.ts";
 export { AdaptiveLimit } from "./adaptive-limit.ts";
 export { Admission, type Admitted } from "./admission.ts";
-export { AutoConcurrency, MAX_AUTO_CONCURRENCY, type MachineProbe } from "./auto-concurrency.ts";
+export { AutoConcurrency, LOCAL_MACHINE, MAX_AUTO_CONCURRENCY, type MachineProbe } from "./auto-concurrency.ts";
 export { backoffDelay } from "./backoff.ts";
 export { QueueClearedError, SchedulerOptionError } from "./errors.ts";
 export type { RetryOptions } from "./retry.ts";

@@ -14,6 +14,16 @@ describe("AutoConcurrency", () => {
     expect(auto.limit).toBe(2);
   });
 
+  it("adds a process only for a whole core's worth of waiting (a start costs about a CPU-second)", () => {
+    // A model that answers at once: the CLI's own request and stream handling is about 30 % of its turn.
+    // 2 / (1 - 0.3) keeps 2.9 processes busy: rounded down, no third one.
+    const quick = new AutoConcurrency(machine(2, 20));
+    expect(quick.observe(100, 30, 2)).toBe(2);
+    // Half of each turn waiting: 2 / 0.5 = 4 processes keep both cores busy.
+    const halfWaiting = new AutoConcurrency(machine(2, 20));
+    expect(halfWaiting.observe(1000, 500, 2)).toBe(4);
+  });
+
   it("grows, at most fourfold per turn, for turns that wait on the model, up to what keeps the cores busy", () => {
     const auto = new AutoConcurrency(machine(2, 20));
     // 5 s of a 5.3 s turn waiting: 2 cores keep about 2 / (1 - 0.94) = 34 such turns going.
