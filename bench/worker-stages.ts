@@ -3,14 +3,16 @@
  * real pinned claude against the rehearsal server: the process's start (until
  * it waits for `initialize`), `initialize`, the first turn, `/clear`, a turn in
  * the reused process, and its close. Per stage, the wall time and the claude
- * process's own CPU (utime + stime from /proc/<pid>/stat), and its RSS after.
+ * process's own CPU (utime + stime from /proc/<pid>/stat), and its RSS after;
+ * /clear and the reused turn are the mean of BENCH_REUSES of them (default 10).
  *
  * Then cadre's additions, one at a time over a lean worker (what a task with no
  * agent, no hooks and no connections gets): the built-in peer MCP server, routed
  * hooks, Claude Code's dynamic prompt sections moved out of the system prompt
  * (`excludeDynamicSections`, what keeps the prompt prefix shared), the settings
  * files and CLAUDE.md the CLI reads (`settingSources`), and the CLI's session
- * transcript (`persistSession`). Variants alternate within each round, so that
+ * transcript (`persistSession`), and for scale the CLI's `--bare` (three tools,
+ * API keys only: not a default). Variants alternate within each round, so that
  * the load of a shared machine hits them alike; medians of BENCH_ROUNDS (default 5).
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
@@ -26,6 +28,8 @@ import { processUsage, reapedChildrenCpuMs } from "./proc.ts";
 import { CLAUDE_BIN, CLAUDE_VERSION, load } from "./sides.ts";
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5) || 5);
+/** Reused tasks per worker (BENCH_REUSES, default 10): /clear and the reused turn are their mean, finer than one tick of CPU time. */
+const REUSES = Math.max(1, Number(process.env.BENCH_REUSES ?? 10) || 10);
 const SCRIPT = "stages";
 const STAGES = ["start", "initialize", "first turn", "/clear", "reused turn", "close"] as const;
 type Stage = (typeof STAGES)[number];
@@ -52,6 +56,7 @@ const VARIANTS: Record<string, () => Partial<WorkerOptions>> = {
   "+ excludeDynamicSections": () => ({ excludeDynamicSections: true }),
   "- settings and CLAUDE.md (settingSources: [])": () => ({ settingSources: [] }),
   "- session transcript (persistSession: false)": () => ({ persistSession: false }),
+  "--bare (Bash, Edit and Read only; API keys only)": () => ({ extraArgs: { bare: null } }),
 };
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -134,11 +139,23 @@ async function oneWorker(variant: Partial<WorkerOptions>, base: WorkerOptions): 
   const first = await worker.run("first");
   if (first.text !== "done first") throw new Error(`the first turn said ${JSON.stringify(first.text)}`);
   await step("first turn");
-  await resetConversation(worker);
-  await step("/clear");
-  const reused = await worker.run("again");
-  if (reused.text !== "done again") throw new Error(`the reused turn said ${JSON.stringify(reused.text)}`);
-  await step("reused turn");
+  const reuse = { clear: { wallMs: 0, cpuMs: 0, rssMb: 0 }, turn: { wallMs: 0, cpuMs: 0, rssMb: 0 } };
+  const add = (into: Measure, stage: Stage) => {
+    into.wallMs += stages[stage].wallMs / REUSES;
+    into.cpuMs += stages[stage].cpuMs / REUSES;
+    into.rssMb = stages[stage].rssMb;
+  };
+  for (let i = 0; i < REUSES; i++) {
+    await resetConversation(worker);
+    await step("/clear");
+    add(reuse.clear, "/clear");
+    const reused = await worker.run("again");
+    if (reused.text !== "done again") throw new Error(`the reused turn said ${JSON.stringify(reused.text)}`);
+    await step("reused turn");
+    add(reuse.turn, "reused turn");
+  }
+  stages["/clear"] = reuse.clear;
+  stages["reused turn"] = reuse.turn;
   const beforeClose = mark.cpuMs;
   await worker.close();
   // Its last CPU counts once it has been reaped: the CPU of reaped children, less what it had spent before the close.
@@ -171,7 +188,9 @@ async function main(): Promise<void> {
     await rm(home, { recursive: true, force: true, maxRetries: 3 });
   }
   const stat = (name: string, stage: Stage, pick: (m: Measure) => number) => median(runs.get(name)!.map((r) => pick(r[stage])));
-  console.log(`one worker, stage by stage: claude ${CLAUDE_VERSION}, rehearsal server, median of ${ROUNDS} (load ${loadBefore} → ${load()})\n`);
+  console.log(
+    `one worker, stage by stage: claude ${CLAUDE_VERSION}, rehearsal server, median of ${ROUNDS} (a reused task: the mean of ${REUSES}; load ${loadBefore} → ${load()})\n`,
+  );
   console.log("| stage | wall | claude CPU | RSS after |\n| --- | --- | --- | --- |");
   for (const stage of STAGES) {
     const rss = stat("lean", stage, (m) => m.rssMb);

@@ -237,7 +237,17 @@ export class CacheStagger {
       };
       this.#groups.set(key, group);
     }
-    return new Ticket(!group.uncached && group.warmUntil <= this.#settings.now(), group, this.#settings);
+    return new Ticket(this.#mayLead(group), group, this.#settings);
+  }
+
+  /** Whether a worker joining the group of `key` now may lead it: its prefix is not cached yet. */
+  isCold(key: string): boolean {
+    const group = this.#groups.get(key);
+    return group === undefined || this.#mayLead(group);
+  }
+
+  #mayLead(group: Group): boolean {
+    return !group.uncached && group.warmUntil <= this.#settings.now();
   }
 }
 
@@ -255,12 +265,21 @@ export function joinPrefixGroup<R extends { info: TaskInfo }>(
 ): { ticket: StaggerTicket | undefined; hidePartial: boolean; leasePlan: WorkerPlan<R> } {
   const ticket = stagger?.join(promptPrefixKey(plan.settings));
   const hidePartial = ticket !== undefined && !plan.settings.includePartialMessages;
-  const leasePlan =
-    ticket?.mayLead && hidePartial
-      ? {
-          ...plan,
-          start: (signal: AbortSignal | undefined, extra?: Partial<WorkerOptions>) => plan.start(signal, { includePartialMessages: true, ...extra }),
-        }
-      : plan;
-  return { ticket, hidePartial, leasePlan };
+  return { ticket, hidePartial, leasePlan: ticket?.mayLead && hidePartial ? asLeader(plan) : plan };
+}
+
+/**
+ * The plan of a process started ahead of the work that will take it (before that work joins its group): started as
+ * the work's own lease would be, able to lead while its group is cold.
+ */
+export function planAhead<R extends { info: TaskInfo }>(stagger: CacheStagger | undefined, plan: WorkerPlan<R>): WorkerPlan<R> {
+  return stagger?.isCold(promptPrefixKey(plan.settings)) && !plan.settings.includePartialMessages ? asLeader(plan) : plan;
+}
+
+/** The plan, its processes started streaming partial messages (see joinPrefixGroup). */
+function asLeader<R extends { info: TaskInfo }>(plan: WorkerPlan<R>): WorkerPlan<R> {
+  return {
+    ...plan,
+    start: (signal: AbortSignal | undefined, extra?: Partial<WorkerOptions>) => plan.start(signal, { includePartialMessages: true, ...extra }),
+  };
 }

@@ -12,7 +12,7 @@ import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import type { Budget } from "./budget.ts";
 import { Budgets, type TaskBudget } from "./budgets.ts";
-import { CacheStagger, joinPrefixGroup } from "./cache-stagger.ts";
+import { CacheStagger, joinPrefixGroup, planAhead } from "./cache-stagger.ts";
 import { layerWorkerOptions, sessionWorkerOptions, tasksPerProcess, taskWorkerOptions } from "./compose.ts";
 import { type BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
 import { anyToolRan, errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
@@ -75,8 +75,8 @@ export class Orchestrator implements TaskRunner {
   readonly #budgets: Budgets;
   readonly #plan: PlanWindow;
   readonly #admission: Admission;
-  /** Processes started for tasks waiting on the access check (#startAhead). */
-  #startedAhead = 0;
+  /** Tasks handed in (run, map) and not ended yet, whether they wait or run. */
+  #tasksUnderway = 0;
   /** With `concurrency: "auto"`: what sizes the scheduler's limit as turns end. */
   readonly #autoConcurrency: AutoConcurrency | undefined;
   /** Undefined when turned off: every worker sends its first prompt at once. */
@@ -200,8 +200,32 @@ export class Orchestrator implements TaskRunner {
 
   /** A task of a fan-out waits as a small entry until it may join the scheduler's queues (see Admission). */
   async #admitAndExecute(record: TaskRecord, spec: TaskSpec): Promise<TaskResult> {
-    const admitted = await this.#admission.enter(spec.agent, spec.priority ?? 0, this.#waitingOf(record, spec.signal));
-    return this.#execute(record, spec, false, admitted);
+    this.#tasksUnderway++;
+    try {
+      const admitted = await this.#admission.enter(spec.agent, spec.priority ?? 0, this.#waitingOf(record, spec.signal));
+      return await this.#execute(record, spec, false, admitted);
+    } finally {
+      this.#tasksUnderway--;
+    }
+  }
+
+  /**
+   * `count` tasks of these settings are on their way (they wait for others to end, or a stage before them will make
+   * them): processes for them start now on cores nothing else uses, as no task's, and the first tasks of these
+   * settings take them. None starts while the tasks under way and the processes waiting for work fill the cores or the
+   * concurrency, nor for a task whose process must be its own (a worktree, a session to continue, a budget the CLI
+   * enforces). A process no task takes is closed after the idle timeout, or by close(). A hint: it never fails, and a
+   * spec it cannot use is ignored.
+   */
+  prepare(spec: TaskSpec, count = 1): void {
+    const busy = () => Math.min(this.#tasksUnderway, this.scheduler.rateLimit.limit);
+    // Checked first: a swarm asks on every task's end, and mostly there is no room.
+    if (this.#closing.signal.aborted || this.#aheadRoom(busy()) <= 0 || !TaskSpecSchema.safeParse(spec).success) return;
+    if (spec.agent !== undefined && this.options.agents?.[spec.agent] === undefined) return;
+    const own = spec.budgetUsd === undefined ? undefined : { usd: spec.budgetUsd, name: spec.budgetName ?? spec.name ?? "prepared" };
+    const budgets = this.#budgets.applying(spec.agent, own);
+    const overrides = taskWorkerOptions(spec);
+    for (let started = 0; started < count; started++) if (!this.#startAhead(spec, overrides, budgets, busy())) return;
   }
 
   /**
@@ -435,7 +459,9 @@ export class Orchestrator implements TaskRunner {
             }
           };
           // Only the first task starts before it is known that a worker can reach the model at all.
-          probe = this.options.accessCheck !== false && (await this.#access.pass(stopped() ?? waiting, () => this.#startAhead(record, spec)));
+          // Meanwhile, the tasks that wait for it may start their processes (they are under way: only those running count as busy).
+          const ahead = () => this.#startAhead(spec, record.overrides, record.budgets, this.scheduler.running);
+          probe = this.options.accessCheck !== false && (await this.#access.pass(stopped() ?? waiting, ahead));
           try {
             return await (lentSlot ? attempt() : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: waiting }));
           } catch (failure) {
@@ -470,18 +496,25 @@ export class Orchestrator implements TaskRunner {
   }
 
   /**
-   * A task waits while the first one checks the way to the model: a process for its settings starts meanwhile, on a
-   * core the check leaves idle, for whichever task of those settings asks first once the way is open. At most one per
-   * other core and within the concurrency; not for a task whose process is its own (a worktree, a session to continue,
-   * a budget the CLI enforces).
+   * A process for a task that will ask for one (it waits for the access check, or prepare() said it is on its way),
+   * started now as no task's, for whichever task of those settings asks first. Only on a core nothing else uses:
+   * `busy` tasks (those counted as having a process) and the processes waiting in the pool leave room for none beyond
+   * the cores and the concurrency. Not for a task whose process must be its own.
    */
-  #startAhead(record: TaskRecord, spec: TaskSpec): void {
-    const room = Math.min((this.options.machine ?? LOCAL_MACHINE).cores(), this.scheduler.rateLimit.limit) - 1;
-    if (this.#startedAhead >= room || spec.prepareWorker || record.overrides.resume !== undefined) return;
-    if (this.#budgets.processLimitUsd(record.budgets) !== undefined) return;
-    this.#startedAhead++;
-    const plan = this.#factory.plan({ context: { kind: "task", name: record.info.name, agent: record.info.agent }, overrides: record.overrides });
+  #startAhead(spec: TaskSpec, overrides: Partial<WorkerOptions>, budgets: Budget[], busy: number): boolean {
+    if (this.#aheadRoom(busy) <= 0 || spec.prepareWorker || overrides.resume !== undefined || this.#budgets.processLimitUsd(budgets) !== undefined)
+      return false;
+    const plan = planAhead(
+      this.#stagger,
+      this.#factory.plan({ context: { kind: "task", name: spec.name ?? "ahead", agent: spec.agent }, overrides }),
+    );
     this.#pool.startAhead(plan.key, () => plan.start(this.#closing.signal));
+    return true;
+  }
+
+  /** How many more processes may start ahead: the cores, or the concurrency if lower, less `busy` tasks and the processes waiting in the pool. */
+  #aheadRoom(busy: number): number {
+    return Math.min((this.options.machine ?? LOCAL_MACHINE).cores(), this.scheduler.rateLimit.limit) - busy - this.#pool.waitingProcesses;
   }
 
   /** `leasing`: called as the attempt asks the pool for its process. */

@@ -87,6 +87,8 @@ export interface TaskSpec extends TaskSpecData {
 export interface TaskRunner {
   /** Resolves with the task's result whatever the outcome; rejects only on invalid input. */
   run(spec: TaskSpec): Promise<TaskResult>;
+  /** `count` tasks of these settings will be run soon: their processes may start ahead, where a core is idle (Orchestrator.prepare). */
+  prepare?(spec: TaskSpec, count?: number): void;
 }
 
 /** How a task ended. */

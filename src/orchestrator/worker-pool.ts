@@ -102,10 +102,16 @@ export class WorkerPool<R extends { info: TaskInfo }> {
     if (failure !== undefined && line.have === 0) throw failure;
   }
 
+  /** Processes waiting for work, or starting or resetting for it, that no work has claimed yet. */
+  get waitingProcesses(): number {
+    return this.#entries.filter((entry) => !entry.claimed).length;
+  }
+
   /**
    * Starts one process of `key` for work that is about to ask for it (a task
-   * waiting for the access check): kept as a spare, but not replaced once
-   * taken, and closed when left idle as a reused one is.
+   * waiting for the access check, or one a stage before it will start): kept
+   * as a spare, but not replaced once taken, and closed when left idle as a
+   * reused one is.
    */
   startAhead(key: string, start: () => Promise<BoundWorker<R>>): void {
     if (this.#closed) return;

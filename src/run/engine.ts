@@ -11,6 +11,7 @@ import {
   type SessionRecord,
   type TaskInfo,
   type TaskRunner,
+  type TaskSpec,
   type Usage,
 } from "../orchestrator/index.ts";
 import type { Divergence, RecordedConversations } from "../rehearsal/index.ts";
@@ -51,9 +52,14 @@ export interface RunEngine extends TaskRunner {
 type Core = Pick<RunEngine, "run" | "on" | "totals" | "transcriptPaths">;
 
 /** `core` as a RunEngine: its tasks, events and records, and the rest as given. */
-function engineOf(core: Core & { sessionRecords?: readonly SessionRecord[] }, rest: Omit<RunEngine, keyof Core | "sessionRecords">): RunEngine {
+function engineOf(
+  core: Core & Pick<RunEngine, "prepare"> & { sessionRecords?: readonly SessionRecord[] },
+  rest: Omit<RunEngine, keyof Core | "prepare" | "sessionRecords">,
+): RunEngine {
   return {
     run: (spec) => core.run(spec),
+    // Only a run in this process starts processes ahead; the hosts of a distributed run keep their own.
+    ...(core.prepare && { prepare: (spec: TaskSpec, count?: number) => core.prepare?.(spec, count) }),
     on: (listener) => core.on(listener),
     get totals() {
       return core.totals;

@@ -60,7 +60,7 @@ export interface WorkflowFileRunOptions {
    * Let the agents' claude processes write their session files (~/.claude/projects), so that `claude --resume
    * <session_id>` can open an agent's conversation. Default false: cadre never continues an agent() call's session
    * (a call that did not end runs again from the start) and keeps each one's transcript itself, and the session
-   * file costs every task about a fifth of its CLI's CPU (docs/performance.md).
+   * file costs a reused task a tenth to a fifth of its CLI's CPU (docs/performance.md).
    */
   sessionFiles?: boolean;
   /** Run the agents on the hosts of this Redis. */

@@ -60,6 +60,15 @@ export class Dependencies<T extends Dependent> {
     return undefined;
   }
 
+  /** The first `count` tasks still waiting, in the order they began to (after takeReady: those waiting on others). */
+  *first(count: number): Iterable<T> {
+    let left = count;
+    for (const task of this.#waiting) {
+      if (left-- <= 0) return;
+      yield task;
+    }
+  }
+
   /** Every task still waiting, no longer waiting (nothing starts any more). */
   takeAll(): T[] {
     const all = [...this.#waiting];

@@ -12,6 +12,9 @@ import { makeCopies, mapResult } from "./map.ts";
 import { INTERRUPTED, unrunResult } from "./unrun.ts";
 import { type OpenWorktree, RunWorktrees, type WorktreeOutcome } from "./worktree.ts";
 
+/** How many of the tasks waiting on others each pass may prepare processes for: the runner bounds the processes, this the work per pass. */
+const PREPARED_AT_ONCE = 8;
+
 /** Codes of the results the runner decides itself, without a worker (see conditions.ts and unrun.ts). */
 export { CONDITION_FAILED, CONDITION_FALSE, DEPENDENCY_FAILED, DEPENDENCY_SKIPPED, skippedOnPurpose } from "./conditions.ts";
 export { INTERRUPTED, unrunResult } from "./unrun.ts";
@@ -285,6 +288,21 @@ class GraphRun {
     if (this.#results.size === this.#taskCount) {
       if (this.#ownWorktrees) void this.#worktrees.dispose();
       this.events.end();
+    } else this.#prepareNext();
+  }
+
+  /**
+   * The tasks that wait on others (a planner's fan-out, a reducer): their processes may start now on cores the
+   * running tasks leave idle, so that they need not start when their turn comes. The runner says how many, if any
+   * (TaskRunner.prepare); a map may make any number of copies. A worktree, or a loop's round that continues a
+   * session, needs a process made for it when it starts.
+   */
+  #prepareNext(): void {
+    const runner = this.#runner;
+    if (runner.prepare === undefined || this.#signal.aborted) return;
+    for (const task of this.#waiting.first(PREPARED_AT_ONCE)) {
+      if (task.worktree !== undefined || task.round_of !== undefined) continue;
+      runner.prepare(taskSpecFor(task, task.prompt, this.#signal), task.map === undefined ? 1 : Number.POSITIVE_INFINITY);
     }
   }
 

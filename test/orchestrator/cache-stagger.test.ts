@@ -46,6 +46,19 @@ afterEach(() => {
 });
 
 describe("the cache stagger", () => {
+  it("says a group is cold, so a process started ahead of its work may lead, until a response has warmed it", async () => {
+    const stagger = new CacheStagger({ maxWaitMs: 60_000 });
+    expect(stagger.isCold("g")).toBe(true);
+    const leader = stagger.join("g");
+    expect(stagger.isCold("g")).toBe(true);
+    expect(await settled(leader.ready(never))).toBe("resolved");
+    leader.observe(requesting);
+    leader.observe(messageStart());
+    expect(stagger.isCold("g")).toBe(false);
+    expect(stagger.join("g").mayLead).toBe(false);
+    expect(stagger.isCold("other")).toBe(true);
+  });
+
   it("lets the first worker ready lead and holds the rest until its response begins", async () => {
     const stagger = new CacheStagger({ maxWaitMs: 60_000 });
     const [a, b, c] = [stagger.join("g"), stagger.join("g"), stagger.join("g")];

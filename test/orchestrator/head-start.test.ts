@@ -1,8 +1,13 @@
-// While the first task checks the way to the model (the access check), a process for the tasks waiting behind it
-// starts on a core the check leaves idle: no task's yet, it asks the model nothing, and the next task takes it. At most
-// one per other core and within the concurrency. On the real CLI.
+// Processes started ahead, on the real CLI: while the first task checks the way to the model (the access check), a
+// process for the tasks waiting behind it starts on a core the check leaves idle; while a planner runs, one for the
+// fan-out that waits on it. No task's yet, such a process asks the model nothing, and the next task of its settings
+// takes it. At most one per idle core and within the concurrency.
+import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
-import type { MachineProbe, OrchestratorEvent } from "../../src/orchestrator/index.ts";
+import type { MachineProbe, OrchestratorEvent, WorkerContext } from "../../src/orchestrator/index.ts";
+import { orchestratorOptionsFor } from "../../src/swarm/config/index.ts";
+import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
+import { runSwarm, type SwarmEvent, type TaskSettledEvent } from "../../src/swarm/runner.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { liveClaudeChildren, sampleClaudeChildren } from "../support/processes.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
@@ -66,5 +71,63 @@ describe("a process started ahead during the access check", () => {
       else await peak.stop();
       await orchestrator.close();
     }
+  });
+
+  it("starts one for a planner's fan-out while the planner runs, and a copy takes it", async () => {
+    const parsed = await parseSwarmConfig(
+      JSON.stringify({
+        concurrency: 2,
+        tasks: [
+          {
+            name: "plan",
+            prompt: "list the files",
+            output_schema: { type: "object", properties: { files: { type: "array" } }, required: ["files"] },
+          },
+          { name: "fix", prompt: "fix {{item}}", for_each: "{{results.plan.structured.files}}", depends_on: ["plan"] },
+        ],
+      }),
+      { baseDir: tmpdir(), env: {}, format: "json" },
+    );
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    const config = parsed.config;
+    // The planner takes a while to answer; every copy of fix (and the process started for them) plays "fix".
+    const server = await createRehearsal({
+      plan: [{ tool_use: { name: "StructuredOutput", input: { files: ["a.ts", "b.ts"] } }, delay_ms: 2_000 }, { text: "planned" }],
+      fix: [{ text: "fixed {{prompt}}" }],
+    });
+    const script = (context: WorkerContext) => (context.name.startsWith("fix") ? "fix" : context.name);
+    const { orchestrator } = await rehearsedOrchestrator(server, { ...orchestratorOptionsFor(config), machine: machine(2), script });
+    const started: Started[] = [];
+    orchestrator.on((event) => event.type === "task_started" && started.push(event));
+
+    const events: SwarmEvent[] = [];
+    const running = (async () => {
+      for await (const event of runSwarm({ config, orchestrator, signal: new AbortController().signal })) events.push(event);
+    })();
+    const early = await until(
+      async () => {
+        const live = await liveClaudeChildren();
+        return live.length === 2 ? live : undefined;
+      },
+      30_000,
+      "a process for the fan-out while the planner runs",
+    );
+    expect(
+      server.requests.every((request) => request.script === "plan"),
+      "only the planner has asked the model",
+    ).toBe(true);
+    await running;
+
+    const settled = events.filter((event): event is TaskSettledEvent => event.type === "task_settled");
+    expect(settled.map((event) => [event.task.name, event.result.status]).sort()).toEqual([
+      ["fix", "succeeded"],
+      ["fix-0", "succeeded"],
+      ["fix-1", "succeeded"],
+      ["plan", "succeeded"],
+    ]);
+    const copies = started.filter((event) => event.task.name.startsWith("fix-"));
+    const prepared = copies.filter((event) => event.worker === "spare");
+    expect(prepared).toHaveLength(1);
+    expect(early).toContain(prepared[0]!.pid);
   });
 });
