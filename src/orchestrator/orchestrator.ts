@@ -48,7 +48,7 @@ import {
   type TaskStatus,
   type Usage,
 } from "./types.ts";
-import { WorkerFactory } from "./worker-factory.ts";
+import { WorkerFactory, type WorkerPlan } from "./worker-factory.ts";
 import { WorkerPool } from "./worker-pool.ts";
 
 /** Live task workers at once, for an orchestrator (or a distributed run, or a host) that is not told. */
@@ -219,11 +219,11 @@ export class Orchestrator implements TaskRunner {
    */
   prepare(spec: TaskSpec, count = 1): void {
     const busy = () => Math.min(this.#tasksUnderway, this.scheduler.rateLimit.limit);
-    // Checked first: a swarm asks on every task's end, and mostly there is no room.
-    if (this.#closing.signal.aborted || this.#aheadRoom(busy()) <= 0 || !TaskSpecSchema.safeParse(spec).success) return;
-    if (spec.agent !== undefined && this.options.agents?.[spec.agent] === undefined) return;
-    const own = spec.budgetUsd === undefined ? undefined : { usd: spec.budgetUsd, name: spec.budgetName ?? spec.name ?? "prepared" };
-    const budgets = this.#budgets.applying(spec.agent, own);
+    // Checked first: a swarm asks on every task's end, and mostly there is no room. A task with a dollar budget of
+    // its own has a process of its own (the CLI enforces what is left).
+    if (this.#closing.signal.aborted || this.#aheadRoom(busy()) <= 0 || spec.budgetUsd !== undefined) return;
+    if (!TaskSpecSchema.safeParse(spec).success || (spec.agent !== undefined && this.options.agents?.[spec.agent] === undefined)) return;
+    const budgets = this.#budgets.applying(spec.agent);
     const overrides = taskWorkerOptions(spec);
     for (let started = 0; started < count; started++) if (!this.#startAhead(spec, overrides, budgets, busy())) return;
   }
@@ -502,14 +502,16 @@ export class Orchestrator implements TaskRunner {
    * the cores and the concurrency. Not for a task whose process must be its own.
    */
   #startAhead(spec: TaskSpec, overrides: Partial<WorkerOptions>, budgets: Budget[], busy: number): boolean {
-    if (this.#aheadRoom(busy) <= 0 || spec.prepareWorker || overrides.resume !== undefined || this.#budgets.processLimitUsd(budgets) !== undefined)
+    if (this.#aheadRoom(busy) <= 0 || spec.prepareWorker || overrides.resume !== undefined) return false;
+    if (this.#budgets.processLimitUsd(budgets) !== undefined) return false;
+    let plan: WorkerPlan<TaskRecord>;
+    try {
+      plan = planAhead(this.#stagger, this.#factory.plan({ context: { kind: "task", name: spec.name ?? "ahead", agent: spec.agent }, overrides }));
+    } catch {
+      // Settings that cannot be planned (a workerOptions callback that throws) start nothing ahead; the task says why.
       return false;
-    const plan = planAhead(
-      this.#stagger,
-      this.#factory.plan({ context: { kind: "task", name: spec.name ?? "ahead", agent: spec.agent }, overrides }),
-    );
-    this.#pool.startAhead(plan.key, () => plan.start(this.#closing.signal));
-    return true;
+    }
+    return this.#pool.startAhead(plan.key, () => plan.start(this.#closing.signal));
   }
 
   /** How many more processes may start ahead: the cores, or the concurrency if lower, less `busy` tasks and the processes waiting in the pool. */

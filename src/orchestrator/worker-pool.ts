@@ -111,10 +111,10 @@ export class WorkerPool<R extends { info: TaskInfo }> {
    * Starts one process of `key` for work that is about to ask for it (a task
    * waiting for the access check, or one a stage before it will start): kept
    * as a spare, but not replaced once taken, and closed when left idle as a
-   * reused one is.
+   * reused one is. False when the pool is closed.
    */
-  startAhead(key: string, start: () => Promise<BoundWorker<R>>): void {
-    if (this.#closed) return;
+  startAhead(key: string, start: () => Promise<BoundWorker<R>>): boolean {
+    if (this.#closed) return false;
     const started = start().then(primed);
     const entry: Entry<R> = { key, spare: true, pending: true, claimed: false, ready: started.catch(() => undefined) };
     this.#entries.push(entry);
@@ -127,6 +127,7 @@ export class WorkerPool<R extends { info: TaskInfo }> {
       },
       () => this.#remove(entry),
     );
+    return true;
   }
 
   /**
@@ -176,6 +177,8 @@ export class WorkerPool<R extends { info: TaskInfo }> {
     const entry = fits.find((e) => !e.pending && !e.spare) ?? fits.find((e) => !e.pending) ?? fits.find((e) => !e.spare) ?? fits[0];
     if (!entry) return undefined;
     entry.claimed = true;
+    // Taken: no longer idle (a timer firing during the reset below would close the process under it).
+    clearTimeout(entry.idleTimer);
     if (entry.resetWhenTaken) this.#startReset(entry, entry.resetWhenTaken.task);
     const bound = await entry.ready;
     this.#remove(entry);

@@ -292,17 +292,16 @@ class GraphRun {
   }
 
   /**
-   * The tasks that wait on others (a planner's fan-out, a reducer): their processes may start now on cores the
-   * running tasks leave idle, so that they need not start when their turn comes. The runner says how many, if any
-   * (TaskRunner.prepare); a map may make any number of copies. A worktree, or a loop's round that continues a
-   * session, needs a process made for it when it starts.
+   * The tasks that wait on others (a planner's fan-out, a reducer): a process for each may start now on a core the
+   * running tasks leave idle, so that it need not start when its turn comes; the runner says whether (TaskRunner.prepare).
+   * One per task, a map's too: how many copies it will make is not known yet. None for a worktree, or a loop's round
+   * (processes of their own), nor in a resumed run, where a task may keep its result or continue its session.
    */
   #prepareNext(): void {
     const runner = this.#runner;
-    if (runner.prepare === undefined || this.#signal.aborted) return;
+    if (runner.prepare === undefined || this.#signal.aborted || this.#carryOver !== undefined) return;
     for (const task of this.#waiting.first(PREPARED_AT_ONCE)) {
-      if (task.worktree !== undefined || task.round_of !== undefined) continue;
-      runner.prepare(taskSpecFor(task, task.prompt, this.#signal), task.map === undefined ? 1 : Number.POSITIVE_INFINITY);
+      if (task.worktree === undefined && task.round_of === undefined) runner.prepare(taskSpecFor(task, task.prompt, this.#signal));
     }
   }
 
