@@ -17,6 +17,17 @@ type Started = Extract<OrchestratorEvent, { type: "task_started" }>;
 
 const machine = (cores: number): MachineProbe => ({ cores: () => cores, freeMemoryBytes: () => 16 * 2 ** 30 });
 
+/** The pids of the test's two claude children, once there are two. */
+const twoLive = (what: string) =>
+  until(
+    async () => {
+      const live = await liveClaudeChildren();
+      return live.length === 2 ? live : undefined;
+    },
+    30_000,
+    what,
+  );
+
 describe("a process started ahead during the access check", () => {
   it("starts beside the first task's, asks the model nothing, and serves the next task", async () => {
     // The first reply takes a while: the check is still open when the second process is up.
@@ -26,14 +37,7 @@ describe("a process started ahead during the access check", () => {
     orchestrator.on((event) => event.type === "task_started" && started.push(event));
 
     const runs = ["one", "two", "three"].map((name) => orchestrator.run({ name, prompt: name }));
-    const early = await until(
-      async () => {
-        const live = await liveClaudeChildren();
-        return live.length === 2 ? live : undefined;
-      },
-      30_000,
-      "a second process while the first task probes",
-    );
+    const early = await twoLive("a second process while the first task probes");
     expect(server.requests.length, "the process started ahead asks the model nothing").toBeLessThanOrEqual(1);
 
     const results = await Promise.all(runs);
@@ -104,14 +108,7 @@ describe("a process started ahead during the access check", () => {
     const running = (async () => {
       for await (const event of runSwarm({ config, orchestrator, signal: new AbortController().signal })) events.push(event);
     })();
-    const early = await until(
-      async () => {
-        const live = await liveClaudeChildren();
-        return live.length === 2 ? live : undefined;
-      },
-      30_000,
-      "a process for the fan-out while the planner runs",
-    );
+    const early = await twoLive("a process for the fan-out while the planner runs");
     expect(
       server.requests.every((request) => request.script === "plan"),
       "only the planner has asked the model",
