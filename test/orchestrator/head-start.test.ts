@@ -17,12 +17,12 @@ type Started = Extract<OrchestratorEvent, { type: "task_started" }>;
 
 const machine = (cores: number): MachineProbe => ({ cores: () => cores, freeMemoryBytes: () => 16 * 2 ** 30 });
 
-/** The pids of the test's two claude children, once there are two. */
+/** The pids of the test's claude children, once there are two or more. */
 const twoLive = (what: string) =>
   until(
     async () => {
       const live = await liveClaudeChildren();
-      return live.length === 2 ? live : undefined;
+      return live.length >= 2 ? live : undefined;
     },
     30_000,
     what,
@@ -38,9 +38,10 @@ describe("a process started ahead during the access check", () => {
 
     const runs = ["one", "two", "three"].map((name) => orchestrator.run({ name, prompt: name }));
     const early = await twoLive("a second process while the first task probes");
-    expect(server.requests.length, "the process started ahead asks the model nothing").toBeLessThanOrEqual(1);
 
     const results = await Promise.all(runs);
+    // One request per task: the process started ahead asked the model nothing of its own.
+    expect(server.requests.map((request) => request.outcome)).toEqual(["played", "played", "played"]);
     expect(results.map((r) => [r.status, r.text])).toEqual([
       ["succeeded", "done one"],
       ["succeeded", "done two"],
@@ -109,11 +110,9 @@ describe("a process started ahead during the access check", () => {
       for await (const event of runSwarm({ config, orchestrator, signal: new AbortController().signal })) events.push(event);
     })();
     const early = await twoLive("a process for the fan-out while the planner runs");
-    expect(
-      server.requests.every((request) => request.script === "plan"),
-      "only the planner has asked the model",
-    ).toBe(true);
     await running;
+    // One request per copy: the process prepared for them asked the model nothing of its own.
+    expect(server.requests.filter((request) => request.script === "fix")).toHaveLength(2);
 
     const settled = events.filter((event): event is TaskSettledEvent => event.type === "task_settled");
     expect(settled.map((event) => [event.task.name, event.result.status]).sort()).toEqual([
