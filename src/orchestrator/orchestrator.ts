@@ -218,7 +218,7 @@ export class Orchestrator implements TaskRunner {
    * spec it cannot use is ignored.
    */
   prepare(spec: TaskSpec, count = 1): void {
-    const busy = () => Math.min(this.#tasksUnderway, this.scheduler.rateLimit.limit);
+    const busy = () => Math.min(this.#tasksUnderway, this.scheduler.rateLimitState().effectiveLimit);
     // Checked first: a swarm asks on every task's end, and mostly there is no room. A task with a dollar budget of
     // its own has a process of its own (the CLI enforces what is left).
     if (this.#closing.signal.aborted || this.#aheadRoom(busy()) <= 0 || spec.budgetUsd !== undefined) return;
@@ -514,9 +514,11 @@ export class Orchestrator implements TaskRunner {
     return this.#pool.startAhead(plan.key, () => plan.start(this.#closing.signal));
   }
 
-  /** How many more processes may start ahead: the cores, or the concurrency if lower, less `busy` tasks and the processes waiting in the pool. */
+  /** How many more processes may start ahead: the cores, or the concurrency in force if lower (a rate limit lowers it), less `busy` tasks and the processes waiting in the pool. */
   #aheadRoom(busy: number): number {
-    return Math.min((this.options.machine ?? LOCAL_MACHINE).cores(), this.scheduler.rateLimit.limit) - busy - this.#pool.waitingProcesses;
+    return (
+      Math.min((this.options.machine ?? LOCAL_MACHINE).cores(), this.scheduler.rateLimitState().effectiveLimit) - busy - this.#pool.waitingProcesses
+    );
   }
 
   /** `leasing`: called as the attempt asks the pool for its process. */
