@@ -54,12 +54,14 @@ describe("the dashboard of cadre mcp --http", () => {
     expect(existsSync(join(cwd, "built-by-child.txt"))).toBe(false);
 
     await request.getByRole("button", { name: "Allow" }).click();
+    // The click only sends the answer; the request leaves the page once cadre has it (a snapshot
+    // says so), and only then is the child past its permission wait.
+    await page.locator("#pending-section").waitFor({ state: "hidden" });
     const waited = await call(client, "wait_sessions", { session_ids: ["builder"], timeout_s: 30 });
     const [info] = waited.structuredContent!.sessions as { status: string; result: string }[];
     expect(info).toMatchObject({ status: "idle" });
     expect(existsSync(join(cwd, "built-by-child.txt"))).toBe(true);
-    // The page follows: the request is gone, the conversation shows it answered and the turn's end.
-    await page.locator("#pending-section").waitFor({ state: "hidden" });
+    // The page follows: the conversation shows the request answered and the turn's end.
     await page.locator("#conversation .entry.permission", { hasText: "answered" }).waitFor();
     await page.locator("#conversation .entry.text", { hasText: "builder got:" }).waitFor();
     await page.locator("#conversation .entry.result", { hasText: "turn finished" }).waitFor();
