@@ -11,6 +11,7 @@ import type { Orchestrator } from "../orchestrator/index.ts";
 import {
   checkWorkflowScript,
   findSavedWorkflow,
+  plainCallSpec,
   runWorkflowScript,
   taskSpecForCall,
   type WorkflowOutcome,
@@ -60,7 +61,9 @@ export class WorkflowRuns {
       request.script !== undefined
         ? { name: "(inline)", file: "workflow.js", source: request.script }
         : await findSavedWorkflow(request.name ?? "", { cwd: this.#cwd });
-    const { meta } = await checkWorkflowScript(found.source);
+    const { meta, makesPlainCalls } = await checkWorkflowScript(found.source);
+    // The process its first plain call takes starts while the sandbox loads.
+    if (makesPlainCalls) this.#orchestrator.prepare(plainCallSpec());
     const stop = new AbortController();
     const entry: WorkflowRunEntry = {
       id: `wf_${randomUUID().slice(0, 12)}`,

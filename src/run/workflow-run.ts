@@ -14,6 +14,7 @@ import { discoverAgents, newRunId, type ResolvedSwarmConfig, type ResolvedTask }
 import {
   type AgentCall,
   checkWorkflowScript,
+  plainCallSpec,
   type RecordedCall,
   RecordedCallSchema,
   runWorkflowScript,
@@ -242,6 +243,8 @@ export async function runWorkflow(source: string, options: WorkflowFileRunOption
     outDir,
     runId,
   );
+  // The process the script's first plain call takes starts while the sandbox loads (not in a resumed run: its calls may all come from the record).
+  if (checked.makesPlainCalls && earlier === undefined) engine.prepare?.(plainCallSpec());
   const journal = new RunJournal(outDir);
   const worktrees = new WorkflowWorktrees(runId, cwd);
   const names = new RowNames();

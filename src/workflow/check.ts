@@ -7,12 +7,15 @@
 import type { Node, Options, Program } from "acorn";
 import { WorkflowScriptError } from "./errors.ts";
 import { type WorkflowMeta, WorkflowMetaSchema } from "./meta.ts";
+import { SETTINGS_FREE_OPTIONS } from "./task-spec.ts";
 
 /** A script that passed the checks: its meta, and its body as the sandbox runs it (same lines as the source). */
 export interface CheckedScript {
   meta: WorkflowMeta;
   /** The body wrapped in an async function (top-level await and return), the meta statement blanked. */
   body: string;
+  /** Some `agent()` call in the script is a plain one (no options, or only label and phase): a run may prepare its process. */
+  makesPlainCalls: boolean;
 }
 
 const PARSE_OPTIONS: Options = {
@@ -83,6 +86,25 @@ function* forbidden(program: Program): Generator<WorkflowScriptError> {
   }
 }
 
+/** The name of a property written `name:` or `"name":`; undefined when computed, spread or a method. */
+function propertyName(property: AnyNode): string | undefined {
+  if (property.type !== "Property" || property.computed || property.kind !== "init") return undefined;
+  const key = property.key as AnyNode;
+  return key.type === "Identifier" ? (key.name as string) : key.type === "Literal" ? String(key.value) : undefined;
+}
+
+/** Whether `agent(prompt)` or `agent(prompt, { label, phase })` appears: options that may hold more (a variable, a spread) do not count. */
+function makesPlainCalls(program: Program): boolean {
+  for (const node of walk(program)) {
+    if (node.type !== "CallExpression" || !isName(node.callee, "agent")) continue;
+    const options = (node.arguments as AnyNode[])[1];
+    if (options === undefined) return true;
+    if (options.type !== "ObjectExpression") continue;
+    if ((options.properties as AnyNode[]).every((property) => SETTINGS_FREE_OPTIONS.has(propertyName(property) ?? ""))) return true;
+  }
+  return false;
+}
+
 /** The value of a pure literal (objects, arrays, strings, numbers, booleans, null, plain templates); undefined if it is not one. */
 function literalValue(node: AnyNode): { value: unknown } | undefined {
   switch (node.type) {
@@ -108,9 +130,8 @@ function literalValue(node: AnyNode): { value: unknown } | undefined {
     case "ObjectExpression": {
       const object: Record<string, unknown> = {};
       for (const property of node.properties as AnyNode[]) {
-        if (property.type !== "Property" || property.computed || property.method || property.shorthand || property.kind !== "init") return undefined;
-        const key = property.key as AnyNode;
-        const name = key.type === "Identifier" ? (key.name as string) : key.type === "Literal" ? String(key.value) : undefined;
+        if (property.method || property.shorthand) return undefined;
+        const name = propertyName(property);
         const value = literalValue(property.value as AnyNode);
         if (name === undefined || value === undefined) return undefined;
         object[name] = value.value;
@@ -178,7 +199,7 @@ export async function inspectWorkflowScript(source: string): Promise<ScriptInspe
   const rest = { ...program, body: metaFirst ? program.body.slice(1) : program.body } as Program;
   problems.push(...forbidden(rest));
   if (problems.length > 0 || meta instanceof WorkflowScriptError) return { ok: false, problems };
-  return { ok: true, script: { meta: meta.meta, body: bodyOf(source, meta.statement) } };
+  return { ok: true, script: { meta: meta.meta, body: bodyOf(source, meta.statement), makesPlainCalls: makesPlainCalls(rest) } };
 }
 
 /** The checks; throws a WorkflowScriptError with a one-line message for the first problem. */

@@ -9,12 +9,21 @@ import type { AgentCall } from "./calls.ts";
  */
 export type IsolatedWorker = NonNullable<TaskSpec["prepareWorker"]>;
 
+/** The options of agent() that change nothing of its task's settings: a call with no others is a plain call. */
+export const SETTINGS_FREE_OPTIONS: ReadonlySet<string> = new Set(["label", "phase"]);
+
 /**
  * The task for `call`, named `name` (its row in a record, its rehearsal script),
  * with its prompt framed. A call with `isolation: 'worktree'` works in the
  * directory `isolated` makes; without one such a call is refused.
  */
-export function taskSpecForCall(call: AgentCall, name: string, prompt: string, signal: AbortSignal, isolated?: IsolatedWorker): TaskSpec {
+export function taskSpecForCall(
+  call: Pick<AgentCall, "options">,
+  name: string,
+  prompt: string,
+  signal?: AbortSignal,
+  isolated?: IsolatedWorker,
+): TaskSpec {
   if (call.options.isolation === "worktree" && isolated === undefined) {
     throw new Error("agent(): isolation 'worktree' needs cadre's worktrees, which only `cadre run` and runWorkflow() give");
   }
@@ -32,6 +41,14 @@ export function taskSpecForCall(call: AgentCall, name: string, prompt: string, s
     // The call's own budget is its task's: counted under the row's name, so each call has one of its own.
     ...(call.options.budgetUsd !== undefined && { budgetUsd: call.options.budgetUsd, budgetName: name }),
     ...(call.options.isolation === "worktree" && { prepareWorker: isolated }),
-    signal,
+    ...(signal !== undefined && { signal }),
   };
+}
+
+/**
+ * A plain call's task (see SETTINGS_FREE_OPTIONS) before the script makes one: what a run prepares a process for
+ * while its sandbox loads (Orchestrator.prepare), which the script's first plain call then takes.
+ */
+export function plainCallSpec(): TaskSpec {
+  return taskSpecForCall({ options: {} }, "agent", "a plain agent() call");
 }
