@@ -140,7 +140,7 @@ export class Orchestrator implements TaskRunner {
       track: (worker) => this.#track(worker),
     });
     this.#pool = new WorkerPool({
-      maxIdle: () => this.scheduler.rateLimitState().effectiveLimit,
+      maxIdle: () => this.scheduler.rateLimit.effectiveLimit,
       workWaiting: () => this.scheduler.waiting > 0,
       onResetCost: (costUsd, usage) => this.#charge(undefined, costUsd, usage),
       onRecycled: (bound, task, reason) => task && this.#hub.emit({ type: "worker_recycled", task, pid: bound.worker.pid, reason }),
@@ -218,7 +218,7 @@ export class Orchestrator implements TaskRunner {
    * spec it cannot use is ignored.
    */
   prepare(spec: TaskSpec, count = 1): void {
-    const busy = () => Math.min(this.#tasksUnderway, this.scheduler.rateLimitState().effectiveLimit);
+    const busy = () => Math.min(this.#tasksUnderway, this.scheduler.rateLimit.effectiveLimit);
     // Checked first: a swarm asks on every task's end, and mostly there is no room. A task with a dollar budget of
     // its own has a process of its own (the CLI enforces what is left).
     if (this.#closing.signal.aborted || this.#aheadRoom(busy()) <= 0 || spec.budgetUsd !== undefined) return;
@@ -516,9 +516,7 @@ export class Orchestrator implements TaskRunner {
 
   /** How many more processes may start ahead: the cores, or the concurrency in force if lower (a rate limit lowers it), less `busy` tasks and the processes waiting in the pool. */
   #aheadRoom(busy: number): number {
-    return (
-      Math.min((this.options.machine ?? LOCAL_MACHINE).cores(), this.scheduler.rateLimitState().effectiveLimit) - busy - this.#pool.waitingProcesses
-    );
+    return Math.min((this.options.machine ?? LOCAL_MACHINE).cores(), this.scheduler.rateLimit.effectiveLimit) - busy - this.#pool.waitingProcesses;
   }
 
   /** `leasing`: called as the attempt asks the pool for its process. */

@@ -102,7 +102,7 @@ export class Scheduler {
     for (const [key, limit] of Object.entries(options.keyLimits ?? {})) {
       this.#keyQueues.set(key, new PQueue({ concurrency: requireLimit(`keyLimits.${key}`, limit) }));
     }
-    this.#published = this.rateLimitState();
+    this.#published = this.rateLimit;
   }
 
   schedule<T>(job: (signal: AbortSignal) => Promise<T>, options: ScheduleOptions = {}): Promise<T> {
@@ -215,10 +215,6 @@ export class Scheduler {
   reportSuccess(): void {
     this.#adaptive.succeeded(Date.now());
     this.#gate();
-  }
-
-  rateLimitState(): RateLimitState {
-    return this.#adaptive.state(Date.now());
   }
 
   /** Returns a function that removes the listener. */

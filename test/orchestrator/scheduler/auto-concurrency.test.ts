@@ -89,7 +89,7 @@ describe("Scheduler.resize", () => {
       await settle();
     }
     await Promise.all(jobs);
-    expect(scheduler.rateLimitState()).toMatchObject({ limit: 1, effectiveLimit: 1, rateLimited: false });
+    expect(scheduler.rateLimit).toMatchObject({ limit: 1, effectiveLimit: 1, rateLimited: false });
     // Sizing is not rate limiting: nothing was announced as such.
     expect(events).toEqual([]);
   });

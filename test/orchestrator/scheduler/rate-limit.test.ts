@@ -35,7 +35,7 @@ describe("Scheduler under rate limits", () => {
 
     const t0 = Date.now();
     scheduler.reportRateLimited();
-    const limited = scheduler.rateLimitState();
+    const limited = scheduler.rateLimit;
     expect(limited).toMatchObject({ limit: 4, effectiveLimit: 2, rateLimited: true });
     const backoff = limited.backoffUntil! - t0;
     expect(backoff).toBeGreaterThanOrEqual(500);
@@ -56,18 +56,18 @@ describe("Scheduler under rate limits", () => {
     // Back-off over: starts up to the effective limit only.
     expect(started).toEqual([0, 1, 2, 3, 4]);
     expect(scheduler.running).toBe(2);
-    expect(scheduler.rateLimitState()).toEqual({ limit: 4, effectiveLimit: 2, backoffUntil: null, rateLimited: true });
+    expect(scheduler.rateLimit).toEqual({ limit: 4, effectiveLimit: 2, backoffUntil: null, rateLimited: true });
 
     scheduler.reportSuccess();
     await settle();
-    expect(scheduler.rateLimitState().effectiveLimit).toBe(3);
+    expect(scheduler.rateLimit.effectiveLimit).toBe(3);
     expect(started).toEqual([0, 1, 2, 3, 4, 5]);
     scheduler.reportSuccess();
     await settle();
-    expect(scheduler.rateLimitState()).toEqual({ limit: 4, effectiveLimit: 4, backoffUntil: null, rateLimited: false });
+    expect(scheduler.rateLimit).toEqual({ limit: 4, effectiveLimit: 4, backoffUntil: null, rateLimited: false });
     expect(started).toEqual([0, 1, 2, 3, 4, 5, 6]);
     scheduler.reportSuccess();
-    expect(scheduler.rateLimitState().effectiveLimit).toBe(4);
+    expect(scheduler.rateLimit.effectiveLimit).toBe(4);
 
     for (let i = 3; i < 8; i += 1) release(i);
     await Promise.all(done);
@@ -82,7 +82,7 @@ describe("Scheduler under rate limits", () => {
     await settle();
     const t0 = Date.now();
     scheduler.reportRateLimited({ retryAfterMs: 5000 });
-    expect(scheduler.rateLimitState().backoffUntil).toBe(t0 + 5000);
+    expect(scheduler.rateLimit.backoffUntil).toBe(t0 + 5000);
     const second = scheduler.schedule(jobs[1]!);
     await vi.advanceTimersByTimeAsync(4999);
     expect(started).toEqual([0]);
@@ -104,7 +104,7 @@ describe("Scheduler under rate limits", () => {
       // Other workers hitting the same limit in the same episode change nothing...
       scheduler.reportRateLimited();
       scheduler.reportSuccess();
-      const state = scheduler.rateLimitState();
+      const state = scheduler.rateLimit;
       limits.push(state.effectiveLimit);
       delays.push(state.backoffUntil! - t0);
       await vi.advanceTimersByTimeAsync(state.backoffUntil! - t0);
@@ -120,14 +120,14 @@ describe("Scheduler under rate limits", () => {
     const t1 = Date.now();
     scheduler.reportRateLimited({ retryAfterMs: 100 });
     scheduler.reportRateLimited({ retryAfterMs: 3000 });
-    expect(scheduler.rateLimitState().backoffUntil).toBe(t1 + 3000);
+    expect(scheduler.rateLimit.backoffUntil).toBe(t1 + 3000);
     await vi.advanceTimersByTimeAsync(3000);
 
     // A success after the back-off resets the exponent.
     scheduler.reportSuccess();
     const t2 = Date.now();
     scheduler.reportRateLimited();
-    expect(scheduler.rateLimitState().backoffUntil! - t2).toBeLessThanOrEqual(1000);
+    expect(scheduler.rateLimit.backoffUntil! - t2).toBeLessThanOrEqual(1000);
   });
 
   it("publishes every change of the effective limit or back-off as a rate_limit event", async () => {
@@ -138,7 +138,7 @@ describe("Scheduler under rate limits", () => {
     });
     scheduler.reportSuccess(); // at the limit already: no change, no event
     scheduler.reportRateLimited();
-    const until = scheduler.rateLimitState().backoffUntil!;
+    const until = scheduler.rateLimit.backoffUntil!;
     await vi.advanceTimersByTimeAsync(200);
     scheduler.reportSuccess();
     expect(states).toEqual([
