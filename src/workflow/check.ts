@@ -86,7 +86,7 @@ function* forbidden(program: Program): Generator<WorkflowScriptError> {
   }
 }
 
-/** The name of a property written `name:` or `"name":`; undefined when computed, spread or a method. */
+/** The name of a property written `name:`, `"name":` or `name`; undefined for a computed key, a spread, a getter or a setter. */
 function propertyName(property: AnyNode): string | undefined {
   if (property.type !== "Property" || property.computed || property.kind !== "init") return undefined;
   const key = property.key as AnyNode;
