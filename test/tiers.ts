@@ -17,6 +17,7 @@ export const FAST = [
   "test/dashboard/sse.test.ts",
   "test/deno/versions.test.ts",
   "test/packaging/lock.test.ts",
+  "test/orchestrator/access-check.test.ts",
   "test/orchestrator/accounting.test.ts",
   "test/orchestrator/budget.test.ts",
   "test/orchestrator/cache-stagger.test.ts",

@@ -14,7 +14,10 @@ export type AccessNews = { kind: "waiting"; message: string } | { kind: "refused
  * How long after the probe's request went out, with no sign of failure, the
  * others may start: a missing login shows within milliseconds of it, a
  * refused connection within a second (measured: 0.5 to 2 s, and the others
- * stop starting again when it shows); a first reply may take minutes.
+ * stop starting again when it shows); a first reply may take minutes. On a
+ * machine so loaded that the probe's process took longer than this to start
+ * and send its request, the grace is that long instead: the CLI's own answer
+ * to a missing login, measured there, came 1 to 3 s after the request.
  */
 const GRACE_MS = 1_000;
 
@@ -48,6 +51,8 @@ export class AccessCheck {
   /** The probe's request went out GRACE_MS ago and nothing failed: the others start, unless the API turns out unreachable. */
   #graceOver = false;
   #grace: ReturnType<typeof setTimeout> | undefined;
+  /** When the probe asked for its process (Date.now()). */
+  #leasedAt: number | undefined;
   readonly #changes = new EventHub<void>();
   readonly #onNews: (news: AccessNews) => void;
 
@@ -100,6 +105,7 @@ export class AccessCheck {
   probeLeased(): void {
     if (!this.#probing || this.#probeLeased) return;
     this.#probeLeased = true;
+    this.#leasedAt = Date.now();
     this.#changes.emit();
   }
 
@@ -121,10 +127,14 @@ export class AccessCheck {
   /** What a message tells of the way to the model, if anything. */
   #read(message: CliMessage): Verdict | undefined {
     if (message.type === "system" && message.subtype === "status" && message.status === "requesting" && this.#grace === undefined) {
-      this.#grace = setTimeout(() => {
-        this.#graceOver = true;
-        this.#changes.emit();
-      }, GRACE_MS);
+      const startedInMs = this.#leasedAt === undefined ? 0 : Date.now() - this.#leasedAt;
+      this.#grace = setTimeout(
+        () => {
+          this.#graceOver = true;
+          this.#changes.emit();
+        },
+        Math.max(GRACE_MS, startedInMs),
+      );
       this.#grace.unref();
       return undefined;
     }
@@ -137,7 +147,15 @@ export class AccessCheck {
       }
       return undefined;
     }
-    if (message.type === "assistant") return message.message.model === "<synthetic>" ? undefined : { open: true };
+    if (message.type === "assistant") {
+      if (message.message.model !== "<synthetic>") return { open: true };
+      // The CLI answered itself (no login, an error it gave up on): its result, next, tells; the others wait for it.
+      if (!this.#graceOver) {
+        clearTimeout(this.#grace);
+        this.#grace = undefined;
+      }
+      return undefined;
+    }
     if (message.type !== "result") return undefined;
     if (saysNotLoggedIn(message)) return { open: false, error: new NotLoggedInError() };
     const said = [message.result, ...(message.errors ?? [])].join(" ");

@@ -66,10 +66,9 @@ describe("a run that cannot reach the model", () => {
     const stop = output.split("\n").filter((line) => line.includes("no task can run"));
     expect(stop, output).toHaveLength(1);
     expect(stop[0]).toMatch(/not logged in.*claude auth login.*ANTHROPIC_API_KEY.*--rehearse` runs offline/);
-    // One task ran: one transcript, one task "started" (a second attempt of it, on a machine too loaded for its first
-    // process, is still that task).
+    // One worker ran: one transcript, one "started" (on a loaded machine too: the others wait past the CLI's own answer).
     expect(await readdir(join(run.out, "transcripts"))).toHaveLength(1);
-    expect(new Set([...output.matchAll(/(\w+): started/g)].map((match) => match[1])), output).toEqual(new Set(["a"]));
+    expect(output.match(/: started/g), output).toHaveLength(1);
     const summary = await readSummary(run.out);
     expect([summary.exit_code, summary.totals.succeeded]).toEqual([2, 0]);
     // The task that found out failed of it, in the words that say what to do; the others were stopped before they started.
