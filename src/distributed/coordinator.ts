@@ -26,7 +26,7 @@ import { FleetLimit } from "./fleet-limit.ts";
 import { CONTROL_CHANNEL, jobIdFor, PREFIX, RUNS_KEY, type RunKeys, runKeys } from "./keys.ts";
 import { readTotals } from "./ledger.ts";
 import { type Ended, type JobEnd, type Outcome, Recovery, UNBOUND_LIMITER, type Waiting } from "./recovery.ts";
-import { connectRedis, DEFAULT_REDIS_LOSS_MS, evictionWarning, watchLoss } from "./redis.ts";
+import { connectRedis, DEFAULT_REDIS_LOSS_MS, deleteMatching, evictionWarning, watchLoss } from "./redis.ts";
 import { readResults } from "./results.ts";
 import { redactUrl } from "./url.ts";
 import {
@@ -262,15 +262,14 @@ export class Coordinator implements TaskRunner {
     await this.#reader.stop();
     if (this.#failure === undefined) {
       this.#totals = await readTotals(this.#redis, this.#keys);
+      // The data goes before the hosts hear the run ended: a host that stops serving an ended run removes what its
+      // queue's worker wrote meanwhile, and must not do so under the obliteration (which needs the queue's meta).
+      await this.#queue.obliterate({ force: true });
+      await deleteMatching(this.#redis, `${this.#keys.base}:*`);
       // Said before the run leaves the set: a host that finds a run gone serves it on unless it ended.
       await this.#redis.set(this.#keys.ended, "1", "EX", ENDED_TTL_S);
       await this.#redis.srem(RUNS_KEY, this.runId);
       await this.#poke({ type: "runs" });
-      await this.#queue.obliterate({ force: true });
-      // SCAN, not KEYS: KEYS walks the whole keyspace in one blocking call, which stalls every other client of a large Redis.
-      for await (const keys of this.#redis.scanStream({ match: `${this.#keys.base}:*`, count: 500 }) as AsyncIterable<string[]>) {
-        if (keys.length > 0) await this.#redis.del(...keys);
-      }
       // Nothing more will come of a job still waited on.
       for (const waiting of this.#waiting.values()) void waiting.finished?.({ error: "the run's queue closed" });
       await this.#queueEvents.close();

@@ -1,7 +1,7 @@
 // `cadre worker`'s host: serves every run registered in Redis until stopped, and rides out Redis being lost.
 import type { Redis } from "ioredis";
 import { CONTROL_CHANNEL, RUNS_KEY, runKeys } from "./keys.ts";
-import { connectRedis, DEFAULT_REDIS_LOSS_MS, evictionWarning, RECONNECT_CAP_MS, watchLoss } from "./redis.ts";
+import { connectRedis, DEFAULT_REDIS_LOSS_MS, deleteMatching, evictionWarning, RECONNECT_CAP_MS, watchLoss } from "./redis.ts";
 import { type HostContext, type HostObserver, RunHost } from "./run-host.ts";
 import { redactUrl } from "./url.ts";
 import { type ControlMessage, ControlMessageSchema, type DistributedRun, DistributedRunSchema, readJson } from "./wire.ts";
@@ -157,6 +157,9 @@ export class Host {
           this.#runs.delete(id);
           this.#vanished.delete(id);
           await run.stop();
+          // Its queue's worker here may have written keys again after the coordinator removed them (BullMQ's stalled
+          // check runs on a timer, and recreates the queue's meta hash): the run is over, so they go with it.
+          if (why === "ended") await deleteMatching(this.#redis, runKeys(id).queueKeys);
           this.#options.log(`run ${id}: ${why}`);
         }
         for (const id of ids) {

@@ -37,6 +37,8 @@ export interface RunKeys {
   recreated: string;
   /** Set when the coordinator ended the run (outlives the run's other keys for a while): hosts then stop serving it. */
   ended: string;
+  /** A SCAN pattern for every key of the run's BullMQ queue. */
+  queueKeys: string;
   /** BullMQ's hash of a job, and its lock (the token of the host that runs it). */
   job(jobId: string): string;
   lock(jobId: string): string;
@@ -57,6 +59,7 @@ export function runKeys(runId: string): RunKeys {
     results: `${base}:results`,
     recreated: `${base}:recreated`,
     ended: `${PREFIX}:ended:${runId}`,
+    queueKeys: `${PREFIX}:run-${runId}:*`,
     job: (jobId) => `${PREFIX}:run-${runId}:${jobId}`,
     lock: (jobId) => `${PREFIX}:run-${runId}:${jobId}:lock`,
     inbox: (peer) => `${base}:inbox:${peer}`,

@@ -78,3 +78,10 @@ export async function evictionWarning(redis: Redis, url: string): Promise<string
   if (policy === undefined || policy === "noeviction") return undefined;
   return `Redis at ${redactUrl(url)} has maxmemory-policy ${policy}: it may drop a run's jobs when full; set it to noeviction (redis-cli CONFIG SET maxmemory-policy noeviction)`;
 }
+
+/** Deletes every key that matches `pattern`, with SCAN: KEYS walks the whole keyspace in one blocking call, which stalls every other client of a large Redis. */
+export async function deleteMatching(redis: Redis, pattern: string): Promise<void> {
+  for await (const keys of redis.scanStream({ match: pattern, count: 500 }) as AsyncIterable<string[]>) {
+    if (keys.length > 0) await redis.del(...keys);
+  }
+}
