@@ -61,8 +61,7 @@ function isMember(node: AnyNode, object: string, property: string): boolean {
 }
 
 /** What the script reaches for that it may not (imports, exports, the clock), in source order. */
-function* forbidden(program: Program): Generator<WorkflowScriptError> {
-  const nodes = [...walk(program)].sort((a, b) => a.start - b.start);
+function* forbidden(nodes: readonly AnyNode[]): Generator<WorkflowScriptError> {
   for (const node of nodes) {
     if (node.type === "ImportDeclaration" || node.type === "ImportExpression" || (node.type === "MetaProperty" && isName(node.meta, "import"))) {
       yield new WorkflowScriptError(
@@ -94,8 +93,8 @@ function propertyName(property: AnyNode): string | undefined {
 }
 
 /** Whether `agent(prompt)` or `agent(prompt, { label, phase })` appears: options that may hold more (a variable, a spread) do not count. */
-function makesPlainCalls(program: Program): boolean {
-  for (const node of walk(program)) {
+function makesPlainCalls(nodes: readonly AnyNode[]): boolean {
+  for (const node of nodes) {
     if (node.type !== "CallExpression" || !isName(node.callee, "agent")) continue;
     const options = (node.arguments as AnyNode[])[1];
     if (options === undefined) return true;
@@ -197,9 +196,11 @@ export async function inspectWorkflowScript(source: string): Promise<ScriptInspe
   const first = program.body[0] as AnyNode | undefined;
   const metaFirst = first?.type === "ExportNamedDeclaration" && (first.declaration as AnyNode | null)?.type === "VariableDeclaration";
   const rest = { ...program, body: metaFirst ? program.body.slice(1) : program.body } as Program;
-  problems.push(...forbidden(rest));
+  // In source order: the problems are listed as they come.
+  const nodes = [...walk(rest)].sort((a, b) => a.start - b.start);
+  problems.push(...forbidden(nodes));
   if (problems.length > 0 || meta instanceof WorkflowScriptError) return { ok: false, problems };
-  return { ok: true, script: { meta: meta.meta, body: bodyOf(source, meta.statement), makesPlainCalls: makesPlainCalls(rest) } };
+  return { ok: true, script: { meta: meta.meta, body: bodyOf(source, meta.statement), makesPlainCalls: makesPlainCalls(nodes) } };
 }
 
 /** The checks; throws a WorkflowScriptError with a one-line message for the first problem. */
