@@ -10,9 +10,9 @@ const help = () => `cadre: run many Claude Code agents at once
 Usage: cadre <command> [options]
 
 Commands:
-  cadre run <config>        run the swarm a config file (YAML or JSON) describes
+  cadre run <file>          run a swarm file (YAML or JSON) or a workflow script (.js, Claude Code's dialect)
   cadre replay <run-dir>    run a recorded run again against its recorded replies: offline, no cost
-  cadre validate <config>   check a swarm config without running it
+  cadre validate <file>     check a swarm file or a workflow script without running it
   cadre mcp                 serve cadre's tools to a parent Claude over MCP (stdio, or --http)
   cadre agents              list the agent definitions a swarm can name
   cadre worker --redis URL  run the tasks of distributed runs (cadre run --redis) on this host
@@ -20,12 +20,15 @@ Commands:
   cadre doctor              check what a first run needs: Node, claude, a login, the API, git
   cadre help [command]      this help, or a command's (the same as cadre <command> --help)
 
-Options of cadre run (cadre run --help lists them all):
-  --rehearse           play the config's rehearsal scripts on a scripted model: offline, no account
+Options of cadre run, for both kinds of file unless said (cadre run --help lists them all):
+  --rehearse           play scripted replies on a scripted model: offline, no account
   -c, --concurrency N  workers running at once
   -o, --out DIR        where transcripts and summary.json go (default .cadre/runs/<timestamp>/)
-  --resume [DIR]       go on with an earlier run (default: the newest of this config)
-  --fresh              with --resume: the tasks that run again start new sessions
+  --resume [DIR]       go on with an earlier run (default: the newest of this file); nothing that
+                       succeeded runs again
+  --fresh              a swarm file's: with --resume, the tasks that run again start new sessions
+  --args JSON|@FILE    a workflow script's args (a resumed script keeps its own unless given)
+  --workflow NAME      run a saved workflow script (.claude/workflows/NAME.js) instead of a file
   --json               the run's events as NDJSON on stdout
   --ui [HOST:PORT]     a live web dashboard of the run
   --redis URL          run on the hosts that serve this Redis (cadre worker)

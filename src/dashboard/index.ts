@@ -5,4 +5,3 @@ export { LiveRun, type LiveRunOptions } from "./live-run.ts";
 export { type DashboardHandler, dashboardHandler } from "./routes.ts";
 export { RunsDirectory } from "./runs-directory.ts";
 export { type DashboardServing, dashboardUrl, serveDashboard } from "./serve.ts";
-export { LiveWorkflow } from "./workflow-view.ts";

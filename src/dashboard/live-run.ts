@@ -6,7 +6,7 @@ import { Conversation, describePermission, permissionEntry } from "./conversatio
 import { DashboardError } from "./errors.ts";
 import { backgroundView, type PendingView, type PermissionAnswer, type RowView, type RunFeed, type RunSnapshot, type TotalsView } from "./feed.ts";
 import { readTranscript, recordRowViews, recordTotals, recordTranscript } from "./record-view.ts";
-import { type LiveWorkflow, recordWorkflowView } from "./workflow-view.ts";
+import { liveWorkflowView, recordWorkflowView } from "./workflow-view.ts";
 
 export interface LiveRunOptions {
   id: string;
@@ -16,8 +16,6 @@ export interface LiveRunOptions {
   scheduler?: { readonly rateLimit: RateLimitState; readonly running: number };
   /** Answers a task's or session's permission request (`cadre mcp`); without it the page only shows them. */
   answer?: (taskId: string, requestId: string, answer: PermissionAnswer) => void;
-  /** A workflow script's run: its calls' phases and, as it goes, its logs and result. */
-  workflow?: LiveWorkflow;
 }
 
 /** Statuses in which a row holds a slot. */
@@ -116,7 +114,7 @@ export class LiveRun implements RunFeed {
       answerable: this.#options.answer !== undefined,
       costSimulated: record?.cost_simulated ?? model.costSimulated,
       notice: null,
-      workflow: (record && recordWorkflowView(record)) ?? this.#options.workflow?.view ?? null,
+      workflow: (record && recordWorkflowView(record)) ?? liveWorkflowView(model),
     };
   }
 
@@ -152,7 +150,7 @@ export class LiveRun implements RunFeed {
         const { kind, ask, input, questions } = describePermission(request);
         return { requestId, toolName: request.toolName, kind, ask, input, ...(questions && { questions }), since };
       }),
-      phase: this.#options.workflow?.phaseOf(row.name) ?? null,
+      phase: row.callPhase,
     };
   }
 

@@ -1,7 +1,7 @@
 // One budget (the run's, an agent's or a task's): its spending, its limit, and the stop it raises when reached.
 import { emptyUsage } from "./accounting.ts";
 import { BudgetExceededError } from "./errors.ts";
-import type { BudgetScope, SpendingLedger, Usage } from "./types.ts";
+import type { BudgetScope, BudgetUse, SpendingLedger, Usage } from "./types.ts";
 
 /** The default ledger: spending counted in this process. */
 class LocalLedger implements SpendingLedger {
@@ -79,4 +79,15 @@ export class Budget {
     this.#stop.abort(reached);
     return reached;
   }
+}
+
+/** The error of the first spent budget among `uses` (budgets and their use now, as Orchestrator.budgetStatus gives them), if one is. */
+export function spentBudgetOf(uses: readonly BudgetUse[]): BudgetExceededError | undefined {
+  const spent = uses.find((use) => use.spentUsd >= use.limitUsd);
+  return spent && new BudgetExceededError(spent.spentUsd, spent.limitUsd, spent.scope);
+}
+
+/** What is left of the tightest budget among `uses` (Infinity when there is none). */
+export function remainingOf(uses: readonly BudgetUse[]): number {
+  return Math.max(0, Math.min(Infinity, ...uses.map((use) => use.limitUsd - use.spentUsd)));
 }

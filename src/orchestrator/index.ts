@@ -13,6 +13,7 @@ export {
 // A task's background tasks are the worker's own records of them (src/worker/background.ts).
 export type { BackgroundTask } from "../worker/index.ts";
 export { addUsage, cacheReadShare, cacheSavingUsd, emptyUsage } from "./accounting.ts";
+export { remainingOf, spentBudgetOf } from "./budget.ts";
 export type { TaskBudget } from "./budgets.ts";
 export { layerWorkerOptions, taskWorkerOptions } from "./compose.ts";
 export * from "./errors.ts";

@@ -1,8 +1,8 @@
-/** Running a swarm file end to end, without a terminal: the engine, resume, the record. */
+/** Running a plan end to end (a swarm file's graph, a workflow script), without a terminal: the engine, resume, the record. */
 
 export { activityOf, backgroundLine, planWindowLine, resultLine, worktreeLine } from "./activity.ts";
 export type { EngineOptions, RunEngine } from "./engine.ts";
-export type { PlanContext, RunPlan } from "./plan.ts";
+export type { PlanContext, PlanEvent, RunPlan, WorkflowRunEvent } from "./plan.ts";
 export { backgroundTaskFromRecord, type SummaryBackgroundTask } from "./record/background-record.ts";
 export { type LenientSummary, type ReadRecordOptions, readRecord, type UnreadRecord } from "./record/read.ts";
 export type { RecordEvent } from "./record/recorder.ts";
@@ -18,6 +18,7 @@ export {
   type SummaryInput,
   writeSummarySync,
 } from "./record/summary.ts";
+export { RecordedWorkflowSchema, recordedWorkflowSettings, WorkflowRecordSchema } from "./record/workflow-fields.ts";
 export { ReplayError } from "./replay/errors.ts";
 export { applyOverrides, parseReplayOverrides, type ReplayOverrides } from "./replay/overrides.ts";
 export {
@@ -32,9 +33,17 @@ export {
 export { type ReplaySwarmFileOptions, replaySwarmFile } from "./replay/replay-swarm-file.ts";
 export { type ReplayWorkflowOptions, replayWorkflow } from "./replay/replay-workflow.ts";
 export { readRecordedReplies } from "./replay/scripts.ts";
-export { latestRunOf, type PlaceRequest, placeRun, planResume, ResumeError, type ResumePlan } from "./resume.ts";
+export { latestRunOf, type PlaceRequest, placeRun, planResume, planWorkflowResume, ResumeError, type ResumePlan } from "./resume.ts";
 export { type RunChange, RunModel, type RunModelOptions } from "./run-model.ts";
 export { type RowKind, type RowStatus, type RunRow, taskKey } from "./run-row.ts";
 export { type RunSwarmFileOptions, runSwarmFile, type SwarmRunResult } from "./run-swarm-file.ts";
 export { type RunEvent, SwarmRun, type SwarmRunOptions } from "./swarm-run.ts";
-export { runWorkflow, type WorkflowFileRunOptions, type WorkflowRunEvent, type WorkflowRunResult, type WorkflowSummary } from "./workflow-run.ts";
+export { WorkflowPlan } from "./workflow-plan.ts";
+export {
+  runWorkflow,
+  type StartedWorkflowRun,
+  startWorkflowRun,
+  type WorkflowFileRunOptions,
+  type WorkflowRunResult,
+  type WorkflowSummary,
+} from "./workflow-run.ts";

@@ -22,8 +22,8 @@ export interface ResumePlan {
   /** The run directory: this attempt writes its record and transcripts there too. */
   dir: string;
   previous: Summary;
-  /** For runSwarm: keep a result that still matches, or run the task again and say why. */
-  carryOver: (task: ResolvedTask, fingerprint: TaskFingerprint) => CarryDecision;
+  /** For a swarm's graph: keep a result that still matches, or run the task again and say why (a script's calls replay instead). */
+  carryOver?: (task: ResolvedTask, fingerprint: TaskFingerprint) => CarryDecision;
   /** Tasks of the earlier run that the config no longer has. */
   removed: string[];
 }
@@ -128,6 +128,17 @@ export async function planResume(config: ResolvedSwarmConfig, options: { dir?: s
       return { kind: "run", reason, ...(session !== undefined && { resumeSession: session }) };
     },
   };
+}
+
+/**
+ * Plans `--resume` of a workflow script's run in `dir`: its record, whose calls
+ * that succeeded replay as the script makes them again (workflow/calls.ts), and
+ * the args and budgets it was started with, which it keeps unless given anew.
+ */
+export async function planWorkflowResume(dir: string): Promise<ResumePlan> {
+  const previous = await recordToResume(dir);
+  if (previous === undefined) throw new ResumeError(`no run to resume in ${dir} (it has no ${SUMMARY_FILE})`);
+  return { dir, previous, removed: [] };
 }
 
 /** This attempt's number: 1, and one more for each --resume. */

@@ -14,8 +14,18 @@ import type { TaskSettledEvent, WorktreeOutcome } from "../swarm/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { oneLine } from "../util/one-line.ts";
 import { activityOf, backgroundLine, resultLine, worktreeLine } from "./activity.ts";
+import type { WorkflowRunEvent } from "./plan.ts";
 import { blankRow, type Row, type RowKind, type RowStatus, type RunRow, taskKey } from "./run-row.ts";
 import type { RunEvent } from "./swarm-run.ts";
+
+/** A workflow script's run beside its rows: its name, its logs as they come, and how it ended. */
+export interface WorkflowState {
+  name: string;
+  description: string;
+  logs: string[];
+  /** Set once the script has ended: its return value, or why it did not return. */
+  outcome: { ok: boolean; result?: unknown; error?: { code: string; message: string } } | undefined;
+}
 
 /** What a reader hears after each event: the event, and the row it changed (none for run-wide events). */
 export interface RunChange {
@@ -74,6 +84,8 @@ export class RunModel {
   readonly #agentTurnUsd = new Map<string, number>();
   interrupted = false;
   finishedAt: number | undefined;
+  /** A workflow script's run: its logs and how it ended (undefined for a swarm's or the sessions of `cadre mcp`). */
+  workflow: WorkflowState | undefined;
   readonly #rows: Row[] = [];
   readonly #byTask = new Map<string, Row>();
   readonly #byKey = new Map<string, Row>();
@@ -149,6 +161,13 @@ export class RunModel {
     switch (event.type) {
       case "task_settled":
         return this.#settle(event, now);
+      case "workflow_started":
+      case "workflow_phase":
+      case "workflow_log":
+      case "agent_started":
+      case "agent_ended":
+      case "workflow_ended":
+        return this.#workflowEvent(event);
       case "task_ready":
       case "loop_ended":
       case "access_waiting":
@@ -190,6 +209,28 @@ export class RunModel {
         return undefined;
       default:
         return this.#task(event, now);
+    }
+  }
+
+  /** A script's own event: its logs and end for the run, its calls' phases for their rows. */
+  #workflowEvent(event: WorkflowRunEvent): Row | undefined {
+    switch (event.type) {
+      case "workflow_started":
+        this.workflow = { name: event.meta.name, description: event.meta.description, logs: [], outcome: undefined };
+        return undefined;
+      case "workflow_log":
+        this.workflow?.logs.push(event.message);
+        return undefined;
+      case "workflow_ended":
+        if (this.workflow) this.workflow.outcome = event.outcome;
+        return undefined;
+      case "agent_started": {
+        const row = this.#byKey.get(taskKey(event.name));
+        if (row) row.callPhase = event.call.phase ?? null;
+        return row;
+      }
+      default:
+        return undefined;
     }
   }
 

@@ -33,6 +33,8 @@ export interface Row {
   parent: string | null;
   /** For a for_each copy: the task's name as written, which its copies share. */
   group: string | null;
+  /** A workflow script's agent() call: its phase (opts.phase, or the phase the script last started). */
+  callPhase: string | null;
   /** The orchestrator's id, once it has the task. */
   taskId: string | undefined;
   status: RowStatus;
@@ -75,6 +77,7 @@ export function blankRow(key: string, name: string, agent: string | null | undef
     kind,
     parent,
     group: null,
+    callPhase: null,
     taskId: undefined,
     status: "waiting",
     waitsFor: [],

@@ -7,21 +7,21 @@
  */
 import { resolve } from "node:path";
 import { AbortError } from "../errors.ts";
-import { type OrchestratorEvent, sessionIdOf, type TaskInfo } from "../orchestrator/index.ts";
+import { type BudgetUse, type OrchestratorEvent, sessionIdOf, type TaskInfo } from "../orchestrator/index.ts";
 import type { Divergence } from "../rehearsal/index.ts";
 import type { ResolvedSwarmConfig } from "../swarm/index.ts";
 import { INTERRUPTED, newRunId, RunWorktrees, type SwarmEvent, unrunResult } from "../swarm/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { type RunEngine, startEngine } from "./engine.ts";
-import { type RunPlan, swarmPlan } from "./plan.ts";
+import { type RunPlan, swarmPlan, type WorkflowRunEvent } from "./plan.ts";
 import { type RecordEvent, RunRecorder } from "./record/recorder.ts";
 import type { Summary } from "./record/schema.ts";
 import { prepareOutDir, type RecordWriteError, type RunStop } from "./record/summary.ts";
 import type { ReplayPlan } from "./replay/plan.ts";
 import { attemptOf, type ResumePlan, settledBefore } from "./resume.ts";
 
-/** What a run tells: the orchestrator's events, the swarm's, and its record's troubles. */
-export type RunEvent = OrchestratorEvent | SwarmEvent | RecordEvent;
+/** What a run tells: the orchestrator's events, the plan's task events (and a script's own), and its record's troubles. */
+export type RunEvent = OrchestratorEvent | SwarmEvent | WorkflowRunEvent | RecordEvent;
 
 export interface SwarmRunOptions {
   /** Where summary.json, the transcripts and a rehearsal's HOME go; made if missing. A resumed run uses the plan's. */
@@ -106,6 +106,7 @@ export class SwarmRun {
     this.#worktrees = new RunWorktrees(this.runId, config.keep_worktrees);
     this.#recorder = new RunRecorder({
       plan: plan.outline,
+      ...(plan.record && { extension: plan.record }),
       outDir,
       runId: this.runId,
       startedAt: this.startedAt,
@@ -214,7 +215,8 @@ export class SwarmRun {
         runner: this.#engine,
         signal,
         worktrees: this.#worktrees,
-        ...(this.resume && { carryOver: this.resume.carryOver }),
+        ...(this.resume?.carryOver && { carryOver: this.resume.carryOver }),
+        budgetStatus: (agent) => this.#budgetStatus(agent),
       })) {
         if (event.type === "task_settled") recorder.taskSettled(event);
         else if (event.type === "task_ready") recorder.taskReady(event.task.name, event.fingerprint);
@@ -238,6 +240,14 @@ export class SwarmRun {
       if (failure) queue.fail(failure.error);
       else queue.end();
     }
+  }
+
+  /** The dollar budgets over work of `agent`: the orchestrator's; on Redis hosts, the run's against what the run has spent. */
+  #budgetStatus(agent: string | undefined): BudgetUse[] {
+    const fromEngine = this.#engine.budgetStatus?.(agent);
+    if (fromEngine !== undefined) return fromEngine;
+    const spentUsd = this.#engine.totals.costUsd;
+    return this.budgetUsd === undefined ? [] : [{ scope: { kind: "run" }, limitUsd: this.budgetUsd, spentUsd }];
   }
 
   /**

@@ -34,6 +34,8 @@ export interface TaskSettledEvent {
   worktree?: WorktreeOutcome;
   /** True when the result was kept from the run being resumed instead of running the task. */
   carriedOver?: boolean;
+  /** With carriedOver: the earlier attempt's task whose result this is, when it had another name (a script's call made in another order). */
+  carriedFrom?: string;
   /** What the result depends on (the prompt it was sent, its worker's settings); absent for a task that never started. */
   fingerprint?: TaskFingerprint;
 }

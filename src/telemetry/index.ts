@@ -8,7 +8,6 @@ export { type TelemetrySettings, telemetryHelp, telemetrySettings } from "./conf
 
 // A type only: naming it loads nothing.
 export type { RunTelemetry } from "./run.ts";
-export type { WorkflowTelemetry } from "./workflow.ts";
 
 /** The SDK and cadre's spans and metrics, loaded on demand. */
 export const loadTelemetry = () => import("./load.ts");

@@ -3,24 +3,13 @@ import type { TelemetrySettings } from "./config.ts";
 import { OrchestratorTelemetry } from "./observer.ts";
 import { type RunDescription, RunTelemetry } from "./run.ts";
 import { startTelemetry, type TelemetryIdentity } from "./sdk.ts";
-import { type WorkflowDescription, WorkflowTelemetry } from "./workflow.ts";
 
 export type { OrchestratorTelemetry } from "./observer.ts";
 export type { RunTelemetry } from "./run.ts";
-export type { WorkflowTelemetry } from "./workflow.ts";
 
-/** The telemetry of one `cadre run`. */
+/** The telemetry of one `cadre run`: a swarm's, or a workflow script's. */
 export async function startRunTelemetry(settings: TelemetrySettings, run: RunDescription, log: (line: string) => void): Promise<RunTelemetry> {
   return new RunTelemetry(await startTelemetry(settings, { role: "run", log }), run);
-}
-
-/** The telemetry of one workflow script's run (`cadre run script.js`). */
-export async function startWorkflowTelemetry(
-  settings: TelemetrySettings,
-  workflow: WorkflowDescription,
-  log: (line: string) => void,
-): Promise<WorkflowTelemetry> {
-  return new WorkflowTelemetry(await startTelemetry(settings, { role: "run", log }), workflow);
 }
 
 /** The telemetry of a host (`cadre worker`) or of `cadre mcp`: an observer of their orchestrators' events. */

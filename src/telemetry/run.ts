@@ -6,15 +6,18 @@
 import { type Context, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { budgetLabel, type TaskInfo } from "../orchestrator/index.ts";
-import type { RunEvent, Summary } from "../run/index.ts";
+import type { RunEvent, Summary, WorkflowRunEvent } from "../run/index.ts";
 import { clip } from "../util/one-line.ts";
 import { CONTENT_MAX, GEN_AI_SYSTEM, recordAttributes, resultAttributes } from "./attributes.ts";
 import { EventMetrics } from "./metrics.ts";
+import { ScriptPhases } from "./phases.ts";
 import type { Telemetry } from "./sdk.ts";
 import { EventSpans } from "./spans.ts";
 
 export interface RunDescription {
   swarm: string;
+  /** A workflow script's run: its span is the workflow's, its calls' task spans go under their phases. */
+  workflow?: { description: string };
   /** The config's tasks: their prompts go into spans only with content on. */
   tasks: readonly { name: string; prompt: string }[];
   /** A run on Redis hosts: the hosts trace the inside of each task. */
@@ -34,31 +37,35 @@ export class RunTelemetry {
   readonly #metrics: EventMetrics;
   /** Tasks of the run that were queued here: the others settle without running (carried over, skipped). */
   readonly #queued = new Set<string>();
+  /** A workflow script's phases, for a script's run. */
+  readonly #phases: ScriptPhases | undefined;
   #finished = false;
 
   constructor(telemetry: Telemetry, run: RunDescription) {
     this.#telemetry = telemetry;
     const { content } = telemetry.settings;
-    this.#run = telemetry.tracer.startSpan(`run ${run.swarm}`, {
+    this.#run = telemetry.tracer.startSpan(run.workflow ? `workflow ${run.swarm}` : `run ${run.swarm}`, {
       links: (run.earlier ?? []).flatMap((traceparent) => {
         const context = trace.getSpanContext(
           propagator.extract(ROOT_CONTEXT, { traceparent }, { get: (carrier, key) => carrier[key as "traceparent"], keys: () => ["traceparent"] }),
         );
         return context ? [{ context, attributes: { "cadre.link": "earlier attempt" } }] : [];
       }),
-      attributes: { "cadre.span": "run", "cadre.swarm": run.swarm, "cadre.tasks": run.tasks.length, [GEN_AI_SYSTEM]: "anthropic" },
+      attributes: runAttributes(run),
     });
     this.#context = trace.setSpan(ROOT_CONTEXT, this.#run);
+    const phases = run.workflow ? new ScriptPhases(telemetry, this.#run, this.#context) : undefined;
+    this.#phases = phases;
     const prompts = new Map(run.tasks.map((task) => [task.name, task.prompt]));
     this.#spans = new EventSpans({
       tracer: telemetry.tracer,
       content,
       detail: !run.distributed,
-      root: (task) => ({
-        context: this.#context,
-        ownSpan: true,
-        ...(content && prompts.has(task.name) && { attributes: { "cadre.prompt": clip(prompts.get(task.name)!, CONTENT_MAX) } }),
-      }),
+      root: (task) => {
+        const place = phases?.placeOf(task.name);
+        const prompt = content && prompts.has(task.name) ? { "cadre.prompt": clip(prompts.get(task.name)!, CONTENT_MAX) } : {};
+        return { context: place?.context ?? this.#context, ownSpan: true, attributes: { ...prompt, ...place?.attributes } };
+      },
       fallback: () => this.#context,
     });
     this.#metrics = new EventMetrics(telemetry.meter);
@@ -95,6 +102,10 @@ export class RunTelemetry {
   }
 
   apply(event: RunEvent): void {
+    if (isScriptEvent(event)) {
+      this.#phases?.apply(event);
+      return;
+    }
     // What the run adds beside the orchestrator's events: a made task gets its span when it is queued, like any.
     if (
       event.type === "task_ready" ||
@@ -129,9 +140,15 @@ export class RunTelemetry {
     if (this.#finished) return;
     this.#finished = true;
     this.#spans.endAll();
+    this.#phases?.end();
     if (summary) {
       this.#run.setAttributes(recordAttributes(summary));
-      if (summary.exit_code !== 0) this.#run.setStatus({ code: SpanStatusCode.ERROR, message: `exit code ${summary.exit_code}` });
+      const { agent_count: agents, error } = summary as { agent_count?: number; error?: { code: string; message: string } | null };
+      if (agents !== undefined) this.#run.setAttribute("cadre.workflow.agents", agents);
+      if (error) {
+        this.#run.setAttribute("error.type", error.code);
+        this.#run.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+      } else if (summary.exit_code !== 0) this.#run.setStatus({ code: SpanStatusCode.ERROR, message: `exit code ${summary.exit_code}` });
     }
     this.#run.end();
     await this.#telemetry.shutdown();
@@ -140,6 +157,7 @@ export class RunTelemetry {
   /** A task that settled without running here: carried over from the resumed run, or skipped. */
   #unrun(task: { name: string; agent: string | undefined }, result: Parameters<typeof resultAttributes>[0], carriedOver: boolean): void {
     const info: TaskInfo = { id: result.id, name: task.name, agent: task.agent, parentId: undefined };
+    const place = this.#phases?.placeOf(task.name);
     const span = this.#telemetry.tracer.startSpan(
       `task ${info.name}`,
       {
@@ -150,11 +168,26 @@ export class RunTelemetry {
           "cadre.carried_over": carriedOver,
           ...(info.agent !== undefined && { "cadre.agent": info.agent }),
           ...resultAttributes(result),
+          ...place?.attributes,
         },
       },
-      this.#context,
+      place?.context ?? this.#context,
     );
     if (result.status === "failed") span.setStatus({ code: SpanStatusCode.ERROR, message: result.error?.message ?? "failed" });
     span.end();
   }
+}
+
+/** The run span's attributes: a swarm's run, or a workflow script's. */
+function runAttributes(run: RunDescription): Record<string, string | number> {
+  const common = { "cadre.swarm": run.swarm, "cadre.tasks": run.tasks.length, [GEN_AI_SYSTEM]: "anthropic" };
+  if (run.workflow === undefined) return { "cadre.span": "run", ...common };
+  return { "cadre.span": "workflow", ...common, "cadre.workflow": run.swarm, "cadre.workflow.description": run.workflow.description };
+}
+
+const SCRIPT_EVENTS = new Set(["workflow_started", "workflow_phase", "workflow_log", "agent_started", "agent_ended", "workflow_ended"]);
+
+/** A workflow script's own event, beside the task events of its calls. */
+function isScriptEvent(event: RunEvent): event is WorkflowRunEvent {
+  return SCRIPT_EVENTS.has(event.type);
 }

@@ -1,9 +1,11 @@
 /**
- * One `agent()` call as the run records it, and the positional replay of a
- * resumed run: calls replay from the earlier record, by position, up to the
- * first one that changed, failed or never started; from there on they run.
- * A call that had started but not ended (the run was stopped under it) runs
- * again without ending the replay, so finished calls after it still replay.
+ * One `agent()` call as the run records it, and the replay of a resumed run:
+ * a call gives the result an earlier attempt recorded when it asks the same
+ * (prompt and options) as a call that succeeded there, and is the same
+ * occurrence of that ask (the n-th call asking it), wherever it now stands
+ * and whatever failed before it; only calls that failed, changed or never
+ * ran ask the model. (Claude Code's runtime replays by position up to the
+ * first call that differs, and runs every call after it again.)
  */
 import { z } from "zod";
 import { stableKey } from "../util/stable-key.ts";
@@ -48,6 +50,8 @@ export const RecordedCallSchema = z.looseObject({
   /** What agent() returned to the script (text, object or null). */
   value: z.unknown().optional(),
   output_tokens: z.number().optional(),
+  /** The record row it was kept as. */
+  name: z.string().optional(),
 });
 export type RecordedCall = z.infer<typeof RecordedCallSchema>;
 
@@ -55,25 +59,22 @@ export function callKey(prompt: string, options: AgentOptions): string {
   return stableKey({ prompt, options });
 }
 
-/** Decides, call by call, whether a resumed run replays a call from the earlier record. */
+/** Decides, call by call, whether a resumed run gives a call the result an earlier attempt recorded (see above). */
 export class CallReplay {
-  readonly #earlier: ReadonlyMap<number, RecordedCall>;
-  #replaying: boolean;
+  /** By what a call asks: the earlier attempt's calls that asked it, in the order they were made. */
+  readonly #earlier = new Map<string, RecordedCall[]>();
+  /** By what a call asks: how many calls of this attempt have asked it. */
+  readonly #asked = new Map<string, number>();
 
   constructor(earlier: readonly RecordedCall[] = []) {
-    this.#earlier = new Map(earlier.map((call) => [call.index, call]));
-    this.#replaying = earlier.length > 0;
+    for (const call of [...earlier].sort((a, b) => a.index - b.index)) this.#earlier.set(call.key, [...(this.#earlier.get(call.key) ?? []), call]);
   }
 
-  /** The earlier call to replay for this one, or undefined when it runs live. */
+  /** The earlier call to replay for this one, or undefined when it runs. */
   take(call: AgentCall): RecordedCall | undefined {
-    if (!this.#replaying) return undefined;
-    const earlier = this.#earlier.get(call.index);
-    if (earlier?.key === call.key && earlier.status === "running") return undefined;
-    if (earlier === undefined || earlier.key !== call.key || earlier.status !== "succeeded") {
-      this.#replaying = false;
-      return undefined;
-    }
-    return earlier;
+    const occurrence = this.#asked.get(call.key) ?? 0;
+    this.#asked.set(call.key, occurrence + 1);
+    const earlier = this.#earlier.get(call.key)?.[occurrence];
+    return earlier?.status === "succeeded" ? earlier : undefined;
   }
 }

@@ -6,6 +6,7 @@ export { type WorkflowLimit, WorkflowLimitError, WorkflowScriptError, WorkflowSc
 export { framePrompt } from "./frame.ts";
 export { type WorkflowMeta, WorkflowMetaSchema, type WorkflowPhase } from "./meta.ts";
 export {
+  AgentCallError,
   DEFAULT_MAX_AGENTS,
   runWorkflowScript,
   type WorkflowAgentRunner,

@@ -4,9 +4,10 @@
  * or a distributed run's coordinator), replayed from an earlier record when
  * the run resumes. The run's events go to `onEvent` as they happen.
  */
-import { BudgetExceededError, type BudgetUse, type TaskResult } from "../orchestrator/index.ts";
+import { CadreError } from "../errors.ts";
+import { type BudgetUse, remainingOf, spentBudgetOf, type TaskResult } from "../orchestrator/index.ts";
 import { type AgentCall, type AgentOptions, AgentOptionsSchema, CallReplay, type CallStatus, callKey, type RecordedCall } from "./calls.ts";
-import { checkWorkflowScript } from "./check.ts";
+import { type CheckedScript, checkWorkflowScript } from "./check.ts";
 import { WorkflowLimitError } from "./errors.ts";
 import { framePrompt } from "./frame.ts";
 import type { WorkflowMeta } from "./meta.ts";
@@ -34,6 +35,8 @@ export type WorkflowEvent =
       /** The task's result; undefined for a replayed call and for one refused before it ran (then `error` says why). */
       result: TaskResult | undefined;
       replayed: boolean;
+      /** A replayed call: the earlier attempt's call whose result it gives. */
+      recorded?: RecordedCall;
       error?: { code: string; message: string };
     }
   | { type: "workflow_ended"; outcome: WorkflowOutcome };
@@ -72,7 +75,7 @@ export interface WorkflowRunOptions {
   /** agent() calls per run, nested workflows' included (default 1,000). */
   maxAgents?: number;
   limits?: Partial<SandboxLimits>;
-  /** An earlier attempt's calls, to replay positionally. */
+  /** An earlier attempt's calls, to replay by what they asked (see CallReplay). */
   replay?: readonly RecordedCall[];
   /** Where workflow() looks for saved workflows. */
   places?: SavedWorkflowPlaces;
@@ -81,20 +84,16 @@ export interface WorkflowRunOptions {
   onEvent?: (event: WorkflowEvent) => void;
 }
 
+/** A call the script made that cadre refuses: wrong arguments, an agent type it does not have (the script may catch it). */
+export class AgentCallError extends CadreError {
+  constructor(message: string) {
+    super("WORKFLOW_AGENT_REFUSED", message);
+  }
+}
+
 /** The budget's hard ceiling, once reached. */
-function budgetReached(total: number, spent: number): Error {
-  return new Error(`the run's budget of ${total} output tokens is spent (${spent}); agent() runs no more agents`);
-}
-
-/** The error of the first spent budget of `uses`, if one is. */
-function spentBudget(uses: readonly BudgetUse[]): BudgetExceededError | undefined {
-  const spent = uses.find((use) => use.spentUsd >= use.limitUsd);
-  return spent && new BudgetExceededError(spent.spentUsd, spent.limitUsd, spent.scope);
-}
-
-/** What is left of the tightest budget of `uses` (Infinity when there is none). */
-function remainingOf(uses: readonly BudgetUse[]): number {
-  return Math.max(0, Math.min(Infinity, ...uses.map((use) => use.limitUsd - use.spentUsd)));
+function budgetReached(total: number, spent: number): WorkflowLimitError {
+  return new WorkflowLimitError("output_tokens", `the run's budget of ${total} output tokens is spent (${spent}); agent() runs no more agents`);
 }
 
 /** agent()'s schema must be an object schema whose required fields are among its properties. */
@@ -123,121 +122,168 @@ function agentValue(result: TaskResult, options: AgentOptions): unknown {
 /** Runs `options.source`; resolves with how it ended (a script refused before launch rejects with a WorkflowScriptError). */
 export async function runWorkflowScript(options: WorkflowRunOptions): Promise<WorkflowOutcome> {
   const checked = await checkWorkflowScript(options.source);
-  const emit = (event: WorkflowEvent) => options.onEvent?.(event);
-  const maxAgents = options.maxAgents ?? DEFAULT_MAX_AGENTS;
-  const budgetTotal = options.budgetTokens ?? null;
-  const replay = new CallReplay(options.replay);
-  const stop = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-  const logs: string[] = [];
-  let calls = 0;
-  let spent = 0;
-  let spentUsd = 0;
-  const budgetsUsd = options.budgetsUsd ?? (() => []);
-  emit({ type: "workflow_started", meta: checked.meta });
-  const sandbox = await WorkflowSandbox.open(options.limits);
-  const onAbort = () => sandbox.close();
-  signal.addEventListener("abort", onAbort, { once: true });
+  options.onEvent?.({ type: "workflow_started", meta: checked.meta });
+  const run = new ScriptRun(options, await WorkflowSandbox.open(options.limits));
+  const outcome = await run.run(checked);
+  options.onEvent?.({ type: "workflow_ended", outcome });
+  return outcome;
+}
 
-  const agent = async (scope: { phase: string | undefined; workflow: string | undefined }, prompt: unknown, raw: unknown): Promise<unknown> => {
-    if (typeof prompt !== "string" || prompt === "") throw new Error("agent() takes a prompt: a non-empty string");
+/** Where a call is made: the phase the script last started, and the saved workflow a nested call comes from. */
+interface CallScope {
+  phase: string | undefined;
+  workflow: string | undefined;
+}
+
+/** One run of a script: its sandbox, its calls so far and what they spent, its logs. */
+class ScriptRun {
+  readonly #options: WorkflowRunOptions;
+  readonly #sandbox: WorkflowSandbox;
+  readonly #replay: CallReplay;
+  readonly #maxAgents: number;
+  readonly #budgetTotal: number | null;
+  /** Ends the agents still running once the script ends (or is stopped). */
+  readonly #stop = new AbortController();
+  readonly #signal: AbortSignal;
+  readonly #logs: string[] = [];
+  #calls = 0;
+  #spent = 0;
+  #spentUsd = 0;
+
+  constructor(options: WorkflowRunOptions, sandbox: WorkflowSandbox) {
+    this.#options = options;
+    this.#sandbox = sandbox;
+    this.#replay = new CallReplay(options.replay);
+    this.#maxAgents = options.maxAgents ?? DEFAULT_MAX_AGENTS;
+    this.#budgetTotal = options.budgetTokens ?? null;
+    this.#signal = options.signal ? AbortSignal.any([options.signal, this.#stop.signal]) : this.#stop.signal;
+  }
+
+  async run(checked: CheckedScript): Promise<WorkflowOutcome> {
+    const onAbort = () => this.#sandbox.close();
+    this.#signal.addEventListener("abort", onAbort, { once: true });
+    const { filename, args } = this.#options;
+    try {
+      const host = this.#hostFor({ phase: undefined, workflow: undefined }, false);
+      const body = { body: checked.body, filename: filename ?? `${checked.meta.name}.js`, args, budgetTotal: this.#budgetTotal };
+      return this.#outcome({ ok: true, result: await this.#sandbox.run({ ...body, nested: false, host }) });
+    } catch (error) {
+      const stopped = this.#options.signal?.aborted;
+      const code = stopped ? "ABORTED" : ((error as { code?: string }).code ?? "WORKFLOW_SCRIPT_FAILED");
+      return this.#outcome({ ok: false, error: { code, message: stopped ? "the workflow run was stopped" : (error as Error).message } });
+    } finally {
+      this.#signal.removeEventListener("abort", onAbort);
+      // Agents still running (a script that returned without awaiting them, or one stopped by a limit) end with it.
+      this.#stop.abort();
+      this.#sandbox.close();
+    }
+  }
+
+  #outcome(end: Pick<WorkflowOutcome, "ok" | "result" | "error">): WorkflowOutcome {
+    return { ...end, logs: this.#logs, agentCount: this.#calls, outputTokens: this.#spent, costUsd: this.#spentUsd };
+  }
+
+  #emit(event: WorkflowEvent): void {
+    this.#options.onEvent?.(event);
+  }
+
+  #budgetsUsd(agentType: string | undefined): BudgetUse[] {
+    return this.#options.budgetsUsd?.(agentType) ?? [];
+  }
+
+  /** What the sandbox's functions do, for the script or (nested) a saved workflow it calls. */
+  #hostFor(scope: CallScope, nested: boolean): SandboxHost {
+    return {
+      agent: (prompt, raw) => this.#agent(scope, prompt, raw),
+      workflow: (ref, args) => this.#nested(ref, args, nested),
+      log: (message) => {
+        this.#logs.push(message);
+        this.#emit({ type: "workflow_log", message });
+      },
+      phase: (title) => {
+        scope.phase = title;
+        this.#emit({ type: "workflow_phase", title, workflow: scope.workflow });
+      },
+      spent: () => this.#spent,
+      spentUsd: () => this.#spentUsd,
+      remainingUsd: (agentType) => remainingOf(this.#budgetsUsd(agentType)),
+    };
+  }
+
+  async #nested(ref: Parameters<SandboxHost["workflow"]>[0], args: unknown, nested: boolean): Promise<unknown> {
+    if (nested) throw new AgentCallError("workflow() nests one level only");
+    const found = await readWorkflowRef(ref, this.#options.places);
+    const child = await checkWorkflowScript(found.source);
+    const host = this.#hostFor({ phase: undefined, workflow: child.meta.name }, true);
+    return this.#sandbox.run({ body: child.body, filename: found.file, args, budgetTotal: this.#budgetTotal, nested: true, host });
+  }
+
+  /** agent(): the call checked, then replayed from the record or run as a task; throws what agent() throws. */
+  async #agent(scope: CallScope, prompt: unknown, raw: unknown): Promise<unknown> {
+    const call = this.#callOf(scope, prompt, raw);
+    const earlier = this.#replay.take(call);
+    this.#emit({ type: "agent_started", call, replayed: earlier !== undefined });
+    if (earlier !== undefined) {
+      this.#spent += earlier.output_tokens ?? 0;
+      this.#emit({
+        type: "agent_ended",
+        call,
+        status: "succeeded",
+        value: earlier.value ?? null,
+        result: undefined,
+        replayed: true,
+        recorded: earlier,
+      });
+      return earlier.value ?? null;
+    }
+    const result = await this.#runTask(call);
+    const charge = this.#options.chargeOf?.(call, result) ?? { outputTokens: result.usage.outputTokens, costUsd: result.costUsd };
+    this.#spent += charge.outputTokens;
+    this.#spentUsd += charge.costUsd;
+    let value: unknown;
+    try {
+      value = agentValue(result, call.options);
+    } catch (error) {
+      this.#emit({ type: "agent_ended", call, status: "failed", value: null, result, replayed: false });
+      throw error;
+    }
+    this.#emit({ type: "agent_ended", call, status: result.status, value, result, replayed: false });
+    return value;
+  }
+
+  /** The call agent() was asked for, numbered, once its arguments and the run's limits and budgets allow it. */
+  #callOf(scope: CallScope, prompt: unknown, raw: unknown): AgentCall {
+    if (typeof prompt !== "string" || prompt === "") throw new AgentCallError("agent() takes a prompt: a non-empty string");
     const parsed = AgentOptionsSchema.safeParse(raw ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new Error(`agent(): opts${issue.path.length > 0 ? `.${issue.path.join(".")}` : ""}: ${issue.message}`);
+      throw new AgentCallError(`agent(): opts${issue.path.length > 0 ? `.${issue.path.join(".")}` : ""}: ${issue.message}`);
     }
-    const agentOptions = parsed.data;
-    const problem = agentOptions.schema && schemaProblem(agentOptions.schema);
-    if (problem) throw new Error(problem);
-    if (calls >= maxAgents) {
-      throw new WorkflowLimitError("agents", `agent(): this run has started its ${maxAgents} agents, the most it may (raise it with --max-agents)`);
+    const options = parsed.data;
+    const problem = options.schema && schemaProblem(options.schema);
+    if (problem) throw new AgentCallError(problem);
+    if (this.#calls >= this.#maxAgents) {
+      throw new WorkflowLimitError(
+        "agents",
+        `agent(): this run has started its ${this.#maxAgents} agents, the most it may (raise it with --max-agents)`,
+      );
     }
-    if (budgetTotal !== null && spent >= budgetTotal) throw budgetReached(budgetTotal, spent);
-    const overspent = spentBudget(budgetsUsd(agentOptions.agentType));
+    if (this.#budgetTotal !== null && this.#spent >= this.#budgetTotal) throw budgetReached(this.#budgetTotal, this.#spent);
+    const overspent = spentBudgetOf(this.#budgetsUsd(options.agentType));
     if (overspent) throw overspent;
-    const index = calls++;
-    const call: AgentCall = {
-      index,
-      label: agentOptions.label ?? `agent-${index + 1}`,
-      phase: agentOptions.phase ?? scope.phase,
-      prompt,
-      options: agentOptions,
-      workflow: scope.workflow,
-      key: callKey(prompt, agentOptions),
-    };
-    const earlier = replay.take(call);
-    emit({ type: "agent_started", call, replayed: earlier !== undefined });
-    if (earlier !== undefined) {
-      spent += earlier.output_tokens ?? 0;
-      emit({ type: "agent_ended", call, status: "succeeded", value: earlier.value ?? null, result: undefined, replayed: true });
-      return earlier.value ?? null;
-    }
-    let result: TaskResult;
+    const index = this.#calls++;
+    const label = options.label ?? `agent-${index + 1}`;
+    return { index, label, phase: options.phase ?? scope.phase, prompt, options, workflow: scope.workflow, key: callKey(prompt, options) };
+  }
+
+  /** The call as a task; a call its runner refuses (an unknown agent type) ends failed, and agent() throws why. */
+  async #runTask(call: AgentCall): Promise<TaskResult> {
     try {
-      result = await options.agents.run(call, framePrompt(prompt), signal);
+      return await this.#options.agents.run(call, framePrompt(call.prompt), this.#signal);
     } catch (error) {
       const refusal = { code: (error as { code?: string }).code ?? "WORKFLOW_AGENT_REFUSED", message: (error as Error).message };
-      emit({ type: "agent_ended", call, status: "failed", value: null, result: undefined, replayed: false, error: refusal });
+      this.#emit({ type: "agent_ended", call, status: "failed", value: null, result: undefined, replayed: false, error: refusal });
       throw error;
     }
-    const charge = options.chargeOf?.(call, result) ?? { outputTokens: result.usage.outputTokens, costUsd: result.costUsd };
-    spent += charge.outputTokens;
-    spentUsd += charge.costUsd;
-    let value: unknown;
-    try {
-      value = agentValue(result, agentOptions);
-    } catch (error) {
-      emit({ type: "agent_ended", call, status: "failed", value: null, result, replayed: false });
-      throw error;
-    }
-    emit({ type: "agent_ended", call, status: result.status, value, result, replayed: false });
-    return value;
-  };
-
-  const hostFor = (scope: { phase: string | undefined; workflow: string | undefined }, nested: boolean): SandboxHost => ({
-    agent: (prompt, raw) => agent(scope, prompt, raw),
-    workflow: async (ref, args) => {
-      if (nested) throw new Error("workflow() nests one level only");
-      const found = await readWorkflowRef(ref, options.places);
-      const child = await checkWorkflowScript(found.source);
-      const childScope = { phase: undefined, workflow: child.meta.name };
-      return sandbox.run({ body: child.body, filename: found.file, args, budgetTotal, nested: true, host: hostFor(childScope, true) });
-    },
-    log: (message) => {
-      logs.push(message);
-      emit({ type: "workflow_log", message });
-    },
-    phase: (title) => {
-      scope.phase = title;
-      emit({ type: "workflow_phase", title, workflow: scope.workflow });
-    },
-    spent: () => spent,
-    spentUsd: () => spentUsd,
-    remainingUsd: (agentType) => remainingOf(budgetsUsd(agentType)),
-  });
-
-  let outcome: WorkflowOutcome;
-  try {
-    const result = await sandbox.run({
-      body: checked.body,
-      filename: options.filename ?? `${checked.meta.name}.js`,
-      args: options.args,
-      budgetTotal,
-      nested: false,
-      host: hostFor({ phase: undefined, workflow: undefined }, false),
-    });
-    outcome = { ok: true, result, logs, agentCount: calls, outputTokens: spent, costUsd: spentUsd };
-  } catch (error) {
-    const stopped = options.signal?.aborted;
-    const code = stopped ? "ABORTED" : ((error as { code?: string }).code ?? "WORKFLOW_SCRIPT_FAILED");
-    const message = stopped ? "the workflow run was stopped" : (error as Error).message;
-    outcome = { ok: false, error: { code, message }, logs, agentCount: calls, outputTokens: spent, costUsd: spentUsd };
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-    // Agents still running (a script that returned without awaiting them, or one stopped by a limit) end with it.
-    stop.abort();
-    sandbox.close();
   }
-  emit({ type: "workflow_ended", outcome });
-  return outcome;
 }

@@ -23,7 +23,20 @@ describe("cadre --help", () => {
     const help = await cadre(["--help"]);
     expect([help.exitCode, help.stderr]).toEqual([0, ""]);
     for (const command of [...SUBCOMMANDS, "help"]) expect(help.stdout).toMatch(new RegExp(`^ {2}cadre ${command}\\b`, "m"));
-    for (const flag of ["--rehearse", "--resume", "--fresh", "--run-id", "--redis", "--ui", "--json", "--warm", "--http", "-V, --version"])
+    for (const flag of [
+      "--rehearse",
+      "--resume",
+      "--fresh",
+      "--args",
+      "--workflow",
+      "--run-id",
+      "--redis",
+      "--ui",
+      "--json",
+      "--warm",
+      "--http",
+      "-V, --version",
+    ])
       expect(help.stdout).toContain(flag);
     const variables = await environmentVariables();
     expect(variables).toEqual(expect.arrayContaining(["CADRE_CLAUDE_BIN", "CADRE_DEBUG", "CADRE_MCP_TOKEN", "CADRE_UI_TOKEN"]));
@@ -36,7 +49,12 @@ describe("cadre --help", () => {
     expect(help.stdout.trim().split("\n").at(-1)).toBe(`More: cadre <command> --help, and ${join(repo, "README.md")}.`);
     // No command is the same as --help; `help <command>` is that command's --help.
     expect((await cadre([])).stdout).toBe(help.stdout);
+    expect(help.stdout).toMatch(/^ {2}cadre run <file> .*workflow script/m);
     const runHelp = await cadre(["run", "--help"]);
+    // cadre run's help names both kinds of file and every option, with the kinds it applies to.
+    expect(runHelp.stdout).toMatch(/^usage: cadre run <swarm\.\(yaml\|json\) \| script\.js>/);
+    for (const section of ["Swarm files only:", "Workflow scripts only:", "--args JSON|@FILE", "--budget-usd USD", "--fresh"])
+      expect(runHelp.stdout).toContain(section);
     expect((await cadre(["help", "run"])).stdout).toBe(runHelp.stdout);
   });
 
@@ -60,7 +78,10 @@ describe("cadre --help", () => {
 
 describe("a mistyped flag or command", () => {
   it.each([
-    [["run", "swarm.yaml", "--rehears"], "cadre run: unknown option --rehears (did you mean --rehearse?); usage: cadre run <config"],
+    [
+      ["run", "swarm.yaml", "--rehears"],
+      "cadre run: unknown option --rehears (did you mean --rehearse?); usage: cadre run <swarm.(yaml|json) | script.js>",
+    ],
     [["run", "swarm.yaml", "--Resume"], "cadre run: unknown option --Resume (did you mean --resume?); usage: cadre run"],
     [["validate", "--hlep"], "cadre validate: unknown option --hlep (did you mean --help?); usage: cadre validate"],
     [["mcp", "--htp", "127.0.0.1:0"], "cadre mcp: unknown option --htp (did you mean --http?)"],

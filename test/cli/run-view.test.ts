@@ -349,6 +349,7 @@ describe("arguments", () => {
     expect(parseRunArgs(["x.yaml", "--concurrency", "2", "--rehearse", "--json"], now, "/w")).toEqual({
       kind: "run",
       options: {
+        kind: "swarm",
         config: "x.yaml",
         concurrency: 2,
         outDir: "/w/.cadre/runs/2025-06-01T12-30-05Z",
@@ -357,6 +358,7 @@ describe("arguments", () => {
         rehearseBudget: false,
         json: true,
         fresh: false,
+        script: { sessionFiles: false },
       },
     });
     expect(parseRunArgs(["x.yaml", "--out", "o"], now, "/w")).toMatchObject({ options: { outDir: "/w/o", defaultOut: false, rehearse: false } });
@@ -364,8 +366,27 @@ describe("arguments", () => {
       kind: "error",
       message: '--concurrency wants a whole number of at least 1, got "0"',
     });
-    expect(parseRunArgs([])).toEqual({ kind: "error", message: "no config file given" });
+    expect(parseRunArgs([])).toEqual({ kind: "error", message: "no swarm file or workflow script given" });
     expect(parseRunArgs(["--nope", "x.yaml"]).kind).toBe("error");
+  });
+
+  it("one flag table for both kinds of plan: the file picks the kind, and a flag of the other kind is refused by name", () => {
+    const now = new Date("2025-06-01T12:30:05.123Z");
+    expect(parseRunArgs(["review.js", "--args", '{"a":1}', "--budget", "2k", "--budget-usd", "$0.5", "--max-agents", "3"], now, "/w")).toMatchObject({
+      options: { kind: "script", config: "review.js", script: { args: '{"a":1}', budgetTokens: 2_000, budgetUsd: 0.5, maxAgents: 3 } },
+    });
+    expect(parseRunArgs(["--workflow", "review", "--resume"], now, "/w")).toMatchObject({
+      options: { kind: "script", config: "", resume: "", script: { workflow: "review" } },
+    });
+    expect(parseRunArgs(["review.mjs", "--resume", "--json"], now, "/w")).toMatchObject({ options: { kind: "script", resume: "", json: true } });
+    expect(parseRunArgs(["x.yaml", "--args", "{}"])).toEqual({ kind: "error", message: "--args goes with a workflow script, not with x.yaml" });
+    expect(parseRunArgs(["review.js", "--fresh", "--resume"])).toEqual({
+      kind: "error",
+      message: "--fresh goes with a swarm file, not with review.js",
+    });
+    expect(parseRunArgs(["review.js", "--budget", "lots"]).kind).toBe("error");
+    expect(parseRunArgs(["a.js", "b.js"])).toMatchObject({ kind: "error", message: expect.stringContaining('also got "b.js"') });
+    expect(parseRunArgs(["--replay", "runs/a", "--args", "{}"], now, "/w")).toMatchObject({ options: { kind: undefined, script: { args: "{}" } } });
   });
 
   it("reads --replay with or without a config, and --override and --in-place only beside it", () => {

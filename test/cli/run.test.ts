@@ -95,7 +95,7 @@ describe("cadre run", () => {
     expect(log).toContain('after-broken: skipped: dependency "broken" failed');
     expect(log).toMatch(/broken: failed \(\d+ turns?, .*scripted outage/);
     expect(table).toMatch(/^task +status +turns +cost +cached +queued +time +result\nok +succeeded/);
-    expect(run.stdout).toContain(`summary: ${join(out, "summary.json")}`);
+    expect(run.stdout).toContain(`record: ${join(out, "summary.json")}`);
   });
 
   it("exits 2 with the config's issues, before starting anything", async () => {
@@ -134,7 +134,7 @@ describe("cadre run", () => {
     const usage = await cadre(["run"]);
     expect([usage.exitCode, usage.stderr]).toEqual([
       2,
-      "cadre run: no config file given; usage: cadre run <config.(yaml|json)> [--concurrency N] [--out DIR | --resume [RUN-DIR] [--fresh]] [--rehearse [--rehearse-budget]] [--json] [--redis URL [--run-id ID]] [--ui [HOST:PORT]] [--otel [--otel-content]] [--replay RUN-DIR [--override FILE] [--in-place]]",
+      "cadre run: no swarm file or workflow script given; usage: cadre run <swarm.(yaml|json) | script.js> | --workflow NAME [--args JSON|@file.json] [--concurrency N] [--out DIR | --resume [RUN-DIR]] [--rehearse] [--json] [--redis URL] [--ui [HOST:PORT]] [--otel] [--replay RUN-DIR] (cadre run --help lists them all)",
     ]);
   });
 

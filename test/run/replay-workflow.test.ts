@@ -85,7 +85,7 @@ describe("replay of a workflow script", () => {
     const out = join(tmp, "replay");
     const run = await execa("node", [bin, "replay", recorded, "--out", out], { cwd: checkout, reject: false });
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stderr).toContain(`replaying run ${original.summary.run_id}`);
+    expect(run.stdout).toContain(`replaying run ${original.summary.run_id}`);
     const summary = JSON.parse(await readFile(join(out, "summary.json"), "utf8")) as WorkflowSummary;
     expect(rows(summary)).toEqual(rows(original.summary));
     expect(summary.tasks.map((row) => row.name)).toEqual(["write", "review", "write#2", "review#2"]);

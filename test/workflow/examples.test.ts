@@ -30,8 +30,18 @@ describe("workflow examples", () => {
       .split("\n")
       .filter((line) => line !== "")
       .map((line) => JSON.parse(line) as { type: string; call?: { label: string } });
-    expect(events[0]).toMatchObject({ type: "workflow_started", meta: { name: "fan-out" } });
-    expect(events.at(-1)).toMatchObject({ type: "workflow_ended", outcome: { ok: true, agentCount: 3 } });
+    expect(events.find((event) => event.type.startsWith("workflow_"))).toMatchObject({ type: "workflow_started", meta: { name: "fan-out" } });
+    expect(events.findLast((event) => event.type.startsWith("workflow_"))).toMatchObject({
+      type: "workflow_ended",
+      outcome: { ok: true, agentCount: 3 },
+    });
+    // The task events a swarm run streams, for each agent() call, beside the script's own.
+    const named = (type: string) => events.filter((event) => event.type === type).map((event) => (event as { task?: { name: string } }).task?.name);
+    for (const type of ["task_queued", "task_started", "task_finished", "task_settled"])
+      expect(named(type).sort(), type).toEqual(["explore-1", "explore-2", "merge"]);
+    const order = events.map((event) => event.type);
+    expect(order.indexOf("task_settled")).toBeGreaterThan(order.indexOf("task_finished"));
+    expect(order.lastIndexOf("workflow_ended")).toBeGreaterThan(order.lastIndexOf("task_settled"));
     expect(
       events
         .filter((event) => event.type === "agent_ended")

@@ -38,7 +38,7 @@ async function run(source: string): Promise<{ workers: string[]; result: unknown
     outDir: join(dir, "run"),
     cwd: dir,
     rehearsal: REPLIES,
-    onEngineEvent: (event) => {
+    onEvent: (event) => {
       if (event.type !== "task_started") return;
       started.push(event);
       live ??= liveClaudeChildren();

@@ -133,20 +133,28 @@ describe("the dialect", () => {
     expect(calls[0]!.workflow).toBe("child");
   });
 
-  it("replays an earlier run's calls by position up to the first that changed", async () => {
-    const first = await run('const a = await agent("a"); const b = await agent("b"); const c = await agent("c"); return [a, b, c]');
+  it("a resumed run replays each call that succeeded by what it asks and its occurrence, wherever it stands; only the rest run", async () => {
+    const script = (second: string) =>
+      `const a = await agent("a"); const b = await agent("${second}"); const c = await agent("c"); const d = await agent("a"); return [a, b, c, d]`;
+    const first = await run(script("b"));
     const recorded = first.events.flatMap((event) =>
       event.type === "agent_ended"
         ? [{ index: event.call.index, key: event.call.key, status: event.status, value: event.value, output_tokens: 100 }]
         : [],
     );
-    const again = await run('const a = await agent("a"); const b = await agent("B!"); const c = await agent("c"); return [a, b, c]', {
-      replay: recorded,
-    });
-    expect(again.calls.map((call) => call.prompt)).toEqual(["B!", "c"]);
-    const same = await run('const a = await agent("a"); const b = await agent("b"); const c = await agent("c"); return [a, b, c]', {
-      replay: recorded,
-    });
+    // The second call changed: it runs; the calls after it still give their recorded results (not so in Claude Code's runtime).
+    const changed = await run(script("B!"), { replay: recorded });
+    expect(changed.calls.map((call) => call.prompt)).toEqual(["B!"]);
+    // The same ask twice: each occurrence gives its own recorded result, in order.
+    expect(changed.outcome.result).toEqual(["answer to a", "answer to B!", "answer to c", "answer to a"]);
+    // Moved: a call gives its result wherever it now stands.
+    const moved = await run('const c = await agent("c"); const a = await agent("a"); return [a, c]', { replay: recorded });
+    expect(moved.calls).toEqual([]);
+    // A call that failed before runs again, and it alone.
+    const failedB = recorded.map((call) => (call.index === 1 ? { ...call, status: "failed" as const } : call));
+    const again = await run(script("b"), { replay: failedB });
+    expect(again.calls.map((call) => call.prompt)).toEqual(["b"]);
+    const same = await run(script("b"), { replay: recorded });
     expect(same.calls).toEqual([]);
     expect(same.outcome.result).toEqual(first.outcome.result);
   });

@@ -17,15 +17,8 @@ export async function openRunDashboard(input: {
   /** The scheduler of an in-process run (a distributed one has none here). */
   scheduler: LiveRunOptions["scheduler"];
   outDir: string;
-  /** A workflow script's run: its calls' phases, its logs and result. */
-  workflow?: LiveRunOptions["workflow"];
 }): Promise<RunDashboard> {
-  const live = new LiveRun({
-    id: basename(input.outDir),
-    model: input.model,
-    scheduler: input.scheduler,
-    ...(input.workflow && { workflow: input.workflow }),
-  });
+  const live = new LiveRun({ id: basename(input.outDir), model: input.model, scheduler: input.scheduler });
   const serving = await serveDashboard(singleRun(live), { ...input.address, token: input.token });
   return { live, serving };
 }

@@ -6,7 +6,14 @@ import { stopOnSignals, stopped } from "../signals.ts";
 import type { RunDashboard } from "./dashboard.ts";
 import { renderFinalTable } from "./final-table.ts";
 import type { RunOptions } from "./options.ts";
+import { scriptFinalLines } from "./script.ts";
 import { colorsFor } from "./view/format.ts";
+
+/** The command that goes on with a stopped run. */
+function resumeCommand(options: RunOptions, outDir: string): string {
+  const what = options.script.workflow !== undefined ? `--workflow ${options.script.workflow}` : options.config;
+  return `cadre run ${what ? `${what} ` : ""}--resume ${outDir}`;
+}
 
 /** Writes the last record and tells how the run ended; resolves with the exit code once the dashboard (if any) has closed. */
 export async function finishRun(
@@ -19,9 +26,10 @@ export async function finishRun(
   await extras.telemetry?.finish(summary);
   const tableOut = options.json ? process.stderr : process.stdout;
   const table = renderFinalTable(summary, { width: tableOut.columns ?? 120, colors: colorsFor(tableOut) });
-  tableOut.write(
-    `\n${table}\n\n${error ? `summary: not written (${error.message}); the transcripts that could be written are in ${extras.outDir}` : `summary: ${path}`}\n`,
-  );
+  const script = options.kind === "script" ? `${scriptFinalLines(summary).join("\n")}\n` : "";
+  const record = error ? `record: not written (${error.message}); the transcripts that could be written are in ${extras.outDir}` : `record: ${path}`;
+  tableOut.write(`\n${table}\n\n${script}${record}\n`);
+  if (stop !== undefined && !summary.complete) process.stderr.write(`cadre run: to go on with it: ${resumeCommand(options, extras.outDir)}\n`);
   for (const warning of run.warnings()) process.stderr.write(`cadre run: ${warning}\n`);
   const divergences = run.divergences();
   for (const divergence of divergences) process.stderr.write(`cadre run: ${divergence.message}\n`);

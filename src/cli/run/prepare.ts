@@ -1,8 +1,10 @@
-// What `cadre run` settles before anything starts: the run to replay, the config, the run to resume, claude, the run directory, telemetry.
+// What `cadre run` settles before anything starts: the kind of plan, the run to replay, the file, the run to resume, claude, the run directory, telemetry.
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
+import { CadreError } from "../../errors.ts";
 import {
+  isWorkflowRecord,
   placeRun,
   planReplay,
   planResume,
@@ -17,18 +19,21 @@ import { formatIssue, loadSwarmConfig, missingScripts, type ResolvedSwarmConfig 
 import { loadTelemetry, type RunTelemetry } from "../../telemetry/index.ts";
 import { ClaudeNotFoundError, locateClaude } from "../../worker/index.ts";
 import type { RunOptions } from "./options.ts";
+import { type PreparedScript, prepareScript } from "./script.ts";
 
 /** Where runs go by default; --resume looks here for the newest run of a config. */
 export const RUNS_DIR = ".cadre/runs";
 
-/** A run ready to start: its config, the earlier run it resumes or replays, where it writes, and on which Redis run. */
-export interface PreparedRun {
-  config: ResolvedSwarmConfig;
-  plan: ResumePlan | undefined;
-  replay: ReplayPlan | undefined;
+/** Where a run writes, and on which Redis run. */
+interface Placed {
   outDir: string;
   redis: { url: string; runId: string } | undefined;
 }
+
+/** A run ready to start: a swarm file's config or a workflow script, the earlier run it resumes or replays, where it writes. */
+export type PreparedRun =
+  | (Placed & { kind: "swarm"; config: ResolvedSwarmConfig; plan: ResumePlan | undefined; replay: ReplayPlan | undefined })
+  | (Placed & { kind: "script"; script: PreparedScript; plan: ResumePlan | undefined });
 
 async function loadConfig(options: RunOptions): Promise<ResolvedSwarmConfig | undefined> {
   const info = await stat(options.config).catch(() => undefined);
@@ -51,6 +56,28 @@ async function loadConfig(options: RunOptions): Promise<ResolvedSwarmConfig | un
 
 /** The run `options` ask for, or the exit code of what stops it before it starts (said on stderr). */
 export async function prepareRun(options: RunOptions): Promise<PreparedRun | number> {
+  // A replay without a file is of whatever the recorded run ran.
+  options.kind ??= options.replay && (await isWorkflowRecord(options.replay.dir)) ? "script" : "swarm";
+  if (options.kind === "script") return prepareScriptRun(options);
+  return prepareSwarmRun(options);
+}
+
+/** A workflow script's run: the script refused before launch, a missing resume or replay, bad args exit 2 before any model request. */
+async function prepareScriptRun(options: RunOptions): Promise<PreparedRun | number> {
+  let script: PreparedScript;
+  try {
+    script = await prepareScript(options, resolve(RUNS_DIR));
+  } catch (error) {
+    if (!(error instanceof CadreError)) throw error;
+    process.stderr.write(`cadre run: ${error.message}\n`);
+    return 2;
+  }
+  if (!claudeFound(options.redis !== undefined)) return 1;
+  const placed = await placeOrRefuse(options, script.resume);
+  return typeof placed === "number" ? placed : { kind: "script", script, plan: script.resume, ...placed };
+}
+
+async function prepareSwarmRun(options: RunOptions): Promise<PreparedRun | number> {
   let replay: ReplayPlan | undefined;
   if (options.replay) {
     const { dir, override, inPlace } = options.replay;
@@ -81,6 +108,12 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun | num
     }
   }
   if (!claudeFound(options.redis !== undefined)) return 1;
+  const placed = await placeOrRefuse(options, plan);
+  return typeof placed === "number" ? placed : { kind: "swarm", config, plan, replay, ...placed };
+}
+
+/** Where the run writes (made and checked), and on which Redis run; exit 2 when the directory cannot be used. */
+async function placeOrRefuse(options: RunOptions, plan: ResumePlan | undefined): Promise<Placed | number> {
   const { outDir, redis } = await placeRun(
     { outDir: options.outDir, defaultOut: options.defaultOut, redis: options.redis, runsDir: resolve(RUNS_DIR) },
     plan,
@@ -92,19 +125,22 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun | num
     process.stderr.write(`cadre run: the output directory cannot be used: ${error.message}\n`);
     return 2;
   }
-  return { config, plan, replay, outDir, redis };
+  return { outDir, redis };
 }
 
 /** The run's telemetry, when asked for: without OTEL_* settings or --otel no OpenTelemetry module loads. */
-export async function startTelemetry(options: RunOptions, { config, plan }: PreparedRun): Promise<RunTelemetry | undefined> {
+export async function startTelemetry(options: RunOptions, prepared: PreparedRun): Promise<RunTelemetry | undefined> {
   if (!options.telemetry) return undefined;
+  const { plan } = prepared;
+  const meta = prepared.kind === "script" ? prepared.script.checked.meta : undefined;
   return (await loadTelemetry()).startRunTelemetry(
     options.telemetry,
     {
-      swarm: config.name,
-      tasks: config.tasks,
+      swarm: meta?.name ?? (prepared.kind === "swarm" ? prepared.config.name : ""),
+      tasks: prepared.kind === "swarm" ? prepared.config.tasks : [],
+      ...(meta && { workflow: { description: meta.description } }),
       distributed: options.redis !== undefined,
-      concurrency: options.concurrency ?? config.concurrency,
+      concurrency: options.concurrency ?? (prepared.kind === "swarm" ? prepared.config.concurrency : undefined),
       ...(plan?.previous.traces && { earlier: plan.previous.traces }),
     },
     (line) => process.stderr.write(`cadre run: ${line}\n`),

@@ -7,6 +7,7 @@ import { RunJournal } from "./journal-appender.ts";
 import { SUMMARY_FILE, type Summary, type SummaryTask } from "./schema.ts";
 import {
   buildSummary,
+  type RecordExtension,
   type RecordedPlan,
   RecordWriteError,
   type RowInput,
@@ -36,6 +37,8 @@ export interface RecordSource {
 export interface RecorderOptions {
   /** The plan's name, file, tasks and loops: what the record lists before anything runs. */
   plan: RecordedPlan;
+  /** What the plan adds to the record (a workflow's calls and result). */
+  extension?: RecordExtension;
   /** The run directory (absolute), made and checked already. */
   outDir: string;
   runId: string;
@@ -128,11 +131,17 @@ export class RunRecorder {
     this.#fingerprints.set(name, fingerprint);
   }
 
-  /** The run made tasks (a map's copies, a loop's round): few such writes, and a resume needs them all. */
+  /**
+   * The run made tasks. A map's copies or a loop's round change the row of
+   * what made them: the record is written again (few such writes, and a
+   * resume needs them all). A task made on its own (a script's agent() call,
+   * one of thousands) needs only its own line in the journal.
+   */
   tasksAdded(tasks: readonly AddedTask[]): void {
     this.#added.push(...tasks);
     for (const task of tasks) this.#tasksByName.set(task.name, task);
-    this.rewrite();
+    if (tasks.some((task) => task.copy_of !== undefined || task.round_of !== undefined)) this.rewrite();
+    else for (const task of tasks) this.#journalRow(task.name);
   }
 
   loopEnded(event: LoopEndedEvent): void {
@@ -140,15 +149,15 @@ export class RunRecorder {
     this.rewrite();
   }
 
-  /** A task has its result: its row goes to the journal. */
-  taskSettled(event: Pick<TaskSettledEvent, "task" | "result" | "worktree" | "fingerprint" | "carriedOver">): void {
+  /** A task has its result: its row goes to the journal (a result kept from the earlier attempt keeps that attempt's row, under this name). */
+  taskSettled(event: Pick<TaskSettledEvent, "task" | "result" | "worktree" | "fingerprint" | "carriedOver" | "carriedFrom">): void {
     const name = event.task.name;
     this.#running.delete(name);
     this.#results.set(name, event.result);
     if (event.worktree !== undefined) this.#worktreeOutcomes.set(name, event.worktree);
     if (event.fingerprint) this.#fingerprints.set(name, event.fingerprint);
-    const earlier = event.carriedOver ? this.#previousRows.get(name) : undefined;
-    if (earlier) this.#carriedOver.set(name, earlier);
+    const earlier = event.carriedOver ? this.#previousRows.get(event.carriedFrom ?? name) : undefined;
+    if (earlier) this.#carriedOver.set(name, { ...earlier, name });
     this.#journalRow(name);
   }
 
@@ -192,6 +201,7 @@ export class RunRecorder {
       ...(source.hosts && { hosts: source.hosts }),
       worktrees: this.#worktreeOutcomes,
       outDir,
+      ...(this.#options.extension && { extension: this.#options.extension }),
     };
   }
 
@@ -231,6 +241,7 @@ export class RunRecorder {
     const { plan, source, previous, traceparent, replay } = this.#options;
     return {
       config: plan,
+      ...(this.#options.extension && { extension: this.#options.extension }),
       added: this.#added,
       loopsEnded: this.#loopsEnded,
       results: this.#results,

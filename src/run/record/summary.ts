@@ -50,8 +50,24 @@ export type RecordedPlan = Pick<ResolvedSwarmConfig, "name" | "file" | "loops"> 
   agents?: Readonly<Record<string, { budget_usd?: number | undefined }>>;
 };
 
+/**
+ * What a kind of plan adds to its record beyond the rows every run has: a
+ * workflow script's calls (label, phase, prompt, the value agent() returned)
+ * on their rows, and its own fields (its script, result, logs), which may
+ * decide `complete` and `exit_code` (a script that returned is a success
+ * whatever its agents did).
+ */
+export interface RecordExtension {
+  /** Fields of the row of the task `name` (a row kept from an earlier attempt keeps its own). */
+  row(name: string): Partial<SummaryTask> | undefined;
+  /** Fields of the record, given what stopped the run (if anything did). */
+  fields(stop: RunStop | undefined): { complete?: boolean; exit_code?: number; [field: string]: unknown };
+}
+
 export interface SummaryInput {
   config: RecordedPlan;
+  /** What the plan adds to the record, if it adds anything. */
+  extension?: RecordExtension;
   /** The tasks the run made as it went (for_each copies, loop rounds), in the order they were made. */
   added?: readonly AddedTask[];
   /** By loop name, the loops that have ended. */
@@ -94,7 +110,10 @@ export interface SummaryInput {
 }
 
 /** What a task's row needs of the run, without the rest (the journal writes one row at a time). */
-export type RowInput = Pick<SummaryInput, "results" | "running" | "fingerprints" | "carriedOver" | "transcripts" | "hosts" | "worktrees" | "outDir">;
+export type RowInput = Pick<
+  SummaryInput,
+  "results" | "running" | "fingerprints" | "carriedOver" | "transcripts" | "hosts" | "worktrees" | "outDir" | "extension"
+>;
 
 /** The path of a transcript as the record names it: relative to the run directory. */
 function transcriptOf(input: Pick<SummaryInput, "transcripts" | "outDir">, id: string): string | null {
@@ -112,7 +131,8 @@ export function taskRow(input: RowInput, task: AddedTask, place: Partial<Summary
   if (kept !== undefined) return { ...kept, carried_over: true };
   const fingerprint = input.fingerprints?.get(task.name);
   const result = input.results.get(task.name);
-  if (result === undefined) return { ...unendedTask(task, input.running?.get(task.name), fingerprint), ...place };
+  const extra = input.extension?.row(task.name);
+  if (result === undefined) return { ...unendedTask(task, input.running?.get(task.name), fingerprint), ...place, ...extra };
   const worktree = input.worktrees.get(task.name);
   return {
     ...place,
@@ -132,6 +152,7 @@ export function taskRow(input: RowInput, task: AddedTask, place: Partial<Summary
       worktree: worktree.path,
     }),
     fingerprint: fingerprint ?? null,
+    ...extra,
   };
 }
 
@@ -145,7 +166,11 @@ function recordRows(input: SummaryInput): RecordRows {
   const added = input.added ?? [];
   const made = madeBy(added);
   return {
-    tasks: input.config.tasks.flatMap((task) => [task, ...added.filter((copy) => (copy.copy_of ?? copy.round_of)?.task === task.name)]),
+    // A copy or a round follows the task it was made from; a task made on its own (a script's call) comes after the plan's.
+    tasks: [
+      ...input.config.tasks.flatMap((task) => [task, ...added.filter((copy) => (copy.copy_of ?? copy.round_of)?.task === task.name)]),
+      ...added.filter((task) => task.copy_of === undefined && task.round_of === undefined),
+    ],
     row: (task) => taskRow(input, task, { ...placeOf(task), ...made.get(task.name) }),
   };
 }
@@ -226,6 +251,7 @@ function summaryOf(input: SummaryInput, order: RecordRows, rows: Iterable<Summar
     tasks,
     sessions,
     ...(input.config.loops !== undefined && { loops: loopRows(input.config, input.added ?? [], input.loopsEnded) }),
+    ...input.extension?.fields(input.stop),
   };
 }
 
@@ -383,12 +409,8 @@ const PIECE_CHARS = 256 * 1024;
  */
 export function writeSummarySync(outDir: string, input: SummaryInput): { path: string; bytes: number } {
   const path = join(outDir, SUMMARY_FILE);
-  const temporary = `${path}.${process.pid}.tmp`;
-  let file: number | undefined;
   let bytes = 0;
-  try {
-    file = openSync(temporary, "w");
-    const fd = file;
+  writeWholeSync(path, (fd) => {
     let piece = "";
     const write = (text: string, flush = false) => {
       piece += text;
@@ -409,7 +431,23 @@ export function writeSummarySync(outDir: string, input: SummaryInput): { path: s
     }
     write(first ? "[]" : "\n  ]");
     write(head.slice(slot + 2), true);
-    closeSync(fd);
+  });
+  return { path, bytes };
+}
+
+/**
+ * Writes a file of the record (summary.json, a script's copy) whole or not at
+ * all: `fill` writes a temporary file, which is renamed over `path`, so that a
+ * reader, or a resume after SIGKILL, never finds half of it. A write that
+ * fails throws a RecordWriteError; the file is then as it was.
+ */
+export function writeWholeSync(path: string, fill: (fd: number) => void): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  let file: number | undefined;
+  try {
+    file = openSync(temporary, "w");
+    fill(file);
+    closeSync(file);
     file = undefined;
     renameSync(temporary, path);
   } catch (error) {
@@ -418,5 +456,4 @@ export function writeSummarySync(outDir: string, input: SummaryInput): { path: s
     rmSync(temporary, { force: true });
     throw recordWriteError(path, error);
   }
-  return { path, bytes };
 }
