@@ -70,7 +70,7 @@ describe("a record that cannot be written", () => {
     const output = run.output();
     expect(exitCode, output).toBe(1);
     expect(count(output, /cannot write \S*summary\.json: [^;\n]*; the tasks go on/), output).toBe(1);
-    expect(output).toMatch(/summary: not written \(cannot write \S*summary\.json/);
+    expect(output).toMatch(/record: not written \(cannot write \S*summary\.json/);
     for (const name of NAMES) expect(output).toMatch(new RegExp(`\\b${name}: succeeded`));
     expect((await readdir(join(out, "transcripts"))).sort()).toEqual(NAMES.map((name) => `${name}.jsonl`));
   });
