@@ -1,5 +1,7 @@
 // replies.jsonl's shape lives with the protocol (the rehearsal server reads its digests too); the run layer reads it from here.
+// The effort a task asks for is the protocol's (a workflow's agent() call names it too).
 export {
+  EffortLevelSchema,
   PromptLineSchema,
   REPLIES_FILE,
   type RecordedToolResult,

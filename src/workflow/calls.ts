@@ -6,6 +6,7 @@
  * again without ending the replay, so finished calls after it still replay.
  */
 import { z } from "zod";
+import { EffortLevelSchema } from "../orchestrator/index.ts";
 import { stableKey } from "../util/stable-key.ts";
 
 export const AgentOptionsSchema = z.looseObject({
@@ -13,7 +14,7 @@ export const AgentOptionsSchema = z.looseObject({
   phase: z.string().optional(),
   schema: z.record(z.string(), z.unknown()).optional(),
   model: z.string().optional(),
-  effort: z.enum(["low", "medium", "high", "xhigh", "max"]).optional(),
+  effort: EffortLevelSchema.optional(),
   isolation: z.literal("worktree").optional(),
   agentType: z.string().optional(),
   /** cadre's option: this call's own dollar budget (its task's budget_usd), a hard limit. */
