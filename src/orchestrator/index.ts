@@ -1,5 +1,5 @@
-// replies.jsonl's shape lives with the protocol (the rehearsal server reads its digests too); the run layer reads it from here.
-// The effort a task asks for is the protocol's (a workflow's agent() call names it too).
+// Shapes of the protocol other layers read from here: replies.jsonl's (the rehearsal server reads its digests too), the
+// effort a task asks for (a workflow's agent() call names it too), a background task's usage (summary.json keeps it as the CLI says it).
 export {
   EffortLevelSchema,
   PromptLineSchema,
@@ -9,11 +9,13 @@ export {
   type ReplyLine,
   ReplyLineSchema,
   type Seen,
+  type TaskUsage,
+  TaskUsageSchema,
   type ToolResultsLine,
   ToolResultsLineSchema,
 } from "../protocol/index.ts";
 // A task's background tasks are the worker's own records of them (src/worker/background.ts).
-export type { BackgroundTask } from "../worker/index.ts";
+export type { BackgroundTask, WorkflowAgent } from "../worker/index.ts";
 export { addUsage, cacheReadShare, cacheSavingUsd, emptyUsage } from "./accounting.ts";
 export type { TaskBudget } from "./budgets.ts";
 export { layerWorkerOptions, taskWorkerOptions } from "./compose.ts";
