@@ -7,7 +7,8 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { runSwarmFile } from "../../src/run/index.ts";
 import { JOURNAL_FILE, readJournal, withJournal } from "../../src/run/record/journal.ts";
-import { bin, readSummary, recordingClaude } from "../support/cli.ts";
+import { recordingClaude } from "../support/claude.ts";
+import { bin, readSummary } from "../support/cli.ts";
 import { isAlive, isGone } from "../support/processes.ts";
 import { tempHome } from "../support/rehearsal.ts";
 

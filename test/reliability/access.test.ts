@@ -7,7 +7,8 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bin, readSummary, recordingClaude, repo } from "../support/cli.ts";
+import { recordingClaude } from "../support/claude.ts";
+import { bin, readSummary, repo } from "../support/cli.ts";
 import { isGone } from "../support/processes.ts";
 import { until } from "../support/wait.ts";
 

@@ -9,7 +9,6 @@ import { type CliMessage, parseCliMessage } from "../../src/protocol/index.ts";
 import { NdjsonDecoder } from "../../src/protocol/ndjson.ts";
 import { readJournal, withJournal } from "../../src/run/record/journal.ts";
 import { type Summary, SummarySchema } from "../../src/run/record/schema.ts";
-import { locateClaude } from "../../src/worker/locate-cli.ts";
 
 export const repo = fileURLToPath(new URL("../../", import.meta.url));
 export const bin = join(repo, "bin", "cadre.js");
@@ -34,18 +33,6 @@ export function swarmFolder(prefix: string) {
       return file;
     },
   };
-}
-
-/**
- * The claude a run would start, behind a script in `dir` that notes each process's pid as it starts (exec keeps the
- * pid): give `bin` as CADRE_CLAUDE_BIN, and `pids()` says which processes the run started, none missed.
- */
-export async function recordingClaude(dir: string): Promise<{ bin: string; pids(): Promise<number[]> }> {
-  const script = join(dir, "recording-claude");
-  const starts = join(dir, "recording-claude.pids");
-  await writeFile(script, `#!/bin/sh\necho $$ >> '${starts}'\nexec '${locateClaude()}' "$@"\n`, { mode: 0o755 });
-  const pids = async () => (await readFile(starts, "utf8").catch(() => "")).split("\n").filter(Boolean).map(Number);
-  return { bin: script, pids };
 }
 
 /**
