@@ -1,5 +1,7 @@
-// replies.jsonl's shape lives with the protocol (the rehearsal server reads its digests too); the run layer reads it from here.
+// Shapes of the protocol other layers read from here: replies.jsonl's (the rehearsal server reads its digests too), the
+// effort a task asks for (a workflow's agent() call names it too), a background task's usage (summary.json keeps it as the CLI says it).
 export {
+  EffortLevelSchema,
   PromptLineSchema,
   REPLIES_FILE,
   type RecordedToolResult,
@@ -7,11 +9,13 @@ export {
   type ReplyLine,
   ReplyLineSchema,
   type Seen,
+  type TaskUsage,
+  TaskUsageSchema,
   type ToolResultsLine,
   ToolResultsLineSchema,
 } from "../protocol/index.ts";
 // A task's background tasks are the worker's own records of them (src/worker/background.ts).
-export type { BackgroundTask } from "../worker/index.ts";
+export type { BackgroundTask, WorkflowAgent } from "../worker/index.ts";
 export { addUsage, cacheReadShare, cacheSavingUsd, emptyUsage } from "./accounting.ts";
 export { remainingOf, spentBudgetOf } from "./budget.ts";
 export type { TaskBudget } from "./budgets.ts";

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { BackgroundTasksRequestSchema, GetTaskOutputRequestSchema, StopTaskRequestSchema } from "./background.ts";
 import { HookCallbackMatcherSchema, HookEventSchema, HookInputSchema } from "./hooks.ts";
 import { PermissionModeSchema, PermissionUpdateSchema } from "./permissions.ts";
+import { EffortLevelSchema } from "./session-settings.ts";
 
 /**
  * A JSON-RPC 2.0 message (request, notification or response). All fields optional:
@@ -143,7 +144,7 @@ export const AgentDefinitionSchema = z.looseObject({
   maxTurns: z.number().optional(),
   background: z.boolean().optional(),
   memory: z.enum(["user", "project", "local"]).optional(),
-  effort: z.union([z.enum(["low", "medium", "high", "xhigh", "max"]), z.number()]).optional(),
+  effort: z.union([EffortLevelSchema, z.number()]).optional(),
   permissionMode: PermissionModeSchema.optional(),
 });
 export type AgentDefinition = z.infer<typeof AgentDefinitionSchema>;

@@ -17,11 +17,13 @@ function system<S extends string, T extends z.ZodRawShape>(subtype: S, shape: T)
   });
 }
 
-const TaskUsageSchema = z.looseObject({
+/** What a background task used: so far (task_progress) or in all (task_notification). */
+export const TaskUsageSchema = z.looseObject({
   total_tokens: z.number(),
   tool_uses: z.number(),
   duration_ms: z.number(),
 });
+export type TaskUsage = z.infer<typeof TaskUsageSchema>;
 
 /** First message of a session (after the first user message arrives). */
 export const SystemInitMessageSchema = system("init", {

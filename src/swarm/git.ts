@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { execa, execaSync } from "execa";
 import PQueue from "p-queue";
 import { CadreError } from "../errors.ts";
+import { backoffDelay } from "../util/backoff.ts";
 
 /** A git command that failed: its arguments and what git said. */
 export class GitError extends CadreError {
@@ -39,7 +40,11 @@ function isLockContention(stderr: string): boolean {
 }
 
 const LOCK_RETRIES = 8;
-const LOCK_DELAY_MS = 50;
+
+/** The wait before the next try at a locked repository: from 50 ms, doubling up to 800 ms. */
+function lockDelay(attempt: number): number {
+  return backoffDelay(attempt, 50, 800);
+}
 
 export interface GitResult {
   stdout: string;
@@ -83,7 +88,7 @@ export class GitRepo {
       const result = execaSync("git", args, { cwd, env: gitEnv(), extendEnv: false, reject: false, stdin: "ignore" });
       if (result.exitCode === 0) return true;
       if (!isLockContention(String(result.stderr))) return false;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, LOCK_DELAY_MS * 2 ** Math.min(attempt, 4));
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, lockDelay(attempt));
     }
     return false;
   }
@@ -97,7 +102,7 @@ export async function git(args: string[], cwd: string, okExitCodes: number[] = [
     if (okExitCodes.includes(exitCode)) return { stdout: String(result.stdout).trim(), exitCode };
     const stderr = String(result.stderr || result.message || "");
     if (attempt >= LOCK_RETRIES || !isLockContention(stderr)) throw new GitError(args, stderr, { cause: result });
-    await sleep(LOCK_DELAY_MS * 2 ** Math.min(attempt, 4));
+    await sleep(lockDelay(attempt));
   }
 }
 

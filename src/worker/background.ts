@@ -7,24 +7,33 @@ import {
   type TaskProgressMessage,
   type TaskStartedMessage,
   type TaskUpdatedMessage,
+  type TaskUsage,
   type WorkflowAgentProgress,
+  WorkflowAgentProgressSchema,
   WorkflowOutputFileSchema,
   type WorkflowPhaseProgress,
 } from "../protocol/index.ts";
 
 export const BackgroundTaskUsageSchema = z.object({ totalTokens: z.number(), toolUses: z.number(), durationMs: z.number() });
+type BackgroundTaskUsage = z.infer<typeof BackgroundTaskUsageSchema>;
 
-export const WorkflowAgentSchema = z.object({
-  index: z.number(),
-  label: z.string().optional(),
-  phase: z.string().optional(),
-  agentId: z.string().optional(),
-  /** "queued" until it starts, then the CLI's word: "start", "done", …. */
-  state: z.string(),
-  tokens: z.number().optional(),
-  toolCalls: z.number().optional(),
-  durationMs: z.number().optional(),
-});
+/** The CLI's usage of a background task in cadre's names. */
+function usageFromCli(usage: TaskUsage): BackgroundTaskUsage {
+  return { totalTokens: usage.total_tokens, toolUses: usage.tool_uses, durationMs: usage.duration_ms };
+}
+
+/** One agent of a workflow: the fields of its progress entry that cadre keeps, its phase by title. */
+export const WorkflowAgentSchema = WorkflowAgentProgressSchema.pick({
+  index: true,
+  label: true,
+  agentId: true,
+  state: true,
+  tokens: true,
+  toolCalls: true,
+  durationMs: true,
+})
+  .strip()
+  .extend({ phase: z.string().optional() });
 export type WorkflowAgent = z.infer<typeof WorkflowAgentSchema>;
 
 /** One background task of a session, as cadre shows and records it. */
@@ -74,16 +83,11 @@ function agentsOf(progress: TaskProgressMessage["workflow_progress"]): { phases:
     if (entry.type === "workflow_phase") phases.push((entry as WorkflowPhaseProgress).title);
     else if (entry.type === "workflow_agent") {
       const agent = entry as WorkflowAgentProgress;
-      agents.push({
-        index: agent.index,
-        label: agent.label,
-        phase: agent.phaseTitle,
-        agentId: agent.agentId,
-        state: agent.agentId === undefined && agent.state === "start" ? "queued" : agent.state,
-        tokens: agent.tokens,
-        toolCalls: agent.toolCalls,
-        durationMs: agent.durationMs,
-      });
+      // "queued" until it starts, then the CLI's word: "start", "done", ….
+      const state = agent.agentId === undefined && agent.state === "start" ? "queued" : agent.state;
+      const kept = WorkflowAgentSchema.safeParse({ ...agent, phase: agent.phaseTitle, state });
+      // An entry that is no whole agent (the union let it through as another kind) is left out.
+      if (kept.success) agents.push(kept.data);
     }
   }
   return { phases, agents };
@@ -181,8 +185,7 @@ export class BackgroundWork {
   #progress(message: TaskProgressMessage): BackgroundTask | undefined {
     const task = this.#tasks.get(message.task_id);
     if (!task) return undefined;
-    if (message.usage)
-      task.usage = { totalTokens: message.usage.total_tokens, toolUses: message.usage.tool_uses, durationMs: message.usage.duration_ms };
+    if (message.usage) task.usage = usageFromCli(message.usage);
     const workflow = agentsOf(message.workflow_progress);
     if (workflow) Object.assign(task, workflow);
     return { ...task };
@@ -204,8 +207,8 @@ export class BackgroundWork {
     task.outputFile = message.output_file;
     if (message.usage) {
       // A workflow's notification counts its duration from its first agent: the longer one, from task_progress, stays.
-      const duration = Math.max(message.usage.duration_ms, task.usage?.durationMs ?? 0);
-      task.usage = { totalTokens: message.usage.total_tokens, toolUses: message.usage.tool_uses, durationMs: duration };
+      const usage = usageFromCli(message.usage);
+      task.usage = { ...usage, durationMs: Math.max(usage.durationMs, task.usage?.durationMs ?? 0) };
     }
     if (task.kind === "local_workflow" && message.output_file !== undefined) task.result = workflowResult(message.output_file);
     return { ...task };

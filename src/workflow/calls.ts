@@ -8,6 +8,7 @@
  * first call that differs, and runs every call after it again.)
  */
 import { z } from "zod";
+import { EffortLevelSchema } from "../orchestrator/index.ts";
 import { stableKey } from "../util/stable-key.ts";
 
 export const AgentOptionsSchema = z.looseObject({
@@ -15,7 +16,7 @@ export const AgentOptionsSchema = z.looseObject({
   phase: z.string().optional(),
   schema: z.record(z.string(), z.unknown()).optional(),
   model: z.string().optional(),
-  effort: z.enum(["low", "medium", "high", "xhigh", "max"]).optional(),
+  effort: EffortLevelSchema.optional(),
   isolation: z.literal("worktree").optional(),
   agentType: z.string().optional(),
   /** cadre's option: this call's own dollar budget (its task's budget_usd), a hard limit. */

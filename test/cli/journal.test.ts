@@ -7,8 +7,9 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { runSwarmFile } from "../../src/run/index.ts";
 import { JOURNAL_FILE, readJournal, withJournal } from "../../src/run/record/journal.ts";
+import { recordingClaude } from "../support/claude.ts";
 import { bin, readSummary } from "../support/cli.ts";
-import { claudeDescendants, isAlive, isGone } from "../support/processes.ts";
+import { isAlive, isGone } from "../support/processes.ts";
 import { tempHome } from "../support/rehearsal.ts";
 
 const QUICK = 12;
@@ -54,16 +55,9 @@ describe("the run's journal", () => {
     const config = await writeSwarm(dir, 10_000, 12_000);
     const out = join(dir, "run");
     await mkdir(out);
-    const first = execa("node", [bin, "run", config, "--rehearse", "--out", out], { cwd: dir, reject: false });
-    // Its workers, as they come: cadre cannot end them once SIGKILLed itself.
-    const workers = new Set<number>();
-    const sampling = setInterval(
-      () =>
-        void claudeDescendants(first.pid!).then((pids) => {
-          for (const pid of pids) workers.add(pid);
-        }),
-      200,
-    );
+    // Its workers, each noted as it starts: cadre cannot end them once SIGKILLed itself.
+    const claude = await recordingClaude(await tempHome("cadre-claude-"));
+    const first = execa("node", [bin, "run", config, "--rehearse", "--out", out], { cwd: dir, reject: false, env: { CADRE_CLAUDE_BIN: claude.bin } });
     // A record is written to a temporary file renamed over summary.json. The first is the run's start, before
     // the journal has a line; the next, once tasks have ended, is a compaction: killed as its file appears.
     let compacting: string | undefined;
@@ -75,7 +69,7 @@ describe("the run's journal", () => {
     });
     await first;
     watcher.close();
-    clearInterval(sampling);
+    const workers = await claude.pids();
     for (const pid of workers) if (isAlive(pid)) process.kill(pid, "SIGKILL");
     for (const pid of workers) await isGone(pid);
     expect(compacting, "no compaction started before the run ended").toBeDefined();

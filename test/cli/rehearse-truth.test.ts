@@ -2,23 +2,14 @@
 // interrupted in a task's first turn, then resumed, ends as an uninterrupted run does (on real claude workers).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import type { Summary } from "../../src/run/record/schema.ts";
-import { bin, readSummary, repo, swarmFolder } from "../support/cli.ts";
+import { cadre, readSummary, swarmFolder } from "../support/cli.ts";
+import { until } from "../support/wait.ts";
 
 const folder = swarmFolder("cadre-rehearse-truth-");
 
-function rehearse(config: string, args: string[]) {
-  return execa("node", [bin, "run", config, "--rehearse", ...args], { cwd: repo, reject: false });
-}
-
 const outcome = (summary: Summary) => summary.tasks.map((task) => [task.name, task.status, task.text]);
-
-/** Resolves once `check` holds, looking again as the run writes (on its files' changes, at most every 100 ms). */
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 100));
-}
 
 describe("a rehearsal that cannot answer", () => {
   it("fails the task with the rehearsal's message when the script runs out, or when a step says fail, with text or without", {
@@ -36,7 +27,7 @@ describe("a rehearsal that cannot answer", () => {
       "  outage: [{ fail: { status: 400, message: scripted outage } }]",
     ]);
     const out = folder.path("spent");
-    const run = await rehearse(config, ["--out", out]);
+    const run = await cadre(["run", config, "--rehearse", "--out", out]);
     expect(run.exitCode, run.stderr).toBe(1);
     const tasks = new Map((await readSummary(out)).tasks.map((task) => [task.name, task]));
     expect(tasks.get("short")).toMatchObject({
@@ -63,21 +54,21 @@ describe("a rehearsal interrupted in a task's first turn, then resumed", () => {
       "  slow-b: [{ text: B done, delay_ms: 20000 }]",
       "  after: [{ text: 'after: {{prompt}}' }]",
     ]);
-    const whole = rehearse(config, ["--out", folder.path("whole")]);
+    const whole = cadre(["run", config, "--rehearse", "--out", folder.path("whole")]);
 
     const out = folder.path("interrupted");
-    const first = rehearse(config, ["--out", out]);
+    const first = cadre(["run", config, "--rehearse", "--out", out]);
     // Each slow task's request has gone out to the scripted model (the CLI says "requesting"), and waits there (20 s).
     const requesting = (name: string) => {
       const file = join(out, "transcripts", `${name}.jsonl`);
       return existsSync(file) && readFileSync(file, "utf8").includes('"status":"requesting"');
     };
-    await until(() => requesting("slow-a") && requesting("slow-b"));
+    await until(() => (requesting("slow-a") && requesting("slow-b") ? true : undefined), 60_000, "both slow tasks requesting");
     first.kill("SIGINT");
     expect((await first).exitCode).toBe(130);
     expect((await readSummary(out)).tasks.map((task) => task.status)).toEqual(["cancelled", "cancelled", "cancelled"]);
 
-    const resumed = await rehearse(config, ["--resume", out]);
+    const resumed = await cadre(["run", config, "--rehearse", "--resume", out]);
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(resumed.stderr).not.toContain("has no step");
     const expected = await whole;

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CliMessage } from "../../src/protocol/index.ts";
-import { bin, decodeTranscript, readSummary, repo } from "../support/cli.ts";
+import { cadre, decodeTranscript, readSummary, repo } from "../support/cli.ts";
 
 let dir: string;
 /** cadre's HOME in these runs: no user agents, no git identity (cadre then commits as "cadre"). */
@@ -21,12 +21,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function cadre(args: string[], cwd = repo) {
-  return execa("node", [bin, ...args], { cwd, reject: false, env: { HOME: home, GIT_CONFIG_NOSYSTEM: "1" } });
-}
+/** The environment of cadre and git here: HOME, and no system git config. */
+const isolated = () => ({ HOME: home, GIT_CONFIG_NOSYSTEM: "1" });
 
 function git(args: string[], cwd: string) {
-  return execa("git", args, { cwd, env: { HOME: home, GIT_CONFIG_NOSYSTEM: "1" } }).then((result) => result.stdout.trim());
+  return execa("git", args, { cwd, env: isolated() }).then((result) => result.stdout.trim());
 }
 
 type Event = { type: string; task?: { name: string; agent?: string }; attempt?: number };
@@ -83,7 +82,7 @@ describe("cadre run: what a swarm file reaches", () => {
       }),
     );
     const out = join(dir, "limits-out");
-    const run = await cadre(["run", file, "--rehearse", "--json", "--out", out]);
+    const run = await cadre(["run", file, "--rehearse", "--json", "--out", out], { env: isolated() });
     expect(run.exitCode, run.stderr).toBe(1);
 
     // Replay the run's events: how many tasks of each agent were running at each moment.
@@ -171,7 +170,7 @@ describe("cadre run: what a swarm file reaches", () => {
       ].join("\n"),
     );
     const out = join(dir, "tools-out");
-    const run = await cadre(["run", "swarm.yaml", "--rehearse", "--out", out], project);
+    const run = await cadre(["run", "swarm.yaml", "--rehearse", "--out", out], { cwd: project, env: isolated() });
     expect(run.exitCode, run.stderr).toBe(0);
     const summary = await readSummary(out);
     const transcript = (name: string) => decodeTranscript(join(out, summary.tasks.find((t) => t.name === name)!.transcript!));
@@ -242,7 +241,7 @@ describe("cadre run: what a swarm file reaches", () => {
     const start = await gitIn(["rev-parse", "HEAD"]);
 
     const out = join(dir, "worktree-out");
-    const run = await cadre(["run", join(project, "swarm.yaml"), "--rehearse", "--out", out]);
+    const run = await cadre(["run", join(project, "swarm.yaml"), "--rehearse", "--out", out], { env: isolated() });
     expect(run.exitCode, run.stderr).toBe(1);
     const summary = await readSummary(out);
     const task = (name: string) => summary.tasks.find((t) => t.name === name)!;
@@ -287,7 +286,7 @@ describe("cadre run: what a swarm file reaches", () => {
     const outside = join(dir, "not-a-repo");
     await mkdir(outside);
     await writeFile(join(outside, "swarm.yaml"), "defaults: { worktree: true }\ntasks: [{ name: a, prompt: p }]\n");
-    const refused = await cadre(["validate", join(outside, "swarm.yaml")]);
+    const refused = await cadre(["validate", join(outside, "swarm.yaml")], { env: isolated() });
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain(`defaults.worktree: worktree needs a git repository: ${outside} is not inside a git repository`);
   }, 180_000);
@@ -311,7 +310,7 @@ describe("cadre run: what a swarm file reaches", () => {
     await gitIn(["add", "."]);
     await gitIn(["-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "--quiet", "-m", "start"]);
     const out = join(dir, "interrupted-out");
-    const child = cadre(["run", join(project, "swarm.yaml"), "--rehearse", "--json", "--out", out]);
+    const child = cadre(["run", join(project, "swarm.yaml"), "--rehearse", "--json", "--out", out], { env: isolated() });
     let stdout = "";
     await new Promise<void>((resolve) => {
       child.stdout!.on("data", (chunk: Buffer) => {

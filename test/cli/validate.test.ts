@@ -1,16 +1,8 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-const repo = fileURLToPath(new URL("../../", import.meta.url));
-const bin = join(repo, "bin", "cadre.js");
-
-function cadre(args: string[], cwd = repo) {
-  return execa("node", [bin, ...args], { cwd, reject: false, env: { CADRE_TEST_CONCURRENCY: "3" } });
-}
+import { cadre, repo } from "../support/cli.ts";
 
 describe("cadre validate", () => {
   let dir: string;

@@ -7,10 +7,12 @@ import { describe, expect, it } from "vitest";
 import type { ElicitationRequest } from "../../src/protocol/index.ts";
 import { orchestratorOptionsFor } from "../../src/swarm/config/index.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
-import { runSwarm, type SwarmEvent, type TaskSettledEvent } from "../../src/swarm/runner.ts";
+import { runSwarm } from "../../src/swarm/runner.ts";
 import { call, startStdioCadre } from "../support/mcp.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
+import { collect } from "../support/streams.ts";
+import { settledOf } from "../support/swarm.ts";
 import { startRehearsedWorker } from "../support/worker.ts";
 
 const ASK_SERVER = join(process.cwd(), "test", "fixtures", "mcp", "ask-server.mjs");
@@ -50,9 +52,8 @@ describe("elicitation", () => {
     );
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
     const { orchestrator } = await rehearsedOrchestrator(server, orchestratorOptionsFor(parsed.config));
-    const events: SwarmEvent[] = [];
-    for await (const event of runSwarm({ config: parsed.config, orchestrator, signal: new AbortController().signal })) events.push(event);
-    const text = (name: string) => events.find((e): e is TaskSettledEvent => e.type === "task_settled" && e.task.name === name)?.result.text;
+    const settled = settledOf(await collect(runSwarm({ config: parsed.config, orchestrator, signal: new AbortController().signal })));
+    const text = (name: string) => settled.find((e) => e.task.name === name)?.result.text;
     expect(text("accepting")).toBe('the server said: elicitation accept: {"name":"Bo"}');
     expect(text("declining")).toBe("the server said: elicitation decline: null");
   }, 120_000);

@@ -1,6 +1,5 @@
 // `cadre mcp --http`: the tools behind Streamable HTTP, one client's sessions apart from
 // another's. (The checks in front of it: test/reliability/http.test.ts.)
-import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { execa } from "execa";
@@ -61,28 +60,29 @@ describe("cadre mcp --http", () => {
   });
 
   it("expires an MCP session whose client went away without a DELETE and left no children", async () => {
-    const served = await startHttpCadre({ unused: [{ text: "x" }] }, ["--token", "t0k3n-for-expiry-test", "--idle-timeout-s", "1"]);
+    const served = await startHttpCadre({ unused: [{ text: "x" }] }, [
+      "--token",
+      "t0k3n-for-expiry-test",
+      "--idle-timeout-s",
+      "1",
+      "--max-clients",
+      "1",
+    ]);
     const auth = { authorization: "Bearer t0k3n-for-expiry-test" };
-    const init = await raw(served.url, { headers: auth, body: JSON.stringify(INIT) });
+    const initialize = () => raw(served.url, { headers: auth, body: JSON.stringify(INIT) });
+    const init = await initialize();
     expect(init.status).toBe(200);
-    const sessionId = await new Promise<string>((resolve, reject) => {
-      const req = http.request(
-        served.url,
-        { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...auth } },
-        (res) => {
-          res.resume();
-          const id = res.headers["mcp-session-id"];
-          if (typeof id === "string") resolve(id);
-          else reject(new Error("no mcp-session-id"));
-        },
-      );
-      req.end(JSON.stringify(INIT));
-    });
+    const sessionId = init.headers["mcp-session-id"];
+    expect(sessionId).toBeTypeOf("string");
     const ping = () =>
-      raw(served.url, { headers: { ...auth, "mcp-session-id": sessionId }, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }) });
+      raw(served.url, {
+        headers: { ...auth, "mcp-session-id": sessionId as string },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
+      });
     expect((await ping()).status).toBe(200);
-    // Silent for longer than the idle limit (1 s; swept every 250 ms): the session is gone.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // Silent for longer than the idle limit (1 s; swept every 250 ms), it gives up its slot: the one client more that
+    // --max-clients 1 turned away is let in. (A ping would count as the client's sign of life.)
+    await until(async () => ((await initialize()).status === 200 ? true : undefined), 10_000, "a second client let in");
     const expired = await ping();
     expect(expired.status).toBe(404);
     expect(expired.body).toContain("unknown or expired MCP session");

@@ -106,12 +106,16 @@ describe("cadre mcp permissions", () => {
 
   it("asks through MCP elicitation when the client supports it; the parent waits while the user decides", async () => {
     const elicited: string[] = [];
+    const shownAsking: unknown[] = [];
     const { client, cwd } = await startStdioCadre(SCRIPTS, [], { capabilities: { elicitation: { form: {} } } });
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       elicited.push(request.params.message);
-      // The user takes a moment; the parent's spawn_session must not return "awaiting_permission" meanwhile.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      if (request.params.message.includes("(handed-back)")) return { action: "cancel" };
+      const handedBack = request.params.message.includes("(handed-back)");
+      // The user decides once the server shows the request as theirs: the parent's spawn_session must not return
+      // "awaiting_permission" meanwhile.
+      const shown = await call(client, "get_session", { session_id: handedBack ? "handed-back" : "asker" });
+      shownAsking.push(shown.structuredContent!.pending_permissions);
+      if (handedBack) return { action: "cancel" };
       return { action: "accept", content: { decision: "deny", message: "USER-SAID-NO" } };
     });
     const spawned = await call(client, "spawn_session", { prompt: "make the file", name: "asker", wait_s: 55 }, { timeout: 120_000 });
@@ -127,6 +131,7 @@ describe("cadre mcp permissions", () => {
     const [pending] = handedBack.structuredContent!.pending_permissions as { request_id: string; asking_user?: boolean }[];
     expect(pending!.asking_user).toBeUndefined();
     expect(elicited).toHaveLength(2);
+    expect(shownAsking).toEqual([[expect.objectContaining({ asking_user: true })], [expect.objectContaining({ asking_user: true })]]);
     await call(client, "answer_permission", {
       session_id: "handed-back",
       request_id: pending!.request_id,

@@ -1,14 +1,9 @@
 // Budgets of an agent and of a task on the real CLI: the work under a spent budget stops (mid-turn for a task), the rest goes on.
 import { describe, expect, it } from "vitest";
-import type { OrchestratorEvent, TaskResult } from "../../src/orchestrator/index.ts";
+import type { OrchestratorEvent } from "../../src/orchestrator/index.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
-
-async function collect(results: AsyncIterable<TaskResult>): Promise<TaskResult[]> {
-  const all: TaskResult[] = [];
-  for await (const result of results) all.push(result);
-  return all;
-}
+import { collect } from "../support/streams.ts";
 
 const agent = (budgetUsd?: number) => ({ description: "a worker", prompt: "You answer briefly.", ...(budgetUsd !== undefined && { budgetUsd }) });
 

@@ -1,9 +1,10 @@
 // Cache-aware fan-out on the real CLI: the rehearsal server's prompt cache shows who wrote the shared prefix and who read it.
 import { describe, expect, it } from "vitest";
-import type { OrchestratorEvent, OrchestratorOptions, TaskResult, TaskSpec, WorkerContext } from "../../src/orchestrator/index.ts";
+import type { OrchestratorEvent, OrchestratorOptions, TaskSpec, WorkerContext } from "../../src/orchestrator/index.ts";
 import type { RecordedRequest } from "../../src/rehearsal/server.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
+import { collect } from "../support/streams.ts";
 
 const AGENTS: OrchestratorOptions["agents"] = {
   reviewer: { description: "Reviews a file", prompt: "You review one file and list its bugs." },
@@ -41,9 +42,7 @@ async function runAll(options: OrchestratorOptions, tasks: TaskSpec[], server: A
   const { orchestrator } = await rehearsedOrchestrator(server, { agents: AGENTS, ...options, script: byAgent });
   const events: OrchestratorEvent[] = [];
   orchestrator.on((event) => events.push(event));
-  const results: TaskResult[] = [];
-  for await (const result of orchestrator.map(tasks)) results.push(result);
-  return { orchestrator, events, results };
+  return { orchestrator, events, results: await collect(orchestrator.map(tasks)) };
 }
 
 const reviews = (n: number, agent = "reviewer"): TaskSpec[] =>

@@ -1,9 +1,10 @@
 // Scheduling on the real CLI: limits hold, measured from outside.
 import { describe, expect, it } from "vitest";
-import type { OrchestratorEvent, TaskResult } from "../../src/orchestrator/index.ts";
+import type { OrchestratorEvent } from "../../src/orchestrator/index.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { sampleClaudeChildren } from "../support/processes.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
+import { collect } from "../support/streams.ts";
 
 describe("orchestrator fan-out", () => {
   it("runs 24 tasks at concurrency 4 with never more than 4 live claude processes", async () => {
@@ -15,8 +16,7 @@ describe("orchestrator fan-out", () => {
     });
     const tasks = Array.from({ length: 24 }, (_, i) => ({ name: `t${i}`, prompt: `item ${i}` }));
     const sampler = sampleClaudeChildren();
-    const results: TaskResult[] = [];
-    for await (const result of orchestrator.map(tasks)) results.push(result);
+    const results = await collect(orchestrator.map(tasks));
     const peak = await sampler.stop();
     expect(results).toHaveLength(24);
     for (const result of results) {
@@ -46,8 +46,7 @@ describe("orchestrator fan-out", () => {
       ...Array.from({ length: 3 }, (_, i) => ({ name: "slow", prompt: `s${i}`, agent: "slowpoke" })),
       ...Array.from({ length: 3 }, (_, i) => ({ name: "fast", prompt: `f${i}`, agent: "quick" })),
     ];
-    const results: TaskResult[] = [];
-    for await (const result of orchestrator.map(specs)) results.push(result);
+    const results = await collect(orchestrator.map(specs));
     expect(results.every((r) => r.status === "succeeded")).toBe(true);
     // Measured where the work happens: the model server never saw two slowpoke requests at once.
     const slow = server.requests.filter((r) => r.script === "slow");

@@ -7,10 +7,11 @@ import { describe, expect, it } from "vitest";
 import type { MachineProbe, OrchestratorEvent, WorkerContext } from "../../src/orchestrator/index.ts";
 import { orchestratorOptionsFor } from "../../src/swarm/config/index.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
-import { runSwarm, type SwarmEvent, type TaskSettledEvent } from "../../src/swarm/runner.ts";
+import { runSwarm, type SwarmEvent } from "../../src/swarm/runner.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { liveClaudeChildren, sampleClaudeChildren } from "../support/processes.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
+import { settledOf } from "../support/swarm.ts";
 import { until } from "../support/wait.ts";
 
 type Started = Extract<OrchestratorEvent, { type: "task_started" }>;
@@ -114,7 +115,7 @@ describe("a process started ahead during the access check", () => {
     // One request per copy: the process prepared for them asked the model nothing of its own.
     expect(server.requests.filter((request) => request.script === "fix")).toHaveLength(2);
 
-    const settled = events.filter((event): event is TaskSettledEvent => event.type === "task_settled");
+    const settled = settledOf(events);
     expect(settled.map((event) => [event.task.name, event.result.status]).sort()).toEqual([
       ["fix", "succeeded"],
       ["fix-0", "succeeded"],

@@ -1,15 +1,9 @@
 // Plan windows on the real CLI: logged in as a subscription, the CLI reports the API's plan-window headers (which the
 // scripted model sends) as rate_limit_event; past plan_usage's threshold, or refused, no task starts until the reset.
 import { describe, expect, it } from "vitest";
-import type { OrchestratorEvent, TaskResult } from "../../src/orchestrator/index.ts";
-import { rehearsedOrchestrator } from "../support/orchestrator.ts";
+import type { OrchestratorEvent } from "../../src/orchestrator/index.ts";
+import { rehearsedOrchestrator, resultsByName } from "../support/orchestrator.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
-
-async function collect(results: AsyncIterable<TaskResult>): Promise<Map<string, TaskResult>> {
-  const byName = new Map<string, TaskResult>();
-  for await (const result of results) byName.set(result.name, result);
-  return byName;
-}
 
 const scripts = {
   warn: [{ text: "first", plan_window: { utilization: 95, resets_in_s: 3 } }],
@@ -28,7 +22,7 @@ describe("plan windows on the real CLI", () => {
     });
     const events: OrchestratorEvent[] = [];
     orchestrator.on((e) => events.push(e));
-    const results = await collect(orchestrator.map(["t1", "t2", "t3"].map((name) => ({ name, prompt: name }))));
+    const results = await resultsByName(orchestrator.map(["t1", "t2", "t3"].map((name) => ({ name, prompt: name }))));
 
     for (const result of results.values()) expect(result.status, result.error?.message).toBe("succeeded");
     const windows = events.filter((e) => e.type === "plan_window");
@@ -64,7 +58,7 @@ describe("plan windows on the real CLI", () => {
     });
     const events: OrchestratorEvent[] = [];
     orchestrator.on((e) => events.push(e));
-    const results = await collect(orchestrator.map(["t1", "t2"].map((name) => ({ name, prompt: name }))));
+    const results = await resultsByName(orchestrator.map(["t1", "t2"].map((name) => ({ name, prompt: name }))));
     for (const result of results.values()) expect(result.status).toBe("succeeded");
     expect(events.filter((e) => e.type === "plan_window")).toEqual([]);
     expect(events.some((e) => e.type === "task_message" && e.message.type === "rate_limit_event")).toBe(false);

@@ -4,9 +4,9 @@
 // server's requests and /proc.
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { Orchestrator, OrchestratorEvent, TaskResult } from "../../src/orchestrator/index.ts";
+import type { Orchestrator, OrchestratorEvent } from "../../src/orchestrator/index.ts";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
-import { rehearsedOrchestrator } from "../support/orchestrator.ts";
+import { rehearsedOrchestrator, resultsByName } from "../support/orchestrator.ts";
 import { isGone, liveClaudeChildren } from "../support/processes.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 
@@ -18,12 +18,6 @@ function record(orchestrator: Orchestrator): OrchestratorEvent[] {
   return events;
 }
 
-async function collect(results: AsyncIterable<TaskResult>): Promise<Map<string, TaskResult>> {
-  const byName = new Map<string, TaskResult>();
-  for await (const result of results) byName.set(result.name, result);
-  return byName;
-}
-
 describe("orchestrator resilience on the real CLI", () => {
   it("stops at the budget: the first task succeeds, the rest are skipped and never reach the model", async () => {
     // One rehearsed turn costs about $0.09 at list price (the CLI's ~22k-token system prompt).
@@ -31,7 +25,7 @@ describe("orchestrator resilience on the real CLI", () => {
     const { orchestrator } = await rehearsedOrchestrator(server, { concurrency: 1, budgetUsd: 0.01, script: () => "task" });
     const events = record(orchestrator);
     const names = ["b1", "b2", "b3", "b4"];
-    const results = await collect(orchestrator.map(names.map((name) => ({ name, prompt: name }))));
+    const results = await resultsByName(orchestrator.map(names.map((name) => ({ name, prompt: name }))));
 
     const first = results.get("b1")!;
     expect(first.costUsd).toBeGreaterThan(0.01);
@@ -56,7 +50,7 @@ describe("orchestrator resilience on the real CLI", () => {
     const server = await createRehearsal({ slow: [{ text: "too late", delay_ms: 30_000 }] });
     const { orchestrator } = await rehearsedOrchestrator(server, { concurrency: 4, script: () => "slow" });
     const events = record(orchestrator);
-    const running = collect(orchestrator.map(["c1", "c2", "c3", "c4"].map((name) => ({ name, prompt: name }))));
+    const running = resultsByName(orchestrator.map(["c1", "c2", "c3", "c4"].map((name) => ({ name, prompt: name }))));
     await expect.poll(() => events.filter((e) => e.type === "task_started").length, { timeout: 30_000 }).toBe(4);
     // All four are waiting on the model.
     await expect.poll(() => server.inFlight, { timeout: 20_000 }).toBe(4);
@@ -154,7 +148,7 @@ describe("orchestrator resilience on the real CLI", () => {
     });
     home = sharedHome;
     const events = record(orchestrator);
-    const results = await collect(
+    const results = await resultsByName(
       orchestrator.map([
         { name: "ok1", prompt: "one" },
         { name: "crashy", prompt: "crash" },

@@ -17,6 +17,7 @@ import {
   type NdjsonEvent,
 } from "../../src/protocol/ndjson.ts";
 import { it } from "../support/fixtures.ts";
+import { collect } from "../support/streams.ts";
 
 // Strings dense in what breaks line codecs: line breaks, quotes, backslashes, multi-byte UTF-8.
 const trickyString = fc.string({
@@ -61,12 +62,6 @@ function decodeAll(chunks: Iterable<Uint8Array | string>, maxLineBytes?: number)
 
 const valuesOf = (events: NdjsonEvent[]) => events.map((e) => (e.kind === "value" ? e.value : e));
 const utf8 = (text: string) => new TextEncoder().encode(text);
-
-async function collect(iterable: AsyncIterable<NdjsonEvent>): Promise<NdjsonEvent[]> {
-  const events: NdjsonEvent[] = [];
-  for await (const event of iterable) events.push(event);
-  return events;
-}
 
 describe("encodeLine", () => {
   it("writes exactly one line for strings with \\n, \\r, U+2028 and U+2029, and round-trips", () => {

@@ -7,8 +7,9 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recordingClaude } from "../support/claude.ts";
 import { bin, readSummary, repo } from "../support/cli.ts";
-import { claudeDescendants, isAlive } from "../support/processes.ts";
+import { isGone } from "../support/processes.ts";
 import { until } from "../support/wait.ts";
 
 let dir: string;
@@ -51,17 +52,15 @@ async function closedPort(): Promise<number> {
 
 describe("a run that cannot reach the model", () => {
   it("without a login or ANTHROPIC_API_KEY: one line that says how to log in, exit 2, no second task started", async () => {
-    const run = await startLive("no-login", {});
-    // The claude processes the run starts: the first task's, and while it probes, one ahead per other core at most.
-    const seen = new Set<number>();
-    const poll = setInterval(async () => {
-      for (const pid of await claudeDescendants(run.child.pid!)) seen.add(pid);
-    }, 20);
-    const { exitCode } = await run.child.finally(() => clearInterval(poll));
+    const claude = await recordingClaude(await mkdtemp(join(dir, "claude-")));
+    const run = await startLive("no-login", { CADRE_CLAUDE_BIN: claude.bin });
+    const { exitCode } = await run.child;
     const output = run.output();
-    expect(seen.size).toBeGreaterThanOrEqual(1);
-    expect(seen.size).toBeLessThanOrEqual(availableParallelism());
-    for (const pid of seen) expect(isAlive(pid), `claude ${pid} outlived the run`).toBe(false);
+    // The claude processes the run started: the first task's, and while it probes, one ahead per other core at most.
+    const started = await claude.pids();
+    expect(started.length).toBeGreaterThanOrEqual(1);
+    expect(started.length).toBeLessThanOrEqual(availableParallelism());
+    for (const pid of started) expect(await isGone(pid), `claude ${pid} outlived the run`).toBe(true);
     expect(exitCode, output).toBe(2);
     const stop = output.split("\n").filter((line) => line.includes("no task can run"));
     expect(stop, output).toHaveLength(1);
@@ -72,9 +71,9 @@ describe("a run that cannot reach the model", () => {
     const summary = await readSummary(run.out);
     expect([summary.exit_code, summary.totals.succeeded]).toEqual([2, 0]);
     // The task that found out failed of it, in the words that say what to do; the others were stopped before they started.
-    const started = summary.tasks.filter((task) => task.started_at !== null);
-    expect(started.map((task) => [task.status, task.error?.code])).toEqual([["failed", "NOT_LOGGED_IN"]]);
-    expect(started[0]!.error?.message).toMatch(/claude auth login/);
+    const startedTasks = summary.tasks.filter((task) => task.started_at !== null);
+    expect(startedTasks.map((task) => [task.status, task.error?.code])).toEqual([["failed", "NOT_LOGGED_IN"]]);
+    expect(startedTasks[0]!.error?.message).toMatch(/claude auth login/);
     expect(new Set(summary.tasks.filter((task) => task.started_at === null).map((task) => task.status))).toEqual(new Set(["cancelled"]));
   });
 

@@ -4,9 +4,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bin, repo } from "../support/cli.ts";
+import { cadre } from "../support/cli.ts";
 
 let dir: string;
 beforeAll(async () => {
@@ -16,9 +15,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function cadre(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
-  return execa("node", [bin, ...args], { cwd: options.cwd ?? repo, reject: false, env: options.env ?? {}, timeout: 45_000 });
-}
+/** Hostile input must not hang cadre either: each command is killed after this long. */
+const bounded = { timeout: 45_000 };
 
 async function file(name: string, text: string): Promise<string> {
   const path = join(dir, name);
@@ -68,33 +66,33 @@ function expectOneLineRefusal(run: { exitCode?: number; stdout: string; stderr: 
 describe("hostile input", () => {
   it.each(["validate", "run"])("cadre %s: a self-referencing YAML alias is exit 2 with one line", async (command) => {
     const path = await file(`self-${command}.yaml`, SELF_ALIAS);
-    expectOneLineRefusal(await cadre([command, path]), /alias.*(refers to|contains) itself/i);
+    expectOneLineRefusal(await cadre([command, path], bounded), /alias.*(refers to|contains) itself/i);
   });
 
   it.each(["validate", "run"])("cadre %s: an alias bomb is exit 2 with one line", async (command) => {
     const path = await file(`bomb-${command}.yaml`, aliasBomb());
-    expectOneLineRefusal(await cadre([command, path]), /too many aliases/i);
+    expectOneLineRefusal(await cadre([command, path], bounded), /too many aliases/i);
   });
 
   it("cadre mcp --config: an alias bomb is exit 2 with one line", async () => {
     const path = await file("bomb-mcp.yaml", aliasBomb());
-    expectOneLineRefusal(await cadre(["mcp", "--config", path]), /too many aliases/i);
+    expectOneLineRefusal(await cadre(["mcp", "--config", path], bounded), /too many aliases/i);
   });
 
   it("cadre mcp --scripts: a self-referencing alias is exit 2 with one line", async () => {
     const path = await file("self-scripts.yaml", "a: &a [*a]\n");
-    expectOneLineRefusal(await cadre(["mcp", "--scripts", path]), /alias.*(refers to|contains) itself/i);
+    expectOneLineRefusal(await cadre(["mcp", "--scripts", path], bounded), /alias.*(refers to|contains) itself/i);
   });
 
   it("cadre validate: JSON nested 50,000 levels deep is exit 2 with one line", async () => {
     const path = await file("deep.json", DEEP_JSON);
-    expectOneLineRefusal(await cadre(["validate", path]), /nested more than \d+ levels/);
+    expectOneLineRefusal(await cadre(["validate", path], bounded), /nested more than \d+ levels/);
   });
 
   it("cadre validate: an agent file whose front matter is an alias bomb is exit 2 with one line", async () => {
     await file("bomb-agent.md", `---\n${blockAliasBomb()}name: x\ndescription: y\n---\nYou are x.\n`);
     const path = await file("uses-bomb-agent.yaml", "agents:\n  x: ./bomb-agent.md\ntasks:\n  - { name: t, agent: x, prompt: hi }\n");
-    expectOneLineRefusal(await cadre(["validate", path]), /bomb-agent\.md.*too many aliases/i);
+    expectOneLineRefusal(await cadre(["validate", path], bounded), /bomb-agent\.md.*too many aliases/i);
   });
 
   it("cadre agents: an agent file with an alias bomb is skipped with one line, the others still listed", async () => {
@@ -103,7 +101,7 @@ describe("hostile input", () => {
     await writeFile(join(project, "agents", "bomb.md"), `---\n${blockAliasBomb()}name: bomb\ndescription: y\n---\nYou are x.\n`);
     await writeFile(join(project, "agents", "self.md"), `---\nname: &n [*n]\ndescription: y\n---\nYou are x.\n`);
     await writeFile(join(project, "agents", "fine.md"), "---\nname: fine\ndescription: A fine agent\n---\nYou are fine.\n");
-    const run = await cadre(["agents"], { cwd: project, env: { HOME: project } });
+    const run = await cadre(["agents"], { ...bounded, cwd: project, env: { HOME: project } });
     expect(run.stderr).not.toMatch(STACK_LINE);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^fine +A fine agent/m);
@@ -118,7 +116,7 @@ describe("hostile input", () => {
     const config = await file("ok.yaml", "tasks:\n  - { name: a, prompt: hi }\nrehearsal:\n  a: [{ text: hi }]\n");
     const blocker = await file("not-a-dir", "x");
     expectOneLineRefusal(
-      await cadre(["run", config, "--rehearse", "--out", join(blocker, "out")]),
+      await cadre(["run", config, "--rehearse", "--out", join(blocker, "out")], bounded),
       /output directory cannot be used: .*not a directory/,
     );
   });
@@ -129,12 +127,12 @@ describe("hostile input", () => {
     const out = join(dir, "blocked-out");
     await mkdir(out);
     await writeFile(join(out, "transcripts"), "in the way");
-    const plain = await cadre(["run", config, "--rehearse", "--out", out]);
+    const plain = await cadre(["run", config, "--rehearse", "--out", out], bounded);
     expect(plain.stderr).not.toMatch(STACK_LINE);
     expect(plain.exitCode, plain.stderr).toBe(1);
     expect(plain.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^cadre run: unexpected error: .*transcripts.*CADRE_DEBUG=1/)]);
 
-    const debug = await cadre(["run", config, "--rehearse", "--out", out], { env: { CADRE_DEBUG: "1" } });
+    const debug = await cadre(["run", config, "--rehearse", "--out", out], { ...bounded, env: { CADRE_DEBUG: "1" } });
     expect(debug.exitCode).toBe(1);
     expect(debug.stderr).toMatch(STACK_LINE);
   });

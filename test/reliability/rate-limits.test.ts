@@ -2,8 +2,8 @@
 // request itself and reports every try; the orchestrator turns those reports into a lower
 // limit and a back-off, and every task still succeeds in its first attempt.
 import { describe, expect, it } from "vitest";
-import type { OrchestratorEvent, TaskResult } from "../../src/orchestrator/index.ts";
-import { rehearsedOrchestrator } from "../support/orchestrator.ts";
+import type { OrchestratorEvent } from "../../src/orchestrator/index.ts";
+import { rehearsedOrchestrator, resultsByName } from "../support/orchestrator.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 
 describe("rate-limit storms", () => {
@@ -26,8 +26,7 @@ describe("rate-limit storms", () => {
     const { orchestrator } = await rehearsedOrchestrator(server, { concurrency: 3 });
     const events: OrchestratorEvent[] = [];
     orchestrator.on((e) => events.push(e));
-    const results = new Map<string, TaskResult>();
-    for await (const result of orchestrator.map(names.map((name) => ({ name, prompt: `work ${name}` })))) results.set(result.name, result);
+    const results = await resultsByName(orchestrator.map(names.map((name) => ({ name, prompt: `work ${name}` }))));
 
     for (const name of names) {
       const result = results.get(name)!;

@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 function startRun(out: string) {
-  const child = execa("node", [bin, "run", file, "--rehearse", "--out", out], { cwd: repo, reject: false });
+  const child = cadre(["run", file, "--rehearse", "--out", out]);
   let stderr = "";
   let stdout = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));

@@ -8,12 +8,7 @@ import type { RecordedRequest, RehearsalServer } from "../../src/rehearsal/serve
 import { bin, readSummary, repo } from "../support/cli.ts";
 import { type RedisServer, runDistributed, startHost, startRedis, swarmFile } from "../support/distributed.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
-
-("../support/reliability.ts");
-
 import { until } from "../support/wait.ts";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A swarm of `count` independent tasks, "item 1" …, `concurrency` at once over the fleet. */
 function itemsSwarm(name: string, count: number, concurrency: number): Promise<string> {
@@ -47,7 +42,6 @@ function endsPerTask(stdout: string): Map<string, number> {
   return ends;
 }
 
-/** What the run left in Redis (the short-lived "ended" marks aside): nothing, once it is over. */
 /**
  * Waits until no key of a run is left in Redis, and fails with those left after 30 s. Not at once: a host lets go of
  * an ended run when the coordinator's poke reaches it, and removes what its queue's worker wrote meanwhile.
@@ -80,10 +74,10 @@ describe("chaos: the fleet's faults on a real Redis", () => {
       const out = join(await tempHome("cadre-out-"), "run");
       const run = runDistributed(file, redis, out, ["--json"]);
       // Some tasks under way, the others waiting for a slot (on a busy machine the CLIs start at their own pace).
-      await until(() => (model.requests.length > 0 ? true : undefined), 120_000, "a task under way");
-      await sleep(2_000);
+      await until(() => (model.inFlight >= 2 ? true : undefined), 120_000, "two tasks under way");
       await redis.kill();
-      await sleep(5_000);
+      // Down while the turns under way end (no host can take another): their results wait for Redis.
+      await until(() => (model.inFlight === 0 ? true : undefined), 60_000, "the turns under way ended");
       await redis.restart();
       const back = Date.now();
       const done = await run;

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bin, readSummary, repo } from "../support/cli.ts";
+import { bin, cadre, readSummary, repo } from "../support/cli.ts";
 import { descendants } from "../support/processes.ts";
 import { MINUTE_OF_BASH, rehearsalHomesLeft, survivors, treeWithBashTool } from "../support/reliability.ts";
 import { until } from "../support/wait.ts";
@@ -41,7 +41,7 @@ async function busySwarm(name: string): Promise<{ file: string; out: string; tmp
 }
 
 function startRun(args: string[], tmp: string, env: Record<string, string> = {}) {
-  return execa("node", [bin, "run", ...args], { cwd: repo, reject: false, env: { TMPDIR: tmp, ...env } });
+  return cadre(["run", ...args], { env: { TMPDIR: tmp, ...env } });
 }
 
 const EXIT_CODES = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;

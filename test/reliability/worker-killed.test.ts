@@ -2,18 +2,12 @@
 // task: the task is retried when nothing has happened yet, fails cleanly when a tool already
 // ran (a retry could repeat its side effects), and the tasks beside it never notice.
 import { describe, expect, it, onTestFinished } from "vitest";
-import type { OrchestratorEvent, TaskResult } from "../../src/orchestrator/index.ts";
-import { rehearsedOrchestrator } from "../support/orchestrator.ts";
+import type { OrchestratorEvent } from "../../src/orchestrator/index.ts";
+import { rehearsedOrchestrator, resultsByName } from "../support/orchestrator.ts";
 import { isGone } from "../support/processes.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { MINUTE_OF_BASH, survivors, treeWithBashTool } from "../support/reliability.ts";
 import { until } from "../support/wait.ts";
-
-async function collect(results: AsyncIterable<TaskResult>): Promise<Map<string, TaskResult>> {
-  const byName = new Map<string, TaskResult>();
-  for await (const result of results) byName.set(result.name, result);
-  return byName;
-}
 
 function startedPids(events: OrchestratorEvent[], name: string): number[] {
   return events.flatMap((e) => (e.type === "task_started" && e.task.name === name && e.pid !== undefined ? [e.pid] : []));
@@ -27,7 +21,7 @@ describe("a worker killed from outside mid-task", () => {
     const { orchestrator } = await rehearsedOrchestrator(server, { concurrency: 3, retries: 1 });
     const events: OrchestratorEvent[] = [];
     orchestrator.on((e) => events.push(e));
-    const running = collect(orchestrator.map(["victim", "calm", "quick"].map((name) => ({ name, prompt: name }))));
+    const running = resultsByName(orchestrator.map(["victim", "calm", "quick"].map((name) => ({ name, prompt: name }))));
     // Mid-reply: the victim's request is waiting on the model, beside the calm one's.
     await until(
       () => (server.requests.some((r) => r.script === "victim" && r.outcome === "played") ? true : undefined),
@@ -54,7 +48,7 @@ describe("a worker killed from outside mid-task", () => {
     const { orchestrator } = await rehearsedOrchestrator(server, { concurrency: 3, retries: 2, defaults: { allowedTools: ["Bash"] } });
     const events: OrchestratorEvent[] = [];
     orchestrator.on((e) => events.push(e));
-    const running = collect(orchestrator.map(["victim", "calm", "quick"].map((name) => ({ name, prompt: name }))));
+    const running = resultsByName(orchestrator.map(["victim", "calm", "quick"].map((name) => ({ name, prompt: name }))));
     const pid = await until(() => startedPids(events, "victim")[0], 30_000, "the victim's start");
     // Killing only claude leaves its Bash tool (a session of its own) to init; cadre must end it.
     const tree = await treeWithBashTool(pid);

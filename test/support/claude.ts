@@ -1,4 +1,5 @@
-import { mkdir, symlink } from "node:fs/promises";
+// The claude the tests run: the one cadre finds, linked onto PATH, behind a script that notes each start, or started by hand.
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { onTestFinished } from "vitest";
@@ -31,6 +32,18 @@ export async function claudeOnPath(dir: string): Promise<string> {
   await mkdir(dir, { recursive: true });
   await symlink(CLAUDE_BIN, join(dir, "claude"));
   return dir;
+}
+
+/**
+ * The claude a run would start, behind a script in `dir` that notes each process's pid as it starts (exec keeps the
+ * pid): give `bin` as CADRE_CLAUDE_BIN, and `pids()` says which processes the run started, none missed.
+ */
+export async function recordingClaude(dir: string): Promise<{ bin: string; pids(): Promise<number[]> }> {
+  const script = join(dir, "recording-claude");
+  const starts = join(dir, "recording-claude.pids");
+  await writeFile(script, `#!/bin/sh\necho $$ >> '${starts}'\nexec '${CLAUDE_BIN}' "$@"\n`, { mode: 0o755 });
+  const pids = async () => (await readFile(starts, "utf8").catch(() => "")).split("\n").filter(Boolean).map(Number);
+  return { bin: script, pids };
 }
 
 export { STREAM_JSON_ARGS };

@@ -35,9 +35,12 @@ export function swarmFolder(prefix: string) {
   };
 }
 
-/** Runs the real command line; never rejects (the exit code is part of what tests check). */
-export function cadre(args: string[]) {
-  return execa("node", [bin, ...args], { cwd: repo, reject: false });
+/**
+ * Runs the real command line in `cwd` (the repository unless given), with the test's environment and `env`, killed past
+ * `timeout` ms when given; never rejects (the exit code is part of what tests check).
+ */
+export function cadre(args: string[], options: { cwd?: string; env?: Record<string, string>; timeout?: number } = {}) {
+  return execa("node", [bin, ...args], { cwd: options.cwd ?? repo, env: options.env, timeout: options.timeout, reject: false });
 }
 
 export async function readSummary(outDir: string): Promise<Summary> {

@@ -1,12 +1,14 @@
+// The orchestrator on real claude processes the rehearsal server scripts, and the results of its runs.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { onTestFinished } from "vitest";
-import { Orchestrator, type OrchestratorOptions, type WorkerContext } from "../../src/orchestrator/index.ts";
+import { Orchestrator, type OrchestratorOptions, type TaskResult, type WorkerContext } from "../../src/orchestrator/index.ts";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import type { RehearsalServer } from "../../src/rehearsal/server.ts";
 import type { WorkerOptions } from "../../src/worker/index.ts";
 import { liveClaudeChildren } from "./processes.ts";
 import { tempHome } from "./rehearsal.ts";
+import { collect } from "./streams.ts";
 
 /** The script a worker plays: a task's own name, or "peer-<agent>" / "supervisor-<agent>". */
 export function scriptFor(context: WorkerContext): string {
@@ -46,4 +48,9 @@ export async function rehearsedOrchestrator(
     if (left.length > 0) throw new Error(`claude processes survived the test: ${left.join(", ")}`);
   });
   return { orchestrator, cwd, home };
+}
+
+/** The results a run gives, by task name (a name given twice keeps its last). */
+export async function resultsByName(results: AsyncIterable<TaskResult>): Promise<Map<string, TaskResult>> {
+  return new Map((await collect(results)).map((result) => [result.name, result]));
 }

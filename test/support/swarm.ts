@@ -1,7 +1,23 @@
+// Swarm configs in tests: the issues one is rejected with, its tasks' worker options, configs, results and events made by hand.
+import { fileURLToPath } from "node:url";
 import { layerWorkerOptions, taskWorkerOptions } from "../../src/orchestrator/compose.ts";
 import type { TaskResult } from "../../src/orchestrator/index.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig, type ResolvedTask, taskSpecFor } from "../../src/swarm/config/index.ts";
+import type { ConfigIssue } from "../../src/swarm/config/issues.ts";
+import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
+import type { SwarmEvent, TaskSettledEvent } from "../../src/swarm/index.ts";
 import type { WorkerOptions } from "../../src/worker/index.ts";
+
+/** test/fixtures/config/: the files a config under test may name. */
+export const FIXTURE_CONFIGS = fileURLToPath(new URL("../fixtures/config/", import.meta.url));
+
+/** The issues a config (its text, or its lines) is rejected with; paths in it are relative to `baseDir` (test/fixtures/config/). */
+export async function errorsOf(config: string | string[], options: { baseDir?: string; format?: "yaml" | "json" } = {}): Promise<ConfigIssue[]> {
+  const text = Array.isArray(config) ? config.join("\n") : config;
+  const result = await parseSwarmConfig(text, { baseDir: options.baseDir ?? FIXTURE_CONFIGS, format: options.format, env: {} });
+  if (result.ok) throw new Error("expected the config to be rejected");
+  return result.errors;
+}
 
 /** The options a task's worker starts with: the config converted at its edge, then layered by the orchestrator. */
 export function workerOf(config: ResolvedSwarmConfig, task: ResolvedTask): WorkerOptions {
@@ -61,4 +77,9 @@ export function result(name: string, status: TaskResult["status"], extra: Partia
     error: status === "failed" ? { code: "TASK_FAILED", message: "API error 400" } : undefined,
     ...extra,
   };
+}
+
+/** The task_settled events among a run's events. */
+export function settledOf(events: readonly SwarmEvent[]): TaskSettledEvent[] {
+  return events.filter((event): event is TaskSettledEvent => event.type === "task_settled");
 }

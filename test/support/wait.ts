@@ -1,5 +1,6 @@
-// Waiting on a condition a test cannot subscribe to (a line printed, a process gone, a file written):
-// vitest's vi.waitFor polls it. A boolean condition needs no helper: `await expect.poll(() => …).toBe(true)`.
+// Waiting in tests: on a condition a test cannot subscribe to (a line printed, a process gone, a file written),
+// which vitest's vi.waitFor polls (a boolean one needs no helper: `await expect.poll(() => …).toBe(true)`),
+// or for what is already due to run.
 import { vi } from "vitest";
 
 /** The first value `probe` gives that is not undefined, polled every 50 ms for at most `timeoutMs`. */
@@ -12,4 +13,12 @@ export function until<T>(probe: () => Promise<T | undefined> | T | undefined, ti
     },
     { timeout: timeoutMs, interval: 50 },
   );
+}
+
+/**
+ * One turn of the event loop: the promise callbacks already due run first (p-queue's deferred slot releases too).
+ * setImmediate, which the tests' fake clocks leave real (they fake timeouts and Date).
+ */
+export function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

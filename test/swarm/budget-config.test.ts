@@ -1,11 +1,10 @@
 // Budgets in a swarm file: where they may be written, what cannot be met, and what the orchestrator and its tasks are given.
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { orchestratorOptionsFor, taskSpecFor } from "../../src/swarm/config/index.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
+import { FIXTURE_CONFIGS } from "../support/swarm.ts";
 
-const baseDir = fileURLToPath(new URL("../fixtures/config/", import.meta.url));
-const parse = (lines: string[]) => parseSwarmConfig(lines.join("\n"), { baseDir, format: "yaml", env: {} });
+const parse = (lines: string[]) => parseSwarmConfig(lines.join("\n"), { baseDir: FIXTURE_CONFIGS, format: "yaml", env: {} });
 
 describe("budgets in the swarm file", () => {
   it("takes budget_usd on the run, an agent and a task, and budget_forecast", async () => {

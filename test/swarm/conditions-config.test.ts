@@ -1,16 +1,7 @@
 // `when:` as `cadre validate` checks it: syntax, dependencies, fields against the output schema, in one pass.
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { ConfigIssue } from "../../src/swarm/config/issues.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
-
-const baseDir = fileURLToPath(new URL("../fixtures/config/", import.meta.url));
-
-async function errorsOf(lines: string[]): Promise<ConfigIssue[]> {
-  const result = await parseSwarmConfig(lines.join("\n"), { baseDir, env: {} });
-  if (result.ok) throw new Error("expected the config to be rejected");
-  return result.errors;
-}
+import { errorsOf, FIXTURE_CONFIGS } from "../support/swarm.ts";
 
 const TRIAGE = [
   "agents:",
@@ -43,7 +34,7 @@ describe("when:", () => {
         '      && results.triage.structured.detail.file.endsWith(".ts") && results.triage.structured.extra.anything == 1',
         '      && (failure() || results["fix-1"].status == "skipped") && results.triage.text != ""',
       ].join("\n"),
-      { baseDir, env: {} },
+      { baseDir: FIXTURE_CONFIGS, env: {} },
     );
     expect(result.ok ? [] : result.errors).toEqual([]);
     expect(result.ok && result.config.tasks[2]?.when).toMatch(/^results\.triage\.structured\.kind in \["bug"\]/);

@@ -6,10 +6,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { orchestratorOptionsFor } from "../../src/swarm/config/index.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
-import { runSwarm, type SwarmEvent, type TaskSettledEvent } from "../../src/swarm/runner.ts";
+import { runSwarm } from "../../src/swarm/runner.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 import { requestsOf } from "../support/requests.ts";
+import { collect } from "../support/streams.ts";
+import { settledOf } from "../support/swarm.ts";
 
 describe("session controls", () => {
   it("effort: low on an agent and effort: high in an agent file arrive as output_config.effort; the file's mcpServers and hooks work", async () => {
@@ -56,10 +58,8 @@ describe("session controls", () => {
     );
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
     const { orchestrator } = await rehearsedOrchestrator(server, orchestratorOptionsFor(parsed.config));
-    const events: SwarmEvent[] = [];
-    for await (const event of runSwarm({ config: parsed.config, orchestrator, signal: new AbortController().signal })) events.push(event);
-    for (const e of events.filter((e): e is TaskSettledEvent => e.type === "task_settled"))
-      expect(e.result.status, `${e.task.name}: ${JSON.stringify(e.result.error)}`).toBe("succeeded");
+    const events = await collect(runSwarm({ config: parsed.config, orchestrator, signal: new AbortController().signal }));
+    for (const e of settledOf(events)) expect(e.result.status, `${e.task.name}: ${JSON.stringify(e.result.error)}`).toBe("succeeded");
 
     const first = (script: string) => requestsOf(server.requests, script)[0]!;
     expect(first("quick").outputConfig).toMatchObject({ effort: "low" });

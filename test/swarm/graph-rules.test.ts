@@ -6,8 +6,8 @@ import type { TaskResult, TaskRunner, TaskSpec } from "../../src/orchestrator/in
 import type { ResolvedSwarmConfig } from "../../src/swarm/config/index.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
 import type { LoopEndedEvent } from "../../src/swarm/loop.ts";
-import { type CarryDecision, runSwarm, type SwarmEvent, type TaskSettledEvent } from "../../src/swarm/runner.ts";
-import { result } from "../support/swarm.ts";
+import { type CarryDecision, runSwarm, type SwarmEvent } from "../../src/swarm/runner.ts";
+import { result, settledOf } from "../support/swarm.ts";
 
 async function swarm(config: object): Promise<ResolvedSwarmConfig> {
   const parsed = await parseSwarmConfig(JSON.stringify(config), { baseDir: tmpdir(), env: {}, format: "json" });
@@ -46,7 +46,7 @@ async function drive(
     ...(carryOver && { carryOver: (task) => carryOver(task.name) }),
   }))
     events.push(event);
-  const settled = events.filter((e): e is TaskSettledEvent => e.type === "task_settled");
+  const settled = settledOf(events);
   const of = (name: string) => settled.find((e) => e.task.name === name);
   return { events, settled, of, status: (name: string) => of(name)?.result.status, code: (name: string) => of(name)?.result.error?.code };
 }

@@ -1,10 +1,9 @@
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { interpolateEnv } from "../../src/swarm/config/interpolate.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
+import { FIXTURE_CONFIGS } from "../support/swarm.ts";
 
-const baseDir = fileURLToPath(new URL("../fixtures/config/", import.meta.url));
-const parse = (text: string, env: Record<string, string>) => parseSwarmConfig(text, { baseDir, env });
+const parse = (text: string, env: Record<string, string>) => parseSwarmConfig(text, { baseDir: FIXTURE_CONFIGS, env });
 
 describe("${VAR} interpolation", () => {
   it("replaces variables and defaults inside strings, not keys", () => {

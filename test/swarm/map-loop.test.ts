@@ -8,10 +8,12 @@ import { planResume, runSwarmFile } from "../../src/run/index.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../../src/swarm/config/index.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
 import type { LoopEndedEvent } from "../../src/swarm/loop.ts";
-import { runSwarm, type SwarmEvent, type TaskSettledEvent, type TasksAddedEvent } from "../../src/swarm/runner.ts";
+import { runSwarm, type TasksAddedEvent } from "../../src/swarm/runner.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 import { conversationText, requestsOf } from "../support/requests.ts";
+import { collect } from "../support/streams.ts";
+import { settledOf } from "../support/swarm.ts";
 
 async function swarm(config: object): Promise<ResolvedSwarmConfig> {
   const result = await parseSwarmConfig(JSON.stringify(config), { baseDir: tmpdir(), env: {}, format: "json" });
@@ -26,9 +28,8 @@ const scriptOf = (context: WorkerContext) =>
 async function run(config: ResolvedSwarmConfig, scripts: Record<string, unknown[]>) {
   const server = await createRehearsal(scripts as never);
   const { orchestrator } = await rehearsedOrchestrator(server, { ...orchestratorOptionsFor(config), script: scriptOf });
-  const events: SwarmEvent[] = [];
-  for await (const event of runSwarm({ config, orchestrator, signal: new AbortController().signal })) events.push(event);
-  const settled = new Map(events.filter((e): e is TaskSettledEvent => e.type === "task_settled").map((e) => [e.task.name, e] as const));
+  const events = await collect(runSwarm({ config, orchestrator, signal: new AbortController().signal }));
+  const settled = new Map(settledOf(events).map((e) => [e.task.name, e] as const));
   return { server, events, settled, result: (name: string) => settled.get(name)!.result };
 }
 

@@ -6,10 +6,12 @@ import { describe, expect, it } from "vitest";
 import type { WorkerContext } from "../../src/orchestrator/index.ts";
 import type { ResolvedSwarmConfig } from "../../src/swarm/config/index.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
-import { runSwarm, type SwarmEvent, type TaskSettledEvent } from "../../src/swarm/runner.ts";
+import { runSwarm } from "../../src/swarm/runner.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 import { requestsOf } from "../support/requests.ts";
+import { collect } from "../support/streams.ts";
+import { settledOf } from "../support/swarm.ts";
 
 const SECRET = "the-launch-code-is-4711";
 
@@ -57,11 +59,8 @@ describe("prompts stay text", () => {
       },
       cwd,
     );
-    const events: SwarmEvent[] = [];
-    for await (const event of runSwarm({ config, orchestrator, signal: new AbortController().signal })) {
-      events.push(event);
-    }
-    const settled = new Map(events.filter((e): e is TaskSettledEvent => e.type === "task_settled").map((e) => [e.task.name, e.result] as const));
+    const events = await collect(runSwarm({ config, orchestrator, signal: new AbortController().signal }));
+    const settled = new Map(settledOf(events).map((e) => [e.task.name, e.result] as const));
     for (const name of ["reader", "look-0", "compactor", "greeter"]) expect(settled.get(name)?.status, name).toBe("succeeded");
 
     const sent = (script: string) => JSON.stringify(requestsOf(server.requests, script).map((request) => request.messages));

@@ -6,9 +6,8 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_RETRIES } from "../../src/orchestrator/index.ts";
 import { fillResults, orchestratorOptionsFor, type ResolvedSwarmConfig, taskSpecFor } from "../../src/swarm/config/index.ts";
-import type { ConfigIssue } from "../../src/swarm/config/issues.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
-import { workerOf } from "../support/swarm.ts";
+import { errorsOf, workerOf } from "../support/swarm.ts";
 
 let dir: string;
 beforeAll(async () => {
@@ -27,12 +26,6 @@ async function load(lines: string[], baseDir = dir): Promise<ResolvedSwarmConfig
   const result = await parseSwarmConfig(lines.join("\n"), { baseDir, env: {} });
   if (!result.ok) throw new Error(JSON.stringify(result.errors, null, 2));
   return result.config;
-}
-
-async function errorsOf(lines: string[], baseDir = dir): Promise<ConfigIssue[]> {
-  const result = await parseSwarmConfig(lines.join("\n"), { baseDir, env: {} });
-  if (result.ok) throw new Error("expected the config to be rejected");
-  return result.errors;
 }
 
 const SCHEMA = "{ type: object, properties: { ok: { type: boolean } }, required: [ok] }";
@@ -126,21 +119,24 @@ describe("worker settings from defaults, agents and tasks", () => {
 
 describe("the new keys are checked with paths and hints", () => {
   it("MCP servers, permission rules, env names, output schemas and agent entries", async () => {
-    const errors = await errorsOf([
-      "defaults:",
-      "  mcp_servers:",
-      "    'bad name': { command: x }",
-      "    remote: { url: 'http://127.0.0.1:1/mcp' }",
-      "    web: { type: http, command: x, url: 'http://127.0.0.1:1/mcp' }",
-      "  permissions: { allow: ['Bash(git diff:*'], alow: [Read] }",
-      "  env: { 1BAD: x }",
-      "agents:",
-      "  both: { file: writer.md, prompt: p }",
-      "  nameless: { prompt: p }",
-      "  ghost: { max_concurrency: 0 }",
-      "tasks:",
-      "  - { name: a, prompt: p, output_schema: { type: string }, mcp_server: {} }",
-    ]);
+    const errors = await errorsOf(
+      [
+        "defaults:",
+        "  mcp_servers:",
+        "    'bad name': { command: x }",
+        "    remote: { url: 'http://127.0.0.1:1/mcp' }",
+        "    web: { type: http, command: x, url: 'http://127.0.0.1:1/mcp' }",
+        "  permissions: { allow: ['Bash(git diff:*'], alow: [Read] }",
+        "  env: { 1BAD: x }",
+        "agents:",
+        "  both: { file: writer.md, prompt: p }",
+        "  nameless: { prompt: p }",
+        "  ghost: { max_concurrency: 0 }",
+        "tasks:",
+        "  - { name: a, prompt: p, output_schema: { type: string }, mcp_server: {} }",
+      ],
+      { baseDir: dir },
+    );
     expect(errors).toEqual([
       { path: 'defaults.mcp_servers["bad name"]', message: "invalid key: a server name may hold only letters, digits, _ and -" },
       { path: "defaults.mcp_servers.remote.command", message: 'a stdio server needs command (give type: "http" for a server at a URL)' },
@@ -160,17 +156,20 @@ describe("the new keys are checked with paths and hints", () => {
   });
 
   it("{{results.<task>.<field>}}: known fields only, structured needs an output schema, branch a worktree, and the task in depends_on", async () => {
-    const errors = await errorsOf([
-      "agents:",
-      `  judge: { description: d, prompt: p, output_schema: ${SCHEMA} }`,
-      "tasks:",
-      "  - { name: a.ts, prompt: p }",
-      "  - { name: verdict, agent: judge, prompt: p }",
-      "  - name: b",
-      "    depends_on: [a.ts, verdict]",
-      "    prompt: '{{results.a.ts.brnch}} {{results.a.ts.structured.x}} {{results.a.ts.commit}} {{results.verdict.structured.ok}}'",
-      "  - { name: c, prompt: '{{results.verdict.structured.ok}}' }",
-    ]);
+    const errors = await errorsOf(
+      [
+        "agents:",
+        `  judge: { description: d, prompt: p, output_schema: ${SCHEMA} }`,
+        "tasks:",
+        "  - { name: a.ts, prompt: p }",
+        "  - { name: verdict, agent: judge, prompt: p }",
+        "  - name: b",
+        "    depends_on: [a.ts, verdict]",
+        "    prompt: '{{results.a.ts.brnch}} {{results.a.ts.structured.x}} {{results.a.ts.commit}} {{results.verdict.structured.ok}}'",
+        "  - { name: c, prompt: '{{results.verdict.structured.ok}}' }",
+      ],
+      { baseDir: dir },
+    );
     expect(errors).toEqual([
       { path: "tasks[2].prompt", message: '{{results.a.ts.brnch}}: a result has no field "brnch"', hint: 'did you mean "branch"?' },
       { path: "tasks[2].prompt", message: 'task "a.ts" has no output_schema, so its result has no structured output' },
@@ -199,7 +198,7 @@ describe("worktree settings", () => {
       "  - { name: c, prompt: p, agent: careful, worktree: { base: main } }",
       "  - { name: d, prompt: p, depends_on: [a], worktree: { base: '{{results.a.branch}}' } }",
     ];
-    expect(await errorsOf(lines, repo)).toEqual([
+    expect(await errorsOf(lines, { baseDir: repo })).toEqual([
       {
         path: "defaults.worktree",
         message: `worktree needs a git repository: the git repository ${repo} has no commit yet to start worktrees from`,
@@ -229,7 +228,9 @@ describe("worktree settings", () => {
   });
 
   it("placeholders in worktree.base belong on a task", async () => {
-    const errors = await errorsOf(["defaults: { worktree: { base: '{{results.a.branch}}' } }", "tasks: [{ name: a, prompt: p }]"], tmpdir());
+    const errors = await errorsOf(["defaults: { worktree: { base: '{{results.a.branch}}' } }", "tasks: [{ name: a, prompt: p }]"], {
+      baseDir: tmpdir(),
+    });
     expect(errors).toContainEqual({
       path: "defaults.worktree.base",
       message: "placeholders in worktree.base are filled in only when a task sets it",

@@ -4,22 +4,17 @@ import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../../src/swarm/config/index.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
-import { runSwarm, type SwarmEvent, type TaskSettledEvent } from "../../src/swarm/runner.ts";
+import { runSwarm } from "../../src/swarm/runner.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { conversationText, requestsOf } from "../support/requests.ts";
+import { collect } from "../support/streams.ts";
+import { settledOf } from "../support/swarm.ts";
 
 async function swarm(lines: string[]): Promise<ResolvedSwarmConfig> {
   const result = await parseSwarmConfig(lines.join("\n"), { baseDir: tmpdir(), env: {} });
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return result.config;
-}
-
-/** The task_settled events of a run (a run that resumes nothing has no others). */
-async function collect(events: AsyncIterable<SwarmEvent>): Promise<TaskSettledEvent[]> {
-  const seen: TaskSettledEvent[] = [];
-  for await (const event of events) if (event.type === "task_settled") seen.push(event);
-  return seen;
 }
 
 describe("runSwarm", () => {
@@ -37,7 +32,7 @@ describe("runSwarm", () => {
       "after-first": [{ text: "two" }],
     });
     const { orchestrator } = await rehearsedOrchestrator(server, orchestratorOptionsFor(config));
-    const events = await collect(runSwarm({ config, orchestrator, signal: new AbortController().signal }));
+    const events = settledOf(await collect(runSwarm({ config, orchestrator, signal: new AbortController().signal })));
 
     const seen = events.map((e) => [e.task.name, e.result.status, e.started]);
     expect([...seen].sort()).toEqual([
@@ -68,7 +63,7 @@ describe("runSwarm", () => {
     const { orchestrator } = await rehearsedOrchestrator(server, orchestratorOptionsFor(config));
     orchestrator.on((event) => event.type === "task_started" && setTimeout(() => interrupt.abort(), 500));
     const interrupt = new AbortController();
-    const events = await collect(runSwarm({ config, orchestrator, signal: interrupt.signal }));
+    const events = settledOf(await collect(runSwarm({ config, orchestrator, signal: interrupt.signal })));
 
     expect(events.map((e) => [e.task.name, e.result.status, e.started])).toEqual([
       ["later", "cancelled", false],

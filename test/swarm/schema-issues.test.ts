@@ -1,15 +1,5 @@
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { ConfigIssue } from "../../src/swarm/config/issues.ts";
-import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
-
-const baseDir = fileURLToPath(new URL("../fixtures/config/", import.meta.url));
-
-async function errorsOf(text: string, format: "yaml" | "json" = "yaml"): Promise<ConfigIssue[]> {
-  const result = await parseSwarmConfig(text, { baseDir, format, env: {} });
-  if (result.ok) throw new Error("expected the config to be rejected");
-  return result.errors;
-}
+import { errorsOf } from "../support/swarm.ts";
 
 describe("schema issues", () => {
   it("reports an unknown key at its path with a did-you-mean", async () => {
@@ -115,9 +105,9 @@ describe("schema issues", () => {
   });
 
   it("reads JSON and reports its syntax errors", async () => {
-    const errors = await errorsOf(`{"tasks": [{"name": "a", "prompt": "p", "modle": "x"}]}`, "json");
+    const errors = await errorsOf(`{"tasks": [{"name": "a", "prompt": "p", "modle": "x"}]}`, { format: "json" });
     expect(errors).toEqual([{ path: "tasks[0].modle", message: "unknown key", hint: 'did you mean "model"?' }]);
-    const [syntax] = await errorsOf(`{"tasks": [}`, "json");
+    const [syntax] = await errorsOf(`{"tasks": [}`, { format: "json" });
     expect(syntax?.message).toMatch(/^not valid JSON: /);
   });
 

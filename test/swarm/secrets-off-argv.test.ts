@@ -9,10 +9,11 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { describe, expect, it, onTestFinished } from "vitest";
 import { z } from "zod";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
-import { runSwarm, type SwarmEvent, type TaskSettledEvent } from "../../src/swarm/runner.ts";
+import { runSwarm, type SwarmEvent } from "../../src/swarm/runner.ts";
 import { rehearsedOrchestrator } from "../support/orchestrator.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
 import { requestsOf, toolResults } from "../support/requests.ts";
+import { settledOf } from "../support/swarm.ts";
 
 const TOKEN = `tok-${process.pid}-${Date.now()}-never-on-argv`;
 
@@ -95,7 +96,7 @@ describe("secrets stay off command lines", () => {
     } finally {
       clearInterval(timer);
     }
-    const result = events.find((e): e is TaskSettledEvent => e.type === "task_settled")?.result;
+    const result = settledOf(events)[0]?.result;
     expect(result?.status, JSON.stringify(result?.error)).toBe("succeeded");
     expect(scans).toBeGreaterThan(3);
     expect(seen).toEqual([]);

@@ -1,16 +1,6 @@
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { ConfigIssue } from "../../src/swarm/config/issues.ts";
-import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
-
-const baseDir = fileURLToPath(new URL("../fixtures/config/", import.meta.url));
-
-async function errorsOf(lines: string[]): Promise<ConfigIssue[]> {
-  const result = await parseSwarmConfig(lines.join("\n"), { baseDir, env: {} });
-  if (result.ok) throw new Error("expected the config to be rejected");
-  return result.errors;
-}
+import { errorsOf, FIXTURE_CONFIGS } from "../support/swarm.ts";
 
 const AGENTS = ["agents:", "  reviewer: { description: d, prompt: p }", "  writer: { description: d, prompt: p }"];
 
@@ -48,8 +38,8 @@ describe("references to agents", () => {
     expect(errors).toEqual([
       {
         path: "agents.gone",
-        message: `agent file not found: ${join(baseDir, "agents", "gone.md")}`,
-        hint: `paths are relative to the config file's directory (${baseDir.replace(/\/$/, "")})`,
+        message: `agent file not found: ${join(FIXTURE_CONFIGS, "agents", "gone.md")}`,
+        hint: `paths are relative to the config file's directory (${FIXTURE_CONFIGS.replace(/\/$/, "")})`,
       },
       {
         path: "agents.bare",
@@ -147,8 +137,8 @@ describe("tasks", () => {
       "  sumary: [{ text: hi }]",
     ]);
     expect(errors).toEqual([
-      { path: "defaults.cwd", message: `directory not found: ${join(baseDir, "nowhere")}` },
-      { path: "tasks[0].cwd", message: `not a directory: ${join(baseDir, "swarm.yaml")}` },
+      { path: "defaults.cwd", message: `directory not found: ${join(FIXTURE_CONFIGS, "nowhere")}` },
+      { path: "tasks[0].cwd", message: `not a directory: ${join(FIXTURE_CONFIGS, "swarm.yaml")}` },
       { path: "rehearsal.sumary", message: 'unknown task "sumary"', hint: 'did you mean "summary"?' },
     ]);
   });

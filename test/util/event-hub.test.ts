@@ -1,12 +1,7 @@
 import process from "node:process";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { EventHub } from "../../src/util/event-hub.ts";
-
-async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
-  const seen: T[] = [];
-  for await (const value of stream) seen.push(value);
-  return seen;
-}
+import { collect } from "../support/streams.ts";
 
 describe("EventHub", () => {
   afterEach(() => {

@@ -34,13 +34,20 @@ describe("worker control requests", () => {
   it("aborting a turn's signal interrupts it", async () => {
     const slow = Array.from({ length: 200 }, (_, i) => `w${i}`).join(" ");
     const server = await createRehearsal({ s: [{ text: slow, chunk_delay_ms: 100 }] });
-    const { worker } = await startRehearsedWorker(server, "s");
+    const { worker } = await startRehearsedWorker(server, "s", { includePartialMessages: true });
     const controller = new AbortController();
-    const started = Date.now();
     const turn = worker.send("talk slowly", { signal: controller.signal });
-    setTimeout(() => controller.abort(), 1_500);
+    let abortedAt = 0;
+    for await (const message of turn) {
+      // Aborted once the reply streams; all of it would take 20 s.
+      if (abortedAt === 0 && message.type === "stream_event") {
+        abortedAt = Date.now();
+        controller.abort();
+      }
+    }
     await turn.result;
-    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(abortedAt).toBeGreaterThan(0);
+    expect(Date.now() - abortedAt).toBeLessThan(10_000);
   });
 
   it("set_model changes the model of the next request", async () => {

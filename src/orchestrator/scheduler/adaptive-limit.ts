@@ -1,5 +1,5 @@
 // The concurrency limit that rate limits lower and successes raise again, with its back-off.
-import { backoffDelay } from "./backoff.ts";
+import { backoffDelay } from "../../util/backoff.ts";
 import { requireDelay, requireLimit } from "./errors.ts";
 
 /** What the scheduler currently allows, as published in `rate_limit` events. */

@@ -4,7 +4,6 @@ export type { AdaptiveLimitOptions, RateLimitState } from "./adaptive-limit.ts";
 export { AdaptiveLimit } from "./adaptive-limit.ts";
 export { Admission, type Admitted } from "./admission.ts";
 export { AutoConcurrency, LOCAL_MACHINE, MAX_AUTO_CONCURRENCY, type MachineProbe } from "./auto-concurrency.ts";
-export { backoffDelay } from "./backoff.ts";
 export { QueueClearedError, SchedulerOptionError } from "./errors.ts";
 export type { RetryOptions } from "./retry.ts";
 export { retryWithBackoff } from "./retry.ts";

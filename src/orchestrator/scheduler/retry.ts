@@ -1,7 +1,7 @@
 // Retrying a failed attempt with a doubling, jittered back-off, for the errors a caller approves.
 import { setTimeout as delay } from "node:timers/promises";
 import { AbortError } from "../../errors.ts";
-import { backoffDelay } from "./backoff.ts";
+import { backoffDelay } from "../../util/backoff.ts";
 import { requireDelay, SchedulerOptionError } from "./errors.ts";
 
 export interface RetryOptions {

@@ -1,6 +1,6 @@
 // A task's background tasks (workflows, agents, shells) as summary.json keeps them, in snake_case, and back.
 import { z } from "zod";
-import type { BackgroundTask } from "../../orchestrator/index.ts";
+import { type BackgroundTask, type TaskUsage, TaskUsageSchema, type WorkflowAgent } from "../../orchestrator/index.ts";
 
 const SummaryWorkflowAgentSchema = z.looseObject({
   index: z.number(),
@@ -12,6 +12,7 @@ const SummaryWorkflowAgentSchema = z.looseObject({
   tool_calls: z.number().nullable(),
   duration_ms: z.number().nullable(),
 });
+type SummaryWorkflowAgent = z.infer<typeof SummaryWorkflowAgentSchema>;
 
 /** One background task of a task's session, as it ended (or "stopped" when the task ended first). */
 export const SummaryBackgroundTaskSchema = z.looseObject({
@@ -21,7 +22,8 @@ export const SummaryBackgroundTaskSchema = z.looseObject({
   description: z.string(),
   /** completed, failed or stopped; running only while the run goes on. */
   status: z.string(),
-  usage: z.looseObject({ total_tokens: z.number(), tool_uses: z.number(), duration_ms: z.number() }).nullable(),
+  /** As the CLI reports it. */
+  usage: TaskUsageSchema.nullable(),
   workflow_name: z.string().nullable().optional(),
   /** A workflow's phases and agents. */
   phases: z.array(z.string()).optional(),
@@ -34,56 +36,80 @@ export const SummaryBackgroundTaskSchema = z.looseObject({
 });
 export type SummaryBackgroundTask = z.infer<typeof SummaryBackgroundTaskSchema>;
 
+type Usage = NonNullable<BackgroundTask["usage"]>;
+
+/**
+ * Where each field goes in the record: the same value under its snake_case name (null: not kept). The compiler checks
+ * that every field is placed; usage and agents are shapes of their own, placed by their maps in turn.
+ */
+const TASK_KEYS = {
+  id: "id",
+  kind: "kind",
+  description: "description",
+  status: "status",
+  usage: "usage",
+  workflowName: "workflow_name",
+  phases: "phases",
+  agents: "agents",
+  summary: "summary",
+  outputFile: "output_file",
+  result: "result",
+  error: "error",
+  runId: null,
+  toolUseId: null,
+  parentTaskId: null,
+} as const satisfies Record<keyof BackgroundTask, keyof SummaryBackgroundTask | null>;
+const AGENT_KEYS = {
+  index: "index",
+  label: "label",
+  phase: "phase",
+  agentId: "agent_id",
+  state: "state",
+  tokens: "tokens",
+  toolCalls: "tool_calls",
+  durationMs: "duration_ms",
+} as const satisfies Record<keyof WorkflowAgent, keyof SummaryWorkflowAgent>;
+const USAGE_KEYS = {
+  totalTokens: "total_tokens",
+  toolUses: "tool_uses",
+  durationMs: "duration_ms",
+} as const satisfies Record<keyof Usage, keyof TaskUsage>;
+
+/** The fields a record leaves out when they are absent; it writes the others as null. */
+const LEFT_OUT_WHEN_ABSENT = new Set<string>(["workflowName", "phases", "agents", "result"]);
+
+/** `value`'s fields under their names in `keys`. */
+function toRecord(value: object, keys: Record<string, string | null>): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (const [from, to] of Object.entries(keys)) {
+    const field = (value as Record<string, unknown>)[from];
+    if (to === null || (field === undefined && LEFT_OUT_WHEN_ABSENT.has(from))) continue;
+    record[to] = field ?? null;
+  }
+  return record;
+}
+
+/** The other way: a record's fields under the names `keys` maps them from, null as absent. */
+function fromRecord(record: object, keys: Record<string, string | null>): Record<string, unknown> {
+  const value: Record<string, unknown> = {};
+  for (const [to, from] of Object.entries(keys)) if (from !== null) value[to] = (record as Record<string, unknown>)[from] ?? undefined;
+  return value;
+}
+
 export function recordBackgroundTask(task: BackgroundTask): SummaryBackgroundTask {
   return {
-    id: task.id,
-    kind: task.kind,
-    description: task.description,
-    status: task.status,
-    usage: task.usage ? { total_tokens: task.usage.totalTokens, tool_uses: task.usage.toolUses, duration_ms: task.usage.durationMs } : null,
-    ...(task.workflowName !== undefined && { workflow_name: task.workflowName }),
-    ...(task.phases && { phases: task.phases }),
-    ...(task.agents && {
-      agents: task.agents.map((agent) => ({
-        index: agent.index,
-        label: agent.label ?? null,
-        phase: agent.phase ?? null,
-        agent_id: agent.agentId ?? null,
-        state: agent.state,
-        tokens: agent.tokens ?? null,
-        tool_calls: agent.toolCalls ?? null,
-        duration_ms: agent.durationMs ?? null,
-      })),
-    }),
-    summary: task.summary ?? null,
-    output_file: task.outputFile ?? null,
-    ...(task.result !== undefined && { result: task.result }),
-    error: task.error ?? null,
-  };
+    ...toRecord(task, TASK_KEYS),
+    usage: task.usage ? toRecord(task.usage, USAGE_KEYS) : null,
+    ...(task.agents && { agents: task.agents.map((agent) => toRecord(agent, AGENT_KEYS)) }),
+  } as SummaryBackgroundTask;
 }
 
 export function backgroundTaskFromRecord(task: SummaryBackgroundTask): BackgroundTask {
   return {
-    id: task.id,
-    kind: task.kind,
-    description: task.description,
-    status: task.status,
-    usage: task.usage ? { totalTokens: task.usage.total_tokens, toolUses: task.usage.tool_uses, durationMs: task.usage.duration_ms } : undefined,
-    workflowName: task.workflow_name ?? undefined,
-    phases: task.phases,
-    agents: task.agents?.map((agent) => ({
-      index: agent.index,
-      label: agent.label ?? undefined,
-      phase: agent.phase ?? undefined,
-      agentId: agent.agent_id ?? undefined,
-      state: agent.state,
-      tokens: agent.tokens ?? undefined,
-      toolCalls: agent.tool_calls ?? undefined,
-      durationMs: agent.duration_ms ?? undefined,
-    })),
-    summary: task.summary ?? undefined,
-    outputFile: task.output_file ?? undefined,
+    ...fromRecord(task, TASK_KEYS),
+    usage: task.usage ? fromRecord(task.usage, USAGE_KEYS) : undefined,
+    agents: task.agents?.map((agent) => fromRecord(agent, AGENT_KEYS)),
+    // A workflow's value: null is one.
     result: task.result,
-    error: task.error ?? undefined,
-  };
+  } as BackgroundTask;
 }

@@ -2,6 +2,7 @@
 // scheduler's own order: the highest priority first, then the earliest; a stop lets its tasks through.
 import { describe, expect, it } from "vitest";
 import { Admission, type Admitted } from "../../../src/orchestrator/scheduler/index.ts";
+import { settle } from "../../support/wait.ts";
 
 /** Enters `count` tasks and notes the order in which they are admitted. */
 function enterMany(admission: Admission, count: number, options: { key?: string; priority?: number; signal?: AbortSignal; label?: string } = {}) {
@@ -14,8 +15,6 @@ function enterMany(admission: Admission, count: number, options: { key?: string;
   }
   return admitted;
 }
-
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe("Admission", () => {
   it("admits 64 tasks (or four times the limit) of a lane at once, then one as each starts, first come first", async () => {

@@ -1,10 +1,10 @@
 // Auto sizing of the workers, over a machine given by the test: cores, memory, and turns that compute or wait.
 import { describe, expect, it } from "vitest";
 import { AutoConcurrency, MAX_AUTO_CONCURRENCY, type MachineProbe, Scheduler } from "../../../src/orchestrator/scheduler/index.ts";
+import { settle } from "../../support/wait.ts";
 
 const GiB = 2 ** 30;
 const machine = (cores: number, freeGiB: number): MachineProbe => ({ cores: () => cores, freeMemoryBytes: () => freeGiB * GiB });
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("AutoConcurrency", () => {
   it("starts at the cores and stays there for turns that compute (the model answers at once)", () => {

@@ -1,8 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AdaptiveLimit, type RateLimitState, Scheduler } from "../../../src/orchestrator/scheduler/index.ts";
-
-/** setImmediate stays real (only timeouts and Date are faked), so this flushes p-queue's microtasks. */
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+import { settle } from "../../support/wait.ts";
 
 function gatedJobs(count: number) {
   const started: number[] = [];

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AbortError, QueueClearedError, Scheduler, type SchedulerEvent } from "../../../src/orchestrator/scheduler/index.ts";
+import { settle } from "../../support/wait.ts";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-/** Lets queued microtasks and p-queue's deferred slot releases run. */
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A job that runs until released, recording when it started. */
 function gated(log: string[], name: string) {

@@ -1,3 +1,5 @@
+// Exponential back-off, the one rule of every wait between tries: the scheduler's retries and rate limits, git's locks.
+
 /**
  * Exponential back-off with "equal jitter": the ceiling doubles per attempt up
  * to `maxDelayMs`, and the delay is drawn from the upper half of it. Jitter
