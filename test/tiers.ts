@@ -5,6 +5,7 @@ export const FAST = [
   "test/tiers.test.ts",
   "test/defaults.test.ts",
   "test/docs-links.test.ts",
+  "test/function-length.test.ts",
   "test/homonyms.test.ts",
   "test/private-state.test.ts",
   "test/public-docs.test.ts",
