@@ -1,13 +1,12 @@
 // `cadre mcp --http`: Streamable HTTP, one MCP session per client, with Host, Origin, token, size and client limits.
-import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { bracketed } from "../util/allowed-hosts.ts";
 import { HostCheck, isLoopback, TokenCheck } from "../util/http-guard.ts";
 import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 import { McpServeError } from "./errors.ts";
+import { HttpSessions } from "./http-sessions.ts";
 import type { McpRuntime } from "./runtime.ts";
 
 /**
@@ -69,6 +68,17 @@ function sendError(res: http.ServerResponse, status: number, message: string, he
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }
 
+/** What answers a request: the checks it passes and the sessions it may reach. */
+interface Serving {
+  /** Known once the port is (it may be ephemeral). */
+  hosts: HostCheck | undefined;
+  tokens: TokenCheck;
+  sessions: HttpSessions;
+  page: PageHandler | undefined;
+  maxBody: number;
+  maxClients: number;
+}
+
 export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Promise<HttpServing> {
   if (!isLoopback(options.host) && !options.token) {
     throw new McpServeError(
@@ -77,95 +87,21 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
     );
   }
   const tokens = new TokenCheck(options.token);
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const maxClients = options.maxClients ?? DEFAULT_MAX_CLIENTS;
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; owner: string; lastSeen: number; close: () => Promise<void> }>();
-  const sessionIdleMs = options.sessionIdleMs ?? runtime.registry.idleTimeoutMs;
-  const sweep =
-    sessionIdleMs > 0
-      ? setInterval(
-          () => {
-            const cutoff = Date.now() - sessionIdleMs;
-            for (const session of sessions.values()) {
-              const liveChildren = runtime.registry.list(session.owner).some((child) => child.status !== "closed");
-              if (session.lastSeen < cutoff && !liveChildren) void session.close();
-            }
-          },
-          Math.min(60_000, Math.max(250, sessionIdleMs / 4)),
-        )
-      : undefined;
-  sweep?.unref?.();
-  // Known once the port is (it may be ephemeral).
-  let hosts: HostCheck | undefined;
-
-  const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const refusal = hosts ? hosts.refusal(req) : "the server is starting";
-    if (refusal !== undefined) return sendError(res, 403, `${refusal} (see --allowed-hosts)`);
-    const isMcp = new URL(req.url ?? "/", "http://x").pathname === MCP_PATH;
-    if (!isMcp && options.page) return options.page(req, res, tokens.accepts(req, { query: true }));
-    if (!tokens.accepts(req)) return sendError(res, 401, "a bearer token is required", { "www-authenticate": 'Bearer realm="cadre"' });
-    if (!isMcp) return sendError(res, 404, `the MCP endpoint is ${MCP_PATH}`);
-
-    let body: unknown;
-    if (req.method === "POST") {
-      let raw: Buffer;
-      try {
-        raw = await readBody(req, maxBody);
-      } catch (error) {
-        if (error instanceof BodyTooLargeError) return sendError(res, 413, `request body exceeds ${maxBody} bytes`, { connection: "close" });
-        throw error;
-      }
-      try {
-        body = JSON.parse(raw.toString("utf8"));
-      } catch {
-        res.writeHead(400, { "content-type": "application/json" });
-        return void res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null }));
-      }
-    }
-
-    const sessionId = req.headers["mcp-session-id"];
-    if (typeof sessionId === "string") {
-      const session = sessions.get(sessionId);
-      if (!session) return sendError(res, 404, "unknown or expired MCP session; initialize again");
-      session.lastSeen = Date.now();
-      return session.transport.handleRequest(req, res, body);
-    }
-    if (req.method !== "POST" || !isInitializeRequest(body)) return sendError(res, 400, "no MCP session: send initialize first");
-    if (sessions.size >= maxClients) {
-      return sendError(res, 503, `already ${maxClients} clients, the most this server takes (--max-clients); retry later`, {
-        "retry-after": String(RETRY_AFTER_S),
-      });
-    }
-
-    const id = randomUUID();
-    const owner = `http:${id}`;
-    const server = runtime.createServer(owner);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
-    let closed: Promise<void> | undefined;
-    const close = () =>
-      (closed ??= (async () => {
-        sessions.delete(id);
-        await runtime.registry.closeOwner(owner);
-        await server.close().catch(() => {});
-      })());
-    // DELETE from the client, or the server shutting down: the client's children go with it.
-    transport.onclose = () => void close();
-    sessions.set(id, { transport, owner, lastSeen: Date.now(), close });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+  const serving: Serving = {
+    hosts: undefined,
+    tokens,
+    sessions: new HttpSessions(runtime, options.sessionIdleMs ?? runtime.registry.idleTimeoutMs),
+    page: options.page,
+    maxBody: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxClients: options.maxClients ?? DEFAULT_MAX_CLIENTS,
   };
-
   const httpServer = http.createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => sendError(res, 500, `cadre mcp: ${(error as Error).message}`));
+    handle(req, res, serving).catch((error: unknown) => sendError(res, 500, `cadre mcp: ${(error as Error).message}`));
   });
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once("error", (error) =>
-      reject(new McpServeError(`cannot listen on ${options.host}:${options.port}: ${error.message}`, { cause: error })),
-    );
-    httpServer.listen(options.port, options.host, () => resolve());
-  });
+  await listen(httpServer, options);
   const { port } = httpServer.address() as AddressInfo;
-  hosts = new HostCheck({ bound: options.host, port, allowedHosts: options.allowedHosts ?? [] });
+  const hosts = new HostCheck({ bound: options.host, port, allowedHosts: options.allowedHosts ?? [] });
+  serving.hosts = hosts;
   const origin = `http://${bracketed(options.host)}:${port}`;
 
   return {
@@ -175,12 +111,65 @@ export async function serveHttp(runtime: McpRuntime, options: HttpOptions): Prom
     tokenGenerated: tokens.generated,
     allowedHosts: hosts.policy.describe(),
     close: async () => {
-      clearInterval(sweep);
-      await Promise.all([...sessions.values()].map((s) => s.close()));
+      await serving.sessions.close();
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();
       });
     },
   };
+}
+
+function listen(httpServer: http.Server, { host, port }: HttpOptions): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    httpServer.once("error", (error) => reject(new McpServeError(`cannot listen on ${host}:${port}: ${error.message}`, { cause: error })));
+    httpServer.listen(port, host, () => resolve());
+  });
+}
+
+/** Host and Origin first, for every path; then the page, or the token and the MCP endpoint. */
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, serving: Serving): Promise<void> {
+  const refusal = serving.hosts ? serving.hosts.refusal(req) : "the server is starting";
+  if (refusal !== undefined) return sendError(res, 403, `${refusal} (see --allowed-hosts)`);
+  const isMcp = new URL(req.url ?? "/", "http://x").pathname === MCP_PATH;
+  if (!isMcp && serving.page) return serving.page(req, res, serving.tokens.accepts(req, { query: true }));
+  if (!serving.tokens.accepts(req)) return sendError(res, 401, "a bearer token is required", { "www-authenticate": 'Bearer realm="cadre"' });
+  if (!isMcp) return sendError(res, 404, `the MCP endpoint is ${MCP_PATH}`);
+  const read = req.method === "POST" ? await readJson(req, res, serving.maxBody) : { body: undefined };
+  if (read !== undefined) await toSession(req, res, read.body, serving);
+}
+
+/** A POST's JSON body; undefined when the request was answered with an error instead (too large, not JSON). */
+async function readJson(req: http.IncomingMessage, res: http.ServerResponse, maxBody: number): Promise<{ body: unknown } | undefined> {
+  let raw: Buffer;
+  try {
+    raw = await readBody(req, maxBody);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) return void sendError(res, 413, `request body exceeds ${maxBody} bytes`, { connection: "close" });
+    throw error;
+  }
+  try {
+    return { body: JSON.parse(raw.toString("utf8")) };
+  } catch {
+    res.writeHead(400, { "content-type": "application/json" });
+    return void res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null }));
+  }
+}
+
+/** The request to its client's session, or, an initialize, to a new session while there is room for one more client. */
+async function toSession(req: http.IncomingMessage, res: http.ServerResponse, body: unknown, serving: Serving): Promise<void> {
+  const sessionId = req.headers["mcp-session-id"];
+  if (typeof sessionId === "string") {
+    const transport = serving.sessions.touch(sessionId);
+    if (!transport) return sendError(res, 404, "unknown or expired MCP session; initialize again");
+    return transport.handleRequest(req, res, body);
+  }
+  if (req.method !== "POST" || !isInitializeRequest(body)) return sendError(res, 400, "no MCP session: send initialize first");
+  if (serving.sessions.size >= serving.maxClients) {
+    return sendError(res, 503, `already ${serving.maxClients} clients, the most this server takes (--max-clients); retry later`, {
+      "retry-after": String(RETRY_AFTER_S),
+    });
+  }
+  const transport = await serving.sessions.open();
+  await transport.handleRequest(req, res, body);
 }

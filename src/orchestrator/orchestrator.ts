@@ -2,7 +2,6 @@
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import type { CadreError } from "../errors.ts";
-import { AbortError } from "../errors.ts";
 import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import type { TurnResult, Worker, WorkerOptions } from "../worker/index.ts";
@@ -12,28 +11,20 @@ import { AgentSessions, type SessionKind } from "./agent-sessions.ts";
 import { runAttempt } from "./attempt.ts";
 import type { Budget } from "./budget.ts";
 import { Budgets, type TaskBudget } from "./budgets.ts";
-import { CacheStagger, joinPrefixGroup, planAhead } from "./cache-stagger.ts";
-import { layerWorkerOptions, sessionWorkerOptions, tasksPerProcess, taskWorkerOptions } from "./compose.ts";
-import { type BudgetExceededError, InvalidTaskError, OrchestratorClosedError, TaskTimeoutError, UnknownAgentError } from "./errors.ts";
-import { anyToolRan, errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
+import { CacheStagger, planAhead } from "./cache-stagger.ts";
+import { layerWorkerOptions, sessionWorkerOptions, taskWorkerOptions } from "./compose.ts";
+import { type BudgetExceededError, InvalidTaskError, OrchestratorClosedError, UnknownAgentError } from "./errors.ts";
+import { errorSummary, isRateLimitStatus, isRetryable, turnFailure } from "./failure.ts";
+import { LeasePolicy } from "./lease-policy.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { MemoryInbox } from "./peers/inbox.ts";
-import { PlanWindow, refusedByPlan } from "./plan-window.ts";
+import { PlanWindow } from "./plan-window.ts";
 import { ReplyLog } from "./reply-log.ts";
-import {
-  Admission,
-  type Admitted,
-  AutoConcurrency,
-  LOCAL_MACHINE,
-  MAX_AUTO_CONCURRENCY,
-  QueueClearedError,
-  retryWithBackoff,
-  Scheduler,
-} from "./scheduler/index.ts";
+import { Admission, type Admitted, AutoConcurrency, LOCAL_MACHINE, MAX_AUTO_CONCURRENCY, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { SessionRecords, sessionIdOf } from "./session-records.ts";
+import { StartGate, TaskStops } from "./start-gate.ts";
 import { type TaskRecord, taskResult } from "./task-record.ts";
-import { startTimeLimit } from "./time-limit.ts";
 import { TranscriptDirectory } from "./transcripts.ts";
 import {
   type AgentSpec,
@@ -47,6 +38,7 @@ import {
   TaskSpecSchema,
   type TaskStatus,
   type Usage,
+  type WorkerOrigin,
 } from "./types.ts";
 import { WorkerFactory, type WorkerPlan } from "./worker-factory.ts";
 import { WorkerPool } from "./worker-pool.ts";
@@ -77,10 +69,10 @@ export class Orchestrator implements TaskRunner {
   readonly #admission: Admission;
   /** Tasks handed in (run, map) and not ended yet, whether they wait or run. */
   #tasksUnderway = 0;
-  /** With `concurrency: "auto"`: what sizes the scheduler's limit as turns end. */
-  readonly #autoConcurrency: AutoConcurrency | undefined;
   /** Undefined when turned off: every worker sends its first prompt at once. */
   readonly #stagger: CacheStagger | undefined;
+  readonly #gate: StartGate;
+  readonly #leases: LeasePolicy;
   readonly #closing = new AbortController();
   /** See #stopOf. */
   readonly #stops = new WeakMap<AbortSignal, AbortSignal>();
@@ -98,10 +90,10 @@ export class Orchestrator implements TaskRunner {
 
   constructor(readonly options: OrchestratorOptions = {}) {
     // First, so that a bad limit fails here: the scheduler is the one place that checks `concurrency` and `agentLimits`.
-    this.#autoConcurrency = options.concurrency === "auto" ? new AutoConcurrency(options.machine) : undefined;
-    const concurrency = this.#autoConcurrency?.limit ?? (options.concurrency as number | undefined) ?? DEFAULT_CONCURRENCY;
+    const autoConcurrency = options.concurrency === "auto" ? new AutoConcurrency(options.machine) : undefined;
+    const concurrency = autoConcurrency?.limit ?? (options.concurrency as number | undefined) ?? DEFAULT_CONCURRENCY;
     this.scheduler = new Scheduler({ concurrency, keyLimits: options.agentLimits });
-    this.#admission = new Admission(this.#autoConcurrency ? MAX_AUTO_CONCURRENCY : concurrency, options.agentLimits);
+    this.#admission = new Admission(autoConcurrency ? MAX_AUTO_CONCURRENCY : concurrency, options.agentLimits);
     this.scheduler.onEvent((event) => {
       if (event.type === "rate_limit") this.#hub.emit({ type: "rate_limit", state: event.state });
     });
@@ -144,6 +136,15 @@ export class Orchestrator implements TaskRunner {
       workWaiting: () => this.scheduler.waiting > 0,
       onResetCost: (costUsd, usage) => this.#charge(undefined, costUsd, usage),
       onRecycled: (bound, task, reason) => task && this.#hub.emit({ type: "worker_recycled", task, pid: bound.worker.pid, reason }),
+    });
+    this.#gate = new StartGate({ budgets: this.#budgets, plan: this.#plan, access: options.accessCheck === false ? undefined : this.#access });
+    this.#leases = new LeasePolicy({
+      reuse: options.reuse,
+      stagger: this.#stagger,
+      autoConcurrency,
+      pool: this.#pool,
+      scheduler: this.scheduler,
+      processLimitUsd: (budgets) => this.#budgets.processLimitUsd(budgets),
     });
   }
 
@@ -412,79 +413,31 @@ export class Orchestrator implements TaskRunner {
   }
 
   async #execute(record: TaskRecord, spec: TaskSpec, lentSlot = false, admitted?: Admitted): Promise<TaskResult> {
-    const timeoutMs = spec.timeoutMs ?? this.options.timeoutMs;
-    const waiting = this.#waitingOf(record, spec.signal);
-    // The task's own stop, once it runs: its time limit, or what stops waiting work.
-    const own = new AbortController();
-    let release = () => {};
-    // The time limit counts from the task's start: the time it waited for a slot is not its own.
-    const start = () => {
-      if (record.startedAt !== undefined) return;
-      record.startedAt = Date.now();
-      admitted?.started();
-      const forward = () => own.abort(waiting.reason);
-      if (waiting.aborted) forward();
-      else waiting.addEventListener("abort", forward, { once: true });
-      const clearLimit =
-        timeoutMs === undefined ? () => {} : startTimeLimit(record.startedAt, timeoutMs, () => own.abort(new TaskTimeoutError("total", timeoutMs)));
-      release = () => {
-        waiting.removeEventListener("abort", forward);
-        clearLimit();
-      };
-    };
-    const stopped = () => (own.signal.aborted ? own.signal : waiting.aborted ? waiting : undefined);
+    const stops = new TaskStops(record, this.#waitingOf(record, spec.signal), spec.timeoutMs ?? this.options.timeoutMs, () => admitted?.started());
     let turn: TurnResult | undefined;
     let error: unknown;
     try {
       turn = await retryWithBackoff(
-        async () => {
-          this.#budgets.throwIfExceeded(record.budgets);
-          // The slot's signal is `waiting`, which the task's own stop follows from its start.
-          let probe = false;
-          const attempt = async () => {
-            // In its slot, before its first start: a task its budgets plainly cannot pay for is held.
-            const short = record.startedAt === undefined ? this.#budgets.forecast(record.info.agent, record.budgets) : undefined;
-            if (short) throw short;
-            // A plan window past its threshold holds the start until it resets.
-            await this.#plan.wait(waiting);
-            start();
-            for (;;) {
-              try {
-                return await this.#attempt(record, spec, own.signal, probe ? () => this.#access.probeLeased() : undefined);
-              } catch (failure) {
-                // A turn the plan refused before any tool ran waits for the window's reset and runs again, instead of failing.
-                if (!refusedByPlan(record.attemptMessages) || anyToolRan(record.attemptMessages) || !this.#plan.holding) throw failure;
-                await this.#plan.wait(own.signal);
-              }
-            }
-          };
-          // Only the first task starts before it is known that a worker can reach the model at all.
-          // Meanwhile, the tasks that wait for it may start their processes (they are under way: only those running count as busy).
-          const ahead = () => this.#startAhead(spec, record.overrides, record.budgets, this.scheduler.running);
-          probe = this.options.accessCheck !== false && (await this.#access.pass(stopped() ?? waiting, ahead));
-          try {
-            return await (lentSlot ? attempt() : this.scheduler.schedule(attempt, { key: spec.agent, priority: spec.priority, signal: waiting }));
-          } catch (failure) {
-            // The probe's failure told that no work can run: that is what its task failed of, in the words that say what to do.
-            throw (probe && this.#access.refusal) || failure;
-          } finally {
-            if (probe) this.#access.probeEnded();
-          }
-        },
+        () =>
+          this.#gate.try(record, stops, {
+            startAhead: () => this.#startAhead(spec, record.overrides, record.budgets, this.scheduler.running),
+            inSlot: (work) =>
+              lentSlot ? work() : this.scheduler.schedule(work, { key: spec.agent, priority: spec.priority, signal: stops.waiting }),
+            attempt: (leasing) => this.#attempt(record, spec, stops.signal, leasing),
+          }),
         {
           retries: spec.retries ?? this.options.retries ?? DEFAULT_RETRIES,
-          isRetryable: (e) => stopped() === undefined && isRetryable(e, record.attemptMessages),
+          isRetryable: (e) => stops.stopped === undefined && isRetryable(e, record.attemptMessages),
           // A task is retried only once it ran: its own stop covers the back-off.
-          signal: own.signal,
+          signal: stops.signal,
           onRetry: ({ error: e, attempt, delayMs }) =>
             this.#hub.emit({ type: "task_retry", task: record.info, attempt, delayMs, error: errorSummary(e) }),
         },
       );
     } catch (caught) {
-      const stop = stopped();
-      error = stop !== undefined && isStopError(caught) ? stop.reason : caught;
+      error = stops.reasonFor(caught);
     } finally {
-      release();
+      stops.release();
       // Ended without starting (stopped while it waited, refused): the next task of its lane is admitted.
       admitted?.started();
     }
@@ -534,30 +487,12 @@ export class Orchestrator implements TaskRunner {
     this.#hub.emit({ type: "worker_state", task: info, state: "starting" });
     const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
     this.#replies?.prompt(info.id, spec.prompt);
-    // Auto sizing keeps finished workers for the next task of the same settings, unless told not to. A task that
-    // continues a session (a loop's round) needs a process started on it: a reused one is reset to a new session.
-    const reuse = this.options.reuse ?? (this.#autoConcurrency !== undefined || undefined);
-    const maxTasks = record.overrides.resume === undefined ? tasksPerProcess(record.agent, reuse) : 1;
-    const { ticket, hidePartial, leasePlan } = joinPrefixGroup(this.#stagger, plan);
-    // Under an agent's or a task's budget, the CLI stops the turn itself once what is left is spent (between model calls):
-    // a process of its own, told what is left now, and not kept for other work.
-    const limitUsd = this.#budgets.processLimitUsd(record.budgets);
-    const limitedPlan =
-      limitUsd === undefined
-        ? leasePlan
-        : {
-            ...leasePlan,
-            start: (stop: AbortSignal | undefined, extra?: Partial<WorkerOptions>) => leasePlan.start(stop, { ...extra, maxBudgetUsd: limitUsd }),
-          };
+    const { ticket, hidePartial, acquire } = this.#leases.lease(record, plan);
     try {
       const turn = await runAttempt({
         acquire: (stop, fresh) => {
           // The lease claims a waiting process before it returns: one started ahead after this is not the probe's.
-          const lease = this.#pool.lease(limitedPlan, {
-            maxTasks: limitUsd === undefined ? maxTasks : 1,
-            signal: stop,
-            fresh: fresh || limitUsd !== undefined,
-          });
+          const lease = acquire(stop, fresh);
           leasing?.();
           return lease;
         },
@@ -566,17 +501,7 @@ export class Orchestrator implements TaskRunner {
         signal,
         idleTimeoutMs: spec.idleTimeoutMs ?? this.options.idleTimeoutMs,
         beforeSend: ticket && ((stop) => ticket.ready(stop)),
-        onStarted: (worker, origin) => {
-          this.#hub.emit({
-            type: "task_started",
-            task: info,
-            attempt: record.attempts,
-            pid: worker.pid,
-            worker: origin,
-            startedAt: record.startedAt ?? Date.now(),
-          });
-          return this.#relayWorkerEvents(worker, record);
-        },
+        onStarted: (worker, origin) => this.#taskStarted(record, worker, origin),
         onMessage: (message) => {
           ticket?.observe(message);
           if (hidePartial && message.type === "stream_event") return;
@@ -584,26 +509,37 @@ export class Orchestrator implements TaskRunner {
           this.#onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : undefined);
         },
       });
-      const expectsStructuredOutput =
-        layerWorkerOptions({ defaults: this.options.defaults, agent: record.agent, task: record.overrides }).jsonSchema !== undefined;
-      if (turn.subtype === "error_max_budget_usd") throw this.#spentBudget(record.budgets);
-      const failure = turnFailure(turn, expectsStructuredOutput);
-      if (failure) throw failure;
+      this.#throwIfFailed(record, turn);
       this.scheduler.reportSuccess();
-      if (this.#autoConcurrency) {
-        const apiMs = turn.result.duration_api_ms;
-        const { running, waiting } = this.scheduler;
-        // Tasks past the admission window are not counted: the estimate then errs to fewer processes.
-        this.scheduler.resize(
-          this.#autoConcurrency.observe(turn.durationMs, typeof apiMs === "number" ? apiMs : undefined, running, running - 1 + waiting),
-        );
-      }
+      this.#leases.succeeded(turn);
       // Still in its slot: the next task of the agent is judged with this one's cost known.
       this.#budgets.finished(record.info.agent, record.costUsd);
       return turn;
     } finally {
       ticket?.release();
     }
+  }
+
+  /** The attempt's process is up: task_started, and its worker's events relayed (returns what stops relaying them). */
+  #taskStarted(record: TaskRecord, worker: Worker, origin: WorkerOrigin): () => void {
+    this.#hub.emit({
+      type: "task_started",
+      task: record.info,
+      attempt: record.attempts,
+      pid: worker.pid,
+      worker: origin,
+      startedAt: record.startedAt ?? Date.now(),
+    });
+    return this.#relayWorkerEvents(worker, record);
+  }
+
+  /** A turn that ended without what the task asked: its budget spent, an error, or no structured output where one was due. */
+  #throwIfFailed(record: TaskRecord, turn: TurnResult): void {
+    const expectsStructuredOutput =
+      layerWorkerOptions({ defaults: this.options.defaults, agent: record.agent, task: record.overrides }).jsonSchema !== undefined;
+    if (turn.subtype === "error_max_budget_usd") throw this.#spentBudget(record.budgets);
+    const failure = turnFailure(turn, expectsStructuredOutput);
+    if (failure) throw failure;
   }
 
   /** A message from the worker of a task or session: transcript, event, rate limits and, with a result, its cost. */
@@ -759,8 +695,4 @@ export class Orchestrator implements TaskRunner {
 
 function combine(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
   return a ? AbortSignal.any([a, b]) : b;
-}
-
-function isStopError(error: unknown): boolean {
-  return error instanceof AbortError || error instanceof QueueClearedError || (error instanceof Error && error.name === "AbortError");
 }

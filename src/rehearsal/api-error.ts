@@ -27,3 +27,14 @@ export function apiErrorHeaders(status: number, requestId: string): Record<strin
   if (status === 429 || status === 529) headers["retry-after"] = "0";
   return headers;
 }
+
+/** An error the server answers with: its HTTP status, its message and any headers beyond apiErrorHeaders. */
+export interface ErrorAnswer {
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+export function isErrorAnswer(value: object): value is ErrorAnswer {
+  return "status" in value && "message" in value;
+}

@@ -6,7 +6,8 @@ import { makeDirectory } from "../util/make-directory.ts";
 import { removeOnExit } from "../util/reaper.ts";
 import { offlineClaudeEnv } from "./env.ts";
 import type { RehearsalScript, RehearsalScripts } from "./script.ts";
-import { alternateName, type RehearsalServer, SUBAGENT_SCRIPT_SUFFIX, startRehearsalServer } from "./server.ts";
+import { alternateName, SUBAGENT_SCRIPT_SUFFIX } from "./scripting.ts";
+import { type RehearsalServer, startRehearsalServer } from "./server.ts";
 
 /**
  * The worker to point at a script, as the orchestrator describes it (its

@@ -1,7 +1,7 @@
 // Driving the pinned CLI's own workflow runtime offline (conformance tests, bench:workflow; no vitest, for the bench).
 import { readFile } from "node:fs/promises";
 import type { RehearsalScriptInput, RehearsalScriptsInput } from "../../src/rehearsal/index.ts";
-import { SUBAGENT_SCRIPT_SUFFIX } from "../../src/rehearsal/server.ts";
+import { SUBAGENT_SCRIPT_SUFFIX } from "../../src/rehearsal/scripting.ts";
 
 /** The script cadre's workers play: point their base URL at it (`server.baseUrlFor(CADRE_AGENTS_SCRIPT)`). */
 export const CADRE_AGENTS_SCRIPT = "agents";

@@ -1,11 +1,13 @@
 // The tools that look at children: get_session, list_sessions, wait_sessions and get_transcript.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { SESSION_STATUSES } from "../../orchestrator/index.ts";
+import { SESSION_STATUSES, type SessionStatus } from "../../orchestrator/index.ts";
+import type { ManagedSession } from "../managed-session.ts";
 import { renderInfo, SessionInfoSchema, sessionInfo } from "../session-info.ts";
 import { renderPage, TranscriptPageSchema, transcriptPage } from "../transcript.ts";
 import { waitSettled } from "../wait.ts";
-import { infoResult, MAX_WAIT_S, ok, progressReporter, SessionIdSchema, type ToolContext } from "./common.ts";
+import { type Extra, infoResult, MAX_WAIT_S, ok, progressReporter, SessionIdSchema, type ToolContext } from "./common.ts";
 
 const ListOutputSchema = z.object({
   sessions: z.array(SessionInfoSchema),
@@ -18,6 +20,27 @@ const WaitOutputSchema = z.object({
   settled: z.array(z.string()).describe("ids of sessions whose turn ended or that wait for a permission answer"),
   sessions: z.array(SessionInfoSchema),
 });
+
+/** list_sessions' answer: the client's sessions (of those statuses), each without its result. */
+function listResult({ registry, owner }: ToolContext, status: SessionStatus[] | undefined): CallToolResult {
+  const sessions = registry.list(owner, status).map((s) => {
+    const { result: _result, ...info } = sessionInfo(s);
+    return info;
+  });
+  const text = sessions.length === 0 ? "no sessions" : sessions.map((info) => renderInfo(info).split("\n")[0]).join("\n");
+  return ok({ sessions, live: registry.liveCount, max_sessions: registry.maxSessions }, text);
+}
+
+/** wait_sessions' answer, once any (or all) of the sessions settled or the timeout passed. */
+async function waitResult(sessions: ManagedSession[], mode: "any" | "all", timeoutS: number, extra: Extra): Promise<CallToolResult> {
+  const done = await waitSettled(sessions, { mode, timeoutMs: timeoutS * 1000, signal: extra.signal, onProgress: progressReporter(extra) });
+  const infos = sessions.map(sessionInfo);
+  const settled = sessions.filter((s) => s.settled).map((s) => s.id);
+  const head = done
+    ? `done (${mode}): ${settled.length} of ${sessions.length} settled`
+    : `timed out: ${settled.length} of ${sessions.length} settled; call wait_sessions again`;
+  return ok({ done, settled, sessions: infos }, [head, ...infos.map(renderInfo)].join("\n\n"));
+}
 
 /** get_session, list_sessions, wait_sessions and get_transcript: the tools that look without changing anything. */
 export function registerInspectTools(server: McpServer, context: ToolContext): void {
@@ -44,14 +67,7 @@ export function registerInspectTools(server: McpServer, context: ToolContext): v
       outputSchema: ListOutputSchema,
       annotations: { readOnlyHint: true },
     },
-    async ({ status }) => {
-      const sessions = registry.list(owner, status).map((s) => {
-        const { result: _result, ...info } = sessionInfo(s);
-        return info;
-      });
-      const text = sessions.length === 0 ? "no sessions" : sessions.map((info) => renderInfo(info).split("\n")[0]).join("\n");
-      return ok({ sessions, live: registry.liveCount, max_sessions: registry.maxSessions }, text);
-    },
+    ({ status }) => listResult(context, status),
   );
 
   server.registerTool(
@@ -69,15 +85,9 @@ export function registerInspectTools(server: McpServer, context: ToolContext): v
       outputSchema: WaitOutputSchema,
       annotations: { readOnlyHint: true },
     },
-    async ({ session_ids, mode, timeout_s }, extra) => {
+    ({ session_ids, mode, timeout_s }, extra) => {
       const sessions = [...new Set(session_ids.map((id) => registry.find(owner, id)))];
-      const done = await waitSettled(sessions, { mode, timeoutMs: timeout_s * 1000, signal: extra.signal, onProgress: progressReporter(extra) });
-      const infos = sessions.map(sessionInfo);
-      const settled = sessions.filter((s) => s.settled).map((s) => s.id);
-      const head = done
-        ? `done (${mode}): ${settled.length} of ${sessions.length} settled`
-        : `timed out: ${settled.length} of ${sessions.length} settled; call wait_sessions again`;
-      return ok({ done, settled, sessions: infos }, [head, ...infos.map(renderInfo)].join("\n\n"));
+      return waitResult(sessions, mode, timeout_s, extra);
     },
   );
 

@@ -1,5 +1,6 @@
 // The host requests a parent sends a child's process: set_permission_mode, get_usage, get_context_usage, rename_session.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { PERMISSION_MODES } from "../../worker/index.ts";
 import { SessionClosedError } from "../errors.ts";
@@ -32,6 +33,34 @@ function openSession(context: ToolContext, id: string): ManagedSession {
   const session = context.registry.find(context.owner, id);
   if (session.status === "closed") throw new SessionClosedError(session.id);
   return session;
+}
+
+/** get_usage's answer: the plan and its rate limits, as the child's CLI reports them. */
+async function usageResult(session: ManagedSession): Promise<CallToolResult> {
+  const answer = await session.session.usage();
+  const result: UsageResult = {
+    session_id: session.id,
+    ...(typeof answer.subscription_type === "string" && { subscription_type: answer.subscription_type }),
+    rate_limits_available: answer.rate_limits_available ?? false,
+    ...(answer.rate_limits !== undefined && answer.rate_limits !== null && { rate_limits: answer.rate_limits }),
+  };
+  const plan = result.subscription_type ?? "unknown plan";
+  const limits = result.rate_limits_available ? JSON.stringify(result.rate_limits) : "rate limits not available";
+  return ok(result, `session ${session.id}: ${plan}; ${limits}`);
+}
+
+/** get_context_usage's answer: the context window's tokens in use, in all and by category. */
+async function contextUsageResult(session: ManagedSession): Promise<CallToolResult> {
+  const usage = await session.session.contextUsage();
+  const result: ContextUsageResult = {
+    session_id: session.id,
+    total_tokens: usage.totalTokens,
+    max_tokens: usage.maxTokens,
+    percentage: usage.percentage,
+    ...(usage.model !== undefined && { model: usage.model }),
+    categories: usage.categories.map(({ name, tokens, kind }) => ({ name, tokens, ...(kind !== undefined && { kind }) })),
+  };
+  return ok(result, renderContextUsage(result));
 }
 
 function renderContextUsage(result: ContextUsageResult): string {
@@ -69,19 +98,7 @@ export function registerProcessTools(server: McpServer, context: ToolContext): v
       outputSchema: UsageResultSchema,
       annotations: { readOnlyHint: true },
     },
-    async ({ session_id }) => {
-      const session = openSession(context, session_id);
-      const answer = await session.session.usage();
-      const result: UsageResult = {
-        session_id: session.id,
-        ...(typeof answer.subscription_type === "string" && { subscription_type: answer.subscription_type }),
-        rate_limits_available: answer.rate_limits_available ?? false,
-        ...(answer.rate_limits !== undefined && answer.rate_limits !== null && { rate_limits: answer.rate_limits }),
-      };
-      const plan = result.subscription_type ?? "unknown plan";
-      const limits = result.rate_limits_available ? JSON.stringify(result.rate_limits) : "rate limits not available";
-      return ok(result, `session ${session.id}: ${plan}; ${limits}`);
-    },
+    ({ session_id }) => usageResult(openSession(context, session_id)),
   );
 
   server.registerTool(
@@ -93,19 +110,7 @@ export function registerProcessTools(server: McpServer, context: ToolContext): v
       outputSchema: ContextUsageResultSchema,
       annotations: { readOnlyHint: true },
     },
-    async ({ session_id }) => {
-      const session = openSession(context, session_id);
-      const usage = await session.session.contextUsage();
-      const result: ContextUsageResult = {
-        session_id: session.id,
-        total_tokens: usage.totalTokens,
-        max_tokens: usage.maxTokens,
-        percentage: usage.percentage,
-        ...(usage.model !== undefined && { model: usage.model }),
-        categories: usage.categories.map(({ name, tokens, kind }) => ({ name, tokens, ...(kind !== undefined && { kind }) })),
-      };
-      return ok(result, renderContextUsage(result));
-    },
+    ({ session_id }) => contextUsageResult(openSession(context, session_id)),
   );
 
   server.registerTool(

@@ -53,6 +53,51 @@ function unreachable(directory: PeerDirectory, caller: Caller, peer: string): st
   return `unknown peer "${peer}". ${known}`;
 }
 
+function listPeers(directory: PeerDirectory, who: Caller): CallToolResult {
+  const peers = directory.listPeers(who).map(({ name, description, status }) => ({ name, description, status }));
+  const text = peers.length === 0 ? "no peers you can reach" : peers.map((p) => `${p.name} (${p.status}): ${p.description}`).join("\n");
+  return ok({ peers }, text);
+}
+
+async function askPeer(directory: PeerDirectory, who: Caller, peer: string, question: string, signal: AbortSignal): Promise<CallToolResult> {
+  if (peer !== who.name && who.waitChain.includes(peer)) {
+    // Waiting on a worker that waits on us would never end.
+    const cycle = formatChain([...who.waitChain, who.name], peer);
+    return refuse(`cycle: ${cycle}: ${peer} is waiting on you; answer from what you know instead`);
+  }
+  const refusal = unreachable(directory, who, peer);
+  if (refusal) return refuse(refusal);
+  try {
+    const answer = await directory.ask(who, peer, question, signal);
+    return ok({ peer, answer }, answer);
+  } catch (error) {
+    return refuse(`ask_peer "${peer}" failed: ${messageOf(error)}`);
+  }
+}
+
+async function tellPeer(directory: PeerDirectory, who: Caller, peer: string, message: string): Promise<CallToolResult> {
+  const refusal = unreachable(directory, who, peer);
+  if (refusal) return refuse(refusal);
+  try {
+    await directory.tell(who, peer, message);
+  } catch (error) {
+    return refuse(`tell_peer "${peer}" failed: ${messageOf(error)}`);
+  }
+  return ok({ delivered: true }, `delivered to ${peer}`);
+}
+
+/** `caller` is asked inside the try: a failure to say who calls is the tool's failure too. */
+async function readInbox(directory: PeerDirectory, caller: () => Caller): Promise<CallToolResult> {
+  let messages: { from: string; text: string; at: number }[];
+  try {
+    messages = (await directory.readInbox(caller())).map(({ from, text, at }) => ({ from, text, at }));
+  } catch (error) {
+    return refuse(`read_inbox failed: ${messageOf(error)}`);
+  }
+  const text = messages.length === 0 ? "no new messages" : messages.map((m) => `[${new Date(m.at).toISOString()}] ${m.from}: ${m.text}`).join("\n");
+  return ok({ messages }, text);
+}
+
 /**
  * A fresh McpServer for one worker (an McpServer serves one transport).
  * `caller` is asked on every tool call, because who waits on the worker
@@ -67,11 +112,7 @@ export function createPeerServer(caller: () => Caller, directory: PeerDirectory)
       description: "List the workers you can reach with ask_peer/tell_peer: name, what each does, status.",
       outputSchema: ListPeersOutputSchema,
     },
-    async () => {
-      const peers = directory.listPeers(caller()).map(({ name, description, status }) => ({ name, description, status }));
-      const text = peers.length === 0 ? "no peers you can reach" : peers.map((p) => `${p.name} (${p.status}): ${p.description}`).join("\n");
-      return ok({ peers }, text);
-    },
+    async () => listPeers(directory, caller()),
   );
 
   server.registerTool(
@@ -83,22 +124,7 @@ export function createPeerServer(caller: () => Caller, directory: PeerDirectory)
       inputSchema: { peer: z.string().min(1).describe("peer name from list_peers"), question: z.string().min(1) },
       outputSchema: AskPeerOutputSchema,
     },
-    async ({ peer, question }, extra) => {
-      const who = caller();
-      if (peer !== who.name && who.waitChain.includes(peer)) {
-        // Waiting on a worker that waits on us would never end.
-        const cycle = formatChain([...who.waitChain, who.name], peer);
-        return refuse(`cycle: ${cycle}: ${peer} is waiting on you; answer from what you know instead`);
-      }
-      const refusal = unreachable(directory, who, peer);
-      if (refusal) return refuse(refusal);
-      try {
-        const answer = await directory.ask(who, peer, question, extra.signal);
-        return ok({ peer, answer }, answer);
-      } catch (error) {
-        return refuse(`ask_peer "${peer}" failed: ${messageOf(error)}`);
-      }
-    },
+    ({ peer, question }, extra) => askPeer(directory, caller(), peer, question, extra.signal),
   );
 
   server.registerTool(
@@ -108,17 +134,7 @@ export function createPeerServer(caller: () => Caller, directory: PeerDirectory)
       inputSchema: { peer: z.string().min(1).describe("peer name from list_peers"), message: z.string().min(1) },
       outputSchema: TellPeerOutputSchema,
     },
-    async ({ peer, message }) => {
-      const who = caller();
-      const refusal = unreachable(directory, who, peer);
-      if (refusal) return refuse(refusal);
-      try {
-        await directory.tell(who, peer, message);
-      } catch (error) {
-        return refuse(`tell_peer "${peer}" failed: ${messageOf(error)}`);
-      }
-      return ok({ delivered: true }, `delivered to ${peer}`);
-    },
+    ({ peer, message }) => tellPeer(directory, caller(), peer, message),
   );
 
   server.registerTool(
@@ -127,17 +143,7 @@ export function createPeerServer(caller: () => Caller, directory: PeerDirectory)
       description: "Take your unread messages from other workers (each is returned once).",
       outputSchema: ReadInboxOutputSchema,
     },
-    async () => {
-      let messages: { from: string; text: string; at: number }[];
-      try {
-        messages = (await directory.readInbox(caller())).map(({ from, text, at }) => ({ from, text, at }));
-      } catch (error) {
-        return refuse(`read_inbox failed: ${messageOf(error)}`);
-      }
-      const text =
-        messages.length === 0 ? "no new messages" : messages.map((m) => `[${new Date(m.at).toISOString()}] ${m.from}: ${m.text}`).join("\n");
-      return ok({ messages }, text);
-    },
+    () => readInbox(directory, caller),
   );
 
   server.registerTool(

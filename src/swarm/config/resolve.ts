@@ -140,13 +140,7 @@ export async function resolveSwarmConfig(
   };
   const tasks = expanded.tasks.map((task) => resolveTask(task, defaults, graph.dependsOn, directory, file));
 
-  const missingDirectories = new Set<string>();
-  for (const [absolute, path] of directories) {
-    const info = await stat(absolute).catch(() => undefined);
-    if (info === undefined) issues.push(issue(path, `directory not found: ${absolute}`));
-    else if (!info.isDirectory()) issues.push(issue(path, `not a directory: ${absolute}`));
-    if (info?.isDirectory() !== true) missingDirectories.add(absolute);
-  }
+  const missingDirectories = await checkDirectories(directories, issues);
   const worktrees = await resolveWorktrees(expanded.tasks, tasks, agents.agents, defaults, missingDirectories);
   issues.push(...worktrees.issues, ...checkResultUses(tasks, graph.uses, agents.agents, worktrees.wanted));
   issues.push(...checkBudgets(input, agents.agents));
@@ -164,28 +158,47 @@ export async function resolveSwarmConfig(
   const inLoops = new Set(loops.loops.flatMap((loop) => loop.tasks));
   const rehearsal = rehearsalByTask(input.rehearsal ?? {}, tasks, { agentNames, allTaskNames }, inLoops, issues);
   if (issues.length > 0) return { ok: false, errors: issues };
+  return { ok: true, config: assembleConfig(input, context, { defaults, agents: agents.agents, tasks, loops: loops.loops, rehearsal }) };
+}
+
+/** Each directory the config names that is not one is an issue, at the first place that names it; returns those directories. */
+async function checkDirectories(directories: ReadonlyMap<string, PathSegment[]>, issues: ConfigIssue[]): Promise<Set<string>> {
+  const missing = new Set<string>();
+  for (const [absolute, path] of directories) {
+    const info = await stat(absolute).catch(() => undefined);
+    if (info === undefined) issues.push(issue(path, `directory not found: ${absolute}`));
+    else if (!info.isDirectory()) issues.push(issue(path, `not a directory: ${absolute}`));
+    if (info?.isDirectory() !== true) missing.add(absolute);
+  }
+  return missing;
+}
+
+/** The config a runner uses: the settings as written, beside the parts resolved. */
+function assembleConfig(
+  input: SwarmConfig,
+  context: { baseDir: string; file?: string; defaultName: string },
+  resolved: Pick<ResolvedSwarmConfig, "defaults" | "agents" | "tasks" | "rehearsal"> & { loops: ResolvedLoop[] },
+): ResolvedSwarmConfig {
+  const { loops } = resolved;
   return {
-    ok: true,
-    config: {
-      name: input.name ?? context.defaultName,
-      ...(context.file !== undefined && { file: context.file }),
-      base_dir: baseDir,
-      ...(input.concurrency !== undefined && { concurrency: input.concurrency }),
-      ...(input.budget_usd !== undefined && { budget_usd: input.budget_usd }),
-      ...(input.budget_forecast !== undefined && { budget_forecast: input.budget_forecast }),
-      ...(input.plan_usage !== undefined && { plan_usage: input.plan_usage }),
-      ...(input.cache_stagger !== undefined && { cache_stagger: input.cache_stagger }),
-      ...(input.peer_tools !== undefined && { peer_tools: input.peer_tools }),
-      session_persistence: input.session_persistence,
-      defaults,
-      agents: agents.agents,
-      tasks,
-      ...(loops.loops.length > 0 && { loops: loops.loops }),
-      keep_worktrees: input.keep_worktrees ?? false,
-      hooks: input.hooks ?? {},
-      connections: input.connections ?? {},
-      rehearsal,
-    },
+    name: input.name ?? context.defaultName,
+    ...(context.file !== undefined && { file: context.file }),
+    base_dir: context.baseDir,
+    ...(input.concurrency !== undefined && { concurrency: input.concurrency }),
+    ...(input.budget_usd !== undefined && { budget_usd: input.budget_usd }),
+    ...(input.budget_forecast !== undefined && { budget_forecast: input.budget_forecast }),
+    ...(input.plan_usage !== undefined && { plan_usage: input.plan_usage }),
+    ...(input.cache_stagger !== undefined && { cache_stagger: input.cache_stagger }),
+    ...(input.peer_tools !== undefined && { peer_tools: input.peer_tools }),
+    session_persistence: input.session_persistence,
+    defaults: resolved.defaults,
+    agents: resolved.agents,
+    tasks: resolved.tasks,
+    ...(loops.length > 0 && { loops }),
+    keep_worktrees: input.keep_worktrees ?? false,
+    hooks: input.hooks ?? {},
+    connections: input.connections ?? {},
+    rehearsal: resolved.rehearsal,
   };
 }
 
