@@ -9,7 +9,7 @@ import { cadreRoot } from "../util/package-root.ts";
 import { removeOnExit } from "../util/reaper.ts";
 import { locateClaude, Worker } from "../worker/index.ts";
 import { mcpAddLine } from "./setup-lines.ts";
-import { stopOnSignals } from "./signals.ts";
+import { SIGNAL_EXIT_CODES, stopOnSignals } from "./signals.ts";
 
 /** What the parent's scripted model does: the calls a person would ask their Claude to make. */
 const PARENT: RehearsalScriptsInput = {
@@ -74,7 +74,7 @@ function describe(message: CliMessage): string[] {
   return [];
 }
 
-/** Runs the demo; 0 when the parent's turn ended well, 1 otherwise. */
+/** Runs the demo; 0 when the parent's turn ended well, 1 otherwise, 128 + the signal that stopped it. */
 export async function mcpDemo(): Promise<number> {
   const root = cadreRoot();
   if (root === undefined) {
@@ -110,6 +110,8 @@ export async function mcpDemo(): Promise<number> {
     process.stdout.write(`\nThat was cadre's MCP server. To give your own Claude Code these tools:\n  ${mcpAddLine()}\n`);
     return 0;
   } catch (error) {
+    // Stopped by Ctrl-C (or SIGTERM, SIGHUP): nothing failed, and the shell's code says which.
+    if (stop.received !== undefined) return SIGNAL_EXIT_CODES[stop.received];
     process.stderr.write(`cadre mcp --demo: ${(error as Error).message}\n`);
     return 1;
   } finally {
