@@ -1,4 +1,5 @@
-// `cadre mcp` tried with no account: --demo's scripted parent, --rehearse's default replies, and a quiet end of input.
+// `cadre mcp` tried with no account: --demo's scripted parent, --rehearse's default replies, and what a terminal sees.
+import { existsSync } from "node:fs";
 import process from "node:process";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
@@ -44,6 +45,26 @@ describe("cadre mcp offline", () => {
     const second = await call(client, "query_session", { session_id: "anyone", prompt: "again" });
     expect(second.structuredContent?.result).toContain('Scripted reply to "again"');
   });
+
+  // util-linux's script(1) gives the command a terminal; its end of input there is Ctrl-D.
+  it.runIf(process.platform === "linux" && existsSync("/usr/bin/script"))(
+    "on a terminal: says it waits for a client; Ctrl-D ends it quietly",
+    async () => {
+      const home = await tempHome("cadre-mcp-tty-test-");
+      const typed = await execa("script", ["-qec", `${process.execPath} ${bin} mcp --rehearse`, "/dev/null"], {
+        cwd: repo,
+        env: { PATH: process.env.PATH ?? "", HOME: home },
+        extendEnv: false,
+        input: "",
+        reject: false,
+        timeout: 60_000,
+      });
+      expect(typed.exitCode).toBe(0);
+      expect(typed.stdout.replaceAll("\r", "").trim()).toBe(
+        "cadre mcp: serving MCP on stdio, waiting for a client (an MCP client starts this command; Ctrl-C ends it)",
+      );
+    },
+  );
 
   it("ends quietly at the end of its input, while its spare child is still starting", async () => {
     const served = await newcomer(["mcp", "--rehearse"], "");
