@@ -2,7 +2,8 @@
 // document order, from the clone's directory, as a person would paste it (js as an .mjs file under node, ts under
 // tsx, sh under bash -e), offline: HOME is a fresh directory and the model is the rehearsal server (script
 // "default"), so a block that talks to Claude talks to the scripted model. Other languages (yaml, json, …) are
-// not run. A block that cannot run here (it needs the registry, Docker, Redis, or runs until Ctrl-C) is marked on
+// not run. The pages of PROJECT_PAGES are for a project that installs cadre: their blocks run in a new project
+// (the packed cadre installed, as CommonJS as `npm init -y` makes it), js blocks as .js files there. A block that cannot run here (it needs the registry, Docker, Redis, or runs until Ctrl-C) is marked on
 // the line just above its fence, with the reason:
 //
 //   <!-- not run: needs Redis and hosts -->
@@ -18,6 +19,7 @@ import { offlineClaudeEnv } from "../src/rehearsal/env.ts";
 import { type RehearsalServer, startRehearsalServer } from "../src/rehearsal/server.ts";
 import { claudeOnPath } from "./support/claude.ts";
 import { repo } from "./support/cli.ts";
+import { type InstalledCadre, installPackedCadre } from "./support/installed-package.ts";
 
 /** How each language runs: the file's extension and the command, or undefined for languages that are not run. */
 const RUNNERS: Record<string, { extension: string; command: (file: string) => [string, string[]] }> = {
@@ -30,6 +32,12 @@ const RUNNERS: Record<string, { extension: string; command: (file: string) => [s
   shell: { extension: "sh", command: (file) => ["bash", ["-e", file]] },
 };
 const NOT_RUN = /^<!--\s*not run:\s*(\S.*?)\s*-->$/;
+
+/** The pages whose blocks run in a new project, as their reader's do: the page says how to make it. */
+const PROJECT_PAGES = new Set(["docs/library.md"]);
+
+/** The examples a page's js blocks are, in order: the block is the file after its opening comment lines. */
+const EXAMPLE_FILES: Record<string, string[]> = { "docs/library.md": ["examples/library.ts", "examples/run-swarm-file.ts"] };
 
 interface Block {
   /** Where it stands: `README.md:491`. */
@@ -85,11 +93,35 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await rm(scratch, { recursive: true, force: true });
+  for (const project of projects.values()) await (await project.catch(() => undefined))?.remove();
   for (const home of homes.values()) await rm(home, { recursive: true, force: true });
   // The runs the blocks made in the clone's .cadre/runs.
   for (const name of existsSync(runs) ? readdirSync(runs) : [])
     if (!runsBefore.has(name)) await rm(join(runs, name), { recursive: true, force: true });
 });
+
+/** The new project a page's blocks run in, made once: the packed cadre installed, and package.json as `npm init -y` leaves its type (CommonJS). */
+const projects = new Map<string, Promise<InstalledCadre>>();
+function projectFor(document: string): Promise<InstalledCadre> {
+  let project = projects.get(document);
+  if (project === undefined) {
+    project = installPackedCadre().then(async (installed) => {
+      await execa("npm", ["pkg", "delete", "type"], { cwd: installed.dir });
+      return installed;
+    });
+    projects.set(document, project);
+  }
+  return project;
+}
+
+/** Where a block runs and as what file: the clone and its scratch folder, or a page's project. */
+async function placeFor(document: string, at: string, extension: string): Promise<{ cwd: string; file: string }> {
+  const name = `${at.replaceAll(/[^\w]+/g, "-")}.${extension}`;
+  if (!PROJECT_PAGES.has(document)) return { cwd: repo, file: join(scratch, name) };
+  const { dir } = await projectFor(document);
+  // A project's reader saves a .js file: it runs as ESM only when package.json says "type": "module".
+  return { cwd: dir, file: join(dir, name.replace(/\.mjs$/, ".js")) };
+}
 
 /** The environment of a document's blocks: offline, with the scripted model, claude on PATH (as for a person who followed the README). */
 async function envFor(document: string): Promise<Record<string, string>> {
@@ -113,16 +145,29 @@ describe("the code blocks of the README and docs/", () => {
     expect(runnable.length).toBeGreaterThan(0);
   });
 
+  it.each(Object.entries(EXAMPLE_FILES))("%s: its js blocks are the example files it names", (document, files) => {
+    const code = codeBlocks(readFileSync(join(repo, document), "utf8"), document).filter((block) => block.language === "js");
+    const examples = files.map((file) => {
+      const lines = readFileSync(join(repo, file), "utf8").split("\n");
+      return lines
+        .slice(lines.findIndex((line) => !line.startsWith("//")))
+        .join("\n")
+        .trim();
+    });
+    expect(code.map((block) => block.code.trim())).toEqual(examples);
+  });
+
   it.skip.each(marked.map((block) => [block.at, block.notRun]))("%s is marked not run: %s", () => {});
 
   it.each(runnable.map((block) => [block.at, block] as const))("%s runs as written", { timeout: 300_000 }, async (at, block) => {
     const runner = RUNNERS[block.language]!;
-    const file = join(scratch, `${at.replaceAll(/[^\w]+/g, "-")}.${runner.extension}`);
+    const document = at.slice(0, at.lastIndexOf(":"));
+    const { cwd, file } = await placeFor(document, at, runner.extension);
     await writeFile(file, `${block.code}\n`);
-    const [command, args] = runner.command(relative(repo, file));
+    const [command, args] = runner.command(relative(cwd, file));
     const result = await execa(command, args, {
-      cwd: repo,
-      env: await envFor(at.slice(0, at.lastIndexOf(":"))),
+      cwd,
+      env: await envFor(document),
       extendEnv: false,
       reject: false,
       all: true,

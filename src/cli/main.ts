@@ -35,6 +35,7 @@ Options of cadre run, for both kinds of file unless said (cadre run --help lists
   --run-id ID          with --redis: the run's id, to pick up a run whose cadre run stopped
 
 Options of cadre mcp (cadre mcp --help lists them all):
+  --demo               a scripted parent Claude uses the tools: see them work, offline, no account
   --http HOST:PORT     Streamable HTTP instead of stdio, with a dashboard of the children at /
   --config FILE        a swarm config: its agents, defaults, budget and concurrency
   --warm N             spare children kept started for a quick spawn_session (default 1)

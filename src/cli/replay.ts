@@ -1,4 +1,6 @@
 // `cadre replay RUN-DIR`: `cadre run --replay RUN-DIR`, with the recorded run's swarm file or script unless --config names another.
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import { runCommand } from "./run.ts";
 
 const HELP = `usage: cadre replay <run-dir> [--config FILE] [--override FILE] [--in-place] [cadre run's options]
@@ -34,5 +36,17 @@ export function replayCommand(args: string[]): Promise<number> {
     process.stderr.write("cadre replay: give the run directory to replay; see cadre replay --help\n");
     return Promise.resolve(2);
   }
+  if (!isDirectory(dir)) {
+    process.stderr.write(`cadre replay: no run directory at ${resolve(dir)}\n`);
+    return Promise.resolve(2);
+  }
   return runCommand([...(config === undefined ? [] : [config]), "--replay", dir, ...flags]);
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -28,6 +28,14 @@ export interface Stopping {
 
 const ignore = () => {};
 
+/** What a signal stops is cancelled by it: "the run was stopped by SIGTERM". */
+class StoppedBySignal extends AbortError {
+  constructor(what: string, signal: StopSignal) {
+    super(what);
+    this.message = `${what} was stopped by ${signal}`;
+  }
+}
+
 /** How long a second signal waits for what onKill still sends before the process exits. */
 const KILL_GRACE_MS = 2_000;
 
@@ -47,7 +55,7 @@ export function stopOnSignals(what: string, handlers: StopHandlers = {}): Stoppi
     if (!controller.signal.aborted) {
       received = name;
       handlers.onStop?.(name);
-      controller.abort(new AbortError(`${what} (${name})`));
+      controller.abort(new StoppedBySignal(what, name));
       return;
     }
     let pending: Promise<void> | undefined;

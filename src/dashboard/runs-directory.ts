@@ -89,18 +89,16 @@ export class RunsDirectory implements DashboardSource {
     return read;
   }
 
-  /** Folder name → path of each run folder. */
+  /** Folder name → path of each run folder, the newest first. */
   async #runDirs(): Promise<Map<string, string>> {
     if (await hasSummary(this.dir)) return new Map([[basename(this.dir), this.dir]]);
     const entries = await readdir(this.dir, { withFileTypes: true });
-    const dirs = entries.filter((e) => e.isDirectory() && RUN_ID.test(e.name)).map((e) => e.name);
-    // Run folders are named by their start time: newest first.
-    return new Map(
-      dirs
-        .sort()
-        .reverse()
-        .map((name) => [name, join(this.dir, name)]),
-    );
+    const names = entries.filter((e) => e.isDirectory() && RUN_ID.test(e.name)).map((e) => e.name);
+    // By time, not by name: `cadre run` names its folders by their start, but a library's or
+    // --out's folder ("library") would sort after every timestamp. A tie goes by name.
+    const dirs = await Promise.all(names.map(async (name) => ({ name, at: await lastWritten(join(this.dir, name)) })));
+    dirs.sort((a, b) => b.at - a.at || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+    return new Map(dirs.map(({ name }) => [name, join(this.dir, name)]));
   }
 
   async runs(): Promise<RunListing[]> {
@@ -138,6 +136,12 @@ export class RunsDirectory implements DashboardSource {
     const read = await this.#read(dir, await stampOf(dir));
     return "record" in read ? new RecordedRun(id, dir, read.record) : undefined;
   }
+}
+
+/** When a run folder's record was last written: its summary.json's time, else the folder's (a run that has none yet). */
+async function lastWritten(dir: string): Promise<number> {
+  const info = (await stat(join(dir, SUMMARY_FILE)).catch(() => undefined)) ?? (await stat(dir).catch(() => undefined));
+  return info?.mtimeMs ?? 0;
 }
 
 async function hasSummary(dir: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 // Parsing YAML (and JSON) written by people: alias bombs and deep nesting refused, problems with their paths.
-import { LineCounter, parseDocument } from "yaml";
+import { type Document, LineCounter, parseDocument, visit, type YAMLError } from "yaml";
 
 /**
  * Alias expansions a document may make (the `yaml` package's `maxAliasCount`):
@@ -66,8 +66,9 @@ export function readYaml(text: string): YamlRead {
     return {
       ok: false,
       problems: document.errors.map((error) => {
-        const { line, col } = lineCounter.linePos(error.pos[0]);
-        return { line, column: col, message: firstLine(error.message) };
+        const unclosed = unclosedQuoteStart(document, error);
+        const { line, col } = lineCounter.linePos(unclosed ?? error.pos[0]);
+        return { line, column: col, message: unclosed === undefined ? firstLine(error.message) : `this quote is never closed` };
       }),
     };
   }
@@ -97,6 +98,23 @@ export function describeYamlProblem(problem: YamlProblem): string {
   if (problem.line !== undefined) return `line ${problem.line}, column ${problem.column}: ${problem.message}`;
   if (problem.path !== undefined && problem.path.length > 0) return `at ${problem.path.join(".")}: ${problem.message}`;
   return problem.message;
+}
+
+/**
+ * Where a quoted string the parser found unclosed opens. The parser reports it where the text
+ * ends, which can be many lines below the quote a person has to fix.
+ */
+function unclosedQuoteStart(document: Document, error: YAMLError): number | undefined {
+  if (error.code !== "MISSING_CHAR" || !/closing ["']quote/.test(error.message)) return undefined;
+  let start: number | undefined;
+  visit(document, {
+    Scalar(_key, node) {
+      const quoted = node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE";
+      if (quoted && node.range !== undefined && node.range !== null && node.range[0] < error.pos[0] && node.range[1] >= error.pos[0])
+        start = node.range[0];
+    },
+  });
+  return start;
 }
 
 function firstLine(text: string): string {

@@ -219,8 +219,10 @@ const TURN_ERROR_CODES: Record<string, string> = {
  */
 export class TurnFailedError extends CadreError {
   readonly apiErrorStatus: number | undefined;
+  /** The turn's result; not enumerable, so that an uncaught error prints its message, not every message of the turn. */
+  declare readonly result: TurnResult;
 
-  constructor(readonly result: TurnResult) {
+  constructor(result: TurnResult) {
     const status = result.result.api_error_status ?? undefined;
     const said = result.errors.length > 0 ? result.errors.join("; ") : result.text || result.subtype;
     const code = saysNotLoggedIn(result.result)
@@ -235,5 +237,6 @@ export class TurnFailedError extends CadreError {
         : `the turn ended in error${status !== undefined ? ` (API status ${status})` : ""}: ${said}`,
     );
     this.apiErrorStatus = status;
+    Object.defineProperty(this, "result", { value: result, enumerable: false });
   }
 }

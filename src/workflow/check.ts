@@ -172,6 +172,27 @@ function bodyOf(source: string, statement: Node): string {
   return `(async () => {${source.slice(0, statement.start)}${blank}${source.slice(statement.end)}\n})()`;
 }
 
+/** Lines that read as TypeScript: a declared type, a typed name or parameter, a cast, a non-null assertion, a modifier. */
+const TYPESCRIPT_LINE = [
+  /^\s*(export\s+)?(declare\s+)?(interface|type|enum|namespace|abstract\s+class)\s+[\w$]+/,
+  /\b(const|let|var)\s+[\w$]+\s*!?:\s*[\w$[{(]/,
+  /\bfunction\b[^(]*\([^)]*[\w$]\??\s*:\s*[\w$]/,
+  /\([^()]*[\w$]\??:\s*[\w$][^()]*\)\s*(:\s*[^=]+)?=>/,
+  /\)\s*:\s*(Promise<|string\b|number\b|boolean\b|void\b|any\b|unknown\b)/,
+  /\bas\s+(const|string|number|boolean|any|unknown|[A-Z][\w$]*)\b/,
+  /[\w$)\]]!\./,
+  /\b(private|public|protected|readonly)\s+[\w$]+/,
+];
+
+/** A parse error, with a word on TypeScript only when the line it points at reads as TypeScript. */
+function syntaxProblem(source: string, cause: Error & { loc?: { line: number } }): WorkflowScriptError {
+  const line = cause.loc === undefined ? "" : (source.split("\n")[cause.loc.line - 1] ?? "");
+  const hint = TYPESCRIPT_LINE.some((pattern) => pattern.test(line))
+    ? "workflow scripts are plain JavaScript (no TypeScript annotations, interfaces or generics)"
+    : FIX_HINT;
+  return new WorkflowScriptError(`Invalid workflow script: ${cause.message}; ${hint}`, { cause });
+}
+
 /** What the checks found: the script as the sandbox runs it when they found nothing, else every problem, in source order. */
 export type ScriptInspection = { ok: true; script: CheckedScript } | { ok: false; problems: WorkflowScriptError[] };
 
@@ -183,12 +204,7 @@ export async function inspectWorkflowScript(source: string): Promise<ScriptInspe
   try {
     program = parse(source, PARSE_OPTIONS);
   } catch (cause) {
-    const message = (cause as Error).message;
-    const problem = new WorkflowScriptError(
-      `Invalid workflow script: ${message}; workflow scripts are plain JavaScript (no TypeScript annotations, interfaces or generics)`,
-      { cause },
-    );
-    return { ok: false, problems: [problem] };
+    return { ok: false, problems: [syntaxProblem(source, cause as Error & { loc?: { line: number } })] };
   }
   const meta = metaOf(program);
   const problems = meta instanceof WorkflowScriptError ? [meta] : [];

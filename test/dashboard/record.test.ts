@@ -1,6 +1,6 @@
 // A past run as the dashboard reads its summary.json: lenient about what older records lack, and
 // showing what newer ones add (per-task times, sessions of peers, supervisors and children).
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -57,6 +57,25 @@ describe("RunsDirectory", () => {
       hasConversation: true,
     });
     expect(older.notice).toContain("no per-task times");
+  });
+
+  it("lists by the time a record was written, not by name: a folder named by hand does not hide the newest run", async () => {
+    const own = await mkdtemp(join(tmpdir(), "cadre-record-order-"));
+    try {
+      const write = async (name: string, minutesAgo: number) => {
+        await mkdir(join(own, name));
+        const file = join(own, name, "summary.json");
+        await writeFile(file, JSON.stringify({ swarm: name, tasks: [task] }));
+        const at = new Date(Date.now() - minutesAgo * 60_000);
+        await utimes(file, at, at);
+      };
+      await write("library", 60);
+      await write("2026-01-01T10-00-00Z", 30);
+      await write("2026-01-02T10-00-00Z", 0);
+      expect((await new RunsDirectory(own).runs()).map((r) => r.id)).toEqual(["2026-01-02T10-00-00Z", "2026-01-01T10-00-00Z", "library"]);
+    } finally {
+      await rm(own, { recursive: true, force: true });
+    }
   });
 
   it("shows per-task times and the sessions a run started, each after the task it worked for", async () => {

@@ -211,6 +211,12 @@ describe("several conversations under one name", () => {
 });
 
 describe("runs that cannot be replayed", () => {
+  it("a run directory that does not exist: one line naming the command and the path, exit 2", async ({ tmp }) => {
+    const missing = await cadre(["replay", join(tmp, "nope-run")]);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toBe(`cadre replay: no run directory at ${join(tmp, "nope-run")}`);
+  });
+
   it("a run without replies.jsonl says so; the recorded run's own working tree is refused without --in-place", async ({ tmp }) => {
     await writeFile(join(tmp, "summary.json"), "{}");
     const older = await cadre(["replay", tmp]);

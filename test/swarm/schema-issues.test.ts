@@ -104,6 +104,11 @@ describe("schema issues", () => {
     expect(errors[0]?.hint).toContain("quote values that contain {{ }}");
   });
 
+  it("points an unclosed quote at the line it opens on, not at the end of the file", async () => {
+    const errors = await errorsOf(`tasks:\n  - name: "a\n    prompt: p\n  - name: b\n    prompt: q\n`);
+    expect(errors).toMatchObject([{ path: "", message: "not valid YAML at line 2, column 11: this quote is never closed" }]);
+  });
+
   it("reads JSON and reports its syntax errors", async () => {
     const errors = await errorsOf(`{"tasks": [{"name": "a", "prompt": "p", "modle": "x"}]}`, { format: "json" });
     expect(errors).toEqual([{ path: "tasks[0].modle", message: "unknown key", hint: 'did you mean "model"?' }]);

@@ -1,5 +1,6 @@
 // Worker.run() rejects with a typed error when the turn ends in error, as execa rejects a failed command; send() streams it all.
 import process from "node:process";
+import { inspect } from "node:util";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { CliMessage } from "../../src/protocol/index.ts";
 import { TurnFailedError, Worker } from "../../src/worker/index.ts";
@@ -33,6 +34,10 @@ describe("Worker.run() on a turn that ends in error", () => {
     expect(failed.result.isError).toBe(true);
     expect(failed.result.text).toMatch(/Not logged in/);
     expect(failed.result.messages.at(-1)?.type).toBe("result");
+    // As Node prints it uncaught: the message, the stack and the code, not every message of the turn.
+    const printed = inspect(failed);
+    expect(printed).not.toContain("messages");
+    expect(printed.split("\n").length).toBeLessThan(30);
 
     const result = await worker.run("hi again", { reject: false });
     expect([result.isError, result.text]).toEqual([true, expect.stringMatching(/Not logged in/)]);

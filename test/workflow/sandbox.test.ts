@@ -167,8 +167,12 @@ describe("before launch", () => {
     ["a bare new Date()", "const d = new Date()", /reads the clock/],
     ["an import", 'import fs from "node:fs"', /imports/],
     ["a dynamic import", 'const fs = await import("node:fs")', /imports/],
-    ["a syntax error", "const x = ;", /^Invalid workflow script: Unexpected token \(3:10\)/],
-    ["TypeScript", "const x: string[] = []", /^Invalid workflow script/],
+    ["a syntax error", "const x = ;", /^Invalid workflow script: Unexpected token \(3:10\); fix the script and run it again$/],
+    ["an unclosed call", 'log("a"', /^Invalid workflow script: Unexpected token .*; fix the script and run it again$/],
+    ["a typed name", "const x: string[] = []", /^Invalid workflow script: .*; workflow scripts are plain JavaScript \(no TypeScript/],
+    ["an interface", "interface Review { file: string }", /plain JavaScript \(no TypeScript/],
+    ["a typed parameter", "const f = (file: string) => file", /plain JavaScript \(no TypeScript/],
+    ["a cast", 'const r = (await agent("x")) as string', /plain JavaScript \(no TypeScript/],
   ])("refuses %s, with one line, before any agent", async (_name, body, message) => {
     const error = await run(`await agent("never")\n${body}`).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkflowScriptError);
