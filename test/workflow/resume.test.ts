@@ -7,8 +7,9 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
+import { recordingClaude } from "../support/claude.ts";
 import { bin } from "../support/cli.ts";
-import { claudeDescendants, isGone } from "../support/processes.ts";
+import { isGone } from "../support/processes.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 
 const SCRIPT = `export const meta = { name: "six", description: "six agents, one after another" }
@@ -34,9 +35,12 @@ describe("a workflow run killed with SIGKILL", () => {
     const script = join(dir, "six.js");
     await writeFile(script, SCRIPT);
     await mkdir(join(dir, "home"));
-    const env = { ...offlineClaudeEnv({ baseUrl: server.url, home: join(dir, "home") }), CADRE_REAPER_GRACE_MS: "0" };
+    // Every claude started is recorded as it starts: the killed run's workers are known without sampling the process list.
+    const claude = await recordingClaude(dir);
+    const env = { ...offlineClaudeEnv({ baseUrl: server.url, home: join(dir, "home") }), CADRE_REAPER_GRACE_MS: "0", CADRE_CLAUDE_BIN: claude.bin };
+    // A resumed run is given no --args: it keeps those it was started with.
     const run = (out: string, ...extra: string[]) =>
-      execa("node", [bin, "run", script, "--args", '{"n":6}', ...extra, ...(extra.includes("--resume") ? [] : ["--out", out])], {
+      execa("node", [bin, "run", script, ...(extra.includes("--resume") ? extra : ["--args", '{"n":6}', ...extra, "--out", out])], {
         cwd: dir,
         env,
         extendEnv: false,
@@ -52,12 +56,8 @@ describe("a workflow run killed with SIGKILL", () => {
 
     const out = join(dir, "killed");
     const first = run(out);
-    const workers = new Set<number>();
     await new Promise<void>((resolve, reject) => {
       const poll = setInterval(() => {
-        void claudeDescendants(first.pid!).then((pids) => {
-          for (const pid of pids) workers.add(pid);
-        });
         if (answered(out) >= 3) {
           clearInterval(poll);
           first.kill("SIGKILL");
@@ -70,6 +70,7 @@ describe("a workflow run killed with SIGKILL", () => {
       });
     });
     await first;
+    const workers = await claude.pids();
     const ended = answered(out);
     expect(ended).toBeGreaterThanOrEqual(3);
     expect(ended).toBeLessThan(6);
@@ -77,8 +78,10 @@ describe("a workflow run killed with SIGKILL", () => {
 
     const resumed = await run(out, "--resume", out);
     expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain('it keeps what it was started with (args {"n":6})');
     const record = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
     expect(record.result).toEqual(uninterrupted);
+    expect(record.result.args).toEqual({ n: 6 });
     expect(record.attempt).toBe(2);
     expect(record.tasks.filter((row: { carried_over?: boolean }) => row.carried_over)).toHaveLength(ended);
     for (let step = 1; step <= 6; step++) {
@@ -89,5 +92,46 @@ describe("a workflow run killed with SIGKILL", () => {
     expect(askedBeforeResume.slice(0, ended).every((count, i) => count === before[i]! + 1)).toBe(true);
     // The workers of the killed run were ended by the reaper; the resumed run's ended with it.
     for (const pid of workers) expect(await isGone(pid, 10_000), `worker ${pid}`).toBe(true);
+  });
+
+  it("a fan-out whose second agent failed: the resumed run asks the model for that agent alone, and keeps the args", {
+    timeout: 180_000,
+  }, async () => {
+    const dir = await tempHome("cadre-wf-resume-wide-");
+    const script = join(dir, "wide.js");
+    await writeFile(
+      script,
+      `export const meta = { name: "wide", description: "six agents at once" }
+return { jobs: await parallel([1, 2, 3, 4, 5, 6].map((i) => () => agent("job " + i + " of " + args.of, { label: "job-" + i }))) }
+`,
+    );
+    // The first run's scripted model refuses job-2; by the resume it answers.
+    const replies = (job2: string) => [1, 3, 4, 5, 6].map((job) => `job-${job}: [{ text: "done" }]\n`).join("") + `job-2: [${job2}]\n`;
+    await writeFile(join(dir, "wide.rehearsal.yaml"), replies('{ fail: { status: 400, message: "bad request" } }'));
+    const cadre = (...args: string[]) => execa("node", [bin, "run", script, "--rehearse", ...args], { cwd: dir, reject: false });
+    const out = join(dir, "run");
+    /** The names of the sessions that asked the model, one per reply, as the run's replies.jsonl keeps them. */
+    const askers = () =>
+      readFileSync(join(out, "replies.jsonl"), "utf8")
+        .split("\n")
+        .filter((line) => line.includes('"reply":'))
+        .map((line) => (JSON.parse(line) as { name: string }).name);
+
+    const first = await cadre("--args", '{"of":"six"}', "--out", out);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const failed = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+    expect(failed.result.jobs).toEqual(["done", null, "done", "done", "done", "done"]);
+    const before = askers().length;
+
+    await writeFile(join(dir, "wide.rehearsal.yaml"), replies('{ text: "done at last" }'));
+    const resumed = await cadre("--resume", out);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const record = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+    expect(record.workflow.args).toEqual({ of: "six" });
+    expect(record.result.jobs).toEqual(["done", "done at last", "done", "done", "done", "done"]);
+    // Only job-2 asked the model again; the five that had succeeded gave their recorded results.
+    expect(askers().slice(before)).toEqual(["job-2"]);
+    const carried = record.tasks.filter((row: { carried_over?: boolean }) => row.carried_over).map((row: { label: string }) => row.label);
+    expect(carried).toEqual(["job-1", "job-3", "job-4", "job-5", "job-6"]);
   });
 });
