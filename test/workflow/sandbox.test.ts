@@ -171,6 +171,8 @@ describe("before launch", () => {
   it.each([
     ["no meta", 'const a = 1\nexport const meta = { name: "x", description: "y" }', /must begin with/],
     ["a computed meta", 'export const meta = { name: "x" + 1, description: "y" }', /pure literal/],
+    ["a spread in meta", 'const base = { name: "x" }\nexport const meta = { ...base, description: "y" }', /must begin with/],
+    ["a spread in a first meta", 'export const meta = { ...{ name: "x" }, description: "y" }', /pure literal/],
     ["a meta without a description", 'export const meta = { name: "x" }', /meta.description/],
   ])("refuses %s", async (_name, source, message) => {
     await expect(runWorkflowScript({ source, agents: { run: () => Promise.reject(new Error("no")) } })).rejects.toThrow(message);
