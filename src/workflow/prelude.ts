@@ -37,14 +37,20 @@ export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
   globalThis.Date = SafeDate;
   Math.random = unavailable("Math.random()");
 
-  const checkItems = (name, items) => {
-    if (!Array.isArray(items)) throw new TypeError(name + "() takes an array");
+  const checkSize = (name, items) => {
     if (items.length > ${MAX_ITEMS}) throw new RangeError(name + "() takes at most ${MAX_ITEMS} items; got " + items.length);
   };
 
   define("agent", async (prompt, opts) => decode(await host.agent(prompt, encode(opts === undefined ? {} : opts))));
+  // The CLI's checks, in its order and words: the array, then (with items) the run's agent cap and token budget, then the functions.
   define("parallel", async (thunks) => {
-    checkItems("parallel", thunks);
+    if (!Array.isArray(thunks)) throw new TypeError("parallel() expects an array of functions");
+    checkSize("parallel", thunks);
+    if (thunks.length === 0) return [];
+    host.checkCaps();
+    for (const thunk of thunks) {
+      if (typeof thunk !== "function") throw new TypeError("parallel() expects an array of functions, not promises. Wrap each call: () => agent(...)");
+    }
     return Promise.all(
       thunks.map(async (thunk, index) => {
         try {
@@ -57,12 +63,22 @@ export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
     );
   });
   define("pipeline", async (items, ...stages) => {
-    checkItems("pipeline", items);
+    if (!Array.isArray(items)) throw new TypeError("pipeline() expects an array as the first argument");
+    checkSize("pipeline", items);
+    if (items.length === 0) return [];
+    host.checkCaps();
+    for (const stage of stages) {
+      if (typeof stage !== "function") throw new TypeError("pipeline() stages must be functions: pipeline(items, item => ..., result => ...)");
+    }
     return Promise.all(
       items.map(async (item, index) => {
-        let value = item;
         try {
-          for (const stage of stages) value = await stage(value, item, index);
+          let value = await item;
+          // A stage that gives null drops the item: its later stages do not run (no agent on a prompt made of null).
+          for (const stage of stages) {
+            if (value === null) break;
+            value = await stage(value, item, index);
+          }
           return value;
         } catch (error) {
           host.log("pipeline[" + index + "] failed: " + messageOf(error));

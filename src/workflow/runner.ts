@@ -139,6 +139,14 @@ export async function runWorkflowScript(options: WorkflowRunOptions): Promise<Wo
   const onAbort = () => sandbox.close();
   signal.addEventListener("abort", onAbort, { once: true });
 
+  // Past the run's agent cap or its token budget: agent() throws, and so do parallel() and pipeline() before they start.
+  const checkCaps = () => {
+    if (calls >= maxAgents) {
+      throw new WorkflowLimitError("agents", `agent(): this run has started its ${maxAgents} agents, the most it may (raise it with --max-agents)`);
+    }
+    if (budgetTotal !== null && spent >= budgetTotal) throw budgetReached(budgetTotal, spent);
+  };
+
   const agent = async (scope: { phase: string | undefined; workflow: string | undefined }, prompt: unknown, raw: unknown): Promise<unknown> => {
     if (typeof prompt !== "string" || prompt === "") throw new Error("agent() takes a prompt: a non-empty string");
     const parsed = AgentOptionsSchema.safeParse(raw ?? {});
@@ -149,10 +157,7 @@ export async function runWorkflowScript(options: WorkflowRunOptions): Promise<Wo
     const agentOptions = parsed.data;
     const problem = agentOptions.schema && schemaProblem(agentOptions.schema);
     if (problem) throw new Error(problem);
-    if (calls >= maxAgents) {
-      throw new WorkflowLimitError("agents", `agent(): this run has started its ${maxAgents} agents, the most it may (raise it with --max-agents)`);
-    }
-    if (budgetTotal !== null && spent >= budgetTotal) throw budgetReached(budgetTotal, spent);
+    checkCaps();
     const overspent = spentBudget(budgetsUsd(agentOptions.agentType));
     if (overspent) throw overspent;
     const index = calls++;
@@ -211,6 +216,7 @@ export async function runWorkflowScript(options: WorkflowRunOptions): Promise<Wo
       scope.phase = title;
       emit({ type: "workflow_phase", title, workflow: scope.workflow });
     },
+    checkCaps,
     spent: () => spent,
     spentUsd: () => spentUsd,
     remainingUsd: (agentType) => remainingOf(budgetsUsd(agentType)),

@@ -71,6 +71,41 @@ describe("the dialect", () => {
     expect(outcome.logs).toEqual(["parallel[1] failed: boom", "pipeline[1] failed: no"]);
   });
 
+  it("pipeline drops an item whose stage gives null: its later stages do not run", async () => {
+    const { outcome, calls } = await run(
+      'return await pipeline(["x", null, "y"], (item) => (item === "y" ? null : agent("first " + item)), (prev) => agent("second " + prev))',
+    );
+    expect(outcome.result).toEqual(["answer to second answer to first x", null, null]);
+    expect(calls.map((call) => call.prompt)).toEqual(["first x", "second answer to first x"]);
+  });
+
+  it("parallel and pipeline refuse what is not a function, as the CLI does, before any thunk runs", async () => {
+    const { outcome, calls } = await run(`
+      const tries = [() => parallel([agent("started")]), () => parallel("no"), () => pipeline("no"), () => pipeline([1], "stage")]
+      const seen = []
+      for (const attempt of tries) { try { await attempt() } catch (e) { seen.push(e.name + ": " + e.message) } }
+      return { seen, empty: [await parallel([]), await pipeline([], "not checked")] }`);
+    expect(outcome.result).toEqual({
+      seen: [
+        "TypeError: parallel() expects an array of functions, not promises. Wrap each call: () => agent(...)",
+        "TypeError: parallel() expects an array of functions",
+        "TypeError: pipeline() expects an array as the first argument",
+        "TypeError: pipeline() stages must be functions: pipeline(items, item => ..., result => ...)",
+      ],
+      empty: [[], []],
+    });
+    expect(calls.map((call) => call.prompt)).toEqual(["started"]);
+  });
+
+  it("parallel and pipeline reject past the agent cap or the token budget, before any thunk runs", async () => {
+    const rejections =
+      "const seen = []; for (const go of [() => parallel([() => 1]), () => pipeline([1], (x) => x)]) { try { await go() } catch (e) { seen.push(e.message) } } return seen";
+    const capped = await run(`await agent("one"); ${rejections}`, { maxAgents: 1 });
+    expect(capped.outcome.result).toEqual([expect.stringMatching(/its 1 agents/), expect.stringMatching(/its 1 agents/)]);
+    const spent = await run(`await agent("one"); ${rejections}`, { budgetTokens: 100 });
+    expect(spent.outcome.result).toEqual([expect.stringMatching(/budget of 100 output tokens is spent/), expect.stringMatching(/is spent/)]);
+  });
+
   it("gives a schema agent's object, throws when it ends without one, and null for a failed agent", async () => {
     const schema = '{ type: "object", properties: { n: { type: "number" } }, required: ["n"] }';
     const { outcome } = await run(
