@@ -41,7 +41,15 @@ export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
     if (items.length > ${MAX_ITEMS}) throw new RangeError(name + "() takes at most ${MAX_ITEMS} items; got " + items.length);
   };
 
-  define("agent", async (prompt, opts) => decode(await host.agent(prompt, encode(opts === undefined ? {} : opts))));
+  // As the CLI's runtime shows a value: a primitive as its text, an object or a function as a tag.
+  const textOf = (value) => (value === null || (typeof value !== "object" && typeof value !== "function") ? String(value) : "[" + typeof value + "]");
+  // A number (or another primitive) as a prompt is its text, as in the CLI; undefined or an object is refused (no agent on "[object]").
+  const promptOf = (prompt) => (["number", "boolean", "bigint"].includes(typeof prompt) ? String(prompt) : prompt);
+
+  // Options that are not an object are none, as the CLI ignores them.
+  const optionsOf = (opts) => (opts !== null && typeof opts === "object" ? opts : {});
+
+  define("agent", async (prompt, opts) => decode(await host.agent(promptOf(prompt), encode(optionsOf(opts)))));
   // The CLI's checks, in its order and words: the array, then (with items) the run's agent cap and token budget, then the functions.
   define("parallel", async (thunks) => {
     if (!Array.isArray(thunks)) throw new TypeError("parallel() expects an array of functions");
@@ -88,7 +96,7 @@ export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
     );
   });
   define("phase", (title) => void host.phase(String(title)));
-  define("log", (message) => void host.log(String(message)));
+  define("log", (message) => void host.log(textOf(message)));
   define(
     "budget",
     Object.freeze({

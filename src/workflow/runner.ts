@@ -5,7 +5,16 @@
  * the run resumes. The run's events go to `onEvent` as they happen.
  */
 import { BudgetExceededError, type BudgetUse, type TaskResult } from "../orchestrator/index.ts";
-import { type AgentCall, type AgentOptions, AgentOptionsSchema, CallReplay, type CallStatus, callKey, type RecordedCall } from "./calls.ts";
+import {
+  type AgentCall,
+  type AgentOptions,
+  AgentOptionsSchema,
+  CallReplay,
+  type CallStatus,
+  callKey,
+  defaultLabel,
+  type RecordedCall,
+} from "./calls.ts";
 import { checkWorkflowScript } from "./check.ts";
 import { WorkflowLimitError } from "./errors.ts";
 import { framePrompt } from "./frame.ts";
@@ -97,23 +106,29 @@ function remainingOf(uses: readonly BudgetUse[]): number {
   return Math.max(0, Math.min(Infinity, ...uses.map((use) => use.limitUsd - use.spentUsd)));
 }
 
-/** agent()'s schema must be an object schema whose required fields are among its properties. */
+/** agent()'s schema must be an object schema (as the CLI's: bare `{type: 'object'}` will do) whose required fields are among the properties it lists. */
 function schemaProblem(schema: Record<string, unknown>): string | undefined {
-  const properties = schema.properties;
+  const { properties = {}, required = [] } = schema;
   if (schema.type !== "object" || properties === null || typeof properties !== "object" || Array.isArray(properties)) {
-    return "agent(): opts.schema must be a JSON Schema with type 'object' and properties at its root";
+    return "agent(): opts.schema must be a JSON Schema with type 'object' at its root (its properties, if it lists them, an object)";
   }
-  const required = schema.required;
-  if (required === undefined) return undefined;
   if (!Array.isArray(required)) return "agent(): opts.schema.required must be a list of property names";
-  const missing = required.filter((name) => typeof name !== "string" || !(name in properties));
+  const listed = (name: unknown) => typeof name === "string" && (schema.properties === undefined || name in properties);
+  const missing = required.filter((name) => !listed(name));
   return missing.length > 0 ? `agent(): opts.schema.required names ${missing.join(", ")}, which opts.schema.properties lacks` : undefined;
 }
+
+/** A schema agent that never gave a valid output: it gave none, or the CLI stopped it after too many invalid ones. */
+const NO_STRUCTURED_OUTPUT = new Set(["STRUCTURED_OUTPUT_MISSING", "STRUCTURED_OUTPUT_INVALID"]);
 
 /** The value agent() gives the script for a task's result; throws what agent() throws. */
 function agentValue(result: TaskResult, options: AgentOptions): unknown {
   // A budget stopped it, or kept it from starting: the script hears which (as past the token budget).
   if (result.error?.code === "BUDGET_EXCEEDED") throw Object.assign(new Error(result.error.message), { code: result.error.code });
+  // As the CLI's agent() throws with the reason; a stopped or skipped schema agent still gives null.
+  if (result.error !== undefined && NO_STRUCTURED_OUTPUT.has(result.error.code)) {
+    throw Object.assign(new Error(`agent({schema}): ${result.error.message}`), { code: result.error.code });
+  }
   if (result.status !== "succeeded") return null;
   if (options.schema === undefined) return result.text;
   if (result.structuredOutput === undefined) throw new Error("agent(): the agent ended without a structured output matching opts.schema");
@@ -139,6 +154,11 @@ export async function runWorkflowScript(options: WorkflowRunOptions): Promise<Wo
   const onAbort = () => sandbox.close();
   signal.addEventListener("abort", onAbort, { once: true });
 
+  const log = (message: string) => {
+    logs.push(message);
+    emit({ type: "workflow_log", message });
+  };
+
   // Past the run's agent cap or its token budget: agent() throws, and so do parallel() and pipeline() before they start.
   const checkCaps = () => {
     if (calls >= maxAgents) {
@@ -148,7 +168,7 @@ export async function runWorkflowScript(options: WorkflowRunOptions): Promise<Wo
   };
 
   const agent = async (scope: { phase: string | undefined; workflow: string | undefined }, prompt: unknown, raw: unknown): Promise<unknown> => {
-    if (typeof prompt !== "string" || prompt === "") throw new Error("agent() takes a prompt: a non-empty string");
+    if (typeof prompt !== "string") throw new Error("agent() takes a prompt: a string (a number is its text)");
     const parsed = AgentOptionsSchema.safeParse(raw ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
@@ -163,7 +183,7 @@ export async function runWorkflowScript(options: WorkflowRunOptions): Promise<Wo
     const index = calls++;
     const call: AgentCall = {
       index,
-      label: agentOptions.label ?? `agent-${index + 1}`,
+      label: agentOptions.label ?? defaultLabel(prompt, index),
       phase: agentOptions.phase ?? scope.phase,
       prompt,
       options: agentOptions,
@@ -196,6 +216,8 @@ export async function runWorkflowScript(options: WorkflowRunOptions): Promise<Wo
       throw error;
     }
     emit({ type: "agent_ended", call, status: result.status, value, result, replayed: false });
+    // The CLI's runtime logs each agent that failed (its agent() gives null).
+    if (result.status === "failed") log(`[${call.label}] failed: ${result.error?.message ?? "the agent failed"}`);
     return value;
   };
 
@@ -208,10 +230,7 @@ export async function runWorkflowScript(options: WorkflowRunOptions): Promise<Wo
       const childScope = { phase: undefined, workflow: child.meta.name };
       return sandbox.run({ body: child.body, filename: found.file, args, budgetTotal, nested: true, host: hostFor(childScope, true) });
     },
-    log: (message) => {
-      logs.push(message);
-      emit({ type: "workflow_log", message });
-    },
+    log,
     phase: (title) => {
       scope.phase = title;
       emit({ type: "workflow_phase", title, workflow: scope.workflow });

@@ -56,7 +56,7 @@ describe("the dialect", () => {
     });
     expect(calls.map((call) => [call.label, call.phase])).toEqual([
       ["first", "Find"],
-      ["agent-2", "Other"],
+      ["beta", "Other"],
     ]);
     // The model gets the script's text framed, every line indented.
     expect(prompts[0]).toMatch(/^\[cadre workflow: computed task\][^\n]*\n {2}alpha$/);
@@ -113,14 +113,21 @@ describe("the dialect", () => {
        let e; try { await agent("without", { schema: ${schema} }) } catch (error) { e = error.message }
        let bad; try { await agent("x", { schema: { type: "array" } }) } catch (error) { bad = error.message }
        const f = await agent("fails")
-       return { s, e, bad, f }`,
+       const never = []
+       for (const prompt of ["missing", "invalid"]) { try { await agent(prompt, { schema: ${schema} }) } catch (error) { never.push(error.message) } }
+       const stopped = await agent("stopped", { schema: ${schema} })
+       return { s, e, bad, f, never, stopped }`,
       {
         answer: (call) =>
-          call.prompt === "with"
-            ? { structuredOutput: { n: 7 } }
-            : call.prompt === "fails"
-              ? { status: "failed", error: { code: "X", message: "x" } }
-              : {},
+          (
+            ({
+              with: { structuredOutput: { n: 7 } },
+              fails: { status: "failed", error: { code: "X", message: "x" } },
+              missing: { status: "failed", error: { code: "STRUCTURED_OUTPUT_MISSING", message: "it never called the tool" } },
+              invalid: { status: "failed", error: { code: "STRUCTURED_OUTPUT_INVALID", message: "5 invalid answers" } },
+              stopped: { status: "cancelled" },
+            }) satisfies Record<string, Partial<TaskResult>>
+          )[call.prompt] ?? {},
       },
     );
     expect(outcome.result).toMatchObject({
@@ -128,7 +135,41 @@ describe("the dialect", () => {
       e: expect.stringMatching(/without a structured output/),
       bad: expect.stringMatching(/type 'object'/),
       f: null,
+      never: ["agent({schema}): it never called the tool", "agent({schema}): 5 invalid answers"],
+      stopped: null,
     });
+    // Each agent that failed is logged, as the CLI's runtime logs it; the schema agents threw instead.
+    expect(outcome.logs).toEqual(["[fails] failed: x"]);
+  });
+
+  it("takes the loose options the CLI takes, and labels a call by its prompt", async () => {
+    const { outcome, calls } = await run(
+      `
+      await agent(42, { label: 7, phase: 3, schema: null, effort: "ultra", isolation: "sideways", unknown: true })
+      await agent("", "not options")
+      await agent("bare", { schema: { type: "object" } })
+      await agent("  a prompt\\n on lines " + "x".repeat(60))
+      const refused = []
+      for (const call of [() => agent(), () => agent({ a: 1 }), () => agent("r", { isolation: "remote" })]) { try { await call() } catch (e) { refused.push(e.message) } }
+      return refused`,
+      { answer: (call) => (call.prompt === "bare" ? { structuredOutput: { any: "object" } } : {}) },
+    );
+    expect(calls.map((call) => [call.prompt, call.label, call.phase, call.options.effort, call.options.isolation, call.options.schema])).toEqual([
+      ["42", "7", "3", undefined, undefined, undefined],
+      ["", "agent-2", undefined, undefined, undefined, undefined],
+      ["bare", "bare", undefined, undefined, undefined, { type: "object" }],
+      [expect.any(String), `a prompt on lines ${"x".repeat(39)}`, undefined, undefined, undefined, undefined],
+    ]);
+    expect(outcome.result).toEqual([
+      expect.stringMatching(/takes a prompt/),
+      expect.stringMatching(/takes a prompt/),
+      expect.stringMatching(/opts.isolation: 'remote' \(a cloud agent\) is not available/),
+    ]);
+  });
+
+  it("logs values as the CLI's runtime shows them", async () => {
+    const { outcome } = await run('log({ a: 1 }); log([1, 2]); log(() => 1); log(null); log(undefined); log(42); log("text")');
+    expect(outcome.logs).toEqual(["[object]", "[object]", "[function]", "null", "undefined", "42", "text"]);
   });
 
   it("counts output tokens into budget and stops agents at the target", async () => {
