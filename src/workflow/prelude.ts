@@ -3,8 +3,10 @@
  * runs inside the sandbox: `agent`, `parallel`, `pipeline`, `phase`, `log`,
  * `budget` (and its `budget.usd`), `workflow`, `args`, over a few host calls that pass JSON text
  * only. It also takes the clock and randomness away (they would break a
- * resumed run's replay) and leaves the host calls unreachable to the script.
+ * resumed run's replay), adds what QuickJS lacks of the CLI's (`Intl`, intl.ts) and leaves
+ * the host calls unreachable to the script.
  */
+import { INTL } from "./intl.ts";
 
 /** The most items one parallel() or pipeline() call takes (the CLI's limit). */
 export const MAX_ITEMS = 4096;
@@ -16,6 +18,7 @@ export const MAX_ITEMS = 4096;
  */
 export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
   "use strict";
+  ${INTL}
   const decode = (text) => (text === undefined ? undefined : JSON.parse(text));
   const encode = (value) => (value === undefined ? undefined : JSON.stringify(value));
   const messageOf = (error) => (error instanceof Error ? error.message : String(error));

@@ -256,6 +256,27 @@ describe("before launch", () => {
 });
 
 describe("the sandbox", () => {
+  it("has Intl and the locale methods, in en-US's forms (conformance.test.ts holds more cases, against the CLI)", async () => {
+    const { outcome } = await run(`return [
+      (1234567.891).toLocaleString(), new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(-3.456),
+      new Intl.NumberFormat("en-US", { notation: "compact" }).format(1234567), (0.125).toLocaleString(undefined, { style: "percent" }),
+      ["b", "Été", "a", "B", "10", "9"].sort((x, y) => x.localeCompare(y)), "item10".localeCompare("item9", undefined, { numeric: true }),
+      new Date(Date.UTC(2024, 2, 5, 14, 7)).toLocaleString("en-US", { timeZone: "UTC" }),
+      new Intl.ListFormat("en").format(["a", "b", "c"]), new Intl.PluralRules("en-US", { type: "ordinal" }).select(22),
+    ]`);
+    expect(outcome.result).toEqual([
+      "1,234,567.891",
+      "-$3.46",
+      "1.2M",
+      "13%",
+      ["10", "9", "a", "b", "B", "Été"],
+      1,
+      "3/5/2024, 2:07:00 PM",
+      "a, b, and c",
+      "two",
+    ]);
+  });
+
   it("gives the script nothing of the host", async () => {
     const { outcome } = await run(`
       const seen = [typeof process, typeof require, typeof setTimeout, typeof fetch, typeof Deno, typeof globalThis.process]
