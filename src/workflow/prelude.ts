@@ -6,7 +6,7 @@
  * resumed run's replay), adds what QuickJS lacks of the CLI's (`Intl`, intl.ts) and leaves
  * the host calls unreachable to the script.
  */
-import { INTL } from "./intl.ts";
+import { INTL_ON_FIRST_USE } from "./intl.ts";
 
 /** The most items one parallel() or pipeline() call takes (the CLI's limit). */
 export const MAX_ITEMS = 4096;
@@ -18,7 +18,7 @@ export const MAX_ITEMS = 4096;
  */
 export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
   "use strict";
-  ${INTL}
+  ${INTL_ON_FIRST_USE}
   const decode = (text) => (text === undefined ? undefined : JSON.parse(text));
   const encode = (value) => (value === undefined ? undefined : JSON.stringify(value));
   const messageOf = (error) => (error instanceof Error ? error.message : String(error));

@@ -275,6 +275,9 @@ describe("the sandbox", () => {
       "a, b, and c",
       "two",
     ]);
+    // Compiled on first use, and the script's own Intl wins, as with any global.
+    const own = await run('globalThis.Intl = "mine"; return [(1000).toLocaleString(), Intl]');
+    expect(own.outcome.result).toEqual(["1,000", "mine"]);
   });
 
   it("gives the script nothing of the host", async () => {
