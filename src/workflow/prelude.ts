@@ -40,10 +40,6 @@ export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
   globalThis.Date = SafeDate;
   Math.random = unavailable("Math.random()");
 
-  const checkSize = (name, items) => {
-    if (items.length > ${MAX_ITEMS}) throw new RangeError(name + "() takes at most ${MAX_ITEMS} items; got " + items.length);
-  };
-
   // As the CLI's runtime shows a value: a primitive as its text, an object or a function as a tag.
   const textOf = (value) => (value === null || (typeof value !== "object" && typeof value !== "function") ? String(value) : "[" + typeof value + "]");
   // A number (or another primitive) as a prompt is its text, as in the CLI; undefined or an object is refused (no agent on "[object]").
@@ -53,37 +49,38 @@ export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
   const optionsOf = (opts) => (opts !== null && typeof opts === "object" ? opts : {});
 
   define("agent", async (prompt, opts) => decode(await host.agent(promptOf(prompt), encode(optionsOf(opts)))));
-  // The CLI's checks, in its order and words: the array, then (with items) the run's agent cap and token budget, then the functions.
-  define("parallel", async (thunks) => {
-    if (!Array.isArray(thunks)) throw new TypeError("parallel() expects an array of functions");
-    checkSize("parallel", thunks);
-    if (thunks.length === 0) return [];
+
+  // The CLI's checks before a parallel() or pipeline() starts, in its order and words: the array, then (with items)
+  // the run's agent cap and token budget, then the functions. False: nothing to run.
+  const startable = (name, items, functions, notArray, notFunctions) => {
+    if (!Array.isArray(items)) throw new TypeError(notArray);
+    if (items.length > ${MAX_ITEMS}) throw new RangeError(name + "() takes at most ${MAX_ITEMS} items; got " + items.length);
+    if (items.length === 0) return false;
     host.checkCaps();
-    for (const thunk of thunks) {
-      if (typeof thunk !== "function") throw new TypeError("parallel() expects an array of functions, not promises. Wrap each call: () => agent(...)");
-    }
-    return Promise.all(
-      thunks.map(async (thunk, index) => {
+    if (functions.some((fn) => typeof fn !== "function")) throw new TypeError(notFunctions);
+    return true;
+  };
+  // Each item's result, or null and a log line for one that throws: once started, neither call rejects.
+  const settleEach = (name, items, run) =>
+    Promise.all(
+      items.map(async (item, index) => {
         try {
-          return await thunk();
+          return await run(item, index);
         } catch (error) {
-          host.log("parallel[" + index + "] failed: " + messageOf(error));
+          host.log(name + "[" + index + "] failed: " + messageOf(error));
           return null;
         }
       }),
     );
-  });
-  define("pipeline", async (items, ...stages) => {
-    if (!Array.isArray(items)) throw new TypeError("pipeline() expects an array as the first argument");
-    checkSize("pipeline", items);
-    if (items.length === 0) return [];
-    host.checkCaps();
-    for (const stage of stages) {
-      if (typeof stage !== "function") throw new TypeError("pipeline() stages must be functions: pipeline(items, item => ..., result => ...)");
-    }
-    return Promise.all(
-      items.map(async (item, index) => {
-        try {
+
+  define("parallel", async (thunks) =>
+    startable("parallel", thunks, thunks, "parallel() expects an array of functions", "parallel() expects an array of functions, not promises. Wrap each call: () => agent(...)")
+      ? settleEach("parallel", thunks, (thunk) => thunk())
+      : [],
+  );
+  define("pipeline", async (items, ...stages) =>
+    startable("pipeline", items, stages, "pipeline() expects an array as the first argument", "pipeline() stages must be functions: pipeline(items, item => ..., result => ...)")
+      ? settleEach("pipeline", items, async (item, index) => {
           let value = await item;
           // A stage that gives null drops the item: its later stages do not run (no agent on a prompt made of null).
           for (const stage of stages) {
@@ -91,13 +88,9 @@ export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
             value = await stage(value, item, index);
           }
           return value;
-        } catch (error) {
-          host.log("pipeline[" + index + "] failed: " + messageOf(error));
-          return null;
-        }
-      }),
-    );
-  });
+        })
+      : [],
+  );
   define("phase", (title) => void host.phase(String(title)));
   define("log", (message) => void host.log(textOf(message)));
   define(
