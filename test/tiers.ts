@@ -64,6 +64,7 @@ export const FAST = [
   "test/worker/locate-cli.test.ts",
   "test/worker/transport.test.ts",
   "test/worker/turn.test.ts",
+  "test/workflow/args.test.ts",
   "test/workflow/budget-usd.test.ts",
   "test/workflow/plain-calls.test.ts",
   "test/workflow/sandbox.test.ts",

@@ -11,13 +11,24 @@ import { z } from "zod";
 import { EffortLevelSchema } from "../orchestrator/index.ts";
 import { stableKey } from "../util/stable-key.ts";
 
+/** Text on one line: runs of whitespace as one space, none at the ends (the CLI's labels). */
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+
+/**
+ * agent()'s options, as loose as Claude Code's runtime takes them: a label or phase that is not text is its
+ * text, a null schema is none, an effort or an isolation it does not know is left out; a cloud agent
+ * (`isolation: 'remote'`) is refused, as the CLI refuses it. Other keys pass (both runtimes ignore them).
+ */
 export const AgentOptionsSchema = z.looseObject({
-  label: z.string().optional(),
-  phase: z.string().optional(),
-  schema: z.record(z.string(), z.unknown()).optional(),
+  label: z.preprocess((value) => (value == null ? undefined : oneLine(String(value))), z.string().optional()),
+  phase: z.preprocess((value) => (value == null ? undefined : String(value)), z.string().optional()),
+  schema: z.preprocess((value) => value ?? undefined, z.record(z.string(), z.unknown()).optional()),
   model: z.string().optional(),
-  effort: EffortLevelSchema.optional(),
-  isolation: z.literal("worktree").optional(),
+  effort: EffortLevelSchema.optional().catch(undefined),
+  isolation: z.preprocess(
+    (value) => (value === "worktree" || value === "remote" ? value : undefined),
+    z.literal("worktree", { error: "'remote' (a cloud agent) is not available in cadre" }).optional(),
+  ),
   agentType: z.string().optional(),
   /** cadre's option: this call's own dollar budget (its task's budget_usd), a hard limit. */
   budgetUsd: z.number().positive().optional(),
@@ -55,6 +66,11 @@ export const RecordedCallSchema = z.looseObject({
   name: z.string().optional(),
 });
 export type RecordedCall = z.infer<typeof RecordedCallSchema>;
+
+/** An agent() call's label when the script gives none, as the CLI makes it: its prompt's first 60 characters on one line (`agent-N` for an empty prompt). */
+export function defaultLabel(prompt: string, index: number): string {
+  return oneLine(prompt.slice(0, 60)) || `agent-${index + 1}`;
+}
 
 export function callKey(prompt: string, options: AgentOptions): string {
   return stableKey({ prompt, options });

@@ -129,10 +129,11 @@ function literalValue(node: AnyNode): { value: unknown } | undefined {
     case "ObjectExpression": {
       const object: Record<string, unknown> = {};
       for (const property of node.properties as AnyNode[]) {
-        if (property.method || property.shorthand) return undefined;
-        const name = propertyName(property);
+        // A spread has no name (and no value to read): it is not a literal, as a method or a shorthand is not.
+        const name = property.method || property.shorthand ? undefined : propertyName(property);
+        if (name === undefined) return undefined;
         const value = literalValue(property.value as AnyNode);
-        if (name === undefined || value === undefined) return undefined;
+        if (value === undefined) return undefined;
         object[name] = value.value;
       }
       return { value: object };

@@ -1,5 +1,6 @@
 /** Workflow scripts (Claude Code's dynamic-workflow dialect): the before-launch checks, the sandbox, the runner. */
 
+export { workflowArgs } from "./args.ts";
 export { type AgentCall, type AgentOptions, type CallStatus, type RecordedCall, RecordedCallSchema } from "./calls.ts";
 export { type CheckedScript, checkWorkflowScript, inspectWorkflowScript, type ScriptInspection } from "./check.ts";
 export { type WorkflowLimit, WorkflowLimitError, WorkflowScriptError, WorkflowScriptFailedError } from "./errors.ts";

@@ -3,8 +3,10 @@
  * runs inside the sandbox: `agent`, `parallel`, `pipeline`, `phase`, `log`,
  * `budget` (and its `budget.usd`), `workflow`, `args`, over a few host calls that pass JSON text
  * only. It also takes the clock and randomness away (they would break a
- * resumed run's replay) and leaves the host calls unreachable to the script.
+ * resumed run's replay), adds what QuickJS lacks of the CLI's (`Intl`, intl.ts) and leaves
+ * the host calls unreachable to the script.
  */
+import { INTL_ON_FIRST_USE } from "./intl.ts";
 
 /** The most items one parallel() or pipeline() call takes (the CLI's limit). */
 export const MAX_ITEMS = 4096;
@@ -16,6 +18,7 @@ export const MAX_ITEMS = 4096;
  */
 export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
   "use strict";
+  ${INTL_ON_FIRST_USE}
   const decode = (text) => (text === undefined ? undefined : JSON.parse(text));
   const encode = (value) => (value === undefined ? undefined : JSON.stringify(value));
   const messageOf = (error) => (error instanceof Error ? error.message : String(error));
@@ -37,42 +40,59 @@ export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
   globalThis.Date = SafeDate;
   Math.random = unavailable("Math.random()");
 
-  const checkItems = (name, items) => {
-    if (!Array.isArray(items)) throw new TypeError(name + "() takes an array");
-    if (items.length > ${MAX_ITEMS}) throw new RangeError(name + "() takes at most ${MAX_ITEMS} items; got " + items.length);
-  };
+  // As the CLI's runtime shows a value: a primitive as its text, an object or a function as a tag.
+  const textOf = (value) => (value === null || (typeof value !== "object" && typeof value !== "function") ? String(value) : "[" + typeof value + "]");
+  // A number (or another primitive) as a prompt is its text, as in the CLI; undefined or an object is refused (no agent on "[object]").
+  const promptOf = (prompt) => (["number", "boolean", "bigint"].includes(typeof prompt) ? String(prompt) : prompt);
 
-  define("agent", async (prompt, opts) => decode(await host.agent(prompt, encode(opts === undefined ? {} : opts))));
-  define("parallel", async (thunks) => {
-    checkItems("parallel", thunks);
-    return Promise.all(
-      thunks.map(async (thunk, index) => {
-        try {
-          return await thunk();
-        } catch (error) {
-          host.log("parallel[" + index + "] failed: " + messageOf(error));
-          return null;
-        }
-      }),
-    );
-  });
-  define("pipeline", async (items, ...stages) => {
-    checkItems("pipeline", items);
-    return Promise.all(
+  // Options that are not an object are none, as the CLI ignores them.
+  const optionsOf = (opts) => (opts !== null && typeof opts === "object" ? opts : {});
+
+  define("agent", async (prompt, opts) => decode(await host.agent(promptOf(prompt), encode(optionsOf(opts)))));
+
+  // The CLI's checks before a parallel() or pipeline() starts, in its order and words: the array, then (with items)
+  // the run's agent cap and token budget, then the functions. False: nothing to run.
+  const startable = (name, items, functions, notArray, notFunctions) => {
+    if (!Array.isArray(items)) throw new TypeError(notArray);
+    if (items.length > ${MAX_ITEMS}) throw new RangeError(name + "() takes at most ${MAX_ITEMS} items; got " + items.length);
+    if (items.length === 0) return false;
+    host.checkCaps();
+    if (functions.some((fn) => typeof fn !== "function")) throw new TypeError(notFunctions);
+    return true;
+  };
+  // Each item's result, or null and a log line for one that throws: once started, neither call rejects.
+  const settleEach = (name, items, run) =>
+    Promise.all(
       items.map(async (item, index) => {
-        let value = item;
         try {
-          for (const stage of stages) value = await stage(value, item, index);
-          return value;
+          return await run(item, index);
         } catch (error) {
-          host.log("pipeline[" + index + "] failed: " + messageOf(error));
+          host.log(name + "[" + index + "] failed: " + messageOf(error));
           return null;
         }
       }),
     );
-  });
+
+  define("parallel", async (thunks) =>
+    startable("parallel", thunks, thunks, "parallel() expects an array of functions", "parallel() expects an array of functions, not promises. Wrap each call: () => agent(...)")
+      ? settleEach("parallel", thunks, (thunk) => thunk())
+      : [],
+  );
+  define("pipeline", async (items, ...stages) =>
+    startable("pipeline", items, stages, "pipeline() expects an array as the first argument", "pipeline() stages must be functions: pipeline(items, item => ..., result => ...)")
+      ? settleEach("pipeline", items, async (item, index) => {
+          let value = await item;
+          // A stage that gives null drops the item: its later stages do not run (no agent on a prompt made of null).
+          for (const stage of stages) {
+            if (value === null) break;
+            value = await stage(value, item, index);
+          }
+          return value;
+        })
+      : [],
+  );
   define("phase", (title) => void host.phase(String(title)));
-  define("log", (message) => void host.log(String(message)));
+  define("log", (message) => void host.log(textOf(message)));
   define(
     "budget",
     Object.freeze({

@@ -6,7 +6,17 @@
  */
 import { CadreError } from "../errors.ts";
 import { type BudgetUse, remainingOf, spentBudgetOf, type TaskResult } from "../orchestrator/index.ts";
-import { type AgentCall, type AgentOptions, AgentOptionsSchema, CallReplay, type CallStatus, callKey, type RecordedCall } from "./calls.ts";
+import { workflowArgs } from "./args.ts";
+import {
+  type AgentCall,
+  type AgentOptions,
+  AgentOptionsSchema,
+  CallReplay,
+  type CallStatus,
+  callKey,
+  defaultLabel,
+  type RecordedCall,
+} from "./calls.ts";
 import { type CheckedScript, checkWorkflowScript } from "./check.ts";
 import { WorkflowLimitError } from "./errors.ts";
 import { framePrompt } from "./frame.ts";
@@ -96,23 +106,29 @@ function budgetReached(total: number, spent: number): WorkflowLimitError {
   return new WorkflowLimitError("output_tokens", `the run's budget of ${total} output tokens is spent (${spent}); agent() runs no more agents`);
 }
 
-/** agent()'s schema must be an object schema whose required fields are among its properties. */
+/** agent()'s schema must be an object schema (as the CLI's: bare `{type: 'object'}` will do) whose required fields are among the properties it lists. */
 function schemaProblem(schema: Record<string, unknown>): string | undefined {
-  const properties = schema.properties;
+  const { properties = {}, required = [] } = schema;
   if (schema.type !== "object" || properties === null || typeof properties !== "object" || Array.isArray(properties)) {
-    return "agent(): opts.schema must be a JSON Schema with type 'object' and properties at its root";
+    return "agent(): opts.schema must be a JSON Schema with type 'object' at its root (its properties, if it lists them, an object)";
   }
-  const required = schema.required;
-  if (required === undefined) return undefined;
   if (!Array.isArray(required)) return "agent(): opts.schema.required must be a list of property names";
-  const missing = required.filter((name) => typeof name !== "string" || !(name in properties));
+  const listed = (name: unknown) => typeof name === "string" && (schema.properties === undefined || name in properties);
+  const missing = required.filter((name) => !listed(name));
   return missing.length > 0 ? `agent(): opts.schema.required names ${missing.join(", ")}, which opts.schema.properties lacks` : undefined;
 }
+
+/** A schema agent that never gave a valid output: it gave none, or the CLI stopped it after too many invalid ones. */
+const NO_STRUCTURED_OUTPUT = new Set(["STRUCTURED_OUTPUT_MISSING", "STRUCTURED_OUTPUT_INVALID"]);
 
 /** The value agent() gives the script for a task's result; throws what agent() throws. */
 function agentValue(result: TaskResult, options: AgentOptions): unknown {
   // A budget stopped it, or kept it from starting: the script hears which (as past the token budget).
   if (result.error?.code === "BUDGET_EXCEEDED") throw Object.assign(new Error(result.error.message), { code: result.error.code });
+  // As the CLI's agent() throws with the reason; a stopped or skipped schema agent still gives null.
+  if (result.error !== undefined && NO_STRUCTURED_OUTPUT.has(result.error.code)) {
+    throw Object.assign(new Error(`agent({schema}): ${result.error.message}`), { code: result.error.code });
+  }
   if (result.status !== "succeeded") return null;
   if (options.schema === undefined) return result.text;
   if (result.structuredOutput === undefined) throw new Error("agent(): the agent ended without a structured output matching opts.schema");
@@ -165,7 +181,8 @@ class ScriptRun {
     const { filename, args } = this.#options;
     try {
       const host = this.#hostFor({ phase: undefined, workflow: undefined }, false);
-      const body = { body: checked.body, filename: filename ?? `${checked.meta.name}.js`, args, budgetTotal: this.#budgetTotal };
+      // The run's args as the CLI's Workflow tool gives them: a string holding a JSON object or array is that value (a nested workflow's are as passed).
+      const body = { body: checked.body, filename: filename ?? `${checked.meta.name}.js`, args: workflowArgs(args), budgetTotal: this.#budgetTotal };
       return this.#outcome({ ok: true, result: await this.#sandbox.run({ ...body, nested: false, host }) });
     } catch (error) {
       const stopped = this.#options.signal?.aborted;
@@ -187,6 +204,22 @@ class ScriptRun {
     this.#options.onEvent?.(event);
   }
 
+  #log(message: string): void {
+    this.#logs.push(message);
+    this.#emit({ type: "workflow_log", message });
+  }
+
+  /** Past the run's agent cap or its token budget: agent() throws, and so do parallel() and pipeline() before they start. */
+  #checkCaps(): void {
+    if (this.#calls >= this.#maxAgents) {
+      throw new WorkflowLimitError(
+        "agents",
+        `agent(): this run has started its ${this.#maxAgents} agents, the most it may (raise it with --max-agents)`,
+      );
+    }
+    if (this.#budgetTotal !== null && this.#spent >= this.#budgetTotal) throw budgetReached(this.#budgetTotal, this.#spent);
+  }
+
   #budgetsUsd(agentType: string | undefined): BudgetUse[] {
     return this.#options.budgetsUsd?.(agentType) ?? [];
   }
@@ -196,14 +229,12 @@ class ScriptRun {
     return {
       agent: (prompt, raw) => this.#agent(scope, prompt, raw),
       workflow: (ref, args) => this.#nested(ref, args, nested),
-      log: (message) => {
-        this.#logs.push(message);
-        this.#emit({ type: "workflow_log", message });
-      },
+      log: (message) => this.#log(message),
       phase: (title) => {
         scope.phase = title;
         this.#emit({ type: "workflow_phase", title, workflow: scope.workflow });
       },
+      checkCaps: () => this.#checkCaps(),
       spent: () => this.#spent,
       spentUsd: () => this.#spentUsd,
       remainingUsd: (agentType) => remainingOf(this.#budgetsUsd(agentType)),
@@ -248,12 +279,14 @@ class ScriptRun {
       throw error;
     }
     this.#emit({ type: "agent_ended", call, status: result.status, value, result, replayed: false });
+    // The CLI's runtime logs each agent that failed (its agent() gives null).
+    if (result.status === "failed") this.#log(`[${call.label}] failed: ${result.error?.message ?? "the agent failed"}`);
     return value;
   }
 
   /** The call agent() was asked for, numbered, once its arguments and the run's limits and budgets allow it. */
   #callOf(scope: CallScope, prompt: unknown, raw: unknown): AgentCall {
-    if (typeof prompt !== "string" || prompt === "") throw new AgentCallError("agent() takes a prompt: a non-empty string");
+    if (typeof prompt !== "string") throw new AgentCallError("agent() takes a prompt: a string (a number is its text)");
     const parsed = AgentOptionsSchema.safeParse(raw ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
@@ -272,7 +305,7 @@ class ScriptRun {
     const overspent = spentBudgetOf(this.#budgetsUsd(options.agentType));
     if (overspent) throw overspent;
     const index = this.#calls++;
-    const label = options.label ?? `agent-${index + 1}`;
+    const label = options.label ?? defaultLabel(prompt, index);
     return { index, label, phase: options.phase ?? scope.phase, prompt, options, workflow: scope.workflow, key: callKey(prompt, options) };
   }
 

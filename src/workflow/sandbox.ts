@@ -23,6 +23,8 @@ export interface SandboxHost {
   workflow(ref: unknown, args: unknown): Promise<unknown>;
   log(message: string): void;
   phase(title: string): void;
+  /** Throws past the run's agent cap or token budget (parallel() and pipeline() ask before they start). */
+  checkCaps(): void;
   /** Output tokens spent so far (budget.spent()). */
   spent(): number;
   /** Dollars the run's agents spent so far (budget.usd.spent()). */
@@ -204,6 +206,7 @@ export class WorkflowSandbox {
     async("workflow", (ref, args) => script.host.workflow(decode(ref), decode(args)));
     sync("log", (message) => script.host.log(String(message)));
     sync("phase", (title) => script.host.phase(String(title)));
+    sync("checkCaps", () => script.host.checkCaps());
     sync("spent", () => script.host.spent());
     sync("spentUsd", () => script.host.spentUsd());
     sync("remainingUsd", (agentType) => script.host.remainingUsd(typeof agentType === "string" ? agentType : undefined));

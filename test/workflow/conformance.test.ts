@@ -9,6 +9,7 @@ import { describe, expect } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import type { RehearsalScriptInput } from "../../src/rehearsal/index.ts";
 import type { RehearsalServer } from "../../src/rehearsal/server.ts";
+import { workflowArgs } from "../../src/workflow/index.ts";
 import { CLAUDE_BIN } from "../support/claude.ts";
 import { bin } from "../support/cli.ts";
 import { it } from "../support/fixtures.ts";
@@ -22,6 +23,7 @@ import {
   workflowModel,
   workflowOutcome,
 } from "../support/workflow-cli.ts";
+import { INTL_CASES } from "./intl-cases.ts";
 
 /** Runs the script through `claude -p` and its Workflow tool; the run's output file, or the tool's refusal. */
 async function throughClaude(server: RehearsalServer, dir: string, script: string, args?: unknown): Promise<Outcome | { refused: string }> {
@@ -71,6 +73,23 @@ async function both(agent: RehearsalScriptInput, dir: string, script: string, ar
 }
 
 const ECHO: RehearsalScriptInput = [{ text: "did: {{task}}" }];
+
+/** The labels the run gave its agents, in the order they started: the CLI's progress entries, cadre's record rows. */
+function labels(outcome: Outcome | { refused: string }): string[] {
+  const { workflowProgress, tasks } = outcome as { workflowProgress?: { type: string; label: string }[]; tasks?: { label: string }[] };
+  return (workflowProgress?.filter((entry) => entry.type === "workflow_agent") ?? tasks ?? []).map((entry) => entry.label);
+}
+
+/** A script that evaluates each expression and returns what each gave (or what it threw). */
+function evaluating(expressions: readonly string[]): string {
+  const lines = expressions.map((expression) => `t(${JSON.stringify(expression)}, () => ${expression})`);
+  return `export const meta = { name: "conf-eval", description: "evaluates" }
+const r = {}
+const t = (k, f) => { try { r[k] = f() } catch (e) { r[k] = "threw: " + e.message } }
+${lines.join("\n")}
+return r
+`;
+}
 
 describe("conformance with Claude Code's own workflow runtime", () => {
   it("text agents, phases, log, args and budget without a target", { timeout: 300_000 }, async ({ tmp }) => {
@@ -140,6 +159,123 @@ return { seen, viaFunction, viaEval }
     const { claude, cadre, claudeAgents, cadreAgents } = await both(ECHO, tmp, script);
     expect((cadre as Outcome).result).toEqual((claude as Outcome).result);
     expect((claude as Outcome).result).toEqual({ seen: Array(7).fill("undefined"), viaFunction: "undefined", viaEval: "undefined" });
+    expect([claudeAgents, cadreAgents]).toEqual([0, 0]);
+  });
+
+  it("a pipeline stage that gives null skips the item's later stages", { timeout: 300_000 }, async ({ tmp }) => {
+    const script = `export const meta = { name: "conf-null", description: "null stage" }
+return await pipeline(["x", "y", null], (item) => (item === "y" ? null : agent("first " + item)), (prev, item) => agent("second " + prev))
+`;
+    const { claude, cadre, claudeAgents, cadreAgents } = await both(ECHO, tmp, script);
+    expect((cadre as Outcome).result).toEqual((claude as Outcome).result);
+    expect((claude as Outcome).result).toEqual(["did: second did: first x", null, null]);
+    expect([claudeAgents, cadreAgents]).toEqual([2, 2]);
+  });
+
+  it.for<[string, RehearsalScriptInput]>([
+    ["ends without calling StructuredOutput", [{ text: "no tool" }, { text: "still no tool" }, { text: "none" }, { text: "none again" }]],
+    [
+      "never gives a valid output",
+      [...Array.from({ length: 6 }, (_, n) => ({ tool_use: { name: "StructuredOutput", input: { wrong: n } } })), { text: "gave up" }],
+    ],
+  ])("a schema agent that %s makes agent() throw with the reason", { timeout: 300_000 }, async ([_name, agent], { tmp }) => {
+    const script = `export const meta = { name: "conf-schema-fails", description: "no valid output" }
+try { return await agent("answer", { schema: { type: "object", properties: { echo: { type: "string" } }, required: ["echo"] } }) } catch (e) { return "threw: " + e.message }
+`;
+    const { claude, cadre } = await both(agent, tmp, script);
+    for (const outcome of [claude, cadre]) expect((outcome as Outcome).result).toMatch(/^threw: agent\(\{schema\}\): .*StructuredOutput/);
+  });
+
+  it("takes the loose arguments the CLI takes, and labels an unlabeled agent by its prompt", { timeout: 300_000 }, async ({ tmp }) => {
+    const script = `export const meta = { name: "conf-loose", description: "loose arguments" }
+return {
+  numberLabel: await agent("n label", { label: 5 }),
+  nullSchema: await agent("schema null", { schema: null }),
+  numberPrompt: await agent(42),
+  emptyPrompt: typeof (await agent("", { label: "empty" })),
+  ultra: await agent("ultra effort", { effort: "ultra" }),
+  isolation: await agent("odd isolation", { isolation: "sideways" }),
+  unknownKey: await agent("unknown key", { whatever: 1 }),
+  notOptions: await agent("options as text", "text"),
+  long: await agent("  a long prompt\\n   that goes on past sixty characters, so that its label is cut short"),
+}
+`;
+    const { claude, cadre } = await both(ECHO, tmp, script);
+    expect((cadre as Outcome).result).toEqual((claude as Outcome).result);
+    expect((claude as Outcome).result).toMatchObject({ numberLabel: "did: n label", numberPrompt: "did: 42", emptyPrompt: "string" });
+    expect(labels(cadre)).toEqual(labels(claude));
+    expect(labels(claude)).toEqual([
+      "5",
+      "schema null",
+      "42",
+      "empty",
+      "ultra effort",
+      "odd isolation",
+      "unknown key",
+      "options as text",
+      "a long prompt that goes on past sixty characters, so th",
+    ]);
+
+    const bare = `export const meta = { name: "conf-bare", description: "bare object schema" }\nreturn await agent("bare", { schema: { type: "object" } })\n`;
+    const structured: RehearsalScriptInput = [{ tool_use: { name: "StructuredOutput", input: { any: "{{task}}" } } }, { text: "ok" }];
+    const objects = await both(structured, tmp, bare);
+    expect((objects.cadre as Outcome).result).toEqual((objects.claude as Outcome).result);
+    expect((objects.claude as Outcome).result).toEqual({ any: "bare" });
+  });
+
+  it("has Intl and the locale methods, with the CLI's results for en-US", { timeout: 300_000 }, async ({ tmp }) => {
+    const { claude, cadre } = await both(ECHO, tmp, evaluating(INTL_CASES));
+    const [expected, got] = [(claude as Outcome).result, (cadre as Outcome).result] as Record<string, unknown>[];
+    expect(Object.keys(expected!)).toHaveLength(INTL_CASES.length);
+    // One by one, so that a drift names the expression.
+    for (const expression of INTL_CASES) expect({ expression, value: got![expression] }).toEqual({ expression, value: expected![expression] });
+  });
+
+  it("parallel() given promises throws as the CLI's does", { timeout: 300_000 }, async ({ tmp }) => {
+    const script = `export const meta = { name: "conf-promises", description: "promises to parallel" }
+try { await parallel([agent("one"), agent("two")]); return "ran" } catch (e) { return e.name + ": " + e.message }
+`;
+    const { claude, cadre } = await both(ECHO, tmp, script);
+    expect((cadre as Outcome).result).toEqual((claude as Outcome).result);
+    expect((claude as Outcome).result).toBe("TypeError: parallel() expects an array of functions, not promises. Wrap each call: () => agent(...)");
+  });
+
+  // cadre's run layer calls workflowArgs on a run's args; here the rule itself is held to the CLI's.
+  it.for(['{"a":1}', " [1, 2] ", "42", "true", "null", "{not json"])(
+    "string args %j reach the script as workflowArgs() says",
+    { timeout: 300_000 },
+    async (args, { tmp }) => {
+      const server = await createRehearsal(workflowModel(ECHO));
+      const script = `export const meta = { name: "conf-args", description: "string args" }\nreturn { args, type: typeof args }\n`;
+      const claude = (await throughClaude(server, tmp, script, args)) as Outcome;
+      expect(claude.result).toEqual({ args: workflowArgs(args), type: typeof workflowArgs(args) });
+    },
+  );
+
+  it("logs each failed agent and shows logged values as the CLI does", { timeout: 300_000 }, async ({ tmp }) => {
+    const script = `export const meta = { name: "conf-logs", description: "logs" }
+log({ a: 1 }); log([1, 2]); log(() => 1); log(null); log(7)
+return await agent("plain   one\\n two")
+`;
+    const failing: RehearsalScriptInput = [{ fail: { status: 400, message: "scripted refusal" } }];
+    const { claude, cadre } = await both(failing, tmp, script);
+    for (const outcome of [claude, cadre]) {
+      expect(outcome).toMatchObject({ result: null });
+      expect((outcome as Outcome).logs).toEqual([
+        "[object]",
+        "[object]",
+        "[function]",
+        "null",
+        "7",
+        expect.stringMatching(/^\[plain one two\] failed: .*API Error: 400 scripted refusal$/),
+      ]);
+    }
+  });
+
+  it("refuses a spread in meta before any model request, both ways", { timeout: 300_000 }, async ({ tmp }) => {
+    const script = `export const meta = { ...{ name: "conf-spread" }, description: "spread" }\nawait agent("never")\nreturn 1\n`;
+    const { claude, cadre, claudeAgents, cadreAgents } = await both(ECHO, tmp, script);
+    for (const outcome of [claude, cadre]) expect(outcome).toMatchObject({ refused: expect.stringMatching(/meta`? must be a pure literal/) });
     expect([claudeAgents, cadreAgents]).toEqual([0, 0]);
   });
 

@@ -56,7 +56,7 @@ describe("the dialect", () => {
     });
     expect(calls.map((call) => [call.label, call.phase])).toEqual([
       ["first", "Find"],
-      ["agent-2", "Other"],
+      ["beta", "Other"],
     ]);
     // The model gets the script's text framed, every line indented.
     expect(prompts[0]).toMatch(/^\[cadre workflow: computed task\][^\n]*\n {2}alpha$/);
@@ -71,6 +71,41 @@ describe("the dialect", () => {
     expect(outcome.logs).toEqual(["parallel[1] failed: boom", "pipeline[1] failed: no"]);
   });
 
+  it("pipeline drops an item whose stage gives null: its later stages do not run", async () => {
+    const { outcome, calls } = await run(
+      'return await pipeline(["x", null, "y"], (item) => (item === "y" ? null : agent("first " + item)), (prev) => agent("second " + prev))',
+    );
+    expect(outcome.result).toEqual(["answer to second answer to first x", null, null]);
+    expect(calls.map((call) => call.prompt)).toEqual(["first x", "second answer to first x"]);
+  });
+
+  it("parallel and pipeline refuse what is not a function, as the CLI does, before any thunk runs", async () => {
+    const { outcome, calls } = await run(`
+      const tries = [() => parallel([agent("started")]), () => parallel("no"), () => pipeline("no"), () => pipeline([1], "stage")]
+      const seen = []
+      for (const attempt of tries) { try { await attempt() } catch (e) { seen.push(e.name + ": " + e.message) } }
+      return { seen, empty: [await parallel([]), await pipeline([], "not checked")] }`);
+    expect(outcome.result).toEqual({
+      seen: [
+        "TypeError: parallel() expects an array of functions, not promises. Wrap each call: () => agent(...)",
+        "TypeError: parallel() expects an array of functions",
+        "TypeError: pipeline() expects an array as the first argument",
+        "TypeError: pipeline() stages must be functions: pipeline(items, item => ..., result => ...)",
+      ],
+      empty: [[], []],
+    });
+    expect(calls.map((call) => call.prompt)).toEqual(["started"]);
+  });
+
+  it("parallel and pipeline reject past the agent cap or the token budget, before any thunk runs", async () => {
+    const rejections =
+      "const seen = []; for (const go of [() => parallel([() => 1]), () => pipeline([1], (x) => x)]) { try { await go() } catch (e) { seen.push(e.message) } } return seen";
+    const capped = await run(`await agent("one"); ${rejections}`, { maxAgents: 1 });
+    expect(capped.outcome.result).toEqual([expect.stringMatching(/its 1 agents/), expect.stringMatching(/its 1 agents/)]);
+    const spent = await run(`await agent("one"); ${rejections}`, { budgetTokens: 100 });
+    expect(spent.outcome.result).toEqual([expect.stringMatching(/budget of 100 output tokens is spent/), expect.stringMatching(/is spent/)]);
+  });
+
   it("gives a schema agent's object, throws when it ends without one, and null for a failed agent", async () => {
     const schema = '{ type: "object", properties: { n: { type: "number" } }, required: ["n"] }';
     const { outcome } = await run(
@@ -78,14 +113,21 @@ describe("the dialect", () => {
        let e; try { await agent("without", { schema: ${schema} }) } catch (error) { e = error.message }
        let bad; try { await agent("x", { schema: { type: "array" } }) } catch (error) { bad = error.message }
        const f = await agent("fails")
-       return { s, e, bad, f }`,
+       const never = []
+       for (const prompt of ["missing", "invalid"]) { try { await agent(prompt, { schema: ${schema} }) } catch (error) { never.push(error.message) } }
+       const stopped = await agent("stopped", { schema: ${schema} })
+       return { s, e, bad, f, never, stopped }`,
       {
         answer: (call) =>
-          call.prompt === "with"
-            ? { structuredOutput: { n: 7 } }
-            : call.prompt === "fails"
-              ? { status: "failed", error: { code: "X", message: "x" } }
-              : {},
+          (
+            ({
+              with: { structuredOutput: { n: 7 } },
+              fails: { status: "failed", error: { code: "X", message: "x" } },
+              missing: { status: "failed", error: { code: "STRUCTURED_OUTPUT_MISSING", message: "it never called the tool" } },
+              invalid: { status: "failed", error: { code: "STRUCTURED_OUTPUT_INVALID", message: "5 invalid answers" } },
+              stopped: { status: "cancelled" },
+            }) satisfies Record<string, Partial<TaskResult>>
+          )[call.prompt] ?? {},
       },
     );
     expect(outcome.result).toMatchObject({
@@ -93,7 +135,41 @@ describe("the dialect", () => {
       e: expect.stringMatching(/without a structured output/),
       bad: expect.stringMatching(/type 'object'/),
       f: null,
+      never: ["agent({schema}): it never called the tool", "agent({schema}): 5 invalid answers"],
+      stopped: null,
     });
+    // Each agent that failed is logged, as the CLI's runtime logs it; the schema agents threw instead.
+    expect(outcome.logs).toEqual(["[fails] failed: x"]);
+  });
+
+  it("takes the loose options the CLI takes, and labels a call by its prompt", async () => {
+    const { outcome, calls } = await run(
+      `
+      await agent(42, { label: 7, phase: 3, schema: null, effort: "ultra", isolation: "sideways", unknown: true })
+      await agent("", "not options")
+      await agent("bare", { schema: { type: "object" } })
+      await agent("  a prompt\\n on lines " + "x".repeat(60))
+      const refused = []
+      for (const call of [() => agent(), () => agent({ a: 1 }), () => agent("r", { isolation: "remote" })]) { try { await call() } catch (e) { refused.push(e.message) } }
+      return refused`,
+      { answer: (call) => (call.prompt === "bare" ? { structuredOutput: { any: "object" } } : {}) },
+    );
+    expect(calls.map((call) => [call.prompt, call.label, call.phase, call.options.effort, call.options.isolation, call.options.schema])).toEqual([
+      ["42", "7", "3", undefined, undefined, undefined],
+      ["", "agent-2", undefined, undefined, undefined, undefined],
+      ["bare", "bare", undefined, undefined, undefined, { type: "object" }],
+      [expect.any(String), `a prompt on lines ${"x".repeat(39)}`, undefined, undefined, undefined, undefined],
+    ]);
+    expect(outcome.result).toEqual([
+      expect.stringMatching(/takes a prompt/),
+      expect.stringMatching(/takes a prompt/),
+      expect.stringMatching(/opts.isolation: 'remote' \(a cloud agent\) is not available/),
+    ]);
+  });
+
+  it("logs values as the CLI's runtime shows them", async () => {
+    const { outcome } = await run('log({ a: 1 }); log([1, 2]); log(() => 1); log(null); log(undefined); log(42); log("text")');
+    expect(outcome.logs).toEqual(["[object]", "[object]", "[function]", "null", "undefined", "42", "text"]);
   });
 
   it("counts output tokens into budget and stops agents at the target", async () => {
@@ -183,6 +259,8 @@ describe("before launch", () => {
   it.each([
     ["no meta", 'const a = 1\nexport const meta = { name: "x", description: "y" }', /must begin with/],
     ["a computed meta", 'export const meta = { name: "x" + 1, description: "y" }', /pure literal/],
+    ["a spread in meta", 'const base = { name: "x" }\nexport const meta = { ...base, description: "y" }', /must begin with/],
+    ["a spread in a first meta", 'export const meta = { ...{ name: "x" }, description: "y" }', /pure literal/],
     ["a meta without a description", 'export const meta = { name: "x" }', /meta.description/],
   ])("refuses %s", async (_name, source, message) => {
     await expect(runWorkflowScript({ source, agents: { run: () => Promise.reject(new Error("no")) } })).rejects.toThrow(message);
@@ -190,6 +268,30 @@ describe("before launch", () => {
 });
 
 describe("the sandbox", () => {
+  it("has Intl and the locale methods, in en-US's forms (conformance.test.ts holds more cases, against the CLI)", async () => {
+    const { outcome } = await run(`return [
+      (1234567.891).toLocaleString(), new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(-3.456),
+      new Intl.NumberFormat("en-US", { notation: "compact" }).format(1234567), (0.125).toLocaleString(undefined, { style: "percent" }),
+      ["b", "Été", "a", "B", "10", "9"].sort((x, y) => x.localeCompare(y)), "item10".localeCompare("item9", undefined, { numeric: true }),
+      new Date(Date.UTC(2024, 2, 5, 14, 7)).toLocaleString("en-US", { timeZone: "UTC" }),
+      new Intl.ListFormat("en").format(["a", "b", "c"]), new Intl.PluralRules("en-US", { type: "ordinal" }).select(22),
+    ]`);
+    expect(outcome.result).toEqual([
+      "1,234,567.891",
+      "-$3.46",
+      "1.2M",
+      "13%",
+      ["10", "9", "a", "b", "B", "Été"],
+      1,
+      "3/5/2024, 2:07:00 PM",
+      "a, b, and c",
+      "two",
+    ]);
+    // Compiled on first use, and the script's own Intl wins, as with any global.
+    const own = await run('globalThis.Intl = "mine"; return [(1000).toLocaleString(), Intl]');
+    expect(own.outcome.result).toEqual(["1,000", "mine"]);
+  });
+
   it("gives the script nothing of the host", async () => {
     const { outcome } = await run(`
       const seen = [typeof process, typeof require, typeof setTimeout, typeof fetch, typeof Deno, typeof globalThis.process]
