@@ -106,7 +106,11 @@ return { jobs: await parallel([1, 2, 3, 4, 5, 6].map((i) => () => agent("job " +
 `,
     );
     // The first run's scripted model refuses job-2; by the resume it answers.
-    const replies = (job2: string) => [1, 3, 4, 5, 6].map((job) => `job-${job}: [{ text: "done" }]\n`).concat(`job-2: [${job2}]\n`).join("");
+    const replies = (job2: string) =>
+      [1, 3, 4, 5, 6]
+        .map((job) => `job-${job}: [{ text: "done" }]\n`)
+        .concat(`job-2: [${job2}]\n`)
+        .join("");
     await writeFile(join(dir, "wide.rehearsal.yaml"), replies('{ fail: { status: 400, message: "bad request" } }'));
     const cadre = (...args: string[]) => execa("node", [bin, "run", script, "--rehearse", ...args], { cwd: dir, reject: false });
     const out = join(dir, "run");
