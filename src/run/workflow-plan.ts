@@ -1,5 +1,6 @@
 // A workflow script as a plan of the run: each agent() call a task of the run's engine, the script's own events beside the tasks'.
 import { randomUUID } from "node:crypto";
+import { setImmediate } from "node:timers";
 import { type BudgetUse, emptyUsage, type TaskResult } from "../orchestrator/index.ts";
 import type { AddedTask, WorktreeOutcome } from "../swarm/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
