@@ -1,12 +1,13 @@
 // A workflow script as a plan of the run: each agent() call a task of the run's engine, the script's own events beside the tasks'.
 import { randomUUID } from "node:crypto";
 import { setImmediate } from "node:timers";
-import { type BudgetUse, emptyUsage, type TaskResult } from "../orchestrator/index.ts";
-import type { AddedTask, WorktreeOutcome } from "../swarm/index.ts";
+import type { BudgetUse, TaskResult } from "../orchestrator/index.ts";
+import { type AddedTask, unrunResult, type WorktreeOutcome } from "../swarm/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import {
   type AgentCall,
   AgentCallError,
+  BUILT_IN_AGENT_TYPES,
   type CheckedScript,
   plainCallSpec,
   type RecordedCall,
@@ -65,13 +66,6 @@ function recordedCalls(record: Summary | undefined): RecordedCall[] {
     const parsed = RecordedCallSchema.safeParse({ index, key, status, value, output_tokens: row.usage.output_tokens, name });
     return parsed.success ? [parsed.data] : [];
   });
-}
-
-/** The result of a call refused before it became a task (an unknown agent type). */
-function refusedResult(name: string, error: { code: string; message: string } | undefined): TaskResult {
-  const at = Date.now();
-  const base = { id: name, name, status: "failed" as const, text: "", costUsd: 0, usage: emptyUsage(), numTurns: 0 };
-  return { ...base, queuedMs: 0, finishedAt: at, durationMs: 0, attempts: 0, ...(error !== undefined && { error }) };
 }
 
 /**
@@ -192,11 +186,14 @@ export class WorkflowPlan implements RunPlan {
     if (event.replayed) {
       const earlierName = event.recorded?.name ?? name;
       const row = this.#earlierRows.get(earlierName);
-      const result = row ? resultFromRecord({ ...row, status: "succeeded" }, randomUUID().slice(0, 8)) : refusedResult(name, undefined);
+      const result = row
+        ? resultFromRecord({ ...row, status: "succeeded" }, randomUUID().slice(0, 8))
+        : unrunResult(task, "failed", { code: "RESUME_FAILED", message: `the earlier attempt has no row ${earlierName}` });
       return { type: "task_settled", task, result: { ...result, name }, started: false, carriedOver: true, carriedFrom: earlierName };
     }
     const status = event.status === "running" ? "failed" : event.status;
-    const result = event.result ? { ...event.result, status } : refusedResult(name, event.error);
+    const refusal = event.error ?? { code: "WORKFLOW_AGENT_REFUSED", message: "the call was refused before it ran" };
+    const result = event.result ? { ...event.result, status } : unrunResult(task, "failed", refusal);
     const worktree = this.#worktreeOutcomes.get(name);
     return { type: "task_settled", task, result, started: event.result !== undefined, ...(worktree && { worktree }) };
   }
@@ -214,11 +211,17 @@ export class WorkflowPlan implements RunPlan {
     // The run tells the call's task and its start (queued just now) before the engine tells of its queueing.
     await new Promise((resolve) => setImmediate(resolve));
     const { agentType } = call.options;
-    if (agentType !== undefined && !this.#options.agentTypes.has(agentType)) {
-      throw new AgentCallError(`agent(): no agent type "${agentType}" (agent files are found in agents/, .claude/agents/ and ~/.claude/agents/)`);
+    const { agentTypes } = this.#options;
+    if (agentType !== undefined && !agentTypes.has(agentType) && !BUILT_IN_AGENT_TYPES.has(agentType)) {
+      const known = [...BUILT_IN_AGENT_TYPES, ...agentTypes].map((type) => `"${type}"`).join(", ");
+      throw new AgentCallError(
+        `agent(): no agent type "${agentType}"; the available ones: ${known} (agent files are found in agents/, .claude/agents/ and ~/.claude/agents/)`,
+      );
     }
+    // Outside a git repository an isolated call throws in the script, as in the CLI, before it is a task.
+    if (call.options.isolation === "worktree") await worktrees.repository();
     const worktree = call.options.isolation === "worktree" ? worktrees.forCall(name) : undefined;
-    const spec = taskSpecForCall(call, name, prompt, signal, worktree?.prepare);
+    const spec = taskSpecForCall(call, name, prompt, signal, worktree?.prepare, agentTypes);
     // A replay counts the recorded costs against the budgets (#replayCharge), not its own against a call's.
     const { budgetUsd: _, budgetName: __, ...unbudgeted } = spec;
     const result = await context.runner.run(this.#options.replay ? unbudgeted : spec);

@@ -27,14 +27,20 @@ export class WorkflowWorktrees {
     this.#cwd = cwd;
   }
 
+  /** The project's repository; throws, as the CLI's agent() does, when it is none: an isolated call cannot run there. */
+  async repository(): Promise<Extract<RepositoryCheck, { ok: true }>> {
+    this.#repository ??= findRepository(this.#cwd);
+    const repository = await this.#repository;
+    if (!repository.ok) throw new WorktreeError(`agent(): isolation 'worktree' needs a git repository: ${repository.reason}`);
+    return repository;
+  }
+
   /** The worktree of the call whose row is `name`, on the branch cadre/<run-id>/<name>. */
   forCall(name: string): CallWorktree {
     let open: OpenWorktree | undefined;
     let outcome: WorktreeOutcome | undefined;
     const prepare: IsolatedWorker = async () => {
-      this.#repository ??= findRepository(this.#cwd);
-      const repository = await this.#repository;
-      if (!repository.ok) throw new WorktreeError(`agent(): isolation 'worktree' needs a git repository: ${repository.reason}`);
+      const repository = await this.repository();
       open = await this.#worktrees.open({ task: name, repo: repository.root, cwd: this.#cwd, base: repository.head });
       return { cwd: open.cwd };
     };

@@ -17,4 +17,4 @@ export {
 } from "./runner.ts";
 export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox.ts";
 export { findSavedWorkflow, readWorkflowRef, type SavedWorkflowPlaces, savedWorkflowFiles, type WorkflowSource } from "./saved.ts";
-export { type IsolatedWorker, plainCallSpec, taskSpecForCall } from "./task-spec.ts";
+export { BUILT_IN_AGENT_TYPES, type IsolatedWorker, plainCallSpec, taskSpecForCall } from "./task-spec.ts";

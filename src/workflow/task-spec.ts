@@ -9,6 +9,13 @@ import type { AgentCall } from "./calls.ts";
  */
 export type IsolatedWorker = NonNullable<TaskSpec["prepareWorker"]>;
 
+/**
+ * The agent types Claude Code has built in, which a call may name without an agent file: its worker's main
+ * thread runs as that agent (the CLI's `--agent`), with the CLI's own prompt and tools for it. An agent file of
+ * the same name wins, as it does in the CLI.
+ */
+export const BUILT_IN_AGENT_TYPES: ReadonlySet<string> = new Set(["general-purpose", "Explore", "Plan"]);
+
 /** The options of agent() that change nothing of its task's settings: a call with no others is a plain call. */
 export const SETTINGS_FREE_OPTIONS: ReadonlySet<string> = new Set(["label", "phase"]);
 
@@ -23,11 +30,15 @@ export function taskSpecForCall(
   prompt: string,
   signal?: AbortSignal,
   isolated?: IsolatedWorker,
+  agentFiles: ReadonlySet<string> = new Set(),
 ): TaskSpec {
   if (call.options.isolation === "worktree" && isolated === undefined) {
     throw new Error("agent(): isolation 'worktree' needs cadre's worktrees, which only `cadre run` and runWorkflow() give");
   }
+  const { agentType } = call.options;
+  const builtIn = agentType !== undefined && !agentFiles.has(agentType) && BUILT_IN_AGENT_TYPES.has(agentType);
   const worker: TaskSpec["worker"] = {
+    ...(builtIn && { agent: agentType }),
     ...(call.options.schema !== undefined && { jsonSchema: call.options.schema }),
     // The CLI's own flag: it reaches the API as output_config.effort.
     ...(call.options.effort !== undefined && { extraArgs: { effort: call.options.effort } }),
@@ -35,7 +46,7 @@ export function taskSpecForCall(
   return {
     name,
     prompt,
-    ...(call.options.agentType !== undefined && { agent: call.options.agentType }),
+    ...(agentType !== undefined && !builtIn && { agent: agentType }),
     ...(call.options.model !== undefined && { model: call.options.model }),
     ...(Object.keys(worker).length > 0 && { worker }),
     // The call's own budget is its task's: counted under the row's name, so each call has one of its own.

@@ -291,4 +291,32 @@ return await agent("plain   one\\n two")
     expect((cadre as { refused: string }).refused.split("\n")).toHaveLength(1);
     expect([claudeAgents, cadreAgents]).toEqual([0, 0]);
   });
+
+  it("runs the CLI's built-in agent types; an unknown type throws in the script, both ways", { timeout: 300_000 }, async ({ tmp }) => {
+    const script = `export const meta = { name: "conf-types", description: "built-in agent types" }
+const out = {}
+for (const type of ["general-purpose", "Explore", "Plan"]) out[type] = await agent("task for " + type, { label: type, agentType: type })
+try { await agent("never", { agentType: "no-such-type" }) } catch (e) { out.unknown = "threw" }
+return out
+`;
+    const { claude, cadre, claudeAgents, cadreAgents } = await both(ECHO, tmp, script);
+    expect((claude as Outcome).result).toEqual({
+      "general-purpose": "did: task for general-purpose",
+      Explore: "did: task for Explore",
+      Plan: "did: task for Plan",
+      unknown: "threw",
+    });
+    expect(cadre).toMatchObject({ result: (claude as Outcome).result });
+    expect([claudeAgents, cadreAgents]).toEqual([3, 3]);
+  });
+
+  it("an isolated call outside a git repository throws in the script, before any model request, both ways", { timeout: 300_000 }, async ({ tmp }) => {
+    const script = `export const meta = { name: "conf-iso", description: "worktree outside git" }
+try { return { value: await agent("edit a file", { isolation: "worktree" }) } } catch (e) { return { threw: true } }
+`;
+    const { claude, cadre, claudeAgents, cadreAgents } = await both(ECHO, tmp, script);
+    expect((claude as Outcome).result).toEqual({ threw: true });
+    expect(cadre).toMatchObject({ result: { threw: true } });
+    expect([claudeAgents, cadreAgents]).toEqual([0, 0]);
+  });
 });
