@@ -83,7 +83,7 @@ describe("replies.jsonl on the exit paths cadre controls", () => {
     await new Promise<void>((resolve) => {
       child.stdout!.on("data", (chunk: Buffer) => {
         stdout += chunk.toString("utf8");
-        if (stdout.includes("… busy")) resolve();
+        if (stdout.includes("busy: started")) resolve();
       });
     });
     const tree = await descendants(child.pid!);
