@@ -40,8 +40,7 @@ export function taskSpecForCall(
   const worker: TaskSpec["worker"] = {
     ...(builtIn && { agent: agentType }),
     ...(call.options.schema !== undefined && { jsonSchema: call.options.schema }),
-    // The CLI's own flag: it reaches the API as output_config.effort.
-    ...(call.options.effort !== undefined && { extraArgs: { effort: call.options.effort } }),
+    ...(call.options.effort !== undefined && { effort: call.options.effort }),
   };
   return {
     name,
