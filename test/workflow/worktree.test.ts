@@ -129,15 +129,21 @@ describe("agent() with isolation: 'worktree'", () => {
     for (const row of rows.values()) expect(["host-a", "host-b"]).toContain(row.host);
   });
 
-  it("outside a git repository the call fails before any worker starts, and agent() gives null", { timeout: 120_000 }, async ({ tmp }) => {
+  it("outside a git repository the call throws in the script before any worker starts, as in Claude Code", { timeout: 120_000 }, async ({ tmp }) => {
     const dir = join(tmp, "plain");
     await mkdir(dir);
     await write(dir);
     const out = join(tmp, "out");
     const ran = await run(dir, out);
-    expect(ran.exitCode, ran.stderr).toBe(0);
+    // parallel() turns its two throws into nulls; the reader's throw ends the script.
+    expect(ran.exitCode, ran.stderr).toBe(1);
     const summary = JSON.parse(await readFile(join(out, "summary.json"), "utf8"));
-    expect(summary.result).toEqual({ alpha: null, beta: null, reader: null });
+    // The script did not catch it: its error, as any error the script throws.
+    expect(summary.error).toMatchObject({
+      code: "WORKFLOW_SCRIPT_FAILED",
+      message: expect.stringContaining("isolation 'worktree' needs a git repository"),
+    });
+    expect(summary.logs).toEqual([expect.stringMatching(/^parallel\[0\] failed: /), expect.stringMatching(/^parallel\[1\] failed: /)]);
     for (const row of summary.tasks as Row[]) {
       expect(row).toMatchObject({ status: "failed", result: null, error: { code: "WORKTREE_FAILED" } });
       expect(row.error).toMatchObject({ message: expect.stringContaining("isolation 'worktree' needs a git repository") });
