@@ -241,12 +241,22 @@ class ScriptRun {
     };
   }
 
+  /** workflow(): a saved workflow run inside this one, its log lines marked with its name, as the CLI's runtime logs them. */
   async #nested(ref: Parameters<SandboxHost["workflow"]>[0], args: unknown, nested: boolean): Promise<unknown> {
     if (nested) throw new AgentCallError("workflow() nests one level only");
     const found = await readWorkflowRef(ref, this.#options.places);
     const child = await checkWorkflowScript(found.source);
-    const host = this.#hostFor({ phase: undefined, workflow: child.meta.name }, true);
-    return this.#sandbox.run({ body: child.body, filename: found.file, args, budgetTotal: this.#budgetTotal, nested: true, host });
+    const { name } = child.meta;
+    const host = { ...this.#hostFor({ phase: undefined, workflow: name }, true), log: (message: string) => this.#log(`[${name}] ${message}`) };
+    this.#log(`▸ running dynamic workflow ${name}`);
+    try {
+      const result = await this.#sandbox.run({ body: child.body, filename: found.file, args, budgetTotal: this.#budgetTotal, nested: true, host });
+      this.#log(`▸ ${name} done`);
+      return result;
+    } catch (error) {
+      this.#log(`▸ ${name} failed: ${(error as Error).message}`);
+      throw error;
+    }
   }
 
   /** agent(): the call checked, then replayed from the record or run as a task; throws what agent() throws. */

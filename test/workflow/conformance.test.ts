@@ -139,14 +139,29 @@ return out
       join(tmp, ".claude", "workflows", "helper.js"),
       'export const meta = { name: "helper", description: "a saved helper" }\nlog("in helper")\nreturn { got: args, said: await agent("helper asks " + args.q) }\n',
     );
+    await writeFile(
+      join(tmp, ".claude", "workflows", "breaks.js"),
+      'export const meta = { name: "breaks", description: "a saved helper that throws" }\nthrow new Error("child broke")\n',
+    );
     const script = `export const meta = { name: "conf-nested", description: "nests" }
 const inner = await workflow("helper", { q: "why" })
 let missing; try { await workflow("no-such-workflow") } catch (e) { missing = "threw" }
-return { inner, missing }
+let broke; try { await workflow("breaks") } catch (e) { broke = "threw" }
+return { inner, missing, broke }
 `;
     const { claude, cadre } = await both(ECHO, tmp, script);
+    // The same log lines, a failed child's with its error (the CLI adds its engine's stack, which cadre's engine cannot have).
+    const firstLines = (outcome: Outcome | { refused: string }) => (outcome as Outcome).logs?.map((line) => line.split("\n")[0]);
+    expect(firstLines(cadre)).toEqual(firstLines(claude));
+    expect(firstLines(claude)).toEqual([
+      "▸ running dynamic workflow helper",
+      "[helper] in helper",
+      "▸ helper done",
+      "▸ running dynamic workflow breaks",
+      "▸ breaks failed: Error: child broke",
+    ]);
     expect((cadre as Outcome).result).toEqual((claude as Outcome).result);
-    expect((claude as Outcome).result).toEqual({ inner: { got: { q: "why" }, said: "did: helper asks why" }, missing: "threw" });
+    expect((claude as Outcome).result).toEqual({ inner: { got: { q: "why" }, said: "did: helper asks why" }, missing: "threw", broke: "threw" });
   });
 
   it("a script that reaches for the host process finds nothing", { timeout: 300_000 }, async ({ tmp }) => {
