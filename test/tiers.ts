@@ -66,6 +66,7 @@ export const FAST = [
   "test/worker/turn.test.ts",
   "test/workflow/args.test.ts",
   "test/workflow/budget-usd.test.ts",
+  "test/workflow/claude-code-keys.test.ts",
   "test/workflow/plain-calls.test.ts",
   "test/workflow/sandbox.test.ts",
 ];

@@ -14,12 +14,20 @@ import type {
   QuickJSRuntime,
   QuickJSWASMModule,
 } from "quickjs-emscripten";
+import type { StrandFork } from "./claude-code-keys.ts";
 import { WorkflowLimitError, WorkflowScriptFailedError } from "./errors.ts";
 import { PRELUDE } from "./prelude.ts";
 
 /** The host side of the dialect: what the script's calls reach. Values cross as plain JSON data. */
 export interface SandboxHost {
-  agent(prompt: unknown, options: unknown): Promise<unknown>;
+  /** `strand`: where in the script the call is made, as Claude Code's journal keys it (claude-code-keys.ts). */
+  agent(prompt: unknown, options: unknown, strand: number): Promise<unknown>;
+  /** A parallel() or pipeline() called in `strand` forks it: the fork's number. */
+  fork(strand: number, kind: StrandFork): number;
+  /** The strand of a fork's item. */
+  item(fork: number, index: number): number;
+  /** Every item of a fork has settled. */
+  join(fork: number): void;
   workflow(ref: unknown, args: unknown): Promise<unknown>;
   log(message: string): void;
   phase(title: string): void;
@@ -202,7 +210,10 @@ export class WorkflowSandbox {
       handle.dispose();
     };
     const decode = (text: unknown): unknown => (typeof text === "string" ? JSON.parse(text) : undefined);
-    async("agent", (prompt, options) => script.host.agent(prompt, decode(options)));
+    async("agent", (prompt, options, strand) => script.host.agent(prompt, decode(options), Number(strand)));
+    sync("fork", (strand, kind) => script.host.fork(Number(strand), kind === "pipeline" ? "pipeline" : "parallel"));
+    sync("item", (fork, index) => script.host.item(Number(fork), Number(index)));
+    sync("join", (fork) => script.host.join(Number(fork)));
     async("workflow", (ref, args) => script.host.workflow(decode(ref), decode(args)));
     sync("log", (message) => script.host.log(String(message)));
     sync("phase", (title) => script.host.phase(String(title)));

@@ -1,0 +1,71 @@
+// cadre gives each agent() call the key Claude Code's journal gives it: the keys below are those the pinned CLI
+// (2.1.332) wrote to its journal.jsonl for these scripts, run by its Workflow tool against a scripted model.
+import { describe, expect, it } from "vitest";
+import { type AgentCall, runWorkflowScript } from "../../src/workflow/index.ts";
+import { result } from "../support/swarm.ts";
+
+/** The calls a script makes, by label, with their Claude Code keys; every agent answers at once. */
+async function keysOf(script: string, args?: unknown): Promise<[string, string][]> {
+  const calls: AgentCall[] = [];
+  const outcome = await runWorkflowScript({
+    source: script,
+    ...(args !== undefined && { args }),
+    agents: {
+      run: async (call) => {
+        calls.push(call);
+        await new Promise((resolve) => setImmediate(resolve));
+        return result(call.label, "succeeded", { text: `did: ${call.prompt}`, ...(call.options.schema && { structuredOutput: { n: 1 } }) });
+      },
+    },
+  });
+  expect(outcome.ok, outcome.error?.message).toBe(true);
+  return calls.map((call) => [call.label, call.claudeCodeKey.slice(0, 15)]);
+}
+
+describe("Claude Code's journal keys", () => {
+  it("six agents in a parallel(), then one with a model and a schema after the join", async () => {
+    const keys = await keysOf(
+      `export const meta = { name: "wide", description: "six agents at once" }
+phase("Fan")
+const jobs = await parallel([1, 2, 3, 4, 5, 6].map((i) => () => agent("job " + i + " of " + args.of, { label: "job-" + i })))
+const s = await agent("sum up", { model: "claude-haiku-4-5", schema: { type: "object", properties: { n: { type: "number" } } } })
+return { jobs, s }
+`,
+      { of: "six" },
+    );
+    expect(keys.sort()).toEqual(
+      [
+        ["job-1", "v2:b8fa86cea4c2"],
+        ["job-2", "v2:bbbc70fa403b"],
+        ["job-3", "v2:1491e37f4318"],
+        ["job-4", "v2:bb87587af614"],
+        ["job-5", "v2:9a80e34c8feb"],
+        ["job-6", "v2:fe06a6258572"],
+        ["sum up", "v2:96124ef897a7"],
+      ].sort(),
+    );
+  });
+
+  it("a pipeline's stages, calls made together in a parallel() item, and the same call again", async () => {
+    const keys = await keysOf(`export const meta = { name: "shapes", description: "strands" }
+const a = await agent("first", { effort: "low", agentType: undefined })
+const p = await pipeline(["x", "y"], (item) => agent("find " + item), (found, item) => agent("check " + item, { label: "c-" + item }))
+const both = await parallel([() => Promise.all([agent("pa"), agent("pb")]), async () => { const one = await agent("q1"); return agent("q2") }])
+const again = await agent("first", { effort: "low" })
+return { a, p, both, again }
+`);
+    const expected = new Map([
+      ["first", "v2:6cef398f8e91"],
+      ["find x", "v2:0439c99bced9"],
+      ["find y", "v2:4038978fa6c3"],
+      ["c-x", "v2:3bc5e0780f9a"],
+      ["c-y", "v2:5892ace68cc1"],
+      ["pa", "v2:f403c3817cfe"],
+      ["pb", "v2:04bb2c1e3f85"],
+      ["q1", "v2:c158b73cc5fc"],
+      ["q2", "v2:36da1a703cab"],
+    ]);
+    for (const [label, key] of keys.slice(0, -1)) expect(key, label).toBe(expected.get(label));
+    expect(keys.at(-1)).toEqual(["first", "v2:79ae2ace5c94"]);
+  });
+});
