@@ -34,8 +34,11 @@ export interface TaskSettledEvent {
   worktree?: WorktreeOutcome;
   /** True when the result was kept from the run being resumed instead of running the task. */
   carriedOver?: boolean;
-  /** With carriedOver: the earlier attempt's task whose result this is, when it had another name (a script's call made in another order). */
-  carriedFrom?: string;
+  /**
+   * With carriedOver: the earlier attempt's task whose result this is, when it had another name (a script's call made
+   * in another order); null when the result comes from a run the record has no row of (a Claude Code run's call).
+   */
+  carriedFrom?: string | null;
   /** What the result depends on (the prompt it was sent, its worker's settings); absent for a task that never started. */
   fingerprint?: TaskFingerprint;
 }
