@@ -21,7 +21,7 @@ import type { PlanContext, PlanEvent, RunPlan } from "./plan.ts";
 import { resultFromRecord, type Summary, type SummaryTask } from "./record/schema.ts";
 import type { RecordExtension, RecordedPlan, RunStop } from "./record/summary.ts";
 import { type WorkflowRecordFields, workflowFieldsOf } from "./record/workflow-fields.ts";
-import { type ClaudeCodeRun, claudeCodeCallResult } from "./resume-claude-code.ts";
+import { CLAUDE_CODE_RUN_ID, type ClaudeCodeRun, claudeCodeCallResult } from "./resume-claude-code.ts";
 import { WorkflowWorktrees } from "./workflow-worktrees.ts";
 
 /** What a workflow plan runs: the script, checked, and what it is run with. */
@@ -45,8 +45,15 @@ export interface WorkflowPlanOptions {
   earlier?: Summary;
   /** The run of Claude Code's Workflow tool this one continues: its calls that succeeded replay by their Claude Code keys. */
   claudeCode?: ClaudeCodeRun;
-  /** A replay: what each recorded call spent (by row), which its budgets count instead of the simulated costs, and the run's dollar budget. */
-  replay?: { spent: ReadonlyMap<string, { costUsd: number; outputTokens: number }>; budgetUsd: number | undefined };
+  /**
+   * A replay: what each recorded call spent (by row), which its budgets count instead of the simulated costs, the run's
+   * dollar budget, and the recorded calls whose results came from a Claude Code run (no replies of theirs to play).
+   */
+  replay?: {
+    spent: ReadonlyMap<string, { costUsd: number; outputTokens: number }>;
+    budgetUsd: number | undefined;
+    fromClaudeCode?: readonly SummaryTask[];
+  };
 }
 
 /** A record row's name: the label, and `label#n` for its n-th use (which plays the label's rehearsal script). */
@@ -60,11 +67,13 @@ class RowNames {
   }
 }
 
-/** The calls an earlier record holds, for replay, each with its row's name (a call that never started is none). */
-function recordedCalls(record: Summary | undefined): RecordedCall[] {
-  return (record?.tasks ?? []).flatMap((row) => {
+/** The calls a record's rows hold, for replay, each with its row's name (a call that never started is none), and the Claude Code run one came from. */
+function recordedCalls(rows: readonly SummaryTask[]): RecordedCall[] {
+  return rows.flatMap((row) => {
     const { call_index: index, call_key: key, status, result: value, name } = row;
-    const parsed = RecordedCallSchema.safeParse({ index, key, status, value, output_tokens: row.usage.output_tokens, name });
+    const fromRun = row.carried_from !== undefined && CLAUDE_CODE_RUN_ID.test(row.carried_from.run_id) ? row.carried_from.run_id : undefined;
+    const recorded = { index, key, status, value, output_tokens: row.usage.output_tokens, name, ...(fromRun && { claude_code_run: fromRun }) };
+    const parsed = RecordedCallSchema.safeParse(recorded);
     return parsed.success ? [parsed.data] : [];
   });
 }
@@ -142,7 +151,7 @@ export class WorkflowPlan implements RunPlan {
       agents: { run: (call, prompt, signal) => this.#runCall(context, worktrees, call, prompt, signal) },
       budgetsUsd: (agentType) => this.#budgets(context, agentType),
       ...(this.#options.replay && { chargeOf: (call: AgentCall, result: TaskResult) => this.#replayCharge(call, result) }),
-      replay: recordedCalls(earlier),
+      replay: recordedCalls([...(earlier?.tasks ?? []), ...(this.#options.replay?.fromClaudeCode ?? [])]),
       ...(claudeCode && { claudeCodeReplay: claudeCode.calls }),
       signal: context.signal,
       onEvent: (event) => {

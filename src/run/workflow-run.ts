@@ -74,7 +74,7 @@ export interface WorkflowFileRunOptions {
    * model, offline, in this process. Its budgets count what the recorded calls
    * spent, not the scripted model's simulated costs.
    */
-  replay?: Pick<WorkflowReplayPlan, "of" | "replies" | "spent">;
+  replay?: Pick<WorkflowReplayPlan, "of" | "replies" | "spent"> & Partial<Pick<WorkflowReplayPlan, "fromClaudeCode">>;
 }
 
 /** A workflow run's record: a swarm run's, with the script's outcome. */
@@ -162,7 +162,13 @@ function planOf(source: string, checked: CheckedScript, options: WorkflowFileRun
     ...(options.limits !== undefined && { limits: options.limits }),
     ...(resume && { earlier: resume.previous }),
     ...(claudeCode && { claudeCode }),
-    ...(options.replay && { replay: { spent: options.replay.spent, budgetUsd: settings.budgetUsd } }),
+    ...(options.replay && {
+      replay: {
+        spent: options.replay.spent,
+        budgetUsd: settings.budgetUsd,
+        ...(options.replay.fromClaudeCode && { fromClaudeCode: options.replay.fromClaudeCode }),
+      },
+    }),
   });
 }
 

@@ -84,6 +84,19 @@ describe("cadre run --resume wf_<id>", () => {
     expect(rows.get("job-2")).not.toHaveProperty("carried_over");
     expect(rows.get("job-1")).toMatchObject({ carried_over: true, carried_from: { run_id: runId }, result: "did: job 1 of six" });
     expect(rows.get("report")).toMatchObject({ carried_over: true, carried_from: { run_id: runId } });
+
+    // Replayed offline: the call that ran plays its recorded replies, the calls of the CLI's run give their results.
+    const { dir } = newestRecord(project);
+    const replayed = await execa("node", [bin, "replay", dir, "--in-place", "--out", join(project, "replayed")], {
+      cwd: project,
+      env: offlineClaudeEnv({ baseUrl: "http://127.0.0.1:9", home }),
+      extendEnv: false,
+      reject: false,
+    });
+    expect(replayed.exitCode, replayed.stderr).toBe(0);
+    const replay = JSON.parse(readFileSync(join(project, "replayed", "summary.json"), "utf8"));
+    expect(replay.result).toEqual(record.result);
+    expect(replay.replay.divergences).toEqual([]);
   });
 
   it("after its continuation was killed with SIGKILL, asks only for what neither finished", { timeout: 240_000 }, async () => {
