@@ -69,3 +69,24 @@ return { a, p, both, again }
     expect(keys.at(-1)).toEqual(["first", "v2:79ae2ace5c94"]);
   });
 });
+
+describe("keeping strands across awaits", () => {
+  it("leaves what a script means as it was, whatever the await is part of", async () => {
+    const outcome = await runWorkflowScript({
+      source: `export const meta = { name: "awaits", description: "awaits everywhere" }
+const twice = async (x) => await await x
+const obj = { async m() { return (await agent("m")) + "!" } }
+const parts = \`\${await agent("a")}|\${await twice(agent("b"))}\`
+let caught
+try { await Promise.reject(new Error("no")) } catch (e) { caught = e.message }
+const seen = []
+for await (const v of [agent("c"), Promise.resolve("d")]) seen.push(v)
+const chained = await agent("e").then((v) => v + "?")
+return [parts, await obj.m(), caught, seen, chained, await (async () => await 1 + await 2)()]
+`,
+      agents: { run: async (call) => result(call.label, "succeeded", { text: call.prompt }) },
+    });
+    expect(outcome.ok, outcome.error?.message).toBe(true);
+    expect(outcome.result).toEqual(["a|b", "m!", "no", ["c", "d"], "e?", 3]);
+  });
+});
