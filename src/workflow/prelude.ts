@@ -13,10 +13,11 @@ export const MAX_ITEMS = 4096;
 
 /**
  * A function expression the sandbox calls once per context with the host
- * calls object, the args as JSON, the budget's target (or null) and whether
- * this context is a nested workflow().
+ * calls object, the args as JSON, the budget's target (or null), whether
+ * this context is a nested workflow(), and the strand its top level goes on
+ * (a nested workflow's calls go on in the strand of its workflow() call, as in the CLI).
  */
-export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
+export const PRELUDE = `(function (host, argsJson, budgetTotal, nested, callerStrand) {
   "use strict";
   ${INTL_ON_FIRST_USE}
   const decode = (text) => (text === undefined ? undefined : JSON.parse(text));
@@ -48,9 +49,9 @@ export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
   // Options that are not an object are none, as the CLI ignores them.
   const optionsOf = (opts) => (opts !== null && typeof opts === "object" ? opts : {});
 
-  // The strand a call is made in (claude-code-keys.ts): the top level (0), or a parallel() or pipeline() item's while
+  // The strand a call is made in (claude-code-keys.ts): the top level's, or a parallel() or pipeline() item's while
   // that item's code runs (its first synchronous part, and each pipeline stage as it starts).
-  let strand = 0;
+  let strand = callerStrand;
   const inStrand = (item, run) => {
     const outer = strand;
     strand = item;
@@ -159,7 +160,7 @@ export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
   );
   define("workflow", async (ref, childArgs) => {
     if (nested) throw new Error("workflow() nests one level only: a workflow run by workflow() cannot run another");
-    return decode(await host.workflow(encode(ref), encode(childArgs)));
+    return decode(await host.workflow(encode(ref), encode(childArgs), strand));
   });
   define("args", decode(argsJson));
   const quiet = () => {};

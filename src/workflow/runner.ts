@@ -230,14 +230,13 @@ class ScriptRun {
   }
 
   /** What the sandbox's functions do, for the script or (nested) a saved workflow it calls. */
-  #hostFor(scope: CallScope, nested: boolean): SandboxHost {
-    const strands = new ClaudeCodeStrands();
+  #hostFor(scope: CallScope, nested: boolean, strands = new ClaudeCodeStrands()): SandboxHost {
     return {
       agent: (prompt, raw, strand) => this.#agent(scope, prompt, raw, (text) => strands.next(strand, text, raw)),
       fork: (strand, kind) => strands.fork(strand, kind),
       item: (fork, index) => strands.item(fork, index),
       join: (fork) => strands.join(fork),
-      workflow: (ref, args) => this.#nested(ref, args, nested),
+      workflow: (ref, args, strand) => this.#nested(ref, args, nested, { strands, strand }),
       log: (message) => this.#log(message),
       phase: (title) => {
         scope.phase = title;
@@ -250,12 +249,19 @@ class ScriptRun {
     };
   }
 
-  async #nested(ref: Parameters<SandboxHost["workflow"]>[0], args: unknown, nested: boolean): Promise<unknown> {
+  /** workflow(): a saved workflow run inline, its calls going on in the strand of the call (as Claude Code keys them). */
+  async #nested(
+    ref: Parameters<SandboxHost["workflow"]>[0],
+    args: unknown,
+    nested: boolean,
+    at: { strands: ClaudeCodeStrands; strand: number },
+  ): Promise<unknown> {
     if (nested) throw new AgentCallError("workflow() nests one level only");
     const found = await readWorkflowRef(ref, this.#options.places);
     const child = await checkWorkflowScript(found.source);
-    const host = this.#hostFor({ phase: undefined, workflow: child.meta.name }, true);
-    return this.#sandbox.run({ body: child.body, filename: found.file, args, budgetTotal: this.#budgetTotal, nested: true, host });
+    const host = this.#hostFor({ phase: undefined, workflow: child.meta.name }, true, at.strands);
+    const script = { body: child.body, filename: found.file, args, budgetTotal: this.#budgetTotal };
+    return this.#sandbox.run({ ...script, nested: true, host, strand: at.strand });
   }
 
   /** agent(): the call checked, then replayed from the record or run as a task; throws what agent() throws. */

@@ -28,7 +28,8 @@ export interface SandboxHost {
   item(fork: number, index: number): number;
   /** Every item of a fork has settled. */
   join(fork: number): void;
-  workflow(ref: unknown, args: unknown): Promise<unknown>;
+  /** `strand`: where the workflow() call is made; the nested workflow's calls go on in it. */
+  workflow(ref: unknown, args: unknown, strand: number): Promise<unknown>;
   log(message: string): void;
   phase(title: string): void;
   /** Throws past the run's agent cap or token budget (parallel() and pipeline() ask before they start). */
@@ -64,6 +65,8 @@ export interface SandboxScript {
   budgetTotal: number | null;
   /** A script run by workflow(): its own workflow() throws. */
   nested: boolean;
+  /** The strand its top level goes on (claude-code-keys.ts): a nested workflow's, that of its workflow() call; default 0. */
+  strand?: number;
   host: SandboxHost;
 }
 
@@ -214,7 +217,7 @@ export class WorkflowSandbox {
     sync("fork", (strand, kind) => script.host.fork(Number(strand), kind === "pipeline" ? "pipeline" : "parallel"));
     sync("item", (fork, index) => script.host.item(Number(fork), Number(index)));
     sync("join", (fork) => script.host.join(Number(fork)));
-    async("workflow", (ref, args) => script.host.workflow(decode(ref), decode(args)));
+    async("workflow", (ref, args, strand) => script.host.workflow(decode(ref), decode(args), Number(strand)));
     sync("log", (message) => script.host.log(String(message)));
     sync("phase", (title) => script.host.phase(String(title)));
     sync("checkCaps", () => script.host.checkCaps());
@@ -229,7 +232,9 @@ export class WorkflowSandbox {
     const argsJson = script.args === undefined ? context.undefined : context.newString(JSON.stringify(script.args));
     const budget = script.budgetTotal === null ? context.null : context.newNumber(script.budgetTotal);
     const nested = script.nested ? context.true : context.false;
-    const finisher = this.#guest(() => context.callFunction(installer, context.undefined, host, argsJson, budget, nested));
+    const strand = context.newNumber(script.strand ?? 0);
+    const finisher = this.#guest(() => context.callFunction(installer, context.undefined, host, argsJson, budget, nested, strand));
+    strand.dispose();
     installer.dispose();
     host.dispose();
     argsJson.dispose();

@@ -1,15 +1,19 @@
 // cadre gives each agent() call the key Claude Code's journal gives it: the keys below are those the pinned CLI
 // (2.1.332) wrote to its journal.jsonl for these scripts, run by its Workflow tool against a scripted model.
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type AgentCall, runWorkflowScript } from "../../src/workflow/index.ts";
+import { tempHome } from "../support/rehearsal.ts";
 import { result } from "../support/swarm.ts";
 
 /** The calls a script makes, by label, with their Claude Code keys; every agent answers at once. */
-async function keysOf(script: string, args?: unknown): Promise<[string, string][]> {
+async function keysOf(script: string, args?: unknown, cwd?: string): Promise<[string, string][]> {
   const calls: AgentCall[] = [];
   const outcome = await runWorkflowScript({
     source: script,
     ...(args !== undefined && { args }),
+    ...(cwd !== undefined && { places: { cwd, home: cwd } }),
     agents: {
       run: async (call) => {
         calls.push(call);
@@ -67,6 +71,37 @@ return { a, p, both, again }
     ]);
     for (const [label, key] of keys.slice(0, -1)) expect(key, label).toBe(expected.get(label));
     expect(keys.at(-1)).toEqual(["first", "v2:79ae2ace5c94"]);
+  });
+});
+
+describe("Claude Code's journal keys of a nested workflow()", () => {
+  it("go on in the strand of the workflow() call, as the CLI's do", async () => {
+    const project = await tempHome("cadre-cc-keys-");
+    await mkdir(join(project, ".claude", "workflows"), { recursive: true });
+    await writeFile(
+      join(project, ".claude", "workflows", "child.js"),
+      `export const meta = { name: "child", description: "a child" }
+const a = await agent("child one " + args.x)
+const b = await parallel([() => agent("child two")])
+return [a, b]
+`,
+    );
+    const keys = await keysOf(
+      `export const meta = { name: "parent", description: "nests" }
+const first = await agent("parent one")
+const kid = await workflow("child", { x: 1 })
+const last = await agent("parent two")
+return { first, kid, last }
+`,
+      undefined,
+      project,
+    );
+    expect(keys).toEqual([
+      ["parent one", "v2:07728af0239e"],
+      ["child one 1", "v2:05d008a9ed73"],
+      ["child two", "v2:8dc94f508af1"],
+      ["parent two", "v2:91e2758d4b28"],
+    ]);
   });
 });
 
