@@ -6,8 +6,7 @@ import process from "node:process";
 import { z } from "zod";
 import { emptyUsage, type TaskResult } from "../orchestrator/index.ts";
 import { CLAUDE_CODE_KEY_VERSION, type RecordedCall } from "../workflow/index.ts";
-import { readRecord } from "./record/read.ts";
-import { ResumeError } from "./resume.ts";
+import { newestRunWhere, ResumeError } from "./resume.ts";
 
 /** A run id as the CLI's Workflow tool prints it. */
 export const CLAUDE_CODE_RUN_ID = /^wf_[A-Za-z0-9_-]{1,80}$/;
@@ -162,14 +161,8 @@ export function continuedRunOf(record: unknown): { runId: string; cwd: string | 
 }
 
 /** The newest run directory under `runsDir` whose record continues the Claude Code run `runId` (a continuation killed or stopped, to go on with). */
-export async function latestContinuationOf(runId: string, runsDir: string): Promise<string | undefined> {
-  const names = await readdir(runsDir).catch(() => [] as string[]);
-  // Run directories are named by their start time, so the newest sorts last.
-  for (const name of names.sort().reverse()) {
-    const read = await readRecord(join(runsDir, name), { journal: false });
-    if ("record" in read && continuedRunOf(read.record)?.runId === runId) return join(runsDir, name);
-  }
-  return undefined;
+export function latestContinuationOf(runId: string, runsDir: string): Promise<string | undefined> {
+  return newestRunWhere(runsDir, (record) => continuedRunOf(record)?.runId === runId);
 }
 
 /** The result a call of the CLI's run gives in cadre's record: what agent() returned there (its costs are the CLI's, not this run's). */

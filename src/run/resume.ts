@@ -44,15 +44,20 @@ export async function recordToResume(dir: string): Promise<Summary | undefined> 
   }
 }
 
-/** The newest run directory under `runsDir` whose record is of this config file. */
-export async function latestRunOf(configFile: string, runsDir: string): Promise<string | undefined> {
+/** The newest run directory under `runsDir` whose record (its summary, without the journal's newer lines) is one `wanted` takes. */
+export async function newestRunWhere(runsDir: string, wanted: (record: Summary) => boolean): Promise<string | undefined> {
   const names = await readdir(runsDir).catch(() => [] as string[]);
   // Run directories are named by their start time, so the newest sorts last.
   for (const name of names.sort().reverse()) {
     const read = await readRecord(join(runsDir, name), { journal: false });
-    if ("record" in read && read.record.config === configFile) return join(runsDir, name);
+    if ("record" in read && wanted(read.record)) return join(runsDir, name);
   }
   return undefined;
+}
+
+/** The newest run directory under `runsDir` whose record is of this config file. */
+export function latestRunOf(configFile: string, runsDir: string): Promise<string | undefined> {
+  return newestRunWhere(runsDir, (record) => record.config === configFile);
 }
 
 /** The run directory under `runsDir` whose record has this run id (a distributed run's, picked up again by its id). */
