@@ -47,6 +47,7 @@ export const FAST = [
   "test/run/read-record.test.ts",
   "test/run/recorder.test.ts",
   "test/run/replay-scripts.test.ts",
+  "test/run/resume-claude-code.test.ts",
   "test/run/write-summary.test.ts",
   "test/swarm/agent-file.test.ts",
   "test/swarm/conditions-config.test.ts",
@@ -66,6 +67,7 @@ export const FAST = [
   "test/worker/turn.test.ts",
   "test/workflow/args.test.ts",
   "test/workflow/budget-usd.test.ts",
+  "test/workflow/claude-code-keys.test.ts",
   "test/workflow/plain-calls.test.ts",
   "test/workflow/sandbox.test.ts",
 ];

@@ -203,6 +203,7 @@ async function startScript(options: RunOptions, prepared: Extract<PreparedRun, {
     sessionFiles: options.script.sessionFiles,
     ...(script.rehearsal && { rehearsal: script.rehearsal }),
     ...(script.resume && { resume: script.resume }),
+    ...(script.claudeCode && { claudeCode: script.claudeCode }),
     ...(redis && { redis }),
     ...(replay && { replay }),
     ...(traced?.traceparent !== undefined && { traceparent: traced.traceparent }),

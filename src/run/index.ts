@@ -34,6 +34,12 @@ export { type ReplaySwarmFileOptions, replaySwarmFile } from "./replay/replay-sw
 export { type ReplayWorkflowOptions, replayWorkflow } from "./replay/replay-workflow.ts";
 export { readRecordedReplies } from "./replay/scripts.ts";
 export { latestRunOf, type PlaceRequest, placeRun, planResume, planWorkflowResume, ResumeError, type ResumePlan } from "./resume.ts";
+export {
+  CLAUDE_CODE_RUN_ID,
+  type ClaudeCodeRun,
+  latestContinuationOf,
+  readClaudeCodeRun,
+} from "./resume-claude-code.ts";
 export { type RunChange, RunModel, type RunModelOptions } from "./run-model.ts";
 export { type RowKind, type RowStatus, type RunRow, taskKey } from "./run-row.ts";
 export { type RunSwarmFileOptions, runSwarmFile, type SwarmRunResult } from "./run-swarm-file.ts";

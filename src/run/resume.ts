@@ -5,6 +5,7 @@ import { join } from "node:path";
 // Needs no Redis client: a run without --redis never loads BullMQ.
 import { REDIS_UNREACHABLE, RUN_ID_PATTERN } from "../distributed/index.ts";
 import { CadreError } from "../errors.ts";
+import type { TaskResult } from "../orchestrator/index.ts";
 import type { CarryDecision, ResolvedSwarmConfig, ResolvedTask } from "../swarm/index.ts";
 import { olderSettingsHash, type TaskFingerprint } from "../swarm/index.ts";
 import { readRecord } from "./record/read.ts";
@@ -43,15 +44,20 @@ export async function recordToResume(dir: string): Promise<Summary | undefined> 
   }
 }
 
-/** The newest run directory under `runsDir` whose record is of this config file. */
-export async function latestRunOf(configFile: string, runsDir: string): Promise<string | undefined> {
+/** The newest run directory under `runsDir` whose record (its summary, without the journal's newer lines) is one `wanted` takes. */
+export async function newestRunWhere(runsDir: string, wanted: (record: Summary) => boolean): Promise<string | undefined> {
   const names = await readdir(runsDir).catch(() => [] as string[]);
   // Run directories are named by their start time, so the newest sorts last.
   for (const name of names.sort().reverse()) {
     const read = await readRecord(join(runsDir, name), { journal: false });
-    if ("record" in read && read.record.config === configFile) return join(runsDir, name);
+    if ("record" in read && wanted(read.record)) return join(runsDir, name);
   }
   return undefined;
+}
+
+/** The newest run directory under `runsDir` whose record is of this config file. */
+export function latestRunOf(configFile: string, runsDir: string): Promise<string | undefined> {
+  return newestRunWhere(runsDir, (record) => record.config === configFile);
 }
 
 /** The run directory under `runsDir` whose record has this run id (a distributed run's, picked up again by its id). */
@@ -98,6 +104,40 @@ function staleBecause(earlier: SummaryTask | undefined, fingerprint: TaskFingerp
 }
 
 /**
+ * The copies of a for_each over a result that an earlier attempt finished, by
+ * the work they did (their map, prompt and settings): a resumed run's copy is
+ * named by its place in the list, and keeps the result of the copy that did
+ * the same work wherever that one stood, each earlier copy given once.
+ */
+class MovedCopies {
+  readonly #byWork = new Map<string, SummaryTask[]>();
+  readonly #given = new Set<string>();
+
+  constructor(rows: readonly SummaryTask[]) {
+    for (const row of rows) {
+      if (row.copy_of === undefined || row.status !== "succeeded" || row.fingerprint?.template === undefined) continue;
+      const work = MovedCopies.#work(row.copy_of, row.fingerprint);
+      this.#byWork.set(work, [...(this.#byWork.get(work) ?? []), row]);
+    }
+  }
+
+  static #work(map: string, fingerprint: Pick<TaskFingerprint, "prompt" | "settings">): string {
+    return `${map}\0${fingerprint.settings}\0${fingerprint.prompt}`;
+  }
+
+  /** An earlier copy of `map` that did this work and is not given yet. */
+  take(map: string, fingerprint: TaskFingerprint): SummaryTask | undefined {
+    return this.#byWork.get(MovedCopies.#work(map, fingerprint))?.find((row) => !this.#given.has(row.name));
+  }
+
+  /** The result an earlier row gives (once). */
+  keep(row: SummaryTask): TaskResult {
+    this.#given.add(row.name);
+    return resultFromRecord({ ...row, status: "succeeded" }, randomUUID().slice(0, 8));
+  }
+}
+
+/**
  * Plans `cadre run --resume [dir]`: the run to go on with (by default the
  * newest one of this config under `runsDir`) and, per task, whether its
  * result stands. A task that did not succeed continues its claude session
@@ -111,6 +151,7 @@ export async function planResume(config: ResolvedSwarmConfig, options: { dir?: s
   const previous = await recordToResume(dir);
   if (previous === undefined) throw new ResumeError(`${dir} holds no ${SUMMARY_FILE}; give the directory of an earlier run`);
   const earlier = new Map(previous.tasks.map((task) => [task.name, task]));
+  const copies = new MovedCopies(previous.tasks);
   const current = new Set(config.tasks.map((task) => task.name));
   return {
     dir,
@@ -121,7 +162,10 @@ export async function planResume(config: ResolvedSwarmConfig, options: { dir?: s
       const before = earlier.get(task.name);
       const older = () => olderSettingsHash(config, task);
       const reason = staleBecause(before, fingerprint, older);
-      if (reason === undefined) return { kind: "keep", result: resultFromRecord({ ...before!, status: "succeeded" }, randomUUID().slice(0, 8)) };
+      if (reason === undefined) return { kind: "keep", result: copies.keep(before!) };
+      // A copy whose item moved in its list (one added or removed before it) keeps the result of the copy that did its work.
+      const moved = task.copy_of && copies.take(task.copy_of.task, fingerprint);
+      if (moved) return { kind: "keep", result: copies.keep(moved), from: moved.name };
       const sameWork =
         before?.fingerprint != null && sameSettings(before.fingerprint, fingerprint, older) && before.fingerprint.prompt === fingerprint.prompt;
       const session = !options.fresh && sameWork ? (before?.session_id ?? undefined) : undefined;

@@ -23,6 +23,7 @@ import type { PlanContext, PlanEvent, RunPlan } from "./plan.ts";
 import { resultFromRecord, type Summary, type SummaryTask } from "./record/schema.ts";
 import type { RecordExtension, RecordedPlan, RunStop } from "./record/summary.ts";
 import { type WorkflowRecordFields, workflowFieldsOf } from "./record/workflow-fields.ts";
+import { CLAUDE_CODE_RUN_ID, type ClaudeCodeRun, claudeCodeCallResult } from "./resume-claude-code.ts";
 import { WorkflowWorktrees } from "./workflow-worktrees.ts";
 
 /** What a workflow plan runs: the script, checked, and what it is run with. */
@@ -44,8 +45,17 @@ export interface WorkflowPlanOptions {
   limits?: Partial<SandboxLimits>;
   /** The record of the attempt this one resumes: its calls that succeeded replay (workflow/calls.ts). */
   earlier?: Summary;
-  /** A replay: what each recorded call spent (by row), which its budgets count instead of the simulated costs, and the run's dollar budget. */
-  replay?: { spent: ReadonlyMap<string, { costUsd: number; outputTokens: number }>; budgetUsd: number | undefined };
+  /** The run of Claude Code's Workflow tool this one continues: its calls that succeeded replay by their Claude Code keys. */
+  claudeCode?: ClaudeCodeRun;
+  /**
+   * A replay: what each recorded call spent (by row), which its budgets count instead of the simulated costs, the run's
+   * dollar budget, and the recorded calls whose results came from a Claude Code run (no replies of theirs to play).
+   */
+  replay?: {
+    spent: ReadonlyMap<string, { costUsd: number; outputTokens: number }>;
+    budgetUsd: number | undefined;
+    fromClaudeCode?: readonly SummaryTask[];
+  };
 }
 
 /** A record row's name: the label, and `label#n` for its n-th use (which plays the label's rehearsal script). */
@@ -59,13 +69,20 @@ class RowNames {
   }
 }
 
-/** The calls an earlier record holds, for replay, each with its row's name (a call that never started is none). */
-function recordedCalls(record: Summary | undefined): RecordedCall[] {
-  return (record?.tasks ?? []).flatMap((row) => {
+/** The calls a record's rows hold, for replay, each with its row's name (a call that never started is none), and the Claude Code run one came from. */
+function recordedCalls(rows: readonly SummaryTask[]): RecordedCall[] {
+  return rows.flatMap((row) => {
     const { call_index: index, call_key: key, status, result: value, name } = row;
-    const parsed = RecordedCallSchema.safeParse({ index, key, status, value, output_tokens: row.usage.output_tokens, name });
+    const fromRun = row.carried_from !== undefined && CLAUDE_CODE_RUN_ID.test(row.carried_from.run_id) ? row.carried_from.run_id : undefined;
+    const recorded = { index, key, status, value, output_tokens: row.usage.output_tokens, name, ...(fromRun && { claude_code_run: fromRun }) };
+    const parsed = RecordedCallSchema.safeParse(recorded);
     return parsed.success ? [parsed.data] : [];
   });
+}
+
+/** What a record says of the Claude Code run it continues. */
+function continuesOf(run: ClaudeCodeRun): { claude_code_run: string; session_id: string; script_path: string | null } {
+  return { claude_code_run: run.runId, session_id: run.sessionId, script_path: run.scriptPath ?? null };
 }
 
 /**
@@ -82,8 +99,8 @@ export class WorkflowPlan implements RunPlan {
   readonly #names = new RowNames();
   /** By call index: its task's name. */
   readonly #nameOf = new Map<number, string>();
-  /** By task name: the call, and what agent() gave the script once it has. */
-  readonly #calls = new Map<string, { call: AgentCall; value: unknown }>();
+  /** By task name: the call, what agent() gave the script once it has, and the Claude Code run whose result it gave. */
+  readonly #calls = new Map<string, { call: AgentCall; value: unknown; claudeCodeRun?: string }>();
   readonly #earlierRows: ReadonlyMap<string, SummaryTask>;
   /** By task name: what an isolated call's worktree came to. */
   readonly #worktreeOutcomes = new Map<string, WorktreeOutcome>();
@@ -119,9 +136,9 @@ export class WorkflowPlan implements RunPlan {
   }
 
   async #drive(context: PlanContext, queue: AsyncQueue<PlanEvent>): Promise<void> {
-    const { checked, earlier } = this.#options;
+    const { checked, earlier, claudeCode } = this.#options;
     // The process the script's first plain call takes starts while the sandbox loads (not in a resumed run: its calls may all replay).
-    if (checked.makesPlainCalls && earlier === undefined) context.runner.prepare?.(plainCallSpec());
+    if (checked.makesPlainCalls && earlier === undefined && claudeCode === undefined) context.runner.prepare?.(plainCallSpec());
     const worktrees = new WorkflowWorktrees(context.worktrees, this.#options.places.cwd);
     let ended: Extract<WorkflowEvent, { type: "workflow_ended" }> | undefined;
     this.#outcome = await runWorkflowScript({
@@ -129,7 +146,8 @@ export class WorkflowPlan implements RunPlan {
       agents: { run: (call, prompt, signal) => this.#runCall(context, worktrees, call, prompt, signal) },
       budgetsUsd: (agentType) => this.#budgets(context, agentType),
       ...(this.#options.replay && { chargeOf: (call: AgentCall, result: TaskResult) => this.#replayCharge(call, result) }),
-      replay: recordedCalls(earlier),
+      replay: recordedCalls([...(earlier?.tasks ?? []), ...(this.#options.replay?.fromClaudeCode ?? [])]),
+      ...(claudeCode && { claudeCodeReplay: claudeCode.calls }),
       signal: context.signal,
       onEvent: (event) => {
         // The script's end is told after its last call has settled.
@@ -170,7 +188,9 @@ export class WorkflowPlan implements RunPlan {
       return;
     }
     const name = this.#nameOf.get(event.call.index)!;
-    this.#calls.get(name)!.value = event.value;
+    const entry = this.#calls.get(name)!;
+    entry.value = event.value;
+    if (event.recorded?.claude_code_run !== undefined) entry.claudeCodeRun = event.recorded.claude_code_run;
     queue.push({ ...event, name });
     queue.push(this.#settled(name, event));
     if (!event.replayed && --this.#open === 0) this.#allEnded?.();
@@ -183,6 +203,9 @@ export class WorkflowPlan implements RunPlan {
   /** The task_settled of a call that ended: its task's result, the earlier attempt's for a replayed one, or the refusal. */
   #settled(name: string, event: Extract<WorkflowEvent, { type: "agent_ended" }>): PlanEvent {
     const task = { name, agent: event.call.options.agentType };
+    if (event.replayed && event.recorded?.claude_code_run !== undefined) {
+      return { type: "task_settled", task, result: claudeCodeCallResult(name, event.recorded), started: false, carriedOver: true, carriedFrom: null };
+    }
     if (event.replayed) {
       const earlierName = event.recorded?.name ?? name;
       const row = this.#earlierRows.get(earlierName);
@@ -251,8 +274,10 @@ export class WorkflowPlan implements RunPlan {
   #rowFields(name: string): Partial<SummaryTask> | undefined {
     const entry = this.#calls.get(name);
     if (entry === undefined) return undefined;
-    const { call, value } = entry;
+    const { call, value, claudeCodeRun } = entry;
     return {
+      // A call of the Claude Code run this one continues: kept, and from where (a call kept from cadre's record keeps its row).
+      ...(claudeCodeRun !== undefined && { carried_over: true, carried_from: { run_id: claudeCodeRun } }),
       label: call.label,
       phase: call.phase ?? null,
       workflow: call.workflow ?? null,
@@ -264,7 +289,12 @@ export class WorkflowPlan implements RunPlan {
   }
 
   /** The record's own fields: the script and what it ran with, its result, error and logs; complete once the script has ended. */
-  #recordFields(stop: RunStop | undefined): WorkflowRecordFields & { complete: boolean; exit_code: number; budget_usd?: number | null } {
+  #recordFields(stop: RunStop | undefined): WorkflowRecordFields & {
+    complete: boolean;
+    exit_code: number;
+    budget_usd?: number | null;
+    continues?: ReturnType<typeof continuesOf>;
+  } {
     const outcome = this.#outcome;
     const { checked, args, places, budgetTokens, maxAgents, replay } = this.#options;
     return {
@@ -272,6 +302,7 @@ export class WorkflowPlan implements RunPlan {
       exit_code: stop ? stop.exitCode : outcome?.ok === false ? 1 : 0,
       // A replay applies the recorded run's budget itself (the engine none): the record says which.
       ...(replay && { budget_usd: replay.budgetUsd ?? null }),
+      ...(this.#options.claudeCode && { continues: continuesOf(this.#options.claudeCode) }),
       ...workflowFieldsOf(checked.meta, { args, cwd: places.cwd, budgetTokens, maxAgents }, outcome),
     };
   }

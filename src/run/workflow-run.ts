@@ -16,6 +16,7 @@ import { writeWholeSync } from "./record/summary.ts";
 import { recordedWorkflowSettings, type WorkflowRecordFields } from "./record/workflow-fields.ts";
 import type { WorkflowReplayPlan } from "./replay/plan.ts";
 import { planWorkflowResume, type ResumePlan } from "./resume.ts";
+import { type ClaudeCodeRun, continuedRunOf, readClaudeCodeRun } from "./resume-claude-code.ts";
 import { type RunEvent, SwarmRun } from "./swarm-run.ts";
 import { WorkflowPlan } from "./workflow-plan.ts";
 
@@ -45,6 +46,11 @@ export interface WorkflowFileRunOptions {
   /** Resume the run recorded in `outDir` (or the one planned: planWorkflowResume): its calls that succeeded replay (see docs/workflow-scripts.md). */
   resume?: boolean | ResumePlan;
   /**
+   * Continue a run of Claude Code's own Workflow tool (readClaudeCodeRun): the calls that succeeded there replay by their
+   * Claude Code keys, and its args stand unless given. A resumed record that continues one continues it by itself.
+   */
+  claudeCode?: ClaudeCodeRun;
+  /**
    * Let the agents' claude processes write their session files (~/.claude/projects), so that `claude --resume
    * <session_id>` can open an agent's conversation. Default false: cadre never continues an agent() call's session
    * (a call that did not end runs again from the start) and keeps each one's transcript itself, and the session
@@ -68,7 +74,7 @@ export interface WorkflowFileRunOptions {
    * model, offline, in this process. Its budgets count what the recorded calls
    * spent, not the scripted model's simulated costs.
    */
-  replay?: Pick<WorkflowReplayPlan, "of" | "replies" | "spent">;
+  replay?: Pick<WorkflowReplayPlan, "of" | "replies" | "spent"> & Partial<Pick<WorkflowReplayPlan, "fromClaudeCode">>;
 }
 
 /** A workflow run's record: a swarm run's, with the script's outcome. */
@@ -122,11 +128,11 @@ async function workflowConfig(checked: CheckedScript, options: WorkflowFileRunOp
   return config;
 }
 
-/** What a resumed run runs with: what is given, else what its record says it was started with. */
+/** What a resumed run runs with: what is given, else what its record (or the Claude Code run it continues) says it was started with. */
 function settingsOf(options: WorkflowFileRunOptions, resume: ResumePlan | undefined): StartedWorkflowRun["settings"] {
   const recorded = resume && recordedWorkflowSettings(resume.previous);
   return {
-    args: options.args !== undefined ? options.args : recorded?.args,
+    args: options.args !== undefined ? options.args : recorded ? recorded.args : options.claudeCode?.args,
     budgetTokens: options.budgetTokens ?? recorded?.budgetTokens,
     budgetUsd: options.budgetUsd ?? recorded?.budgetUsd,
     maxAgents: options.maxAgents ?? recorded?.maxAgents,
@@ -138,11 +144,12 @@ interface PlanInput {
   cwd: string;
   config: ResolvedSwarmConfig;
   resume: ResumePlan | undefined;
+  claudeCode: ClaudeCodeRun | undefined;
   settings: StartedWorkflowRun["settings"];
 }
 
 /** The plan of a script's run: the script, what it runs with, and the record it resumes. */
-function planOf(source: string, checked: CheckedScript, options: WorkflowFileRunOptions, { cwd, config, resume, settings }: PlanInput) {
+function planOf(source: string, checked: CheckedScript, options: WorkflowFileRunOptions, { cwd, config, resume, claudeCode, settings }: PlanInput) {
   return new WorkflowPlan({
     source,
     checked,
@@ -154,7 +161,14 @@ function planOf(source: string, checked: CheckedScript, options: WorkflowFileRun
     ...(settings.maxAgents !== undefined && { maxAgents: settings.maxAgents }),
     ...(options.limits !== undefined && { limits: options.limits }),
     ...(resume && { earlier: resume.previous }),
-    ...(options.replay && { replay: { spent: options.replay.spent, budgetUsd: settings.budgetUsd } }),
+    ...(claudeCode && { claudeCode }),
+    ...(options.replay && {
+      replay: {
+        spent: options.replay.spent,
+        budgetUsd: settings.budgetUsd,
+        ...(options.replay.fromClaudeCode && { fromClaudeCode: options.replay.fromClaudeCode }),
+      },
+    }),
   });
 }
 
@@ -168,9 +182,10 @@ export async function startWorkflowRun(source: string, options: WorkflowFileRunO
   const checked = await checkWorkflowScript(source);
   const cwd = resolve(options.cwd ?? process.cwd());
   const resume = options.resume === true ? await planWorkflowResume(resolve(options.outDir)) : options.resume || undefined;
-  const settings = settingsOf(options, resume);
+  const claudeCode = options.claudeCode ?? (resume && (await continuedClaudeCodeRun(resume.previous, options.home)));
+  const settings = settingsOf({ ...options, ...(claudeCode && { claudeCode }) }, resume);
   const config = await workflowConfig(checked, options, cwd, settings.budgetUsd);
-  const plan = planOf(source, checked, options, { cwd, config, resume, settings });
+  const plan = planOf(source, checked, options, { cwd, config, resume, claudeCode, settings });
   const { replay } = options;
   const run = await SwarmRun.start(
     config,
@@ -191,6 +206,13 @@ export async function startWorkflowRun(source: string, options: WorkflowFileRunO
   // The script as it ran, beside its record: a replay runs this copy, whatever has become of the file since.
   writeWholeSync(join(run.outDir, WORKFLOW_SCRIPT_FILE), (fd) => writeFileSync(fd, source));
   return { run, plan, settings };
+}
+
+/** The Claude Code run a resumed record continues (read again: the calls it finished there that this record lacks replay too). */
+async function continuedClaudeCodeRun(record: Summary, home: string | undefined): Promise<ClaudeCodeRun | undefined> {
+  const continued = continuedRunOf(record);
+  if (continued === undefined) return undefined;
+  return readClaudeCodeRun(continued.runId, { cwd: continued.cwd ?? process.cwd(), ...(home !== undefined && { home }) });
 }
 
 /** The Redis run a script's agents run on: the one given, or a resumed run's own id, or a new one. */

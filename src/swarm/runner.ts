@@ -34,8 +34,11 @@ export interface TaskSettledEvent {
   worktree?: WorktreeOutcome;
   /** True when the result was kept from the run being resumed instead of running the task. */
   carriedOver?: boolean;
-  /** With carriedOver: the earlier attempt's task whose result this is, when it had another name (a script's call made in another order). */
-  carriedFrom?: string;
+  /**
+   * With carriedOver: the earlier attempt's task whose result this is, when it had another name (a script's call made
+   * in another order); null when the result comes from a run the record has no row of (a Claude Code run's call).
+   */
+  carriedFrom?: string | null;
   /** What the result depends on (the prompt it was sent, its worker's settings); absent for a task that never started. */
   fingerprint?: TaskFingerprint;
 }
@@ -84,7 +87,9 @@ export type SwarmEvent = TaskSettledEvent | TaskRerunEvent | TaskReadyEvent | Ta
  * the result an earlier attempt left, or run it again, continuing the claude
  * session of that attempt when there is one.
  */
-export type CarryDecision = { kind: "keep"; result: TaskResult } | { kind: "run"; reason: string; resumeSession?: string };
+export type CarryDecision =
+  /** `from`: the earlier attempt's task whose result this is, when it had another name (a copy whose item moved in its list). */
+  { kind: "keep"; result: TaskResult; from?: string } | { kind: "run"; reason: string; resumeSession?: string };
 
 export interface RunSwarmOptions {
   config: ResolvedSwarmConfig;
@@ -126,7 +131,7 @@ export function runSwarm(options: RunSwarmOptions): AsyncIterable<SwarmEvent> {
 }
 
 /** What a task's end brings beside its result. */
-type SettleExtra = { worktree?: WorktreeOutcome; fingerprint?: TaskFingerprint; carriedOver?: boolean };
+type SettleExtra = { worktree?: WorktreeOutcome; fingerprint?: TaskFingerprint; carriedOver?: boolean; carriedFrom?: string };
 
 /** One run of a swarm's graph: its tasks' results, what waits on what, the maps and loops under way. */
 class GraphRun {
@@ -203,6 +208,7 @@ class GraphRun {
       ...(extra.worktree && { worktree: extra.worktree }),
       ...(extra.fingerprint && { fingerprint: extra.fingerprint }),
       ...(extra.carriedOver && { carriedOver: true }),
+      ...(extra.carriedFrom !== undefined && { carriedFrom: extra.carriedFrom }),
     });
   }
 
@@ -321,7 +327,11 @@ class GraphRun {
     if (decision?.kind === "keep") {
       // Settled on the next tick, so that #advance() finishes its pass over the waiting tasks first.
       queueMicrotask(() => {
-        this.#settle(task, decision.result, false, { fingerprint, carriedOver: true });
+        this.#settle(task, decision.result, false, {
+          fingerprint,
+          carriedOver: true,
+          ...(decision.from !== undefined && { carriedFrom: decision.from }),
+        });
         this.#advance();
       });
       return;

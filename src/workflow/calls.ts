@@ -49,6 +49,8 @@ export interface AgentCall {
   workflow: string | undefined;
   /** Equal for two calls exactly when they ask the same (prompt and options). */
   key: string;
+  /** The key Claude Code's journal gives this call (claude-code-keys.ts): what it asks, where it stands in its strand. */
+  claudeCodeKey: string;
 }
 
 export const CallStatusSchema = z.enum(["running", "succeeded", "failed", "cancelled", "skipped"]);
@@ -62,8 +64,10 @@ export const RecordedCallSchema = z.looseObject({
   /** What agent() returned to the script (text, object or null). */
   value: z.unknown().optional(),
   output_tokens: z.number().optional(),
-  /** The record row it was kept as. */
+  /** The record row it was kept as (a Claude Code run's call: its label). */
   name: z.string().optional(),
+  /** A call of a Claude Code run (its `wf_…` id), which the run continues; absent for a call of cadre's record. */
+  claude_code_run: z.string().optional(),
 });
 export type RecordedCall = z.infer<typeof RecordedCallSchema>;
 
@@ -76,22 +80,31 @@ export function callKey(prompt: string, options: AgentOptions): string {
   return stableKey({ prompt, options });
 }
 
+/**
+ * Which key of a call a record's keys are: cadre's (what it asks), or Claude Code's journal's (what it asks and where it
+ * stands in its strand, so unique in a run: the occurrence is always the first).
+ */
+export type ReplayKey = "key" | "claudeCodeKey";
+
 /** Decides, call by call, whether a resumed run gives a call the result an earlier attempt recorded (see above). */
 export class CallReplay {
   /** By what a call asks: the earlier attempt's calls that asked it, in the order they were made. */
   readonly #earlier = new Map<string, RecordedCall[]>();
   /** By what a call asks: how many calls of this attempt have asked it. */
   readonly #asked = new Map<string, number>();
+  readonly #by: ReplayKey;
 
-  constructor(earlier: readonly RecordedCall[] = []) {
+  constructor(earlier: readonly RecordedCall[] = [], by: ReplayKey = "key") {
+    this.#by = by;
     for (const call of [...earlier].sort((a, b) => a.index - b.index)) this.#earlier.set(call.key, [...(this.#earlier.get(call.key) ?? []), call]);
   }
 
   /** The earlier call to replay for this one, or undefined when it runs. */
   take(call: AgentCall): RecordedCall | undefined {
-    const occurrence = this.#asked.get(call.key) ?? 0;
-    this.#asked.set(call.key, occurrence + 1);
-    const earlier = this.#earlier.get(call.key)?.[occurrence];
+    const key = call[this.#by];
+    const occurrence = this.#asked.get(key) ?? 0;
+    this.#asked.set(key, occurrence + 1);
+    const earlier = this.#earlier.get(key)?.[occurrence];
     return earlier?.status === "succeeded" ? earlier : undefined;
   }
 }

@@ -12,7 +12,10 @@ import { SETTINGS_FREE_OPTIONS } from "./task-spec.ts";
 /** A script that passed the checks: its meta, and its body as the sandbox runs it (same lines as the source). */
 export interface CheckedScript {
   meta: WorkflowMeta;
-  /** The body wrapped in an async function (top-level await and return), the meta statement blanked. */
+  /**
+   * The body as a function of the strand keeper (prelude.ts) that runs it in an async function (top-level await and
+   * return), the meta statement blanked.
+   */
   body: string;
   /** Some `agent()` call in the script is a plain one (no options, or only label and phase): a run may prepare its process. */
   makesPlainCalls: boolean;
@@ -167,10 +170,38 @@ function metaOf(program: Program): { meta: WorkflowMeta; statement: Node } | Wor
   return { meta: parsed.data, statement: first };
 }
 
-/** The source with `statement` blanked (newlines kept, so that lines and columns stay), wrapped in an async function. */
-function bodyOf(source: string, statement: Node): string {
+/** The name through which the body's awaits keep their strand (prelude.ts); the body takes it as its parameter. */
+const STRAND_KEEPER = "__cadre_strand__";
+
+/**
+ * The source with every `await X` as `keeper.back(await keeper(X))`: what follows an await runs in the strand (a
+ * parallel() or pipeline() item, or the top level) it was awaited in, as in the CLI's runtime, where the strand follows
+ * the code across its awaits (claude-code-keys.ts). Lines stay (and no line starts anew with a parenthesis); columns
+ * after an await move.
+ */
+function keepingStrands(source: string, awaits: readonly AnyNode[]): string {
+  type Edit = { at: number; text: string; closes: boolean; depth: number };
+  const edits: Edit[] = awaits.flatMap((node) => [
+    { at: node.start, text: `${STRAND_KEEPER}.back(`, closes: false, depth: node.start },
+    { at: (node.argument as Node).start, text: `${STRAND_KEEPER}(`, closes: false, depth: node.start },
+    { at: node.end, text: "))", closes: true, depth: node.start },
+  ]);
+  // At one place: what closes before what opens; the inner await closes first, the outer one opens first.
+  edits.sort((a, b) => a.at - b.at || Number(b.closes) - Number(a.closes) || (a.closes ? b.depth - a.depth : a.depth - b.depth));
+  let text = "";
+  let from = 0;
+  for (const edit of edits) {
+    text += source.slice(from, edit.at) + edit.text;
+    from = edit.at;
+  }
+  return text + source.slice(from);
+}
+
+/** The source with `statement` blanked (newlines kept, so that lines stay), its awaits keeping their strand, as a function of the keeper. */
+function bodyOf(source: string, statement: Node, awaits: readonly AnyNode[]): string {
   const blank = source.slice(statement.start, statement.end).replace(/[^\n]/g, " ");
-  return `(async () => {${source.slice(0, statement.start)}${blank}${source.slice(statement.end)}\n})()`;
+  const body = keepingStrands(`${source.slice(0, statement.start)}${blank}${source.slice(statement.end)}`, awaits);
+  return `((${STRAND_KEEPER}) => (async () => {${body}\n})())`;
 }
 
 /** Lines that read as TypeScript: a declared type, a typed name or parameter, a cast, a non-null assertion, a modifier. */
@@ -217,7 +248,8 @@ export async function inspectWorkflowScript(source: string): Promise<ScriptInspe
   const nodes = [...walk(rest)].sort((a, b) => a.start - b.start);
   problems.push(...forbidden(nodes));
   if (problems.length > 0 || meta instanceof WorkflowScriptError) return { ok: false, problems };
-  return { ok: true, script: { meta: meta.meta, body: bodyOf(source, meta.statement), makesPlainCalls: makesPlainCalls(nodes) } };
+  const awaits = nodes.filter((node) => node.type === "AwaitExpression");
+  return { ok: true, script: { meta: meta.meta, body: bodyOf(source, meta.statement, awaits), makesPlainCalls: makesPlainCalls(nodes) } };
 }
 
 /** The checks; throws a WorkflowScriptError with a one-line message for the first problem. */

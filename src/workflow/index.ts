@@ -3,6 +3,7 @@
 export { workflowArgs } from "./args.ts";
 export { type AgentCall, type AgentOptions, type CallStatus, type RecordedCall, RecordedCallSchema } from "./calls.ts";
 export { type CheckedScript, checkWorkflowScript, inspectWorkflowScript, type ScriptInspection } from "./check.ts";
+export { CLAUDE_CODE_KEY_VERSION } from "./claude-code-keys.ts";
 export { type WorkflowLimit, WorkflowLimitError, WorkflowScriptError, WorkflowScriptFailedError } from "./errors.ts";
 export { framePrompt } from "./frame.ts";
 export { type WorkflowMeta, WorkflowMetaSchema, type WorkflowPhase } from "./meta.ts";

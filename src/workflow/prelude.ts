@@ -13,10 +13,11 @@ export const MAX_ITEMS = 4096;
 
 /**
  * A function expression the sandbox calls once per context with the host
- * calls object, the args as JSON, the budget's target (or null) and whether
- * this context is a nested workflow().
+ * calls object, the args as JSON, the budget's target (or null), whether
+ * this context is a nested workflow(), and the strand its top level goes on
+ * (a nested workflow's calls go on in the strand of its workflow() call, as in the CLI).
  */
-export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
+export const PRELUDE = `(function (host, argsJson, budgetTotal, nested, callerStrand) {
   "use strict";
   ${INTL_ON_FIRST_USE}
   const decode = (text) => (text === undefined ? undefined : JSON.parse(text));
@@ -48,7 +49,49 @@ export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
   // Options that are not an object are none, as the CLI ignores them.
   const optionsOf = (opts) => (opts !== null && typeof opts === "object" ? opts : {});
 
-  define("agent", async (prompt, opts) => decode(await host.agent(promptOf(prompt), encode(optionsOf(opts)))));
+  // The strand a call is made in (claude-code-keys.ts): the top level's, or a parallel() or pipeline() item's while
+  // that item's code runs (its first synchronous part, and each pipeline stage as it starts).
+  let strand = callerStrand;
+  const inStrand = (item, run) => {
+    const outer = strand;
+    strand = item;
+    try {
+      return run();
+    } finally {
+      strand = outer;
+    }
+  };
+
+  // What the body's awaits are made of (check.ts): the strand they were awaited in comes back with what they give.
+  const then = Promise.prototype.then;
+  const keeper = (awaited) => {
+    const own = strand;
+    return then.call(
+      Promise.resolve(awaited),
+      (value) => ({ own, value }),
+      (error) => ({ own, error, failed: true }),
+    );
+  };
+  keeper.back = (settled) => {
+    strand = settled.own;
+    if (settled.failed) throw settled.error;
+    return settled.value;
+  };
+  // A callback given to then() runs in the strand it was given in, as the body's awaits do.
+  const inOwnStrand = (callback) => {
+    if (typeof callback !== "function") return callback;
+    const own = strand;
+    return (value) => inStrand(own, () => callback(value));
+  };
+  Object.defineProperty(Promise.prototype, "then", {
+    value: function (onFulfilled, onRejected) {
+      return then.call(this, inOwnStrand(onFulfilled), inOwnStrand(onRejected));
+    },
+    writable: true,
+    configurable: true,
+  });
+
+  define("agent", async (prompt, opts) => decode(await host.agent(promptOf(prompt), encode(optionsOf(opts)), strand)));
 
   // The CLI's checks before a parallel() or pipeline() starts, in its order and words: the array, then (with items)
   // the run's agent cap and token budget, then the functions. False: nothing to run.
@@ -73,24 +116,30 @@ export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
       }),
     );
 
-  define("parallel", async (thunks) =>
-    startable("parallel", thunks, thunks, "parallel() expects an array of functions", "parallel() expects an array of functions, not promises. Wrap each call: () => agent(...)")
-      ? settleEach("parallel", thunks, (thunk) => thunk())
-      : [],
-  );
-  define("pipeline", async (items, ...stages) =>
-    startable("pipeline", items, stages, "pipeline() expects an array as the first argument", "pipeline() stages must be functions: pipeline(items, item => ..., result => ...)")
-      ? settleEach("pipeline", items, async (item, index) => {
-          let value = await item;
-          // A stage that gives null drops the item: its later stages do not run (no agent on a prompt made of null).
-          for (const stage of stages) {
-            if (value === null) break;
-            value = await stage(value, item, index);
-          }
-          return value;
-        })
-      : [],
-  );
+  // As the CLI's: the strand forks before the checks, and joins once every item has settled.
+  define("parallel", async (thunks) => {
+    const fork = host.fork(strand, "parallel");
+    if (!startable("parallel", thunks, thunks, "parallel() expects an array of functions", "parallel() expects an array of functions, not promises. Wrap each call: () => agent(...)")) return [];
+    const results = await settleEach("parallel", thunks, (thunk, index) => inStrand(host.item(fork, index), () => thunk()));
+    host.join(fork);
+    return results;
+  });
+  define("pipeline", async (items, ...stages) => {
+    const fork = host.fork(strand, "pipeline");
+    if (!startable("pipeline", items, stages, "pipeline() expects an array as the first argument", "pipeline() stages must be functions: pipeline(items, item => ..., result => ...)")) return [];
+    const results = await settleEach("pipeline", items, async (item, index) => {
+      const own = host.item(fork, index);
+      let value = await item;
+      // A stage that gives null drops the item: its later stages do not run (no agent on a prompt made of null).
+      for (const stage of stages) {
+        if (value === null) break;
+        value = await inStrand(own, () => stage(value, item, index));
+      }
+      return value;
+    });
+    host.join(fork);
+    return results;
+  });
   define("phase", (title) => void host.phase(String(title)));
   define("log", (message) => void host.log(textOf(message)));
   define(
@@ -111,13 +160,13 @@ export const PRELUDE = `(function (host, argsJson, budgetTotal, nested) {
   );
   define("workflow", async (ref, childArgs) => {
     if (nested) throw new Error("workflow() nests one level only: a workflow run by workflow() cannot run another");
-    return decode(await host.workflow(encode(ref), encode(childArgs)));
+    return decode(await host.workflow(encode(ref), encode(childArgs), strand));
   });
   define("args", decode(argsJson));
   const quiet = () => {};
   define("console", Object.freeze({ log: quiet, info: quiet, warn: quiet, error: quiet, debug: quiet }));
   return (body) =>
-    body.then(
+    body(keeper).then(
       (value) => {
         let text;
         try {

@@ -18,6 +18,7 @@ import {
   type RecordedCall,
 } from "./calls.ts";
 import { type CheckedScript, checkWorkflowScript } from "./check.ts";
+import { ClaudeCodeStrands } from "./claude-code-keys.ts";
 import { WorkflowLimitError } from "./errors.ts";
 import { framePrompt } from "./frame.ts";
 import type { WorkflowMeta } from "./meta.ts";
@@ -87,6 +88,8 @@ export interface WorkflowRunOptions {
   limits?: Partial<SandboxLimits>;
   /** An earlier attempt's calls, to replay by what they asked (see CallReplay). */
   replay?: readonly RecordedCall[];
+  /** A Claude Code run's calls that this run continues, keyed as its journal keys them (claude-code-keys.ts); asked after `replay`. */
+  claudeCodeReplay?: readonly RecordedCall[];
   /** Where workflow() looks for saved workflows. */
   places?: SavedWorkflowPlaces;
   /** Stops the run: the script, and the agents running. */
@@ -156,6 +159,7 @@ class ScriptRun {
   readonly #options: WorkflowRunOptions;
   readonly #sandbox: WorkflowSandbox;
   readonly #replay: CallReplay;
+  readonly #claudeCodeReplay: CallReplay;
   readonly #maxAgents: number;
   readonly #budgetTotal: number | null;
   /** Ends the agents still running once the script ends (or is stopped). */
@@ -170,6 +174,7 @@ class ScriptRun {
     this.#options = options;
     this.#sandbox = sandbox;
     this.#replay = new CallReplay(options.replay);
+    this.#claudeCodeReplay = new CallReplay(options.claudeCodeReplay, "claudeCodeKey");
     this.#maxAgents = options.maxAgents ?? DEFAULT_MAX_AGENTS;
     this.#budgetTotal = options.budgetTokens ?? null;
     this.#signal = options.signal ? AbortSignal.any([options.signal, this.#stop.signal]) : this.#stop.signal;
@@ -225,10 +230,13 @@ class ScriptRun {
   }
 
   /** What the sandbox's functions do, for the script or (nested) a saved workflow it calls. */
-  #hostFor(scope: CallScope, nested: boolean): SandboxHost {
+  #hostFor(scope: CallScope, nested: boolean, strands = new ClaudeCodeStrands()): SandboxHost {
     return {
-      agent: (prompt, raw) => this.#agent(scope, prompt, raw),
-      workflow: (ref, args) => this.#nested(ref, args, nested),
+      agent: (prompt, raw, strand) => this.#agent(scope, prompt, raw, (text) => strands.next(strand, text, raw)),
+      fork: (strand, kind) => strands.fork(strand, kind),
+      item: (fork, index) => strands.item(fork, index),
+      join: (fork) => strands.join(fork),
+      workflow: (ref, args, strand) => this.#nested(ref, args, nested, { strands, strand }),
       log: (message) => this.#log(message),
       phase: (title) => {
         scope.phase = title;
@@ -241,16 +249,25 @@ class ScriptRun {
     };
   }
 
-  /** workflow(): a saved workflow run inside this one, its log lines marked with its name, as the CLI's runtime logs them. */
-  async #nested(ref: Parameters<SandboxHost["workflow"]>[0], args: unknown, nested: boolean): Promise<unknown> {
+  /** workflow(): a saved workflow run inline, its calls going on in the strand of the call (as Claude Code keys them), its log lines marked with its name as the CLI's runtime logs them. */
+  async #nested(
+    ref: Parameters<SandboxHost["workflow"]>[0],
+    args: unknown,
+    nested: boolean,
+    at: { strands: ClaudeCodeStrands; strand: number },
+  ): Promise<unknown> {
     if (nested) throw new AgentCallError("workflow() nests one level only");
     const found = await readWorkflowRef(ref, this.#options.places);
     const child = await checkWorkflowScript(found.source);
     const { name } = child.meta;
-    const host = { ...this.#hostFor({ phase: undefined, workflow: name }, true), log: (message: string) => this.#log(`[${name}] ${message}`) };
+    const host = {
+      ...this.#hostFor({ phase: undefined, workflow: name }, true, at.strands),
+      log: (message: string) => this.#log(`[${name}] ${message}`),
+    };
+    const script = { body: child.body, filename: found.file, args, budgetTotal: this.#budgetTotal };
     this.#log(`▸ running dynamic workflow ${name}`);
     try {
-      const result = await this.#sandbox.run({ body: child.body, filename: found.file, args, budgetTotal: this.#budgetTotal, nested: true, host });
+      const result = await this.#sandbox.run({ ...script, nested: true, host, strand: at.strand });
       this.#log(`▸ ${name} done`);
       return result;
     } catch (error) {
@@ -260,9 +277,11 @@ class ScriptRun {
   }
 
   /** agent(): the call checked, then replayed from the record or run as a task; throws what agent() throws. */
-  async #agent(scope: CallScope, prompt: unknown, raw: unknown): Promise<unknown> {
-    const call = this.#callOf(scope, prompt, raw);
-    const earlier = this.#replay.take(call);
+  async #agent(scope: CallScope, prompt: unknown, raw: unknown, claudeCodeKeyOf: (prompt: string) => string): Promise<unknown> {
+    const call = this.#callOf(scope, prompt, raw, claudeCodeKeyOf);
+    // Both are asked, so that each counts this call's occurrence; the record's result first (a continuation's own).
+    const fromClaudeCode = this.#claudeCodeReplay.take(call);
+    const earlier = this.#replay.take(call) ?? fromClaudeCode;
     this.#emit({ type: "agent_started", call, replayed: earlier !== undefined });
     if (earlier !== undefined) {
       this.#spent += earlier.output_tokens ?? 0;
@@ -295,7 +314,7 @@ class ScriptRun {
   }
 
   /** The call agent() was asked for, numbered, once its arguments and the run's limits and budgets allow it. */
-  #callOf(scope: CallScope, prompt: unknown, raw: unknown): AgentCall {
+  #callOf(scope: CallScope, prompt: unknown, raw: unknown, claudeCodeKeyOf: (prompt: string) => string): AgentCall {
     if (typeof prompt !== "string") throw new AgentCallError("agent() takes a prompt: a string (a number is its text)");
     const parsed = AgentOptionsSchema.safeParse(raw ?? {});
     if (!parsed.success) {
@@ -316,7 +335,17 @@ class ScriptRun {
     if (overspent) throw overspent;
     const index = this.#calls++;
     const label = options.label ?? defaultLabel(prompt, index);
-    return { index, label, phase: options.phase ?? scope.phase, prompt, options, workflow: scope.workflow, key: callKey(prompt, options) };
+    const key = callKey(prompt, options);
+    return {
+      index,
+      label,
+      phase: options.phase ?? scope.phase,
+      prompt,
+      options,
+      workflow: scope.workflow,
+      key,
+      claudeCodeKey: claudeCodeKeyOf(prompt),
+    };
   }
 
   /** The call as a task; a call its runner refuses (an unknown agent type) ends failed, and agent() throws why. */

@@ -14,13 +14,22 @@ import type {
   QuickJSRuntime,
   QuickJSWASMModule,
 } from "quickjs-emscripten";
+import type { StrandFork } from "./claude-code-keys.ts";
 import { WorkflowLimitError, WorkflowScriptFailedError } from "./errors.ts";
 import { PRELUDE } from "./prelude.ts";
 
 /** The host side of the dialect: what the script's calls reach. Values cross as plain JSON data. */
 export interface SandboxHost {
-  agent(prompt: unknown, options: unknown): Promise<unknown>;
-  workflow(ref: unknown, args: unknown): Promise<unknown>;
+  /** `strand`: where in the script the call is made, as Claude Code's journal keys it (claude-code-keys.ts). */
+  agent(prompt: unknown, options: unknown, strand: number): Promise<unknown>;
+  /** A parallel() or pipeline() called in `strand` forks it: the fork's number. */
+  fork(strand: number, kind: StrandFork): number;
+  /** The strand of a fork's item. */
+  item(fork: number, index: number): number;
+  /** Every item of a fork has settled. */
+  join(fork: number): void;
+  /** `strand`: where the workflow() call is made; the nested workflow's calls go on in it. */
+  workflow(ref: unknown, args: unknown, strand: number): Promise<unknown>;
   log(message: string): void;
   phase(title: string): void;
   /** Throws past the run's agent cap or token budget (parallel() and pipeline() ask before they start). */
@@ -56,6 +65,8 @@ export interface SandboxScript {
   budgetTotal: number | null;
   /** A script run by workflow(): its own workflow() throws. */
   nested: boolean;
+  /** The strand its top level goes on (claude-code-keys.ts): a nested workflow's, that of its workflow() call; default 0. */
+  strand?: number;
   host: SandboxHost;
 }
 
@@ -202,8 +213,11 @@ export class WorkflowSandbox {
       handle.dispose();
     };
     const decode = (text: unknown): unknown => (typeof text === "string" ? JSON.parse(text) : undefined);
-    async("agent", (prompt, options) => script.host.agent(prompt, decode(options)));
-    async("workflow", (ref, args) => script.host.workflow(decode(ref), decode(args)));
+    async("agent", (prompt, options, strand) => script.host.agent(prompt, decode(options), Number(strand)));
+    sync("fork", (strand, kind) => script.host.fork(Number(strand), kind === "pipeline" ? "pipeline" : "parallel"));
+    sync("item", (fork, index) => script.host.item(Number(fork), Number(index)));
+    sync("join", (fork) => script.host.join(Number(fork)));
+    async("workflow", (ref, args, strand) => script.host.workflow(decode(ref), decode(args), Number(strand)));
     sync("log", (message) => script.host.log(String(message)));
     sync("phase", (title) => script.host.phase(String(title)));
     sync("checkCaps", () => script.host.checkCaps());
@@ -218,7 +232,9 @@ export class WorkflowSandbox {
     const argsJson = script.args === undefined ? context.undefined : context.newString(JSON.stringify(script.args));
     const budget = script.budgetTotal === null ? context.null : context.newNumber(script.budgetTotal);
     const nested = script.nested ? context.true : context.false;
-    const finisher = this.#guest(() => context.callFunction(installer, context.undefined, host, argsJson, budget, nested));
+    const strand = context.newNumber(script.strand ?? 0);
+    const finisher = this.#guest(() => context.callFunction(installer, context.undefined, host, argsJson, budget, nested, strand));
+    strand.dispose();
     installer.dispose();
     host.dispose();
     argsJson.dispose();

@@ -389,6 +389,23 @@ describe("arguments", () => {
     expect(parseRunArgs(["--replay", "runs/a", "--args", "{}"], now, "/w")).toMatchObject({ options: { kind: undefined, script: { args: "{}" } } });
   });
 
+  it("--resume wf_<id> continues a Claude Code run: a script, with or without the script file, never a swarm file", () => {
+    const now = new Date("2025-06-01T12:30:05.123Z");
+    expect(parseRunArgs(["--resume", "wf_1a2b3c4d-567"], now, "/w")).toMatchObject({
+      options: { kind: "script", config: "", resume: undefined, resumeClaudeCode: "wf_1a2b3c4d-567" },
+    });
+    expect(parseRunArgs(["edited.js", "--resume", "wf_1a2b3c4d-567", "--args", "{}"], now, "/w")).toMatchObject({
+      options: { kind: "script", config: "edited.js", resumeClaudeCode: "wf_1a2b3c4d-567" },
+    });
+    expect(parseRunArgs(["x.yaml", "--resume", "wf_1a2b3c4d-567"])).toMatchObject({
+      kind: "error",
+      message: expect.stringContaining("give no swarm file"),
+    });
+    expect(parseRunArgs(["review.js", "--resume", "runs/wf_dir"], now, "/w")).toMatchObject({
+      options: { resume: "/w/runs/wf_dir", resumeClaudeCode: undefined },
+    });
+  });
+
   it("reads --replay with or without a config, and --override and --in-place only beside it", () => {
     expect(parseRunArgs(["--replay", "runs/a"], new Date(), "/w")).toMatchObject({
       options: { config: "", replay: { dir: "/w/runs/a", override: undefined, inPlace: false } },

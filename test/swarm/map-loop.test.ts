@@ -225,6 +225,45 @@ describe("for_each over a result, resumed", () => {
   });
 });
 
+describe("for_each over a result whose list changed, resumed", () => {
+  it("keeps the copies whose item only moved in the list, and runs the copy of the new item", async () => {
+    const tasks = (plan: string) => [
+      { name: "plan", prompt: plan, output_schema: FILES },
+      { name: "fix", depends_on: ["plan"], for_each: "{{results.plan.structured.files}}", prompt: "Fix {{item}}" },
+      { name: "merge", depends_on: ["fix"], prompt: "Merge {{results.fix}}" },
+    ];
+    const fixed = [{ text: "fixed: {{prompt}}" }];
+    const outDir = join(await tempHome("cadre-map-moved-"), "run");
+    // The first attempt: every copy is fixed, the merge fails.
+    const broken = [{ text: "never", fail: { status: 400, times: 3, message: "scripted outage" } }];
+    const first = await runSwarmFile(
+      await swarm({ tasks: tasks("plan"), rehearsal: { plan: [structured({ files: ["a.ts", "b.ts", "c.ts"] })], fix: fixed, merge: broken } }),
+      { outDir, rehearse: true },
+    );
+    expect(first.summary.tasks.find((t) => t.name === "merge")?.status).toBe("failed");
+
+    // The plan is asked again (its prompt changed) and puts a new file first: every other copy's item moved.
+    const rehearsal = { plan: [structured({ files: ["new.ts", "a.ts", "b.ts", "c.ts"] })], fix: fixed, merge: [{ text: "{{prompt}}" }] };
+    const config = await swarm({ tasks: tasks("plan, new.ts first"), rehearsal });
+    const second = await runSwarmFile(config, {
+      outDir,
+      rehearse: true,
+      resume: await planResume(config, { dir: outDir, runsDir: outDir, fresh: false }),
+    });
+    expect(second.exitCode).toBe(0);
+    const copies = second.summary.tasks.filter((t) => t.copy_of === "fix");
+    expect(copies.map((t) => [t.name, t.item, t.index, t.carried_over ?? false, t.text])).toEqual([
+      ["fix-0", "new.ts", 0, false, "fixed: Fix new.ts"],
+      ["fix-1", "a.ts", 1, true, "fixed: Fix a.ts"],
+      ["fix-2", "b.ts", 2, true, "fixed: Fix b.ts"],
+      ["fix-3", "c.ts", 3, true, "fixed: Fix c.ts"],
+    ]);
+    // Asked: the plan, the new file's copy and the merge; the moved copies gave the results of those that did their work.
+    expect(second.summary.attempt_totals?.tasks_run).toBe(3);
+    expect(second.summary.tasks.find((t) => t.name === "merge")?.text).toBe(`Merge ${JSON.stringify(copies.map((t) => t.text))}`);
+  });
+});
+
 const VERDICT = { type: "object", properties: { approved: { type: "boolean" }, notes: { type: "string" } }, required: ["approved", "notes"] };
 
 describe("loops", () => {
@@ -290,5 +329,59 @@ describe("loops", () => {
     expect(result("check").error?.message).toBe('the loop "draft+check" ran 2 rounds (max_rounds) and results.check.structured.approved never held');
     expect(result("after-check").status).toBe("skipped");
     expect(events.some((e) => e.type === "task_settled" && e.task.name === "write#4")).toBe(false);
+  });
+});
+
+describe("a loop, resumed", () => {
+  it("keeps the rounds that ended and asks the model only for the round that did not, and what waited on the loop", async () => {
+    const tasks = [
+      { name: "write", prompt: "Write a haiku." },
+      { name: "review", depends_on: ["write"], output_schema: VERDICT, prompt: "Review: {{results.write}}" },
+      { name: "ship", depends_on: ["review", "write"], prompt: "Ship {{results.write}}" },
+    ];
+    const loops = [
+      {
+        name: "haiku",
+        tasks: ["write", "review"],
+        until: "results.review.structured.approved",
+        max_rounds: 3,
+        fresh: ["review"],
+        next_prompts: { write: "Critique: {{previous.review.structured.notes}}" },
+      },
+    ];
+    const rehearsal = {
+      write: [{ text: "draft one" }, { text: "draft two" }],
+      "review#1": [structured({ approved: false, notes: "too long" })],
+      "review#2": [structured({ approved: true, notes: "fine" })],
+      ship: [{ text: "{{prompt}}" }],
+    };
+    const outDir = join(await tempHome("cadre-loop-resume-"), "run");
+    // The first attempt: the model keeps failing the second review, so the loop fails and ship is skipped.
+    const broken = [{ text: "never", fail: { status: 400, times: 3, message: "scripted outage" } }];
+    const first = await runSwarmFile(await swarm({ tasks, loops, rehearsal: { ...rehearsal, "review#2": broken } }), { outDir, rehearse: true });
+    const rows = (summary: typeof first.summary) => Object.fromEntries(summary.tasks.map((t) => [t.name, [t.status, t.carried_over ?? false]]));
+    expect(rows(first.summary)).toMatchObject({ "write#1": ["succeeded", false], "review#2": ["failed", false], ship: ["skipped", false] });
+
+    const config = await swarm({ tasks, loops, rehearsal });
+    const second = await runSwarmFile(config, {
+      outDir,
+      rehearse: true,
+      resume: await planResume(config, { dir: outDir, runsDir: outDir, fresh: false }),
+    });
+    expect(second.exitCode).toBe(0);
+    expect(rows(second.summary)).toEqual({
+      write: ["succeeded", false],
+      "write#1": ["succeeded", true],
+      "write#2": ["succeeded", true],
+      review: ["succeeded", false],
+      "review#1": ["succeeded", true],
+      "review#2": ["succeeded", false],
+      ship: ["succeeded", false],
+    });
+    // Two tasks asked the model: the review that had failed, and ship, which waited on the loop.
+    expect(second.summary.attempt_totals?.tasks_run).toBe(2);
+    expect(second.summary.loops).toMatchObject([{ name: "haiku", status: "succeeded", rounds: 2 }]);
+    expect(second.summary.tasks.find((t) => t.name === "write#1")?.carried_from).toMatchObject({ run_id: first.summary.run_id, attempt: 1 });
+    expect(second.summary.tasks.at(-1)?.text).toBe("Ship draft two");
   });
 });

@@ -107,6 +107,7 @@ describe("budget.usd", () => {
       options: { budgetUsd: 0.5 },
       workflow: undefined,
       key: "k",
+      claudeCodeKey: "v2:k",
     };
     expect(taskSpecForCall(call, "fix#2", "framed", new AbortController().signal)).toMatchObject({ budgetUsd: 0.5, budgetName: "fix#2" });
   });

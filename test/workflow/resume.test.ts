@@ -137,5 +137,9 @@ return { jobs: await parallel([1, 2, 3, 4, 5, 6].map((i) => () => agent("job " +
     expect(askers().slice(before)).toEqual(["job-2"]);
     const carried = record.tasks.filter((row: { carried_over?: boolean }) => row.carried_over).map((row: { label: string }) => row.label);
     expect(carried).toEqual(["job-1", "job-3", "job-4", "job-5", "job-6"]);
+    // Each kept row says which run and attempt ran it; the row that ran again says nothing of the kind.
+    const rows = new Map(record.tasks.map((row: { label: string }) => [row.label, row]));
+    expect(rows.get("job-1")).toMatchObject({ carried_from: { run_id: failed.run_id, attempt: 1 } });
+    expect(rows.get("job-2")).not.toHaveProperty("carried_from");
   });
 });

@@ -4,12 +4,13 @@ import { resolve } from "node:path";
 // The modules that need no Redis client: `cadre run` without --redis never loads BullMQ.
 import { RUN_ID_PATTERN, redisUrlProblem } from "../../distributed/index.ts";
 import { CadreError } from "../../errors.ts";
+import { CLAUDE_CODE_RUN_ID } from "../../run/index.ts";
 import { type TelemetrySettings, telemetryHelp, telemetrySettings } from "../../telemetry/index.ts";
 import { parseHostPort } from "../../util/http-guard.ts";
 import { checkServerToken, numberFlag, parseFlags, UsageError } from "../flags.ts";
 
 export const USAGE =
-  "usage: cadre run <swarm.(yaml|json) | script.js> | --workflow NAME [--args JSON|@file.json] [--concurrency N] [--out DIR | --resume [RUN-DIR]] [--rehearse] [--json] [--redis URL] [--ui [HOST:PORT]] [--otel] [--replay RUN-DIR] (cadre run --help lists them all)";
+  "usage: cadre run <swarm.(yaml|json) | script.js> | --workflow NAME [--args JSON|@file.json] [--concurrency N] [--out DIR | --resume [RUN-DIR | wf_<id>]] [--rehearse] [--json] [--redis URL] [--ui [HOST:PORT]] [--otel] [--replay RUN-DIR] (cadre run --help lists them all)";
 
 export const HELP = `${USAGE}
 
@@ -26,7 +27,10 @@ Options:
                        A swarm: tasks that succeeded keep their results; the others run again, continuing
                        their claude sessions; a task whose prompt or settings changed runs anew.
                        A script: each agent() call that succeeded with the same prompt and options gives its
-                       recorded result; the others run. It keeps the args and budgets it was started with
+                       recorded result; the others run. It keeps the args and budgets it was started with.
+                       --resume wf_<id>: continue a run of Claude Code's own Workflow tool (the id it printed)
+                       from the CLI's session files of this project, in a new run directory: the calls that
+                       succeeded there are not asked again
   --rehearse           play scripted replies on a built-in scripted model: offline, no account, simulated
                        costs (~$). A swarm's are its rehearsal section; a script's, by agent label, are in
                        <script>.rehearsal.yaml (or .json) beside it
@@ -136,6 +140,8 @@ export interface RunOptions {
   redis: { url: string; runId: string; given: boolean } | undefined;
   /** Set by --resume: the run directory given, or "" for the newest run of the file. */
   resume: string | undefined;
+  /** --resume wf_<id>: the run of Claude Code's Workflow tool to continue (found in the CLI's session files of this project). */
+  resumeClaudeCode: string | undefined;
   fresh: boolean;
   /** Where to serve the dashboard (--ui), if at all. */
   ui: { host: string; port: number } | undefined;
@@ -199,8 +205,13 @@ export function parseRunArgs(args: string[], now: Date = new Date(), cwd: string
 /** The kind of plan the arguments name: a script by its extension or --workflow; undefined for a --replay without a file. */
 function kindOf(values: Values, positionals: string[]): Kind | undefined {
   const file = positionals[0];
-  if (values.workflow !== undefined || (file !== undefined && SCRIPT_FILE.test(file))) return "script";
+  if (values.workflow !== undefined || (file !== undefined && SCRIPT_FILE.test(file)) || continuesClaudeCode(values)) return "script";
   return file === undefined ? undefined : "swarm";
+}
+
+/** --resume wf_<id>: a run of Claude Code's Workflow tool, not a run directory. */
+function continuesClaudeCode(values: Values): boolean {
+  return values.resume !== undefined && CLAUDE_CODE_RUN_ID.test(values.resume);
 }
 
 /** Flags that do not go together, or with this kind of plan: said in one line. */
@@ -209,7 +220,12 @@ function checkCombinations(values: Values, positionals: string[], kind: Kind | u
     throw new UsageError(message);
   };
   const [file, ...extra] = positionals;
-  if (file === undefined && values.replay === undefined && values.workflow === undefined) refuse("no swarm file or workflow script given");
+  if (file === undefined && values.replay === undefined && values.workflow === undefined && !continuesClaudeCode(values))
+    refuse("no swarm file or workflow script given");
+  if (continuesClaudeCode(values) && (values.workflow !== undefined || (file !== undefined && !SCRIPT_FILE.test(file))))
+    refuse(
+      `--resume ${values.resume} continues a Claude Code workflow run: give no swarm file or --workflow (a script file is the run's script, edited)`,
+    );
   if (extra.length > 0 || (file !== undefined && values.workflow !== undefined))
     refuse(`give one swarm file or workflow script (also got "${[...extra, ...(values.workflow ? [file] : [])].join('", "')}")`);
   for (const [name, flag] of Object.entries(FLAGS) as [keyof Values, { only?: Kind }][]) {
@@ -245,7 +261,8 @@ function optionsOf(values: Values, file: string, kind: Kind | undefined, at: { n
     rehearseBudget: values["rehearse-budget"] === true,
     json: values.json === true,
     redis: redisOf(values, now),
-    resume: values.resume === undefined ? undefined : values.resume === "" ? "" : resolve(cwd, values.resume),
+    resume: values.resume === undefined || continuesClaudeCode(values) ? undefined : values.resume === "" ? "" : resolve(cwd, values.resume),
+    resumeClaudeCode: continuesClaudeCode(values) ? values.resume : undefined,
     fresh: values.fresh === true,
     ui: address,
     token: address && token,

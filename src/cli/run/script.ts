@@ -1,14 +1,18 @@
 // What `cadre run` does for a workflow script that it does not for a swarm file: find the script, read its args and scripted replies, and show its phases, logs and result.
 import { readFile, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
+import process from "node:process";
 import { CadreError } from "../../errors.ts";
 import type { RehearsalScripts } from "../../rehearsal/index.ts";
 import {
+  type ClaudeCodeRun,
+  latestContinuationOf,
   latestRunOf,
   planWorkflowReplay,
   planWorkflowResume,
   type ResumePlan,
   type RunEvent,
+  readClaudeCodeRun,
   recordedWorkflowSettings,
   type Summary,
   type WorkflowReplayPlan,
@@ -26,6 +30,8 @@ export interface PreparedScript {
   rehearsal: RehearsalScripts | undefined;
   replay: WorkflowReplayPlan | undefined;
   resume: ResumePlan | undefined;
+  /** --resume wf_<id>: the Claude Code run it continues (and `resume`, a continuation of it that cadre recorded before). */
+  claudeCode: ClaudeCodeRun | undefined;
 }
 
 /** A script that cannot run as asked, said in one line; exit 2. */
@@ -37,6 +43,7 @@ export class ScriptInputError extends CadreError {
 
 /** The script, its args, its scripted replies and the run it resumes or replays; throws a CadreError that says what is wrong. */
 export async function prepareScript(options: RunOptions, runsDir: string): Promise<PreparedScript> {
+  if (options.resumeClaudeCode !== undefined) return continuation(options, options.resumeClaudeCode, runsDir);
   const replay = options.replay ? await replayOf(options) : undefined;
   const { source, file } = replay ?? (await scriptOf(options));
   const checked = await checkWorkflowScript(source);
@@ -50,6 +57,30 @@ export async function prepareScript(options: RunOptions, runsDir: string): Promi
     rehearsal: options.rehearse ? await rehearsalBeside(file) : undefined,
     replay,
     resume,
+    claudeCode: undefined,
+  };
+}
+
+/**
+ * `--resume wf_<id>`: the Claude Code run, found in the CLI's session files of this project, and its script (the file
+ * given, else the one the CLI saved, which its users edit, else the script as it ran); the continuation cadre recorded
+ * before, if any, goes on in its own directory, so that what it ran is not asked again either.
+ */
+async function continuation(options: RunOptions, runId: string, runsDir: string): Promise<PreparedScript> {
+  const claudeCode = await readClaudeCodeRun(runId, { cwd: process.cwd() });
+  const saved = claudeCode.scriptPath === undefined ? undefined : await readFile(claudeCode.scriptPath, "utf8").catch(() => undefined);
+  const { source, file } =
+    options.config !== "" ? await scriptOf(options) : { source: saved ?? claudeCode.script, file: claudeCode.scriptPath ?? `${claudeCode.runId}.js` };
+  const earlier = await latestContinuationOf(runId, runsDir);
+  return {
+    source,
+    file,
+    checked: await checkWorkflowScript(source),
+    args: await argsOf(options.script.args),
+    rehearsal: options.rehearse ? await rehearsalBeside(file) : undefined,
+    replay: undefined,
+    resume: earlier === undefined ? undefined : await planWorkflowResume(earlier),
+    claudeCode,
   };
 }
 
@@ -105,10 +136,17 @@ async function rehearsalBeside(file: string): Promise<RehearsalScripts> {
   throw new ScriptInputError(`--rehearse: no scripted replies beside ${file} (write them, by agent label, in ${stem}.rehearsal.yaml)`);
 }
 
-/** What a resumed script's run says it keeps of the run it resumes. */
+/** What a run that continues a Claude Code run says of it: which run, what it keeps, how many calls will not be asked again. */
+function continuationNotice(run: ClaudeCodeRun, options: RunOptions): string {
+  const args = options.script.args === undefined ? `args ${JSON.stringify(run.args ?? null).slice(0, 200)}` : "the args given";
+  const calls = run.calls.length;
+  return `continues Claude Code's workflow run ${run.runId} (session ${run.sessionId}) with ${args}; ${calls} call${calls === 1 ? "" : "s"} that succeeded there give their results when the script makes them again`;
+}
+
+/** What a resumed script's run says it keeps of the run it resumes (and of the Claude Code run it continues). */
 export function resumeNotice(script: PreparedScript, options: RunOptions): string | undefined {
   const recorded = script.resume && recordedWorkflowSettings(script.resume.previous);
-  if (recorded === undefined) return undefined;
+  if (recorded === undefined) return script.claudeCode && continuationNotice(script.claudeCode, options);
   const kept = [
     ...(options.script.args === undefined ? [`args ${JSON.stringify(recorded.args ?? null).slice(0, 200)}`] : []),
     ...(options.script.budgetTokens === undefined && recorded.budgetTokens !== undefined ? [`--budget ${recorded.budgetTokens}`] : []),
@@ -116,7 +154,8 @@ export function resumeNotice(script: PreparedScript, options: RunOptions): strin
     ...(options.script.maxAgents === undefined && recorded.maxAgents !== undefined ? [`--max-agents ${recorded.maxAgents}`] : []),
   ];
   const calls = script.resume!.previous.tasks.filter((row) => row.status === "succeeded").length;
-  return `it keeps what it was started with (${kept.join(", ") || "nothing given then"}); ${calls} call${calls === 1 ? "" : "s"} that succeeded give their recorded results when the script makes them again`;
+  const also = script.claudeCode ? `; it ${continuationNotice(script.claudeCode, options)}` : "";
+  return `it keeps what it was started with (${kept.join(", ") || "nothing given then"}); ${calls} call${calls === 1 ? "" : "s"} that succeeded give their recorded results when the script makes them again${also}`;
 }
 
 /** A script's own event as a line of the run's view: its start, a phase as it starts, a log line, a call given its recorded result. */

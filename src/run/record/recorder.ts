@@ -156,9 +156,15 @@ export class RunRecorder {
     this.#results.set(name, event.result);
     if (event.worktree !== undefined) this.#worktreeOutcomes.set(name, event.worktree);
     if (event.fingerprint) this.#fingerprints.set(name, event.fingerprint);
-    const earlier = event.carriedOver ? this.#previousRows.get(event.carriedFrom ?? name) : undefined;
-    if (earlier) this.#carriedOver.set(name, { ...earlier, name });
+    const earlier = event.carriedOver && event.carriedFrom !== null ? this.#previousRows.get(event.carriedFrom ?? name) : undefined;
+    if (earlier) this.#carriedOver.set(name, { ...earlier, name, carried_from: earlier.carried_from ?? this.#ranIn(earlier) });
     this.#journalRow(name);
+  }
+
+  /** The attempt of the resumed run that ran a row it kept (an older record, which says not where a row it kept came from: the run alone). */
+  #ranIn(row: SummaryTask): NonNullable<SummaryTask["carried_from"]> {
+    const { previous } = this.#options;
+    return { run_id: previous?.run_id ?? this.#options.runId, ...(!row.carried_over && { attempt: previous?.attempt ?? 1 }) };
   }
 
   /**

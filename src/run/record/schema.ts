@@ -91,6 +91,8 @@ export const SummaryTaskSchema = z.looseObject({
     .optional(),
   /** True when this result was kept from an earlier attempt of the run (`--resume`) rather than run in this one. */
   carried_over: z.boolean().optional(),
+  /** With carried_over: the run (its run_id, or a Claude Code run's `wf_…` id) and the attempt that ran it (absent: not known, or a Claude Code run). */
+  carried_from: z.looseObject({ run_id: z.string(), attempt: z.number().optional() }).optional(),
   /** A copy made by a for_each: its item, and (for a for_each over a result) the task it is a copy of and its place in the list. */
   item: z.unknown().optional(),
   copy_of: z.string().optional(),

@@ -128,7 +128,8 @@ function transcriptOf(input: Pick<SummaryInput, "transcripts" | "outDir">, id: s
  */
 export function taskRow(input: RowInput, task: AddedTask, place: Partial<SummaryTask> = placeOf(task)): SummaryTask {
   const kept = input.carriedOver?.get(task.name);
-  if (kept !== undefined) return { ...kept, carried_over: true };
+  // Where it stands now (a copy whose item moved in its list, a call made in another order) is this run's.
+  if (kept !== undefined) return { ...kept, ...place, carried_over: true };
   const fingerprint = input.fingerprints?.get(task.name);
   const result = input.results.get(task.name);
   const extra = input.extension?.row(task.name);

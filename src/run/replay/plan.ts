@@ -6,7 +6,8 @@ import { z } from "zod";
 import { REPLIES_FILE } from "../../orchestrator/index.ts";
 import type { RecordedConversations } from "../../rehearsal/index.ts";
 import { findRepository } from "../../swarm/index.ts";
-import { SUMMARY_FILE, type Summary, SummarySchema, WORKFLOW_SCRIPT_FILE } from "../record/schema.ts";
+import { SUMMARY_FILE, type Summary, SummarySchema, type SummaryTask, WORKFLOW_SCRIPT_FILE } from "../record/schema.ts";
+import { CLAUDE_CODE_RUN_ID } from "../resume-claude-code.ts";
 import { ReplayError } from "./errors.ts";
 import { applyOverrides, parseReplayOverrides } from "./overrides.ts";
 import { readRecordedReplies } from "./scripts.ts";
@@ -129,6 +130,8 @@ export interface WorkflowReplayPlan {
   maxAgents: number | undefined;
   /** What the scripted model serves: the recorded conversations, overrides applied. */
   replies: RecordedConversations;
+  /** The recorded run's calls whose results came from a Claude Code run it continued (no replies of theirs were recorded): they give those results again. */
+  fromClaudeCode: SummaryTask[];
   /** What each recorded agent() call spent, by its row's name: a replay's budgets count these, not its simulated costs. */
   spent: ReadonlyMap<string, { costUsd: number; outputTokens: number }>;
 }
@@ -187,5 +190,6 @@ export async function planWorkflowReplay(runDir: string, options: WorkflowReplay
     maxAgents: workflow?.max_agents ?? undefined,
     replies,
     spent,
+    fromClaudeCode: (summary?.tasks ?? []).filter((row) => row.carried_from !== undefined && CLAUDE_CODE_RUN_ID.test(row.carried_from.run_id)),
   };
 }
