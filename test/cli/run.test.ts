@@ -134,7 +134,7 @@ describe("cadre run", () => {
     const usage = await cadre(["run"]);
     expect([usage.exitCode, usage.stderr]).toEqual([
       2,
-      "cadre run: no swarm file or workflow script given; usage: cadre run <swarm.(yaml|json) | script.js> | --workflow NAME [--args JSON|@file.json] [--concurrency N] [--out DIR | --resume [RUN-DIR]] [--rehearse] [--json] [--redis URL] [--ui [HOST:PORT]] [--otel] [--replay RUN-DIR] (cadre run --help lists them all)",
+      "cadre run: no swarm file or workflow script given; usage: cadre run <swarm.(yaml|json) | script.js> | --workflow NAME [--args JSON|@file.json] [--concurrency N] [--out DIR | --resume [RUN-DIR | wf_<id>]] [--rehearse] [--json] [--redis URL] [--ui [HOST:PORT]] [--otel] [--replay RUN-DIR] (cadre run --help lists them all)",
     ]);
   });
 

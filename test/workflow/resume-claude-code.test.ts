@@ -8,9 +8,10 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
 import type { RehearsalServer } from "../../src/rehearsal/server.ts";
-import { CLAUDE_BIN } from "../support/claude.ts";
+import { CLAUDE_BIN, recordingClaude } from "../support/claude.ts";
 import { bin } from "../support/cli.ts";
 import { modelProxy } from "../support/model-proxy.ts";
+import { isGone } from "../support/processes.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 import { CADRE_AGENTS_SCRIPT, CLAUDE_MAIN_SCRIPT, claudeWorkflowArgs, launchWorkflow, workflowModel } from "../support/workflow-cli.ts";
 
@@ -49,10 +50,10 @@ function asked(server: RehearsalServer, text: string): number {
 }
 
 /** `cadre run --resume <runId>` in the project, its workers against `baseUrl` (the scripted model's agents script). */
-function continueRun(project: string, home: string, baseUrl: string, runId: string) {
+function continueRun(project: string, home: string, baseUrl: string, runId: string, env: Record<string, string> = {}) {
   return execa("node", [bin, "run", "--resume", runId], {
     cwd: project,
-    env: { ...offlineClaudeEnv({ baseUrl: `${baseUrl}/s/${CADRE_AGENTS_SCRIPT}`, home }), CADRE_REAPER_GRACE_MS: "0" },
+    env: { ...offlineClaudeEnv({ baseUrl: `${baseUrl}/s/${CADRE_AGENTS_SCRIPT}`, home }), CADRE_REAPER_GRACE_MS: "0", ...env },
     extendEnv: false,
     reject: false,
     timeout: 120_000,
@@ -103,7 +104,9 @@ describe("cadre run --resume wf_<id>", () => {
     const { server, project, home, proxy, runId } = await claudeCodeRun(["job 2 of six", "job 5 of six"]);
     // The continuation: job 2 answers, job 5 waits until the kill.
     proxy.rules = { hold: ["job 5 of six"] };
-    const killed = continueRun(project, home, proxy.url, runId);
+    // Its claude processes are recorded as they start: the held one must be gone before the proxy lets job 5 through again.
+    const claude = await recordingClaude(home);
+    const killed = continueRun(project, home, proxy.url, runId, { CADRE_CLAUDE_BIN: claude.bin });
     /** Whether the continuation's journal says job 2 succeeded. */
     const job2Answered = () => {
       const runs = join(project, ".cadre", "runs");
@@ -122,6 +125,7 @@ describe("cadre run --resume wf_<id>", () => {
     killed.kill("SIGKILL");
     await killed;
     expect(asked(server, "job 2 of six")).toBe(1);
+    for (const pid of await claude.pids()) expect(await isGone(pid, 10_000), `claude ${pid}`).toBe(true);
 
     proxy.rules = {};
     const resumed = await continueRun(project, home, proxy.url, runId);
