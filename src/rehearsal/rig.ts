@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeDirectory } from "../util/make-directory.ts";
+import { own } from "../util/own.ts";
 import { removeOnExit } from "../util/reaper.ts";
 import { offlineClaudeEnv } from "./env.ts";
 import type { RehearsalScript, RehearsalScripts } from "./script.ts";
@@ -46,10 +47,10 @@ export function parseAgentScriptName(name: string): { kind: AgentSessionKind; ag
  */
 export function rehearsalScriptFor(context: ScriptedWorker, scripts: RehearsalScripts): string {
   if ((context.kind === "peer" || context.kind === "supervisor") && context.agent !== undefined) return agentScriptName(context.kind, context.agent);
-  if (scripts[context.name] !== undefined) return context.name;
+  if (own(scripts, context.name) !== undefined) return context.name;
   const named = madeAtRunTime(context.name, scripts);
   if (named !== undefined) return named;
-  if (context.agent !== undefined && scripts[context.agent] !== undefined) return context.agent;
+  if (context.agent !== undefined && own(scripts, context.agent) !== undefined) return context.agent;
   return context.name;
 }
 
@@ -71,7 +72,7 @@ function replayScriptFor(context: ScriptedWorker): string {
  */
 function madeAtRunTime(name: string, scripts: RehearsalScripts): string | undefined {
   const round = /^(.+)#\d+((?:\/child)*)$/.exec(name);
-  if (round !== null && scripts[round[1]! + round[2]!] !== undefined) return round[1]! + round[2]!;
+  if (round !== null && own(scripts, round[1]! + round[2]!) !== undefined) return round[1]! + round[2]!;
   const base = round === null ? name : round[1]! + round[2]!;
   return Object.keys(scripts).find((key) => key.includes("{{") && patternOf(key).test(base));
 }
