@@ -17,7 +17,7 @@ describe("a name Object.prototype has", () => {
     expect(result.errors.map((error) => error.message)).toContain(`unknown agent "${name}"`);
   });
 
-  it.each(INHERITED)("as a variable (${%s}) is not set", async (name) => {
+  it.each(INHERITED)("as a variable (%s) is not set", async (name) => {
     const result = await parse(["tasks:", `  - { name: a, prompt: "\${${name}}" }`]);
     expect(result.ok).toBe(false);
     if (result.ok) return;
