@@ -142,7 +142,7 @@ function startLines(options: RunOptions, prepared: PreparedRun, run: SwarmRun): 
   const removed = prepared.kind === "swarm" ? (plan?.removed ?? []) : [];
   return [
     `${what}, ${run.description}, output in ${outDir}`,
-    ...(plan ? [`resuming ${plan.dir} (attempt ${run.attempt})`] : []),
+    ...(plan ? [`resuming ${plan.dir} (attempt ${run.attempt})`, ...plan.unreadable.map((line) => `${line}; the rest of the record was read`)] : []),
     ...(prepared.kind === "script" ? [resumeNotice(prepared.script, options)].filter((line) => line !== undefined) : []),
     ...(replayed ? [`replaying run ${replayed.of.run_id} (${replayed.of.dir})`] : []),
     ...removed.map((name) => `task "${name}" of the resumed run is no longer in the config; its result is dropped`),

@@ -92,6 +92,8 @@ export function patternOf(template: string): RegExp {
 export interface RecordedConversations {
   conversations: Record<string, RehearsalScript[]>;
   subagents: Record<string, RehearsalScript[]>;
+  /** Lines of the record that could not be read, named: a divergence names them too, since a reply may have been on one. */
+  unreadable?: readonly string[];
 }
 
 /** The scripts that serve recorded conversations: "name", "name (2)", …, and "name:subagent", … (see RehearsalServer's replay). */
@@ -139,7 +141,12 @@ export async function startRehearsalRig(
 ): Promise<RehearsalRig> {
   const scripts = options.replay ? replayScripts(options.replay) : given;
   // Nothing here reads the requests: keep a few, for a look while debugging, not a long run's history.
-  const server = await startRehearsalServer({ scripts, keepRequests: 20, replay: options.replay !== undefined });
+  const server = await startRehearsalServer({
+    scripts,
+    keepRequests: 20,
+    replay: options.replay !== undefined,
+    ...(options.replay?.unreadable !== undefined && { unreadable: options.replay.unreadable }),
+  });
   const kept = options.home;
   if (kept !== undefined) makeDirectory(kept);
   const home = kept ?? (await mkdtemp(join(tmpdir(), "cadre-rehearse-")));
