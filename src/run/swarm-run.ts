@@ -263,6 +263,8 @@ export class SwarmRun {
     }
     if (!("task" in event) || event.task.parentId !== undefined || this.#recorder.ended(event.task.name)) return;
     if (event.type === "task_started") this.#recorder.taskStarted(event.task.name, event.startedAt);
+    // A task whose work still waits to be committed from its worktree is recorded once it is (task_settled).
+    else if (event.type === "task_finished" && !this.#worktrees.holds(event.task.name)) this.#recorder.taskFinished(event.task.name, event.result);
     else if (event.type === "task_message") {
       const sessionId = sessionIdOf(event.message);
       if (sessionId !== undefined) this.#recorder.sessionKnown(event.task.name, sessionId);

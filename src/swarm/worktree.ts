@@ -91,6 +91,12 @@ export class RunWorktrees {
     return branch;
   }
 
+  /** Whether the task's worktree is open: its work is not on its branch yet. */
+  holds(task: string): boolean {
+    for (const open of this.#open) if (open.task === task) return true;
+    return false;
+  }
+
   async open(request: WorktreeRequest): Promise<OpenWorktree> {
     const repo = GitRepo.at(request.repo);
     const base = await repo.run(["rev-parse", "--verify", "--quiet", `${request.base}^{commit}`], { okExitCodes: [0, 1] });
