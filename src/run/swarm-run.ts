@@ -103,7 +103,7 @@ export class SwarmRun {
     this.#engine = engine;
     this.startedAt = started.at;
     this.runId = started.runId;
-    this.#worktrees = new RunWorktrees(this.runId, config.keep_worktrees);
+    this.#worktrees = new RunWorktrees(this.runId, config.keep_worktrees, (open) => this.#recorder.worktreeOpened(open.task, open));
     this.#recorder = new RunRecorder({
       plan: plan.outline,
       ...(plan.record && { extension: plan.record }),
@@ -293,7 +293,7 @@ export class SwarmRun {
   kill(stop: RunStop): ReturnType<SwarmRun["writeRecord"]> {
     this.#engine.kill();
     this.#recorder.finish();
-    this.#worktrees.discardSync();
+    for (const [task, outcome] of this.#worktrees.discardSync()) this.#recorder.worktreeOpened(task, outcome);
     this.#recorder.settleUnended((task) => unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second signal" }));
     return this.writeRecord(stop);
   }

@@ -77,9 +77,11 @@ export class RunWorktrees {
   /** The run's worktree directory once made, for discardSync. */
   #madeDir: string | undefined;
 
+  /** `opened`: told of each worktree as it is made, before its task works in it (the record names it, for a kill). */
   constructor(
     readonly runId: string,
     readonly keep: boolean,
+    readonly opened: (open: OpenWorktree) => void = () => {},
   ) {}
 
   /** The branch a task's work goes to, unique within the run. */
@@ -119,6 +121,7 @@ export class RunWorktrees {
       await this.close(open, "failed");
       throw new WorktreeError(`the task's directory ${inside} does not exist at ${request.base} (is it committed?)`);
     }
+    this.opened(open);
     return open;
   }
 
@@ -154,18 +157,27 @@ export class RunWorktrees {
   }
 
   /**
-   * For a run killed outright: removes every open worktree at once, without
-   * committing, and the branches that hold nothing new. Synchronous, because
-   * the process exits right after.
+   * For a run killed outright: commits what each open worktree holds to its
+   * branch, removes the worktree, and the branch when it holds nothing new.
+   * Synchronous, because the process exits right after. Returns what each
+   * task's worktree came to.
    */
-  discardSync(): void {
+  discardSync(): Map<string, WorktreeOutcome> {
+    const outcomes = new Map<string, WorktreeOutcome>();
     for (const open of this.#open) {
-      open.repo.runSync(["worktree", "remove", "--force", open.path]);
-      const unchanged = open.repo.runSync(["merge-base", "--is-ancestor", open.branch, open.base]);
-      if (unchanged) open.repo.runSync(["branch", "-D", open.branch]);
+      const { repo, path, branch, base } = open;
+      const identity = repo.runSync(["config", "user.name"], path) && repo.runSync(["config", "user.email"], path);
+      const message = `cadre: task ${open.task} (killed) in run ${this.runId}`;
+      if (repo.runSync(["add", "--all"], path))
+        repo.runSync([...(identity ? [] : COMMITTER), "commit", "--quiet", "--no-verify", "-m", message], path);
+      repo.runSync(["worktree", "remove", "--force", path]);
+      const changed = !repo.runSync(["merge-base", "--is-ancestor", branch, base]);
+      if (!changed) repo.runSync(["branch", "-D", branch]);
+      outcomes.set(open.task, { branch: changed ? branch : null, commit: null, base, diffStat: "", path: null });
     }
     this.#open.clear();
     if (this.#madeDir !== undefined && !this.keep) rmSync(this.#madeDir, { recursive: true, force: true });
+    return outcomes;
   }
 
   /** Removes the run's worktree directory once every worktree is closed; kept worktrees keep it. */
