@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { AbortError } from "../errors.ts";
 import { type BudgetUse, type OrchestratorEvent, sessionIdOf, type TaskInfo } from "../orchestrator/index.ts";
 import type { Divergence } from "../rehearsal/index.ts";
-import type { ResolvedSwarmConfig } from "../swarm/index.ts";
+import type { LeftWorktree, ResolvedSwarmConfig } from "../swarm/index.ts";
 import { INTERRUPTED, newRunId, RunWorktrees, type SwarmEvent, unrunResult } from "../swarm/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { type RunEngine, startEngine } from "./engine.ts";
@@ -152,7 +152,9 @@ export class SwarmRun {
       outDir,
       runId,
     );
-    return new SwarmRun(config, options, outDir, budgetUsd, engine, { at: startedAt, runId }, plan ?? swarmPlan(config));
+    const run = new SwarmRun(config, options, outDir, budgetUsd, engine, { at: startedAt, runId }, plan ?? swarmPlan(config));
+    if (options.resume) await run.#worktrees.takeOver(leftWorktrees(options.resume.previous));
+    return run;
   }
 
   /** What the run is on, for its first line: live or rehearsal, here or on which Redis. */
@@ -303,4 +305,16 @@ export class SwarmRun {
     this.#recorder.finish();
     await this.#engine.close();
   }
+}
+
+/** The worktrees a killed attempt left at work: its record names them on the rows it left running. */
+function leftWorktrees(previous: Summary): LeftWorktree[] {
+  return previous.tasks.flatMap((row) =>
+    (row.status === "running" || row.status === "pending") &&
+    typeof row.worktree === "string" &&
+    typeof row.branch === "string" &&
+    row.base !== undefined
+      ? [{ task: row.name, branch: row.branch, path: row.worktree, base: row.base }]
+      : [],
+  );
 }

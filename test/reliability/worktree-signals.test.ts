@@ -130,4 +130,21 @@ describe("a workflow whose agents work in worktrees, stopped by a signal", () =>
       expect(await git(row!.worktree!, "rev-parse", "--abbrev-ref", "HEAD")).toBe(row?.branch);
     }
   });
+
+  it("SIGKILL, then --resume: the killed run's worktrees are taken over, and each agent's file ends on its new branch", {
+    timeout: 180_000,
+  }, async () => {
+    const { repo, tmp, out } = await project("resumed");
+    const child = execa("node", [bin, "run", "write.js", "--rehearse", "--out", out], { cwd: repo, reject: false, env: { TMPDIR: tmp } });
+    await until(() => filesWritten(tmp), 60_000, "every agent's file");
+    child.kill("SIGKILL");
+    await child;
+    // The resumed agents write nothing: what their branches hold is what the killed run's agents wrote.
+    const written = Object.fromEntries(AGENTS.map((name) => [name, [{ text: "written" }, { text: "written" }, { text: "written" }]]));
+    await writeFile(join(repo, "write.rehearsal.json"), JSON.stringify(written));
+    await git(repo, "commit", "--quiet", "-am", "replies for the resume");
+    const resumed = await execa("node", [bin, "run", "write.js", "--rehearse", "--resume", out], { cwd: repo, reject: false, env: { TMPDIR: tmp } });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    await expectWorkKept(repo, tmp, out);
+  });
 });
