@@ -78,7 +78,7 @@ async function expectWorkKept(repo: string, tmp: string, out: string): Promise<v
   expect(rows.filter((row) => row.status === "running" || row.status === "pending")).toEqual([]);
   const kept: string[] = [];
   for (const agent of AGENTS) {
-    const row = rows.find((r) => r.label === agent);
+    const row = rows.find((r) => (r.label ?? r.name) === agent);
     expect(row?.branch, `${agent}'s row names no branch`).toEqual(expect.any(String));
     if (typeof row?.branch === "string" && (await git(repo, "show", `${row.branch}:${agent}.txt`)) === `${agent} was here`) kept.push(agent);
   }
@@ -144,6 +144,33 @@ describe("a workflow whose agents work in worktrees, stopped by a signal", () =>
     await writeFile(join(repo, "write.rehearsal.json"), JSON.stringify(written));
     await git(repo, "commit", "--quiet", "-am", "replies for the resume");
     const resumed = await execa("node", [bin, "run", "write.js", "--rehearse", "--resume", out], { cwd: repo, reject: false, env: { TMPDIR: tmp } });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    await expectWorkKept(repo, tmp, out);
+  });
+
+  it("a swarm's worktree tasks, SIGKILL, then --resume: each task's file ends on its new branch", { timeout: 180_000 }, async () => {
+    const { repo, tmp, out } = await project("swarm-resumed");
+    const swarm = (replies: Record<string, unknown>) =>
+      JSON.stringify({
+        defaults: { permission_mode: "acceptEdits", worktree: true },
+        tasks: AGENTS.map((name) => ({ name, prompt: "write your file" })),
+        rehearsal: replies,
+      });
+    await writeFile(join(repo, "swarm.json"), swarm(rehearsal));
+    await git(repo, "add", "swarm.json");
+    await git(repo, "commit", "--quiet", "-m", "the swarm");
+    const child = execa("node", [bin, "run", "swarm.json", "--rehearse", "--out", out], { cwd: repo, reject: false, env: { TMPDIR: tmp } });
+    await until(() => filesWritten(tmp), 60_000, "every task's file");
+    child.kill("SIGKILL");
+    await child;
+    const written = Object.fromEntries(AGENTS.map((name) => [name, [{ text: "written" }, { text: "written" }, { text: "written" }]]));
+    await writeFile(join(repo, "swarm.json"), swarm(written));
+    await git(repo, "commit", "--quiet", "-am", "replies for the resume");
+    const resumed = await execa("node", [bin, "run", "swarm.json", "--rehearse", "--resume", out], {
+      cwd: repo,
+      reject: false,
+      env: { TMPDIR: tmp },
+    });
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     await expectWorkKept(repo, tmp, out);
   });
