@@ -2,6 +2,7 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { closest } from "../util/did-you-mean.ts";
 import { isLoopback } from "../util/http-guard.ts";
+import { own } from "../util/own.ts";
 
 /** A wrong argument, said in one line; the usage line need not follow it. */
 export class UsageError extends Error {}
@@ -26,7 +27,7 @@ function flagProblem(args: string[], config: FlagsConfig): string | undefined {
   for (const token of tokens) {
     if (token.kind === "positional" && !config.allowPositionals) return `unexpected argument "${token.value}"`;
     if (token.kind !== "option") continue;
-    const option = config.options[token.name];
+    const option = own(config.options, token.name);
     if (option === undefined) return unknownOption(token.rawName, Object.keys(config.options));
     if (option.type === "string" && token.value === undefined) return `${token.rawName} needs a value`;
     // Strict parsing also refuses `--out --json`: a word with a dash is taken for a value only when attached.

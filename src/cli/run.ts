@@ -4,6 +4,7 @@ import { CadreError } from "../errors.ts";
 import type { TaskInfo } from "../orchestrator/index.ts";
 import { type RunEvent, RunModel, type RunStop, SwarmRun, startWorkflowRun } from "../run/index.ts";
 import type { RunTelemetry } from "../telemetry/index.ts";
+import { printable } from "../util/one-line.ts";
 import { surviveClosedOutput } from "./output.ts";
 import { openRunDashboard, type RunDashboard } from "./run/dashboard.ts";
 import { finishRun } from "./run/finish.ts";
@@ -53,7 +54,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const telemetry = await startTelemetry(options, prepared);
   // Until the view is up, a distributed run's news goes to stderr.
   let notify = (line: string): void => {
-    process.stderr.write(`cadre run: ${line}\n`);
+    process.stderr.write(`cadre run: ${printable(line)}\n`);
   };
   const run = await startRun(options, prepared, telemetry, (line) => notify(line));
   if (typeof run === "number") return run;
@@ -106,7 +107,7 @@ async function watchRun({ options, prepared, run, state, view, telemetry, dashbo
     onKill: () => {
       view.stop();
       const { summary, path, error } = run.kill(stopOf(stopping.received) ?? { reason: "killed", exitCode: 130 });
-      process.stderr.write(`cadre run: killed; ${error ? error.message : `${path} lists what finished`}\n`);
+      process.stderr.write(`cadre run: killed; ${error ? printable(error.message) : `${path} lists what finished`}\n`);
       // The workers are dead already; the spans get a moment to leave (stopOnSignals bounds it).
       return telemetry?.finish(summary);
     },
@@ -141,7 +142,7 @@ function startLines(options: RunOptions, prepared: PreparedRun, run: SwarmRun): 
   const removed = prepared.kind === "swarm" ? (plan?.removed ?? []) : [];
   return [
     `${what}, ${run.description}, output in ${outDir}`,
-    ...(plan ? [`resuming ${plan.dir} (attempt ${run.attempt})`] : []),
+    ...(plan ? [`resuming ${plan.dir} (attempt ${run.attempt})`, ...plan.unreadable.map((line) => `${line}; the rest of the record was read`)] : []),
     ...(prepared.kind === "script" ? [resumeNotice(prepared.script, options)].filter((line) => line !== undefined) : []),
     ...(replayed ? [`replaying run ${replayed.of.run_id} (${replayed.of.dir})`] : []),
     ...removed.map((name) => `task "${name}" of the resumed run is no longer in the config; its result is dropped`),
@@ -162,7 +163,7 @@ async function startRun(
     await telemetry?.finish(undefined);
     // Redis not there: one line, no hang (bad input was refused earlier). Anything else is unexpected (main.ts says so).
     if (!(error instanceof CadreError)) throw error;
-    process.stderr.write(`cadre run: ${error.message}\n`);
+    process.stderr.write(`cadre run: ${printable(error.message)}\n`);
     return 1;
   }
 }

@@ -1,5 +1,6 @@
 // An error no command expected: one line and exit 1, its stack only with CADRE_DEBUG=1.
 import process from "node:process";
+import { oneLine } from "../util/one-line.ts";
 
 /** Set to 1 to see where an unexpected error came from. */
 const DEBUG = "CADRE_DEBUG";
@@ -11,7 +12,7 @@ const DEBUG = "CADRE_DEBUG";
  */
 export function reportUnexpected(prefix: string, error: unknown): number {
   const message = error instanceof Error ? error.message : String(error);
-  const line = message.replace(/\s+/g, " ").trim() || (error instanceof Error ? error.name : "unknown error");
+  const line = oneLine(message, Number.POSITIVE_INFINITY) || (error instanceof Error ? error.name : "unknown error");
   const debug = process.env[DEBUG] === "1";
   process.stderr.write(`${prefix}: unexpected error: ${line}${debug ? "" : ` (${DEBUG}=1 shows where)`}\n`);
   if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);

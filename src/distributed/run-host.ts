@@ -4,6 +4,7 @@ import type { Redis } from "ioredis";
 import { AbortError } from "../errors.ts";
 import { budgetLabel, Orchestrator, type OrchestratorEvent, type TaskResult } from "../orchestrator/index.ts";
 import { type RehearsalRig, startRehearsalRig } from "../rehearsal/index.ts";
+import { own } from "../util/own.ts";
 import { EventWriter } from "./event-stream.ts";
 import { RedisInbox } from "./inbox.ts";
 import { PREFIX, type RunKeys, runKeys } from "./keys.ts";
@@ -78,7 +79,7 @@ export class RunHost {
       // An agent's budget is one over all hosts: its spending is counted in Redis, as the run's is.
       scopedLedger: (scope) => {
         const label = budgetLabel(scope);
-        const limit = scope.kind === "agent" ? this.#record.options.agents?.[scope.name]?.budgetUsd : undefined;
+        const limit = scope.kind === "agent" ? own(this.#record.options.agents, scope.name)?.budgetUsd : undefined;
         const ledger = new RedisLedger(this.#host.redis, this.runId, { spent: this.#keys.budgetSpent(label) }, limit);
         this.#scopedLedgers.set(label, ledger);
         return ledger;

@@ -2,6 +2,7 @@
 // effort a task asks for (a workflow's agent() call names it too), a background task's usage (summary.json keeps it as the CLI says it).
 export {
   EffortLevelSchema,
+  type PromptLine,
   PromptLineSchema,
   REPLIES_FILE,
   type RecordedToolResult,

@@ -4,6 +4,7 @@ import { setMaxListeners } from "node:events";
 import type { CadreError } from "../errors.ts";
 import type { CliMessage } from "../protocol/index.ts";
 import { EventHub } from "../util/event-hub.ts";
+import { own } from "../util/own.ts";
 import type { TurnResult, Worker, WorkerOptions } from "../worker/index.ts";
 import { AccessCheck } from "./access-check.ts";
 import { addUsage, type Charge, emptyUsage, WorkerCost } from "./accounting.ts";
@@ -223,7 +224,7 @@ export class Orchestrator implements TaskRunner {
     // Checked first: a swarm asks on every task's end, and mostly there is no room. A task with a dollar budget of
     // its own has a process of its own (the CLI enforces what is left).
     if (this.#closing.signal.aborted || this.#aheadRoom(busy()) <= 0 || spec.budgetUsd !== undefined) return;
-    if (!TaskSpecSchema.safeParse(spec).success || (spec.agent !== undefined && this.options.agents?.[spec.agent] === undefined)) return;
+    if (!TaskSpecSchema.safeParse(spec).success || (spec.agent !== undefined && own(this.options.agents, spec.agent) === undefined)) return;
     const budgets = this.#budgets.applying(spec.agent);
     const overrides = taskWorkerOptions(spec);
     for (let started = 0; started < count; started++) if (!this.#startAhead(spec, overrides, budgets, busy())) return;
@@ -408,8 +409,9 @@ export class Orchestrator implements TaskRunner {
   /** The agent of that name; throws for one the orchestrator does not know. */
   #agentSpec(name: string | undefined): AgentSpec | undefined {
     const agents = this.options.agents ?? {};
-    if (name !== undefined && !agents[name]) throw new UnknownAgentError(name, Object.keys(agents));
-    return name === undefined ? undefined : agents[name];
+    const agent = name === undefined ? undefined : own(agents, name);
+    if (name !== undefined && agent === undefined) throw new UnknownAgentError(name, Object.keys(agents));
+    return agent;
   }
 
   async #execute(record: TaskRecord, spec: TaskSpec, lentSlot = false, admitted?: Admitted): Promise<TaskResult> {

@@ -1,5 +1,6 @@
 // The orchestrator's side of the peer tools: who may reach whom, peer sessions, inboxes and child tasks.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { own } from "../util/own.ts";
 import type { AgentSessions } from "./agent-sessions.ts";
 import type { Caller, PeerDirectory, PeerInfo } from "./peers/directory.ts";
 import type { InboxStore } from "./peers/inbox.ts";
@@ -42,7 +43,7 @@ export class PeerNetwork<P extends ParentTask> {
           .filter(([name]) => name !== caller.name && this.#canReach(caller, name))
           .map(([name, agent]) => ({ name, description: agent.description, status: sessions.status("peer", name) })),
       canReach: (caller, peer) => this.#canReach(caller, peer),
-      isPeer: (name) => agents()[name] !== undefined,
+      isPeer: (name) => own(agents(), name) !== undefined,
       ask: async (caller, peer, question, signal) => {
         if (!agents()[peer]) throw new Error(`no agent named "${peer}"`);
         const prompt = `Question from ${caller.name}:\n\n${question}`;
@@ -68,6 +69,6 @@ export class PeerNetwork<P extends ParentTask> {
   #canReach(caller: Caller, peer: string): boolean {
     const { connections } = this.options;
     if (!connections) return true;
-    return connections[caller.name]?.includes(peer) ?? false;
+    return own(connections, caller.name)?.includes(peer) ?? false;
   }
 }

@@ -1,5 +1,6 @@
 // Starts the worker of a task or session: its settings layered, its routing bound, its telemetry resource set.
 import process from "node:process";
+import { own } from "../util/own.ts";
 import { stableKey } from "../util/stable-key.ts";
 import { type PermissionHandler, policyDecision, Worker, type WorkerOptions } from "../worker/index.ts";
 import type { AgentSessions } from "./agent-sessions.ts";
@@ -87,7 +88,7 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
   plan(work: WorkItem<R>): WorkerPlan<R> {
     const { options } = this.#deps;
     const { context } = work;
-    const agent = context.agent ? options.agents?.[context.agent] : undefined;
+    const agent = context.agent ? own(options.agents, context.agent) : undefined;
     const layers = { defaults: options.defaults, agent, task: work.overrides };
     const settled = layerWorkerOptions(layers);
     const perWorker = options.workerOptions?.(context) ?? {};

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeDirectory } from "../util/make-directory.ts";
+import { own } from "../util/own.ts";
 import { removeOnExit } from "../util/reaper.ts";
 import { offlineClaudeEnv } from "./env.ts";
 import type { RehearsalScript, RehearsalScripts } from "./script.ts";
@@ -46,10 +47,10 @@ export function parseAgentScriptName(name: string): { kind: AgentSessionKind; ag
  */
 export function rehearsalScriptFor(context: ScriptedWorker, scripts: RehearsalScripts): string {
   if ((context.kind === "peer" || context.kind === "supervisor") && context.agent !== undefined) return agentScriptName(context.kind, context.agent);
-  if (scripts[context.name] !== undefined) return context.name;
+  if (own(scripts, context.name) !== undefined) return context.name;
   const named = madeAtRunTime(context.name, scripts);
   if (named !== undefined) return named;
-  if (context.agent !== undefined && scripts[context.agent] !== undefined) return context.agent;
+  if (context.agent !== undefined && own(scripts, context.agent) !== undefined) return context.agent;
   return context.name;
 }
 
@@ -71,7 +72,7 @@ function replayScriptFor(context: ScriptedWorker): string {
  */
 function madeAtRunTime(name: string, scripts: RehearsalScripts): string | undefined {
   const round = /^(.+)#\d+((?:\/child)*)$/.exec(name);
-  if (round !== null && scripts[round[1]! + round[2]!] !== undefined) return round[1]! + round[2]!;
+  if (round !== null && own(scripts, round[1]! + round[2]!) !== undefined) return round[1]! + round[2]!;
   const base = round === null ? name : round[1]! + round[2]!;
   return Object.keys(scripts).find((key) => key.includes("{{") && patternOf(key).test(base));
 }
@@ -91,6 +92,8 @@ export function patternOf(template: string): RegExp {
 export interface RecordedConversations {
   conversations: Record<string, RehearsalScript[]>;
   subagents: Record<string, RehearsalScript[]>;
+  /** Lines of the record that could not be read, named: a divergence names them too, since a reply may have been on one. */
+  unreadable?: readonly string[];
 }
 
 /** The scripts that serve recorded conversations: "name", "name (2)", …, and "name:subagent", … (see RehearsalServer's replay). */
@@ -138,7 +141,12 @@ export async function startRehearsalRig(
 ): Promise<RehearsalRig> {
   const scripts = options.replay ? replayScripts(options.replay) : given;
   // Nothing here reads the requests: keep a few, for a look while debugging, not a long run's history.
-  const server = await startRehearsalServer({ scripts, keepRequests: 20, replay: options.replay !== undefined });
+  const server = await startRehearsalServer({
+    scripts,
+    keepRequests: 20,
+    replay: options.replay !== undefined,
+    ...(options.replay?.unreadable !== undefined && { unreadable: options.replay.unreadable }),
+  });
   const kept = options.home;
   if (kept !== undefined) makeDirectory(kept);
   const home = kept ?? (await mkdtemp(join(tmpdir(), "cadre-rehearse-")));

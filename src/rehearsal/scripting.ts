@@ -96,11 +96,18 @@ export class ScriptRules {
   /** A replay: the recorded conversation each conversation of the replay plays (script, session and agent → script). */
   readonly #claims = new Map<string, string>();
   readonly #warnings: string[] = [];
+  /** A replay's lines of its record that could not be read: each divergence names them, since a reply may have been on one. */
+  readonly #unreadable: string;
 
-  /** `replay`: a request its script has no step for, or whose step expects other input, has diverged from the recorded run. */
-  constructor(scripts: RehearsalScriptsInput, replay: boolean) {
+  /**
+   * `replay`: a request its script has no step for, or whose step expects other input, has diverged from the recorded run.
+   * `unreadable`: the record's lines a replay could not read (warnings, and named by every divergence).
+   */
+  constructor(scripts: RehearsalScriptsInput, replay: boolean, unreadable: readonly string[] = []) {
     for (const [name, steps] of Object.entries(parseScripts(scripts))) this.#scripts.set(name, steps);
     this.#replay = replay;
+    this.#warnings.push(...unreadable.map((line) => `${line}; the replay serves the replies of the other lines`));
+    this.#unreadable = unreadable.length === 0 ? "" : ` (the record has lines that could not be read: ${unreadable.join("; ")})`;
   }
 
   /** Problems a test should see (each once): exhausted scripts, unknown script names, unscripted subagents. */
@@ -136,7 +143,8 @@ export class ScriptRules {
         : step === undefined
           ? "exhausted"
           : "played";
-    const divergence = this.#replay ? divergenceOf(script, position, steps !== undefined, step, messages) : undefined;
+    const found = this.#replay ? divergenceOf(script, position, steps !== undefined, step, messages) : undefined;
+    const divergence = found && { ...found, message: `${found.message}${this.#unreadable}` };
     if (divergence !== undefined) {
       this.#divergences.set(`${script}\0${position}`, divergence);
       return { ...played, outcome, answer: { error: { status: 400, message: divergence.message } } };

@@ -43,6 +43,8 @@ export interface RehearsalServerOptions {
    * conversations of a name, which conversations of the replay claim (#claim).
    */
   replay?: boolean;
+  /** A replay's lines of its record that could not be read, named: warnings, and named again by each divergence. */
+  unreadable?: readonly string[];
 }
 
 /** One messages request as received; credentials and other headers are never kept. */
@@ -132,8 +134,13 @@ export class RehearsalServer {
   #counter = 0;
   #url = "";
 
-  private constructor(scripts: RehearsalScriptsInput, maxBody: number, keepRequests: number, replay: boolean) {
-    this.#rules = new ScriptRules(scripts, replay);
+  private constructor(
+    scripts: RehearsalScriptsInput,
+    maxBody: number,
+    keepRequests: number,
+    replay: Pick<RehearsalServerOptions, "replay" | "unreadable">,
+  ) {
+    this.#rules = new ScriptRules(scripts, replay.replay ?? false, replay.unreadable);
     this.#maxBody = maxBody;
     this.#keepRequests = keepRequests;
     this.#server = http.createServer((req, res) => {
@@ -153,7 +160,7 @@ export class RehearsalServer {
       options.scripts ?? {},
       options.maxBodyBytes ?? DEFAULT_MAX_BODY,
       options.keepRequests ?? DEFAULT_KEEP_REQUESTS,
-      options.replay ?? false,
+      options,
     );
     const host = options.host ?? "127.0.0.1";
     await new Promise<void>((resolve, reject) => {

@@ -8,7 +8,7 @@ import { CadreError } from "../errors.ts";
 import type { TaskResult } from "../orchestrator/index.ts";
 import type { CarryDecision, ResolvedSwarmConfig, ResolvedTask } from "../swarm/index.ts";
 import { olderSettingsHash, type TaskFingerprint } from "../swarm/index.ts";
-import { readRecord } from "./record/read.ts";
+import { type ReadRecord, readRecord } from "./record/read.ts";
 import { resultFromRecord, SUMMARY_FILE, type Summary, type SummaryTask } from "./record/schema.ts";
 
 /** `cadre run --resume` cannot go on: no earlier run, or its record is unreadable. */
@@ -27,12 +27,14 @@ export interface ResumePlan {
   carryOver?: (task: ResolvedTask, fingerprint: TaskFingerprint) => CarryDecision;
   /** Tasks of the earlier run that the config no longer has. */
   removed: string[];
+  /** Lines of its journal that could not be read, named (the rest was read; a task whose end is among them runs again). */
+  unreadable: string[];
 }
 
 /** A run's record to resume (see readRecord); none when the directory has no summary.json. */
-export async function recordToResume(dir: string): Promise<Summary | undefined> {
+export async function recordToResume(dir: string): Promise<ReadRecord<Summary> | undefined> {
   const read = await readRecord(dir);
-  if ("record" in read) return read.record;
+  if ("record" in read) return read;
   const path = join(dir, SUMMARY_FILE);
   switch (read.problem) {
     case "missing":
@@ -148,14 +150,16 @@ export async function planResume(config: ResolvedSwarmConfig, options: { dir?: s
   const configFile = config.file ?? "";
   const dir = options.dir ?? (await latestRunOf(configFile, options.runsDir));
   if (dir === undefined) throw new ResumeError(`no earlier run of ${configFile} under ${options.runsDir} to resume; run it without --resume`);
-  const previous = await recordToResume(dir);
-  if (previous === undefined) throw new ResumeError(`${dir} holds no ${SUMMARY_FILE}; give the directory of an earlier run`);
+  const read = await recordToResume(dir);
+  if (read === undefined) throw new ResumeError(`${dir} holds no ${SUMMARY_FILE}; give the directory of an earlier run`);
+  const { record: previous, unreadable } = read;
   const earlier = new Map(previous.tasks.map((task) => [task.name, task]));
   const copies = new MovedCopies(previous.tasks);
   const current = new Set(config.tasks.map((task) => task.name));
   return {
     dir,
     previous,
+    unreadable,
     // A copy or a round stands for its task: it is made again when that task runs.
     removed: previous.tasks.filter((task) => !current.has(task.copy_of ?? task.round_of ?? task.name)).map((task) => task.name),
     carryOver: (task, fingerprint) => {
@@ -180,9 +184,9 @@ export async function planResume(config: ResolvedSwarmConfig, options: { dir?: s
  * the args and budgets it was started with, which it keeps unless given anew.
  */
 export async function planWorkflowResume(dir: string): Promise<ResumePlan> {
-  const previous = await recordToResume(dir);
-  if (previous === undefined) throw new ResumeError(`no run to resume in ${dir} (it has no ${SUMMARY_FILE})`);
-  return { dir, previous, removed: [] };
+  const read = await recordToResume(dir);
+  if (read === undefined) throw new ResumeError(`no run to resume in ${dir} (it has no ${SUMMARY_FILE})`);
+  return { dir, previous: read.record, removed: [], unreadable: read.unreadable };
 }
 
 /** This attempt's number: 1, and one more for each --resume. */

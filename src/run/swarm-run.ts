@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { AbortError } from "../errors.ts";
 import { type BudgetUse, type OrchestratorEvent, sessionIdOf, type TaskInfo } from "../orchestrator/index.ts";
 import type { Divergence } from "../rehearsal/index.ts";
-import type { ResolvedSwarmConfig } from "../swarm/index.ts";
+import type { LeftWorktree, ResolvedSwarmConfig } from "../swarm/index.ts";
 import { INTERRUPTED, newRunId, RunWorktrees, type SwarmEvent, unrunResult } from "../swarm/index.ts";
 import { AsyncQueue } from "../util/async-queue.ts";
 import { type RunEngine, startEngine } from "./engine.ts";
@@ -103,7 +103,7 @@ export class SwarmRun {
     this.#engine = engine;
     this.startedAt = started.at;
     this.runId = started.runId;
-    this.#worktrees = new RunWorktrees(this.runId, config.keep_worktrees);
+    this.#worktrees = new RunWorktrees(this.runId, config.keep_worktrees, (open) => this.#recorder.worktreeOpened(open.task, open));
     this.#recorder = new RunRecorder({
       plan: plan.outline,
       ...(plan.record && { extension: plan.record }),
@@ -152,7 +152,9 @@ export class SwarmRun {
       outDir,
       runId,
     );
-    return new SwarmRun(config, options, outDir, budgetUsd, engine, { at: startedAt, runId }, plan ?? swarmPlan(config));
+    const run = new SwarmRun(config, options, outDir, budgetUsd, engine, { at: startedAt, runId }, plan ?? swarmPlan(config));
+    if (options.resume) await run.#worktrees.takeOver(leftWorktrees(options.resume.previous));
+    return run;
   }
 
   /** What the run is on, for its first line: live or rehearsal, here or on which Redis. */
@@ -263,6 +265,8 @@ export class SwarmRun {
     }
     if (!("task" in event) || event.task.parentId !== undefined || this.#recorder.ended(event.task.name)) return;
     if (event.type === "task_started") this.#recorder.taskStarted(event.task.name, event.startedAt);
+    // A task whose work still waits to be committed from its worktree is recorded once it is (task_settled).
+    else if (event.type === "task_finished" && !this.#worktrees.holds(event.task.name)) this.#recorder.taskFinished(event.task.name, event.result);
     else if (event.type === "task_message") {
       const sessionId = sessionIdOf(event.message);
       if (sessionId !== undefined) this.#recorder.sessionKnown(event.task.name, sessionId);
@@ -291,7 +295,7 @@ export class SwarmRun {
   kill(stop: RunStop): ReturnType<SwarmRun["writeRecord"]> {
     this.#engine.kill();
     this.#recorder.finish();
-    this.#worktrees.discardSync();
+    for (const [task, outcome] of this.#worktrees.discardSync()) this.#recorder.worktreeOpened(task, outcome);
     this.#recorder.settleUnended((task) => unrunResult(task, "cancelled", { code: INTERRUPTED, message: "killed by a second signal" }));
     return this.writeRecord(stop);
   }
@@ -301,4 +305,16 @@ export class SwarmRun {
     this.#recorder.finish();
     await this.#engine.close();
   }
+}
+
+/** The worktrees a killed attempt left at work: its record names them on the rows it left running. */
+function leftWorktrees(previous: Summary): LeftWorktree[] {
+  return previous.tasks.flatMap((row) =>
+    (row.status === "running" || row.status === "pending") &&
+    typeof row.worktree === "string" &&
+    typeof row.branch === "string" &&
+    row.base !== undefined
+      ? [{ task: row.name, branch: row.branch, path: row.worktree, base: row.base }]
+      : [],
+  );
 }

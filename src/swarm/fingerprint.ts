@@ -1,6 +1,7 @@
 // What a task's result depends on, as short hashes: a resumed run keeps a result only while they are unchanged.
 import { createHash } from "node:crypto";
 import { layerWorkerOptions, taskWorkerOptions } from "../orchestrator/index.ts";
+import { own } from "../util/own.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig, type ResolvedTask, taskSpecFor } from "./config/index.ts";
 
 /**
@@ -37,7 +38,7 @@ function hash(text: string): string {
 function settingsOf(config: ResolvedSwarmConfig, task: ResolvedTask, prompt: string) {
   const options = orchestratorOptionsFor(config);
   const spec = taskSpecFor(task, prompt, new AbortController().signal);
-  const agent = task.agent === undefined ? undefined : options.agents?.[task.agent];
+  const agent = task.agent === undefined ? undefined : own(options.agents, task.agent);
   return { spec, worker: layerWorkerOptions({ defaults: options.defaults, agent, task: taskWorkerOptions(spec) }) };
 }
 

@@ -13,5 +13,5 @@ export type { LoopEndedEvent } from "./loop.ts";
 export { missingScripts } from "./rehearsal.ts";
 export type { AddedTask, CarryDecision, RunSwarmOptions, SwarmEvent, TaskSettledEvent } from "./runner.ts";
 export { INTERRUPTED, newRunId, runSwarm, skippedOnPurpose, unrunResult } from "./runner.ts";
-export type { OpenWorktree, WorktreeOutcome } from "./worktree.ts";
+export type { LeftWorktree, OpenWorktree, WorktreeOutcome } from "./worktree.ts";
 export { RunWorktrees, WorktreeError } from "./worktree.ts";

@@ -1,5 +1,6 @@
 // What a swarm file lacks for --rehearse: one line per task without a script.
 import { agentScriptName } from "../rehearsal/index.ts";
+import { own } from "../util/own.ts";
 import type { ResolvedSwarmConfig } from "./config/index.ts";
 import { roundBase } from "./config/loops.ts";
 
@@ -10,12 +11,12 @@ export function missingScripts(config: ResolvedSwarmConfig): string[] {
   // A loop task may have a script per round ("review#1", …) instead of one for all.
   const rounds = new Set(Object.keys(config.rehearsal).map(roundBase));
   for (const task of config.tasks) {
-    if (config.rehearsal[task.name] === undefined && !rounds.has(task.name)) problems.push(`rehearsal: no script for task "${task.name}"`);
+    if (own(config.rehearsal, task.name) === undefined && !rounds.has(task.name)) problems.push(`rehearsal: no script for task "${task.name}"`);
   }
   const supervisors = new Set(Object.values(config.hooks).flatMap((entries) => (entries ?? []).flatMap((e) => (e.supervisor ? [e.supervisor] : []))));
   for (const agent of supervisors) {
     const script = agentScriptName("supervisor", agent);
-    if (config.rehearsal[script] === undefined) problems.push(`rehearsal: no script "${script}" for the hook supervisor "${agent}"`);
+    if (own(config.rehearsal, script) === undefined) problems.push(`rehearsal: no script "${script}" for the hook supervisor "${agent}"`);
   }
   return problems;
 }

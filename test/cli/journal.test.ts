@@ -79,7 +79,7 @@ describe("the run's journal", () => {
     // The summary lags (written when the run started); the journal has every task that ended.
     const lagging = await readSummary(out);
     expect(lagging.tasks.filter((t) => quickNames.includes(t.name)).some((t) => t.status !== "succeeded")).toBe(true);
-    const record = withJournal(lagging, await readJournal(out));
+    const record = withJournal(lagging, (await readJournal(out)).values);
     expect(record.tasks.filter((t) => quickNames.includes(t.name)).map((t) => t.status)).toEqual(quickNames.map(() => "succeeded"));
     expect(record.tasks.find((t) => t.name === "gate")?.status).toBe("failed");
     expect(record.totals.succeeded).toBe(QUICK);

@@ -2,13 +2,14 @@
 import { describe, expect, it } from "vitest";
 import { renderFinalTable } from "../../src/cli/run/final-table.ts";
 import { parseRunArgs, runDirName } from "../../src/cli/run/options.ts";
+import { scriptFinalLines, scriptLine } from "../../src/cli/run/script.ts";
 import { colorsFor } from "../../src/cli/run/view/format.ts";
 import { describeEvent, LinesView } from "../../src/cli/run/view/lines.ts";
 import { renderFrame } from "../../src/cli/run/view/tty.ts";
 import { SIGNAL_EXIT_CODES, type StopSignal } from "../../src/cli/signals.ts";
 import type { OrchestratorEvent, TaskInfo } from "../../src/orchestrator/index.ts";
 import { parseCliMessage } from "../../src/protocol/index.ts";
-import { buildSummary, exitCodeFor, RunModel, type SummaryInput } from "../../src/run/index.ts";
+import { buildSummary, exitCodeFor, RunModel, type Summary, type SummaryInput } from "../../src/run/index.ts";
 import { resolvedConfig, result, T0 } from "../support/swarm.ts";
 
 const ESC = "\u001b";
@@ -109,6 +110,32 @@ describe("the live view's frame", () => {
     lines.notice(`swarm ${hostile}`);
     expect(written).toHaveLength(2);
     for (const text of written) expect(text).not.toContain(ESC);
+  });
+
+  it("prints a script's log, phase, labels and error, a title and a task name with a newline as one line each, escapes as text", () => {
+    const hostile = "\u001b]0;OWNED\u0007\u001b[2J\n12:00:00 forged: succeeded";
+    const state = newState(`script${hostile}`, [{ name: `item${hostile}` }], T0);
+    const frame = renderFrame(state, { now: T0 + 100, width: 200, height: 30, colors: plain });
+    expect(frame).not.toContain(ESC);
+    expect(frame.split("\n").filter((line) => line.includes("forged"))).toHaveLength(2);
+    const written: string[] = [];
+    const lines = new LinesView({ write: (text: string) => written.push(text) > 0 }, state, () => T0);
+    lines.event({ type: "task_started", task: info(`item${hostile}`), attempt: 1, pid: 1, worker: "cold", startedAt: T0 });
+    for (const event of [
+      { type: "workflow_log", message: `said ${hostile}` },
+      { type: "workflow_phase", title: `phase ${hostile}`, workflow: undefined },
+    ] as const)
+      lines.notice(scriptLine(event)!);
+    const final = scriptFinalLines({
+      tasks: [{ name: "a", label: `label ${hostile}`, phase: `phase ${hostile}`, status: "succeeded" }],
+      error: { message: `boom ${hostile}` },
+    } as unknown as Summary);
+    for (const text of [...written, ...final.map((line) => `${line}\n`)]) {
+      expect(text).not.toContain(ESC);
+      expect(text.indexOf("\n")).toBe(text.length - 1);
+    }
+    expect(written).toHaveLength(3);
+    expect(final).toHaveLength(2);
   });
 
   it("counts a task's time from its start, with its wait for a slot apart: the orchestrator's numbers", () => {

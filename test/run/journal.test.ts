@@ -1,7 +1,10 @@
 // withJournal: a summary brought up to date by the journal lines written after it (no processes).
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { JournalLine } from "../../src/run/record/journal.ts";
-import { withJournal } from "../../src/run/record/journal.ts";
+import { JOURNAL_FILE, readJournal, withJournal } from "../../src/run/record/journal.ts";
 import type { Summary, SummaryTask } from "../../src/run/record/schema.ts";
 
 const usage = (input: number) => ({ input_tokens: input, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
@@ -102,5 +105,26 @@ describe("withJournal", () => {
     expect(merged.attempt_totals).toEqual({ tasks_run: 1, cost_usd: 0.5 });
     expect(merged.complete).toBe(true);
     expect(withJournal(record, [])).toBe(record);
+  });
+});
+
+describe("a corrupt line of journal.jsonl", () => {
+  it("is named by its number, and the lines after it are still read", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "cadre-journal-"));
+    try {
+      const text = [line(AT, row("a", "succeeded", 1)), "\u0000\u0000garbage", line(AT, row("b", "succeeded", 1)), { at: 1, task: "no row" }]
+        .map((value) => (typeof value === "string" ? value : JSON.stringify(value)))
+        .join("\n");
+      await writeFile(join(dir, JOURNAL_FILE), `${text}\n{"at":1,"attempt`);
+      const read = await readJournal(dir);
+      expect(read.values.map((value) => value.task.name)).toEqual(["a", "b"]);
+      expect(read.unreadable).toEqual([
+        expect.stringMatching(/^journal\.jsonl line 2 cannot be read: not JSON \(/),
+        expect.stringMatching(/^journal\.jsonl line 4 cannot be read: not a line of this file \(/),
+        expect.stringMatching(/^journal\.jsonl line 5 cannot be read \(cut short: the run was killed as it was written\): not JSON/),
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -45,7 +45,10 @@ describe("readRecord", () => {
     await writeFile(join(dir, "summary.json"), JSON.stringify({ swarm: "old", tasks: [{ name: "a", status: "succeeded" }] }));
     expect(await readRecord(dir)).toMatchObject({ problem: "not_a_record" });
     // What the strict reader refuses, the lenient one opens: a record of an older cadre.
-    expect(await readRecord(dir, { lenient: true })).toEqual({ record: { swarm: "old", tasks: [{ name: "a", status: "succeeded" }] } });
+    expect(await readRecord(dir, { lenient: true })).toEqual({
+      record: { swarm: "old", tasks: [{ name: "a", status: "succeeded" }] },
+      unreadable: [],
+    });
   });
 
   it("reads the journal's newer lines over the summary, unless told not to", async () => {

@@ -45,7 +45,7 @@ describe("RunRecorder", () => {
     record.sessionKnown("a", "s-a");
     record.taskSettled({ task: { name: "b", agent: undefined }, result: result("b", "failed") });
     record.finish(T0 + 100);
-    const lines = await readJournal(dir);
+    const lines = (await readJournal(dir)).values;
     expect(lines.map((line) => [line.task.name, line.task.status, line.task.session_id])).toEqual([
       ["a", "running", "s-a"],
       ["b", "failed", "s"],

@@ -1,5 +1,6 @@
 // replies.jsonl read back as a replay's scripts, and overrides applied to them: in memory, without a CLI.
 import { describe, expect, it } from "vitest";
+import { type ScriptedRequest, ScriptRules } from "../../src/rehearsal/scripting.ts";
 import { applyOverrides, parseReplayOverrides, ReplayError, readRecordedReplies } from "../../src/run/index.ts";
 
 const lines = (...values: unknown[]) => values.map((value) => JSON.stringify(value)).join("\n");
@@ -52,6 +53,40 @@ describe("readRecordedReplies", () => {
     expect(recorded.subagents).toEqual({ a: [reply("sub")], b: [reply("one"), reply("two")] });
     // The torn line is not read: a has one reply.
     expect(recorded.conversations.a).toEqual([[expect.objectContaining({ content: [expect.objectContaining({ name: "Agent" })] })]]);
+  });
+});
+
+describe("a corrupt line of replies.jsonl", () => {
+  it("is named by its number, and the replies after it are still read", () => {
+    const recorded = readRecordedReplies(
+      [
+        lines({ replies: 1, run_id: "r1" }, { name: "a", session: "s1", reply: { id: "m1", content: [{ type: "text", text: "a" }] } }),
+        "{not json",
+        lines(
+          { name: "b", session: "s2", reply: { id: "m2", content: [{ type: "text", text: "b" }] } },
+          { name: "c", session: "s3", reply: "not a reply" },
+          { name: "d", session: "s4", reply: { id: "m3", content: [{ type: "text", text: "d" }] } },
+        ),
+      ].join("\n"),
+    );
+    expect(Object.keys(recorded.conversations)).toEqual(["a", "b", "d"]);
+    expect(recorded.unreadable).toEqual([
+      expect.stringMatching(/^replies\.jsonl line 3 cannot be read: not JSON \(/),
+      expect.stringMatching(/^replies\.jsonl line 5 cannot be read: not a line of this file \(reply: /),
+    ]);
+  });
+
+  it("is named by each divergence of the replay, and warned of", () => {
+    const rules = new ScriptRules({ default: [{ text: "one" }] }, true, ["replies.jsonl line 3 cannot be read: not JSON"]);
+    const diverged = rules.rule({
+      script: "gone",
+      side: false,
+      sessionId: "s",
+      agentId: undefined,
+      messages: [{ role: "user", content: "hi" }],
+    } as ScriptedRequest);
+    expect(JSON.stringify(diverged.answer)).toContain("the record has lines that could not be read: replies.jsonl line 3 cannot be read: not JSON");
+    expect(rules.warnings).toEqual(["replies.jsonl line 3 cannot be read: not JSON; the replay serves the replies of the other lines"]);
   });
 });
 

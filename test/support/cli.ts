@@ -49,7 +49,7 @@ export async function readSummary(outDir: string): Promise<Summary> {
 
 /** A run's record as --resume and the dashboard read it: summary.json, with what its journal has that the summary does not yet. */
 export async function readRunRecord(outDir: string): Promise<Summary> {
-  return withJournal(await readSummary(outDir), await readJournal(outDir));
+  return withJournal(await readSummary(outDir), (await readJournal(outDir)).values);
 }
 
 /** A transcript decoded the way cadre reads the CLI: every line must be JSON. */

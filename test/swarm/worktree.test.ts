@@ -101,7 +101,7 @@ describe("RunWorktrees", () => {
     expect(existsSync(dirname(open.path))).toBe(false);
   });
 
-  it("a killed run discards its open worktrees at once, keeping only branches that hold a commit", async () => {
+  it("a killed run commits each open worktree's work to its branch at once, and keeps only branches that hold work", async () => {
     const run = new RunWorktrees("killed", false);
     const idle = await run.open({ task: "idle", repo, cwd: repo, base: start });
     const dirty = await run.open({ task: "dirty", repo, cwd: repo, base: start });
@@ -109,9 +109,15 @@ describe("RunWorktrees", () => {
     await writeFile(join(dirty.path, "shared.txt"), "uncommitted\n");
     await writeFile(join(committed.path, "shared.txt"), "committed\n");
     await git(["commit", "--quiet", "-am", "by the agent"], committed.path);
-    run.discardSync();
+    const outcomes = run.discardSync();
     for (const open of [idle, dirty, committed]) expect(existsSync(open.path)).toBe(false);
-    expect(await branches("cadre/killed")).toEqual(["cadre/killed/committed"]);
+    expect(await branches("cadre/killed")).toEqual(["cadre/killed/committed", "cadre/killed/dirty"]);
+    expect(await git(["show", "cadre/killed/dirty:shared.txt"], repo)).toBe("uncommitted");
+    expect(Object.fromEntries([...outcomes].map(([task, outcome]) => [task, outcome.branch]))).toEqual({
+      idle: null,
+      dirty: "cadre/killed/dirty",
+      committed: "cadre/killed/committed",
+    });
     await run.dispose();
     expect(await readdir(tmpdir())).not.toContain(dirname(idle.path).split("/").at(-1));
   });

@@ -2,6 +2,7 @@
 import process from "node:process";
 import type { RunStop, SwarmRun } from "../../run/index.ts";
 import type { RunTelemetry } from "../../telemetry/index.ts";
+import { printable } from "../../util/one-line.ts";
 import { stopOnSignals, stopped } from "../signals.ts";
 import type { RunDashboard } from "./dashboard.ts";
 import { renderFinalTable } from "./final-table.ts";
@@ -30,9 +31,9 @@ export async function finishRun(
   const record = error ? `record: not written (${error.message}); the transcripts that could be written are in ${extras.outDir}` : `record: ${path}`;
   tableOut.write(`\n${table}\n\n${script}${record}\n`);
   if (stop !== undefined && !summary.complete) process.stderr.write(`cadre run: to go on with it: ${resumeCommand(options, extras.outDir)}\n`);
-  for (const warning of run.warnings()) process.stderr.write(`cadre run: ${warning}\n`);
+  for (const warning of run.warnings()) process.stderr.write(`cadre run: ${printable(warning)}\n`);
   const divergences = run.divergences();
-  for (const divergence of divergences) process.stderr.write(`cadre run: ${divergence.message}\n`);
+  for (const divergence of divergences) process.stderr.write(`cadre run: ${printable(divergence.message)}\n`);
   const { dashboard } = extras;
   if (dashboard) {
     dashboard.live.finish(Date.now(), { record: summary, dir: extras.outDir });

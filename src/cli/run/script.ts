@@ -17,6 +17,7 @@ import {
   type Summary,
   type WorkflowReplayPlan,
 } from "../../run/index.ts";
+import { printable } from "../../util/one-line.ts";
 import { type CheckedScript, checkWorkflowScript, findSavedWorkflow } from "../../workflow/index.ts";
 import type { RunOptions } from "./options.ts";
 
@@ -183,8 +184,9 @@ export function scriptFinalLines(summary: Summary): string[] {
     const mark = row.carried_over ? "↺" : row.status === "succeeded" ? "✓" : "✗";
     phases.set(phase, [...(phases.get(phase) ?? []), `${mark} ${String(row.label ?? row.name)}`]);
   }
+  // Phases, labels and errors come from the script and the model: each shown as one line, never obeyed, by the terminal.
   return [
     ...[...phases].map(([phase, agents]) => `${phase}: ${agents.join("  ")}`),
     record.error ? `error: ${record.error.message}` : `result: ${JSON.stringify(record.result ?? null)?.slice(0, 2_000)}`,
-  ];
+  ].map(printable);
 }

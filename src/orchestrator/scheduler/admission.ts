@@ -10,6 +10,7 @@
  * priority first, then the earliest; a task of a higher priority than every
  * admitted one still waiting is admitted at once.
  */
+import { own } from "../../util/own.ts";
 
 /** What an admitted task says once it has started (or ended without starting): the next one of its lane is admitted. */
 export interface Admitted {
@@ -65,7 +66,7 @@ export class Admission {
   }
 
   #lane(key: string | undefined): Lane {
-    const laneKey = key !== undefined && this.#keyLimits[key] !== undefined ? key : undefined;
+    const laneKey = key !== undefined && own(this.#keyLimits, key) !== undefined ? key : undefined;
     let lane = this.#lanes.get(laneKey);
     if (lane === undefined) {
       const limit = laneKey === undefined ? this.#concurrency : this.#keyLimits[laneKey]!;

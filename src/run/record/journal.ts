@@ -9,6 +9,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { cacheSavingUsd } from "../../orchestrator/index.ts";
+import { type ReadLines, readJsonLines } from "./json-lines.ts";
 import { type Summary, SummaryTaskSchema } from "./schema.ts";
 
 export const JOURNAL_FILE = "journal.jsonl";
@@ -21,22 +22,10 @@ export const JOURNAL_FILE = "journal.jsonl";
 export const JournalLineSchema = z.looseObject({ at: z.number(), attempt: z.number(), task: SummaryTaskSchema });
 export type JournalLine = z.infer<typeof JournalLineSchema>;
 
-/** The journal of a run directory; none when it has none (older cadre). A line cut short by a kill is left out. */
-export async function readJournal(dir: string): Promise<JournalLine[]> {
+/** The journal of a run directory (none when it has none: older cadre), and each line that cannot be read (a line cut short by a kill, a corrupt one), named. */
+export async function readJournal(dir: string): Promise<ReadLines<JournalLine>> {
   const text = await readFile(join(dir, JOURNAL_FILE), "utf8").catch(() => "");
-  const lines: JournalLine[] = [];
-  for (const line of text.split("\n")) {
-    if (line === "") continue;
-    let data: unknown;
-    try {
-      data = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const parsed = JournalLineSchema.safeParse(data);
-    if (parsed.success) lines.push(parsed.data);
-  }
-  return lines;
+  return readJsonLines(text, JOURNAL_FILE, (value) => JournalLineSchema.parse(value));
 }
 
 const UNENDED = new Set(["running", "pending"]);

@@ -25,6 +25,12 @@ export type LenientSummary = z.infer<typeof LenientSummarySchema>;
 /** Why a record could not be read: there is none, it is not JSON, or it is not a cadre record. Each reader words it for its user. */
 export type UnreadRecord = { problem: "missing" } | { problem: "not_json"; cause: Error } | { problem: "not_a_record"; cause: z.ZodError };
 
+/** A record read: the summary with the journal's newer lines, and the journal's lines that could not be read, named. */
+export interface ReadRecord<S> {
+  record: S;
+  unreadable: string[];
+}
+
 export interface ReadRecordOptions {
   /** Read with the dashboard's schema, which opens records of older and newer cadre versions. */
   lenient?: boolean;
@@ -37,9 +43,9 @@ export interface ReadRecordOptions {
  * compaction (a run going on, or killed, has ended tasks its summary does
  * not have yet), or why it cannot be read.
  */
-export async function readRecord(dir: string, options: ReadRecordOptions & { lenient: true }): Promise<{ record: LenientSummary } | UnreadRecord>;
-export async function readRecord(dir: string, options?: ReadRecordOptions & { lenient?: false }): Promise<{ record: Summary } | UnreadRecord>;
-export async function readRecord(dir: string, options: ReadRecordOptions = {}): Promise<{ record: Summary | LenientSummary } | UnreadRecord> {
+export async function readRecord(dir: string, options: ReadRecordOptions & { lenient: true }): Promise<ReadRecord<LenientSummary> | UnreadRecord>;
+export async function readRecord(dir: string, options?: ReadRecordOptions & { lenient?: false }): Promise<ReadRecord<Summary> | UnreadRecord>;
+export async function readRecord(dir: string, options: ReadRecordOptions = {}): Promise<ReadRecord<Summary | LenientSummary> | UnreadRecord> {
   const text = await readFile(join(dir, SUMMARY_FILE), "utf8").catch(() => undefined);
   if (text === undefined) return { problem: "missing" };
   let data: unknown;
@@ -50,5 +56,7 @@ export async function readRecord(dir: string, options: ReadRecordOptions = {}): 
   }
   const parsed = (options.lenient ? LenientSummarySchema : SummarySchema).safeParse(data);
   if (!parsed.success) return { problem: "not_a_record", cause: parsed.error };
-  return { record: options.journal === false ? parsed.data : withJournal(parsed.data, await readJournal(dir)) };
+  if (options.journal === false) return { record: parsed.data, unreadable: [] };
+  const journal = await readJournal(dir);
+  return { record: withJournal(parsed.data, journal.values), unreadable: journal.unreadable };
 }

@@ -126,6 +126,28 @@ export class RunRecorder {
     this.#journalRow(name);
   }
 
+  /**
+   * The engine has a task's result, before the plan acts on it (its dependents, its worktree's commit): journalled at
+   * once, so that a SIGKILL right after the task's last reply leaves the result, and a resume never asks for it again.
+   * task_settled journals the row again with what the plan adds.
+   */
+  taskFinished(name: string, result: TaskResult): void {
+    if (!this.#tasksByName.has(name)) return;
+    this.#running.delete(name);
+    this.#results.set(name, result);
+    this.#journalRow(name);
+  }
+
+  /**
+   * A task's worktree was made (or, for a run killed outright, committed and removed): its row names the branch
+   * and where the worktree is, journalled at once, so that a SIGKILL leaves the work found.
+   */
+  worktreeOpened(name: string, worktree: { branch: string | null; base: string; path: string | null }): void {
+    if (!this.#tasksByName.has(name)) return;
+    this.#worktreeOutcomes.set(name, { branch: worktree.branch, commit: null, base: worktree.base, diffStat: "", path: worktree.path });
+    this.#journalRow(name);
+  }
+
   /** A task was handed to the runner with what its result will depend on. */
   taskReady(name: string, fingerprint: TaskFingerprint): void {
     this.#fingerprints.set(name, fingerprint);

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { type TaskResult, TaskStatusSchema, type Usage } from "../../orchestrator/index.ts";
+import { own } from "../../util/own.ts";
 import { backgroundTaskFromRecord, recordBackgroundTask, SummaryBackgroundTaskSchema } from "./background-record.ts";
 
 export const SUMMARY_FILE = "summary.json";
@@ -146,8 +147,9 @@ export class AgentSpending {
 
   #entry(agent: string | null | undefined): AgentSpend {
     const key = agent ?? NO_AGENT;
-    this.#spend[key] ??= { cost_usd: 0, tasks: 0, budget_usd: this.#budgets[key] ?? null };
-    return this.#spend[key];
+    const entry = own(this.#spend, key) ?? { cost_usd: 0, tasks: 0, budget_usd: own(this.#budgets, key) ?? null };
+    Object.defineProperty(this.#spend, key, { value: entry, enumerable: true, writable: true, configurable: true });
+    return entry;
   }
 }
 

@@ -133,8 +133,10 @@ export function taskRow(input: RowInput, task: AddedTask, place: Partial<Summary
   const fingerprint = input.fingerprints?.get(task.name);
   const result = input.results.get(task.name);
   const extra = input.extension?.row(task.name);
-  if (result === undefined) return { ...unendedTask(task, input.running?.get(task.name), fingerprint), ...place, ...extra };
   const worktree = input.worktrees.get(task.name);
+  // A task still at work in its worktree: the record names the worktree and its branch, so that a kill leaves them found.
+  if (result === undefined)
+    return { ...unendedTask(task, input.running?.get(task.name), fingerprint), ...place, ...worktreeFields(worktree), ...extra };
   return {
     ...place,
     name: task.name,
@@ -145,16 +147,22 @@ export function taskRow(input: RowInput, task: AddedTask, place: Partial<Summary
     ...(task.when !== undefined && { when: task.when }),
     transcript: transcriptOf(input, result.id),
     ...(input.hosts && { host: input.hosts.get(result.id) ?? null }),
-    ...(worktree !== undefined && {
+    ...worktreeFields(worktree),
+    fingerprint: fingerprint ?? null,
+    ...extra,
+  };
+}
+
+function worktreeFields(worktree: WorktreeOutcome | undefined) {
+  return (
+    worktree !== undefined && {
       branch: worktree.branch,
       commit: worktree.commit,
       base: worktree.base,
       diff_stat: worktree.diffStat,
       worktree: worktree.path,
-    }),
-    fingerprint: fingerprint ?? null,
-    ...extra,
-  };
+    }
+  );
 }
 
 /** The record's task rows in order (a copy or a round follows the task it was made from), made one at a time. */

@@ -1,6 +1,7 @@
 // Edit a step of a replay: replies that replace recorded ones, or add the turns of a path the recorded run did not take.
 import { z } from "zod";
 import { type RecordedConversations, type RehearsalScript, type RehearsalStep, RehearsalStepSchema } from "../../rehearsal/index.ts";
+import { own } from "../../util/own.ts";
 import { parseYamlOrThrow } from "../../util/yaml.ts";
 import { ReplayError } from "./errors.ts";
 
@@ -57,7 +58,7 @@ function previousRound(name: string, conversations: Record<string, RehearsalScri
 export function applyOverrides(recorded: RecordedConversations, overrides: ReplayOverrides): RecordedConversations {
   const conversations = { ...recorded.conversations };
   for (const [name, turns] of Object.entries(overrides)) {
-    const [first, ...later] = conversations[name] ?? [];
+    const [first, ...later] = own(conversations, name) ?? [];
     // A session the record lacks starts from the round it may continue, whose turns are its history: nothing to expect of them.
     const steps = first ? [...first] : (previousRound(name, conversations) ?? []).map(({ expect: _, ...step }) => step as RehearsalStep);
     for (const [turn, step] of Object.entries(turns)) {

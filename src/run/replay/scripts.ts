@@ -1,6 +1,8 @@
 // A run's replies.jsonl read back as the scripts a replay serves: per session, its recorded replies with what each one answered.
 import {
+  type PromptLine,
   PromptLineSchema,
+  REPLIES_FILE,
   type RecordedToolResult,
   RepliesHeaderSchema,
   type ReplyLine,
@@ -10,6 +12,7 @@ import {
   ToolResultsLineSchema,
 } from "../../orchestrator/index.ts";
 import type { RecordedConversations, RehearsalStep } from "../../rehearsal/index.ts";
+import { readJsonLines } from "../record/json-lines.ts";
 
 /** What a run's replies.jsonl holds: the run's id, and its conversations by who held them. */
 export interface RecordedReplies extends RecordedConversations {
@@ -24,7 +27,18 @@ interface Conversation {
   toolResults: RecordedToolResult[];
 }
 
-/** Reads replies.jsonl's text; a line that does not parse (a run killed mid-write) ends what can be trusted. */
+/** One line of replies.jsonl, by what it holds. */
+type RepliesLine = { header: string } | { prompt: PromptLine } | { reply: ReplyLine } | { results: ToolResultsLine };
+
+function repliesLine(value: unknown): RepliesLine {
+  const line = value as Record<string, unknown>;
+  if (typeof line !== "object" || line === null) throw new Error("not an object");
+  if ("replies" in line) return { header: RepliesHeaderSchema.parse(line).run_id };
+  if ("prompt" in line) return { prompt: PromptLineSchema.parse(line) };
+  return "tool_results" in line ? { results: ToolResultsLineSchema.parse(line) } : { reply: ReplyLineSchema.parse(line) };
+}
+
+/** Reads replies.jsonl's text; a line that does not parse (a run killed mid-write, a corrupt line) is named in `unreadable`, and the lines after it are still read. */
 export function readRecordedReplies(text: string): RecordedReplies {
   const conversations = new Map<string, Conversation>();
   const mainOf = new Map<string, Set<string>>();
@@ -32,23 +46,15 @@ export function readRecordedReplies(text: string): RecordedReplies {
   /** Prompts sent into main conversations whose next reply is still to come, by conversation. */
   const prompts = new Map<string, Seen>();
   let runId = "";
-  for (const raw of text.split("\n")) {
-    if (raw.trim() === "") continue;
-    let line: { reply: ReplyLine } | { results: ToolResultsLine };
-    try {
-      const value = JSON.parse(raw) as Record<string, unknown>;
-      if ("replies" in value) {
-        runId ||= RepliesHeaderSchema.parse(value).run_id;
-        continue;
-      }
-      if ("prompt" in value) {
-        const prompt = PromptLineSchema.parse(value);
-        prompts.set(`${prompt.session}\0`, prompt.prompt);
-        continue;
-      }
-      line = "tool_results" in value ? { results: ToolResultsLineSchema.parse(value) } : { reply: ReplyLineSchema.parse(value) };
-    } catch {
-      break;
+  const { values, unreadable } = readJsonLines(text, REPLIES_FILE, repliesLine);
+  for (const line of values) {
+    if ("header" in line) {
+      runId ||= line.header;
+      continue;
+    }
+    if ("prompt" in line) {
+      prompts.set(`${line.prompt.session}\0`, line.prompt.prompt);
+      continue;
     }
     const owner = "reply" in line ? line.reply : line.results;
     const key = `${owner.session}\0${owner.agent ?? ""}`;
@@ -86,6 +92,7 @@ export function readRecordedReplies(text: string): RecordedReplies {
   const steps = (keys: Set<string>) => [...keys].map((key) => conversations.get(key)!.steps);
   return {
     runId,
+    ...(unreadable.length > 0 && { unreadable }),
     conversations: Object.fromEntries([...mainOf].map(([name, keys]) => [name, steps(keys)])),
     subagents: Object.fromEntries([...subagentsOf].map(([name, keys]) => [name, steps(keys)])),
   };

@@ -1,6 +1,7 @@
 // Checks a config's when: and until: expressions against the tasks they read, before anything runs.
 import { TaskStatusSchema } from "../../orchestrator/index.ts";
 import { closest, didYouMean } from "../../util/did-you-mean.ts";
+import { own } from "../../util/own.ts";
 import { type Literal, loadExpressions, type ResultRead } from "../expressions/index.ts";
 import type { ExpandedTask } from "./expand.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
@@ -108,7 +109,7 @@ function properties(schema: Record<string, unknown>): Record<string, unknown> | 
 
 /** The schema of a field, undefined when the schema has no such field, "unknown" when the schema cannot say (combinators, $ref, open objects). */
 function propertyOf(schema: Record<string, unknown>, key: string): Record<string, unknown> | undefined | "unknown" {
-  const declared = properties(schema)?.[key];
+  const declared = own(properties(schema), key);
   if (typeof declared === "object" && declared !== null) return declared as Record<string, unknown>;
   if (schema.$ref !== undefined || schema.anyOf !== undefined || schema.oneOf !== undefined || schema.allOf !== undefined) return "unknown";
   const extra = schema.additionalProperties ?? schema.patternProperties;

@@ -1,4 +1,6 @@
 // ${NAME} and ${NAME:-default} in a swarm file's strings, read from the environment.
+
+import { own } from "../../util/own.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
 
 export type Env = Record<string, string | undefined>;
@@ -38,7 +40,7 @@ export function interpolateEnv(root: unknown, env: Env): Interpolated {
           return match;
         }
         const [, name = "", fallback] = parsed;
-        const current = env[name];
+        const current = own(env, name);
         if (current !== undefined && (current !== "" || fallback === undefined)) return current;
         if (fallback !== undefined) return fallback;
         issues.push(issue(path, `environment variable ${name} is not set`, `set it, or give a default: \${${name}:-value}`));

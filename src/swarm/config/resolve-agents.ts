@@ -2,6 +2,7 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { didYouMean } from "../../util/did-you-mean.ts";
+import { own } from "../../util/own.ts";
 import { normalizeModel, type SwarmAgentDefinition } from "../agents/definition.ts";
 import { type DiscoveredAgent, discoverAgents } from "../agents/discover.ts";
 import { AgentFileError, readAgentFile } from "../agents/file.ts";
@@ -115,7 +116,7 @@ export async function resolveAgents(
   }
 
   for (const { name } of agentReferences(config)) {
-    if (agents[name] !== undefined || config.agents?.[name] !== undefined) continue;
+    if (own(agents, name) !== undefined || own(config.agents, name) !== undefined) continue;
     const found = await discovery.find(name);
     if (found?.ok) agents[name] = { ...found.definition, name };
   }
@@ -170,7 +171,7 @@ export async function checkAgentReferences(
 ): Promise<ConfigIssue[]> {
   const issues: ConfigIssue[] = [];
   for (const { path, name } of agentReferences(config)) {
-    if (agents[name] !== undefined || config.agents?.[name] !== undefined || written.includes(name)) continue;
+    if (own(agents, name) !== undefined || own(config.agents, name) !== undefined || written.includes(name)) continue;
     const broken = await discovery.find(name);
     if (broken !== undefined && !broken.ok) {
       issues.push(issue(path, `agent "${name}": ${broken.file}: ${broken.error}`));

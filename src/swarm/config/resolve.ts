@@ -2,6 +2,7 @@
 import { stat } from "node:fs/promises";
 import { parseAgentScriptName, patternOf, type RehearsalScript } from "../../rehearsal/index.ts";
 import { didYouMean } from "../../util/did-you-mean.ts";
+import { own } from "../../util/own.ts";
 import { checkConditions } from "./conditions.ts";
 import { type Controls, controlsOf, withAbsolutePaths } from "./controls.ts";
 import { type ResultUse, resolveDependencies } from "./dependencies.ts";
@@ -147,7 +148,7 @@ export async function resolveSwarmConfig(
   const byName = new Map(tasks.map((task) => [task.name, task]));
   const readTarget = (name: string) => {
     const task = byName.get(name);
-    const agent = task?.agent === undefined ? undefined : agents.agents[task.agent];
+    const agent = task?.agent === undefined ? undefined : own(agents.agents, task.agent);
     return task && { outputSchema: task.settings.output_schema ?? agent?.output_schema, inWorktree: worktrees.wanted.has(name) };
   };
   issues.push(...(await checkConditions(expanded.tasks, graph.dependsOn, readTarget, { allTaskNames })));
@@ -244,7 +245,7 @@ function resolveTask(
 function checkBudgets(input: SwarmConfig, agents: Record<string, SwarmAgent>): ConfigIssue[] {
   return input.tasks.flatMap((task, index) => {
     if (task.budget_usd === undefined) return [];
-    const agentUsd = task.agent === undefined ? undefined : agents[task.agent]?.budget_usd;
+    const agentUsd = task.agent === undefined ? undefined : own(agents, task.agent)?.budget_usd;
     const path = ["tasks", index, "budget_usd"];
     if (agentUsd !== undefined && task.budget_usd > agentUsd)
       return [
@@ -272,7 +273,7 @@ function checkResultUses(
     for (const use of uses.get(task.name) ?? []) {
       const target = byName.get(use.target);
       if (target === undefined) continue;
-      const agent = target.agent === undefined ? undefined : agents[target.agent];
+      const agent = target.agent === undefined ? undefined : own(agents, target.agent);
       let problem: ConfigIssue | undefined;
       if (use.field === "structured" && (target.settings.output_schema ?? agent?.output_schema) === undefined) {
         problem = issue(use.path, `task "${use.target}" has no output_schema, so its result has no structured output`);
@@ -325,7 +326,7 @@ function rehearsalByTask(
   for (const task of tasks) {
     // A script for this very task wins over one for its for_each group; so do its children's.
     for (const suffix of new Set(["", ...children.filter((child) => child !== undefined)])) {
-      const script = scripts[task.name + suffix] ?? scripts[task.template + suffix];
+      const script = own(scripts, task.name + suffix) ?? own(scripts, task.template + suffix);
       if (script !== undefined) byTask[task.name + suffix] = script;
       // The copies of a for_each over a result are named at run time: the rehearsal rig matches them by this pattern.
       if (script !== undefined && task.map !== undefined) byTask[task.map.copy_name + suffix] = script;

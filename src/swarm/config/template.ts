@@ -1,4 +1,6 @@
 // The placeholders of a task: {{item}}, {{results.<task>}} with its fields, and {{previous.<task>}} in a loop.
+
+import { own } from "../../util/own.ts";
 import type { ForEachItem } from "./schema.ts";
 
 /**
@@ -101,7 +103,7 @@ export function valueAt(fields: ResultFields, path: readonly string[]): unknown 
   if (field !== "structured") return undefined;
   let value: unknown = fields.structured;
   for (const key of deeper) {
-    value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+    value = typeof value === "object" && value !== null ? own(value as Record<string, unknown>, key) : undefined;
   }
   return value;
 }

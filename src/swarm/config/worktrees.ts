@@ -1,4 +1,6 @@
 // Where each task's git worktree comes from: its repository and base, checked when the config loads.
+
+import { own } from "../../util/own.ts";
 import { findRepository, type RepositoryCheck } from "../git.ts";
 import type { ExpandedTask } from "./expand.ts";
 import { type ConfigIssue, issue, type PathSegment } from "./issues.ts";
@@ -55,7 +57,7 @@ export async function resolveWorktrees(
 
   for (const [k, task] of tasks.entries()) {
     const source = expanded[k]!;
-    const found = settingFor(source, task.agent === undefined ? undefined : agents[task.agent], defaults.worktree);
+    const found = settingFor(source, task.agent === undefined ? undefined : own(agents, task.agent), defaults.worktree);
     if (found === undefined || found.setting === false) continue;
     wanted.add(task.name);
     const base = source.entry.worktree !== undefined ? source.worktree_base : typeof found.setting === "object" ? found.setting.base : undefined;

@@ -97,7 +97,7 @@ export function renderFrame(state: RunModel, options: FrameOptions): string {
   const running = counts.starting + counts.running + counts.retrying;
   const done = counts.succeeded + counts.failed + counts.cancelled + counts.skipped;
   const total = state.rows.filter((r) => r.parent === null).length;
-  const title = `${c.bold("cadre")} ${state.title}  ${done}/${total} done  ${formatDuration((state.finishedAt ?? now) - state.startedAt)}`;
+  const title = `${c.bold("cadre")} ${printable(state.title)}  ${done}/${total} done  ${formatDuration((state.finishedAt ?? now) - state.startedAt)}`;
 
   const { shown, hidden } = visibleRows(state.rows, Math.max(1, options.height - 5));
   // Each line's row status, for its colour: a task's, or the task's for the background work under it.
@@ -139,7 +139,7 @@ export function renderFrame(state: RunModel, options: FrameOptions): string {
   if (state.budget) footer.push(c.red(`budget reached (${formatUsd(state.budget.spentUsd, state.costSimulated)}): no new tasks start`));
   if (state.planWindow) footer.push(c.yellow(planWindowLine(state.planWindow)));
   for (const [label, use] of state.budgets) {
-    const text = `${label} ${formatUsd(use.spentUsd, state.costSimulated)} of ${formatUsd(use.limitUsd)}`;
+    const text = `${printable(label)} ${formatUsd(use.spentUsd, state.costSimulated)} of ${formatUsd(use.limitUsd)}`;
     footer.push(use.reached ? c.red(`${text}: budget reached, its work stops`) : text);
   }
   if (state.interrupted) footer.push(c.yellow("interrupting: finishing up; Ctrl-C again kills the workers"));
