@@ -19,6 +19,7 @@ import { LeasePolicy } from "./lease-policy.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { MemoryInbox } from "./peers/inbox.ts";
 import { PlanWindow } from "./plan-window.ts";
+import { PriceBook } from "./price-book.ts";
 import { ReplyLog } from "./reply-log.ts";
 import { Admission, type Admitted, AutoConcurrency, LOCAL_MACHINE, MAX_AUTO_CONCURRENCY, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
@@ -65,6 +66,8 @@ export class Orchestrator implements TaskRunner {
     ),
   );
   readonly #budgets: Budgets;
+  /** Prices each model call as its reply arrives, so that budgets count spend as it happens. */
+  readonly #prices = new PriceBook();
   readonly #plan: PlanWindow;
   readonly #admission: Admission;
   /** Tasks handed in (run, map) and not ended yet, whether they wait or run. */
@@ -481,7 +484,7 @@ export class Orchestrator implements TaskRunner {
       record.overrides = { ...record.overrides, ...(await spec.prepareWorker(signal)) };
     }
     // Per attempt: the CLI counts cost per session, and a reused process starts a new session for each task.
-    const cost = new WorkerCost();
+    const cost = new WorkerCost(this.#prices);
     const { info } = record;
     // The attempt holds a slot from here; task_started follows once its process is up.
     this.#hub.emit({ type: "worker_state", task: info, state: "starting" });
@@ -506,7 +509,7 @@ export class Orchestrator implements TaskRunner {
           ticket?.observe(message);
           if (hidePartial && message.type === "stream_event") return;
           record.attemptMessages.push(message);
-          this.#onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : undefined);
+          this.#onWorkerMessage(record, message, cost.observe(message));
         },
       });
       this.#throwIfFailed(record, turn);
@@ -622,7 +625,7 @@ export class Orchestrator implements TaskRunner {
     const plan = this.#factory.plan({ context: { kind, name: agent, agent }, overrides: undefined, chain });
     const { worker } = await plan.start(undefined);
     const record = this.#records.openAgentSession(kind, agent, asker);
-    const cost = new WorkerCost();
+    const cost = new WorkerCost(this.#prices);
     worker.on((event) => {
       if (event.type !== "message") return;
       const { message } = event;
@@ -630,6 +633,10 @@ export class Orchestrator implements TaskRunner {
       this.#replies?.message(record.id, record.name, message);
       record.sessionId = sessionIdOf(message) ?? record.sessionId;
       this.#watchRateLimits(message);
+      if (message.type === "assistant") {
+        const streamed = cost.stream(message);
+        if (streamed) this.#charge(record, streamed.usd, undefined, this.#budgets.applying(agent));
+      }
       if (message.type !== "result") return;
       record.numTurns += message.num_turns ?? 0;
       const { usd, usage: added } = cost.add(message);
