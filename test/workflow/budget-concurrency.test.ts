@@ -46,8 +46,8 @@ describe("a workflow's --budget-usd under concurrency", () => {
     });
     const spent = summary.totals.cost_usd;
     // The reply that took what was read past the budget: the line, as the run counted it.
-    let total = 0;
-    const crossing = read.findIndex((r) => (total += r.usd) >= BUDGET_USD);
+    const totals = read.map((_, i) => read.slice(0, i + 1).reduce((sum, r) => sum + r.usd, 0));
+    const crossing = totals.findIndex((total) => total >= BUDGET_USD);
     const before = read.slice(0, crossing);
     const after = read.slice(crossing);
     const perCall = new Map<string, number>();
