@@ -260,6 +260,7 @@ export class Orchestrator implements TaskRunner {
         return this.scheduler.schedule((slot) => job(AbortSignal.any([stop, slot])), { key, signal: stop });
       },
       onMessage: (_session, message, charge) => this.#onWorkerMessage(record, message, charge),
+      prices: this.#prices,
       onStatus: (session) => {
         // A probe session that ends or fails without telling hands the check on.
         if (probing && (session.status === "failed" || session.status === "closed")) {
