@@ -22,8 +22,11 @@ export function addUsage(into: Usage, usage: Record<string, unknown> | undefined
 
 /** What one result adds to a task's or session's cost and tokens. */
 export interface Charge {
+  /** What to add to spend now: a reply's price, or a result's cost less what its replies were charged. */
   usd: number;
   usage: TokenCounts;
+  /** With a result: what the CLI counted since the previous result (the turn's cost). */
+  turnUsd?: number;
 }
 
 /**
@@ -80,7 +83,7 @@ export class WorkerCost {
     this.#tokens = sessionTokens(result) ?? this.#tokens;
     const usd = delta - this.#streamedUsd;
     this.#streamedUsd = 0;
-    return { usd, usage };
+    return { usd, usage, turnUsd: delta };
   }
 }
 

@@ -640,7 +640,7 @@ export class Orchestrator implements TaskRunner {
       }
       if (message.type !== "result") return;
       record.numTurns += message.num_turns ?? 0;
-      const { usd, usage: added } = cost.add(message);
+      const { usd, usage: added, turnUsd } = cost.add(message);
       this.#charge(record, usd, added, this.#budgets.applying(agent));
       const usage = emptyUsage();
       addUsage(usage, added);
@@ -654,7 +654,7 @@ export class Orchestrator implements TaskRunner {
         turn: {
           sessionId: message.session_id ?? "",
           isError: message.is_error === true,
-          costUsd: usd,
+          costUsd: turnUsd ?? usd,
           usage,
           numTurns: message.num_turns ?? 0,
           finishedAt,
