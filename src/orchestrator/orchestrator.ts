@@ -492,6 +492,8 @@ export class Orchestrator implements TaskRunner {
     const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
     this.#replies?.prompt(info.id, spec.prompt);
     const { ticket, hidePartial, acquire } = this.#leases.lease(record, plan);
+    // From its lease, the process counts among those at work under its budgets: the next one's share reserves for it.
+    const leave = this.#budgets.atWork(record.budgets);
     try {
       const turn = await runAttempt({
         acquire: (stop, fresh) => {
@@ -510,7 +512,9 @@ export class Orchestrator implements TaskRunner {
           ticket?.observe(message);
           if (hidePartial && message.type === "stream_event") return;
           record.attemptMessages.push(message);
-          this.#onWorkerMessage(record, message, cost.observe(message));
+          const charge = cost.observe(message);
+          if (charge && message.type === "assistant") for (const budget of record.budgets) budget.noteCall(charge.usd);
+          this.#onWorkerMessage(record, message, charge);
         },
       });
       this.#throwIfFailed(record, turn);
@@ -520,6 +524,7 @@ export class Orchestrator implements TaskRunner {
       this.#budgets.finished(record.info.agent, record.costUsd);
       return turn;
     } finally {
+      leave();
       ticket?.release();
     }
   }
