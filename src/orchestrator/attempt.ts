@@ -1,6 +1,6 @@
 // One attempt of a task: a worker, one turn, the worker given back; a stop interrupts the turn.
 import { setTimeout as delay } from "node:timers/promises";
-import type { CliMessage } from "../protocol/index.ts";
+import type { AssistantMessage, CliMessage } from "../protocol/index.ts";
 import { ProtocolError, type TurnResult, type Worker, WorkerClosedError, WorkerExitedError } from "../worker/index.ts";
 import { TaskTimeoutError } from "./errors.ts";
 import type { WorkerOrigin } from "./types.ts";
@@ -59,16 +59,19 @@ async function runTurn(lease: Lease, options: AttemptOptions, stop: AbortSignal,
     clearTimeout(idleTimer);
     if (idleMs !== undefined) idleTimer = setTimeout(() => idle.abort(new TaskTimeoutError("idle", idleMs)), idleMs);
   };
-  // A stop raised by the turn's own result (the budget it reaches) comes after the work is done,
+  // A stop raised by the turn's own result or last reply (the budget it reaches) comes after the work is done,
   // unless background work still runs: that is stopped with the turn.
   let resultSeen = false;
+  let lastReplySeen = false;
   let heard = false;
   const off = worker.on((event) => {
     if (event.type !== "message") return;
     heard = true;
     resetIdle();
-    if (event.message.type === "result") resultSeen = worker.runningBackgroundTasks.length === 0;
-    options.onMessage(event.message);
+    const { message } = event;
+    if (message.type === "result") resultSeen = worker.runningBackgroundTasks.length === 0;
+    else if (message.type === "assistant") lastReplySeen = isLastReply(message) && worker.runningBackgroundTasks.length === 0;
+    options.onMessage(message);
   });
   const unobserve = options.onStarted(worker, lease.origin);
   let clean: TurnResult | undefined;
@@ -78,9 +81,11 @@ async function runTurn(lease: Lease, options: AttemptOptions, stop: AbortSignal,
     resetIdle();
     const collected = worker.send(options.prompt, { signal: stop, verbatim: options.verbatim }).collect();
     let stoppedAfterResult = false;
+    let stoppedAfterLastReply = false;
     const stopped = new Promise<"stopped">((resolve) => {
       onStop = () => {
         stoppedAfterResult = resultSeen;
+        stoppedAfterLastReply = lastReplySeen;
         resolve("stopped");
       };
       if (stop.aborted) onStop();
@@ -95,7 +100,8 @@ async function runTurn(lease: Lease, options: AttemptOptions, stop: AbortSignal,
       return first;
     }
     const late = await Promise.race([collected.catch(() => undefined), delay(INTERRUPT_GRACE_MS, undefined, { ref: false })]);
-    if (!late || !stoppedAfterResult) throw stop.reason;
+    // A turn stopped after its last reply (the reply reached the budget) had finished its work: its clean result stands.
+    if (!late || !(stoppedAfterResult || (stoppedAfterLastReply && !late.isError))) throw stop.reason;
     clean = late;
     return late;
   } finally {
@@ -106,6 +112,11 @@ async function runTurn(lease: Lease, options: AttemptOptions, stop: AbortSignal,
     unobserve();
     await lease.release(clean && !clean.isError ? clean.messages : undefined);
   }
+}
+
+/** A reply of the main conversation that calls no tool: the turn's answer, after which it ends. */
+function isLastReply(message: AssistantMessage): boolean {
+  return message.parent_tool_use_id == null && message.message.content.every((block) => block.type !== "tool_use");
 }
 
 function isProcessFailure(error: unknown): boolean {

@@ -19,6 +19,10 @@ export class Budget {
   readonly #ledger: SpendingLedger;
   /** Aborted, with the error, once the budget is found spent: what it covers stops. */
   readonly #stop = new AbortController();
+  /** Processes at work under the budget now. */
+  #atWork = 0;
+  /** The costliest model call charged to the budget so far: what a process at work may be generating now. */
+  #costliestCallUsd = 0;
 
   constructor(limitUsd: number | undefined, ledger: SpendingLedger = new LocalLedger(), scope: BudgetScope = { kind: "run" }) {
     this.#limitUsd = limitUsd;
@@ -46,6 +50,32 @@ export class Budget {
   /** Aborts (with a BudgetExceededError) when the budget is reached, here or, with a shared ledger, elsewhere. */
   get signal(): AbortSignal {
     return this.#stop.signal;
+  }
+
+  /**
+   * What a process that starts now under the budget may spend (see Budgets.processLimitUsd): what is left, less
+   * a reserve for each process already at work (the costliest call so far: the one it may be generating), but
+   * never less than an even share of what is left. Undefined without a limit.
+   */
+  get shareUsd(): number | undefined {
+    const left = this.remainingUsd;
+    if (left === undefined) return undefined;
+    return Math.max(left - this.#atWork * this.#costliestCallUsd, left / (this.#atWork + 1));
+  }
+
+  /** A process starts work under the budget; returns what to call when it ends. */
+  atWork(): () => void {
+    this.#atWork++;
+    let ended = false;
+    return () => {
+      if (!ended) this.#atWork--;
+      ended = true;
+    };
+  }
+
+  /** A model call under the budget was priced at `usd` as its reply arrived. */
+  noteCall(usd: number): void {
+    this.#costliestCallUsd = Math.max(this.#costliestCallUsd, usd);
   }
 
   /** Adds a cost (and its token usage, for a shared ledger); returns the error to stop with when this charge reached the budget. */

@@ -75,10 +75,21 @@ export class Budgets {
     for (const budget of budgets) budget.throwIfExceeded();
   }
 
-  /** What is left of the tightest budget of the list when it is an agent's or a task's (the CLI's own limit for the process); else undefined. */
+  /**
+   * The CLI's own limit for a process starting under the list when one of it is an agent's or a task's: the
+   * smallest of their shares (what is left, less a reserve for the processes at work under each); else undefined.
+   */
   processLimitUsd(budgets: readonly Budget[]): number | undefined {
     if (!budgets.some((b) => b !== this.run && b.limitUsd !== undefined)) return undefined;
-    return Math.min(...budgets.flatMap((b) => (b.remainingUsd === undefined ? [] : [b.remainingUsd])));
+    return Math.min(...budgets.flatMap((b) => (b.shareUsd === undefined ? [] : [b.shareUsd])));
+  }
+
+  /** A process starts work under every budget of the list; returns what to call when it ends. */
+  atWork(budgets: readonly Budget[]): () => void {
+    const ends = budgets.map((budget) => budget.atWork());
+    return () => {
+      for (const end of ends) end();
+    };
   }
 
   /** The use of each budget of the list that has a limit (a script's `budget.remaining()` reads this). */

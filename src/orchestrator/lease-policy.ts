@@ -36,9 +36,9 @@ export interface AttemptLease {
  * Auto sizing keeps finished workers for the next task of the same settings,
  * unless told not to. A task that continues a session (a loop's round) needs
  * a process started on it: a reused one is reset to a new session. Under an
- * agent's or a task's budget, the CLI stops the turn itself once what is left
- * is spent (between model calls): a process of its own, told what is left
- * now, and not kept for other work.
+ * agent's or a task's budget, the CLI stops the turn itself once its share of
+ * what is left is spent (between model calls): a process of its own, told its
+ * share now (Budget.shareUsd), and not kept for other work.
  */
 export class LeasePolicy {
   readonly #options: LeasePolicyOptions;

@@ -20,6 +20,7 @@ import { LeasePolicy } from "./lease-policy.ts";
 import { PeerNetwork } from "./peer-network.ts";
 import { MemoryInbox } from "./peers/inbox.ts";
 import { PlanWindow } from "./plan-window.ts";
+import { PriceBook } from "./price-book.ts";
 import { ReplyLog } from "./reply-log.ts";
 import { Admission, type Admitted, AutoConcurrency, LOCAL_MACHINE, MAX_AUTO_CONCURRENCY, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
@@ -66,6 +67,8 @@ export class Orchestrator implements TaskRunner {
     ),
   );
   readonly #budgets: Budgets;
+  /** Prices each model call as its reply arrives, so that budgets count spend as it happens. */
+  readonly #prices = new PriceBook();
   readonly #plan: PlanWindow;
   readonly #admission: Admission;
   /** Tasks handed in (run, map) and not ended yet, whether they wait or run. */
@@ -258,6 +261,7 @@ export class Orchestrator implements TaskRunner {
         return this.scheduler.schedule((slot) => job(AbortSignal.any([stop, slot])), { key, signal: stop });
       },
       onMessage: (_session, message, charge) => this.#onWorkerMessage(record, message, charge),
+      prices: this.#prices,
       onStatus: (session) => {
         // A probe session that ends or fails without telling hands the check on.
         if (probing && (session.status === "failed" || session.status === "closed")) {
@@ -483,13 +487,15 @@ export class Orchestrator implements TaskRunner {
       record.overrides = { ...record.overrides, ...(await spec.prepareWorker(signal)) };
     }
     // Per attempt: the CLI counts cost per session, and a reused process starts a new session for each task.
-    const cost = new WorkerCost();
+    const cost = new WorkerCost(this.#prices);
     const { info } = record;
     // The attempt holds a slot from here; task_started follows once its process is up.
     this.#hub.emit({ type: "worker_state", task: info, state: "starting" });
     const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
     this.#replies?.prompt(info.id, spec.prompt);
     const { ticket, hidePartial, acquire } = this.#leases.lease(record, plan);
+    // From its lease, the process counts among those at work under its budgets: the next one's share reserves for it.
+    const leave = this.#budgets.atWork(record.budgets);
     try {
       const turn = await runAttempt({
         acquire: (stop, fresh) => {
@@ -508,7 +514,9 @@ export class Orchestrator implements TaskRunner {
           ticket?.observe(message);
           if (hidePartial && message.type === "stream_event") return;
           record.attemptMessages.push(message);
-          this.#onWorkerMessage(record, message, message.type === "result" ? cost.add(message) : undefined);
+          const charge = cost.observe(message);
+          if (charge && message.type === "assistant") for (const budget of record.budgets) budget.noteCall(charge.usd);
+          this.#onWorkerMessage(record, message, charge);
         },
       });
       this.#throwIfFailed(record, turn);
@@ -518,6 +526,7 @@ export class Orchestrator implements TaskRunner {
       this.#budgets.finished(record.info.agent, record.costUsd);
       return turn;
     } finally {
+      leave();
       ticket?.release();
     }
   }
@@ -624,7 +633,7 @@ export class Orchestrator implements TaskRunner {
     const plan = this.#factory.plan({ context: { kind, name: agent, agent }, overrides: undefined, chain });
     const { worker } = await plan.start(undefined);
     const record = this.#records.openAgentSession(kind, agent, asker);
-    const cost = new WorkerCost();
+    const cost = new WorkerCost(this.#prices);
     worker.on((event) => {
       if (event.type !== "message") return;
       const { message } = event;
@@ -632,9 +641,13 @@ export class Orchestrator implements TaskRunner {
       this.#replies?.message(record.id, record.name, message);
       record.sessionId = sessionIdOf(message) ?? record.sessionId;
       this.#watchRateLimits(message);
+      if (message.type === "assistant") {
+        const streamed = cost.stream(message);
+        if (streamed) this.#charge(record, streamed.usd, undefined, this.#budgets.applying(agent));
+      }
       if (message.type !== "result") return;
       record.numTurns += message.num_turns ?? 0;
-      const { usd, usage: added } = cost.add(message);
+      const { usd, usage: added, turnUsd } = cost.add(message);
       this.#charge(record, usd, added, this.#budgets.applying(agent));
       const usage = emptyUsage();
       addUsage(usage, added);
@@ -648,7 +661,7 @@ export class Orchestrator implements TaskRunner {
         turn: {
           sessionId: message.session_id ?? "",
           isError: message.is_error === true,
-          costUsd: usd,
+          costUsd: turnUsd ?? usd,
           usage,
           numTurns: message.num_turns ?? 0,
           finishedAt,

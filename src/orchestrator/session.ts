@@ -14,7 +14,7 @@ import {
   WorkerClosedError,
   type WorkerOptions,
 } from "../worker/index.ts";
-import { type Charge, WorkerCost } from "./accounting.ts";
+import { type Charge, type ReplyPricer, WorkerCost } from "./accounting.ts";
 import type { SessionStatus, TaskInfo } from "./types.ts";
 
 /** How a session's permission requests are decided. "ask": they wait for answerPermission(). */
@@ -59,9 +59,11 @@ export interface SessionHost {
   schedule<T>(job: (signal: AbortSignal) => Promise<T>, key: string | undefined, signal: AbortSignal | undefined): Promise<T>;
   /** A process for the session (a spare, when one fits); with `resume`, a new one that continues that session. */
   startWorker(session: Session, canUseTool: PermissionHandler | undefined, resume: string | undefined, signal: AbortSignal): Promise<Worker>;
-  /** With a result, what it adds to the session's cost and tokens. */
+  /** With a reply or a result, what it adds to the session's cost (and, a result, its tokens). */
   onMessage(session: Session, message: CliMessage, charge: Charge | undefined): void;
   onStatus(session: Session): void;
+  /** Prices each reply as it arrives, so that the budgets over the session count it then. */
+  prices?: ReplyPricer;
 }
 
 /** How long a session's permission request waits for an answer before it is denied. */
@@ -293,12 +295,12 @@ export class Session {
     const worker = await this.#host.startWorker(this, this.#permissionHandler(), this.sessionId, signal);
     this.#worker = worker;
     this.#permissionModeSet = undefined;
-    this.#cost = new WorkerCost();
+    this.#cost = new WorkerCost(this.#host.prices);
     worker.on((event) => {
       if (event.type !== "message") return;
       this.#lastActivityAt = Date.now();
       this.#keep(event.message);
-      const charge = event.message.type === "result" ? this.#cost.add(event.message) : undefined;
+      const charge = this.#cost.observe(event.message);
       this.#costUsd += charge?.usd ?? 0;
       this.#host.onMessage(this, event.message, charge);
     });

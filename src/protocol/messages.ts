@@ -89,6 +89,8 @@ export const ModelUsageSchema = z.looseObject({
   outputTokens: z.number().optional(),
   cacheReadInputTokens: z.number().optional(),
   cacheCreationInputTokens: z.number().optional(),
+  /** Of cacheCreationInputTokens, the writes that live an hour (priced at twice the input price, not 1.25 times). */
+  cacheCreationEphemeral1hInputTokens: z.number().optional(),
   webSearchRequests: z.number().optional(),
   costUSD: z.number().optional(),
   contextWindow: z.number().optional(),

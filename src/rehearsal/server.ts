@@ -78,6 +78,8 @@ export interface RecordedRequest {
   usage: CacheUsage | undefined;
   /** When its response began (message_start), in epoch milliseconds; undefined if it never did. */
   respondedAt: number | undefined;
+  /** The id of the message that answers it (the assistant messages of the reply carry it); undefined when answered with an error. */
+  messageId: string | undefined;
 }
 
 /** A request the server answers with a message, and the cache lookup that message reports. */
@@ -298,6 +300,7 @@ export class RehearsalServer {
     // Looked up when the request is accepted, before any scripted delay: the cache as the request finds it.
     const cache = this.#cache.lookup(body, estimateTokens(bytes));
     record.usage = cache.usage;
+    record.messageId = id;
     const accepted: Accepted = { record, cache, meta: { id, model: record.model, usage: cache.usage } };
     if (!(await this.#pause(answer.delayMs, aborted.signal))) return;
     await this.#reply(res, accepted, answer.reply, aborted.signal);
@@ -368,6 +371,7 @@ function recordOf(req: http.IncomingMessage, body: Record<string, unknown>, mess
     at: Date.now(),
     usage: undefined,
     respondedAt: undefined,
+    messageId: undefined,
   };
 }
 

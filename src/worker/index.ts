@@ -17,6 +17,6 @@ export {
 } from "./permissions.ts";
 export { promptPrefixKey } from "./prompt-prefix.ts";
 export { type ConversationReset, resetConversation } from "./reset.ts";
-export { sessionTokens, type TokenCounts, tokensSince } from "./session-usage.ts";
+export { noTokens, sessionTokens, type TokenCounts, tokensSince } from "./session-usage.ts";
 export { type Prompt, Turn, type TurnResult } from "./turn.ts";
 export { Worker, type WorkerEvent, type WorkerListener, type WorkerState } from "./worker.ts";

@@ -76,6 +76,25 @@ describe("Budgets", () => {
     ]);
   });
 
+  it("a process's limit is its share of what is left: a reserve for each process at work, never under an even share", () => {
+    const { book } = budgets({ agentUsd: { reviewer: 1 } });
+    const list = book.applying("reviewer");
+    expect(book.processLimitUsd(list), "alone: all that is left").toBe(1);
+    const first = book.atWork(list);
+    expect(book.processLimitUsd(list), "no call priced yet: nothing to reserve, half at the least").toBe(1);
+    book.charge(list, 0.2, usage);
+    list[1]!.noteCall(0.05);
+    const second = book.atWork(list);
+    // $0.80 left, less $0.05 for each of the two at work.
+    expect(book.processLimitUsd(list)).toBeCloseTo(0.7, 10);
+    list[1]!.noteCall(0.5);
+    expect(book.processLimitUsd(list), "calls dearer than what is left: an even share of three").toBeCloseTo(0.8 / 3, 10);
+    first();
+    first();
+    second();
+    expect(book.processLimitUsd(list), "ended processes reserve nothing").toBeCloseTo(0.8, 10);
+  });
+
   it("a child is under its parent's budgets and its own agent's", () => {
     const { book } = budgets({ agentUsd: { reviewer: 2, helper: 1 } });
     const parent = book.applying("reviewer", { usd: 1, name: "review" });
