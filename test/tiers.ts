@@ -43,6 +43,7 @@ export const FAST = [
   "test/rehearsal/script.test.ts",
   "test/rehearsal/scripting.test.ts",
   "test/rehearsal/server.test.ts",
+  "test/run/control-socket.test.ts",
   "test/run/journal.test.ts",
   "test/run/read-record.test.ts",
   "test/run/recorder.test.ts",
