@@ -229,7 +229,7 @@ async function openDashboard(options: RunOptions, run: SwarmRun, model: RunModel
   if (!options.ui) return undefined;
   let dashboard: RunDashboard;
   try {
-    dashboard = await openRunDashboard({ address: options.ui, token: options.token, model, scheduler: run.scheduler, outDir });
+    dashboard = await openRunDashboard({ address: options.ui, token: options.token, model, scheduler: run.scheduler, outDir, steer: run });
   } catch (error) {
     process.stderr.write(`cadre run: ${(error as Error).message}\n`);
     return false;
