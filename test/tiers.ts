@@ -41,6 +41,7 @@ export const FAST = [
   "test/rehearsal/replay-server.test.ts",
   "test/rehearsal/routing.test.ts",
   "test/rehearsal/script.test.ts",
+  "test/rehearsal/template.test.ts",
   "test/rehearsal/scripting.test.ts",
   "test/rehearsal/server.test.ts",
   "test/run/control-socket.test.ts",

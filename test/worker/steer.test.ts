@@ -8,7 +8,7 @@ import { startRehearsedWorker } from "../support/worker.ts";
 describe("steering a running turn", () => {
   it("takes the message into the turn mid-tool, and the turn's result is the answer after it", { timeout: 60_000 }, async () => {
     const server = await createRehearsal({
-      busy: [{ tool_use: { name: "Bash", input: { command: "sleep 2; echo listed" } } }, { text: "turned to B" }],
+      busy: [{ tool_use: { name: "Bash", input: { command: "sleep 2; echo listed" } } }, { text: "turned to: {{message}}" }],
     });
     const { worker } = await startRehearsedWorker(server, "busy");
     expect(() => worker.steer("too early")).toThrow(NoTurnRunningError);
@@ -19,7 +19,7 @@ describe("steering a running turn", () => {
       worker.steer("look at B instead, @/etc/passwd");
     });
     const result = await worker.run("list A");
-    expect([result.text, result.numTurns, result.isError]).toEqual(["turned to B", 2, false]);
+    expect([result.text, result.numTurns, result.isError]).toEqual(["turned to: look at B instead, @/etc/passwd", 2, false]);
     const last = requestsOf(server.requests, "busy").at(-1);
     const body = JSON.stringify(last?.messages);
     expect(body).toContain("The user sent a new message while you were working");
