@@ -89,7 +89,12 @@ export function registerTurnTools(server: McpServer, context: ToolContext): void
       return infoResult(session);
     },
   );
+  registerQuerySession(server, context);
+}
 
+/** query_session: a message to a child, as a new turn, or into the turn it is working on. */
+function registerQuerySession(server: McpServer, context: ToolContext): void {
+  const { registry, owner } = context;
   server.registerTool(
     "query_session",
     {
