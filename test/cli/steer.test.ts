@@ -6,51 +6,33 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { cadre, readSummary } from "../support/cli.ts";
 import { it } from "../support/fixtures.ts";
-
-function swarm(tmp: string): string[] {
-  return [
-    "name: steering",
-    "concurrency: 3",
-    "defaults: { allowed_tools: [Bash] }",
-    "tasks:",
-    "  - { name: steer-me, prompt: list A }",
-    "  - { name: stop-me, prompt: wait long }",
-    "  - { name: after-stop, prompt: 'go on from {{results.stop-me}}', depends_on: [stop-me] }",
-    "rehearsal:",
-    "  steer-me:",
-    `    - tool_use: { name: Bash, input: { command: 'touch ${join(tmp, "steer-me")} && sleep 4', description: list } }`,
-    "    - text: turned to B",
-    "  stop-me:",
-    `    - tool_use: { name: Bash, input: { command: 'touch ${join(tmp, "stop-me")} && sleep 60', description: wait } }`,
-    "    - text: waited",
-    "  after-stop: [{ text: never }]",
-  ];
-}
+import { bothAgentsBusy, steeringSwarm } from "../support/steering.ts";
 
 describe("cadre send, stop and interrupt", () => {
   it("reach the tasks of a running cadre run through its socket, and fail in one line once it has ended", { timeout: 120_000 }, async ({ tmp }) => {
-    await writeFile(join(tmp, "swarm.yaml"), `${swarm(tmp).join("\n")}\n`);
+    await writeFile(join(tmp, "swarm.yaml"), steeringSwarm(tmp, { steerSeconds: 8, dependent: true }));
     const running = cadre(["run", "swarm.yaml", "--rehearse"], { cwd: tmp, timeout: 90_000 });
-    await expect.poll(() => existsSync(join(tmp, "steer-me")) && existsSync(join(tmp, "stop-me")), { timeout: 60_000 }).toBe(true);
+    await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
     const runsDir = join(tmp, ".cadre", "runs");
     const runDir = join(runsDir, (await readdir(runsDir))[0]!);
     // Only the run's owner can reach the socket: the socket 0600, in a folder 0700.
     expect(statSync(join(runDir, "control")).mode & 0o777).toBe(0o700);
     expect(statSync(join(runDir, "control", "run.sock")).mode & 0o777).toBe(0o600);
 
+    const notRunning = await cadre(["interrupt", "latest", "after-stop"], { cwd: tmp });
+    expect(notRunning.exitCode).toBe(2);
+    expect(notRunning.stderr).toMatch(/^cadre interrupt: task "after-stop" is not running \(running: [^\n]*\)$/);
+
     const sent = await cadre(["send", "latest", "steer-me", "look", "at", "B", "instead"], { cwd: tmp });
     expect([sent.exitCode, sent.stdout, sent.stderr]).toEqual([0, "cadre send: sent to steer-me", ""]);
     const stopped = await cadre(["stop", runDir, "stop-me"], { cwd: tmp });
     expect([stopped.exitCode, stopped.stdout, stopped.stderr]).toEqual([0, "cadre stop: stopped stop-me", ""]);
-    const notRunning = await cadre(["interrupt", "latest", "after-stop"], { cwd: tmp });
-    expect(notRunning.exitCode).toBe(2);
-    expect(notRunning.stderr).toMatch(/^cadre interrupt: task "after-stop" is not running \(running: [^\n]*\)$/);
 
     const run = await running;
     expect(run.exitCode).toBe(1);
     const summary = await readSummary(runDir);
     const byName = new Map(summary.tasks.map((task) => [task.name, task]));
-    expect(byName.get("steer-me")).toMatchObject({ status: "succeeded", text: "turned to B" });
+    expect(byName.get("steer-me")).toMatchObject({ status: "succeeded", text: "turned to: look at B instead" });
     expect(byName.get("stop-me")).toMatchObject({ status: "cancelled", error: { code: "STOPPED", message: "stopped by cadre stop" } });
     expect(byName.get("after-stop")?.status).toBe("skipped");
     // The run has ended: its socket is gone, and a message says so in one line.

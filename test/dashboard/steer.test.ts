@@ -1,5 +1,4 @@
 // The dashboard of `cadre run --ui` in a real headless Chromium: a running task's message box and Stop, behind the token.
-import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
@@ -7,24 +6,7 @@ import { afterAll, beforeAll, describe, expect } from "vitest";
 import { readSummary } from "../support/cli.ts";
 import { launchBrowser, openPage, SHOTS, startCadre } from "../support/dashboard.ts";
 import { it } from "../support/fixtures.ts";
-
-function config(tmp: string): string {
-  return [
-    "name: steered",
-    "concurrency: 2",
-    "defaults: { allowed_tools: [Bash] }",
-    "tasks:",
-    "  - { name: steer-me, prompt: list A }",
-    "  - { name: stop-me, prompt: wait long }",
-    "rehearsal:",
-    "  steer-me:",
-    `    - tool_use: { name: Bash, input: { command: 'touch ${join(tmp, "steer-me")} && sleep 6', description: list } }`,
-    "    - text: turned to B",
-    "  stop-me:",
-    `    - tool_use: { name: Bash, input: { command: 'touch ${join(tmp, "stop-me")} && sleep 60', description: wait } }`,
-    "    - text: waited",
-  ].join("\n");
-}
+import { bothAgentsBusy, steeringSwarm } from "../support/steering.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -38,11 +20,11 @@ describe("steering from the dashboard", () => {
   it("sends a message to one running task and stops another from its row; the API refuses both without the token", { timeout: 150_000 }, async ({
     tmp,
   }) => {
-    await writeFile(join(tmp, "swarm.yaml"), `${config(tmp)}\n`);
+    await writeFile(join(tmp, "swarm.yaml"), steeringSwarm(tmp, { steerSeconds: 6, dependent: false }));
     const outDir = join(tmp, "out");
     const served = await startCadre(["run", "swarm.yaml", "--rehearse", "--ui", "--out", outDir], { cwd: tmp });
     const page = await openPage(browser, served.url);
-    await expect.poll(() => existsSync(join(tmp, "steer-me")) && existsSync(join(tmp, "stop-me")), { timeout: 60_000 }).toBe(true);
+    await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
 
     // Without the token the page's API reaches no task.
     const steerUrl = `${served.origin}/api/runs/out/steer`;
@@ -67,7 +49,7 @@ describe("steering from the dashboard", () => {
     expect(await box.isHidden()).toBe(true);
     const summary = await readSummary(outDir);
     const byName = new Map(summary.tasks.map((task) => [task.name, task]));
-    expect(byName.get("steer-me")).toMatchObject({ status: "succeeded", text: "turned to B" });
+    expect(byName.get("steer-me")).toMatchObject({ status: "succeeded", text: "turned to: look at B instead" });
     expect(byName.get("stop-me")).toMatchObject({ status: "cancelled", error: { code: "STOPPED", message: "stopped by the dashboard" } });
     served.process.kill("SIGINT");
     expect((await served.process).exitCode, served.output()).toBe(1);
