@@ -51,4 +51,21 @@ describe("steering one task of a running swarm", () => {
       ["after-stop", "succeeded"],
     ]);
   });
+
+  it("interrupts one agent's turn: the task ends interrupted, its session kept", async ({ tmp }) => {
+    const file = join(tmp, "swarm.yaml");
+    await writeFile(file, steeringSwarm(tmp, { steerSeconds: 30, dependent: false }));
+    let run: SwarmRun | undefined;
+    const running = runSwarmFile(file, { outDir: join(tmp, "out"), rehearse: true, onStart: (started) => (run = started) });
+    await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
+    const asked = Date.now();
+    await run?.interrupt("steer-me");
+    run?.stopTask("stop-me");
+    const { summary } = await running;
+    const steerMe = summary.tasks.find((task) => task.name === "steer-me");
+    expect(steerMe).toMatchObject({ status: "cancelled", error: { code: "INTERRUPTED" } });
+    expect(steerMe?.session_id).toMatch(/^[0-9a-f-]{36}$/);
+    // Not after its 30 s tool.
+    expect(Date.now() - asked).toBeLessThan(20_000);
+  });
 });
