@@ -38,16 +38,24 @@ export class ControlSocket {
     this.#run = run;
   }
 
-  /** Opens the socket of the run in `runDir`; rejects with ControlSocketError when it cannot. */
+  /** Opens the socket of the run in `runDir`; rejects with ControlSocketError when it cannot (the run goes on without it). */
   static async open(runDir: string, run: SteerableRun): Promise<ControlSocket> {
     const path = controlSocketPath(runDir);
     if (path === undefined)
       throw new ControlSocketError(`the path of ${runDir} is too long for a socket; run from nearer to it, or with a shorter --out`);
-    const folder = join(runDir, CONTROL_DIR);
+    try {
+      return await ControlSocket.#listen(join(runDir, CONTROL_DIR), path, run);
+    } catch (error) {
+      // A runtime without Unix sockets, a file system that takes none: one line, no crash.
+      throw error instanceof ControlSocketError ? error : new ControlSocketError(`cannot listen on ${path}: ${(error as Error).message}`, error);
+    }
+  }
+
+  static async #listen(folder: string, path: string, run: SteerableRun): Promise<ControlSocket> {
     try {
       mkdirSync(folder, { mode: 0o700 });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new ControlSocketError(`cannot make ${folder}`, error);
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       // A resumed run's: the socket of its earlier attempt is gone with its process.
       rmSync(path, { force: true });
     }
@@ -56,7 +64,7 @@ export class ControlSocket {
     const socket = new ControlSocket(path, server, run);
     server.on("connection", (connection) => socket.#serve(connection));
     await new Promise<void>((resolve, reject) => {
-      server.once("error", (error) => reject(new ControlSocketError(`cannot listen on ${path}`, error)));
+      server.once("error", reject);
       server.listen(path, resolve);
     });
     chmodSync(path, 0o600);
