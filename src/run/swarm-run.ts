@@ -302,7 +302,16 @@ export class SwarmRun {
       return;
     }
     if (!("task" in event) || event.task.parentId !== undefined || this.#recorder.ended(event.task.name)) return;
-    if (event.type === "task_started") this.#recorder.taskStarted(event.task.name, event.startedAt);
+    if (event.type === "task_steered") {
+      const { task, action, from, text, at } = event;
+      this.#recorder.taskSteered({
+        task: task.name,
+        action,
+        from: from ?? null,
+        at: new Date(at).toISOString(),
+        ...(text !== undefined && { text }),
+      });
+    } else if (event.type === "task_started") this.#recorder.taskStarted(event.task.name, event.startedAt);
     else if (event.type === "task_message") {
       const sessionId = sessionIdOf(event.message);
       if (sessionId !== undefined) this.#recorder.sessionKnown(event.task.name, sessionId);

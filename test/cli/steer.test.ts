@@ -35,6 +35,10 @@ describe("cadre send, stop and interrupt", () => {
     expect(byName.get("steer-me")).toMatchObject({ status: "succeeded", text: "turned to: look at B instead" });
     expect(byName.get("stop-me")).toMatchObject({ status: "cancelled", error: { code: "STOPPED", message: "stopped by cadre stop" } });
     expect(byName.get("after-stop")?.status).toBe("skipped");
+    expect(summary.steering?.map((entry) => [entry.task, entry.action, entry.from, entry.text])).toEqual([
+      ["steer-me", "send", "cadre send", "look at B instead"],
+      ["stop-me", "stop", "cadre stop", undefined],
+    ]);
     // The run has ended: its socket is gone, and a message says so in one line.
     expect(existsSync(join(runDir, "control", "run.sock"))).toBe(false);
     const late = await cadre(["send", runDir, "steer-me", "too late"], { cwd: tmp });

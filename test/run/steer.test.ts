@@ -37,6 +37,10 @@ describe("steering one task of a running swarm", () => {
       ["steer-me", "send", "the test", "look at B instead"],
       ["stop-me", "stop", "the test", undefined],
     ]);
+    // The record keeps who sent what to which task, and when.
+    const recorded = (summary: typeof result.summary) => summary.steering?.map((entry) => [entry.task, entry.action, entry.from, entry.text]);
+    expect(recorded(result.summary)).toEqual(steered);
+    expect(result.summary.steering?.every((entry) => Date.parse(entry.at) >= stoppedAt - 5_000)).toBe(true);
     expect(result.exitCode).toBe(1);
     // The run is over: nothing to reach.
     expect(() => run?.stopTask("steer-me")).toThrow(TaskNotRunningError);
@@ -50,6 +54,8 @@ describe("steering one task of a running swarm", () => {
       ["stop-me", "succeeded"],
       ["after-stop", "succeeded"],
     ]);
+    // …and a resumed attempt keeps the earlier attempts' steering.
+    expect(recorded(again.summary)).toEqual(steered);
   });
 
   it("interrupts one agent's turn: the task ends interrupted, its session kept", async ({ tmp }) => {
