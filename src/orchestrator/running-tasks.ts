@@ -56,8 +56,8 @@ export class RunningTasks {
     try {
       this.#worker(task).steer(text);
     } catch (error) {
-      // Its turn has its answer: the task is ending.
-      throw error instanceof NoTurnRunningError ? new TaskNotRunningError(name, this.names) : error;
+      if (!(error instanceof NoTurnRunningError)) throw error;
+      throw new TaskNotRunningError(name, this.names, "has no turn to take a message now: its prompt has not gone yet, or its answer is in");
     }
     this.#told(task.info, "send", origin, text);
   }

@@ -3,7 +3,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { loadSwarmConfigOrThrow, type RunEvent, runSwarmFile, type SwarmRun, TaskNotRunningError } from "../../src/index.ts";
+import { loadSwarmConfigOrThrow, type RunEvent, runSwarmFile, runWorkflow, type SwarmRun, TaskNotRunningError } from "../../src/index.ts";
 import { planResume } from "../../src/run/index.ts";
 import { it } from "../support/fixtures.ts";
 import { bothAgentsBusy, steeringSwarm } from "../support/steering.ts";
@@ -73,5 +73,43 @@ describe("steering one task of a running swarm", () => {
     expect(steerMe?.session_id).toMatch(/^[0-9a-f-]{36}$/);
     // Not after its 30 s tool.
     expect(Date.now() - asked).toBeLessThan(20_000);
+  });
+
+  it("reaches a workflow script's agent() calls by their row names: a stopped call gives the script null", async ({ tmp }) => {
+    const script = [
+      'export const meta = { name: "pair", description: "two agents at work" }',
+      'return await parallel([() => agent("list A", { label: "steer-me" }), () => agent("wait long", { label: "stop-me" })])',
+    ].join("\n");
+    let run: SwarmRun | undefined;
+    const seen = new Set<string>();
+    const running = runWorkflow(script, {
+      outDir: join(tmp, "out"),
+      cwd: tmp,
+      rehearsal: {
+        // The message comes while the model writes its only answer: the CLI takes it after that answer, as the next
+        // prompt ({{prompt}}; between a tool call and its result it is {{message}}), and the call's result is the answer to it.
+        "steer-me": [{ text: "listing A", delay_ms: 4_000 }, { text: "turned to: {{message}}{{prompt}}" }],
+        "stop-me": [{ text: "never", delay_ms: 60_000 }],
+      },
+      onStart: (started) => (run = started),
+      onEvent: (event) => {
+        if (event.type === "task_started") seen.add(event.task.name);
+      },
+    });
+    await expect.poll(() => seen.has("steer-me") && seen.has("stop-me"), { timeout: 60_000 }).toBe(true);
+    // A process waits for its prompt a moment (the cache stagger): until it has sent it, it has no turn to take a message.
+    const sent = () => {
+      try {
+        run?.send("steer-me", "look at B instead");
+        return true;
+      } catch (error) {
+        if (!(error instanceof TaskNotRunningError)) throw error;
+        return false;
+      }
+    };
+    await expect.poll(sent, { timeout: 10_000 }).toBe(true);
+    run?.stopTask("stop-me");
+    const { summary } = await running;
+    expect(summary.result).toEqual(["turned to: look at B instead", null]);
   });
 });
