@@ -1,7 +1,7 @@
 // A running run's control socket: its owner's other processes (`cadre send|stop|interrupt`) reach one of its tasks through it.
 import { chmodSync, mkdirSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { CadreError } from "../errors.ts";
 import type { SteerOrigin } from "../orchestrator/index.ts";
 import { CONTROL_DIR, type ControlReply, type ControlRequest, ControlRequestSchema, controlSocketPath, MAX_REQUEST_BYTES } from "./control-wire.ts";
@@ -71,11 +71,12 @@ export class ControlSocket {
     return socket;
   }
 
-  /** Stops listening, ends the connections still open, and removes the socket file. */
+  /** Stops listening, ends the connections still open, and removes the socket and its folder. */
   async close(): Promise<void> {
     for (const connection of this.#sockets) connection.destroy();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
-    rmSync(this.path, { force: true });
+    // The socket's folder is cadre's alone: the run directory is left as a run without a socket leaves it.
+    rmSync(dirname(this.path), { recursive: true, force: true });
   }
 
   #serve(connection: Socket): void {

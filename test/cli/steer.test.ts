@@ -39,8 +39,8 @@ describe("cadre send, stop and interrupt", () => {
       ["steer-me", "send", "cadre send", "look at B instead"],
       ["stop-me", "stop", "cadre stop", undefined],
     ]);
-    // The run has ended: its socket is gone, and a message says so in one line.
-    expect(existsSync(join(runDir, "control", "run.sock"))).toBe(false);
+    // The run has ended: its socket and its folder are gone, and a message says so in one line.
+    expect(existsSync(join(runDir, "control"))).toBe(false);
     const late = await cadre(["send", runDir, "steer-me", "too late"], { cwd: tmp });
     expect([late.exitCode, late.stderr]).toEqual([
       2,
