@@ -1,5 +1,5 @@
 // `cadre send | stop | interrupt`: reach one task of a running `cadre run` from another terminal, through the run's control socket.
-import { readdirSync } from "node:fs";
+import { type Dirent, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { askRun, type ControlRequest, RunNotReachableError } from "../run/index.ts";
 import { parseFlags } from "./flags.ts";
@@ -79,14 +79,13 @@ const DONE: Record<Action, string> = { send: "sent to", stop: "stopped", interru
 /** The newest run directory under .cadre/runs: run directories are named by their start time. */
 function latestRunDir(): string | undefined {
   const runs = resolve(RUNS_DIR);
-  const names = (() => {
-    try {
-      return readdirSync(runs, { withFileTypes: true });
-    } catch {
-      return [];
-    }
-  })();
-  const newest = names
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(runs, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const newest = entries
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
     .sort()
