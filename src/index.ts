@@ -35,6 +35,8 @@ export type {
   SessionPermissions,
   SessionSpec,
   SessionStatus,
+  SteerAction,
+  SteerOrigin,
   TaskInfo,
   TaskResult,
   TaskSpec,
@@ -51,6 +53,8 @@ export {
   Session,
   StructuredOutputError,
   TaskFailedError,
+  TaskNotRunningError,
+  TaskStoppedError,
   TaskTimeoutError,
   UnknownAgentError,
 } from "./orchestrator/index.ts";
@@ -129,6 +133,7 @@ export {
   replayWorkflow,
   runSwarmFile,
   runWorkflow,
+  SteeringUnavailableError,
   SwarmRun,
 } from "./run/index.ts";
 // Swarm files, as `cadre run` and `cadre validate` read them.
@@ -164,6 +169,7 @@ export {
   ControlRequestError,
   ControlTimeoutError,
   InvalidControlAnswerError,
+  NoTurnRunningError,
   ProtocolError,
   planReview,
   ResetFailedError,

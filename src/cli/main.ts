@@ -12,6 +12,12 @@ Usage: cadre <command> [options]
 Commands:
   cadre run <file>          run a swarm file (YAML or JSON) or a workflow script (.js, Claude Code's dialect)
   cadre replay <run-dir>    run a recorded run again against its recorded replies: offline, no cost
+  cadre send <run-dir> <task> <message>
+                            write a message into a running task's turn (<run-dir> may be latest)
+  cadre stop <run-dir> <task>
+                            stop one running task (cancelled; the rest of the run goes on)
+  cadre interrupt <run-dir> <task>
+                            end a running task's current turn, its session kept
   cadre validate <file>     check a swarm file or a workflow script without running it
   cadre mcp                 serve cadre's tools to a parent Claude over MCP (stdio, or --http)
   cadre agents              list the agent definitions a swarm can name
@@ -69,7 +75,7 @@ More: cadre <command> --help, and ${readmePath()}.
 `;
 
 /** The commands, each loaded only when run (see dispatch). */
-const COMMANDS = ["run", "replay", "validate", "mcp", "agents", "worker", "ui", "doctor", "help"];
+const COMMANDS = ["run", "replay", "send", "stop", "interrupt", "validate", "mcp", "agents", "worker", "ui", "doctor", "help"];
 
 /**
  * Runs the command line and resolves to the process exit code. Never throws,
@@ -106,6 +112,7 @@ async function dispatch(argv: string[]): Promise<number> {
   // Claude Code session, and --help should not wait for zod, the MCP SDK or the terminal view.
   if (command === "run") return (await import("./run.ts")).runCommand(rest);
   if (command === "replay") return (await import("./replay.ts")).replayCommand(rest);
+  if (command === "send" || command === "stop" || command === "interrupt") return (await import("./steer.ts")).steerCommand(command, rest);
   if (command === "validate") return (await import("./validate.ts")).validateCommand(rest);
   if (command === "agents") return (await import("./agents.ts")).agentsCommand(rest);
   if (command === "mcp") return (await import("./mcp.ts")).mcpCommand(rest);

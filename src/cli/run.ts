@@ -2,7 +2,7 @@
 import process from "node:process";
 import { CadreError } from "../errors.ts";
 import type { TaskInfo } from "../orchestrator/index.ts";
-import { type RunEvent, RunModel, type RunStop, SwarmRun, startWorkflowRun } from "../run/index.ts";
+import { ControlSocket, type RunEvent, RunModel, type RunStop, SwarmRun, startWorkflowRun } from "../run/index.ts";
 import type { RunTelemetry } from "../telemetry/index.ts";
 import { printable } from "../util/one-line.ts";
 import { surviveClosedOutput } from "./output.ts";
@@ -113,6 +113,7 @@ async function watchRun({ options, prepared, run, state, view, telemetry, dashbo
     },
   });
   for (const line of startLines(options, prepared, run)) view.notice(`cadre run: ${line}`);
+  const control = await openControlSocket(run, prepared.outDir, view);
   try {
     for await (const event of run.events(stopping.signal)) {
       const notice = noticeOf(event);
@@ -124,11 +125,23 @@ async function watchRun({ options, prepared, run, state, view, telemetry, dashbo
     }
   } finally {
     state.finishedAt = Date.now();
+    await control?.close();
     view.stop();
   }
   stopping.dispose();
   const stoppedByUser = stopping.received !== undefined;
   return finishRun(run, stopOf(stopping.received) ?? run.stop, options, { outDir: prepared.outDir, telemetry, dashboard, stoppedByUser });
+}
+
+/** The socket `cadre send|stop|interrupt` reach the run through; without one (a path too long), the run goes on and says so. */
+async function openControlSocket(run: SwarmRun, outDir: string, view: RunView): Promise<ControlSocket | undefined> {
+  try {
+    return await ControlSocket.open(outDir, run);
+  } catch (error) {
+    if (!(error instanceof CadreError)) throw error;
+    view.notice(`cadre run: ${error.message}`);
+    return undefined;
+  }
 }
 
 /** What the run says as it starts: what runs, where, and what it resumes or replays. */
@@ -218,7 +231,7 @@ async function openDashboard(options: RunOptions, run: SwarmRun, model: RunModel
   if (!options.ui) return undefined;
   let dashboard: RunDashboard;
   try {
-    dashboard = await openRunDashboard({ address: options.ui, token: options.token, model, scheduler: run.scheduler, outDir });
+    dashboard = await openRunDashboard({ address: options.ui, token: options.token, model, scheduler: run.scheduler, outDir, steer: run });
   } catch (error) {
     process.stderr.write(`cadre run: ${(error as Error).message}\n`);
     return false;

@@ -157,6 +157,8 @@ export interface RunSnapshot {
   running: number;
   /** Whether the page may answer permission requests. */
   answerable: boolean;
+  /** Whether the page may message, interrupt or stop a running task (a live `cadre run --ui`). */
+  steerable: boolean;
   /** Costs made up by a rehearsal's scripted model (shown as ~$). */
   costSimulated: boolean;
   /** Set when the record could not be read in full (a summary.json of an older or newer cadre). */
@@ -199,6 +201,14 @@ export type PermissionAnswer = z.infer<typeof PermissionAnswerSchema>;
 
 export const AnswerRequestSchema = z.object({ row: z.string().min(1), requestId: z.string().min(1), answer: PermissionAnswerSchema });
 
+/** The page's message, interrupt or stop for a running task's row: the text is data, sent to the agent verbatim. */
+export const SteerRequestSchema = z.discriminatedUnion("action", [
+  z.strictObject({ row: z.string().min(1), action: z.literal("send"), text: z.string().trim().min(1).max(50_000) }),
+  z.strictObject({ row: z.string().min(1), action: z.literal("interrupt") }),
+  z.strictObject({ row: z.string().min(1), action: z.literal("stop") }),
+]);
+export type SteerRequest = z.infer<typeof SteerRequestSchema>;
+
 /** One run the page can show. */
 export interface RunFeed {
   readonly id: string;
@@ -215,6 +225,8 @@ export interface RunFeed {
   conversation(key: string): Promise<Conversation | undefined>;
   /** Answers a waiting permission request; throws a CadreError the page shows. Absent: nothing is answerable. */
   answer?(key: string, requestId: string, answer: PermissionAnswer): void;
+  /** Messages, interrupts or stops the running task of a row; rejects with a CadreError the page shows. Absent: the page cannot. */
+  steer?(request: SteerRequest): Promise<void>;
 }
 
 /** Where the dashboard's runs come from. */

@@ -1,10 +1,19 @@
 // A run the dashboard shows as it happens: the run's read-model, the scheduler's limits and the conversations.
 import { cacheReadShare, type RateLimitState } from "../orchestrator/index.ts";
-import type { LenientSummary, RunChange, RunModel, RunRow } from "../run/index.ts";
+import type { LenientSummary, RunChange, RunModel, RunRow, SteerableRun } from "../run/index.ts";
 import { EventHub } from "../util/event-hub.ts";
 import { Conversation, describePermission, permissionEntry } from "./conversation.ts";
 import { DashboardError } from "./errors.ts";
-import { backgroundView, type PendingView, type PermissionAnswer, type RowView, type RunFeed, type RunSnapshot, type TotalsView } from "./feed.ts";
+import {
+  backgroundView,
+  type PendingView,
+  type PermissionAnswer,
+  type RowView,
+  type RunFeed,
+  type RunSnapshot,
+  type SteerRequest,
+  type TotalsView,
+} from "./feed.ts";
 import { readTranscript, recordRowViews, recordTotals, recordTranscript } from "./record-view.ts";
 import { liveWorkflowView, recordWorkflowView } from "./workflow-view.ts";
 
@@ -16,6 +25,8 @@ export interface LiveRunOptions {
   scheduler?: { readonly rateLimit: RateLimitState; readonly running: number };
   /** Answers a task's or session's permission request (`cadre mcp`); without it the page only shows them. */
   answer?: (taskId: string, requestId: string, answer: PermissionAnswer) => void;
+  /** The run (`cadre run --ui`): the page's messages, interrupts and stops reach its running tasks; without it the page only shows them. */
+  steer?: SteerableRun;
 }
 
 /** Statuses in which a row holds a slot. */
@@ -79,6 +90,18 @@ export class LiveRun implements RunFeed {
     answerer(row.taskId, requestId, answer);
   }
 
+  async steer(request: SteerRequest): Promise<void> {
+    const run = this.#options.steer;
+    if (!run || this.#finishedAt !== null)
+      throw new DashboardError("NOT_STEERABLE", "the tasks of this run cannot be reached from the page (it has ended)");
+    const row = this.#model.row(request.row);
+    if (!row) throw new DashboardError("UNKNOWN_ROW", `no task "${request.row}" in this run`);
+    const origin = { from: "the dashboard" };
+    if (request.action === "send") run.send(row.name, request.text, origin);
+    else if (request.action === "stop") run.stopTask(row.name, origin);
+    else await run.interrupt(row.name, origin);
+  }
+
   snapshot(now: number): RunSnapshot {
     return this.#snapshot(now, this.#final ?? this.#views(now));
   }
@@ -112,6 +135,7 @@ export class LiveRun implements RunFeed {
       rateLimit: finished ? null : (this.#options.scheduler?.rateLimit ?? null),
       running: this.#options.scheduler?.running ?? model.rows.filter((r) => ACTIVE.has(r.status)).length,
       answerable: this.#options.answer !== undefined,
+      steerable: this.#options.steer !== undefined && !finished,
       costSimulated: record?.cost_simulated ?? model.costSimulated,
       notice: null,
       workflow: (record && recordWorkflowView(record)) ?? liveWorkflowView(model),

@@ -3,7 +3,7 @@ import type http from "node:http";
 import { CadreError } from "../errors.ts";
 import { BodyTooLargeError, readBody } from "../util/read-body.ts";
 import { readAsset } from "./assets.ts";
-import { AnswerRequestSchema, type DashboardSource, type RunFeed, toWire, type WireSnapshot } from "./feed.ts";
+import { AnswerRequestSchema, type DashboardSource, type RunFeed, SteerRequestSchema, toWire, type WireSnapshot } from "./feed.ts";
 import { Coalesced, EventStreamResponse, lastEventId } from "./sse.ts";
 
 /**
@@ -18,6 +18,7 @@ import { Coalesced, EventStreamResponse, lastEventId } from "./sse.ts";
  *   GET  /api/runs/<id>/state                   the run's state: a snapshot, then the changes, coalesced (SSE)
  *   GET  /api/runs/<id>/conversation?row=<key>  a row's conversation, entry by entry (SSE)
  *   POST /api/runs/<id>/answer                  answers a permission request
+ *   POST /api/runs/<id>/steer                   messages, interrupts or stops a running task
  */
 
 /** Updates go out at most this often (four a second): a burst of events becomes one update. */
@@ -57,7 +58,7 @@ export function dashboardHandler(source: DashboardSource): DashboardHandler {
       res.writeHead(200, { ...SECURITY_HEADERS, "content-type": asset.type, "cache-control": "no-cache" });
       return void res.end(asset.body);
     }
-    const api = /^\/api\/runs(?:\/([^/]+)\/(state|conversation|answer))?$/.exec(path);
+    const api = /^\/api\/runs(?:\/([^/]+)\/(state|conversation|answer|steer))?$/.exec(path);
     const firstPaint = path === "/api/first-paint.js";
     if (!api && !firstPaint) return refuse(res, 404, `no such page: ${path}`);
     if (!authorized) return refuse(res, 401, "this dashboard needs its token: open the address cadre printed, with its #token=…");
@@ -67,6 +68,7 @@ export function dashboardHandler(source: DashboardSource): DashboardHandler {
     const feed = await source.run(runId);
     if (!feed) return refuse(res, 404, `no run "${runId}"`);
     if (what === "answer") return req.method === "POST" ? answer(req, res, feed) : refuse(res, 405, "POST only");
+    if (what === "steer") return req.method === "POST" ? steer(req, res, feed) : refuse(res, 405, "POST only");
     if (req.method !== "GET") return refuse(res, 405, "GET only");
     if (what === "state") return streamState(req, res, feed);
     return streamConversation(req, res, feed, url.searchParams.get("row") ?? "");
@@ -142,15 +144,36 @@ async function streamConversation(req: http.IncomingMessage, res: http.ServerRes
   );
 }
 
+/** The request's JSON body, or undefined once a refusal was sent (too large, not JSON). */
+async function jsonBody(req: http.IncomingMessage, res: http.ServerResponse): Promise<{ body: unknown } | undefined> {
+  try {
+    return { body: JSON.parse((await readBody(req, MAX_BODY_BYTES)).toString("utf8")) };
+  } catch (error) {
+    refuse(res, error instanceof BodyTooLargeError ? 413 : 400, error instanceof BodyTooLargeError ? error.message : "the body is not JSON");
+    return undefined;
+  }
+}
+
+async function steer(req: http.IncomingMessage, res: http.ServerResponse, feed: RunFeed): Promise<void> {
+  if (!feed.steer) return refuse(res, 409, "the tasks of this run cannot be reached from the page");
+  const read = await jsonBody(req, res);
+  if (!read) return;
+  const parsed = SteerRequestSchema.safeParse(read.body);
+  if (!parsed.success) return refuse(res, 400, `not a message, interrupt or stop: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  try {
+    await feed.steer(parsed.data);
+  } catch (error) {
+    if (error instanceof CadreError) return refuse(res, 409, error.message);
+    throw error;
+  }
+  send(res, 200, { done: parsed.data.action });
+}
+
 async function answer(req: http.IncomingMessage, res: http.ServerResponse, feed: RunFeed): Promise<void> {
   if (!feed.answer) return refuse(res, 409, "permission requests of this run cannot be answered from the page");
-  let body: unknown;
-  try {
-    body = JSON.parse((await readBody(req, MAX_BODY_BYTES)).toString("utf8"));
-  } catch (error) {
-    return refuse(res, error instanceof BodyTooLargeError ? 413 : 400, error instanceof BodyTooLargeError ? error.message : "the body is not JSON");
-  }
-  const parsed = AnswerRequestSchema.safeParse(body);
+  const read = await jsonBody(req, res);
+  if (!read) return;
+  const parsed = AnswerRequestSchema.safeParse(read.body);
   if (!parsed.success) return refuse(res, 400, `not an answer: ${parsed.error.issues[0]?.message ?? "invalid"}`);
   try {
     feed.answer(parsed.data.row, parsed.data.requestId, parsed.data.answer);

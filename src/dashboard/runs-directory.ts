@@ -44,6 +44,7 @@ class RecordedRun implements RunFeed {
       rateLimit: null,
       running: 0,
       answerable: false,
+      steerable: false,
       costSimulated: record.cost_simulated === true,
       notice: timed ? null : "This summary.json has no per-task times (written by an older cadre): the timeline is empty.",
       workflow: recordWorkflowView(record),

@@ -1,7 +1,7 @@
 // A Session as the MCP tools see it: one turn at a time, the turn's outcome kept, a change signal for waiters.
 import type { PendingPermission, Session, SessionStatus } from "../orchestrator/index.ts";
 import { EventHub } from "../util/event-hub.ts";
-import type { TurnResult } from "../worker/index.ts";
+import { NoTurnRunningError, type TurnResult } from "../worker/index.ts";
 import { type Answer, decisionFor } from "./answer.ts";
 import { SessionBusyError, SessionClosedError, UnknownPermissionRequestError } from "./errors.ts";
 
@@ -122,6 +122,18 @@ export class ManagedSession {
         this.#inFlight = false;
         this.changed();
       });
+    this.changed();
+  }
+
+  /**
+   * A message while a turn runs: written into that turn (taken at its next step), whose result is then the
+   * answer after it. Throws NoTurnRunningError when the turn has not started yet or is ending.
+   */
+  steer(text: string): void {
+    if (this.session.status === "closed") throw new SessionClosedError(this.id);
+    if (!this.#inFlight) throw new NoTurnRunningError();
+    this.session.steer(text);
+    this.#sentAt = Date.now();
     this.changed();
   }
 

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import process from "node:process";
 import { CadreError } from "../errors.ts";
-import type { Orchestrator } from "../orchestrator/index.ts";
+import { type Orchestrator, type SteerAction, TaskNotRunningError } from "../orchestrator/index.ts";
 import {
   checkWorkflowScript,
   findSavedWorkflow,
@@ -33,6 +33,8 @@ export interface WorkflowRunEntry {
   done: Promise<void>;
   outcome: WorkflowOutcome | undefined;
   agentsStarted: number;
+  /** The labels of its agent() calls under way (a label used again is `label#2`). */
+  running: Set<string>;
   logs: string[];
   stop: AbortController;
 }
@@ -72,6 +74,7 @@ export class WorkflowRuns {
       done: Promise.resolve(),
       outcome: undefined,
       agentsStarted: 0,
+      running: new Set(),
       logs: [],
       stop,
     };
@@ -85,6 +88,8 @@ export class WorkflowRuns {
       agents: { run: (call, prompt, signal) => this.#orchestrator.run(taskSpecForCall(call, `${meta.name}/${call.label}`, prompt, signal)) },
       onEvent: (event) => {
         if (event.type === "agent_started") entry.agentsStarted++;
+        if (event.type === "agent_started" && !event.replayed) entry.running.add(event.call.label);
+        if (event.type === "agent_ended") entry.running.delete(event.call.label);
         if (event.type === "workflow_log") entry.logs.push(event.message);
       },
     }).then((outcome) => {
@@ -98,6 +103,25 @@ export class WorkflowRuns {
     const entry = this.#runs.get(id);
     if (entry === undefined || entry.owner !== owner) throw new UnknownWorkflowRunError(id);
     return entry;
+  }
+
+  /**
+   * Reaches one running agent() call of a run, by its label, while the others go on: a message into its turn
+   * (taken at its next step), an interrupt of that turn, or a stop (the call returns null to the script).
+   */
+  async steer(owner: string, id: string, label: string, action: SteerAction, text = ""): Promise<void> {
+    const entry = this.find(owner, id);
+    const name = `${entry.name}/${label}`;
+    const origin = { from: "the parent Claude" };
+    try {
+      if (!entry.running.has(label)) throw new TaskNotRunningError(label, []);
+      if (action === "send") this.#orchestrator.sendToTask(name, text, origin);
+      else if (action === "stop") this.#orchestrator.stopTask(name, origin);
+      else await this.#orchestrator.interruptTask(name, origin);
+    } catch (error) {
+      // Named in the run's own labels: the orchestrator's list holds other runs' tasks too.
+      throw error instanceof TaskNotRunningError ? new TaskNotRunningError(label, [...entry.running]) : error;
+    }
   }
 
   /** Stops every run and waits for their ends. */

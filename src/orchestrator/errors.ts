@@ -89,6 +89,26 @@ export class TaskFailedError extends CadreError {
   }
 }
 
+/** A user stopped the task while it ran (Orchestrator.stopTask, `cadre stop`): it ends cancelled, its session kept. */
+export class TaskStoppedError extends CadreError {
+  constructor(by: string) {
+    super("STOPPED", `stopped by ${by}`);
+  }
+}
+
+/** A message, stop or interrupt named a task that is not running now (never ran, waits for a slot, or has ended). */
+export class TaskNotRunningError extends CadreError {
+  constructor(
+    readonly task: string,
+    running: readonly string[],
+    /** Said instead of the list when the task has a process but no turn to take a message. */
+    why?: string,
+  ) {
+    const now = running.length === 0 ? "no task is running" : `running: ${running.join(", ")}`;
+    super("TASK_NOT_RUNNING", why === undefined ? `task "${task}" is not running (${now})` : `task "${task}" ${why}`);
+  }
+}
+
 /** The task's turn was interrupted from outside cadre (an interrupt request, or SIGINT to its claude process). */
 export class TaskInterruptedError extends CadreError {
   constructor() {

@@ -28,6 +28,7 @@ export { DEFAULT_CONCURRENCY, DEFAULT_RETRIES, Orchestrator } from "./orchestrat
 export type { InboxMessage } from "./peers/directory.ts";
 export type { InboxStore } from "./peers/inbox.ts";
 export { PEER_SERVER_NAME } from "./peers/peer-server.ts";
+export type { SteerOrigin } from "./running-tasks.ts";
 export type { RateLimitState } from "./scheduler/index.ts";
 export { AdaptiveLimit, AutoConcurrency, MAX_AUTO_CONCURRENCY, type MachineProbe, Scheduler } from "./scheduler/index.ts";
 export { DEFAULT_PERMISSION_TIMEOUT_MS, type PendingPermission, Session, type SessionPermissions, type SessionSpec } from "./session.ts";
@@ -49,6 +50,7 @@ export type {
   SessionRecord,
   SessionStatus,
   SpendingLedger,
+  SteerAction,
   TaskInfo,
   TaskResult,
   TaskRunner,

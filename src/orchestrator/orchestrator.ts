@@ -22,6 +22,7 @@ import { MemoryInbox } from "./peers/inbox.ts";
 import { PlanWindow } from "./plan-window.ts";
 import { PriceBook } from "./price-book.ts";
 import { ReplyLog } from "./reply-log.ts";
+import { RunningTasks, type SteerOrigin } from "./running-tasks.ts";
 import { Admission, type Admitted, AutoConcurrency, LOCAL_MACHINE, MAX_AUTO_CONCURRENCY, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { SessionRecords, sessionIdOf } from "./session-records.ts";
@@ -88,6 +89,9 @@ export class Orchestrator implements TaskRunner {
   readonly #factory: WorkerFactory<TaskRecord>;
   readonly #pool: WorkerPool<TaskRecord>;
   readonly #liveWorkers = new Set<Worker>();
+  readonly #running = new RunningTasks((task, action, origin, text) =>
+    this.#hub.emit({ type: "task_steered", task, action, from: origin.from, ...(text !== undefined && { text }), at: Date.now() }),
+  );
   readonly #openSessions = new Set<Session>();
   readonly #totalUsage = emptyUsage();
   readonly #statusCounts: Record<TaskStatus, number> = { succeeded: 0, failed: 0, cancelled: 0, skipped: 0 };
@@ -201,6 +205,30 @@ export class Orchestrator implements TaskRunner {
   /** Runs one task to its end. Resolves with its result whatever the outcome; rejects only on invalid input. */
   run(spec: TaskSpec): Promise<TaskResult> {
     return this.#admitAndExecute(this.#createRecord(spec, undefined), spec);
+  }
+
+  /**
+   * Writes a message into the running turn of the task of that name: its agent takes it at its next step
+   * and the task's result is its answer after it. The text is data, sent verbatim. Throws
+   * TaskNotRunningError when no task of that name has a process now.
+   */
+  sendToTask(name: string, text: string, origin?: SteerOrigin): void {
+    this.#running.send(name, text, origin);
+  }
+
+  /** Ends the running turn of the task of that name; the task ends as interrupted, its session kept to resume. */
+  interruptTask(name: string, origin?: SteerOrigin): Promise<void> {
+    return this.#running.interrupt(name, origin);
+  }
+
+  /** Ends the running task of that name as cancelled, its process and tools killed; the other tasks go on. */
+  stopTask(name: string, origin?: SteerOrigin): void {
+    this.#running.stop(name, origin);
+  }
+
+  /** The names of the tasks that have a process now: those sendToTask, interruptTask and stopTask can reach. */
+  get runningTaskNames(): string[] {
+    return this.#running.names;
   }
 
   /** A task of a fan-out waits as a small entry until it may join the scheduler's queues (see Admission). */
@@ -420,6 +448,7 @@ export class Orchestrator implements TaskRunner {
 
   async #execute(record: TaskRecord, spec: TaskSpec, lentSlot = false, admitted?: Admitted): Promise<TaskResult> {
     const stops = new TaskStops(record, this.#waitingOf(record, spec.signal), spec.timeoutMs ?? this.options.timeoutMs, () => admitted?.started());
+    const forget = this.#running.add(record.info, (reason) => stops.stop(reason));
     let turn: TurnResult | undefined;
     let error: unknown;
     try {
@@ -444,6 +473,7 @@ export class Orchestrator implements TaskRunner {
       error = stops.reasonFor(caught);
     } finally {
       stops.release();
+      forget();
       // Ended without starting (stopped while it waited, refused): the next task of its lane is admitted.
       admitted?.started();
     }
@@ -541,7 +571,12 @@ export class Orchestrator implements TaskRunner {
       worker: origin,
       startedAt: record.startedAt ?? Date.now(),
     });
-    return this.#relayWorkerEvents(worker, record);
+    const detach = this.#running.attach(record.info.id, worker);
+    const unrelay = this.#relayWorkerEvents(worker, record);
+    return () => {
+      detach();
+      unrelay();
+    };
   }
 
   /** A turn that ended without what the task asked: its budget spent, an error, or no structured output where one was due. */

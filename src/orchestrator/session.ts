@@ -4,6 +4,7 @@ import { EventHub } from "../util/event-hub.ts";
 import {
   askUserQuestion,
   type BackgroundTask,
+  NoTurnRunningError,
   type PermissionDecision,
   type PermissionHandler,
   type PermissionRequest,
@@ -196,6 +197,15 @@ export class Session {
     );
     this.#tail = turn.catch(() => undefined);
     return turn;
+  }
+
+  /**
+   * Writes a message into the running turn (Worker.steer): taken at its next step, and the turn's
+   * result is the answer after it. Throws NoTurnRunningError when no turn of the session runs.
+   */
+  steer(text: string): void {
+    if (this.#worker === undefined) throw new NoTurnRunningError();
+    this.#worker.steer(text);
   }
 
   /** Interrupts the running turn and stops the background work that is part of it. */

@@ -60,6 +60,13 @@ export class TaskStops {
     };
   }
 
+  /** Stops the task from outside (a user's stop), once it has started: false while it still waits. */
+  stop(reason: Error): boolean {
+    if (this.#record.startedAt === undefined) return false;
+    this.#own.abort(reason);
+    return true;
+  }
+
   /** The task has ended: its time limit and its following of `waiting` end too. */
   release(): void {
     this.#release();

@@ -3,7 +3,7 @@ import { AbortError } from "../errors.ts";
 import type { CliMessage } from "../protocol/index.ts";
 import type { BackgroundTask, TurnResult, WorkerOptions } from "../worker/index.ts";
 import type { Budget } from "./budget.ts";
-import { BudgetExceededError, OrchestratorClosedError, TaskInterruptedError } from "./errors.ts";
+import { BudgetExceededError, OrchestratorClosedError, TaskInterruptedError, TaskStoppedError } from "./errors.ts";
 import { errorSummary } from "./failure.ts";
 import type { AgentSpec, TaskInfo, TaskResult, TaskStatus, Usage } from "./types.ts";
 
@@ -75,6 +75,10 @@ function endedBackgroundTasks(record: TaskRecord, error: unknown): BackgroundTas
 
 function isCancellation(error: unknown): boolean {
   return (
-    error instanceof AbortError || error instanceof OrchestratorClosedError || error instanceof TaskInterruptedError || error instanceof DOMException
+    error instanceof AbortError ||
+    error instanceof OrchestratorClosedError ||
+    error instanceof TaskInterruptedError ||
+    error instanceof TaskStoppedError ||
+    error instanceof DOMException
   );
 }

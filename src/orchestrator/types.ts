@@ -188,6 +188,9 @@ export interface TaskInfo {
   parentId: string | undefined;
 }
 
+/** What a user did to a running task: a message into its turn, an interrupt of that turn, a stop of the task. */
+export type SteerAction = "send" | "interrupt" | "stop";
+
 export type OrchestratorEvent =
   | { type: "task_queued"; task: TaskInfo }
   /** `startedAt`: when the task's first attempt took its slot (epoch ms), the start its run time counts from. */
@@ -198,6 +201,8 @@ export type OrchestratorEvent =
   | { type: "task_retry"; task: TaskInfo; attempt: number; delayMs: number; error: { code: string; message: string } }
   | { type: "task_finished"; task: TaskInfo; result: TaskResult }
   | { type: "worker_state"; task: TaskInfo; state: WorkerState }
+  /** A user reached the running task (Orchestrator.sendToTask, interruptTask, stopTask): `from` says from where, `text` is the message sent. */
+  | { type: "task_steered"; task: TaskInfo; action: SteerAction; from: string | undefined; text?: string; at: number }
   /** A result was charged: the task's cost so far, and the run's cost and usage. */
   | {
       type: "cost";

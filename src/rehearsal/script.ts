@@ -61,7 +61,7 @@ const ContentKeys = ["text", "long_text", "tool_use", "tool_uses", "content"] as
 
 export const RehearsalStepSchema = z
   .looseObject({
-    text: z.string().optional().describe("What the model says: a template ({{prompt}}, {{tool_result}}, {{script}}, {{step}})."),
+    text: z.string().optional().describe("What the model says: a template ({{prompt}}, {{tool_result}}, {{message}}, {{script}}, {{step}})."),
     long_text: z.number().int().min(1).optional().describe("A text reply of exactly this many characters, in numbered lines (for large outputs)."),
     tool_use: RehearsalToolUseSchema.optional(),
     tool_uses: z.array(RehearsalToolUseSchema).min(1).optional().describe("Several tool calls in one reply (parallel tool use)."),

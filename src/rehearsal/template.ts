@@ -1,6 +1,6 @@
 /**
  * Placeholders in a rehearsal step ({{prompt}}, {{task}}, {{tool_result}},
- * {{step}}, {{script}}) and how their values are read from a Messages API request.
+ * {{message}}, {{step}}, {{script}}) and how their values are read from a Messages API request.
  */
 
 export interface TemplateContext {
@@ -15,6 +15,8 @@ export interface TemplateContext {
   task: string;
   /** The text of the tool results in the last user message, joined by newlines. */
   tool_result: string;
+  /** The latest message the user sent while the turn ran (cadre send), as the CLI framed it for the model; "" when none. */
+  message: string;
   step: number;
   script: string;
 }
@@ -25,7 +27,9 @@ export interface RequestMessage {
   content: unknown;
 }
 
-const PLACEHOLDER = /\{\{\s*(prompt|task|tool_result|step|script)\s*\}\}/g;
+const PLACEHOLDER = /\{\{\s*(prompt|task|tool_result|message|step|script)\s*\}\}/g;
+// How the CLI (2.1.332) hands the model a message written on stdin while a turn runs: the message, then a paragraph of its own.
+const MID_TURN_MESSAGE = /The user sent a new message while you were working:\n([\s\S]*?)(?:\n\nThis is how Claude Code surfaces|$)/;
 // The CLI wraps injected context (git attribution, reminders) in these tags
 // inside user messages; they are not what the user said.
 const SYSTEM_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
@@ -97,5 +101,16 @@ export function templateContext(messages: readonly RequestMessage[], step: numbe
         .map((block) => toolResultText(block.content))
         .join("\n")
     : "";
-  return { prompt, task: unframed(prompt), tool_result: toolResult, step, script };
+  return { prompt, task: unframed(prompt), tool_result: toolResult, message: midTurnMessage(messages), step, script };
+}
+
+/** The latest message sent into a running turn, in whichever message (of any role) the CLI put it. */
+function midTurnMessage(messages: readonly RequestMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    for (const block of blocks(messages[i]!.content).reverse()) {
+      const found = typeof block.text === "string" ? MID_TURN_MESSAGE.exec(block.text) : null;
+      if (found) return found[1]!.trim();
+    }
+  }
+  return "";
 }

@@ -46,6 +46,8 @@ export interface RunEngine extends TaskRunner {
   readonly scheduler?: Pick<Scheduler, "rateLimit" | "running">;
   /** What is left of the dollar budgets over work of `agent` (Orchestrator.budgetStatus); only an in-process run has it here. */
   budgetStatus?(agent: string | undefined): BudgetUse[];
+  /** Reaching one running task (a message, an interrupt, a stop); only an in-process run has it here. */
+  readonly steering?: Pick<Orchestrator, "sendToTask" | "interruptTask" | "stopTask" | "runningTaskNames">;
 }
 
 /** What the orchestrator and the coordinator both offer a run. */
@@ -163,6 +165,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
     kill: () => orchestrator.kill(),
     scheduler: orchestrator.scheduler,
     budgetStatus: (agent) => orchestrator.budgetStatus(agent),
+    steering: orchestrator,
     description: mode,
     warnings: () => rig?.server.warnings ?? [],
     divergences: () => rig?.server.divergences ?? [],

@@ -1,6 +1,9 @@
 /** Running a plan end to end (a swarm file's graph, a workflow script), without a terminal: the engine, resume, the record. */
 
 export { activityOf, backgroundLine, planWindowLine, resultLine, worktreeLine } from "./activity.ts";
+export { askRun, RunNotReachableError } from "./control-client.ts";
+export { ControlSocket, ControlSocketError, type SteerableRun } from "./control-socket.ts";
+export type { ControlReply, ControlRequest } from "./control-wire.ts";
 export type { EngineOptions, RunEngine } from "./engine.ts";
 export type { PlanContext, PlanEvent, RunPlan, WorkflowRunEvent } from "./plan.ts";
 export { backgroundTaskFromRecord, type SummaryBackgroundTask } from "./record/background-record.ts";
@@ -43,7 +46,7 @@ export {
 export { type RunChange, RunModel, type RunModelOptions } from "./run-model.ts";
 export { type RowKind, type RowStatus, type RunRow, taskKey } from "./run-row.ts";
 export { type RunSwarmFileOptions, runSwarmFile, type SwarmRunResult } from "./run-swarm-file.ts";
-export { type RunEvent, SwarmRun, type SwarmRunOptions } from "./swarm-run.ts";
+export { type RunEvent, SteeringUnavailableError, SwarmRun, type SwarmRunOptions } from "./swarm-run.ts";
 export { WorkflowPlan } from "./workflow-plan.ts";
 export {
   runWorkflow,

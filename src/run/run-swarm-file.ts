@@ -11,6 +11,8 @@ export interface RunSwarmFileOptions extends SwarmRunOptions {
   onEvent?: (event: RunEvent) => void;
   /** The exit code a stop by `signal` gives (default 130, as for Ctrl-C). */
   stopExitCode?: number;
+  /** The run, as it starts: its `send`, `stopTask` and `interrupt` reach one running task while the others go on. */
+  onStart?: (run: SwarmRun) => void;
 }
 
 export interface SwarmRunResult {
@@ -41,6 +43,7 @@ export async function runSwarmFile(file: string | ResolvedSwarmConfig, options: 
   }
   const signal = options.signal ?? new AbortController().signal;
   const run = await SwarmRun.start(config, options);
+  options.onStart?.(run);
   for await (const event of run.events(signal)) options.onEvent?.(event);
   const stop: RunStop | undefined = signal.aborted ? { reason: String(signal.reason), exitCode: options.stopExitCode ?? 130 } : run.stop;
   const { summary, path, error } = run.writeRecord(stop);

@@ -6,8 +6,8 @@
  * the same events, or awaits `runSwarmFile()`.
  */
 import { resolve } from "node:path";
-import { AbortError } from "../errors.ts";
-import { type BudgetUse, type OrchestratorEvent, sessionIdOf, type TaskInfo } from "../orchestrator/index.ts";
+import { AbortError, CadreError } from "../errors.ts";
+import { type BudgetUse, type OrchestratorEvent, type SteerOrigin, sessionIdOf, type TaskInfo } from "../orchestrator/index.ts";
 import type { Divergence } from "../rehearsal/index.ts";
 import type { LeftWorktree, ResolvedSwarmConfig } from "../swarm/index.ts";
 import { INTERRUPTED, newRunId, RunWorktrees, type SwarmEvent, unrunResult } from "../swarm/index.ts";
@@ -44,6 +44,16 @@ export interface SwarmRunOptions {
   traceContext?: (task: TaskInfo) => string | undefined;
   /** For a traced run: its run span's traceparent, kept in the record so that a resumed run's span links to it. */
   traceparent?: string;
+}
+
+/** A run whose tasks run elsewhere (on Redis hosts) cannot reach one of them from here yet. */
+export class SteeringUnavailableError extends CadreError {
+  constructor(where: string) {
+    super(
+      "STEERING_UNAVAILABLE",
+      `a task of this run cannot be reached from here: it runs ${where}; only a run in this process takes messages and stops`,
+    );
+  }
 }
 
 /** The config as a run applies it: a rehearsal shows what would run, and its made-up costs stop it only when asked (no budget applies else). */
@@ -173,6 +183,36 @@ export class SwarmRun {
     return refused ? { reason: refused.message, exitCode: 2 } : undefined;
   }
 
+  /**
+   * Writes a message into the running turn of task `task` (a swarm task's name, a script's agent() row):
+   * the agent takes it at its next step, and the task's result is its answer after it. The text is
+   * data, sent verbatim. Throws TaskNotRunningError when that task has no process now.
+   */
+  send(task: string, text: string, origin?: SteerOrigin): void {
+    this.#steering().sendToTask(task, text, origin);
+  }
+
+  /** Ends task `task` as cancelled (its process and tools killed, its worktree and session kept); the run goes on. */
+  stopTask(task: string, origin?: SteerOrigin): void {
+    this.#steering().stopTask(task, origin);
+  }
+
+  /** Ends the current turn of task `task`; the task ends as interrupted, its session kept for --resume. */
+  interrupt(task: string, origin?: SteerOrigin): Promise<void> {
+    return this.#steering().interruptTask(task, origin);
+  }
+
+  /** The tasks that send, stopTask and interrupt can reach now. */
+  get runningTasks(): string[] {
+    return this.#engine.steering?.runningTaskNames ?? [];
+  }
+
+  #steering(): NonNullable<RunEngine["steering"]> {
+    const steering = this.#engine.steering;
+    if (steering === undefined) throw new SteeringUnavailableError(this.#engine.description);
+    return steering;
+  }
+
   /** Problems to report once the run is over (scripted-model warnings, a lost Redis). */
   warnings(): readonly string[] {
     return this.#engine.warnings();
@@ -264,7 +304,16 @@ export class SwarmRun {
       return;
     }
     if (!("task" in event) || event.task.parentId !== undefined || this.#recorder.ended(event.task.name)) return;
-    if (event.type === "task_started") this.#recorder.taskStarted(event.task.name, event.startedAt);
+    if (event.type === "task_steered") {
+      const { task, action, from, text, at } = event;
+      this.#recorder.taskSteered({
+        task: task.name,
+        action,
+        from: from ?? null,
+        at: new Date(at).toISOString(),
+        ...(text !== undefined && { text }),
+      });
+    } else if (event.type === "task_started") this.#recorder.taskStarted(event.task.name, event.startedAt);
     // A task whose work still waits to be committed from its worktree is recorded once it is (task_settled).
     else if (event.type === "task_finished" && !this.#worktrees.holds(event.task.name)) this.#recorder.taskFinished(event.task.name, event.result);
     else if (event.type === "task_message") {

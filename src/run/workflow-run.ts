@@ -69,6 +69,8 @@ export interface WorkflowFileRunOptions {
   traceparent?: string;
   /** The exit code a stop by `signal` gives (default 130). */
   stopExitCode?: number;
+  /** The run, as it starts: its `send`, `stopTask` and `interrupt` reach one running agent() call (by its row name) while the others go on. */
+  onStart?: (run: SwarmRun) => void;
   /**
    * Replay a recorded run (planWorkflowReplay): its replies instead of the
    * model, offline, in this process. Its budgets count what the recorded calls
@@ -223,6 +225,7 @@ function redisRun(redis: NonNullable<WorkflowFileRunOptions["redis"]>, resume: R
 /** Runs a workflow script to its end and writes its record (see startWorkflowRun for what rejects). */
 export async function runWorkflow(source: string, options: WorkflowFileRunOptions): Promise<WorkflowRunResult> {
   const { run, plan } = await startWorkflowRun(source, options);
+  options.onStart?.(run);
   const signal = options.signal ?? new AbortController().signal;
   for await (const event of run.events(signal)) options.onEvent?.(event);
   const stop = signal.aborted ? { reason: String(signal.reason), exitCode: options.stopExitCode ?? 130 } : run.stop;

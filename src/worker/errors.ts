@@ -132,6 +132,13 @@ export class WorkerClosedError extends CadreError {
   }
 }
 
+/** A message meant for a running turn found none: the session is idle, or its turn is ending. */
+export class NoTurnRunningError extends CadreError {
+  constructor() {
+    super("NO_TURN_RUNNING", "the worker has no turn running to take the message (it is idle, or its turn is ending)");
+  }
+}
+
 /** A control request to the CLI got no answer in time. */
 export class ControlTimeoutError extends CadreError {
   constructor(

@@ -1,8 +1,10 @@
 // The Worker: one claude process and session, with the whole control protocol, turns and close.
+import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import { AbortError } from "../errors.ts";
 import type {
   CliMessage,
+  CommandLifecycleMessage,
   ControlResponseMessage,
   InitializeRequest,
   McpServerConfig,
@@ -43,6 +45,7 @@ import {
   ControlRequestError,
   type ExitDetails,
   type InvalidControlAnswerError,
+  NoTurnRunningError,
   ProtocolError,
   RewindFilesError,
   SessionNotFoundError,
@@ -124,6 +127,8 @@ export class Worker {
   /** The session's running token totals at the latest result. */
   #tokens: TokenCounts | undefined;
   #quietTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Messages written into the running turn (steer) that the CLI has not completed yet, by uuid. */
+  readonly #steering = new Set<string>();
   #failure: Error | undefined;
   /** A startup failure the CLI named on a result before it exited. */
   #startupFailure: { reason: string; errors: string[] } | undefined;
@@ -286,6 +291,24 @@ export class Worker {
     const result = await this.send(prompt, sendOptions).collect();
     if (result.isError && reject !== false) throw new TurnFailedError(result);
     return result;
+  }
+
+  /**
+   * Writes a message into the running turn: the CLI takes it at the turn's next step
+   * ("The user sent a new message while you were working: …") and the turn ends with
+   * the answer after it. Always verbatim: text only, never a file read or a command.
+   * Throws NoTurnRunningError when no turn runs or the one running has its last result.
+   */
+  steer(text: string): void {
+    const turn = this.#turns[0];
+    if (turn === undefined || this.#failure || this.#closing || this.#endingTurn(turn)) throw new NoTurnRunningError();
+    // Named, so that the turn is not done until the CLI has completed this message (see #sessionDone).
+    const uuid = randomUUID();
+    this.#steering.add(uuid);
+    if (!this.#transport.write(userMessage(text, uuid, { verbatim: true }))) {
+      this.#steering.delete(uuid);
+      throw new NoTurnRunningError();
+    }
   }
 
   /** Interrupts the running turn; its result still arrives and ends the turn. */
@@ -494,6 +517,11 @@ export class Worker {
     this.#setState("ready");
   }
 
+  /** The turn has its result and nothing of it runs on: a message now could start a turn no one waits for. */
+  #endingTurn(turn: Turn): boolean {
+    return turn.lastResult !== undefined && !this.#background.anyRunning && this.#steering.size === 0;
+  }
+
   #startTurn(turn: Turn): void {
     this.#setState("busy");
     turn.tokensBefore = this.#tokens;
@@ -553,8 +581,15 @@ export class Worker {
     this.#events.emit({ type: "message", message });
     if (changed) this.#events.emit({ type: "background_task", task: changed });
     // A prompt's lifecycle is not part of any answer; its "completed" even comes after the result.
-    if (message.type === "command_lifecycle") return;
-    if (message.type === "result") this.#tokens = sessionTokens(message) ?? this.#tokens;
+    if (message.type === "command_lifecycle") {
+      if (this.#steered(message) && turn && this.#sessionDone(message, turn)) this.#finishTurn();
+      return;
+    }
+    if (message.type === "result") {
+      this.#tokens = sessionTokens(message) ?? this.#tokens;
+      // An interrupted turn takes no further message: none of them holds the turn open.
+      if (message.is_error === true && String(message.terminal_reason ?? "").startsWith("aborted")) this.#steering.clear();
+    }
     if (!turn) return;
     turn.push(message);
     if (this.#sessionDone(message, turn)) this.#finishTurn();
@@ -570,11 +605,13 @@ export class Worker {
    */
   #sessionDone(message: CliMessage, turn: Turn): boolean {
     clearTimeout(this.#quietTimer);
-    if (turn.lastResult === undefined) return false;
+    if (turn.lastResult === undefined || this.#steering.size > 0) return false;
     if (this.#background.anyRunning) return false;
-    if (this.#sessionState === undefined) return message.type === "result";
+    // The last message written into the turn may be completed after its result.
+    const steered = message.type === "command_lifecycle";
+    if (this.#sessionState === undefined) return message.type === "result" || steered;
     if (this.#sessionState !== "idle") return false;
-    if (message.type === "system" && message.subtype === "session_state_changed") return true;
+    if (steered || (message.type === "system" && message.subtype === "session_state_changed")) return true;
     // Background work ended while the session was idle: its notification usually starts a turn ("running" cancels this).
     if (message.type === "system" && message.subtype === "background_tasks_changed") {
       this.#quietTimer = setTimeout(() => {
@@ -583,6 +620,12 @@ export class Worker {
       this.#quietTimer.unref?.();
     }
     return false;
+  }
+
+  /** A message written into the turn (steer) is done with: true when that was the last one the turn waited for. */
+  #steered(message: CommandLifecycleMessage): boolean {
+    if (message.state === "queued" || message.state === "started") return false;
+    return this.#steering.delete(message.command_uuid) && this.#steering.size === 0;
   }
 
   /**

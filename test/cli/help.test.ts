@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cadre, repo } from "../support/cli.ts";
 
-const SUBCOMMANDS = ["run", "validate", "mcp", "agents", "worker", "ui", "doctor"];
+const SUBCOMMANDS = ["run", "send", "stop", "interrupt", "validate", "mcp", "agents", "worker", "ui", "doctor"];
 
 /** Every CADRE_* variable the sources read: named as a string, or as process.env.X / env.X. */
 async function environmentVariables(): Promise<string[]> {

@@ -37,6 +37,7 @@ describe("cadre mcp over stdio", () => {
         "run_workflow",
         "set_permission_mode",
         "spawn_session",
+        "steer_workflow_agent",
         "stop_background_task",
         "wait_sessions",
       ].sort(),

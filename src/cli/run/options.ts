@@ -19,6 +19,8 @@ in its own claude worker under the concurrency limit and the budget; or a workfl
 script written for Claude Code (agent(), parallel(), pipeline(), phase(), log(), budget,
 workflow(), args), each agent() call a claude worker under the same limits. Both have
 the same record (summary.json), events, resume, replay, dashboard and telemetry.
+While it runs, cadre send RUN-DIR TASK MESSAGE, cadre stop and cadre interrupt from another
+terminal reach one of its tasks (through a socket in the run directory that only you can use).
 
 Options:
   -c, --concurrency N  workers running at once (default: the config's, else chosen by cadre)

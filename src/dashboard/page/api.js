@@ -42,6 +42,10 @@ export class Api {
     return this.json("/api/runs");
   }
 
+  steer(runId, row, request) {
+    return this.json(`/api/runs/${encodeURIComponent(runId)}/steer`, { method: "POST", body: JSON.stringify({ row, ...request }) });
+  }
+
   answer(runId, row, requestId, answer) {
     return this.json(`/api/runs/${encodeURIComponent(runId)}/answer`, { method: "POST", body: JSON.stringify({ row, requestId, answer }) });
   }

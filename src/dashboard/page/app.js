@@ -4,12 +4,13 @@ import { ConversationView } from "./conversation.js";
 import { money, span, statusLabel } from "./format.js";
 import { PendingList } from "./permissions.js";
 import { choices, filtering } from "./rows.js";
+import { SteerBox } from "./steer.js";
 import { TaskTable } from "./table.js";
 import { renderTimeline } from "./timeline.js";
 
 /**
  * The elements index.html has, by id, where the page needs more than an HTMLElement.
- * @typedef {{ "run-picker": HTMLSelectElement, "status-filter": HTMLSelectElement, "agent-filter": HTMLSelectElement, "task-search": HTMLInputElement, conversation: HTMLOListElement }} Elements
+ * @typedef {{ "run-picker": HTMLSelectElement, "status-filter": HTMLSelectElement, "agent-filter": HTMLSelectElement, "task-search": HTMLInputElement, conversation: HTMLOListElement, steer: HTMLFormElement, "steer-text": HTMLTextAreaElement, "steer-interrupt": HTMLButtonElement, "steer-stop": HTMLButtonElement }} Elements
  */
 /** @type {<K extends string>(id: K) => K extends keyof Elements ? Elements[K] : HTMLElement} */
 const $ = (id) => /** @type {any} */ (document.getElementById(id));
@@ -30,6 +31,10 @@ const page = {
 const table = new TaskTable($("tasks-wrap"), document.querySelector("#tasks tbody"), (key) => select(key));
 table.onToggle = () => page.snapshot && renderTimeline($("timeline"), page.snapshot, table.listedEntries());
 const conversation = new ConversationView($("conversation"), $("conversation-state"));
+const steerBox = new SteerBox(
+  { form: $("steer"), text: $("steer-text"), interrupt: $("steer-interrupt"), stop: $("steer-stop"), state: $("steer-state") },
+  (row, request) => api.steer(page.runId, row, request),
+);
 const pending = new PendingList($("pending-section"), $("pending"), (row, requestId, answer) => api.answer(page.runId, row, requestId, answer));
 
 function notice(text) {
@@ -150,6 +155,7 @@ function select(key) {
 /** Opens the selected row's conversation once it has one (a queued task has said nothing yet). */
 function openConversation() {
   const row = page.snapshot?.rows.find((r) => r.key === page.selected);
+  steerBox.render(page.snapshot, row);
   $("conversation-name").textContent = row ? `of ${row.name}` : "(select a task)";
   if (!row) return;
   if (!row.hasConversation) {
@@ -179,6 +185,11 @@ function render(snapshot) {
   renderCount();
   renderTimeline($("timeline"), snapshot, table.listedEntries());
   if (page.selected && page.shown !== page.selected) openConversation();
+  else
+    steerBox.render(
+      snapshot,
+      snapshot.rows.find((r) => r.key === page.selected),
+    );
   // When the page first showed the run, on its own clock: the time to open a large run is measured by it.
   if (performance.getEntriesByName("cadre:drawn").length === 0) performance.mark("cadre:drawn");
 }

@@ -4,8 +4,9 @@ import { isAbsolute, resolve } from "node:path";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { EffortLevelSchema } from "../../protocol/index.ts";
-import { PERMISSION_MODES } from "../../worker/index.ts";
-import { InvalidArgumentError } from "../errors.ts";
+import { NoTurnRunningError, PERMISSION_MODES } from "../../worker/index.ts";
+import { InvalidArgumentError, SessionBusyError } from "../errors.ts";
+import type { ManagedSession } from "../managed-session.ts";
 import { SessionInfoSchema } from "../session-info.ts";
 import { infoResult, SessionIdSchema, type ToolContext, WaitSchema, waitForTurn } from "./common.ts";
 
@@ -20,6 +21,16 @@ function checkedCwd(cwd: string): string {
   }
   if (!isDir) throw new InvalidArgumentError(`cwd "${path}" is not an existing directory; give an absolute path to one, or leave cwd out.`);
   return path;
+}
+
+/** A message for a working child goes into its running turn; a turn that has not started or is ending cannot take it. */
+function steerOrRefuse(session: ManagedSession, prompt: string): void {
+  try {
+    session.steer(prompt);
+  } catch (error) {
+    if (!(error instanceof NoTurnRunningError)) throw error;
+    throw new SessionBusyError(session.id, session.status);
+  }
 }
 
 /** spawn_session and query_session: the tools that start a turn. */
@@ -78,12 +89,19 @@ export function registerTurnTools(server: McpServer, context: ToolContext): void
       return infoResult(session);
     },
   );
+  registerQuerySession(server, context);
+}
 
+/** query_session: a message to a child, as a new turn, or into the turn it is working on. */
+function registerQuerySession(server: McpServer, context: ToolContext): void {
+  const { registry, owner } = context;
   server.registerTool(
     "query_session",
     {
-      title: "Send a follow-up to a child",
-      description: "Send the next message to a child session that is not busy, and return when that turn ends or after wait_s.",
+      title: "Send a message to a child",
+      description:
+        "Send a message to a child session and return when its turn ends or after wait_s. A child that is idle starts a turn with it; " +
+        "a child that is working takes it into its running turn at its next step (between tool calls), and that turn's result is its answer after it.",
       inputSchema: {
         session_id: SessionIdSchema,
         prompt: z.string().min(1).describe("The message."),
@@ -94,7 +112,8 @@ export function registerTurnTools(server: McpServer, context: ToolContext): void
     async ({ session_id, prompt, wait_s }, extra) => {
       const session = registry.find(owner, session_id);
       registry.throwIfRefused();
-      session.send(prompt);
+      if (session.busy) steerOrRefuse(session, prompt);
+      else session.send(prompt);
       await waitForTurn(session, wait_s ?? context.defaultWaitS, extra);
       registry.throwIfRefused();
       return infoResult(session);

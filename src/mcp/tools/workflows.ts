@@ -9,6 +9,7 @@ const WorkflowStatusSchema = {
   name: z.string(),
   status: z.enum(["running", "succeeded", "failed"]),
   agents_started: z.number(),
+  running_agents: z.array(z.string()),
   logs: z.array(z.string()),
   result: z.unknown().optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
@@ -21,6 +22,7 @@ function statusOf(entry: WorkflowRunEntry) {
     name: entry.name,
     status: outcome === undefined ? ("running" as const) : outcome.ok ? ("succeeded" as const) : ("failed" as const),
     agents_started: entry.agentsStarted,
+    running_agents: [...entry.running],
     logs: entry.logs,
     ...(outcome?.ok && { result: outcome.result ?? null }),
     ...(outcome?.error && { error: outcome.error }),
@@ -70,6 +72,28 @@ export function registerWorkflowTools(server: McpServer, context: ToolContext, r
       });
       await waitFor(entry, wait_s ?? context.defaultWaitS, extra.signal);
       return statusOf(entry);
+    },
+  );
+  server.registerTool(
+    "steer_workflow_agent",
+    {
+      title: "Message, interrupt or stop one agent of a workflow run",
+      description:
+        "Reach one running agent() call of a run_workflow run (by its label, as get_workflow lists it under running_agents) while the others go on. " +
+        "send: your message goes into its running turn, taken at its next step, and the call returns its answer after it. " +
+        "interrupt: its turn ends. stop: it ends at once, its process and tools killed; the call returns null to the script.",
+      inputSchema: {
+        run_id: z.string().min(1).describe("The run_id run_workflow returned."),
+        agent: z.string().min(1).describe("The agent() call's label, from running_agents."),
+        action: z.enum(["send", "interrupt", "stop"]),
+        message: z.string().min(1).max(50_000).optional().describe("For send: the message, as text."),
+      },
+      outputSchema: WorkflowStatusSchema,
+    },
+    async ({ run_id, agent, action, message }) => {
+      if ((action === "send") !== (message !== undefined)) throw new Error("send takes a message; interrupt and stop take none");
+      await runs.steer(owner, run_id, agent, action, message);
+      return statusOf(runs.find(owner, run_id));
     },
   );
   server.registerTool(

@@ -4,7 +4,7 @@ import type { SessionRecord, TaskResult, Usage } from "../../orchestrator/index.
 import type { Divergence } from "../../rehearsal/index.ts";
 import type { AddedTask, LoopEndedEvent, TaskFingerprint, TaskSettledEvent, WorktreeOutcome } from "../../swarm/index.ts";
 import { RunJournal } from "./journal-appender.ts";
-import { SUMMARY_FILE, type Summary, type SummaryTask } from "./schema.ts";
+import { SUMMARY_FILE, type Summary, type SummarySteering, type SummaryTask } from "./schema.ts";
 import {
   buildSummary,
   type RecordExtension,
@@ -85,6 +85,7 @@ export class RunRecorder {
   /** The tasks the run made as it went (for_each copies, loop rounds), and the loops that ended. */
   readonly #added: AddedTask[] = [];
   readonly #loopsEnded = new Map<string, LoopEndedEvent>();
+  readonly #steering: SummarySteering[] = [];
   /** The rows of the run being resumed, by name. */
   readonly #previousRows: ReadonlyMap<string, SummaryTask>;
   readonly #journal: RunJournal;
@@ -164,6 +165,12 @@ export class RunRecorder {
     for (const task of tasks) this.#tasksByName.set(task.name, task);
     if (tasks.some((task) => task.copy_of !== undefined || task.round_of !== undefined)) this.rewrite();
     else for (const task of tasks) this.#journalRow(task.name);
+  }
+
+  /** A user reached a running task (a message, an interrupt, a stop): kept in order, and the record written at once. */
+  taskSteered(entry: SummarySteering): void {
+    this.#steering.push(entry);
+    this.rewrite();
   }
 
   loopEnded(event: LoopEndedEvent): void {
@@ -272,6 +279,7 @@ export class RunRecorder {
       ...(this.#options.extension && { extension: this.#options.extension }),
       added: this.#added,
       loopsEnded: this.#loopsEnded,
+      steering: this.#steering,
       results: this.#results,
       running: this.#running,
       totals: source.totals,

@@ -202,6 +202,16 @@ export const SummarySessionSchema = z.looseObject({
 });
 
 /** summary.json: what a run did, per task and per other session, and in total. */
+/** A message, interrupt or stop a user sent a running task (docs/steering.md): who, when, to which task, and the message. */
+export const SummarySteeringSchema = z.looseObject({
+  task: z.string(),
+  action: z.enum(["send", "interrupt", "stop"]),
+  /** Where it came from: "cadre send", "the dashboard", the library's own name; null when not said. */
+  from: z.string().nullable(),
+  at: z.string(),
+  text: z.string().optional(),
+});
+
 export const SummarySchema = z.looseObject({
   swarm: z.string(),
   /** Names the run's branches: cadre/<run_id>/<task>. */
@@ -254,6 +264,8 @@ export const SummarySchema = z.looseObject({
   }),
   tasks: z.array(SummaryTaskSchema),
   sessions: z.array(SummarySessionSchema),
+  /** What users sent the running tasks, in order, over every attempt (absent when nothing was). */
+  steering: z.array(SummarySteeringSchema).optional(),
   /** The config's loops (absent from older records and from runs without loops). */
   loops: z.array(SummaryLoopSchema).optional(),
   /** A replay (`cadre replay`): the run it replays, and where it left that run's record (docs/replay.md). */
@@ -270,6 +282,7 @@ export type Summary = z.infer<typeof SummarySchema>;
 export type SummaryTask = z.infer<typeof SummaryTaskSchema>;
 export type SummarySession = z.infer<typeof SummarySessionSchema>;
 export type SummaryLoop = z.infer<typeof SummaryLoopSchema>;
+export type SummarySteering = z.infer<typeof SummarySteeringSchema>;
 
 /**
  * Where each field of a task's result goes in its summary.json entry: the

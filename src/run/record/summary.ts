@@ -16,6 +16,7 @@ import {
   type Summary,
   type SummaryLoop,
   type SummarySession,
+  type SummarySteering,
   type SummaryTask,
 } from "./schema.ts";
 
@@ -82,8 +83,10 @@ export interface SummaryInput {
   carriedOver?: ReadonlyMap<string, SummaryTask>;
   /** This attempt's number (default 1: no --resume). */
   attempt?: number;
-  /** The record of the run this attempt resumes: its totals and sessions carry over. */
-  previous?: Pick<Summary, "totals" | "sessions">;
+  /** The record of the run this attempt resumes: its totals, sessions and steering carry over. */
+  previous?: Pick<Summary, "totals" | "sessions" | "steering">;
+  /** What users sent this attempt's running tasks, in order. */
+  steering?: readonly SummarySteering[];
   /** What the engine spent (the tasks and the sessions, when every session is listed). */
   totals: { costUsd: number; usage: Usage };
   /** Peers, supervisors and spawned children (Orchestrator.sessionRecords). */
@@ -259,9 +262,16 @@ function summaryOf(input: SummaryInput, order: RecordRows, rows: Iterable<Summar
     attempt_totals: { tasks_run: count.tasksRun, cost_usd: input.totals.costUsd },
     tasks,
     sessions,
+    ...steeringOf(input),
     ...(input.config.loops !== undefined && { loops: loopRows(input.config, input.added ?? [], input.loopsEnded) }),
     ...input.extension?.fields(input.stop),
   };
+}
+
+/** The record's steering: the earlier attempts', then this one's; nothing when no user sent anything. */
+function steeringOf(input: SummaryInput): Pick<Summary, "steering"> {
+  const steering = [...(input.previous?.steering ?? []), ...(input.steering ?? [])];
+  return steering.length === 0 ? {} : { steering };
 }
 
 export function buildSummary(input: SummaryInput): Summary {

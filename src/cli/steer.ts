@@ -1,0 +1,99 @@
+// `cadre send | stop | interrupt`: reach one task of a running `cadre run` from another terminal, through the run's control socket.
+import { type Dirent, readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { askRun, type ControlRequest, RunNotReachableError } from "../run/index.ts";
+import { parseFlags } from "./flags.ts";
+import { RUNS_DIR } from "./run/prepare.ts";
+
+type Action = ControlRequest["action"];
+
+const USAGE: Record<Action, string> = {
+  send: "usage: cadre send <run-dir | latest> <task> <message>",
+  stop: "usage: cadre stop <run-dir | latest> <task>",
+  interrupt: "usage: cadre interrupt <run-dir | latest> <task>",
+};
+
+const WHAT: Record<Action, string> = {
+  send: `Writes a message into the running turn of one task of a running cadre run: the
+agent takes it at its next step (between tool calls), as "The user sent a new
+message while you were working: ...", and the task's result is its answer after
+it. The message is text only: never a command, a file read or a flag (put -- before
+a message that starts with -). Words after <task> are joined with spaces.`,
+  stop: `Stops one task of a running cadre run while the rest goes on: it ends cancelled,
+its claude process and tools killed, its worktree and session kept; the tasks that
+depend on it are skipped, and cadre run --resume runs it again.`,
+  interrupt: `Ends the current turn of one task of a running cadre run, as Escape does in
+Claude Code: the task ends as interrupted, its session kept for cadre run --resume.`,
+};
+
+function help(action: Action): string {
+  return `${USAGE[action]}
+
+${WHAT[action]}
+
+<run-dir> is the run's directory (its summary.json is there); latest is the newest
+under ${RUNS_DIR}. The run is reached through the Unix socket in <run-dir>/control/,
+which only the user who started the run can use. A task is named as in the run's
+view: a swarm task's name, or a workflow script's agent() row.
+
+Options:
+  -h, --help  show this help
+
+Exit status: 0 done, 2 the run has ended, the task is not running, or wrong
+arguments. See docs/steering.md.
+`;
+}
+
+/** `cadre send|stop|interrupt RUN-DIR TASK [MESSAGE]`: one request to the run, and one line saying how it went. */
+export async function steerCommand(action: Action, args: string[]): Promise<number> {
+  let positionals: string[];
+  try {
+    const parsed = parseFlags(args, { options: { help: { type: "boolean", short: "h" } }, allowPositionals: true });
+    if (parsed.values.help) {
+      process.stdout.write(help(action));
+      return 0;
+    }
+    positionals = parsed.positionals;
+  } catch (error) {
+    return refuse(action, `${(error as Error).message}; ${USAGE[action]}`);
+  }
+  const [given, task, ...words] = positionals;
+  const text = words.join(" ");
+  if (given === undefined || task === undefined || (action === "send") !== text.length > 0) return refuse(action, USAGE[action]);
+  const runDir = given === "latest" ? latestRunDir() : resolve(given);
+  if (runDir === undefined) return refuse(action, `no run under ${resolve(RUNS_DIR)}; give the run's directory`);
+  const request: ControlRequest = action === "send" ? { action, task, text } : { action, task };
+  try {
+    const reply = await askRun(runDir, request);
+    if (!reply.ok) return refuse(action, reply.message);
+  } catch (error) {
+    if (error instanceof RunNotReachableError) return refuse(action, error.message);
+    throw error;
+  }
+  process.stdout.write(`cadre ${action}: ${DONE[action]} ${task}\n`);
+  return 0;
+}
+
+const DONE: Record<Action, string> = { send: "sent to", stop: "stopped", interrupt: "interrupted" };
+
+/** The newest run directory under .cadre/runs: run directories are named by their start time. */
+function latestRunDir(): string | undefined {
+  const runs = resolve(RUNS_DIR);
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(runs, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const newest = entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()
+    .at(-1);
+  return newest === undefined ? undefined : join(runs, newest);
+}
+
+function refuse(action: Action, problem: string): number {
+  process.stderr.write(`cadre ${action}: ${problem}\n`);
+  return 2;
+}

@@ -1,0 +1,54 @@
+// Asking a running run, through its control socket, to reach one of its tasks: what `cadre send|stop|interrupt` do.
+import { connect } from "node:net";
+import { CadreError } from "../errors.ts";
+import { type ControlReply, ControlReplySchema, type ControlRequest, controlSocketPath } from "./control-wire.ts";
+
+/** Nothing answers at the run's socket: the run has ended, was killed, or never had one (a library run, another user's). */
+export class RunNotReachableError extends CadreError {
+  constructor(runDir: string, why: string, cause?: unknown) {
+    super("RUN_NOT_REACHABLE", `cannot reach the run in ${runDir}: ${why}`, { cause });
+  }
+}
+
+/** How long the run may take to answer (an interrupt waits for the CLI's answer). */
+const REPLY_TIMEOUT_MS = 35_000;
+
+/** Sends one request to the run in `runDir` and resolves with its reply; rejects with RunNotReachableError when no run answers. */
+export function askRun(runDir: string, request: ControlRequest): Promise<ControlReply> {
+  const path = controlSocketPath(runDir);
+  if (path === undefined) return Promise.reject(new RunNotReachableError(runDir, "its path is too long for a socket; run from nearer to it"));
+  return new Promise((resolve, reject) => {
+    const socket = connect(path);
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.setTimeout(REPLY_TIMEOUT_MS, () =>
+      socket.destroy(new RunNotReachableError(runDir, `it did not answer within ${REPLY_TIMEOUT_MS / 1000} s`)),
+    );
+    socket.on("connect", () => socket.write(`${JSON.stringify(request)}\n`));
+    socket.on("data", (chunk: string) => {
+      received += chunk;
+    });
+    socket.on("error", (error: NodeJS.ErrnoException) => reject(error instanceof CadreError ? error : unreachable(runDir, error)));
+    socket.on("end", () => {
+      const parsed = ControlReplySchema.safeParse(safeJson(received.trim()));
+      if (parsed.success) resolve(parsed.data);
+      else reject(new RunNotReachableError(runDir, "its socket answered with something that is not a reply"));
+    });
+  });
+}
+
+function unreachable(runDir: string, error: NodeJS.ErrnoException): RunNotReachableError {
+  if (error.code === "ENOENT" || error.code === "ECONNREFUSED")
+    return new RunNotReachableError(runDir, "the run has ended (nothing listens at its control socket)", error);
+  if (error.code === "EACCES")
+    return new RunNotReachableError(runDir, "its control socket is not yours (only the user who started the run may reach it)", error);
+  return new RunNotReachableError(runDir, error.message, error);
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,52 @@
+// `cadre send | stop | interrupt` from another process reach one task of a running `cadre run` through its owner-only
+// socket, on the real claude CLI against the rehearsal server; and say in one line when the run has ended.
+import { existsSync, statSync } from "node:fs";
+import { readdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { cadre, readSummary } from "../support/cli.ts";
+import { it } from "../support/fixtures.ts";
+import { bothAgentsBusy, steeringSwarm } from "../support/steering.ts";
+
+describe("cadre send, stop and interrupt", () => {
+  it("reach the tasks of a running cadre run through its socket, and fail in one line once it has ended", { timeout: 120_000 }, async ({ tmp }) => {
+    await writeFile(join(tmp, "swarm.yaml"), steeringSwarm(tmp, { steerSeconds: 8, dependent: true }));
+    const running = cadre(["run", "swarm.yaml", "--rehearse"], { cwd: tmp, timeout: 90_000 });
+    await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
+    const runsDir = join(tmp, ".cadre", "runs");
+    const runDir = join(runsDir, (await readdir(runsDir))[0]!);
+    // Only the run's owner can reach the socket: the socket 0600, in a folder 0700.
+    expect(statSync(join(runDir, "control")).mode & 0o777).toBe(0o700);
+    expect(statSync(join(runDir, "control", "run.sock")).mode & 0o777).toBe(0o600);
+
+    const notRunning = await cadre(["interrupt", "latest", "after-stop"], { cwd: tmp });
+    expect(notRunning.exitCode).toBe(2);
+    expect(notRunning.stderr).toMatch(/^cadre interrupt: task "after-stop" is not running \(running: [^\n]*\)$/);
+
+    const sent = await cadre(["send", "latest", "steer-me", "look", "at", "B", "instead"], { cwd: tmp });
+    expect([sent.exitCode, sent.stdout, sent.stderr]).toEqual([0, "cadre send: sent to steer-me", ""]);
+    const stopped = await cadre(["stop", runDir, "stop-me"], { cwd: tmp });
+    expect([stopped.exitCode, stopped.stdout, stopped.stderr]).toEqual([0, "cadre stop: stopped stop-me", ""]);
+
+    const run = await running;
+    expect(run.exitCode).toBe(1);
+    const summary = await readSummary(runDir);
+    const byName = new Map(summary.tasks.map((task) => [task.name, task]));
+    expect(byName.get("steer-me")).toMatchObject({ status: "succeeded", text: "turned to: look at B instead" });
+    expect(byName.get("stop-me")).toMatchObject({ status: "cancelled", error: { code: "STOPPED", message: "stopped by cadre stop" } });
+    expect(byName.get("after-stop")?.status).toBe("skipped");
+    expect(summary.steering?.map((entry) => [entry.task, entry.action, entry.from, entry.text])).toEqual([
+      ["steer-me", "send", "cadre send", "look at B instead"],
+      ["stop-me", "stop", "cadre stop", undefined],
+    ]);
+    // The run has ended: its socket and its folder are gone, and a message says so in one line.
+    expect(existsSync(join(runDir, "control"))).toBe(false);
+    const late = await cadre(["send", runDir, "steer-me", "too late"], { cwd: tmp });
+    expect([late.exitCode, late.stderr]).toEqual([
+      2,
+      `cadre send: cannot reach the run in ${runDir}: the run has ended (nothing listens at its control socket)`,
+    ]);
+    const bare = await cadre(["send", runDir, "steer-me"], { cwd: tmp });
+    expect([bare.exitCode, bare.stderr]).toEqual([2, "cadre send: usage: cadre send <run-dir | latest> <task> <message>"]);
+  });
+});

@@ -1,0 +1,57 @@
+// The dashboard of `cadre run --ui` in a real headless Chromium: a running task's message box and Stop, behind the token.
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import { readSummary } from "../support/cli.ts";
+import { launchBrowser, openPage, SHOTS, startCadre } from "../support/dashboard.ts";
+import { it } from "../support/fixtures.ts";
+import { bothAgentsBusy, steeringSwarm } from "../support/steering.ts";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("steering from the dashboard", () => {
+  it("sends a message to one running task and stops another from its row; the API refuses both without the token", { timeout: 150_000 }, async ({
+    tmp,
+  }) => {
+    await writeFile(join(tmp, "swarm.yaml"), steeringSwarm(tmp, { steerSeconds: 6, dependent: false }));
+    const outDir = join(tmp, "out");
+    const served = await startCadre(["run", "swarm.yaml", "--rehearse", "--ui", "--out", outDir], { cwd: tmp });
+    const page = await openPage(browser, served.url);
+    await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
+
+    // Without the token the page's API reaches no task.
+    const steerUrl = `${served.origin}/api/runs/out/steer`;
+    const anonymous = await fetch(steerUrl, { method: "POST", body: JSON.stringify({ row: "t:stop-me", action: "stop" }) });
+    expect(anonymous.status).toBe(401);
+
+    const box = page.locator("#steer");
+    await page.locator('tr[data-key="t:steer-me"] button').click({ timeout: 30_000 });
+    await box.waitFor({ state: "visible", timeout: 30_000 });
+    await page.locator("#steer-text").fill("look at B instead");
+    await page.screenshot({ path: join(SHOTS, "steer-message.png"), fullPage: true });
+    await page.locator("#steer-send").click();
+    await page.locator("#steer-state", { hasText: "sent" }).waitFor({ timeout: 10_000 });
+
+    await page.locator('tr[data-key="t:stop-me"] button').click();
+    await page.locator("#steer-stop").click();
+    await page.locator("#steer-state", { hasText: "stopped" }).waitFor({ timeout: 10_000 });
+    await page.locator('tr[data-key="t:stop-me"]', { hasText: "cancelled" }).waitFor({ timeout: 20_000 });
+
+    await page.locator("#run-state", { hasText: "finished" }).waitFor({ timeout: 60_000 });
+    // The run has ended: no box, and the API says why.
+    expect(await box.isHidden()).toBe(true);
+    const summary = await readSummary(outDir);
+    const byName = new Map(summary.tasks.map((task) => [task.name, task]));
+    expect(byName.get("steer-me")).toMatchObject({ status: "succeeded", text: "turned to: look at B instead" });
+    expect(byName.get("stop-me")).toMatchObject({ status: "cancelled", error: { code: "STOPPED", message: "stopped by the dashboard" } });
+    served.process.kill("SIGINT");
+    expect((await served.process).exitCode, served.output()).toBe(1);
+  });
+});

@@ -1,0 +1,115 @@
+// Reaching one task of a running swarm from the library (the run handle's send, stopTask and interrupt) while the others go on,
+// on the real claude CLI against the rehearsal server: a message mid-turn, a stop, its dependent skipped, --resume running it again.
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { loadSwarmConfigOrThrow, type RunEvent, runSwarmFile, runWorkflow, type SwarmRun, TaskNotRunningError } from "../../src/index.ts";
+import { planResume } from "../../src/run/index.ts";
+import { it } from "../support/fixtures.ts";
+import { bothAgentsBusy, steeringSwarm } from "../support/steering.ts";
+
+describe("steering one task of a running swarm", () => {
+  it("sends a message into one agent's turn and stops another while the run finishes; --resume runs the stopped one again", async ({ tmp }) => {
+    const file = join(tmp, "swarm.yaml");
+    await writeFile(file, steeringSwarm(tmp, { steerSeconds: 3, dependent: true }));
+    const outDir = join(tmp, "out");
+    let run: SwarmRun | undefined;
+    const events: RunEvent[] = [];
+    const running = runSwarmFile(file, { outDir, rehearse: true, onStart: (started) => (run = started), onEvent: (event) => events.push(event) });
+    await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
+    expect(run?.runningTasks.sort()).toEqual(["steer-me", "stop-me"]);
+    run?.send("steer-me", "look at B instead", { from: "the test" });
+    const stoppedAt = Date.now();
+    run?.stopTask("stop-me", { from: "the test" });
+    expect(() => run?.send("after-stop", "hello")).toThrow(TaskNotRunningError);
+
+    const result = await running;
+    const byName = new Map(result.summary.tasks.map((task) => [task.name, task]));
+    expect(byName.get("steer-me")).toMatchObject({ status: "succeeded", text: "turned to: look at B instead" });
+    expect(byName.get("stop-me")).toMatchObject({ status: "cancelled", error: { code: "STOPPED", message: "stopped by the test" } });
+    expect(byName.get("after-stop")?.status).toBe("skipped");
+    expect(byName.get("after-stop")?.error?.message).toContain("stop-me");
+    // Ended within seconds, not after its 60 s tool.
+    const stopMe = events.find((event) => event.type === "task_finished" && event.task.name === "stop-me");
+    expect(stopMe?.type === "task_finished" && stopMe.result.finishedAt - stoppedAt).toBeLessThan(10_000);
+    const steered = events.flatMap((event) => (event.type === "task_steered" ? [[event.task.name, event.action, event.from, event.text]] : []));
+    expect(steered).toEqual([
+      ["steer-me", "send", "the test", "look at B instead"],
+      ["stop-me", "stop", "the test", undefined],
+    ]);
+    // The record keeps who sent what to which task, and when.
+    const recorded = (summary: typeof result.summary) => summary.steering?.map((entry) => [entry.task, entry.action, entry.from, entry.text]);
+    expect(recorded(result.summary)).toEqual(steered);
+    expect(result.summary.steering?.every((entry) => Date.parse(entry.at) >= stoppedAt - 5_000)).toBe(true);
+    expect(result.exitCode).toBe(1);
+    // The run is over: nothing to reach.
+    expect(() => run?.stopTask("steer-me")).toThrow(TaskNotRunningError);
+
+    const config = await loadSwarmConfigOrThrow(file);
+    const resume = await planResume(config, { dir: outDir, runsDir: outDir, fresh: false });
+    const again = await runSwarmFile(config, { outDir, rehearse: true, resume });
+    expect(again.exitCode).toBe(0);
+    expect(again.summary.tasks.map((task) => [task.name, task.status])).toEqual([
+      ["steer-me", "succeeded"],
+      ["stop-me", "succeeded"],
+      ["after-stop", "succeeded"],
+    ]);
+    // …and a resumed attempt keeps the earlier attempts' steering.
+    expect(recorded(again.summary)).toEqual(steered);
+  });
+
+  it("interrupts one agent's turn: the task ends interrupted, its session kept", async ({ tmp }) => {
+    const file = join(tmp, "swarm.yaml");
+    await writeFile(file, steeringSwarm(tmp, { steerSeconds: 30, dependent: false }));
+    let run: SwarmRun | undefined;
+    const running = runSwarmFile(file, { outDir: join(tmp, "out"), rehearse: true, onStart: (started) => (run = started) });
+    await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
+    const asked = Date.now();
+    await run?.interrupt("steer-me");
+    run?.stopTask("stop-me");
+    const { summary } = await running;
+    const steerMe = summary.tasks.find((task) => task.name === "steer-me");
+    expect(steerMe).toMatchObject({ status: "cancelled", error: { code: "INTERRUPTED" } });
+    expect(steerMe?.session_id).toMatch(/^[0-9a-f-]{36}$/);
+    // Not after its 30 s tool.
+    expect(Date.now() - asked).toBeLessThan(20_000);
+  });
+
+  it("reaches a workflow script's agent() calls by their row names: a stopped call gives the script null", async ({ tmp }) => {
+    const script = [
+      'export const meta = { name: "pair", description: "two agents at work" }',
+      'return await parallel([() => agent("list A", { label: "steer-me" }), () => agent("wait long", { label: "stop-me" })])',
+    ].join("\n");
+    let run: SwarmRun | undefined;
+    const seen = new Set<string>();
+    const running = runWorkflow(script, {
+      outDir: join(tmp, "out"),
+      cwd: tmp,
+      rehearsal: {
+        // The message comes while the model writes its only answer: the CLI takes it after that answer, as the next
+        // prompt ({{prompt}}; between a tool call and its result it is {{message}}), and the call's result is the answer to it.
+        "steer-me": [{ text: "listing A", delay_ms: 4_000 }, { text: "turned to: {{message}}{{prompt}}" }],
+        "stop-me": [{ text: "never", delay_ms: 60_000 }],
+      },
+      onStart: (started) => (run = started),
+      onEvent: (event) => {
+        if (event.type === "task_started") seen.add(event.task.name);
+      },
+    });
+    await expect.poll(() => seen.has("steer-me") && seen.has("stop-me"), { timeout: 60_000 }).toBe(true);
+    // A process waits for its prompt a moment (the cache stagger): until it has sent it, it has no turn to take a message.
+    const sent = () => {
+      try {
+        run?.send("steer-me", "look at B instead");
+        return true;
+      } catch (error) {
+        if (!(error instanceof TaskNotRunningError)) throw error;
+        return false;
+      }
+    };
+    await expect.poll(sent, { timeout: 10_000 }).toBe(true);
+    run?.stopTask("stop-me");
+    const { summary } = await running;
+    expect(summary.result).toEqual(["turned to: look at B instead", null]);
+  });
+});
