@@ -15,6 +15,6 @@ export {
   type WorkflowOutcome,
   type WorkflowRunOptions,
 } from "./runner.ts";
-export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox.ts";
+export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox-contract.ts";
 export { findSavedWorkflow, readWorkflowRef, type SavedWorkflowPlaces, savedWorkflowFiles, type WorkflowSource } from "./saved.ts";
 export { type IsolatedWorker, plainCallSpec, taskSpecForCall } from "./task-spec.ts";

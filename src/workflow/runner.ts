@@ -21,7 +21,8 @@ import { type CheckedScript, checkWorkflowScript } from "./check.ts";
 import { WorkflowLimitError } from "./errors.ts";
 import { framePrompt } from "./frame.ts";
 import type { WorkflowMeta } from "./meta.ts";
-import { type SandboxHost, type SandboxLimits, WorkflowSandbox } from "./sandbox.ts";
+import { WorkflowSandbox } from "./sandbox.ts";
+import type { SandboxHost, SandboxLimits } from "./sandbox-contract.ts";
 import { readWorkflowRef, type SavedWorkflowPlaces } from "./saved.ts";
 
 /** Agents per run unless told otherwise (the CLI's cap: a backstop against a runaway loop). */
