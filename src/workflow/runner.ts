@@ -179,6 +179,8 @@ class ScriptRun {
   async run(checked: CheckedScript): Promise<WorkflowOutcome> {
     const onAbort = () => this.#sandbox.close();
     this.#signal.addEventListener("abort", onAbort, { once: true });
+    // Stopped while its sandbox opened: an abort already past fires no listener.
+    if (this.#signal.aborted) onAbort();
     const { filename, args } = this.#options;
     try {
       const host = this.#hostFor({ phase: undefined, workflow: undefined }, false);
