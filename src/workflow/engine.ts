@@ -46,8 +46,8 @@ type WasmMemory = Extract<NonNullable<CustomizeVariantOptions["wasmMemory"]>, { 
 
 let loading: Promise<typeof import("quickjs-emscripten")> | undefined;
 
-/** Loaded on first use: only a workflow run needs the engine (about 1 MB of WebAssembly). */
-function quickjs(): Promise<typeof import("quickjs-emscripten")> {
+/** Loaded on first use (the sandbox's thread asks as it starts): only a workflow run needs the engine (about 1 MB of WebAssembly). */
+export function quickjs(): Promise<typeof import("quickjs-emscripten")> {
   loading ??= import("quickjs-emscripten");
   return loading;
 }

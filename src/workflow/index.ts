@@ -16,5 +16,6 @@ export {
   type WorkflowRunOptions,
 } from "./runner.ts";
 export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox-contract.ts";
+export { warmSandboxThread } from "./sandbox-threads.ts";
 export { findSavedWorkflow, readWorkflowRef, type SavedWorkflowPlaces, savedWorkflowFiles, type WorkflowSource } from "./saved.ts";
 export { type IsolatedWorker, plainCallSpec, taskSpecForCall } from "./task-spec.ts";

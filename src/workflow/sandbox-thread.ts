@@ -4,7 +4,7 @@
  * calls cross to cadre's thread as messages; those the script waits on at once block this thread until answered.
  */
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
-import { SandboxEngine } from "./engine.ts";
+import { quickjs, SandboxEngine } from "./engine.ts";
 import type { SandboxHost } from "./sandbox-contract.ts";
 import {
   crossingError,
@@ -23,6 +23,9 @@ const port = parentPort!;
 const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
 let nextCall = 0;
 let engine: SandboxEngine | undefined;
+
+// The engine's module loads while cadre's thread still prepares the run.
+void quickjs();
 
 function post(message: FromThread): void {
   port.postMessage(message);

@@ -15,7 +15,7 @@ import {
 } from "../../run/index.ts";
 import { readRegularFile, UnfitFileError } from "../../util/regular-file.ts";
 import { dataProblem } from "../../util/yaml.ts";
-import { type CheckedScript, checkWorkflowScript, DEFAULT_SANDBOX_LIMITS, findSavedWorkflow } from "../../workflow/index.ts";
+import { type CheckedScript, checkWorkflowScript, DEFAULT_SANDBOX_LIMITS, findSavedWorkflow, warmSandboxThread } from "../../workflow/index.ts";
 import type { RunOptions } from "./options.ts";
 
 /** A script ready to run: its text and file, what it is run with, and the run it resumes or replays. */
@@ -39,6 +39,8 @@ export class ScriptInputError extends CadreError {
 
 /** The script, its args, its scripted replies and the run it resumes or replays; throws a CadreError that says what is wrong. */
 export async function prepareScript(options: RunOptions, runsDir: string): Promise<PreparedScript> {
+  // The sandbox's thread starts while the script, its args and its record are read (about a fifth of a second, on a busy machine).
+  warmSandboxThread();
   const replay = options.replay ? await replayOf(options) : undefined;
   const { source, file } = replay ?? (await scriptOf(options));
   const checked = await checkWorkflowScript(source);
