@@ -1,6 +1,7 @@
 // A workflow script that computes for its whole CPU-time limit (30 s) runs on a thread of its own: cadre's thread
 // still takes signals and serves the --ui page meanwhile (it used to wait for the limit: exit 1 after 30 s, not 143).
-// What a script hands out is bounded as its computation is: a flood of log() lines ends at the output limit.
+// So does `cadre mcp --http` for its other clients. What a script hands out is bounded as its computation is: a flood
+// of log() lines ends at the output limit.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bin, readSummary } from "../support/cli.ts";
 import { startCadre } from "../support/dashboard.ts";
+import { INIT, raw, startHttpCadre } from "../support/mcp-http.ts";
 import { until } from "../support/wait.ts";
 
 const FLOOD =
@@ -59,5 +61,38 @@ describe("a script that computes", () => {
     const summary = (await readSummary(out)) as { complete?: boolean; error?: { code: string; message: string } | null; logs?: string[] };
     expect(summary).toMatchObject({ complete: true, error: { code: "WORKFLOW_LIMIT", message: expect.stringMatching(/output limit \(16 MiB/) } });
     expect(summary.logs).toHaveLength(1);
+  });
+
+  it("cadre mcp --http: while one client's script computes, another client is answered at once", async () => {
+    const token = "test-token-0123456789abcdef";
+    const { url } = await startHttpCadre({ unused: [{ text: "x" }] }, ["--token", token]);
+    const auth = { authorization: `Bearer ${token}` };
+    const session = async () => {
+      const opened = await raw(url, { headers: auth });
+      const headers = { ...auth, "mcp-session-id": opened.headers["mcp-session-id"] as string, "mcp-protocol-version": "2025-06-18" };
+      await raw(url, { headers, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+      return async (name: string, args: Record<string, unknown>) => {
+        const body = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name, arguments: args } });
+        const answer = (await raw(url, { headers, body })).body;
+        const json = answer.startsWith("{") ? answer : /^data: (.*)$/m.exec(answer)![1]!;
+        return (JSON.parse(json) as { result: { structuredContent: { run_id: string; logs: string[] } } }).result.structuredContent;
+      };
+    };
+    const first = await session();
+    const { run_id } = await first("run_workflow", { script: SPIN, wait_s: 0 });
+    // Each answer in under two seconds: on cadre's own thread each waited for the script's CPU-time limit, 30 s.
+    const timed = async <T>(ask: () => Promise<T>): Promise<T> => {
+      const asked = performance.now();
+      const answer = await ask();
+      expect(performance.now() - asked).toBeLessThan(2_000);
+      return answer;
+    };
+    await until(
+      async () => ((await timed(() => first("get_workflow", { run_id }))).logs.includes("computing") ? true : undefined),
+      20_000,
+      "the script's log line",
+    );
+    // A second client, from its first request.
+    expect((await timed(() => raw(url, { headers: auth, body: JSON.stringify(INIT) }))).status).toBe(200);
   });
 });
