@@ -66,7 +66,7 @@ function hostOf(run: number): SandboxHost {
 
 function runScript({ run, script }: Extract<ToThread, { type: "run" }>): void {
   if (engine === undefined) {
-    post({ type: "settled", run, ok: false, error: { code: "WORKFLOW_SCRIPT_FAILED", message: "the workflow sandbox is closed" } });
+    post({ type: "settled", run, ok: false, error: { message: "the workflow sandbox is closed" } });
     return;
   }
   engine.run({ ...script, host: hostOf(run) }).then(

@@ -16,11 +16,9 @@ interface ThreadRun {
   reject(error: Error): void;
 }
 
-/** An error from the thread as the runner knows it: a limit stays a WorkflowLimitError, anything else the script's failure. */
-function errorOf({ code, message, limit }: CrossingError): Error {
-  if (limit !== undefined) return new WorkflowLimitError(limit, message);
-  const error = new WorkflowScriptFailedError(message);
-  return code === error.code ? error : Object.assign(error, { code });
+/** An error from the thread as the runner knows it: a limit stays a WorkflowLimitError, anything else is the script's failure. */
+function errorOf({ message, limit }: CrossingError): Error {
+  return limit === undefined ? new WorkflowScriptFailedError(message) : new WorkflowLimitError(limit, message);
 }
 
 export class WorkflowSandbox {

@@ -12,9 +12,8 @@ export interface ThreadScript {
   nested: boolean;
 }
 
-/** An error as it crosses: the CadreError's code and message, and the limit of a WorkflowLimitError. */
+/** An error as it crosses: its message, and the limit of a WorkflowLimitError. */
 export interface CrossingError {
-  code: string;
   message: string;
   limit?: WorkflowLimit;
 }
@@ -52,10 +51,6 @@ export const SYNC_WAITING = 0;
 export const SYNC_ANSWERED = 1;
 
 export function crossingError(error: unknown): CrossingError {
-  const { code, limit } = error as { code?: unknown; limit?: WorkflowLimit };
-  return {
-    code: typeof code === "string" ? code : "WORKFLOW_SCRIPT_FAILED",
-    message: error instanceof Error ? error.message : String(error),
-    ...(limit !== undefined && { limit }),
-  };
+  const { limit } = error as { limit?: WorkflowLimit };
+  return { message: error instanceof Error ? error.message : String(error), ...(limit !== undefined && { limit }) };
 }
