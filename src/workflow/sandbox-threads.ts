@@ -42,7 +42,7 @@ export class SandboxThread {
     this.#answers = port1;
     this.#flag = new Int32Array(flag);
     this.#worker = startWorker({ answers: port2, flag });
-    this.#worker.on("message", (message: FromThread) => this.#listener?.(message));
+    this.#worker.on("message", (message: FromThread) => this.#receive(message));
     this.#worker.on("error", (error: Error) => this.#ended(error));
     this.#worker.on("exit", () => this.#ended(undefined));
   }
@@ -89,6 +89,12 @@ export class SandboxThread {
     if (idle === this) idle = undefined;
     if (!this.#exited) void this.#worker.terminate();
     this.#answers.close();
+  }
+
+  #receive(message: FromThread): void {
+    if (this.#listener) this.#listener(message);
+    // A script that goes on after its run ended (a job it left queued) may still ask at once: it must not wait forever.
+    else if (message.type === "sync") this.answer({ ok: false, message: "the workflow run has ended" });
   }
 
   #ended(error: Error | undefined): void {

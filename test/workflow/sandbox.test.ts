@@ -372,6 +372,13 @@ describe("the sandbox", () => {
     ]);
   });
 
+  it("a script whose jobs go on after it returned leaves its thread fit for the next run", async () => {
+    const { outcome } = await run("Promise.resolve().then(() => budget.spent()).then(() => log(budget.usd.spent())); return 1");
+    expect(outcome.result).toBe(1);
+    const next = await run("return budget.spent()");
+    expect(next.outcome).toMatchObject({ ok: true, result: 0 });
+  });
+
   it("ends a script that awaits what can never settle", async () => {
     const { outcome } = await run("await new Promise(() => {})");
     expect(outcome.error?.message).toMatch(/can never settle/);
