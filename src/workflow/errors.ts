@@ -9,9 +9,9 @@ export class WorkflowScriptError extends CadreError {
 }
 
 /** Why a running script was stopped by cadre rather than by its own code. */
-export type WorkflowLimit = "cpu_time" | "memory" | "agents" | "never_settles" | "output_tokens";
+export type WorkflowLimit = "cpu_time" | "memory" | "output" | "agents" | "never_settles" | "output_tokens";
 
-/** The script ran past a limit of its sandbox or of the run (CPU time, memory, agents per run). */
+/** The script ran past a limit of its sandbox or of the run (CPU time, memory, what it hands out, agents per run). */
 export class WorkflowLimitError extends CadreError {
   readonly limit: WorkflowLimit;
 

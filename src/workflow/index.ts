@@ -16,6 +16,7 @@ export {
   type WorkflowOutcome,
   type WorkflowRunOptions,
 } from "./runner.ts";
-export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox.ts";
+export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox-contract.ts";
+export { warmSandboxThread } from "./sandbox-threads.ts";
 export { findSavedWorkflow, readWorkflowRef, type SavedWorkflowPlaces, savedWorkflowFiles, type WorkflowSource } from "./saved.ts";
 export { BUILT_IN_AGENT_TYPES, type IsolatedWorker, plainCallSpec, taskSpecForCall } from "./task-spec.ts";

@@ -22,7 +22,8 @@ import { ClaudeCodeStrands } from "./claude-code-keys.ts";
 import { WorkflowLimitError } from "./errors.ts";
 import { framePrompt } from "./frame.ts";
 import type { WorkflowMeta } from "./meta.ts";
-import { type SandboxHost, type SandboxLimits, WorkflowSandbox } from "./sandbox.ts";
+import { WorkflowSandbox } from "./sandbox.ts";
+import type { SandboxHost, SandboxLimits } from "./sandbox-contract.ts";
 import { readWorkflowRef, type SavedWorkflowPlaces } from "./saved.ts";
 
 /** Agents per run unless told otherwise (the CLI's cap: a backstop against a runaway loop). */
@@ -183,6 +184,8 @@ class ScriptRun {
   async run(checked: CheckedScript): Promise<WorkflowOutcome> {
     const onAbort = () => this.#sandbox.close();
     this.#signal.addEventListener("abort", onAbort, { once: true });
+    // Stopped while its sandbox opened: an abort already past fires no listener.
+    if (this.#signal.aborted) onAbort();
     const { filename, args } = this.#options;
     try {
       const host = this.#hostFor({ phase: undefined, workflow: undefined }, false);

@@ -1,322 +1,139 @@
 /**
- * The sandbox a workflow script runs in: a QuickJS engine compiled to
- * WebAssembly, a fresh one per run. The script sees JavaScript's built-ins and
- * the dialect's functions (prelude.ts) and nothing of the host: no modules, files,
- * processes, network or timers. Its CPU time is counted only while it runs
- * (not while it waits on agents) and its memory is capped; past either it is
- * stopped with a WorkflowLimitError and the engine is dropped whole.
+ * The sandbox a workflow script runs in, as cadre's thread sees it: a fresh engine per run (engine.ts) on a thread of
+ * its own (sandbox-thread.ts), so that a script computing for its whole CPU-time limit holds up nothing of cadre's.
+ * Its host calls come here as messages and are answered from the SandboxHost each script was given; stopping the run
+ * ends the thread at once, wherever its script is.
  */
-import type {
-  CustomizeVariantOptions,
-  QuickJSContext,
-  QuickJSDeferredPromise,
-  QuickJSHandle,
-  QuickJSRuntime,
-  QuickJSWASMModule,
-} from "quickjs-emscripten";
-import type { StrandFork } from "./claude-code-keys.ts";
 import { WorkflowLimitError, WorkflowScriptFailedError } from "./errors.ts";
-import { PRELUDE } from "./prelude.ts";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxHost, type SandboxLimits, type SandboxScript } from "./sandbox-contract.ts";
+import { SandboxThread } from "./sandbox-threads.ts";
+import type { CrossingError, FromThread, SyncAnswer } from "./thread-messages.ts";
 
-/** The host side of the dialect: what the script's calls reach. Values cross as plain JSON data. */
-export interface SandboxHost {
-  /** `strand`: where in the script the call is made, as Claude Code's journal keys it (claude-code-keys.ts). */
-  agent(prompt: unknown, options: unknown, strand: number): Promise<unknown>;
-  /** A parallel() or pipeline() called in `strand` forks it: the fork's number. */
-  fork(strand: number, kind: StrandFork): number;
-  /** The strand of a fork's item. */
-  item(fork: number, index: number): number;
-  /** Every item of a fork has settled. */
-  join(fork: number): void;
-  /** `strand`: where the workflow() call is made; the nested workflow's calls go on in it. */
-  workflow(ref: unknown, args: unknown, strand: number): Promise<unknown>;
-  log(message: string): void;
-  phase(title: string): void;
-  /** Throws past the run's agent cap or token budget (parallel() and pipeline() ask before they start). */
-  checkCaps(): void;
-  /** Output tokens spent so far (budget.spent()). */
-  spent(): number;
-  /** Dollars the run's agents spent so far (budget.usd.spent()). */
-  spentUsd(): number;
-  /** What is left of the tightest dollar budget over an agent call of this agent type (budget.usd.remaining()); Infinity when none has a limit. */
-  remainingUsd(agentType: string | undefined): number;
-}
-
-export interface SandboxLimits {
-  /** The script's own CPU time over the whole run, waits on agents left out. */
-  cpuTimeMs: number;
-  /** The engine's heap. */
-  memoryBytes: number;
-}
-
-export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { cpuTimeMs: 30_000, memoryBytes: 256 * 1024 * 1024 };
-
-const MAX_STACK_BYTES = 1024 * 1024;
-const WASM_PAGE = 64 * 1024;
-/** 16 MiB: what the engine takes to start. */
-const MIN_PAGES = 256;
-
-/** One script to run in a context of its own: the body from checkWorkflowScript, and what its globals hold. */
-export interface SandboxScript {
-  body: string;
-  /** Shown in the script's stack traces. */
-  filename: string;
-  args: unknown;
-  budgetTotal: number | null;
-  /** A script run by workflow(): its own workflow() throws. */
-  nested: boolean;
-  /** The strand its top level goes on (claude-code-keys.ts): a nested workflow's, that of its workflow() call; default 0. */
-  strand?: number;
+/** A script sent to the thread: its host, and the promise its end settles. */
+interface ThreadRun {
   host: SandboxHost;
-}
-
-/** A context's run: settled by the script's done/fail calls, or by a limit. */
-interface ContextRun {
-  context: QuickJSContext;
-  inFlight: number;
-  settled: boolean;
   resolve(value: unknown): void;
   reject(error: Error): void;
 }
 
-/** The WebAssembly global, which the project's TypeScript libraries declare only as types. */
-const wasm = (globalThis as unknown as { WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory } }).WebAssembly;
-
-type WasmMemory = Extract<NonNullable<CustomizeVariantOptions["wasmMemory"]>, { buffer: unknown }>;
-
-let loading: Promise<typeof import("quickjs-emscripten")> | undefined;
-
-/** Loaded on first use: only a workflow run needs the engine (about 1 MB of WebAssembly). */
-function quickjs(): Promise<typeof import("quickjs-emscripten")> {
-  loading ??= import("quickjs-emscripten");
-  return loading;
-}
-
-function errorText(context: QuickJSContext, handle: QuickJSHandle): string {
-  const dumped = context.dump(handle) as unknown;
-  if (dumped !== null && typeof dumped === "object" && "message" in dumped) {
-    const { name, message } = dumped as { name?: unknown; message?: unknown };
-    return `${typeof name === "string" ? `${name}: ` : ""}${String(message)}`;
-  }
-  return String(dumped);
+/** An error from the thread as the runner knows it: a limit stays a WorkflowLimitError, anything else is the script's failure. */
+function errorOf({ message, limit }: CrossingError): Error {
+  return limit === undefined ? new WorkflowScriptFailedError(message) : new WorkflowLimitError(limit, message);
 }
 
 export class WorkflowSandbox {
-  readonly #runtime: QuickJSRuntime;
-  readonly #limits: SandboxLimits;
-  readonly #runs = new Set<ContextRun>();
-  #usedMs = 0;
-  #enteredAt: number | undefined;
-  #limit: WorkflowLimitError | undefined;
+  readonly #thread: SandboxThread;
+  readonly #runs = new Map<number, ThreadRun>();
+  readonly #opened: Promise<void>;
+  #openedNow: { resolve(): void; reject(error: Error): void } | undefined;
+  #nextRun = 0;
   #closed = false;
 
-  private constructor(module: QuickJSWASMModule, limits: SandboxLimits) {
-    this.#limits = limits;
-    this.#runtime = module.newRuntime();
-    this.#runtime.setMaxStackSize(MAX_STACK_BYTES);
-    this.#runtime.setInterruptHandler(() => this.#overTime());
+  private constructor(limits: SandboxLimits) {
+    this.#opened = new Promise((resolve, reject) => {
+      this.#openedNow = { resolve, reject };
+    });
+    this.#thread = SandboxThread.take(
+      (message) => this.#receive(message),
+      (error) => this.#lost(error),
+    );
+    this.#thread.post({ type: "open", limits });
   }
 
-  /**
-   * A fresh engine with its own WebAssembly memory, freed with it. The memory's
-   * maximum is the limit: QuickJS's own malloc limit does not count what this
-   * build allocates, a memory that cannot grow does.
-   */
+  /** A fresh engine on a thread of its own, ready once its WebAssembly module is. */
   static async open(limits: Partial<SandboxLimits> = {}): Promise<WorkflowSandbox> {
-    const { newQuickJSWASMModule, newVariant, RELEASE_SYNC } = await quickjs();
-    const settled = { ...DEFAULT_SANDBOX_LIMITS, ...limits };
-    const pages = Math.max(MIN_PAGES, Math.floor(settled.memoryBytes / WASM_PAGE));
-    const wasmMemory = new wasm.Memory({ initial: MIN_PAGES, maximum: pages });
-    return new WorkflowSandbox(await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory })), settled);
-  }
-
-  /** CPU time the scripts of this sandbox have used so far. */
-  get cpuTimeMs(): number {
-    return this.#usedMs;
+    const sandbox = new WorkflowSandbox({ ...DEFAULT_SANDBOX_LIMITS, ...limits });
+    try {
+      await sandbox.#opened;
+    } catch (error) {
+      sandbox.close();
+      throw error;
+    }
+    return sandbox;
   }
 
   /** Runs a script in a context of its own; resolves with its return value (JSON data), rejects with why it did not return. */
   run(script: SandboxScript): Promise<unknown> {
     if (this.#closed) return Promise.reject(new WorkflowScriptFailedError("the workflow sandbox is closed"));
-    if (this.#limit) return Promise.reject(this.#limit);
-    return new Promise<unknown>((resolve, reject) => {
-      const context = this.#runtime.newContext();
-      const run: ContextRun = {
-        context,
-        inFlight: 0,
-        settled: false,
-        resolve: (value) => this.#settle(run, () => resolve(value)),
-        reject: (error) => this.#settle(run, () => reject(this.#explain(error))),
-      };
-      this.#runs.add(run);
-      try {
-        this.#start(run, script);
-      } catch (error) {
-        run.reject(error instanceof Error && "code" in error ? error : new WorkflowScriptFailedError(String((error as Error).message ?? error)));
-      }
-      this.#afterGuest();
+    let argsJson: string | undefined;
+    try {
+      argsJson = script.args === undefined ? undefined : JSON.stringify(script.args);
+    } catch (error) {
+      return Promise.reject(new WorkflowScriptFailedError(`the workflow's args are not JSON data: ${(error as Error).message}`));
+    }
+    const run = this.#nextRun++;
+    const { host, body, filename, budgetTotal, nested, strand = 0 } = script;
+    return new Promise((resolve, reject) => {
+      this.#runs.set(run, { host, resolve, reject });
+      this.#thread.post({ type: "run", run, script: { body, filename, argsJson, budgetTotal, nested, strand } });
     });
   }
 
-  /** Drops the engine; a run still going rejects. */
+  /** Drops the engine; a run still going rejects, and its thread ends at once. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const run of [...this.#runs]) run.reject(new WorkflowScriptFailedError("the workflow run was stopped"));
-    // Not disposed: handles a stopped script still holds make QuickJS's teardown assert. The engine
-    // is this sandbox's alone (its own WebAssembly module), so its memory goes with the sandbox.
+    const going = [...this.#runs.values()];
+    this.#runs.clear();
+    for (const run of going) run.reject(new WorkflowScriptFailedError("the workflow run was stopped"));
+    if (going.length > 0) this.#thread.terminate();
+    else this.#thread.release();
   }
 
-  #settle(run: ContextRun, finish: () => void): void {
-    if (run.settled) return;
-    run.settled = true;
-    this.#runs.delete(run);
-    finish();
+  #receive(message: FromThread): void {
+    if (message.type === "opened") this.#openedNow?.resolve();
+    else if (message.type === "open_failed") this.#openedNow?.reject(errorOf(message.error));
+    else if (message.type === "settled") this.#settle(message);
+    else if (message.type === "sync") this.#thread.answer(this.#answerNow(message));
+    else if (message.type === "call") this.#call(message);
+    else {
+      const host = this.#runs.get(message.run)?.host;
+      if (message.name === "log") host?.log(message.text);
+      else host?.phase(message.text);
+    }
   }
 
-  #overTime(): boolean {
-    if (this.#enteredAt === undefined) return false;
-    if (this.#usedMs + (performance.now() - this.#enteredAt) <= this.#limits.cpuTimeMs) return false;
-    this.#limit ??= new WorkflowLimitError(
-      "cpu_time",
-      `the workflow script ran past its CPU-time limit (${this.#limits.cpuTimeMs} ms of its own computation) and was stopped`,
-    );
-    return true;
+  #settle(message: Extract<FromThread, { type: "settled" }>): void {
+    const run = this.#runs.get(message.run);
+    this.#runs.delete(message.run);
+    if (run === undefined) return;
+    if (message.ok) run.resolve(message.json === undefined ? undefined : JSON.parse(message.json));
+    else run.reject(errorOf(message.error));
   }
 
-  /** Counts the time spent in the guest, whatever it does. */
-  #guest<T>(enter: () => T): T {
-    if (this.#enteredAt !== undefined) return enter();
-    this.#enteredAt = performance.now();
+  #answerNow({ run, name, args }: Extract<FromThread, { type: "sync" }>): SyncAnswer {
+    const host = this.#runs.get(run)?.host;
+    if (host === undefined) return { ok: false, message: "the workflow run was stopped" };
     try {
-      return enter();
-    } finally {
-      this.#usedMs += performance.now() - this.#enteredAt;
-      this.#enteredAt = undefined;
+      if (name === "checkCaps") return { ok: true, value: void host.checkCaps() };
+      if (name === "remainingUsd") return { ok: true, value: host.remainingUsd(typeof args[0] === "string" ? args[0] : undefined) };
+      if (name === "fork") return { ok: true, value: host.fork(Number(args[0]), args[1] === "pipeline" ? "pipeline" : "parallel") };
+      if (name === "item") return { ok: true, value: host.item(Number(args[0]), Number(args[1])) };
+      if (name === "join") return { ok: true, value: void host.join(Number(args[0])) };
+      return { ok: true, value: host[name]() };
+    } catch (error) {
+      return { ok: false, message: (error as Error).message };
     }
   }
 
-  #start(run: ContextRun, script: SandboxScript): void {
-    const { context } = run;
-    const host = context.newObject();
-    const sync = (name: string, fn: (...values: unknown[]) => unknown) => {
-      const handle = context.newFunction(name, (...args) => {
-        const value = fn(...args.map((arg) => context.dump(arg) as unknown));
-        return typeof value === "number" ? context.newNumber(value) : context.undefined;
-      });
-      context.setProp(host, name, handle);
-      handle.dispose();
-    };
-    const async = (name: string, call: (...values: unknown[]) => Promise<unknown>) => {
-      const handle = context.newFunction(name, (...args) => this.#deferred(run, call(...args.map((arg) => context.dump(arg) as unknown))));
-      context.setProp(host, name, handle);
-      handle.dispose();
-    };
-    const decode = (text: unknown): unknown => (typeof text === "string" ? JSON.parse(text) : undefined);
-    async("agent", (prompt, options, strand) => script.host.agent(prompt, decode(options), Number(strand)));
-    sync("fork", (strand, kind) => script.host.fork(Number(strand), kind === "pipeline" ? "pipeline" : "parallel"));
-    sync("item", (fork, index) => script.host.item(Number(fork), Number(index)));
-    sync("join", (fork) => script.host.join(Number(fork)));
-    async("workflow", (ref, args, strand) => script.host.workflow(decode(ref), decode(args), Number(strand)));
-    sync("log", (message) => script.host.log(String(message)));
-    sync("phase", (title) => script.host.phase(String(title)));
-    sync("checkCaps", () => script.host.checkCaps());
-    sync("spent", () => script.host.spent());
-    sync("spentUsd", () => script.host.spentUsd());
-    sync("remainingUsd", (agentType) => script.host.remainingUsd(typeof agentType === "string" ? agentType : undefined));
-    sync("done", (text) => run.resolve(decode(text)));
-    sync("fail", (message) => run.reject(new WorkflowScriptFailedError(String(message))));
-
-    const install = this.#guest(() => context.evalCode(PRELUDE, "cadre:prelude"));
-    const installer = context.unwrapResult(install);
-    const argsJson = script.args === undefined ? context.undefined : context.newString(JSON.stringify(script.args));
-    const budget = script.budgetTotal === null ? context.null : context.newNumber(script.budgetTotal);
-    const nested = script.nested ? context.true : context.false;
-    const strand = context.newNumber(script.strand ?? 0);
-    const finisher = this.#guest(() => context.callFunction(installer, context.undefined, host, argsJson, budget, nested, strand));
-    strand.dispose();
-    installer.dispose();
-    host.dispose();
-    argsJson.dispose();
-    budget.dispose();
-    const finish = context.unwrapResult(finisher);
-    const body = this.#guest(() => context.evalCode(script.body, script.filename));
-    if (body.error) {
-      const text = errorText(context, body.error);
-      body.error.dispose();
-      finish.dispose();
-      throw this.#limit ?? new WorkflowScriptFailedError(text);
-    }
-    const started = this.#guest(() => context.callFunction(finish, context.undefined, body.value));
-    body.value.dispose();
-    finish.dispose();
-    context.unwrapResult(started).dispose();
-  }
-
-  /** A host promise as a promise of the script's; settling it runs the script on. */
-  #deferred(run: ContextRun, promise: Promise<unknown>): QuickJSHandle {
-    const { context } = run;
-    const deferred: QuickJSDeferredPromise = context.newPromise();
-    run.inFlight += 1;
-    promise
-      .then(
-        (value) => {
-          if (!deferred.alive || run.settled) return;
-          const handle = value === undefined ? context.undefined : context.newString(JSON.stringify(value));
-          deferred.resolve(handle);
-          handle.dispose();
-        },
-        (error: unknown) => {
-          if (!deferred.alive || run.settled) return;
-          const handle = context.newError(error instanceof Error ? error.message : String(error));
-          deferred.reject(handle);
-          handle.dispose();
-        },
-      )
-      .finally(() => {
-        run.inFlight -= 1;
-        if (deferred.alive) deferred.dispose();
-        this.#afterGuest();
-      });
-    return deferred.handle;
-  }
-
-  /** Runs the jobs the script has queued, then ends what can no longer go on. */
-  #afterGuest(): void {
-    if (this.#closed) return;
-    if (this.#limit === undefined) {
-      const jobs = this.#guest(() => this.#runtime.executePendingJobs());
-      if (jobs.error) {
-        const text = errorText(jobs.error.context, jobs.error);
-        jobs.error.dispose();
-        if (this.#limit === undefined && /out of memory/i.test(text)) this.#limit = this.#memoryError();
-      }
-    }
-    for (const run of [...this.#runs]) {
-      if (this.#limit) run.reject(this.#limit);
-      else if (run.inFlight === 0) {
-        run.reject(
-          new WorkflowLimitError(
-            "never_settles",
-            "the workflow script awaits something that can never settle (no agent or workflow() call is pending)",
-          ),
-        );
-      }
-    }
-  }
-
-  #memoryError(): WorkflowLimitError {
-    return new WorkflowLimitError(
-      "memory",
-      `the workflow script ran out of memory (its limit is ${Math.round(this.#limits.memoryBytes / 1024 / 1024)} MiB) and was stopped`,
+  #call({ run, call, name, args }: Extract<FromThread, { type: "call" }>): void {
+    const host = this.#runs.get(run)?.host;
+    const answer = host === undefined ? Promise.reject(new Error("the workflow run was stopped")) : host[name](...args);
+    answer.then(
+      (value) => this.#thread.post({ type: "answer", call, ok: true, value }),
+      (error: unknown) => this.#thread.post({ type: "answer", call, ok: false, message: error instanceof Error ? error.message : String(error) }),
     );
   }
 
-  /** A script's own error, or the limit behind it when the engine ran out of memory. */
-  #explain(error: Error): Error {
-    if (this.#limit) return this.#limit;
-    if (!(error instanceof WorkflowScriptFailedError) || !/out of memory/i.test(error.message)) return error;
-    this.#limit ??= this.#memoryError();
-    return this.#limit;
+  /** The thread ended on its own: a crash, or its heap's limit. */
+  #lost(error: Error | undefined): void {
+    const why =
+      (error as { code?: string } | undefined)?.code === "ERR_WORKER_OUT_OF_MEMORY"
+        ? new WorkflowLimitError("memory", "the workflow sandbox's thread ran out of memory and was stopped")
+        : new WorkflowScriptFailedError(`the workflow sandbox's thread ended${error ? `: ${error.message}` : ""}`);
+    this.#openedNow?.reject(why);
+    for (const run of this.#runs.values()) run.reject(why);
+    this.#runs.clear();
+    this.#closed = true;
   }
 }

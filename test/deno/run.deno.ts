@@ -1,9 +1,10 @@
 // `deno task run <example> --rehearse` against `node bin/cadre.js run` on the same
-// example: both succeed and write the same summary.json, up to times and session ids.
+// example: both succeed and write the same summary.json, up to times and session ids. And a
+// workflow script's sandbox on its thread (node:worker_threads on Deno): a computing script stops on SIGTERM.
 // Run by `deno task test` (node:test maps onto Deno.test); vitest does not pick it up.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { readdir, readFile } from "node:fs/promises";
+import { execFile, spawn } from "node:child_process";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
@@ -59,6 +60,34 @@ test(`deno task run ${EXAMPLE} --rehearse writes the same summary.json as Node`,
     assert.equal(denoSummary.exit_code, 0);
     assert.deepEqual(comparable(denoSummary), comparable(nodeSummary));
     assert.deepEqual(await readdir(join(denoOut, "transcripts")), await readdir(join(nodeOut, "transcripts")));
+  } finally {
+    await remove();
+  }
+});
+
+test("deno: SIGTERM stops a workflow script that computes within two seconds, exit 143, with its record", async () => {
+  const { home, cwd, tmp, remove } = await tempHome();
+  try {
+    await writeFile(join(cwd, "spin.js"), 'export const meta = { name: "spin", description: "computes" }\nlog("computing")\nfor (;;) {}\n');
+    const out = join(home, "out");
+    const env = { PATH: process.env.PATH ?? "", HOME: home, TMPDIR: tmp, NO_COLOR: "1" };
+    const child = spawn(DENO, ["run", "-A", "--config", DENO_JSON, join(ROOT, "bin/cadre-deno.ts"), "run", "spin.js", "--out", out], { cwd, env });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    await new Promise<void>((resolve) => {
+      let output = "";
+      child.stdout!.on("data", (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+        if (output.includes("· computing")) resolve();
+      });
+    });
+    const sent = performance.now();
+    // Not child.kill(): Deno's ChildProcess then reports the exit as by that signal, whatever the code was.
+    process.kill(child.pid!, "SIGTERM");
+    assert.equal(await exited, 143);
+    assert.ok(performance.now() - sent < 2_000, `exited ${Math.round(performance.now() - sent)} ms after SIGTERM`);
+    const summary = JSON.parse(await readFile(join(out, "summary.json"), "utf8")) as { complete: boolean; error: { code: string } };
+    assert.equal(summary.complete, true);
+    assert.equal(summary.error.code, "ABORTED");
   } finally {
     await remove();
   }

@@ -4,8 +4,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cadre } from "../support/cli.ts";
+import { cadre, readSummary } from "../support/cli.ts";
 
 let dir: string;
 beforeAll(async () => {
@@ -119,6 +120,41 @@ describe("hostile input", () => {
       await cadre(["run", config, "--rehearse", "--out", join(blocker, "out")], bounded),
       /output directory cannot be used: .*not a directory/,
     );
+  });
+
+  it.each([
+    [
+      "args nested 100,000 deep",
+      () => file("deep-args.json", `${"[".repeat(100_000)}${"]".repeat(100_000)}`),
+      /^cadre run: --args: nested more than 64 levels deep/,
+    ],
+    [
+      "args read from /dev/zero",
+      async () => "/dev/zero",
+      /^cadre run: --args @\/dev\/zero: cannot read \/dev\/zero \(\/dev\/zero is not a regular file\)/,
+    ],
+  ])("cadre run script.js --args @file: %s is exit 2 with one line", async (_name, argsFile, reason) => {
+    const script = await file("args.js", 'export const meta = { name: "args", description: "takes args" }\nreturn args\n');
+    expectOneLineRefusal(await cadre(["run", script, "--args", `@${await argsFile()}`, "--out", join(dir, "args-out")], bounded), reason);
+  });
+
+  it("workflow({scriptPath}) naming a FIFO, /dev/zero or /etc/shadow: the run ends at once with the reason, and its record", async () => {
+    const project = join(dir, "fifo-project");
+    await mkdir(project);
+    await execa("mkfifo", [join(project, "pipe.js")]);
+    const refs = ["pipe.js", "/dev/zero", "/etc/shadow"];
+    await writeFile(
+      join(project, "nest.js"),
+      `export const meta = { name: "nest", description: "nests" }\nconst seen = []\nfor (const scriptPath of ${JSON.stringify(refs)}) { try { await workflow({ scriptPath }) } catch (e) { seen.push(e.message) } }\nreturn seen\n`,
+    );
+    const out = join(project, "out");
+    const run = await cadre(["run", "nest.js", "--out", out], { ...bounded, cwd: project });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect((await readSummary(out)).result).toEqual([
+      "Workflow script file pipe.js is not a regular file",
+      expect.stringMatching(/^workflow\(\): scriptPath must be a file in the project .*: \/dev\/zero$/),
+      expect.stringMatching(/^workflow\(\): scriptPath must be a file in the project .*: \/etc\/shadow$/),
+    ]);
   });
 
   it("an unexpected error is one line and exit 1; CADRE_DEBUG=1 adds the stack", async () => {

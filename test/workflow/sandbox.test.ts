@@ -1,6 +1,6 @@
 // The workflow runner over an in-memory agent runner: the dialect, the before-launch checks, the sandbox's
 // boundary and its limits. The same scripts through the real CLI are in conformance.test.ts.
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import type { TaskResult } from "../../src/orchestrator/index.ts";
@@ -311,6 +311,72 @@ describe("the sandbox", () => {
   it("stops an endless loop at its CPU-time limit", async () => {
     const { outcome } = await run('await agent("first"); while (true) {}', { limits: { cpuTimeMs: 200 } });
     expect(outcome).toMatchObject({ ok: false, error: { code: "WORKFLOW_LIMIT", message: expect.stringMatching(/CPU-time limit \(200 ms/) } });
+  });
+
+  it("leaves cadre's thread free while a script computes: its timers run, and stopping the run ends the script at once", async () => {
+    const stop = new AbortController();
+    let computing = 0;
+    const { outcome } = await run('log("computing"); for (;;) {}', {
+      limits: { cpuTimeMs: 20_000 },
+      signal: stop.signal,
+      // A timer set as the script starts computing: on cadre's own thread the loop held it until its CPU-time limit, 20 s.
+      onEvent: (event) => {
+        if (event.type !== "workflow_log") return;
+        computing = performance.now();
+        setTimeout(() => stop.abort(), 100);
+      },
+    });
+    expect(performance.now() - computing).toBeLessThan(2_000);
+    expect(outcome).toMatchObject({ ok: false, error: { code: "ABORTED" }, logs: ["computing"] });
+  });
+
+  it("bounds what a script hands out: logs, titles and its result count toward one output limit, a value past it ends the run", async () => {
+    // Sixty 10 MB lines used to reach cadre's heap whole, until it crashed at 1.4 GB (test/reliability/script-compute.test.ts
+    // runs them); here the same at a thousandth of the scale. Catching the limit's error does not get past it.
+    const small = { limits: { outputBytes: 1_000 } };
+    const flood = await run('const line = "x".repeat(100); for (let i = 0; i < 60; i++) { try { log(line) } catch (e) {} } return "caught"', small);
+    expect(flood.outcome).toMatchObject({ ok: false, error: { code: "WORKFLOW_LIMIT", message: expect.stringMatching(/output limit/) } });
+    expect(flood.outcome.logs).toHaveLength(10);
+    const result = await run('return "y".repeat(2_000)', small);
+    expect(result.outcome.error?.code).toBe("WORKFLOW_LIMIT");
+    const prompt = await run('await agent("z".repeat(2_000))', small);
+    expect([prompt.outcome.error?.code, prompt.calls]).toEqual(["WORKFLOW_LIMIT", []]);
+    const args = await run("return 1", { ...small, args: { text: "a".repeat(2_000) } });
+    expect(args.outcome.error?.code).toBe("WORKFLOW_LIMIT");
+    const within = await run('log("a"); phase("b"); return "c"', small);
+    expect(within.outcome).toMatchObject({ ok: true, result: "c", logs: ["a"] });
+  });
+
+  it("workflow({scriptPath}) reads only a regular file of at most 512 KiB in the project or the user's workflow folder", async ({ tmp }) => {
+    const project = join(tmp, "project");
+    await mkdir(join(project, "dir.js"), { recursive: true });
+    await writeFile(join(tmp, "outside.js"), 'export const meta = { name: "o", description: "o" }\nreturn 1');
+    await symlink(join(tmp, "outside.js"), join(project, "link.js"));
+    await symlink("/dev/zero", join(project, "zero.js"));
+    await writeFile(join(project, "big.js"), `export const meta = { name: "b", description: "b" }\n//${"x".repeat(512 * 1024)}`);
+    const refs = ["/etc/passwd", "../outside.js", "link.js", "zero.js", "dir.js", "big.js", "missing.js"];
+    const { outcome } = await run(
+      `const seen = []; for (const scriptPath of ${JSON.stringify(refs)}) { try { await workflow({ scriptPath }) } catch (e) { seen.push(e.message) } } return seen`,
+      { places: { cwd: project, home: join(tmp, "home") } },
+    );
+    const outside = (path: string) =>
+      expect.stringMatching(new RegExp(`^workflow\\(\\): scriptPath must be a file in the project .*: ${path.replace(/\./g, "\\.")}$`));
+    expect(outcome.result).toEqual([
+      outside("/etc/passwd"),
+      outside("../outside.js"),
+      outside("link.js"),
+      outside("zero.js"),
+      "Workflow script file dir.js is not a regular file",
+      "Workflow script file big.js exceeds 524288 bytes",
+      "Workflow script file not found: missing.js",
+    ]);
+  });
+
+  it("a script whose jobs go on after it returned leaves its thread fit for the next run", async () => {
+    const { outcome } = await run("Promise.resolve().then(() => budget.spent()).then(() => log(budget.usd.spent())); return 1");
+    expect(outcome.result).toBe(1);
+    const next = await run("return budget.spent()");
+    expect(next.outcome).toMatchObject({ ok: true, result: 0 });
   });
 
   it("ends a script that awaits what can never settle", async () => {

@@ -18,7 +18,9 @@ import {
   type WorkflowReplayPlan,
 } from "../../run/index.ts";
 import { printable } from "../../util/one-line.ts";
-import { type CheckedScript, checkWorkflowScript, findSavedWorkflow } from "../../workflow/index.ts";
+import { readRegularFile, UnfitFileError } from "../../util/regular-file.ts";
+import { dataProblem } from "../../util/yaml.ts";
+import { type CheckedScript, checkWorkflowScript, DEFAULT_SANDBOX_LIMITS, findSavedWorkflow, warmSandboxThread } from "../../workflow/index.ts";
 import type { RunOptions } from "./options.ts";
 
 /** A script ready to run: its text and file, what it is run with, and the run it resumes or replays. */
@@ -44,6 +46,8 @@ export class ScriptInputError extends CadreError {
 
 /** The script, its args, its scripted replies and the run it resumes or replays; throws a CadreError that says what is wrong. */
 export async function prepareScript(options: RunOptions, runsDir: string): Promise<PreparedScript> {
+  // The sandbox's thread starts while the script, its args and its record are read (about a fifth of a second, on a busy machine).
+  warmSandboxThread();
   if (options.resumeClaudeCode !== undefined) return continuation(options, options.resumeClaudeCode, runsDir);
   const replay = options.replay ? await replayOf(options) : undefined;
   const { source, file } = replay ?? (await scriptOf(options));
@@ -109,21 +113,28 @@ async function resumeOf(given: string, file: string, runsDir: string): Promise<R
   return planWorkflowResume(dir);
 }
 
-/** --args: JSON text, or @file.json. */
+/** --args: JSON text, or @file.json (a regular file, at most the sandbox's output limit: args count toward it); nested at most MAX_DEPTH deep. */
 async function argsOf(value: string | undefined): Promise<unknown> {
   if (value === undefined) return undefined;
   const path = value.startsWith("@") ? resolve(value.slice(1)) : undefined;
   const text =
     path === undefined
       ? value
-      : await readFile(path, "utf8").catch((cause: NodeJS.ErrnoException) => {
-          throw new ScriptInputError(`--args ${value}: cannot read ${path} (${cause.code ?? cause.message})`, { cause });
+      : await readRegularFile(path, DEFAULT_SANDBOX_LIMITS.outputBytes).catch((cause: NodeJS.ErrnoException) => {
+          throw new ScriptInputError(
+            `--args ${value}: cannot read ${path} (${cause instanceof UnfitFileError ? cause.message : (cause.code ?? cause.message)})`,
+            { cause },
+          );
         });
+  let args: unknown;
   try {
-    return JSON.parse(text);
+    args = JSON.parse(text);
   } catch (cause) {
     throw new ScriptInputError(`--args wants JSON (or @file.json): ${(cause as Error).message}`, { cause });
   }
+  const problem = dataProblem(args);
+  if (problem) throw new ScriptInputError(`--args: ${problem.message}, deeper than a script's args may be`);
+  return args;
 }
 
 /** The scripted replies beside a script: NAME.rehearsal.yaml, .yml or .json. */
