@@ -15,6 +15,7 @@ import {
   runWorkflowScript,
   type SandboxLimits,
   type SavedWorkflowPlaces,
+  succeededValue,
   taskSpecForCall,
   type WorkflowEvent,
   type WorkflowOutcome,
@@ -118,7 +119,7 @@ export class WorkflowPlan implements RunPlan {
       tasks: [],
     };
     this.#earlierRows = new Map((options.earlier?.tasks ?? []).map((row) => [row.name, row]));
-    this.record = { row: (name) => this.#rowFields(name), fields: (stop) => this.#recordFields(stop) };
+    this.record = { row: (name, result) => this.#rowFields(name, result), fields: (stop) => this.#recordFields(stop) };
   }
 
   /** How the script ended, once it has. */
@@ -271,10 +272,12 @@ export class WorkflowPlan implements RunPlan {
   }
 
   /** A call's row: what the call was, and what agent() gave the script. */
-  #rowFields(name: string): Partial<SummaryTask> | undefined {
+  #rowFields(name: string, result: TaskResult | undefined): Partial<SummaryTask> | undefined {
     const entry = this.#calls.get(name);
     if (entry === undefined) return undefined;
-    const { call, value, claudeCodeRun } = entry;
+    const { call, claudeCodeRun } = entry;
+    // A result journalled before agent() has returned (a run killed in between) keeps the value it gives, so a resume gives it too.
+    const value = entry.value ?? (result?.status === "succeeded" ? succeededValue(result, call.options) : undefined);
     return {
       // A call of the Claude Code run this one continues: kept, and from where (a call kept from cadre's record keeps its row).
       ...(claudeCodeRun !== undefined && { carried_over: true, carried_from: { run_id: claudeCodeRun } }),

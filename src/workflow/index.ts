@@ -11,6 +11,7 @@ export {
   AgentCallError,
   DEFAULT_MAX_AGENTS,
   runWorkflowScript,
+  succeededValue,
   type WorkflowAgentRunner,
   type WorkflowEvent,
   type WorkflowOutcome,

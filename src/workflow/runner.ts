@@ -125,6 +125,11 @@ function schemaProblem(schema: Record<string, unknown>): string | undefined {
 /** A schema agent that never gave a valid output: it gave none, or the CLI stopped it after too many invalid ones. */
 const NO_STRUCTURED_OUTPUT = new Set(["STRUCTURED_OUTPUT_MISSING", "STRUCTURED_OUTPUT_INVALID"]);
 
+/** What agent() gives for a task that succeeded (its text, or its structured output under a schema), as the record keeps it. */
+export function succeededValue(result: TaskResult, options: AgentOptions): unknown {
+  return options.schema === undefined ? result.text : (result.structuredOutput ?? null);
+}
+
 /** The value agent() gives the script for a task's result; throws what agent() throws. */
 function agentValue(result: TaskResult, options: AgentOptions): unknown {
   // A budget stopped it, or kept it from starting: the script hears which (as past the token budget).
@@ -134,9 +139,10 @@ function agentValue(result: TaskResult, options: AgentOptions): unknown {
     throw Object.assign(new Error(`agent({schema}): ${result.error.message}`), { code: result.error.code });
   }
   if (result.status !== "succeeded") return null;
-  if (options.schema === undefined) return result.text;
-  if (result.structuredOutput === undefined) throw new Error("agent(): the agent ended without a structured output matching opts.schema");
-  return result.structuredOutput;
+  if (options.schema !== undefined && result.structuredOutput === undefined) {
+    throw new Error("agent(): the agent ended without a structured output matching opts.schema");
+  }
+  return succeededValue(result, options);
 }
 
 /** Runs `options.source`; resolves with how it ended (a script refused before launch rejects with a WorkflowScriptError). */

@@ -59,8 +59,8 @@ export type RecordedPlan = Pick<ResolvedSwarmConfig, "name" | "file" | "loops"> 
  * whatever its agents did).
  */
 export interface RecordExtension {
-  /** Fields of the row of the task `name` (a row kept from an earlier attempt keeps its own). */
-  row(name: string): Partial<SummaryTask> | undefined;
+  /** Fields of the row of the task `name`, given its result once it has one (a row kept from an earlier attempt keeps its own). */
+  row(name: string, result: TaskResult | undefined): Partial<SummaryTask> | undefined;
   /** Fields of the record, given what stopped the run (if anything did). */
   fields(stop: RunStop | undefined): { complete?: boolean; exit_code?: number; [field: string]: unknown };
 }
@@ -135,7 +135,7 @@ export function taskRow(input: RowInput, task: AddedTask, place: Partial<Summary
   if (kept !== undefined) return { ...kept, ...place, carried_over: true };
   const fingerprint = input.fingerprints?.get(task.name);
   const result = input.results.get(task.name);
-  const extra = input.extension?.row(task.name);
+  const extra = input.extension?.row(task.name, result);
   const worktree = input.worktrees.get(task.name);
   // A task still at work in its worktree: the record names the worktree and its branch, so that a kill leaves them found.
   if (result === undefined)
