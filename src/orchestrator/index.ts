@@ -35,6 +35,8 @@ export { TranscriptDirectory } from "./transcripts.ts";
 export type {
   AgentSpec,
   AgentTurn,
+  BoardResult,
+  BoardTask,
   BudgetScope,
   BudgetUse,
   HookAction,
@@ -48,7 +50,9 @@ export type {
   SessionRecord,
   SessionStatus,
   SpendingLedger,
+  TaskBoard,
   TaskInfo,
+  TaskPost,
   TaskResult,
   TaskRunner,
   TaskSpec,

@@ -459,7 +459,10 @@ export class Orchestrator implements TaskRunner {
     if (this.#budgets.processLimitUsd(budgets) !== undefined) return false;
     let plan: WorkerPlan<TaskRecord>;
     try {
-      plan = planAhead(this.#stagger, this.#factory.plan({ context: { kind: "task", name: spec.name ?? "ahead", agent: spec.agent }, overrides }));
+      plan = planAhead(
+        this.#stagger,
+        this.#factory.plan({ context: { kind: "task", name: spec.name ?? "ahead", agent: spec.agent }, overrides, postTasks: spec.postTasks }),
+      );
     } catch {
       // Settings that cannot be planned (a workerOptions callback that throws) start nothing ahead; the task says why.
       return false;
@@ -485,7 +488,12 @@ export class Orchestrator implements TaskRunner {
     const { info } = record;
     // The attempt holds a slot from here; task_started follows once its process is up.
     this.#hub.emit({ type: "worker_state", task: info, state: "starting" });
-    const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
+    const plan = this.#factory.plan({
+      context: { kind: "task", name: info.name, agent: info.agent },
+      overrides: record.overrides,
+      record,
+      postTasks: spec.postTasks,
+    });
     this.#replies?.prompt(info.id, spec.prompt);
     const { ticket, hidePartial, acquire } = this.#leases.lease(record, plan);
     try {
