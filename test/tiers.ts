@@ -52,6 +52,7 @@ export const FAST = [
   "test/swarm/conditions-config.test.ts",
   "test/swarm/expressions.test.ts",
   "test/swarm/graph-rules.test.ts",
+  "test/run/task-board.test.ts",
   "test/swarm/interpolate.test.ts",
   "test/swarm/json-schema.test.ts",
   "test/swarm/reference.test.ts",

@@ -9,6 +9,7 @@ import {
   type OrchestratorEvent,
   REPLIES_FILE,
   type SessionRecord,
+  type TaskBoard,
   type TaskInfo,
   type TaskRunner,
   type TaskSpec,
@@ -92,6 +93,8 @@ export interface EngineOptions {
   notify?: (line: string) => void;
   /** For a traced distributed run: the trace context each task's job carries to its host. */
   traceContext?: (task: TaskInfo) => string | undefined;
+  /** The run's tasks, for workers whose tasks may post (in this process only). */
+  taskBoard?: TaskBoard;
 }
 
 export async function startEngine(config: ResolvedSwarmConfig, options: EngineOptions, outDir: string, runId: string): Promise<RunEngine> {
@@ -148,6 +151,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
       repliesPath: join(outDir, REPLIES_FILE),
       runId,
       ...(rig && { workerOptions: rig.workerOptions, processOptions: rig.processOptions }),
+      ...(options.taskBoard && { taskBoard: options.taskBoard }),
     });
   } catch (error) {
     // Nothing else would end the rehearsal server, and the process would wait on it.
