@@ -79,9 +79,10 @@ function requestsFor(server: RehearsalServer, prompt: string): RecordedRequest[]
 /** What the lead's model was told of its posts: the tool results it answered. */
 function leadToolResults(server: RehearsalServer): { is_error?: boolean; content: unknown }[] {
   const last = server.requests.filter((r) => r.script === "lead").at(-1);
+  type Block = { type: string; is_error?: boolean; content: unknown };
   return (last?.messages ?? []).flatMap((m) =>
-    Array.isArray(m.content) ? (m.content as { type: string }[]).filter((block) => block.type === "tool_result") : [],
-  ) as { is_error?: boolean; content: unknown }[];
+    Array.isArray(m.content) ? (m.content as Block[]).filter((block) => block.type === "tool_result") : [],
+  );
 }
 
 /** `outputs`: each task's reply has its command's output (a Bash call killed midway has none). */
