@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { offlineClaudeEnv } from "../../src/rehearsal/env.ts";
+import type { RehearsalScriptsInput } from "../../src/rehearsal/script.ts";
 import type { RecordedRequest, RehearsalServer } from "../../src/rehearsal/server.ts";
 import type { Summary } from "../../src/run/record/schema.ts";
 import { bin, readRunRecord, readSummary } from "../support/cli.ts";
@@ -25,28 +26,29 @@ const SCRIPTS = {
   fixer: [{ tool_use: { name: "Bash", input: { command: "{{prompt}}", description: "run it" } } }, { text: "done: {{tool_result}}" }],
 };
 
-async function workspace() {
-  const server = await createRehearsal(SCRIPTS);
+/** A config and a scripted model for it; `config` adds lines to the file (before its agents). */
+async function workspace(scripts: RehearsalScriptsInput = SCRIPTS, config: { lines?: string[]; fixer?: string } = {}) {
+  const server = await createRehearsal(scripts);
   const dir = await tempHome("cadre-posted-");
   const home = join(dir, "home");
   await mkdir(home);
-  const config = join(dir, "swarm.yaml");
+  const file = join(dir, "swarm.yaml");
   // Each agent talks to its own script of this test's server: the lead's, and the fixers'.
   const url = (script: string) => JSON.stringify(server.baseUrlFor(script));
   await writeFile(
-    config,
+    file,
     [
       "name: posting",
       "concurrency: 4",
-      "max_posted_tasks: 3",
+      ...(config.lines ?? ["max_posted_tasks: 3"]),
       "defaults: { allowed_tools: [Bash] }",
-      `agents: { fixer: { description: fixes, prompt: You fix., env: { ANTHROPIC_BASE_URL: ${url("fixer")} } } }`,
+      `agents: { fixer: { description: fixes, prompt: You fix., ${config.fixer ?? ""} env: { ANTHROPIC_BASE_URL: ${url("fixer")} } } }`,
       `tasks: [{ name: lead, prompt: find the work, post_tasks: true, env: { ANTHROPIC_BASE_URL: ${url("lead")} } }]`,
       "",
     ].join("\n"),
   );
   const env = { ...offlineClaudeEnv({ baseUrl: server.baseUrlFor("lead"), home }), PATH: process.env.PATH };
-  return { dir, config, server, env };
+  return { dir, config: file, server, env };
 }
 type Workspace = Awaited<ReturnType<typeof workspace>>;
 
@@ -76,9 +78,9 @@ function requestsFor(server: RehearsalServer, prompt: string): RecordedRequest[]
   return server.requests.filter((r) => r.script === "fixer" && JSON.stringify(r.messages[0]?.content ?? "").includes(prompt));
 }
 
-/** What the lead's model was told of its posts: the tool results it answered. */
-function leadToolResults(server: RehearsalServer): { is_error?: boolean; content: unknown }[] {
-  const last = server.requests.filter((r) => r.script === "lead").at(-1);
+/** What a script's model was told of its tool calls: the tool results of its last request (`prompt`: of the conversation that began so). */
+function toolResults(server: RehearsalServer, script: string, prompt = ""): { is_error?: boolean; content: unknown }[] {
+  const last = server.requests.filter((r) => r.script === script && JSON.stringify(r.messages[0]?.content ?? "").includes(prompt)).at(-1);
   type Block = { type: string; is_error?: boolean; content: unknown };
   return (last?.messages ?? []).flatMap((m) =>
     Array.isArray(m.content) ? (m.content as Block[]).filter((block) => block.type === "tool_result") : [],
@@ -102,7 +104,7 @@ describe("tasks a lead agent posts", () => {
     const done = await run(ws);
     expect(done.exitCode, done.stderr + done.stdout).toBe(0);
     expectThreePosted(await readSummary((await runDir(ws))!));
-    const results = leadToolResults(ws.server);
+    const results = toolResults(ws.server, "lead");
     expect(results).toHaveLength(4);
     expect(results.slice(0, 3).map((r) => r.is_error ?? false)).toEqual([false, false, false]);
     expect(results[3]).toMatchObject({ is_error: true });
@@ -141,5 +143,22 @@ describe("tasks a lead agent posts", () => {
       ).toHaveLength(1);
     }
     expect(requestsFor(ws.server, FIXES[3]!)).toHaveLength(0);
+  });
+
+  it("stops posts of posted tasks at max_post_depth, as a tool error the posted task reads", async () => {
+    // The lead posts "deep"; "deep" (a fixer, which may post too) posts "deeper": past max_post_depth 1.
+    const post = (name: string) => ({ tool_use: { name: "mcp__cadre__post_task", input: { name, agent: "fixer", prompt: `${name}: go on` } } });
+    const scripts = { lead: [post("deep"), { text: "posted" }], fixer: [post("deeper"), { text: "answered: {{tool_result}}" }] };
+    const ws = await workspace(scripts, { lines: ["max_post_depth: 1"], fixer: "post_tasks: true," });
+    const done = await run(ws);
+    expect(done.exitCode, done.stderr + done.stdout).toBe(0);
+    const summary = await readSummary((await runDir(ws))!);
+    expect(summary.tasks.map((t) => [t.name, t.status, t.posted_by ?? null, t.post_depth ?? null])).toEqual([
+      ["lead", "succeeded", null, null],
+      ["deep", "succeeded", "lead", 1],
+    ]);
+    const [refused] = toolResults(ws.server, "fixer", "deep: go on");
+    expect(refused).toMatchObject({ is_error: true });
+    expect(JSON.stringify(refused!.content)).toContain("max_post_depth (1)");
   });
 });
