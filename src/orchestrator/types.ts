@@ -454,7 +454,7 @@ export interface TaskBoard {
    * the run refuses rejects with a TaskPostRefusedError saying why.
    */
   post(poster: string, post: TaskPost): Promise<{ name: string; existed: boolean }>;
-  list(): BoardTask[];
+  list(): BoardTask[] | Promise<BoardTask[]>;
   /** Resolves once each named task has ended; rejects with a TaskPostRefusedError for a name it cannot wait on. */
   wait(waiter: string, names: readonly string[], signal: AbortSignal): Promise<BoardResult[]>;
 }

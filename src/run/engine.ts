@@ -93,7 +93,7 @@ export interface EngineOptions {
   notify?: (line: string) => void;
   /** For a traced distributed run: the trace context each task's job carries to its host. */
   traceContext?: (task: TaskInfo) => string | undefined;
-  /** The run's tasks, for workers whose tasks may post (in this process only). */
+  /** The run's tasks, for workers whose tasks may post (here, or through Redis on the hosts). */
   taskBoard?: TaskBoard;
 }
 
@@ -119,6 +119,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
       ...(options.rerun && { rerun: options.rerun }),
       ...(options.notify && { notify: options.notify }),
       ...(options.traceContext && { traceContext: options.traceContext }),
+      ...(options.taskBoard && { taskBoard: options.taskBoard }),
     });
     const resumed = coordinator.resumed ? ", picked up where it was" : "";
     return engineOf(coordinator, {

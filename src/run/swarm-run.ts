@@ -142,8 +142,8 @@ export class SwarmRun {
     const startedAt = Date.now();
     // A distributed run has one id: Redis's, which --run-id takes to pick it up.
     const runId = options.redis?.runId ?? newRunId(new Date(startedAt));
-    // Tasks may be posted into a swarm file's graph (a script is its own plan), by the workers of this process.
-    const posts = plan === undefined && options.redis === undefined && config.tasks.some((task) => task.post_tasks);
+    // Tasks may be posted into a swarm file's graph (a script is its own plan).
+    const posts = plan === undefined && config.tasks.some((task) => task.post_tasks);
     const board = posts ? new RunTaskBoard(config, options.resume?.previous.tasks) : undefined;
     const engine = await startEngine(
       config,

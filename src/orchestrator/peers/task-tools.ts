@@ -67,8 +67,14 @@ export function registerTaskTools(server: McpServer, poster: () => string | unde
   server.registerTool(
     "list_tasks",
     { description: "The run's tasks: name, status, agent, who posted it, and the start of its result.", outputSchema: ListTasksOutputSchema },
-    () => {
-      const tasks = board.list().map(({ postedBy, ...task }) => ({ ...task, ...(postedBy !== undefined && { posted_by: postedBy }) }));
+    async () => {
+      let listed: Awaited<ReturnType<TaskBoard["list"]>>;
+      try {
+        listed = await board.list();
+      } catch (error) {
+        return refuse(error);
+      }
+      const tasks = listed.map(({ postedBy, ...task }) => ({ ...task, ...(postedBy !== undefined && { posted_by: postedBy }) }));
       const text = tasks.map((t) => `${t.name} (${t.status})${t.posted_by ? ` posted by ${t.posted_by}` : ""}${t.result ? `: ${t.result}` : ""}`);
       return { structuredContent: { tasks }, content: [{ type: "text", text: text.join("\n") || "no tasks" }] };
     },
