@@ -144,7 +144,7 @@ export class SwarmRun {
     const runId = options.redis?.runId ?? newRunId(new Date(startedAt));
     // Tasks may be posted into a swarm file's graph (a script is its own plan).
     const posts = plan === undefined && config.tasks.some((task) => task.post_tasks);
-    const board = posts ? new RunTaskBoard(config, options.resume?.previous.tasks) : undefined;
+    const board = posts ? new RunTaskBoard(config, options.resume?.previous.tasks, options.concurrency ?? config.concurrency) : undefined;
     const engine = await startEngine(
       config,
       {

@@ -52,9 +52,12 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
   readonly #changed = new Set<() => void>();
   #add: ((task: ResolvedTask) => boolean) | undefined;
   #closed = false;
+  /** The run's concurrency when it is a number (--concurrency, else the file's); undefined when cadre chooses it. */
+  readonly #concurrency: number | undefined;
 
-  constructor(config: ResolvedSwarmConfig, earlier: readonly SummaryTask[] = []) {
+  constructor(config: ResolvedSwarmConfig, earlier: readonly SummaryTask[] = [], concurrency = config.concurrency) {
     this.#config = config;
+    this.#concurrency = concurrency;
     this.#limits = postLimits(config);
     this.#earlier = earlier.filter((row) => row.posted_by !== undefined && row.prompt !== undefined);
     for (const task of config.tasks) this.#track(task.name, task.agent, undefined, 0);
@@ -143,6 +146,8 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
     if (circular.length > 0)
       refuse("POST_INVALID", `you cannot wait on ${circular.join(", ")}: it is you, or it posted you and may be waiting on you`);
     const entries = names.map((name) => this.#tasks.get(name)!);
+    const blocked = this.#heldBy(waiter, entries);
+    if (blocked !== undefined) refuse("POST_INVALID", `waiting would never end: ${blocked}; end your turn instead, the tasks run after it`);
     await new Promise<void>((resolve, reject) => {
       const check = () => {
         if (signal.aborted) reject(signal.reason);
@@ -161,6 +166,22 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
       text: result!.text,
       ...(result!.error && { error: result!.error.message }),
     }));
+  }
+
+  /**
+   * Why a wait of `waiter` on these tasks could never end, or undefined: a
+   * waiting task holds its slot, so a task not ended that needs that slot
+   * (the run's only one, or the only one its agent may use) cannot be running
+   * now, and would never start.
+   */
+  #heldBy(waiter: string, entries: readonly Entry[]): string | undefined {
+    const unstarted = entries.filter((entry) => entry.result === undefined);
+    if (unstarted.length === 0) return undefined;
+    if (this.#concurrency === 1) return "the run runs one task at a time, and you hold it";
+    const agent = this.#tasks.get(waiter)?.agent;
+    const limit = agent === undefined ? undefined : this.#config.agents[agent]?.max_concurrency;
+    const same = unstarted.find((entry) => entry.agent === agent);
+    return limit === 1 && same !== undefined ? `"${same.name}" runs as your agent ${agent}, whose max_concurrency is 1, and you hold it` : undefined;
   }
 
   /** The tasks that posted `name`, directly or not. */

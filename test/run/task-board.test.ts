@@ -22,11 +22,14 @@ class PostingRunner implements TaskRunner {
   constructor(
     readonly board: TaskBoard,
     readonly acts: Record<string, Act>,
+    /** Tasks that end only once these have resolved. */
+    readonly held: Record<string, Promise<void>> = {},
   ) {}
 
   async run(spec: TaskSpec): Promise<TaskResult> {
     this.asked.push(spec);
     const name = spec.name ?? "";
+    await this.held[name];
     const act = this.acts[name] ?? this.acts["*"];
     const text = act && spec.postTasks ? await act(this.board, spec) : `${name} done`;
     return result(name, "succeeded", { text });
@@ -42,9 +45,14 @@ async function tryPost(board: TaskBoard, poster: string, post: Parameters<TaskBo
   }
 }
 
-async function drive(config: ResolvedSwarmConfig, acts: Record<string, Act>, earlier?: ConstructorParameters<typeof RunTaskBoard>[1]) {
+async function drive(
+  config: ResolvedSwarmConfig,
+  acts: Record<string, Act>,
+  earlier?: ConstructorParameters<typeof RunTaskBoard>[1],
+  held?: Record<string, Promise<void>>,
+) {
   const board = new RunTaskBoard(config, earlier);
-  const runner = new PostingRunner(board, acts);
+  const runner = new PostingRunner(board, acts, held);
   const events: SwarmEvent[] = [];
   for await (const event of runSwarm({ config, orchestrator: runner, signal: new AbortController().signal, posts: board })) {
     board.observe(event);
@@ -129,5 +137,23 @@ describe("tasks agents post", () => {
     // The lead that runs again and posts the same name gets the one task.
     expect(runner.asked.filter((spec) => spec.name === "fix-1")).toHaveLength(1);
     expect(settled.find((e) => e.task.name === "lead")?.result.text).toBe("existed: true");
+  });
+
+  it("refuses a wait that could never end: the waiter holds the run's only slot", async () => {
+    const config = await swarm({ concurrency: 1, tasks: [{ name: "lead", prompt: "plan", post_tasks: true }] });
+    let refusal = "";
+    let release = () => {};
+    const held = { a: new Promise<void>((resolve) => (release = resolve)) };
+    const lead: Act = async (board) => {
+      await board.post("lead", { name: "a", prompt: "do a" });
+      refusal = await board.wait("lead", ["a"], new AbortController().signal).then(
+        () => "waited",
+        (error: Error) => error.message,
+      );
+      release();
+      return "done";
+    };
+    await drive(config, { lead }, undefined, held);
+    expect(refusal).toContain("the run runs one task at a time");
   });
 });
