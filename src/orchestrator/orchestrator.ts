@@ -346,7 +346,10 @@ export class Orchestrator implements TaskRunner {
     const own =
       spec.budgetUsd === undefined ? undefined : { usd: spec.budgetUsd, name: spec.budgetName ?? spec.name ?? spec.id ?? randomUUID().slice(0, 8) };
     // A child is under its parent's budgets too, and under its own agent's.
-    const budgets = this.#budgets.applying(spec.agent, own, parent?.budgets);
+    let budgets = this.#budgets.applying(spec.agent, own, parent?.budgets);
+    // A posted task counts to its poster's agent's budget unless its own agent has one.
+    if (spec.budgetAgent !== undefined && !this.#budgets.hasAgentBudget(spec.agent))
+      budgets = this.#budgets.applying(spec.budgetAgent, undefined, budgets);
     const record = this.#newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec), budgets, spec.id);
     this.#hub.emit({ type: "task_queued", task: record.info });
     return record;

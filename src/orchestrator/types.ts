@@ -67,6 +67,8 @@ export const TaskSpecSchema = z.object({
   budgetName: z.string().min(1).optional(),
   /** Its worker may add tasks to the run (post_task, list_tasks, wait_tasks), when the orchestrator has a `taskBoard`. */
   postTasks: z.boolean().optional(),
+  /** An agent whose budget the task counts to when its own agent has none (a posted task: its poster's). */
+  budgetAgent: z.string().min(1).optional(),
 });
 
 export type TaskSpecData = z.infer<typeof TaskSpecSchema>;

@@ -1,6 +1,6 @@
 // The run's side of post_task, list_tasks and wait_tasks: a post checked against the run's limits becomes a task of its graph.
 import { type BoardResult, type BoardTask, type TaskBoard, type TaskPost, TaskPostRefusedError, type TaskResult } from "../orchestrator/index.ts";
-import { hasAgent, type PostIntake, postedTask, postLimits, type ResolvedSwarmConfig, type ResolvedTask } from "../swarm/index.ts";
+import { hasAgent, type PostedOrigin, type PostIntake, postedTask, postLimits, type ResolvedSwarmConfig, type ResolvedTask } from "../swarm/index.ts";
 import type { PlanEvent } from "./plan.ts";
 import type { SummaryTask } from "./record/schema.ts";
 
@@ -16,6 +16,8 @@ interface Entry {
   postedBy: string | undefined;
   /** 0 for the plan's own tasks; a posted task is one deeper than its poster. */
   depth: number;
+  /** The agent whose budget its work counts to: its own, else (posted) its poster's. */
+  budgetAgent: string | undefined;
   status: BoardTask["status"];
   result?: TaskResult;
   /** A posted task: resolved once its post is in the record. */
@@ -67,7 +69,8 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
     this.#add = add;
     for (const row of this.#earlier) {
       const depth = row.post_depth ?? 1;
-      const input = { name: row.name, prompt: row.prompt!, depends_on: row.depends_on, posted: { by: row.posted_by!, depth } };
+      const posted = this.#origin(row.posted_by!, depth);
+      const input = { name: row.name, prompt: row.prompt!, depends_on: row.depends_on, posted };
       this.#join(postedTask(this.#config, row.agent === null ? input : { ...input, agent: row.agent }));
     }
   }
@@ -101,8 +104,14 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
     }
     const unknown = (post.dependsOn ?? []).filter((dependency) => !this.#posted.has(dependency));
     if (unknown.length > 0) refuse("POST_INVALID", `depends_on names no posted task: ${unknown.join(", ")} (see list_tasks)`);
-    const input = { name, prompt: post.prompt, depends_on: [...new Set(post.dependsOn ?? [])], posted: { by: poster, depth } };
+    const input = { name, prompt: post.prompt, depends_on: [...new Set(post.dependsOn ?? [])], posted: this.#origin(poster, depth) };
     return postedTask(this.#config, post.agent === undefined ? input : { ...input, agent: post.agent });
+  }
+
+  /** Where a task `poster` posts comes from, and the budget it counts to when its own agent has none. */
+  #origin(poster: string, depth: number): PostedOrigin {
+    const budgetAgent = this.#tasks.get(poster)?.budgetAgent;
+    return { by: poster, depth, ...(budgetAgent !== undefined && { budget_agent: budgetAgent }) };
   }
 
   /** Puts a posted task into the graph and follows it; its post resolves once the record has it. */
@@ -123,7 +132,8 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
   }
 
   #track(name: string, agent: string | undefined, postedBy: string | undefined, depth: number): Entry {
-    const entry: Entry = { name, agent, postedBy, depth, status: "pending" };
+    const budgetAgent = agent ?? (postedBy === undefined ? undefined : this.#tasks.get(postedBy)?.budgetAgent);
+    const entry: Entry = { name, agent, postedBy, depth, budgetAgent, status: "pending" };
     this.#tasks.set(name, entry);
     return entry;
   }

@@ -3,7 +3,7 @@
 export type { DiscoveredAgent } from "./agents/discover.ts";
 export { agentSearchDirs, discoverAgents, SHIPPED_SCOPE } from "./agents/discover.ts";
 
-export type { ResolvedSwarmConfig, ResolvedTask } from "./config/index.ts";
+export type { PostedOrigin, ResolvedSwarmConfig, ResolvedTask } from "./config/index.ts";
 export { ConfigError, loadSwarmConfig, loadSwarmConfigOrThrow, orchestratorOptionsFor } from "./config/index.ts";
 export { formatIssue } from "./config/issues.ts";
 export type { TaskFingerprint } from "./fingerprint.ts";

@@ -156,4 +156,15 @@ describe("tasks agents post", () => {
     await drive(config, { lead }, undefined, held);
     expect(refusal).toContain("the run runs one task at a time");
   });
+
+  it("counts a posted task to its poster's agent's budget unless its own agent has one", async () => {
+    const config = await swarm({
+      agents: { planner: { description: "plans", prompt: "plan", budget_usd: 1 }, fixer: { description: "fixes", prompt: "fix" } },
+      tasks: [{ name: "lead", agent: "planner", prompt: "plan", post_tasks: true }],
+    });
+    const { runner } = await drive(config, {
+      lead: async (board) => (await board.post("lead", { name: "a", prompt: "do a", agent: "fixer" })).name,
+    });
+    expect(runner.asked.find((spec) => spec.name === "a")).toMatchObject({ agent: "fixer", budgetAgent: "planner" });
+  });
 });

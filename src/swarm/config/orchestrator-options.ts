@@ -190,6 +190,7 @@ export function taskSpecFor(task: ResolvedTask, prompt: string, signal: AbortSig
     ...(task.budget_usd !== undefined && { budgetUsd: task.budget_usd, budgetName: task.round_of?.task ?? task.name }),
     ...(Object.keys(worker).length > 0 && { worker }),
     ...(task.post_tasks && { postTasks: true }),
+    ...(task.posted?.budget_agent !== undefined && { budgetAgent: task.posted.budget_agent }),
     signal,
   };
 }

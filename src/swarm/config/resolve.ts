@@ -75,6 +75,8 @@ export interface ResolvedTask {
 export interface PostedOrigin {
   by: string;
   depth: number;
+  /** The agent whose budget it counts to when its own agent has none: its poster's (or the one its poster counts to). */
+  budget_agent?: string;
 }
 
 export interface ResolvedSwarmConfig {
