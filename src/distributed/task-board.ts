@@ -1,5 +1,6 @@
 // post_task, list_tasks and wait_tasks across hosts: a host's workers ask through Redis, the coordinator's board answers.
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type BoardResult, type BoardTask, type TaskBoard, type TaskPost, TaskPostRefusedError } from "../orchestrator/index.ts";
@@ -115,7 +116,11 @@ export function serveTaskBoard(redis: Redis, keys: RunKeys, board: TaskBoard, si
   };
   return (async () => {
     while (!signal.aborted) {
-      const popped = await reading.blpop(keys.boardRequests, POLL_S).catch(() => null);
+      const popped = await reading.blpop(keys.boardRequests, POLL_S).catch(async () => {
+        // Redis is away (the coordinator's watchdog says so): ask again a moment later, not in a busy loop.
+        await sleep(POLL_S * 1000, undefined, { signal }).catch(() => undefined);
+        return null;
+      });
       if (popped === null) continue;
       let request: BoardRequest;
       try {

@@ -76,7 +76,7 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
   }
 
   async post(poster: string, post: TaskPost): Promise<{ name: string; existed: boolean }> {
-    const name = post.name ?? `${poster}.${this.#posted.size + 1}`;
+    const name = post.name ?? this.#freshName(poster);
     const known = this.#tasks.get(name);
     if (known?.journaled !== undefined) {
       await known.journaled;
@@ -85,6 +85,12 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
     const task = this.#checked(poster, post, name);
     await this.#join(task).journaled;
     return { name, existed: false };
+  }
+
+  /** A name for an unnamed post: the poster's (made a name), numbered, one no task has. */
+  #freshName(poster: string): string {
+    const base = poster.replaceAll(/[^A-Za-z0-9._-]/g, "-").slice(0, 56);
+    for (let n = this.#posted.size + 1; ; n++) if (!this.#tasks.has(`${base}.${n}`)) return `${base}.${n}`;
   }
 
   /** A post as a task of the graph, or the refusal that says which rule or limit it broke. */

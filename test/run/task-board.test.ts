@@ -112,11 +112,14 @@ describe("tasks agents post", () => {
         answers.push(await tryPost(board, "lead", { name: "c", prompt: "do c", dependsOn: ["nope"] }));
         answers.push(await tryPost(board, "lead", { name: "d", prompt: "after a", dependsOn: ["a"] }));
         answers.push(await tryPost(board, "lead", { name: "../x", prompt: "bad name" }));
+        // Unnamed posts get the poster's name, numbered past any name taken.
+        answers.push(await tryPost(board, "lead", { name: "lead.3", prompt: "named like a made name" }));
+        answers.push(await tryPost(board, "lead", { prompt: "unnamed" }));
         waited = await board.wait("lead", ["a", "d"], new AbortController().signal);
         return "done";
       },
     });
-    expect(answers).toEqual(["a", "a", "POST_INVALID", "POST_INVALID", "d", "POST_INVALID"]);
+    expect(answers).toEqual(["a", "a", "POST_INVALID", "POST_INVALID", "d", "POST_INVALID", "lead.3", "lead.4"]);
     expect(runner.asked.filter((spec) => spec.name === "a")).toEqual([expect.objectContaining({ agent: "fixer" })]);
     expect(waited).toEqual([
       { name: "a", status: "succeeded", text: "a done" },
