@@ -185,6 +185,7 @@ describe("examples with --rehearse", () => {
       "guarded-shell.yaml",
       "library.ts",
       "plan-map-reduce.yaml",
+      "posted-tasks.yaml",
       "replays",
       "research-critic.yaml",
       "run-swarm-file.ts",
