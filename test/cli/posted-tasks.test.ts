@@ -15,16 +15,21 @@ import { claudeDescendants, isGone } from "../support/processes.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 import { until } from "../support/wait.ts";
 
-const FIXES = [1, 2, 3, 4].map((n) => `echo FIX-${n} && sleep 4`);
+/** The posted tasks' prompts: shell commands of `sleep` seconds each. */
+const fixes = (sleep: number) => [1, 2, 3, 4].map((n) => `echo FIX-${n} && sleep ${sleep}`);
+const FIXES = fixes(1);
+// Long enough that the kill below lands in every Bash call, even on a busy machine.
+const SLOW_FIXES = fixes(12);
 
 /** The lead posts four tasks, one Bash command each, and ends; each posted task runs its command and reports its output. */
-const SCRIPTS = {
+const scripts = (prompts: string[]) => ({
   lead: [
-    ...FIXES.map((prompt, k) => ({ tool_use: { name: "mcp__cadre__post_task", input: { name: `fix-${k + 1}`, agent: "fixer", prompt } } })),
+    ...prompts.map((prompt, k) => ({ tool_use: { name: "mcp__cadre__post_task", input: { name: `fix-${k + 1}`, agent: "fixer", prompt } } })),
     { text: "posted" },
   ],
   fixer: [{ tool_use: { name: "Bash", input: { command: "{{prompt}}", description: "run it" } } }, { text: "done: {{tool_result}}" }],
-};
+});
+const SCRIPTS = scripts(FIXES);
 
 /** A config and a scripted model for it; `config` adds lines to the file (before its agents). */
 async function workspace(scripts: RehearsalScriptsInput = SCRIPTS, config: { lines?: string[]; fixer?: string } = {}) {
@@ -114,12 +119,12 @@ describe("tasks a lead agent posts", () => {
   });
 
   it("killed with SIGKILL during the posted tasks and resumed, runs each posted task exactly once", async () => {
-    const ws = await workspace();
+    const ws = await workspace(scripts(SLOW_FIXES));
     const first = run(ws);
     // The lead has ended and every posted task is in its Bash call: its session is in the record.
     const running = (t: Summary["tasks"][number]) => t.posted_by === "lead" && t.status === "running" && t.session_id !== null;
     await untilRecord(ws, (record) => record.tasks.filter(running).length === 3 && record.tasks[0]?.status === "succeeded");
-    await until(() => FIXES.slice(0, 3).every((prompt) => requestsFor(ws.server, prompt).length === 1) || undefined, 30_000, "three Bash calls");
+    await until(() => SLOW_FIXES.slice(0, 3).every((prompt) => requestsFor(ws.server, prompt).length === 1) || undefined, 30_000, "three Bash calls");
     const children = await claudeDescendants(first.pid!);
     first.kill("SIGKILL");
     await first;
@@ -134,7 +139,7 @@ describe("tasks a lead agent posts", () => {
     expect(summary.tasks[0]!.carried_over).toBe(true);
     // Counted at the model: the lead was not asked again; each posted task had one conversation, and answered once.
     expect(ws.server.requests.filter((r) => r.script === "lead")).toHaveLength(leadRequests);
-    for (const prompt of FIXES.slice(0, 3)) {
+    for (const prompt of SLOW_FIXES.slice(0, 3)) {
       const requests = requestsFor(ws.server, prompt);
       expect(new Set(requests.map((r) => r.sessionId)).size, prompt).toBe(1);
       expect(
@@ -142,7 +147,7 @@ describe("tasks a lead agent posts", () => {
         prompt,
       ).toHaveLength(1);
     }
-    expect(requestsFor(ws.server, FIXES[3]!)).toHaveLength(0);
+    expect(requestsFor(ws.server, SLOW_FIXES[3]!)).toHaveLength(0);
   });
 
   it("stops posts of posted tasks at max_post_depth, as a tool error the posted task reads", async () => {
