@@ -185,6 +185,7 @@ describe("examples with --rehearse", () => {
       "guarded-shell.yaml",
       "library.ts",
       "plan-map-reduce.yaml",
+      "posted-tasks.yaml",
       "replays",
       "research-critic.yaml",
       "run-swarm-file.ts",
@@ -194,6 +195,24 @@ describe("examples with --rehearse", () => {
       "write-review-loop.yaml",
     ]);
     expect(existsSync(join(repo, "examples", "build"))).toBe(false);
+  });
+
+  it("posted-tasks: the lead posts four tasks; three run as tasks of the run naming it, the fourth is refused as a tool error it reads", async () => {
+    const { run, summary, transcripts } = await rehearse("posted-tasks");
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(summary.tasks.map((t) => [t.name, t.status, t.posted_by ?? null])).toEqual([
+      ["lead", "succeeded", null],
+      ["fix-cache", "succeeded", "lead"],
+      ["fix-retry", "succeeded", "lead"],
+      ["fix-slug", "succeeded", "lead"],
+    ]);
+    const refused = toolResults(transcripts.get("lead")!).filter((result) => result.is_error === true);
+    expect(refused).toHaveLength(1);
+    expect(JSON.stringify(refused[0]?.content)).toContain("max_posted_tasks (3)");
+    // The lead waited for the three and read their answers.
+    expect(summary.tasks[0]?.text).toContain("evict by size");
+    expect(summary.tasks[0]?.text).toContain("hash for punctuation-only titles");
+    expect(run.stdout).toContain("lead: tool error: refused: the run's max_posted_tasks (3) is reached");
   });
 
   it("triage-route: the triager's verdict (bug) runs the fixer, skips the answerer with the reason, and the wrap-up follows", async () => {

@@ -56,6 +56,7 @@ export const FAST = [
   "test/swarm/expressions.test.ts",
   "test/swarm/graph-rules.test.ts",
   "test/swarm/inherited-names.test.ts",
+  "test/run/task-board.test.ts",
   "test/swarm/interpolate.test.ts",
   "test/swarm/json-schema.test.ts",
   "test/swarm/reference.test.ts",

@@ -61,7 +61,7 @@ export function backgroundView(task: BackgroundTask): BackgroundView {
 export interface RowView
   extends Pick<
     RunRow,
-    "key" | "name" | "agent" | "kind" | "parent" | "group" | "attempts" | "turns" | "costUsd" | "queuedAt" | "startedAt" | "finishedAt"
+    "key" | "name" | "agent" | "kind" | "parent" | "group" | "postedBy" | "attempts" | "turns" | "costUsd" | "queuedAt" | "startedAt" | "finishedAt"
   > {
   status: string;
   /** From queued to the first start. */
@@ -90,6 +90,7 @@ export function blankRowView(key: string, name: string, agent: string | null | u
     kind,
     parent: null,
     group: null,
+    postedBy: null,
     status: "waiting",
     attempts: 0,
     turns: 0,

@@ -154,6 +154,7 @@ export class LiveRun implements RunFeed {
       kind: row.kind,
       parent: row.parent,
       group: row.group,
+      postedBy: row.postedBy,
       status: row.status,
       attempts: row.attempts,
       turns: row.turns,

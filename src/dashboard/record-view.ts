@@ -55,6 +55,7 @@ function taskRowView(task: LenientSummary["tasks"][number]): RowView {
     kind: "task",
     parent: null,
     group: task.template ?? null,
+    postedBy: task.posted_by ?? null,
     status: task.status,
     attempts: task.attempts ?? 0,
     turns: task.num_turns ?? 0,

@@ -10,6 +10,7 @@ import {
   resultWithoutTurn,
   Scheduler,
   type SessionRecord,
+  type TaskBoard,
   type TaskInfo,
   type TaskResult,
   type TaskRunner,
@@ -28,6 +29,7 @@ import { readTotals } from "./ledger.ts";
 import { type Ended, type JobEnd, type Outcome, Recovery, UNBOUND_LIMITER, type Waiting } from "./recovery.ts";
 import { connectRedis, DEFAULT_REDIS_LOSS_MS, deleteMatching, evictionWarning, watchLoss } from "./redis.ts";
 import { readResults } from "./results.ts";
+import { serveTaskBoard } from "./task-board.ts";
 import { redactUrl } from "./url.ts";
 import {
   type ControlMessage,
@@ -63,6 +65,8 @@ export interface CoordinatorOptions {
   notify?: (line: string) => void;
   /** The trace context a task's job carries (a W3C `traceparent`), when the run is traced: its host's spans join the run's trace. */
   traceContext?: (task: TaskInfo) => string | undefined;
+  /** The run's tasks, for the hosts' workers that may post: the coordinator answers their requests with it. */
+  taskBoard?: TaskBoard;
 }
 
 /** How long hosts can learn that the run ended after its keys are gone. */
@@ -119,6 +123,8 @@ export class Coordinator implements TaskRunner {
   #record!: DistributedRun;
   #recovery!: Recovery;
   readonly #traceContext: CoordinatorOptions["traceContext"];
+  /** Stops answering the hosts' task board requests. */
+  readonly #boardServed = new AbortController();
 
   readonly #redis: Redis;
   readonly #queue: Queue;
@@ -255,6 +261,7 @@ export class Coordinator implements TaskRunner {
    * (a coordinator started later with the same run id picks the run up).
    */
   async close(): Promise<void> {
+    this.#boardServed.abort();
     this.#recovery.stop();
     this.#stopWatching();
     this.#fleet.stop();
@@ -299,6 +306,7 @@ export class Coordinator implements TaskRunner {
         this.#fail(error instanceof CadreError ? error : new RedisUnreachableError(redactUrl(options.redisUrl), String(error), { cause: error })),
     );
     this.#stopWatching = watchLoss(this.#redis, options.redisUrl, options.redisLossMs ?? DEFAULT_REDIS_LOSS_MS, (error) => this.#fail(error));
+    if (options.taskBoard) void serveTaskBoard(this.#redis, this.#keys, options.taskBoard, this.#boardServed.signal);
     this.#recovery = new Recovery({
       redis: this.#redis,
       queue: this.#queue,

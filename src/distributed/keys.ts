@@ -43,6 +43,10 @@ export interface RunKeys {
   job(jobId: string): string;
   lock(jobId: string): string;
   inbox(peer: string): string;
+  /** List: what the run's workers ask of its task board (post_task, list_tasks, wait_tasks), for the coordinator to answer. */
+  boardRequests: string;
+  /** List: the coordinator's answer to one such request. */
+  boardReply(requestId: string): string;
 }
 
 export function runKeys(runId: string): RunKeys {
@@ -63,6 +67,8 @@ export function runKeys(runId: string): RunKeys {
     job: (jobId) => `${PREFIX}:run-${runId}:${jobId}`,
     lock: (jobId) => `${PREFIX}:run-${runId}:${jobId}:lock`,
     inbox: (peer) => `${base}:inbox:${peer}`,
+    boardRequests: `${base}:board`,
+    boardReply: (requestId) => `${base}:board:${requestId}`,
   };
 }
 

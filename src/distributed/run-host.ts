@@ -10,6 +10,7 @@ import { RedisInbox } from "./inbox.ts";
 import { PREFIX, type RunKeys, runKeys } from "./keys.ts";
 import { RedisLedger } from "./ledger.ts";
 import { readResults, recordResult } from "./results.ts";
+import { RedisTaskBoard } from "./task-board.ts";
 import { type DistributedRun, type JobResult, readJobData } from "./wire.ts";
 
 /** How often one task may lose its host (the host died) before BullMQ gives up on it. */
@@ -85,6 +86,8 @@ export class RunHost {
         return ledger;
       },
       inbox: new RedisInbox(this.#host.redis, this.#keys),
+      // Only the workers of tasks that may post get its tools; the coordinator answers their posts.
+      taskBoard: new RedisTaskBoard(this.#host.redis, this.#keys),
       ...(this.#rig && { workerOptions: this.#rig.workerOptions, processOptions: this.#rig.processOptions }),
     });
     // Every event goes to the coordinator; a rate limit met here holds back the fleet from there (FleetLimit).

@@ -59,6 +59,11 @@ export class Budgets {
     return list;
   }
 
+  /** Whether `agent` has a budget of its own. */
+  hasAgentBudget(agent: string | undefined): boolean {
+    return agent !== undefined && this.#agents.has(agent);
+  }
+
   /** Charges every budget of the list; returns those this charge reached. */
   charge(budgets: readonly Budget[], usd: number, usage: Usage): BudgetExceededError[] {
     const reached: BudgetExceededError[] = [];

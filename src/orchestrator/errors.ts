@@ -174,3 +174,13 @@ export class ApiUnreachableError extends CadreError {
     );
   }
 }
+
+/** Why a post or a wait is refused: a limit of the run (which one), or what the post named. */
+export type TaskPostRefusal = "MAX_POSTED_TASKS" | "MAX_POST_DEPTH" | "POST_INVALID" | "POST_CLOSED";
+
+/** A post the run refuses: the tool answers the model with this message, as a tool error. */
+export class TaskPostRefusedError extends CadreError {
+  constructor(code: TaskPostRefusal, message: string) {
+    super(code, message);
+  }
+}

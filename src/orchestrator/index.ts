@@ -37,6 +37,8 @@ export { TranscriptDirectory } from "./transcripts.ts";
 export type {
   AgentSpec,
   AgentTurn,
+  BoardResult,
+  BoardTask,
   BudgetScope,
   BudgetUse,
   HookAction,
@@ -51,7 +53,9 @@ export type {
   SessionStatus,
   SpendingLedger,
   SteerAction,
+  TaskBoard,
   TaskInfo,
+  TaskPost,
   TaskResult,
   TaskRunner,
   TaskSpec,

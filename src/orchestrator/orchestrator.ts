@@ -379,7 +379,10 @@ export class Orchestrator implements TaskRunner {
     const own =
       spec.budgetUsd === undefined ? undefined : { usd: spec.budgetUsd, name: spec.budgetName ?? spec.name ?? spec.id ?? randomUUID().slice(0, 8) };
     // A child is under its parent's budgets too, and under its own agent's.
-    const budgets = this.#budgets.applying(spec.agent, own, parent?.budgets);
+    let budgets = this.#budgets.applying(spec.agent, own, parent?.budgets);
+    // A posted task counts to its poster's agent's budget unless its own agent has one.
+    if (spec.budgetAgent !== undefined && !this.#budgets.hasAgentBudget(spec.agent))
+      budgets = this.#budgets.applying(spec.budgetAgent, undefined, budgets);
     const record = this.#newRecord(spec.name, spec.agent, parent, taskWorkerOptions(spec), budgets, spec.id);
     this.#hub.emit({ type: "task_queued", task: record.info });
     return record;
@@ -495,7 +498,10 @@ export class Orchestrator implements TaskRunner {
     if (this.#budgets.processLimitUsd(budgets) !== undefined) return false;
     let plan: WorkerPlan<TaskRecord>;
     try {
-      plan = planAhead(this.#stagger, this.#factory.plan({ context: { kind: "task", name: spec.name ?? "ahead", agent: spec.agent }, overrides }));
+      plan = planAhead(
+        this.#stagger,
+        this.#factory.plan({ context: { kind: "task", name: spec.name ?? "ahead", agent: spec.agent }, overrides, postTasks: spec.postTasks }),
+      );
     } catch {
       // Settings that cannot be planned (a workerOptions callback that throws) start nothing ahead; the task says why.
       return false;
@@ -521,7 +527,12 @@ export class Orchestrator implements TaskRunner {
     const { info } = record;
     // The attempt holds a slot from here; task_started follows once its process is up.
     this.#hub.emit({ type: "worker_state", task: info, state: "starting" });
-    const plan = this.#factory.plan({ context: { kind: "task", name: info.name, agent: info.agent }, overrides: record.overrides, record });
+    const plan = this.#factory.plan({
+      context: { kind: "task", name: info.name, agent: info.agent },
+      overrides: record.overrides,
+      record,
+      postTasks: spec.postTasks,
+    });
     this.#replies?.prompt(info.id, spec.prompt);
     const { ticket, hidePartial, acquire } = this.#leases.lease(record, plan);
     // From its lease, the process counts among those at work under its budgets: the next one's share reserves for it.

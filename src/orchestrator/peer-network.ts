@@ -1,11 +1,12 @@
 // The orchestrator's side of the peer tools: who may reach whom, peer sessions, inboxes and child tasks.
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { own } from "../util/own.ts";
 import type { AgentSessions } from "./agent-sessions.ts";
 import type { Caller, PeerDirectory, PeerInfo } from "./peers/directory.ts";
 import type { InboxStore } from "./peers/inbox.ts";
-import { createPeerServer } from "./peers/peer-server.ts";
-import type { AgentSpec, TaskResult } from "./types.ts";
+import { createPeerServer, PEER_SERVER_NAME } from "./peers/peer-server.ts";
+import { registerTaskTools } from "./peers/task-tools.ts";
+import type { AgentSpec, TaskBoard, TaskResult } from "./types.ts";
 
 /** The task behind a worker: children are spawned under it, and peers it starts are recorded as working for it. */
 type ParentTask = { info: { name: string } };
@@ -29,10 +30,21 @@ export class PeerNetwork<P extends ParentTask> {
   /**
    * The "cadre" MCP server for one worker, asked at each call (a process may
    * change task): `name` is who it speaks as, `parent` the task its children
-   * are charged to, `chain` who waits on its current turn.
+   * are charged to (and which posts tasks), `chain` who waits on its current
+   * turn. `tools` says which of its tools it has: the peer tools, and with a
+   * board the tools that post tasks to the run.
    */
-  serverFor(name: () => string, parent: () => P | undefined, chain: () => readonly string[]): McpServer {
-    return createPeerServer(() => ({ name: name(), waitChain: chain() }), this.#directoryFor(parent));
+  serverFor(
+    name: () => string,
+    parent: () => P | undefined,
+    chain: () => readonly string[],
+    tools: { peers: boolean; board?: TaskBoard },
+  ): McpServer {
+    const server = tools.peers
+      ? createPeerServer(() => ({ name: name(), waitChain: chain() }), this.#directoryFor(parent))
+      : new McpServer({ name: PEER_SERVER_NAME, version: "1.0.0" });
+    if (tools.board) registerTaskTools(server, () => parent()?.info.name, tools.board);
+    return server;
   }
 
   #directoryFor(parent: () => P | undefined): PeerDirectory {

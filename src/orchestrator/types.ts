@@ -65,6 +65,10 @@ export const TaskSpecSchema = z.object({
   budgetUsd: z.number().positive().optional(),
   /** The name the task's budget is counted under; default its name. The rounds of a loop share their task's. */
   budgetName: z.string().min(1).optional(),
+  /** Its worker may add tasks to the run (post_task, list_tasks, wait_tasks), when the orchestrator has a `taskBoard`. */
+  postTasks: z.boolean().optional(),
+  /** An agent whose budget the task counts to when its own agent has none (a posted task: its poster's). */
+  budgetAgent: z.string().min(1).optional(),
 });
 
 export type TaskSpecData = z.infer<typeof TaskSpecSchema>;
@@ -382,6 +386,8 @@ export interface OrchestratorOptions {
    * it may reach under `connections`; true: every worker; false: none.
    */
   peerTools?: boolean;
+  /** The run's tasks, for the workers of tasks with `postTasks`: what their post_task, list_tasks and wait_tasks reach. */
+  taskBoard?: TaskBoard;
   /**
    * Cache-aware fan-out, on by default: of tasks whose workers send the same
    * prompt prefix (same model, agent, tools, MCP servers, working directory),
@@ -411,4 +417,51 @@ export interface OrchestratorOptions {
   timeoutMs?: number;
   /** No message from the worker for this long stops the attempt. */
   idleTimeoutMs?: number;
+}
+
+/** What a worker asks the run to do as a task of the run: text from a model, data only. */
+export interface TaskPost {
+  prompt: string;
+  /** The task's name; default: one the board makes. The same name posted again is the same task. */
+  name?: string;
+  /** An agent the run knows; default: a plain worker with the run's defaults. */
+  agent?: string;
+  /** Other posted tasks that must end first. */
+  dependsOn?: string[];
+}
+
+/** A task of the run as list_tasks shows it. */
+export interface BoardTask {
+  name: string;
+  status: "pending" | "running" | TaskStatus;
+  agent?: string;
+  /** The task whose worker posted it; absent for the plan's own tasks. */
+  postedBy?: string;
+  /** The start of its result's text (or its error), once it has ended. */
+  result?: string;
+}
+
+/** A task's end as wait_tasks returns it. */
+export interface BoardResult {
+  name: string;
+  status: TaskStatus;
+  text: string;
+  error?: string;
+}
+
+/**
+ * The run's tasks as the workers that may post see them. Implemented by the
+ * layer that runs the plan (a swarm file's graph), handed to the Orchestrator
+ * as `taskBoard`; the orchestrator only gives its tools to workers.
+ */
+export interface TaskBoard {
+  /**
+   * Adds a task to the run for `poster` (the task whose worker posts);
+   * resolves with its name once the post is kept in the run's record. A post
+   * the run refuses rejects with a TaskPostRefusedError saying why.
+   */
+  post(poster: string, post: TaskPost): Promise<{ name: string; existed: boolean }>;
+  list(): BoardTask[] | Promise<BoardTask[]>;
+  /** Resolves once each named task has ended; rejects with a TaskPostRefusedError for a name it cannot wait on. */
+  wait(waiter: string, names: readonly string[], signal: AbortSignal): Promise<BoardResult[]>;
 }

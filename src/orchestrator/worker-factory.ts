@@ -7,7 +7,8 @@ import type { AgentSessions } from "./agent-sessions.ts";
 import { layerWorkerOptions, type WorkerLayers } from "./compose.ts";
 import { SessionNotResumableError } from "./errors.ts";
 import type { PeerNetwork } from "./peer-network.ts";
-import { PEER_TOOL_IDS } from "./peers/peer-server.ts";
+import { PEER_SERVER_NAME, PEER_TOOL_IDS } from "./peers/peer-server.ts";
+import { TASK_TOOL_NAMES } from "./peers/task-tools.ts";
 import { routedHookConfig } from "./routed-hooks.ts";
 import type { OrchestratorEvent, OrchestratorOptions, TaskInfo, WorkerContext } from "./types.ts";
 import { type Binding, BoundWorker } from "./worker-binding.ts";
@@ -49,7 +50,15 @@ export interface WorkItem<R> {
   /** A session's permission handler. */
   canUseTool?: PermissionHandler;
   chain?: () => readonly string[];
+  /** The worker may post tasks to the run (post_task, list_tasks, wait_tasks), when the orchestrator has a taskBoard. */
+  postTasks?: boolean;
 }
+
+/** The post tools as the model sees them, for a worker's allowedTools. */
+const TASK_TOOL_IDS = TASK_TOOL_NAMES.map((name) => `mcp__${PEER_SERVER_NAME}__${name}`);
+
+/** Which tools of cadre's server a worker gets. */
+type CadreTools = { peerTools: boolean; postTasks: boolean };
 
 const OFF = /^(|0|false|no|off)$/i;
 
@@ -96,11 +105,12 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     // only a worker with another agent to reach gets it (Orchestrator.peerTools says otherwise).
     const peerTools = options.peerTools ?? this.#deps.peers.reachesAnyone(context.agent ?? context.name);
     // Routing (hooks, permissions, peer tools) is bound late, so it is the same for every work of these settings.
-    const key = stableKey({ agent: context.agent, settled, perWorker, peerTools });
+    const postTasks = work.postTasks === true && options.taskBoard !== undefined;
+    const key = stableKey({ agent: context.agent, settled, perWorker, peerTools, ...(postTasks && { postTasks }) });
     return {
       key,
       settings: layerWorkerOptions({ ...layers, call: () => [perWorker] }),
-      start: (signal, extra) => this.#start(key, work, { ...layers, settled, perWorker, peerTools }, signal, extra),
+      start: (signal, extra) => this.#start(key, work, { ...layers, settled, perWorker, tools: { peerTools, postTasks } }, signal, extra),
       adopt: (bound) => bound.bindTo(context, work.record, work.canUseTool),
     };
   }
@@ -111,9 +121,9 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     {
       settled,
       perWorker,
-      peerTools,
+      tools,
       ...layers
-    }: Omit<WorkerLayers, "call"> & { settled: WorkerOptions; perWorker: Partial<WorkerOptions>; peerTools: boolean },
+    }: Omit<WorkerLayers, "call"> & { settled: WorkerOptions; perWorker: Partial<WorkerOptions>; tools: CadreTools },
     signal: AbortSignal | undefined,
     extra: Partial<WorkerOptions> | undefined,
   ): Promise<BoundWorker<R>> {
@@ -129,7 +139,7 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
     const { canUseTool: ownHandler, ...perWorkerRest } = perWorker;
     const options = layerWorkerOptions({
       ...layers,
-      call: (below) => [this.#routing(binding, below, peerTools), perWorkerRest, process?.options, extra],
+      call: (below) => [this.#routing(binding, below, tools), perWorkerRest, process?.options, extra],
     });
     options.canUseTool = this.#permissions(binding, ownHandler, settled.canUseTool, options);
     const resource = telemetryResource(options, work.context, this.#deps.options.runId);
@@ -151,7 +161,7 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
   }
 
   /** Hooks and peer tools, reading the binding when they are used. */
-  #routing(binding: Binding<R>, settled: WorkerOptions, peerTools: boolean): Partial<WorkerOptions> {
+  #routing(binding: Binding<R>, settled: WorkerOptions, { peerTools, postTasks }: CadreTools): Partial<WorkerOptions> {
     const { options, sessions, peers, emit } = this.#deps;
     const caller = () => binding.context.agent ?? binding.context.name;
     const routing: Partial<WorkerOptions> = {
@@ -163,15 +173,17 @@ export class WorkerFactory<R extends { info: TaskInfo }> {
         onDecision: (decision) => binding.record && emit({ type: "hook_decided", task: binding.record.info, ...decision }),
       }),
     };
-    if (peerTools) {
+    const board = postTasks ? options.taskBoard : undefined;
+    if (peerTools || board) {
       routing.sdkMcpServers = {
         cadre: peers.serverFor(
           caller,
           () => binding.record,
           () => binding.chain(),
+          { peers: peerTools, ...(board && { board }) },
         ),
       };
-      routing.allowedTools = [...PEER_TOOL_IDS];
+      routing.allowedTools = [...(peerTools ? PEER_TOOL_IDS : []), ...(board ? TASK_TOOL_IDS : [])];
     }
     return routing;
   }

@@ -9,6 +9,7 @@ import {
   type OrchestratorEvent,
   REPLIES_FILE,
   type SessionRecord,
+  type TaskBoard,
   type TaskInfo,
   type TaskRunner,
   type TaskSpec,
@@ -94,6 +95,8 @@ export interface EngineOptions {
   notify?: (line: string) => void;
   /** For a traced distributed run: the trace context each task's job carries to its host. */
   traceContext?: (task: TaskInfo) => string | undefined;
+  /** The run's tasks, for workers whose tasks may post (here, or through Redis on the hosts). */
+  taskBoard?: TaskBoard;
 }
 
 export async function startEngine(config: ResolvedSwarmConfig, options: EngineOptions, outDir: string, runId: string): Promise<RunEngine> {
@@ -118,6 +121,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
       ...(options.rerun && { rerun: options.rerun }),
       ...(options.notify && { notify: options.notify }),
       ...(options.traceContext && { traceContext: options.traceContext }),
+      ...(options.taskBoard && { taskBoard: options.taskBoard }),
     });
     const resumed = coordinator.resumed ? ", picked up where it was" : "";
     return engineOf(coordinator, {
@@ -150,6 +154,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
       repliesPath: join(outDir, REPLIES_FILE),
       runId,
       ...(rig && { workerOptions: rig.workerOptions, processOptions: rig.processOptions }),
+      ...(options.taskBoard && { taskBoard: options.taskBoard }),
     });
   } catch (error) {
     // Nothing else would end the rehearsal server, and the process would wait on it.

@@ -160,8 +160,10 @@ export async function planResume(config: ResolvedSwarmConfig, options: { dir?: s
     dir,
     previous,
     unreadable,
-    // A copy or a round stands for its task: it is made again when that task runs.
-    removed: previous.tasks.filter((task) => !current.has(task.copy_of ?? task.round_of ?? task.name)).map((task) => task.name),
+    // A copy or a round stands for its task: it is made again when that task runs; a posted task is posted again as the run starts.
+    removed: previous.tasks
+      .filter((task) => task.posted_by === undefined && !current.has(task.copy_of ?? task.round_of ?? task.name))
+      .map((task) => task.name),
     carryOver: (task, fingerprint) => {
       const before = earlier.get(task.name);
       const older = () => olderSettingsHash(config, task);

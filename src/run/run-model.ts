@@ -176,7 +176,7 @@ export class RunModel {
       case "record_written_again":
         return undefined;
       case "tasks_added":
-        // A for_each's copies or a loop's round, as they are made: rows of their own, changed as of this event.
+        // A for_each's copies, a loop's round or a posted task, as they are made: rows of their own, changed as of this event.
         for (const task of event.tasks) {
           if (this.#byKey.has(taskKey(task.name))) continue;
           // A copy may have been queued (and have its row) before the event that names it arrives.
@@ -184,6 +184,10 @@ export class RunModel {
           this.#startedUnnamed.delete(task.name);
           row.waitsFor = [...task.depends_on];
           row.group = groupOf(task);
+          if (task.posted !== undefined) {
+            row.postedBy = task.posted.by;
+            row.activity = `posted by ${task.posted.by}`;
+          }
           row.version = this.#seq + 1;
         }
         return undefined;

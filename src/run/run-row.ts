@@ -33,6 +33,8 @@ export interface Row {
   parent: string | null;
   /** For a for_each copy: the task's name as written, which its copies share. */
   group: string | null;
+  /** For a task an agent posted (post_task): the task that posted it. */
+  postedBy: string | null;
   /** A workflow script's agent() call: its phase (opts.phase, or the phase the script last started). */
   callPhase: string | null;
   /** The orchestrator's id, once it has the task. */
@@ -77,6 +79,7 @@ export function blankRow(key: string, name: string, agent: string | null | undef
     kind,
     parent,
     group: null,
+    postedBy: null,
     callPhase: null,
     taskId: undefined,
     status: "waiting",

@@ -19,6 +19,7 @@ import type { Summary } from "./record/schema.ts";
 import { prepareOutDir, type RecordWriteError, type RunStop } from "./record/summary.ts";
 import type { ReplayPlan } from "./replay/plan.ts";
 import { attemptOf, type ResumePlan, settledBefore } from "./resume.ts";
+import { RunTaskBoard } from "./task-board.ts";
 
 /** What a run tells: the orchestrator's events, the plan's task events (and a script's own), and its record's troubles. */
 export type RunEvent = OrchestratorEvent | SwarmEvent | WorkflowRunEvent | RecordEvent;
@@ -88,6 +89,8 @@ export class SwarmRun {
   readonly #engine: RunEngine;
   readonly #worktrees: RunWorktrees;
   readonly #recorder: RunRecorder;
+  /** The tasks agents post, for a graph whose tasks may post. */
+  readonly #board: RunTaskBoard | undefined;
   /** Where the run's events go while they are iterated. */
   #queue: AsyncQueue<RunEvent> | undefined;
   /** Aborted when no task can run (no login, an API that cannot be reached): the run stops with exit 2. */
@@ -101,8 +104,10 @@ export class SwarmRun {
     engine: RunEngine,
     started: { at: number; runId: string },
     plan: RunPlan,
+    board: RunTaskBoard | undefined,
   ) {
     this.config = config;
+    this.#board = board;
     this.#plan = plan;
     this.outDir = outDir;
     this.budgetUsd = budgetUsd;
@@ -147,6 +152,9 @@ export class SwarmRun {
     const startedAt = Date.now();
     // A distributed run has one id: Redis's, which --run-id takes to pick it up.
     const runId = options.redis?.runId ?? newRunId(new Date(startedAt));
+    // Tasks may be posted into a swarm file's graph (a script is its own plan).
+    const posts = plan === undefined && config.tasks.some((task) => task.post_tasks);
+    const board = posts ? new RunTaskBoard(config, options.resume?.previous.tasks, options.concurrency ?? config.concurrency) : undefined;
     const engine = await startEngine(
       config,
       {
@@ -158,11 +166,12 @@ export class SwarmRun {
         rerun: settledBefore(options.resume),
         ...(options.notify && { notify: options.notify }),
         ...(options.traceContext && { traceContext: options.traceContext }),
+        ...(board && { taskBoard: board }),
       },
       outDir,
       runId,
     );
-    const run = new SwarmRun(config, options, outDir, budgetUsd, engine, { at: startedAt, runId }, plan ?? swarmPlan(config));
+    const run = new SwarmRun(config, options, outDir, budgetUsd, engine, { at: startedAt, runId }, plan ?? swarmPlan(config), board);
     if (options.resume) await run.#worktrees.takeOver(leftWorktrees(options.resume.previous));
     return run;
   }
@@ -258,17 +267,21 @@ export class SwarmRun {
         signal,
         worktrees: this.#worktrees,
         ...(this.resume?.carryOver && { carryOver: this.resume.carryOver }),
+        ...(this.#board && { posts: this.#board }),
         budgetStatus: (agent) => this.#budgetStatus(agent),
       })) {
         if (event.type === "task_settled") recorder.taskSettled(event);
         else if (event.type === "task_ready") recorder.taskReady(event.task.name, event.fingerprint);
         else if (event.type === "tasks_added") recorder.tasksAdded(event.tasks);
         else if (event.type === "loop_ended") recorder.loopEnded(event);
+        // After the recorder: a post is answered once its task is in the record.
+        this.#board?.observe(event);
         queue.push(event);
       }
     } catch (error) {
       failure = { error };
     } finally {
+      this.#board?.close();
       // Every worker, peer and supervisor process ends here (their last events still reach the queue), and the transcripts are flushed.
       await this.#engine.close();
       await this.#worktrees.dispose();

@@ -63,13 +63,17 @@ export interface TaskReadyEvent {
   fingerprint: TaskFingerprint;
 }
 
-/** A task made while the run goes on: a copy of a for_each over a result, or a round of a loop task. */
-export type AddedTask = Pick<ResolvedTask, "name" | "template" | "agent" | "depends_on" | "when" | "item" | "copy_of" | "round_of">;
+/** A task made while the run goes on: a copy of a for_each over a result, a round of a loop task, or a task an agent posted (with its prompt). */
+export type AddedTask = Pick<ResolvedTask, "name" | "template" | "agent" | "depends_on" | "when" | "item" | "copy_of" | "round_of" | "posted"> & {
+  /** A posted task's prompt: the record keeps it, so that a resumed run can post it again. */
+  prompt?: string;
+};
 
 /**
  * Tasks the run made as it went: the copies of a for_each over a result once
- * its list was known (`parent` is the task), or a loop's next round (`parent`
- * is the loop). Each of them settles like any task.
+ * its list was known (`parent` is the task), a loop's next round (`parent`
+ * is the loop), or a task an agent posted (`parent` is the task that posted
+ * it). Each of them settles like any task.
  */
 export interface TasksAddedEvent {
   type: "tasks_added";
@@ -99,11 +103,22 @@ export interface RunSwarmOptions {
   signal: AbortSignal;
   /** When resuming a run: decides, per ready task, whether it runs again. Absent: every task runs. */
   carryOver?: (task: ResolvedTask, fingerprint: TaskFingerprint) => CarryDecision | undefined;
+  /** Where tasks that agents post come in (see PostIntake). Absent: nothing is posted. */
+  posts?: PostIntake;
   /**
    * The worktrees of tasks that ask for one (the caller keeps it to discard
    * them if the run is killed). Default: a new set named after a fresh run id.
    */
   worktrees?: RunWorktrees;
+}
+
+/**
+ * Where tasks posted while the run goes on come in: the run opens it once, as
+ * it starts, with the way in. `add` puts a posted task into the graph, to run
+ * as any task; it returns false when the task's name is taken or the run is over.
+ */
+export interface PostIntake {
+  open(add: (task: ResolvedTask) => boolean): void;
 }
 
 /** `20250601-123005-3f2a`: when the run started, and a few random characters so that two runs never share branch names. */
@@ -159,8 +174,10 @@ class GraphRun {
   readonly #copiesOf = new Map<string, unknown[]>();
   /** Set once the conditions are compiled (which loads the evaluator only when some task has one). */
   #conditions: Conditions | undefined;
+  /** Every task has its result and the stream has ended: nothing joins any more. */
+  #over = false;
 
-  constructor({ config, orchestrator, signal, worktrees, carryOver }: RunSwarmOptions) {
+  constructor({ config, orchestrator, signal, worktrees, carryOver, posts }: RunSwarmOptions) {
     this.#config = config;
     this.#runner = orchestrator;
     this.#signal = signal;
@@ -183,6 +200,7 @@ class GraphRun {
     // A loop's tasks run as its rounds; the tasks themselves settle when the loop ends.
     for (const task of config.tasks) if (!this.#loops.some((loop) => loop.members.has(task.name))) this.#wait(task);
     signal.addEventListener("abort", () => this.#advance(), { once: true });
+    posts?.open((task) => this.#post(task));
     Conditions.of(config.tasks).then(
       (compiled) => {
         this.#conditions = compiled;
@@ -233,7 +251,7 @@ class GraphRun {
       this.#taken.add(task.name);
       this.#wait(task);
     }
-    const added = tasks.map(({ name, template, agent, depends_on, when, item, copy_of, round_of }) => ({
+    const added = tasks.map(({ name, template, agent, depends_on, when, item, copy_of, round_of, posted, prompt }) => ({
       name,
       template,
       agent,
@@ -242,8 +260,17 @@ class GraphRun {
       item,
       copy_of,
       round_of,
+      ...(posted !== undefined && { posted, prompt }),
     }));
     this.events.push({ type: "tasks_added", parent, ...(round !== undefined && { round }), tasks: added });
+  }
+
+  /** A task an agent posted joins the run, named by the task that posted it; refused when its name is taken or the run is over. */
+  #post(task: ResolvedTask): boolean {
+    if (this.#over || this.#taken.has(task.name)) return false;
+    this.#add(task.posted?.by ?? task.name, [task]);
+    this.#advance();
+    return true;
   }
 
   /** A for_each over a result whose dependencies succeeded: its copies join the run, or it fails saying what the list held. */
@@ -294,6 +321,7 @@ class GraphRun {
       for (const loop of this.#loops) if (stepLoop(loop, this.#loopHost)) changed = true;
     }
     if (this.#results.size === this.#taskCount) {
+      this.#over = true;
       if (this.#ownWorktrees) void this.#worktrees.dispose();
       this.events.end();
     } else this.#prepareNext();
@@ -320,7 +348,13 @@ class GraphRun {
   /** A ready task: kept from the run being resumed, or handed to the runner with its prompt filled in. */
   #start(task: ResolvedTask): void {
     const loop = this.#loopOf(task);
-    const prompt = loop === undefined ? fillResults(task.prompt, this.#names, this.#fieldsOf) : loop.fill(task, this.#names, this.#fieldsOf);
+    // A posted prompt is a model's text: nothing in it is filled in.
+    const prompt =
+      task.posted !== undefined
+        ? task.prompt
+        : loop === undefined
+          ? fillResults(task.prompt, this.#names, this.#fieldsOf)
+          : loop.fill(task, this.#names, this.#fieldsOf);
     const inputs = Object.fromEntries(task.depends_on.map((name) => [name, this.#fieldsOf(name)]));
     const fingerprint = taskFingerprint(this.#config, task, prompt, inputs);
     const decision = this.#carryOver?.(task, fingerprint);

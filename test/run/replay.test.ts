@@ -210,6 +210,21 @@ describe("several conversations under one name", () => {
   });
 });
 
+describe("posted tasks", () => {
+  it("a lead's posts are played again: the same tasks, rows and replies", { timeout: LOOP_RUN_MS }, async ({ tmp }) => {
+    const example = join(repo, "examples", "posted-tasks.yaml");
+    const recorded = join(tmp, "recorded");
+    const original = await runSwarmFile(example, { outDir: recorded, rehearse: true });
+    expect(original.exitCode).toBe(0);
+    const copy = await checkout(join(tmp, "checkout"), example, "posted-tasks.yaml");
+    const replay = await replaySwarmFile(recorded, { config: copy, outDir: join(tmp, "replay") });
+    expect(replay.exitCode, JSON.stringify(replay.summary.replay)).toBe(0);
+    const rows = (result: typeof original) => result.summary.tasks.map((t) => [t.name, t.status, t.posted_by ?? null, t.text]);
+    expect(rows(replay)).toEqual(rows(original));
+    expect(rows(replay).map((row) => row[0])).toEqual(["lead", "fix-cache", "fix-retry", "fix-slug"]);
+  });
+});
+
 describe("runs that cannot be replayed", () => {
   it("a run directory that does not exist: one line naming the command and the path, exit 2", async ({ tmp }) => {
     const missing = await cadre(["replay", join(tmp, "nope-run")]);

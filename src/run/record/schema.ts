@@ -106,6 +106,10 @@ export const SummaryTaskSchema = z.looseObject({
   loop: z.string().optional(),
   /** A loop task: the rounds it ran (its row's result is the last round's; each round has its own row). */
   rounds: z.number().optional(),
+  /** A task an agent posted (post_task): the task that posted it, how deep (1 for a post by a file's task), and its prompt as posted. */
+  posted_by: z.string().optional(),
+  post_depth: z.number().optional(),
+  prompt: z.string().optional(),
   /** What its session ran in the background (workflows, agents, shells); absent when nothing, and from older records. */
   background_tasks: z.array(SummaryBackgroundTaskSchema).optional(),
 });

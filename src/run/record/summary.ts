@@ -286,6 +286,7 @@ function placeOf(task: AddedTask): Partial<SummaryTask> {
     ...(task.item !== undefined && { item: task.item }),
     ...(task.copy_of !== undefined && { copy_of: task.copy_of.task, index: task.copy_of.index }),
     ...(task.round_of !== undefined && { round_of: task.round_of.task, round: task.round_of.round, loop: task.round_of.loop }),
+    ...(task.posted !== undefined && { posted_by: task.posted.by, post_depth: task.posted.depth, prompt: task.prompt }),
   };
 }
 

@@ -5,8 +5,16 @@ export { ConfigError, type ConfigIssue, ConfigIssueSchema, formatIssue } from ".
 export { renderSwarmJsonSchema, SWARM_SCHEMA_PATH, swarmJsonSchema } from "./json-schema.ts";
 export { type ConfigFormat, loadSwarmConfig, loadSwarmConfigOrThrow, type ParseOptions, parseSwarmConfig } from "./load.ts";
 export { orchestratorOptionsFor, taskSpecFor } from "./orchestrator-options.ts";
-export type { ConfigResult, ResolvedDefaults, ResolvedSwarmConfig, ResolvedTask, TaskSettings } from "./resolve.ts";
+export type { ConfigResult, PostedOrigin, ResolvedDefaults, ResolvedSwarmConfig, ResolvedTask, TaskSettings } from "./resolve.ts";
+export { postsTasks } from "./resolve.ts";
 export type { SwarmAgent } from "./resolve-agents.ts";
-export { type ForEachItem, type SwarmConfig, SwarmConfigSchema, type TaskConfig } from "./schema.ts";
+export {
+  DEFAULT_MAX_POST_DEPTH,
+  DEFAULT_MAX_POSTED_TASKS,
+  type ForEachItem,
+  type SwarmConfig,
+  SwarmConfigSchema,
+  type TaskConfig,
+} from "./schema.ts";
 export { fillResults, type ResultFields, resultReferences, usesResults } from "./template.ts";
 export type { TaskWorktree } from "./worktrees.ts";

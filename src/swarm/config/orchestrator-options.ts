@@ -170,7 +170,7 @@ export function orchestratorOptionsFor(config: ResolvedSwarmConfig): Orchestrato
  * runs the command) unless verbatim_prompts says otherwise.
  */
 function verbatimPrompt(task: ResolvedTask): true | undefined {
-  return task.prompt_computed === true || usesResults(task.prompt) ? true : undefined;
+  return task.prompt_computed === true || task.posted !== undefined || usesResults(task.prompt) ? true : undefined;
 }
 
 /** One config task as the orchestrator runs it; `prompt` has its {{results.x}} filled in. */
@@ -189,6 +189,8 @@ export function taskSpecFor(task: ResolvedTask, prompt: string, signal: AbortSig
     priority: task.priority,
     ...(task.budget_usd !== undefined && { budgetUsd: task.budget_usd, budgetName: task.round_of?.task ?? task.name }),
     ...(Object.keys(worker).length > 0 && { worker }),
+    ...(task.post_tasks && { postTasks: true }),
+    ...(task.posted?.budget_agent !== undefined && { budgetAgent: task.posted.budget_agent }),
     signal,
   };
 }

@@ -66,6 +66,18 @@ export interface ResolvedTask {
   copy_of?: { task: string; index: number };
   /** One round of a task in a loop: the task as written, and the round (from 1). */
   round_of?: { task: string; round: number; loop: string };
+  /** Its workers get post_task, list_tasks and wait_tasks (its own post_tasks, else its agent's, else the defaults'). */
+  post_tasks?: true;
+  /** A task an agent posted while the run went on: which task posted it, how deep, and its prompt as posted (text only). */
+  posted?: PostedOrigin;
+}
+
+/** Where a posted task comes from: the task whose worker posted it, and its depth (1 for a post by a file's task). */
+export interface PostedOrigin {
+  by: string;
+  depth: number;
+  /** The agent whose budget it counts to when its own agent has none: its poster's (or the one its poster counts to). */
+  budget_agent?: string;
 }
 
 export interface ResolvedSwarmConfig {
@@ -85,6 +97,10 @@ export interface ResolvedSwarmConfig {
   peer_tools?: boolean;
   /** False: workers keep no session files. Absent: true. */
   session_persistence?: boolean;
+  /** The most tasks agents may post (absent: DEFAULT_MAX_POSTED_TASKS). */
+  max_posted_tasks?: number;
+  /** How deep posts may nest (absent: DEFAULT_MAX_POST_DEPTH). */
+  max_post_depth?: number;
   defaults: ResolvedDefaults;
   agents: Record<string, SwarmAgent>;
   tasks: ResolvedTask[];
@@ -140,6 +156,11 @@ export async function resolveSwarmConfig(
     ...(pluginDirs !== undefined && { plugin_dirs: pluginDirs.map((dir, index) => directory(["defaults", "plugin_dirs", index], dir)) }),
   };
   const tasks = expanded.tasks.map((task) => resolveTask(task, defaults, graph.dependsOn, directory, file));
+  for (const [k, task] of tasks.entries()) {
+    const { entry } = expanded.tasks[k]!;
+    const agent = entry.agent === undefined ? undefined : Object.hasOwn(agents.agents, entry.agent) ? agents.agents[entry.agent] : undefined;
+    if (postsTasks(entry, agent, defaults)) task.post_tasks = true;
+  }
 
   const missingDirectories = await checkDirectories(directories, issues);
   const worktrees = await resolveWorktrees(expanded.tasks, tasks, agents.agents, defaults, missingDirectories);
@@ -157,7 +178,9 @@ export async function resolveSwarmConfig(
 
   const agentNames = [...new Set([...Object.keys(agents.agents), ...(gaps?.agentNames ?? [])])];
   const inLoops = new Set(loops.loops.flatMap((loop) => loop.tasks));
-  const rehearsal = rehearsalByTask(input.rehearsal ?? {}, tasks, { agentNames, allTaskNames }, inLoops, issues);
+  // A task's agent may post tasks named at run time: a key that names no task of the file may name one of those.
+  const posted = tasks.some((task) => task.post_tasks);
+  const rehearsal = rehearsalByTask(input.rehearsal ?? {}, tasks, { agentNames, allTaskNames }, { inLoops, posted }, issues);
   if (issues.length > 0) return { ok: false, errors: issues };
   return { ok: true, config: assembleConfig(input, context, { defaults, agents: agents.agents, tasks, loops: loops.loops, rehearsal }) };
 }
@@ -191,6 +214,8 @@ function assembleConfig(
     ...(input.plan_usage !== undefined && { plan_usage: input.plan_usage }),
     ...(input.cache_stagger !== undefined && { cache_stagger: input.cache_stagger }),
     ...(input.peer_tools !== undefined && { peer_tools: input.peer_tools }),
+    ...(input.max_posted_tasks !== undefined && { max_posted_tasks: input.max_posted_tasks }),
+    ...(input.max_post_depth !== undefined && { max_post_depth: input.max_post_depth }),
     session_persistence: input.session_persistence,
     defaults: resolved.defaults,
     agents: resolved.agents,
@@ -239,6 +264,11 @@ function resolveTask(
     settings,
     ...(task.map !== undefined && { map: task.map }),
   };
+}
+
+/** Whether a task's workers may post tasks: its own post_tasks, else its agent's, else the defaults'. */
+export function postsTasks(task: { post_tasks?: boolean }, agent: { post_tasks?: boolean } | undefined, defaults: { post_tasks?: boolean }): boolean {
+  return task.post_tasks ?? agent?.post_tasks ?? defaults.post_tasks ?? false;
 }
 
 /** A task's budget over its agent's (or the run's) could never be spent: the smaller one stops it first. */
@@ -295,7 +325,7 @@ function rehearsalByTask(
   scripts: Record<string, RehearsalScript>,
   tasks: ResolvedTask[],
   { agentNames, allTaskNames }: SalvageGaps,
-  inLoops: ReadonlySet<string>,
+  { inLoops, posted }: { inLoops: ReadonlySet<string>; posted: boolean },
   issues: ConfigIssue[],
 ): Record<string, RehearsalScript> {
   const byTask: Record<string, RehearsalScript> = {};
@@ -309,13 +339,17 @@ function rehearsalByTask(
     const spawner = key.replace(CHILD_SUFFIX, "");
     // A round of a loop task ("review#2") plays its own script when it has one.
     const round = roundBase(spawner);
+    const unknownTask = !names.has(spawner) && !templates.has(spawner);
     if ((round !== undefined && inLoops.has(round)) || copyPatterns.some((pattern) => pattern.test(spawner))) {
       // A round's own script, or one copy's of a for_each over a result ("fix-1"): names made at run time.
+      byTask[key] = script;
+    } else if (agent === undefined && posted && unknownTask) {
+      // The script of a task an agent will post under this name.
       byTask[key] = script;
     } else if (agent !== undefined) {
       if (agentNames.includes(agent)) byTask[key] = script;
       else issues.push(issue(["rehearsal", key], `unknown agent "${agent}"`, didYouMean(agent, agentNames)));
-    } else if (allTaskNames && !names.has(spawner) && !templates.has(spawner)) {
+    } else if (allTaskNames && unknownTask) {
       const hint =
         didYouMean(spawner, [...names, ...templates]) ??
         'keys are task names, "<task>/child", "<task>:subagent", "peer:<agent>" or "supervisor:<agent>"';

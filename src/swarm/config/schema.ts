@@ -23,6 +23,21 @@ const Retries = z
     `Further attempts after a transient failure (rate limit, overload, a worker that died before any tool ran); default ${DEFAULT_RETRIES}, as in the library.`,
   );
 
+/** The most tasks a run's agents may post (post_task) unless the file says otherwise. */
+export const DEFAULT_MAX_POSTED_TASKS = 100;
+/** How deep posts may nest (a task posted by a posted task is at depth 2) unless the file says otherwise. */
+export const DEFAULT_MAX_POST_DEPTH = 3;
+
+/** The key defaults, agents and tasks take to give their workers post_task, list_tasks and wait_tasks. */
+const postKeys = {
+  post_tasks: z
+    .boolean()
+    .optional()
+    .describe(
+      "Give the workers post_task, list_tasks and wait_tasks on cadre's MCP server: they add tasks to this run, which run as its other tasks do (limits, budgets, retries, record). Default false.",
+    ),
+};
+
 export const ReuseSchema = z
   .union([z.boolean(), z.int().positive()])
   .describe(
@@ -49,6 +64,7 @@ export const DefaultsSchema = z
     plugin_dirs: z.array(z.string().min(1)).optional().describe("Claude Code plugin directories every worker loads, relative to this file."),
     ...reachKeys,
     ...controlKeys,
+    ...postKeys,
     reuse: ReuseSchema.optional(),
   })
   .describe("Settings every task starts from.");
@@ -92,6 +108,7 @@ export const InlineAgentSchema = z
     output_schema: OutputSchemaSchema.optional(),
     ...reachKeys,
     ...controlKeys,
+    ...postKeys,
     reuse: ReuseSchema.optional().describe("Reuse this agent's processes across its tasks (see defaults.reuse); wins over defaults.reuse."),
   })
   .superRefine((agent, ctx) => {
@@ -162,6 +179,7 @@ export const TaskSchema = z.strictObject({
   output_schema: OutputSchemaSchema.optional(),
   ...reachKeys,
   ...controlKeys,
+  ...postKeys,
 });
 export type TaskConfig = z.infer<typeof TaskSchema>;
 
@@ -230,6 +248,20 @@ export const SwarmConfigSchema = z
       .optional()
       .describe(
         "The built-in `cadre` MCP server (list_peers, ask_peer, tell_peer, read_inbox, spawn_worker). Default: only the workers of an agent that `connections` lets reach another agent (with no `connections`, any agent when the swarm has two or more). true: every worker; false: none.",
+      ),
+    max_posted_tasks: z
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        `The most tasks the run's agents may post (post_task), all posters together; a post past it is refused to the model. Default ${DEFAULT_MAX_POSTED_TASKS}.`,
+      ),
+    max_post_depth: z
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        `How deep posts may nest: a task posted by a file's task is at depth 1, one it posts at 2; a post deeper is refused to the model. Default ${DEFAULT_MAX_POST_DEPTH}.`,
       ),
     session_persistence: z
       .boolean()

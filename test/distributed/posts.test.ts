@@ -1,0 +1,113 @@
+// Tasks a lead posts on a run over two hosts: the post goes from the host's worker through Redis to the coordinator's board.
+import { join } from "node:path";
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import { bin, readRunRecord, readSummary, repo } from "../support/cli.ts";
+import { runDistributed, startHost, startRedis, swarmFile } from "../support/distributed.ts";
+import { createRehearsal, tempHome } from "../support/rehearsal.ts";
+
+describe("posted tasks on two hosts", () => {
+  it("three posts under max_posted_tasks: 3 run as tasks of the run on the hosts; the fourth is a tool error the lead sees", async () => {
+    const redis = await startRedis();
+    const post = (n: number) => ({
+      tool_use: { name: "mcp__cadre__post_task", input: { name: `fix-${n}`, agent: "fixer", prompt: `fix module ${n}` } },
+    });
+    const model = await createRehearsal({
+      lead: [
+        post(1),
+        post(2),
+        post(3),
+        post(4),
+        { tool_use: { name: "mcp__cadre__wait_tasks", input: { names: ["fix-1", "fix-2", "fix-3"] } } },
+        { text: "all: {{tool_result}}" },
+      ],
+      fixer: [{ text: "done: {{prompt}}", delay_ms: 500 }],
+    });
+    await startHost(redis, model, { name: "a", script: "lead", concurrency: 2 });
+    await startHost(redis, model, { name: "b", script: "lead", concurrency: 2 });
+    const fixerUrl = JSON.stringify(model.baseUrlFor("fixer"));
+    const file = await swarmFile([
+      "name: posting",
+      "concurrency: 4",
+      "max_posted_tasks: 3",
+      `agents: { fixer: { description: fixes, prompt: You fix., env: { ANTHROPIC_BASE_URL: ${fixerUrl} } } }`,
+      "tasks: [{ name: lead, prompt: find the work, post_tasks: true }]",
+    ]);
+    const out = join(await tempHome("cadre-out-"), "run");
+
+    const run = await runDistributed(file, redis, out);
+    expect(run.exitCode, run.stderr + run.stdout).toBe(0);
+    const summary = await readSummary(out);
+    expect(summary.tasks.map((t) => [t.name, t.status, t.posted_by ?? null])).toEqual([
+      ["lead", "succeeded", null],
+      ["fix-1", "succeeded", "lead"],
+      ["fix-2", "succeeded", "lead"],
+      ["fix-3", "succeeded", "lead"],
+    ]);
+    for (const task of summary.tasks) expect(["a", "b"]).toContain(task.host);
+    // Counted at the model: each posted task answered once; the fourth never ran.
+    const fixes = model.requests.filter((r) => r.script === "fixer" && r.outcome === "played");
+    expect(fixes.map((r) => JSON.stringify(r.messages[0]?.content).match(/fix module \d/)?.[0]).sort()).toEqual([
+      "fix module 1",
+      "fix module 2",
+      "fix module 3",
+    ]);
+    // The lead read the refusal of its fourth post, and the three results it waited for.
+    const last = model.requests.filter((r) => r.script === "lead").at(-1)!;
+    const results = last.messages.flatMap((m) =>
+      Array.isArray(m.content) ? (m.content as { type: string; is_error?: boolean; content: unknown }[]).filter((b) => b.type === "tool_result") : [],
+    );
+    expect(results.map((r) => r.is_error ?? false)).toEqual([false, false, false, true, false]);
+    expect(JSON.stringify(results[3]!.content)).toContain("max_posted_tasks (3)");
+    expect(summary.tasks[0]!.text).toContain("done: fix module 2");
+  }, 120_000);
+
+  it("a coordinator killed with SIGKILL during the posted tasks and resumed runs each posted task exactly once", async () => {
+    const redis = await startRedis();
+    const post = (n: number) => ({
+      tool_use: { name: "mcp__cadre__post_task", input: { name: `fix-${n}`, agent: "fixer", prompt: `echo FIX-${n} && sleep 3` } },
+    });
+    const model = await createRehearsal({
+      lead: [post(1), post(2), post(3), { text: "posted" }],
+      fixer: [{ tool_use: { name: "Bash", input: { command: "{{prompt}}", description: "run it" } } }, { text: "done: {{tool_result}}" }],
+    });
+    await startHost(redis, model, { name: "a", script: "lead", concurrency: 2 });
+    await startHost(redis, model, { name: "b", script: "lead", concurrency: 2 });
+    const fixerUrl = JSON.stringify(model.baseUrlFor("fixer"));
+    const file = await swarmFile([
+      "name: posting",
+      "concurrency: 4",
+      "defaults: { allowed_tools: [Bash] }",
+      `agents: { fixer: { description: fixes, prompt: You fix., env: { ANTHROPIC_BASE_URL: ${fixerUrl} } } }`,
+      "tasks: [{ name: lead, prompt: find the work, post_tasks: true }]",
+    ]);
+    const out = join(await tempHome("cadre-out-"), "run");
+    const killed = runDistributed(file, redis, out);
+    const running = (t: { posted_by?: string; status: string }) => t.posted_by === "lead" && t.status === "running";
+    await expect.poll(async () => (await readRunRecord(out).catch(() => undefined))?.tasks.filter(running).length, { timeout: 60_000 }).toBe(3);
+    killed.kill("SIGKILL");
+    await killed;
+    const leadRequests = model.requests.filter((r) => r.script === "lead").length;
+
+    const resumed = await execa("node", [bin, "run", file, "--redis", redis.url, "--resume", out], { cwd: repo, reject: false });
+    expect(resumed.exitCode, resumed.stderr + resumed.stdout).toBe(0);
+    const summary = await readSummary(out);
+    expect(summary.tasks.map((t) => [t.name, t.status, t.posted_by ?? null])).toEqual([
+      ["lead", "succeeded", null],
+      ["fix-1", "succeeded", "lead"],
+      ["fix-2", "succeeded", "lead"],
+      ["fix-3", "succeeded", "lead"],
+    ]);
+    // Counted at the model: the lead was not asked again, and each posted task's two replies were played once.
+    expect(model.requests.filter((r) => r.script === "lead")).toHaveLength(leadRequests);
+    for (const n of [1, 2, 3]) {
+      const played = model.requests.filter(
+        (r) => r.script === "fixer" && r.outcome === "played" && JSON.stringify(r.messages[0]?.content).includes(`FIX-${n}`),
+      );
+      expect(
+        played.map((r) => r.step),
+        `fix-${n}`,
+      ).toEqual([0, 1]);
+    }
+  }, 120_000);
+});

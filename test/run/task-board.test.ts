@@ -1,0 +1,173 @@
+// Posted tasks in milliseconds: the run's board over the graph and an in-memory runner (limits, depth, one task per name, waits).
+import { tmpdir } from "node:os";
+import { describe, expect, it } from "vitest";
+import type { TaskBoard, TaskResult, TaskRunner, TaskSpec } from "../../src/orchestrator/index.ts";
+import { RunTaskBoard } from "../../src/run/task-board.ts";
+import type { ResolvedSwarmConfig } from "../../src/swarm/config/index.ts";
+import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
+import { runSwarm, type SwarmEvent } from "../../src/swarm/runner.ts";
+import { result, settledOf } from "../support/swarm.ts";
+
+async function swarm(config: object): Promise<ResolvedSwarmConfig> {
+  const parsed = await parseSwarmConfig(JSON.stringify(config), { baseDir: tmpdir(), env: {}, format: "json" });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+  return parsed.config;
+}
+
+/** What a worker's model does with the board while its task runs: posts, lists, waits; its answers are kept. */
+type Act = (board: TaskBoard, spec: TaskSpec) => Promise<string>;
+
+class PostingRunner implements TaskRunner {
+  readonly asked: TaskSpec[] = [];
+  constructor(
+    readonly board: TaskBoard,
+    readonly acts: Record<string, Act>,
+    /** Tasks that end only once these have resolved. */
+    readonly held: Record<string, Promise<void>> = {},
+  ) {}
+
+  async run(spec: TaskSpec): Promise<TaskResult> {
+    this.asked.push(spec);
+    const name = spec.name ?? "";
+    await this.held[name];
+    const act = this.acts[name] ?? this.acts["*"];
+    const text = act && spec.postTasks ? await act(this.board, spec) : `${name} done`;
+    return result(name, "succeeded", { text });
+  }
+}
+
+/** Posts, answering with the name or the refusal's code. */
+async function tryPost(board: TaskBoard, poster: string, post: Parameters<TaskBoard["post"]>[1]): Promise<string> {
+  try {
+    return (await board.post(poster, post)).name;
+  } catch (error) {
+    return (error as { code: string }).code;
+  }
+}
+
+async function drive(
+  config: ResolvedSwarmConfig,
+  acts: Record<string, Act>,
+  earlier?: ConstructorParameters<typeof RunTaskBoard>[1],
+  held?: Record<string, Promise<void>>,
+) {
+  const board = new RunTaskBoard(config, earlier);
+  const runner = new PostingRunner(board, acts, held);
+  const events: SwarmEvent[] = [];
+  for await (const event of runSwarm({ config, orchestrator: runner, signal: new AbortController().signal, posts: board })) {
+    board.observe(event);
+    events.push(event);
+  }
+  board.close();
+  return { board, runner, events, settled: settledOf(events) };
+}
+
+describe("tasks agents post", () => {
+  it("runs the posts under max_posted_tasks as tasks of the run naming their poster, and refuses the one past it, saying which limit", async () => {
+    const config = await swarm({ max_posted_tasks: 3, tasks: [{ name: "lead", prompt: "plan", post_tasks: true }] });
+    const answers: string[] = [];
+    const { runner, events, settled } = await drive(config, {
+      lead: async (board) => {
+        for (const n of [1, 2, 3, 4]) answers.push(await tryPost(board, "lead", { name: `fix-${n}`, prompt: `fix module ${n}` }));
+        return "posted";
+      },
+    });
+    expect(answers).toEqual(["fix-1", "fix-2", "fix-3", "MAX_POSTED_TASKS"]);
+    expect(runner.asked.map((spec) => spec.name).sort()).toEqual(["fix-1", "fix-2", "fix-3", "lead"]);
+    // A posted prompt goes as text only.
+    expect(runner.asked.find((spec) => spec.name === "fix-1")).toMatchObject({ prompt: "fix module 1", verbatim: true });
+    const added = events.flatMap((e) => (e.type === "tasks_added" ? e.tasks.map((task) => ({ parent: e.parent, ...task })) : []));
+    expect(added.map((task) => [task.name, task.parent, task.posted?.by, task.posted?.depth])).toEqual([
+      ["fix-1", "lead", "lead", 1],
+      ["fix-2", "lead", "lead", 1],
+      ["fix-3", "lead", "lead", 1],
+    ]);
+    expect(settled.map((e) => e.task.name).sort()).toEqual(["fix-1", "fix-2", "fix-3", "lead"]);
+  });
+
+  it("stops posts of posted tasks at max_post_depth", async () => {
+    const config = await swarm({ max_post_depth: 2, defaults: { post_tasks: true }, tasks: [{ name: "lead", prompt: "plan" }] });
+    const answers: Record<string, string> = {};
+    await drive(config, {
+      "*": async (board, spec) => {
+        answers[spec.name!] = await tryPost(board, spec.name!, { name: `${spec.name}-sub`, prompt: "go on" });
+        return "ok";
+      },
+    });
+    expect(answers).toEqual({ lead: "lead-sub", "lead-sub": "lead-sub-sub", "lead-sub-sub": "MAX_POST_DEPTH" });
+  });
+
+  it("keeps one task per name, refuses an unknown agent or dependency, and waits for results", async () => {
+    const config = await swarm({
+      agents: { fixer: { description: "fixes", prompt: "fix" } },
+      tasks: [{ name: "lead", prompt: "plan", post_tasks: true }],
+    });
+    let waited: unknown;
+    const answers: string[] = [];
+    const { runner, board } = await drive(config, {
+      lead: async (board) => {
+        answers.push(await tryPost(board, "lead", { name: "a", prompt: "do a", agent: "fixer" }));
+        answers.push(await tryPost(board, "lead", { name: "a", prompt: "do a again" }));
+        answers.push(await tryPost(board, "lead", { name: "b", prompt: "do b", agent: "constructor" }));
+        answers.push(await tryPost(board, "lead", { name: "c", prompt: "do c", dependsOn: ["nope"] }));
+        answers.push(await tryPost(board, "lead", { name: "d", prompt: "after a", dependsOn: ["a"] }));
+        answers.push(await tryPost(board, "lead", { name: "../x", prompt: "bad name" }));
+        // Unnamed posts get the poster's name, numbered past any name taken.
+        answers.push(await tryPost(board, "lead", { name: "lead.3", prompt: "named like a made name" }));
+        answers.push(await tryPost(board, "lead", { prompt: "unnamed" }));
+        waited = await board.wait("lead", ["a", "d"], new AbortController().signal);
+        return "done";
+      },
+    });
+    expect(answers).toEqual(["a", "a", "POST_INVALID", "POST_INVALID", "d", "POST_INVALID", "lead.3", "lead.4"]);
+    expect(runner.asked.filter((spec) => spec.name === "a")).toEqual([expect.objectContaining({ agent: "fixer" })]);
+    expect(waited).toEqual([
+      { name: "a", status: "succeeded", text: "a done" },
+      { name: "d", status: "succeeded", text: "d done" },
+    ]);
+    expect(board.list().find((task) => task.name === "d")).toMatchObject({ status: "succeeded", postedBy: "lead", result: "d done" });
+  });
+
+  it("posts again, as the run starts, what an earlier attempt's record kept", async () => {
+    const config = await swarm({ tasks: [{ name: "lead", prompt: "plan", post_tasks: true }] });
+    const row = { name: "fix-1", agent: null, depends_on: [], posted_by: "lead", post_depth: 1, prompt: "fix module 1" };
+    const earlier = [row as unknown as NonNullable<ConstructorParameters<typeof RunTaskBoard>[1]>[number]];
+    const { runner, settled } = await drive(
+      config,
+      { lead: async (board) => `existed: ${(await board.post("lead", { name: "fix-1", prompt: "fix module 1" })).existed}` },
+      earlier,
+    );
+    // The lead that runs again and posts the same name gets the one task.
+    expect(runner.asked.filter((spec) => spec.name === "fix-1")).toHaveLength(1);
+    expect(settled.find((e) => e.task.name === "lead")?.result.text).toBe("existed: true");
+  });
+
+  it("refuses a wait that could never end: the waiter holds the run's only slot", async () => {
+    const config = await swarm({ concurrency: 1, tasks: [{ name: "lead", prompt: "plan", post_tasks: true }] });
+    let refusal = "";
+    let release = () => {};
+    const held = { a: new Promise<void>((resolve) => (release = resolve)) };
+    const lead: Act = async (board) => {
+      await board.post("lead", { name: "a", prompt: "do a" });
+      refusal = await board.wait("lead", ["a"], new AbortController().signal).then(
+        () => "waited",
+        (error: Error) => error.message,
+      );
+      release();
+      return "done";
+    };
+    await drive(config, { lead }, undefined, held);
+    expect(refusal).toContain("the run runs one task at a time");
+  });
+
+  it("counts a posted task to its poster's agent's budget unless its own agent has one", async () => {
+    const config = await swarm({
+      agents: { planner: { description: "plans", prompt: "plan", budget_usd: 1 }, fixer: { description: "fixes", prompt: "fix" } },
+      tasks: [{ name: "lead", agent: "planner", prompt: "plan", post_tasks: true }],
+    });
+    const { runner } = await drive(config, {
+      lead: async (board) => (await board.post("lead", { name: "a", prompt: "do a", agent: "fixer" })).name,
+    });
+    expect(runner.asked.find((spec) => spec.name === "a")).toMatchObject({ agent: "fixer", budgetAgent: "planner" });
+  });
+});
