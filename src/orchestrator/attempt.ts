@@ -20,6 +20,12 @@ export interface AttemptOptions {
   /** Holds the prompt of a worker that is up until it may go (the cache stagger); rejects with the signal's reason. */
   beforeSend?: (signal: AbortSignal) => Promise<void>;
   onMessage(message: CliMessage): void;
+  /**
+   * A turn that ended cleanly has its result: it is not held while its worker is given back (a process exiting, which a
+   * kill meanwhile would catch with the result in the transcript but not in the record). Told how long that takes, so
+   * that the slot stays taken until it is done; without it the attempt waits itself.
+   */
+  onGivingBack?(done: Promise<void>): void;
 }
 
 /** How long an interrupted turn may take to deliver its result before the worker is closed anyway. */
@@ -110,7 +116,9 @@ async function runTurn(lease: Lease, options: AttemptOptions, stop: AbortSignal,
     stop.removeEventListener("abort", onStop);
     off();
     unobserve();
-    await lease.release(clean && !clean.isError ? clean.messages : undefined);
+    const givingBack = lease.release(clean && !clean.isError ? clean.messages : undefined);
+    if (clean && !clean.isError && options.onGivingBack) options.onGivingBack(givingBack);
+    else await givingBack;
   }
 }
 

@@ -441,6 +441,26 @@ export class Orchestrator implements TaskRunner {
     return own.length === 0 ? stop : AbortSignal.any([stop, ...own]);
   }
 
+  /**
+   * Runs `work` in a scheduler slot, which stays taken until the task's worker has been given back (a process that
+   * exits is still a live process under the limit), while `work`'s result goes on at once.
+   */
+  #inSlotUntilGivenBack(record: TaskRecord, spec: TaskSpec, waiting: AbortSignal, work: () => Promise<TurnResult>): Promise<TurnResult> {
+    return new Promise((resolve, reject) => {
+      const job = async () => {
+        try {
+          resolve(await work());
+        } catch (error) {
+          reject(error);
+        } finally {
+          await record.givingBack;
+          record.givingBack = undefined;
+        }
+      };
+      this.scheduler.schedule(job, { key: spec.agent, priority: spec.priority, signal: waiting }).catch(reject);
+    });
+  }
+
   /** The agent of that name; throws for one the orchestrator does not know. */
   #agentSpec(name: string | undefined): AgentSpec | undefined {
     const agents = this.options.agents ?? {};
@@ -459,8 +479,7 @@ export class Orchestrator implements TaskRunner {
         () =>
           this.#gate.try(record, stops, {
             startAhead: () => this.#startAhead(spec, record.overrides, record.budgets, this.scheduler.running),
-            inSlot: (work) =>
-              lentSlot ? work() : this.scheduler.schedule(work, { key: spec.agent, priority: spec.priority, signal: stops.waiting }),
+            inSlot: (work) => (lentSlot ? work() : this.#inSlotUntilGivenBack(record, spec, stops.waiting, work)),
             attempt: (leasing) => this.#attempt(record, spec, stops.signal, leasing),
           }),
         {
@@ -551,6 +570,9 @@ export class Orchestrator implements TaskRunner {
         idleTimeoutMs: spec.idleTimeoutMs ?? this.options.idleTimeoutMs,
         beforeSend: ticket && ((stop) => ticket.ready(stop)),
         onStarted: (worker, origin) => this.#taskStarted(record, worker, origin),
+        onGivingBack: (done) => {
+          record.givingBack = done.catch(() => undefined);
+        },
         onMessage: (message) => {
           ticket?.observe(message);
           if (hidePartial && message.type === "stream_event") return;

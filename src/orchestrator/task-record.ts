@@ -31,6 +31,8 @@ export interface TaskRecord {
   attemptMessages: CliMessage[];
   /** Its sessions' background tasks by id, as they were last reported. */
   backgroundTasks: Map<string, BackgroundTask>;
+  /** Its last attempt's worker being given back (closed, or reset for the next task): its slot is held until it is done. */
+  givingBack?: Promise<void>;
 }
 
 /** The result of a task as its record, its last turn (if any) and its error (if any) tell it. */

@@ -145,13 +145,7 @@ export class WorkerPool<R extends { info: TaskInfo }> {
       worker: bound.worker,
       origin: taken ? (taken.spare ? "spare" : "reused") : "cold",
       release: async (messages) => {
-        if (!reuse || this.#closed) {
-          // A task that ended cleanly has its result: it is not held while its process exits (a kill meanwhile would find
-          // the result in the transcript but not in the record); the orchestrator's close() waits for every live process.
-          const closing = bound.worker.close();
-          if (messages === undefined) await closing;
-          return;
-        }
+        if (!reuse || this.#closed) return void (await bound.worker.close());
         const reason =
           messages === undefined
             ? "the task did not end cleanly"
