@@ -97,8 +97,9 @@ describe("chaos: the fleet's faults on a real Redis", () => {
         expect(lost[0]).toMatch(
           /^cadre run: Redis lost run \S+ \(restarted empty, flushed or evicted\?\): made it again; \d tasks? queued again(, \d tasks? under way given 30 s to report)?$/,
         );
-        // The hosts did not call the run ended while its coordinator went on.
-        for (const host of hosts) expect(host.output()).toMatch(/its keys are gone from Redis/);
+        // A host found the run's keys gone and served on (which host looks while they are gone is the machine's timing);
+        // none called the run ended while its coordinator went on: every task succeeded, once.
+        expect(hosts.map((host) => host.output()).join("\n")).toMatch(/its keys are gone from Redis/);
       }
       await expectNoRunKeysLeft(redis);
     }, 300_000);

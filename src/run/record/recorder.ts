@@ -149,9 +149,14 @@ export class RunRecorder {
     this.#journalRow(name);
   }
 
-  /** A task was handed to the runner with what its result will depend on. */
+  /**
+   * A task was handed to the runner with what its result will depend on. The plan tells it after the engine may have
+   * told the task's session: a row journalled without it is journalled again, so a resume can tell the task's work the
+   * same and continue its session.
+   */
   taskReady(name: string, fingerprint: TaskFingerprint): void {
     this.#fingerprints.set(name, fingerprint);
+    if (this.#running.get(name)?.sessionId !== undefined) this.#journalRow(name);
   }
 
   /**
