@@ -1,16 +1,16 @@
 // Reading a run of Claude Code's Workflow tool from the CLI's session files, as 2.1.332 writes them: which calls hold a
 // result (as the CLI reads its journal), and the one-line refusals, without a process.
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readClaudeCodeRun } from "../../src/run/index.ts";
+import { tempHome } from "../support/rehearsal.ts";
 
 const key = (n: number) => `v2:${String(n).repeat(64).slice(0, 64)}`;
 
 /** A project whose Claude Code session holds run `wf_test-1` with this journal; its cwd and home. */
 async function project(journal: readonly (object | string)[], cwd = "/work/my-project") {
-  const home = await mkdtemp(join(tmpdir(), "cadre-cc-run-"));
+  const home = await tempHome("cadre-cc-run-");
   const session = join(home, ".claude", "projects", cwd.replace(/[^a-zA-Z0-9]/g, "-").slice(0, 200) + (cwd.length > 200 ? "-abc" : ""), "s-1");
   await mkdir(join(session, "workflows"), { recursive: true });
   await mkdir(join(session, "subagents", "workflows", "wf_test-1"), { recursive: true });
