@@ -6,6 +6,21 @@ import { bin, readRunRecord, readSummary, repo } from "../support/cli.ts";
 import { runDistributed, startHost, startRedis, swarmFile } from "../support/distributed.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 
+/** Two hosts serving a lead that posts to fixers (the fixers' requests to their own script), and the swarm file with `line` added; its output directory. */
+async function postingFleet(redis: Parameters<typeof startHost>[0], model: Parameters<typeof startHost>[1], line: string) {
+  await startHost(redis, model, { name: "a", script: "lead", concurrency: 2 });
+  await startHost(redis, model, { name: "b", script: "lead", concurrency: 2 });
+  const fixerUrl = JSON.stringify(model.baseUrlFor("fixer"));
+  const file = await swarmFile([
+    "name: posting",
+    "concurrency: 4",
+    line,
+    `agents: { fixer: { description: fixes, prompt: You fix., env: { ANTHROPIC_BASE_URL: ${fixerUrl} } } }`,
+    "tasks: [{ name: lead, prompt: find the work, post_tasks: true }]",
+  ]);
+  return { file, out: join(await tempHome("cadre-out-"), "run") };
+}
+
 describe("posted tasks on two hosts", () => {
   it("three posts under max_posted_tasks: 3 run as tasks of the run on the hosts; the fourth is a tool error the lead sees", async () => {
     const redis = await startRedis();
@@ -23,17 +38,7 @@ describe("posted tasks on two hosts", () => {
       ],
       fixer: [{ text: "done: {{prompt}}", delay_ms: 500 }],
     });
-    await startHost(redis, model, { name: "a", script: "lead", concurrency: 2 });
-    await startHost(redis, model, { name: "b", script: "lead", concurrency: 2 });
-    const fixerUrl = JSON.stringify(model.baseUrlFor("fixer"));
-    const file = await swarmFile([
-      "name: posting",
-      "concurrency: 4",
-      "max_posted_tasks: 3",
-      `agents: { fixer: { description: fixes, prompt: You fix., env: { ANTHROPIC_BASE_URL: ${fixerUrl} } } }`,
-      "tasks: [{ name: lead, prompt: find the work, post_tasks: true }]",
-    ]);
-    const out = join(await tempHome("cadre-out-"), "run");
+    const { file, out } = await postingFleet(redis, model, "max_posted_tasks: 3");
 
     const run = await runDistributed(file, redis, out);
     expect(run.exitCode, run.stderr + run.stdout).toBe(0);
@@ -71,17 +76,7 @@ describe("posted tasks on two hosts", () => {
       lead: [post(1), post(2), post(3), { text: "posted" }],
       fixer: [{ tool_use: { name: "Bash", input: { command: "{{prompt}}", description: "run it" } } }, { text: "done: {{tool_result}}" }],
     });
-    await startHost(redis, model, { name: "a", script: "lead", concurrency: 2 });
-    await startHost(redis, model, { name: "b", script: "lead", concurrency: 2 });
-    const fixerUrl = JSON.stringify(model.baseUrlFor("fixer"));
-    const file = await swarmFile([
-      "name: posting",
-      "concurrency: 4",
-      "defaults: { allowed_tools: [Bash] }",
-      `agents: { fixer: { description: fixes, prompt: You fix., env: { ANTHROPIC_BASE_URL: ${fixerUrl} } } }`,
-      "tasks: [{ name: lead, prompt: find the work, post_tasks: true }]",
-    ]);
-    const out = join(await tempHome("cadre-out-"), "run");
+    const { file, out } = await postingFleet(redis, model, "defaults: { allowed_tools: [Bash] }");
     const killed = runDistributed(file, redis, out);
     const running = (t: { posted_by?: string; status: string }) => t.posted_by === "lead" && t.status === "running";
     await expect.poll(async () => (await readRunRecord(out).catch(() => undefined))?.tasks.filter(running).length, { timeout: 60_000 }).toBe(3);
