@@ -1,8 +1,9 @@
-// A task an agent posted, as a task of the swarm's graph: the config's defaults and the named agent, nothing more.
+// A task an agent posted, as a task of the swarm's graph: the config's defaults and the named agent, worktree included, nothing more.
 import {
   DEFAULT_MAX_POST_DEPTH,
   DEFAULT_MAX_POSTED_TASKS,
   type PostedOrigin,
+  postedWorktree,
   postsTasks,
   type ResolvedSwarmConfig,
   type ResolvedTask,
@@ -31,12 +32,15 @@ export function hasAgent(config: ResolvedSwarmConfig, agent: string): boolean {
  * A posted task as the graph runs it: its worker settings are its agent's and
  * the defaults' (a post sets none of its own), its prompt goes as text only
  * (never {{results}} filled in, never a slash command), and it may post in turn
- * when its agent or the defaults say so. It has no worktree: the worktree of
- * its agent or the defaults is not given to posted tasks.
+ * when its agent or the defaults say so. It works in a worktree of its own
+ * when its agent (or the defaults) has `worktree`, as a task of the file with
+ * that agent would; its branch is named after it by RunWorktrees, which makes
+ * any name a safe branch component and folder.
  */
 export function postedTask(config: ResolvedSwarmConfig, input: PostedTaskInput): ResolvedTask {
   const agent = input.agent !== undefined && hasAgent(config, input.agent) ? config.agents[input.agent] : undefined;
   const timeout = config.defaults.timeout_s;
+  const worktree = postedWorktree(agent === undefined ? undefined : input.agent, config.agents, config.defaults, config.posts_repository);
   return {
     name: input.name,
     template: input.name,
@@ -48,6 +52,7 @@ export function postedTask(config: ResolvedSwarmConfig, input: PostedTaskInput):
     ...(timeout !== undefined && { timeout_s: timeout }),
     priority: 0,
     settings: {},
+    ...(worktree !== undefined && { worktree }),
     ...(postsTasks({}, agent, config.defaults) && { post_tasks: true }),
     posted: input.posted,
   };

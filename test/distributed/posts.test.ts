@@ -1,13 +1,16 @@
 // Tasks a lead posts on a run over two hosts: the post goes from the host's worker through Redis to the coordinator's board.
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { bin, readRunRecord, readSummary, repo } from "../support/cli.ts";
 import { runDistributed, startHost, startRedis, swarmFile } from "../support/distributed.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
 
-/** Two hosts serving a lead that posts to fixers (the fixers' requests to their own script), and the swarm file with `line` added; its output directory. */
-async function postingFleet(redis: Parameters<typeof startHost>[0], model: Parameters<typeof startHost>[1], line: string) {
+/**
+ * Two hosts serving a lead that posts to fixers (the fixers' requests to their own script), and the swarm file with
+ * `line` added (`fixer`: settings the fixer agent adds); its output directory.
+ */
+async function postingFleet(redis: Parameters<typeof startHost>[0], model: Parameters<typeof startHost>[1], line: string, fixer = "") {
   await startHost(redis, model, { name: "a", script: "lead", concurrency: 2 });
   await startHost(redis, model, { name: "b", script: "lead", concurrency: 2 });
   const fixerUrl = JSON.stringify(model.baseUrlFor("fixer"));
@@ -15,7 +18,7 @@ async function postingFleet(redis: Parameters<typeof startHost>[0], model: Param
     "name: posting",
     "concurrency: 4",
     line,
-    `agents: { fixer: { description: fixes, prompt: You fix., env: { ANTHROPIC_BASE_URL: ${fixerUrl} } } }`,
+    `agents: { fixer: { description: fixes, prompt: You fix., ${fixer} env: { ANTHROPIC_BASE_URL: ${fixerUrl} } } }`,
     "tasks: [{ name: lead, prompt: find the work, post_tasks: true }]",
   ]);
   return { file, out: join(await tempHome("cadre-out-"), "run") };
@@ -65,6 +68,36 @@ describe("posted tasks on two hosts", () => {
     expect(results.map((r) => r.is_error ?? false)).toEqual([false, false, false, true, false]);
     expect(JSON.stringify(results[3]!.content)).toContain("max_posted_tasks (3)");
     expect(summary.tasks[0]!.text).toContain("done: fix module 2");
+  }, 120_000);
+
+  it("tasks posted as an agent with worktree: true each work in a worktree the coordinator made, their work on their branches", async () => {
+    const redis = await startRedis();
+    const post = (n: number) => ({ tool_use: { name: "mcp__cadre__post_task", input: { name: `fix-${n}`, agent: "fixer", prompt: `fix ${n}` } } });
+    const model = await createRehearsal({
+      lead: [post(1), post(2), { text: "posted" }],
+      fixer: [{ tool_use: { name: "Bash", input: { command: "pwd > fixed.txt", description: "fix" } } }, { text: "fixed" }],
+    });
+    const { file, out } = await postingFleet(redis, model, "defaults: { allowed_tools: [Bash] }", "worktree: true,");
+    const project = dirname(file);
+    const git = (...args: string[]) => execa("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd: project });
+    await git("init", "--quiet", "--initial-branch=main");
+    await git("add", ".");
+    await git("commit", "--quiet", "-m", "start");
+
+    const run = await runDistributed(file, redis, out);
+    expect(run.exitCode, run.stderr + run.stdout).toBe(0);
+    const summary = await readSummary(out);
+    const posted = summary.tasks.filter((t) => t.posted_by === "lead");
+    expect(posted.map((t) => [t.name, t.status, t.branch?.split("/").at(-1)])).toEqual([
+      ["fix-1", "succeeded", "fix-1"],
+      ["fix-2", "succeeded", "fix-2"],
+    ]);
+    // Each wrote where it worked: a worktree of its own, not the project's checkout, which is as it was.
+    const where = await Promise.all(posted.map(async (t) => (await git("show", `${t.branch}:fixed.txt`)).stdout));
+    expect(new Set([project, ...where]).size).toBe(3);
+    for (const [k, t] of posted.entries()) expect(where[k]!.endsWith(`/${t.name}`), where[k]).toBe(true);
+    expect((await git("status", "--porcelain")).stdout).toBe("");
+    expect((await git("worktree", "list", "--porcelain")).stdout.match(/^worktree /gm)).toHaveLength(1);
   }, 120_000);
 
   it("a coordinator killed with SIGKILL during the posted tasks and resumed runs each posted task exactly once", async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_RETRIES } from "../../src/orchestrator/index.ts";
 import { fillResults, orchestratorOptionsFor, type ResolvedSwarmConfig, taskSpecFor } from "../../src/swarm/config/index.ts";
 import { parseSwarmConfig } from "../../src/swarm/config/load.ts";
+import { postedTask } from "../../src/swarm/posted.ts";
 import { errorsOf, workerOf } from "../support/swarm.ts";
 
 let dir: string;
@@ -225,6 +226,41 @@ describe("worktree settings", () => {
       { repo, start: head, base: "{{results.a.branch}}" },
     ]);
     expect(config.keep_worktrees).toBe(false);
+  });
+
+  it("a task posted as an agent gets its agent's worktree, else the defaults', from the run's repository, checked when the file loads", async () => {
+    const git = (args: string[], cwd: string) => execa("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd });
+    const repo = join(dir, "posting-repo");
+    await mkdir(repo);
+    await git(["init", "--quiet"], repo);
+    const agents = "agents: { builder: { description: d, prompt: p, worktree: { base: main } }, plain: { description: d, prompt: p } }";
+    const lines = (posts: boolean) => [agents, `tasks: [{ name: lead, prompt: p, post_tasks: ${posts} }]`];
+    // Only a run that may post needs the repository an agent's worktree comes from.
+    expect((await load(lines(false), repo)).posts_repository).toBeUndefined();
+    expect(await errorsOf(lines(true), { baseDir: repo })).toEqual([
+      {
+        path: "agents.builder.worktree",
+        message: `worktree needs a git repository: the git repository ${repo} has no commit yet to start worktrees from`,
+        hint: "run git init and commit there, or leave worktree out",
+      },
+    ]);
+    await git(["commit", "--quiet", "--allow-empty", "-m", "start"], repo);
+    const start = (await git(["rev-parse", "HEAD"], repo)).stdout;
+    const posted = (config: ResolvedSwarmConfig, agent?: string) =>
+      postedTask(config, { name: "p", prompt: "p", depends_on: [], posted: { by: "lead", depth: 1 }, ...(agent !== undefined && { agent }) })
+        .worktree;
+    const config = await load(lines(true), repo);
+    expect(config.posts_repository).toEqual({ repo, start });
+    expect([posted(config, "builder"), posted(config, "plain"), posted(config)]).toEqual([{ repo, start, base: "main" }, undefined, undefined]);
+    // The defaults' worktree goes to a posted task with no agent, or an agent that says nothing of it; `false` turns it off.
+    const turnedOff =
+      "agents: { builder: { description: d, prompt: p, worktree: { base: main } }, plain: { description: d, prompt: p, worktree: false } }";
+    const byDefault = await load(["defaults: { worktree: true }", turnedOff, lines(true)[1]!], repo);
+    expect([posted(byDefault, "builder"), posted(byDefault, "plain"), posted(byDefault)]).toEqual([
+      { repo, start, base: "main" },
+      undefined,
+      { repo, start },
+    ]);
   });
 
   it("placeholders in worktree.base belong on a task", async () => {

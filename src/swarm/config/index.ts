@@ -17,4 +17,4 @@ export {
   type TaskConfig,
 } from "./schema.ts";
 export { fillResults, type ResultFields, resultReferences, usesResults } from "./template.ts";
-export type { TaskWorktree } from "./worktrees.ts";
+export { type PostsRepository, postedWorktree, type TaskWorktree } from "./worktrees.ts";

@@ -13,7 +13,7 @@ import { type ResolvedLoop, resolveLoops, roundBase } from "./loops.ts";
 import { checkAgentReferences, resolveAgents, resolveConfigPath, type SwarmAgent } from "./resolve-agents.ts";
 import type { SalvageGaps } from "./salvage.ts";
 import type { ForEachItem, SwarmConfig, TaskConfig } from "./schema.ts";
-import { resolveWorktrees, type TaskWorktree } from "./worktrees.ts";
+import { type PostsRepository, resolveWorktrees, type TaskWorktree } from "./worktrees.ts";
 
 export type ResolvedDefaults = Omit<NonNullable<SwarmConfig["defaults"]>, "cwd" | "add_dirs"> & {
   /** Absolute; the config file's directory unless set. */
@@ -107,6 +107,8 @@ export interface ResolvedSwarmConfig {
   /** Groups of tasks that run in rounds (absent: none). */
   loops?: ResolvedLoop[];
   keep_worktrees: boolean;
+  /** Where posted tasks' worktrees are made (see postedWorktree): set when a task may post and the defaults or an agent has `worktree`. */
+  posts_repository?: PostsRepository;
   hooks: Hooks;
   connections: Record<string, string[]>;
   /**
@@ -163,7 +165,9 @@ export async function resolveSwarmConfig(
   }
 
   const missingDirectories = await checkDirectories(directories, issues);
-  const worktrees = await resolveWorktrees(expanded.tasks, tasks, agents.agents, defaults, missingDirectories);
+  // A task's agent may post tasks named at run time: they run as tasks of the file do, worktrees included.
+  const posted = tasks.some((task) => task.post_tasks);
+  const worktrees = await resolveWorktrees(expanded.tasks, tasks, agents.agents, defaults, { missingDirectories, posts: posted });
   issues.push(...worktrees.issues, ...checkResultUses(tasks, graph.uses, agents.agents, worktrees.wanted));
   issues.push(...checkBudgets(input, agents.agents));
   const byName = new Map(tasks.map((task) => [task.name, task]));
@@ -178,11 +182,11 @@ export async function resolveSwarmConfig(
 
   const agentNames = [...new Set([...Object.keys(agents.agents), ...(gaps?.agentNames ?? [])])];
   const inLoops = new Set(loops.loops.flatMap((loop) => loop.tasks));
-  // A task's agent may post tasks named at run time: a key that names no task of the file may name one of those.
-  const posted = tasks.some((task) => task.post_tasks);
+  // A key that names no task of the file may name a posted one.
   const rehearsal = rehearsalByTask(input.rehearsal ?? {}, tasks, { agentNames, allTaskNames }, { inLoops, posted }, issues);
   if (issues.length > 0) return { ok: false, errors: issues };
-  return { ok: true, config: assembleConfig(input, context, { defaults, agents: agents.agents, tasks, loops: loops.loops, rehearsal }) };
+  const resolved = { defaults, agents: agents.agents, tasks, loops: loops.loops, rehearsal, posts_repository: worktrees.posted };
+  return { ok: true, config: assembleConfig(input, context, resolved) };
 }
 
 /** Each directory the config names that is not one is an issue, at the first place that names it; returns those directories. */
@@ -201,9 +205,9 @@ async function checkDirectories(directories: ReadonlyMap<string, PathSegment[]>,
 function assembleConfig(
   input: SwarmConfig,
   context: { baseDir: string; file?: string; defaultName: string },
-  resolved: Pick<ResolvedSwarmConfig, "defaults" | "agents" | "tasks" | "rehearsal"> & { loops: ResolvedLoop[] },
+  resolved: Pick<ResolvedSwarmConfig, "defaults" | "agents" | "tasks" | "rehearsal" | "posts_repository"> & { loops: ResolvedLoop[] },
 ): ResolvedSwarmConfig {
-  const { loops } = resolved;
+  const { loops, posts_repository } = resolved;
   return {
     name: input.name ?? context.defaultName,
     ...(context.file !== undefined && { file: context.file }),
@@ -222,6 +226,7 @@ function assembleConfig(
     tasks: resolved.tasks,
     ...(loops.length > 0 && { loops }),
     keep_worktrees: input.keep_worktrees ?? false,
+    ...(posts_repository !== undefined && { posts_repository }),
     hooks: input.hooks ?? {},
     connections: input.connections ?? {},
     rehearsal: resolved.rehearsal,
