@@ -32,7 +32,7 @@ async function posters(page: Page): Promise<{ column: boolean; rows: Record<stri
     Object.fromEntries(
       trs.map((tr) => {
         const link = tr.querySelector("td.posted button.poster");
-        return [tr.querySelector("button.row-name").textContent, link.hidden ? null : link.textContent];
+        return [tr.querySelector("button.row-name").textContent, link?.textContent ?? null];
       }),
     ),
   );

@@ -147,8 +147,6 @@ export class TaskTable {
     const cells = ["phase", "status", "agent", "posted", "turns num", "cost num", "queued num", "run num", "attempts num", "branch"].map((name) =>
       h("td", { class: name }),
     );
-    // Who posted the task: a link to the poster's row.
-    cells[3].append(h("button", { type: "button", class: "poster", hidden: true, onclick: () => this.#selectPoster(tr.dataset.key) }));
     cells.push(h("td", { class: "activity" }, h("span")));
     const tr = h("tr", { "data-key": row.key }, h("th", { scope: "row" }, button), ...cells);
     tr.addEventListener("click", (event) => {
@@ -206,7 +204,7 @@ export class TaskTable {
     set(cells[0], row.phase ?? "");
     set(cells[1], statusLabel(row.status));
     set(cells[2], row.agent ?? "");
-    fillPoster(cells[3].firstElementChild, row);
+    this.#fillPosted(cells[3], row);
     set(cells[4], row.turns > 0 ? String(row.turns) : "");
     set(cells[5], row.costUsd > 0 ? money(row.costUsd, snapshot.costSimulated) : "");
     set(cells[6], span(row.queuedMs));
@@ -218,6 +216,15 @@ export class TaskTable {
     const activity = pending || row.error || row.activity || waiting;
     set(cells[10].firstElementChild, activity);
     cells[10].title = activity;
+  }
+
+  /** Who posted the task: a link to the poster's row; none for a task of the file (its row has no button but its name's). */
+  #fillPosted(cell, row) {
+    if (!row.postedBy) return cell.replaceChildren();
+    const link =
+      cell.firstElementChild ??
+      cell.appendChild(h("button", { type: "button", class: "poster", onclick: () => this.#selectPoster(cell.closest("tr").dataset.key) }));
+    fillPoster(link, row);
   }
 
   /** Selects the row of the task that posted the row of `key`. */
