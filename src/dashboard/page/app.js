@@ -175,7 +175,7 @@ function selectedRow() {
 /** Where the selected row came from: the task that posted it, a link to its row. */
 function renderOrigin(row) {
   $("row-origin").hidden = !row?.postedBy;
-  if (row) fillPoster($("row-poster"), row);
+  if (row?.postedBy) fillPoster($("row-poster"), row);
 }
 
 $("row-poster").addEventListener("click", () => {

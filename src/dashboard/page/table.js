@@ -236,11 +236,10 @@ export class TaskTable {
   }
 }
 
-/** A posted task's link to its poster (the name of the task that posted it); hidden for the others. */
+/** A posted task's link to its poster: the name of the task that posted it. */
 export function fillPoster(button, row) {
-  button.hidden = !row.postedBy;
-  set(button, row.postedBy ?? "");
-  button.title = row.postedBy ? `posted by ${row.postedBy}: show its row` : "";
+  set(button, row.postedBy);
+  button.title = `posted by ${row.postedBy}: show its row`;
 }
 
 /** A row as tall as the rows it stands for (hidden when there are none). */
