@@ -13,6 +13,7 @@ export const FAST = [
   "test/layer-entries.test.ts",
   "test/layers.test.ts",
   "test/cli/run-view.test.ts",
+  "test/telemetry/posted-spans.test.ts",
   "test/dashboard/live-run.test.ts",
   "test/dashboard/record.test.ts",
   "test/dashboard/sse.test.ts",

@@ -185,8 +185,9 @@ export class RunModel {
           row.waitsFor = [...task.depends_on];
           row.group = groupOf(task);
           if (task.posted !== undefined) {
+            // Who posted it is a part of the row the views show beside its name; its activity says what it is doing.
             row.postedBy = task.posted.by;
-            row.activity = `posted by ${task.posted.by}`;
+            row.activity = "posted";
           }
           row.version = this.#seq + 1;
         }

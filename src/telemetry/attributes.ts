@@ -46,6 +46,11 @@ export function resultAttributes(result: TaskResult): Attributes {
   };
 }
 
+/** What the span of a task an agent posted says of where it came from: as its summary.json row has it (`posted_by`, `post_depth`). */
+export function postedAttributes(posted: { by: string; depth: number }): Attributes {
+  return { "cadre.posted_by": posted.by, "cadre.post_depth": posted.depth };
+}
+
 /** What a run's span says of its record at the end: the totals as summary.json has them. */
 export function recordAttributes(summary: Summary): Attributes {
   const { totals } = summary;

@@ -3,12 +3,12 @@
  * of its events, and the trace context each job of a distributed run carries
  * to its host. The CLI feeds it the run's events as it renders them.
  */
-import { type Context, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { budgetLabel, type TaskInfo } from "../orchestrator/index.ts";
 import type { RunEvent, Summary, WorkflowRunEvent } from "../run/index.ts";
 import { clip } from "../util/one-line.ts";
-import { CONTENT_MAX, GEN_AI_SYSTEM, recordAttributes, resultAttributes } from "./attributes.ts";
+import { CONTENT_MAX, GEN_AI_SYSTEM, postedAttributes, recordAttributes, resultAttributes } from "./attributes.ts";
 import { EventMetrics } from "./metrics.ts";
 import { ScriptPhases } from "./phases.ts";
 import type { Telemetry } from "./sdk.ts";
@@ -39,6 +39,8 @@ export class RunTelemetry {
   readonly #queued = new Set<string>();
   /** A workflow script's phases, for a script's run. */
   readonly #phases: ScriptPhases | undefined;
+  /** What the spans of the tasks agents posted say of their poster, by task name. */
+  readonly #posted = new Map<string, Attributes>();
   #finished = false;
 
   constructor(telemetry: Telemetry, run: RunDescription) {
@@ -64,7 +66,8 @@ export class RunTelemetry {
       root: (task) => {
         const place = phases?.placeOf(task.name);
         const prompt = content && prompts.has(task.name) ? { "cadre.prompt": clip(prompts.get(task.name)!, CONTENT_MAX) } : {};
-        return { context: place?.context ?? this.#context, ownSpan: true, attributes: { ...prompt, ...place?.attributes } };
+        const attributes = { ...prompt, ...place?.attributes, ...this.#posted.get(task.name) };
+        return { context: place?.context ?? this.#context, ownSpan: true, attributes };
       },
       fallback: () => this.#context,
     });
@@ -106,11 +109,14 @@ export class RunTelemetry {
       this.#phases?.apply(event);
       return;
     }
+    if (event.type === "tasks_added") {
+      this.#added(event.tasks);
+      return;
+    }
     // What the run adds beside the orchestrator's events: a made task gets its span when it is queued, like any.
     if (
       event.type === "task_ready" ||
       event.type === "task_rerun" ||
-      event.type === "tasks_added" ||
       event.type === "loop_ended" ||
       event.type === "record_unwritten" ||
       event.type === "record_written_again"
@@ -154,6 +160,19 @@ export class RunTelemetry {
     await this.#telemetry.shutdown();
   }
 
+  /**
+   * Tasks made as the run goes: a posted one's span names its poster. Its span may have started already
+   * (the engine's events and the plan's are not ordered between them): it is told then.
+   */
+  #added(tasks: Extract<RunEvent, { type: "tasks_added" }>["tasks"]): void {
+    for (const { name, posted } of tasks) {
+      if (posted === undefined) continue;
+      const attributes = postedAttributes(posted);
+      this.#posted.set(name, attributes);
+      this.#spans.annotate(name, attributes);
+    }
+  }
+
   /** A task that settled without running here: carried over from the resumed run, or skipped. */
   #unrun(task: { name: string; agent: string | undefined }, result: Parameters<typeof resultAttributes>[0], carriedOver: boolean): void {
     const info: TaskInfo = { id: result.id, name: task.name, agent: task.agent, parentId: undefined };
@@ -169,6 +188,7 @@ export class RunTelemetry {
           ...(info.agent !== undefined && { "cadre.agent": info.agent }),
           ...resultAttributes(result),
           ...place?.attributes,
+          ...this.#posted.get(task.name),
         },
       },
       place?.context ?? this.#context,

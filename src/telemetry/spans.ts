@@ -121,6 +121,11 @@ export class EventSpans {
     }
   }
 
+  /** Adds to the open span of the run's task `name` what was told of it after the span started (who posted it). */
+  annotate(name: string, attributes: Attributes): void {
+    for (const task of this.#tasks.values()) if (task.info.parentId === undefined && task.info.name === name) task.own?.setAttributes(attributes);
+  }
+
   /** Ends every span still open (a run killed, a process leaving): they show as unfinished work. */
   endAll(): void {
     for (const task of this.#tasks.values()) this.#close(task, { code: SpanStatusCode.ERROR, message: "the run ended before the task" });

@@ -9,7 +9,7 @@ import { renderFrame } from "../../src/cli/run/view/tty.ts";
 import { SIGNAL_EXIT_CODES, type StopSignal } from "../../src/cli/signals.ts";
 import type { OrchestratorEvent, TaskInfo } from "../../src/orchestrator/index.ts";
 import { parseCliMessage } from "../../src/protocol/index.ts";
-import { buildSummary, exitCodeFor, RunModel, type Summary, type SummaryInput } from "../../src/run/index.ts";
+import { buildSummary, exitCodeFor, type RunEvent, RunModel, type Summary, type SummaryInput } from "../../src/run/index.ts";
 import { resolvedConfig, result, T0 } from "../support/swarm.ts";
 
 const ESC = "\u001b";
@@ -206,6 +206,24 @@ describe("the live view's frame", () => {
     expect(lines.at(-1)).toContain("interrupting: finishing up; Ctrl-C again kills the workers");
     // Spawned workers are not counted as tasks of the swarm.
     expect(lines[0]).toContain("1/3 done");
+  });
+});
+
+describe("a task an agent posted", () => {
+  it("is listed with its poster beside its name from the moment it joins the run, and told as a line (its depth past the first)", () => {
+    const state = sampleState();
+    const post = (name: string, by: string, depth: number): RunEvent => ({
+      type: "tasks_added",
+      parent: by,
+      tasks: [{ name, template: name, agent: "reviewer", depends_on: [], posted: { by, depth }, prompt: "fix it" }],
+    });
+    state.apply(post("fix-1", "b.ts", 1), T0 + 5000);
+    state.apply(post("fix-2", "fix-1", 2), T0 + 5000);
+    const lines = renderFrame(state, { now: T0 + 5800, width: 100, height: 30, colors: plain }).split("\n");
+    expect(lines.find((line) => line.includes("fix-1"))).toMatch(/^· fix-1 \(by b\.ts\) +waiting +posted$/);
+    expect(lines.find((line) => line.includes("fix-2"))).toMatch(/^· fix-2 \(by fix-1\) +waiting +posted$/);
+    expect(describeEvent(post("fix-1", "b.ts", 1), state)).toBe("fix-1: posted by b.ts");
+    expect(describeEvent(post("fix-2", "fix-1", 2), state)).toBe("fix-2: posted by fix-1 (depth 2)");
   });
 });
 

@@ -167,6 +167,36 @@ describe("cadre run's traces", () => {
     expect(summary.traces).toEqual([`00-${first.traceId}-${first.spanId}-01`, `00-${second.traceId}-${second.spanId}-01`]);
   });
 
+  it("a posted task's span names the task that posted it and how deep, as its summary.json row; so does a resumed run's, carried over", async ({
+    tmp,
+  }) => {
+    const receiver = await startOtlpReceiver();
+    const env = otlpEnv(receiver, "http/json");
+    const out = join(tmp, "out");
+    const posted = (...args: string[]) =>
+      execa("node", [bin, "run", join(repo, "examples", "posted-tasks.yaml"), "--rehearse", ...args], { cwd: tmp, reject: false, env });
+    const first = await posted("--out", out);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const resumed = await posted("--resume", out);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const summary = await readSummary(out);
+    expect(summary.tasks.filter((task) => task.posted_by !== undefined)).toHaveLength(3);
+    const traces = [...new Set(receiver.spans.map((span) => span.traceId))];
+    expect(traces).toHaveLength(2);
+    for (const [attempt, trace] of traces.entries()) {
+      for (const task of summary.tasks) {
+        const span = one(
+          receiver.spans.filter((s) => s.traceId === trace),
+          `task ${task.name}`,
+        );
+        expect(span.attributes["cadre.posted_by"], task.name).toBe(task.posted_by);
+        expect(span.attributes["cadre.post_depth"], task.name).toBe(task.post_depth);
+        // The second attempt ran nothing: every task, posted ones included, was carried over.
+        expect(span.attributes["cadre.carried_over"], task.name).toBe(attempt === 1 ? true : undefined);
+      }
+    }
+  }, 120_000);
+
   it("an endpoint that cannot be reached costs one line, and the run goes on", async ({ tmp }) => {
     // A port nobody listens on: the receiver is started and closed at once.
     const closed = await startOtlpReceiver();

@@ -2,7 +2,7 @@
 import { cacheReadShare } from "../../orchestrator/index.ts";
 import { NO_AGENT, recordSpendByAgent, resultLine, type Summary, type SummaryTask, usageFromRecord, worktreeLine } from "../../run/index.ts";
 import { oneLine } from "../../util/one-line.ts";
-import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./view/format.ts";
+import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, postedName, table } from "./view/format.ts";
 
 /** A task's result column: its error or answer, after the branch its worktree's work went to. */
 function resultCell(task: SummaryTask): string {
@@ -16,7 +16,7 @@ export function renderFinalTable(summary: Summary, options: { width: number; col
   const c = options.colors;
   const header = ["task", "status", "turns", "cost", "cached", "queued", "time", "result"];
   const rows = summary.tasks.map((task) => [
-    task.name,
+    postedName(task.name, task.posted_by),
     task.status,
     String(task.num_turns),
     formatUsd(task.cost_usd, summary.cost_simulated),

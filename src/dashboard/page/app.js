@@ -3,9 +3,9 @@ import { Api, takeToken } from "./api.js";
 import { ConversationView } from "./conversation.js";
 import { money, span, statusLabel } from "./format.js";
 import { PendingList } from "./permissions.js";
-import { choices, filtering } from "./rows.js";
+import { choices, filtering, posterKey } from "./rows.js";
 import { SteerBox } from "./steer.js";
-import { TaskTable } from "./table.js";
+import { fillPoster, TaskTable } from "./table.js";
 import { renderTimeline } from "./timeline.js";
 
 /**
@@ -154,8 +154,9 @@ function select(key) {
 
 /** Opens the selected row's conversation once it has one (a queued task has said nothing yet). */
 function openConversation() {
-  const row = page.snapshot?.rows.find((r) => r.key === page.selected);
+  const row = selectedRow();
   steerBox.render(page.snapshot, row);
+  renderOrigin(row);
   $("conversation-name").textContent = row ? `of ${row.name}` : "(select a task)";
   if (!row) return;
   if (!row.hasConversation) {
@@ -166,6 +167,21 @@ function openConversation() {
   page.shown = row.key;
   conversation.open(api.streamUrl(`/api/runs/${encodeURIComponent(page.runId)}/conversation`, { row: row.key }), page.snapshot.costSimulated);
 }
+
+function selectedRow() {
+  return page.snapshot?.rows.find((r) => r.key === page.selected);
+}
+
+/** Where the selected row came from: the task that posted it, a link to its row. */
+function renderOrigin(row) {
+  $("row-origin").hidden = !row?.postedBy;
+  if (row?.postedBy) fillPoster($("row-poster"), row);
+}
+
+$("row-poster").addEventListener("click", () => {
+  const poster = posterKey(page.snapshot?.rows ?? [], selectedRow());
+  if (poster !== undefined) select(poster);
+});
 
 function render(snapshot) {
   page.snapshot = snapshot;
@@ -185,11 +201,10 @@ function render(snapshot) {
   renderCount();
   renderTimeline($("timeline"), snapshot, table.listedEntries());
   if (page.selected && page.shown !== page.selected) openConversation();
-  else
-    steerBox.render(
-      snapshot,
-      snapshot.rows.find((r) => r.key === page.selected),
-    );
+  else {
+    steerBox.render(snapshot, selectedRow());
+    renderOrigin(selectedRow());
+  }
   // When the page first showed the run, on its own clock: the time to open a large run is measured by it.
   if (performance.getEntriesByName("cadre:drawn").length === 0) performance.mark("cadre:drawn");
 }

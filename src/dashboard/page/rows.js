@@ -59,6 +59,12 @@ export function listEntries(rows, filter, open) {
   return listed;
 }
 
+/** The key of the row of the task that posted `row` (a task of the run, named as `postedBy` says); undefined when none. */
+export function posterKey(rows, row) {
+  if (!row?.postedBy) return undefined;
+  return rows.find((other) => other.name === row.postedBy && other.kind === "task" && other.parent === null)?.key;
+}
+
 /** The statuses and agents the rows have, sorted: the filters' choices. */
 export function choices(rows) {
   const statuses = new Set();

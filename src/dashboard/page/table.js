@@ -2,12 +2,12 @@
 // tasks keeps a few dozen <tr>); spacers above and below keep the scroll bar true to the whole list.
 import { createBackgroundRow, fillBackgroundRow } from "./background.js";
 import { h, money, serverNow, span, statusLabel } from "./format.js";
-import { groupStatuses, listEntries, NO_FILTER } from "./rows.js";
+import { groupStatuses, listEntries, NO_FILTER, posterKey } from "./rows.js";
 
 const KIND_NOTES = { child: "spawned", peer: "peer", supervisor: "supervisor", session: "" };
 /** Rows drawn beyond the visible ones on each side, so that a short scroll shows no gap. */
 const OVERSCAN = 8;
-const COLUMNS = 11;
+const COLUMNS = 12;
 
 export class TaskTable {
   /** @param {HTMLElement} wrap the scrolling box @param {HTMLTableSectionElement} body @param {(key: string) => void} onSelect */
@@ -54,6 +54,11 @@ export class TaskTable {
     );
     // A workflow script's run: each agent() call's phase.
     table.classList.toggle("with-phase", snapshot.workflow !== null);
+    // A run where agents posted tasks: who posted each.
+    table.classList.toggle(
+      "with-posted",
+      snapshot.rows.some((row) => row.postedBy),
+    );
     this.#list();
   }
 
@@ -68,7 +73,7 @@ export class TaskTable {
       if (!tr.dataset.key) continue;
       const selected = rowKey === key;
       tr.classList.toggle("selected", selected);
-      tr.querySelector("button").setAttribute("aria-pressed", String(selected));
+      tr.querySelector("button.row-name").setAttribute("aria-pressed", String(selected));
     }
   }
 
@@ -139,7 +144,7 @@ export class TaskTable {
 
   #create(row) {
     const button = h("button", { type: "button", class: "row-name", "aria-pressed": "false", onclick: () => this.onSelect(row.key) });
-    const cells = ["phase", "status", "agent", "turns num", "cost num", "queued num", "run num", "attempts num", "branch"].map((name) =>
+    const cells = ["phase", "status", "agent", "posted", "turns num", "cost num", "queued num", "run num", "attempts num", "branch"].map((name) =>
       h("td", { class: name }),
     );
     cells.push(h("td", { class: "activity" }, h("span")));
@@ -189,7 +194,7 @@ export class TaskTable {
     const running = snapshot.live && row.startedAt !== null && row.finishedAt === null;
     const runMs = running ? serverNow(snapshot) - row.startedAt : row.runMs;
     const note = KIND_NOTES[row.kind];
-    const button = tr.querySelector("button");
+    const button = tr.querySelector("button.row-name");
     set(button, `${row.parent ? "↳ " : ""}${row.name}${note ? ` (${note})` : ""}`);
     button.disabled = !row.hasConversation;
     button.title = row.hasConversation ? `show the conversation of ${row.name}` : "nothing said yet";
@@ -199,18 +204,42 @@ export class TaskTable {
     set(cells[0], row.phase ?? "");
     set(cells[1], statusLabel(row.status));
     set(cells[2], row.agent ?? "");
-    set(cells[3], row.turns > 0 ? String(row.turns) : "");
-    set(cells[4], row.costUsd > 0 ? money(row.costUsd, snapshot.costSimulated) : "");
-    set(cells[5], span(row.queuedMs));
-    set(cells[6], span(runMs));
-    set(cells[7], row.attempts > 0 ? String(row.attempts) : "");
-    set(cells[8], row.branch ?? "");
+    this.#fillPosted(cells[3], row);
+    set(cells[4], row.turns > 0 ? String(row.turns) : "");
+    set(cells[5], row.costUsd > 0 ? money(row.costUsd, snapshot.costSimulated) : "");
+    set(cells[6], span(row.queuedMs));
+    set(cells[7], span(runMs));
+    set(cells[8], row.attempts > 0 ? String(row.attempts) : "");
+    set(cells[9], row.branch ?? "");
     const waiting = row.status === "waiting" && row.waitsFor.length > 0 ? `after ${row.waitsFor.join(", ")}` : "";
     const pending = row.pending.length > 0 ? `waiting for you: ${row.pending[0].ask}` : "";
     const activity = pending || row.error || row.activity || waiting;
-    set(cells[9].firstElementChild, activity);
-    cells[9].title = activity;
+    set(cells[10].firstElementChild, activity);
+    cells[10].title = activity;
   }
+
+  /** Who posted the task: a link to the poster's row; none for a task of the file (its row has no button but its name's). */
+  #fillPosted(cell, row) {
+    if (!row.postedBy) return cell.replaceChildren();
+    const link =
+      cell.firstElementChild ??
+      cell.appendChild(h("button", { type: "button", class: "poster", onclick: () => this.#selectPoster(cell.closest("tr").dataset.key) }));
+    fillPoster(link, row);
+  }
+
+  /** Selects the row of the task that posted the row of `key`. */
+  #selectPoster(key) {
+    const rows = this.snapshot?.rows ?? [];
+    const posted = rows.find((row) => row.key === key);
+    const poster = posterKey(rows, posted);
+    if (poster !== undefined) this.onSelect(poster);
+  }
+}
+
+/** A posted task's link to its poster: the name of the task that posted it. */
+export function fillPoster(button, row) {
+  set(button, row.postedBy);
+  button.title = `posted by ${row.postedBy}: show its row`;
 }
 
 /** A row as tall as the rows it stands for (hidden when there are none). */

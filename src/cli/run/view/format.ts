@@ -37,6 +37,11 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }
 
+/** A task's name as the terminal lists it: a task an agent posted names its poster ("fix-cache (by lead)"). */
+export function postedName(name: string, postedBy: string | null | undefined): string {
+  return postedBy ? `${name} (by ${postedBy})` : name;
+}
+
 /** Cuts or pads to exactly `width` characters (by UTF-16 units; names and activity are mostly ASCII). */
 export function fit(text: string, width: number): string {
   if (width <= 0) return "";

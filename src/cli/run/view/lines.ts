@@ -19,6 +19,9 @@ export function describeEvent(event: RunEvent, state: RunModel): string | undefi
       // A task that ran was described when the orchestrator finished it; what its worktree came to is known only now.
       if (!event.started) return describeResult(event.result, state);
       return event.worktree === undefined ? undefined : `${event.task.name}: ${worktreeLine(event.worktree)}`;
+    case "tasks_added":
+      // A posted task is told as it joins the run; a for_each's copies and a loop's rounds when they start.
+      return postedLine(event.tasks);
     case "task_rerun":
       return `${event.task.name}: runs again, ${event.reason}${event.resumedSession ? `; continuing session ${event.resumedSession}` : ""}`;
     case "task_started":
@@ -57,6 +60,14 @@ export function describeEvent(event: RunEvent, state: RunModel): string | undefi
     default:
       return undefined;
   }
+}
+
+/** "fix-cache: posted by lead": a task an agent posted, as it joins the run (a resumed run's posts again too); one line. */
+function postedLine(tasks: Extract<RunEvent, { type: "tasks_added" }>["tasks"]): string | undefined {
+  const posts = tasks.flatMap(({ name, posted }) =>
+    posted === undefined ? [] : [`${name}: posted by ${posted.by}${posted.depth > 1 ? ` (depth ${posted.depth})` : ""}`],
+  );
+  return posts.length === 0 ? undefined : posts.join("; ");
 }
 
 function describeResult(result: TaskResult, state: RunModel): string {

@@ -3,7 +3,7 @@ import { createLogUpdate } from "log-update";
 import { cacheReadShare } from "../../../orchestrator/index.ts";
 import { backgroundLine, planWindowLine, type RowStatus, type RunEvent, type RunModel, type RunRow } from "../../../run/index.ts";
 import { printable } from "../../../util/one-line.ts";
-import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, table } from "./format.ts";
+import { type Colors, formatCacheShare, formatDuration, formatUsd, paint, postedName, table } from "./format.ts";
 import type { RunView, ViewStream } from "./view.ts";
 
 const SYMBOLS: Record<RowStatus, string> = {
@@ -106,7 +106,7 @@ export function renderFrame(state: RunModel, options: FrameOptions): string {
     const indent = row.parent === null ? "" : "  ";
     statuses.push(row.status);
     const own = [
-      `${indent}${SYMBOLS[row.status]} ${row.name}`,
+      `${indent}${SYMBOLS[row.status]} ${postedName(row.name, row.postedBy)}`,
       row.status,
       queued(row, now),
       elapsed(row, now),
