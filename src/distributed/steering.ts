@@ -121,6 +121,7 @@ export class HostSteering {
   }
 }
 
+/** Who asked, when someone is named: a request carries no `from` rather than an undefined one. */
 function fromOf(origin: SteerOrigin): { from?: string } {
   return origin.from === undefined ? {} : { from: origin.from };
 }
@@ -214,7 +215,7 @@ async function apply(target: SteerTarget, text: string, log: (line: string) => v
   let request: HostSteerRequest | undefined;
   try {
     request = readJson(HostSteerRequestSchema, text, "a steering request");
-    const origin = request.from === undefined ? {} : { from: request.from };
+    const origin = fromOf(request);
     if (request.action === "send") target.sendToTask(request.task, request.text, origin);
     else if (request.action === "stop") target.stopTask(request.task, origin);
     else await target.interruptTask(request.task, origin);
