@@ -17,6 +17,8 @@
  * @module
  */
 
+// Runs on Redis hosts (`--redis`): a steered task whose host does not answer.
+export { HostNotAnsweringError } from "./distributed/index.ts";
 // Errors: CadreError is the base of every error cadre throws; each has a stable `code`.
 export { AbortError, CadreError } from "./errors.ts";
 
@@ -133,7 +135,6 @@ export {
   replayWorkflow,
   runSwarmFile,
   runWorkflow,
-  SteeringUnavailableError,
   SwarmRun,
 } from "./run/index.ts";
 // Swarm files, as `cadre run` and `cadre validate` read them.

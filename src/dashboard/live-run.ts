@@ -97,8 +97,8 @@ export class LiveRun implements RunFeed {
     const row = this.#model.row(request.row);
     if (!row) throw new DashboardError("UNKNOWN_ROW", `no task "${request.row}" in this run`);
     const origin = { from: "the dashboard" };
-    if (request.action === "send") run.send(row.name, request.text, origin);
-    else if (request.action === "stop") run.stopTask(row.name, origin);
+    if (request.action === "send") await run.send(row.name, request.text, origin);
+    else if (request.action === "stop") await run.stopTask(row.name, origin);
     else await run.interrupt(row.name, origin);
   }
 

@@ -29,6 +29,7 @@ import { readTotals } from "./ledger.ts";
 import { type Ended, type JobEnd, type Outcome, Recovery, UNBOUND_LIMITER, type Waiting } from "./recovery.ts";
 import { connectRedis, DEFAULT_REDIS_LOSS_MS, deleteMatching, evictionWarning, watchLoss } from "./redis.ts";
 import { readResults } from "./results.ts";
+import { HostSteering } from "./steering.ts";
 import { serveTaskBoard } from "./task-board.ts";
 import { redactUrl } from "./url.ts";
 import {
@@ -125,6 +126,8 @@ export class Coordinator implements TaskRunner {
   readonly #traceContext: CoordinatorOptions["traceContext"];
   /** Stops answering the hosts' task board requests. */
   readonly #boardServed = new AbortController();
+  /** Where each running task runs, and a message, interrupt or stop for it sent there. */
+  readonly #steering: HostSteering;
 
   readonly #redis: Redis;
   readonly #queue: Queue;
@@ -144,6 +147,7 @@ export class Coordinator implements TaskRunner {
     this.#queueEvents = queueEvents;
 
     this.#keys = runKeys(runId);
+    this.#steering = new HostSteering(redis, this.#keys, runId);
     this.#failed = new Promise((resolve) => {
       this.#fail = (error) => {
         this.#failure ??= error;
@@ -223,6 +227,14 @@ export class Coordinator implements TaskRunner {
     return this.#hosts;
   }
 
+  /**
+   * Reaches one running task on the host that runs it, as Orchestrator.sendToTask, interruptTask and stopTask do
+   * in one process: each resolves once that host has done it (TaskNotRunningError when the task is not running there).
+   */
+  get steering(): HostSteering {
+    return this.#steering;
+  }
+
   /** Set once the run cannot go on with Redis (lost for too long): running tasks then end as failed with it. */
   get failure(): CadreError | undefined {
     return this.#failure;
@@ -262,6 +274,7 @@ export class Coordinator implements TaskRunner {
    */
   async close(): Promise<void> {
     this.#boardServed.abort();
+    this.#steering.clear();
     this.#recovery.stop();
     this.#stopWatching();
     this.#fleet.stop();
@@ -301,7 +314,7 @@ export class Coordinator implements TaskRunner {
     this.#reader = new EventReader(
       blocking,
       this.#keys.events,
-      (event) => this.#relay(event),
+      (event, host) => this.#relay(event, host),
       (error) =>
         this.#fail(error instanceof CadreError ? error : new RedisUnreachableError(redactUrl(options.redisUrl), String(error), { cause: error })),
     );
@@ -325,9 +338,10 @@ export class Coordinator implements TaskRunner {
   /**
    * A host's event, as if this process's orchestrator had sent it; a pid means
    * nothing off its host. A host's rate-limit state is its own: it feeds the
-   * fleet's, which is what the run shows.
+   * fleet's, which is what the run shows. Its tasks' starts and ends say where each can be steered.
    */
-  #relay(event: OrchestratorEvent): void {
+  #relay(event: OrchestratorEvent, host: string): void {
+    this.#steering.observe(event, host);
     if (event.type === "rate_limit") {
       if (event.state.backoffUntil !== null) this.#fleet.rateLimited(event.state.backoffUntil);
       return;
@@ -464,6 +478,7 @@ export class Coordinator implements TaskRunner {
 
   /** Announces a task's end: once, with the result that counts. */
   #settle(task: TaskInfo, result: TaskResult): TaskResult {
+    this.#steering.ended(task.id);
     // Its host's events came before its result: its transcript is whole, and its file closes (a later line would reopen it).
     this.#transcripts?.end(task.id);
     this.#hub.emit({ type: "task_finished", task, result });

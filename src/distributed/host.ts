@@ -18,16 +18,17 @@ export interface HostOptions {
   observer?: HostObserver;
 }
 
-/** Hosts look for runs on every poke, and this often in case a poke was missed (pub/sub keeps nothing). */
+/** Hosts look for runs and steering requests on every poke, and this often in case a poke was missed (pub/sub keeps nothing). */
 const RESYNC_MS = 5_000;
 /** A run whose keys vanished without its coordinator ending it (Redis restarted empty, flushed) is served this long for its coordinator to make them again. */
 const VANISHED_RUN_MS = 10 * 60_000;
 
 /**
  * `cadre worker`: one host of the fleet. Serves every run registered in
- * Redis (a RunHost each) until stopped; learns of new runs, cancellations
- * and a reached budget from the control channel. Redis lost for long stops
- * the tasks here, not the host: it reconnects and serves again.
+ * Redis (a RunHost each) until stopped; learns of new runs, cancellations,
+ * a reached budget and steering requests for its tasks from the control
+ * channel. Redis lost for long stops the tasks here, not the host: it
+ * reconnects and serves again.
  */
 export class Host {
   readonly #runs = new Map<string, RunHost>();
@@ -76,7 +77,10 @@ export class Host {
     const host = new Host(redis, subscriber, options);
     subscriber.on("message", (_channel: string, text: string) => host.#onControl(text));
     await subscriber.subscribe(CONTROL_CHANNEL);
-    host.#timer = setInterval(() => host.#resync(), RESYNC_MS);
+    host.#timer = setInterval(() => {
+      void host.#resync();
+      host.#steerAll();
+    }, RESYNC_MS);
     await host.#resync();
     return host;
   }
@@ -138,7 +142,15 @@ export class Host {
     }
     if (message.type === "runs") void this.#resync();
     else if (message.type === "cancel") this.#runs.get(message.run)?.cancel(message.job);
-    else void this.#runs.get(message.run)?.budgetReached();
+    else if (message.type === "steer") {
+      if (message.host === this.#options.name) this.#runs.get(message.run)?.steer();
+    } else void this.#runs.get(message.run)?.budgetReached();
+  }
+
+  /** Looks for steering requests of every run served here (a poke may have been missed). */
+  #steerAll(): void {
+    if (this.#stopping || this.#lost) return;
+    for (const run of this.#runs.values()) run.steer();
   }
 
   /** Serves the registered runs not yet served; stops serving runs that ended. One at a time. */

@@ -1,7 +1,7 @@
 /**
  * Every name cadre uses in Redis. One BullMQ queue per run (its limits are the
- * run's), plus the run's record, event stream, ledger, inboxes and cancel
- * marks, all under `cadre:run:<id>:`.
+ * run's), plus the run's record, event stream, ledger, inboxes, cancel
+ * marks and steering requests, all under `cadre:run:<id>:`.
  */
 
 /** The prefix of every key, BullMQ's queues included. */
@@ -47,6 +47,10 @@ export interface RunKeys {
   boardRequests: string;
   /** List: the coordinator's answer to one such request. */
   boardReply(requestId: string): string;
+  /** Hash: steering requests (request id → request) for the host of this name, which takes each one once (see steering.ts). */
+  steerRequests(host: string): string;
+  /** List: a host's answer to one steering request. */
+  steerReply(requestId: string): string;
 }
 
 export function runKeys(runId: string): RunKeys {
@@ -69,6 +73,8 @@ export function runKeys(runId: string): RunKeys {
     inbox: (peer) => `${base}:inbox:${peer}`,
     boardRequests: `${base}:board`,
     boardReply: (requestId) => `${base}:board:${requestId}`,
+    steerRequests: (host) => `${base}:steer:${host}`,
+    steerReply: (requestId) => `${base}:steered:${requestId}`,
   };
 }
 

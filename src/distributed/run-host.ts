@@ -10,6 +10,7 @@ import { RedisInbox } from "./inbox.ts";
 import { PREFIX, type RunKeys, runKeys } from "./keys.ts";
 import { RedisLedger } from "./ledger.ts";
 import { readResults, recordResult } from "./results.ts";
+import { answerSteering } from "./steering.ts";
 import { RedisTaskBoard } from "./task-board.ts";
 import { type DistributedRun, type JobResult, readJobData } from "./wire.ts";
 
@@ -53,6 +54,8 @@ export class RunHost {
   #orchestrator!: Orchestrator;
   #worker!: QueueWorker;
   #rig: RehearsalRig | undefined;
+  /** A look for steering requests under way (and whether another was asked for meanwhile); a placeholder until start(). */
+  #steering: { again: boolean } | undefined = { again: false };
 
   readonly #host: HostContext;
   readonly #record: DistributedRun;
@@ -110,6 +113,39 @@ export class RunHost {
       this.#host.log(`run ${this.runId}: queue error: ${error.message}`);
     });
     this.#host.log(`run ${this.runId} (swarm "${this.#record.swarm}"): serving`);
+    // Requests that came while the run was being set up: none can be for a task here, but each gets its answer.
+    const asked = this.#steering?.again;
+    this.#steering = undefined;
+    if (asked) this.steer();
+  }
+
+  /**
+   * Takes the messages, interrupts and stops waiting for this host's tasks of the run, and applies each
+   * (see answerSteering); one look at a time, and one more if asked again meanwhile.
+   */
+  steer(): void {
+    if (this.#steering !== undefined) {
+      this.#steering.again = true;
+      return;
+    }
+    const look = { again: false };
+    this.#steering = look;
+    void (async () => {
+      do {
+        look.again = false;
+        await answerSteering(this.#host.redis, this.#keys, this.#host.name, this.#orchestrator, (line) =>
+          this.#host.log(`run ${this.runId}: ${line}`),
+        );
+      } while (look.again);
+    })()
+      .catch((error: unknown) => {
+        // A connection down is the watchdog's to report; the next look finds what is still waiting.
+        if (this.#host.redis.status === "ready")
+          this.#host.log(`run ${this.runId}: could not read its steering requests: ${(error as Error).message}`);
+      })
+      .finally(() => {
+        if (this.#steering === look) this.#steering = undefined;
+      });
   }
 
   /** The coordinator cancelled a job: stop it if it runs here. */

@@ -102,6 +102,8 @@ export const ControlMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("cancel"), run: z.string(), job: z.string() }),
   /** Some host's spending reached the run's budget: every host stops the run's tasks. */
   z.object({ type: z.literal("budget"), run: z.string() }),
+  /** A steering request waits for the host of this name (see steering.ts). */
+  z.object({ type: z.literal("steer"), run: z.string(), host: z.string() }),
 ]);
 export type ControlMessage = z.infer<typeof ControlMessageSchema>;
 

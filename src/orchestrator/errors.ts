@@ -102,7 +102,7 @@ export class TaskNotRunningError extends CadreError {
     readonly task: string,
     running: readonly string[],
     /** Said instead of the list when the task has a process but no turn to take a message. */
-    why?: string,
+    readonly why?: string,
   ) {
     const now = running.length === 0 ? "no task is running" : `running: ${running.join(", ")}`;
     super("TASK_NOT_RUNNING", why === undefined ? `task "${task}" is not running (${now})` : `task "${task}" ${why}`);

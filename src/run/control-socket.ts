@@ -91,6 +91,8 @@ export class ControlSocket {
       const end = received.indexOf("\n");
       if (end === -1 && Buffer.byteLength(received) <= MAX_REQUEST_BYTES) return;
       connection.removeAllListeners("data");
+      // The request is in; its answer may take a while (an interrupt waits for its CLI, a distributed run for the task's host): the client bounds that wait.
+      connection.setTimeout(0);
       const reply =
         end === -1
           ? Promise.resolve(refusal("REQUEST_TOO_LARGE", `a request is one line of at most ${MAX_REQUEST_BYTES} bytes`))
@@ -108,8 +110,8 @@ export class ControlSocket {
     }
     const origin: SteerOrigin = { from: `cadre ${request.action}` };
     try {
-      if (request.action === "send") this.#run.send(request.task, request.text, origin);
-      else if (request.action === "stop") this.#run.stopTask(request.task, origin);
+      if (request.action === "send") await this.#run.send(request.task, request.text, origin);
+      else if (request.action === "stop") await this.#run.stopTask(request.task, origin);
       else await this.#run.interrupt(request.task, origin);
     } catch (error) {
       if (error instanceof CadreError) return refusal(error.code, error.message);

@@ -9,6 +9,7 @@ import {
   type OrchestratorEvent,
   REPLIES_FILE,
   type SessionRecord,
+  type SteerOrigin,
   type TaskBoard,
   type TaskInfo,
   type TaskRunner,
@@ -23,6 +24,17 @@ import { loadWithPeers } from "../util/peer.ts";
 const TRANSCRIPTS_DIR = "transcripts";
 /** A rehearsal's HOME, inside the run directory. */
 const REHEARSAL_HOME_DIR = "rehearsal-home";
+
+/**
+ * Reaching one running task by its name: the orchestrator's (in this process, at once), or the coordinator's
+ * (on the host that runs the task, through Redis: resolved once that host has done it).
+ */
+export interface RunSteering {
+  sendToTask(name: string, text: string, origin?: SteerOrigin): void | Promise<void>;
+  interruptTask(name: string, origin?: SteerOrigin): Promise<void>;
+  stopTask(name: string, origin?: SteerOrigin): void | Promise<void>;
+  readonly runningTaskNames: string[];
+}
 
 /** What runs a swarm's tasks for `cadre run`: the orchestrator in this process, or the hosts of a distributed run. */
 export interface RunEngine extends TaskRunner {
@@ -47,8 +59,8 @@ export interface RunEngine extends TaskRunner {
   readonly scheduler?: Pick<Scheduler, "rateLimit" | "running">;
   /** What is left of the dollar budgets over work of `agent` (Orchestrator.budgetStatus); only an in-process run has it here. */
   budgetStatus?(agent: string | undefined): BudgetUse[];
-  /** Reaching one running task (a message, an interrupt, a stop); only an in-process run has it here. */
-  readonly steering?: Pick<Orchestrator, "sendToTask" | "interruptTask" | "stopTask" | "runningTaskNames">;
+  /** Reaching one running task (a message, an interrupt, a stop), wherever it runs. */
+  readonly steering: RunSteering;
 }
 
 /** What the orchestrator and the coordinator both offer a run. */
@@ -129,6 +141,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
       close: () => coordinator.close(),
       // The hosts own the workers; they stop them on the cancellations of the first Ctrl-C.
       kill: () => {},
+      steering: coordinator.steering,
       description: `${mode}, on the hosts of ${redactUrl(url)} (run id ${runId}${resumed})`,
       warnings: () => (coordinator.failure ? [coordinator.failure.message] : []),
       divergences: () => [],

@@ -46,7 +46,7 @@ export {
 export { type RunChange, RunModel, type RunModelOptions } from "./run-model.ts";
 export { type RowKind, type RowStatus, type RunRow, taskKey } from "./run-row.ts";
 export { type RunSwarmFileOptions, runSwarmFile, type SwarmRunResult } from "./run-swarm-file.ts";
-export { type RunEvent, SteeringUnavailableError, SwarmRun, type SwarmRunOptions } from "./swarm-run.ts";
+export { type RunEvent, SwarmRun, type SwarmRunOptions } from "./swarm-run.ts";
 export { WorkflowPlan } from "./workflow-plan.ts";
 export {
   runWorkflow,

@@ -6,7 +6,7 @@
  * the same events, or awaits `runSwarmFile()`.
  */
 import { resolve } from "node:path";
-import { AbortError, CadreError } from "../errors.ts";
+import { AbortError } from "../errors.ts";
 import { type BudgetUse, type OrchestratorEvent, type SteerOrigin, sessionIdOf, type TaskInfo } from "../orchestrator/index.ts";
 import type { Divergence } from "../rehearsal/index.ts";
 import type { LeftWorktree, ResolvedSwarmConfig } from "../swarm/index.ts";
@@ -45,16 +45,6 @@ export interface SwarmRunOptions {
   traceContext?: (task: TaskInfo) => string | undefined;
   /** For a traced run: its run span's traceparent, kept in the record so that a resumed run's span links to it. */
   traceparent?: string;
-}
-
-/** A run whose tasks run elsewhere (on Redis hosts) cannot reach one of them from here yet. */
-export class SteeringUnavailableError extends CadreError {
-  constructor(where: string) {
-    super(
-      "STEERING_UNAVAILABLE",
-      `a task of this run cannot be reached from here: it runs ${where}; only a run in this process takes messages and stops`,
-    );
-  }
 }
 
 /** The config as a run applies it: a rehearsal shows what would run, and its made-up costs stop it only when asked (no budget applies else). */
@@ -195,31 +185,27 @@ export class SwarmRun {
   /**
    * Writes a message into the running turn of task `task` (a swarm task's name, a script's agent() row):
    * the agent takes it at its next step, and the task's result is its answer after it. The text is
-   * data, sent verbatim. Throws TaskNotRunningError when that task has no process now.
+   * data, sent verbatim. Resolves once it is written (on a distributed run, by the host that runs the
+   * task); rejects with TaskNotRunningError when that task has no process now, and on a distributed run
+   * with HostNotAnsweringError when that host does not answer.
    */
-  send(task: string, text: string, origin?: SteerOrigin): void {
-    this.#steering().sendToTask(task, text, origin);
+  async send(task: string, text: string, origin?: SteerOrigin): Promise<void> {
+    await this.#engine.steering.sendToTask(task, text, origin);
   }
 
-  /** Ends task `task` as cancelled (its process and tools killed, its worktree and session kept); the run goes on. */
-  stopTask(task: string, origin?: SteerOrigin): void {
-    this.#steering().stopTask(task, origin);
+  /** Ends task `task` as cancelled (its process and tools killed, its worktree and session kept); the run goes on. Resolves as send does. */
+  async stopTask(task: string, origin?: SteerOrigin): Promise<void> {
+    await this.#engine.steering.stopTask(task, origin);
   }
 
   /** Ends the current turn of task `task`; the task ends as interrupted, its session kept for --resume. */
-  interrupt(task: string, origin?: SteerOrigin): Promise<void> {
-    return this.#steering().interruptTask(task, origin);
+  async interrupt(task: string, origin?: SteerOrigin): Promise<void> {
+    await this.#engine.steering.interruptTask(task, origin);
   }
 
   /** The tasks that send, stopTask and interrupt can reach now. */
   get runningTasks(): string[] {
-    return this.#engine.steering?.runningTaskNames ?? [];
-  }
-
-  #steering(): NonNullable<RunEngine["steering"]> {
-    const steering = this.#engine.steering;
-    if (steering === undefined) throw new SteeringUnavailableError(this.#engine.description);
-    return steering;
+    return this.#engine.steering.runningTaskNames;
   }
 
   /** Problems to report once the run is over (scripted-model warnings, a lost Redis). */

@@ -17,8 +17,8 @@ function fakeRun(): SteerableRun & { calls: unknown[][] } {
   return {
     calls,
     runningTasks: ["busy"],
-    send: (task, text, origin) => reach(["send", task, text, origin?.from]),
-    stopTask: (task, origin) => reach(["stop", task, origin?.from]),
+    send: async (task, text, origin) => reach(["send", task, text, origin?.from]),
+    stopTask: async (task, origin) => reach(["stop", task, origin?.from]),
     interrupt: async (task, origin) => reach(["interrupt", task, origin?.from]),
   } as SteerableRun & { calls: unknown[][] };
 }

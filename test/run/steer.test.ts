@@ -18,10 +18,10 @@ describe("steering one task of a running swarm", () => {
     const running = runSwarmFile(file, { outDir, rehearse: true, onStart: (started) => (run = started), onEvent: (event) => events.push(event) });
     await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
     expect(run?.runningTasks.sort()).toEqual(["steer-me", "stop-me"]);
-    run?.send("steer-me", "look at B instead", { from: "the test" });
+    await run?.send("steer-me", "look at B instead", { from: "the test" });
     const stoppedAt = Date.now();
-    run?.stopTask("stop-me", { from: "the test" });
-    expect(() => run?.send("after-stop", "hello")).toThrow(TaskNotRunningError);
+    await run?.stopTask("stop-me", { from: "the test" });
+    await expect(run?.send("after-stop", "hello")).rejects.toThrow(TaskNotRunningError);
 
     const result = await running;
     const byName = new Map(result.summary.tasks.map((task) => [task.name, task]));
@@ -43,7 +43,7 @@ describe("steering one task of a running swarm", () => {
     expect(result.summary.steering?.every((entry) => Date.parse(entry.at) >= stoppedAt - 5_000)).toBe(true);
     expect(result.exitCode).toBe(1);
     // The run is over: nothing to reach.
-    expect(() => run?.stopTask("steer-me")).toThrow(TaskNotRunningError);
+    await expect(run?.stopTask("steer-me")).rejects.toThrow(TaskNotRunningError);
 
     const config = await loadSwarmConfigOrThrow(file);
     const resume = await planResume(config, { dir: outDir, runsDir: outDir, fresh: false });
@@ -66,7 +66,7 @@ describe("steering one task of a running swarm", () => {
     await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
     const asked = Date.now();
     await run?.interrupt("steer-me");
-    run?.stopTask("stop-me");
+    await run?.stopTask("stop-me");
     const { summary } = await running;
     const steerMe = summary.tasks.find((task) => task.name === "steer-me");
     expect(steerMe).toMatchObject({ status: "cancelled", error: { code: "INTERRUPTED" } });
@@ -98,9 +98,9 @@ describe("steering one task of a running swarm", () => {
     });
     await expect.poll(() => seen.has("steer-me") && seen.has("stop-me"), { timeout: 60_000 }).toBe(true);
     // A process waits for its prompt a moment (the cache stagger): until it has sent it, it has no turn to take a message.
-    const sent = () => {
+    const sent = async () => {
       try {
-        run?.send("steer-me", "look at B instead");
+        await run?.send("steer-me", "look at B instead");
         return true;
       } catch (error) {
         if (!(error instanceof TaskNotRunningError)) throw error;
@@ -108,7 +108,7 @@ describe("steering one task of a running swarm", () => {
       }
     };
     await expect.poll(sent, { timeout: 10_000 }).toBe(true);
-    run?.stopTask("stop-me");
+    await run?.stopTask("stop-me");
     const { summary } = await running;
     expect(summary.result).toEqual(["turned to: look at B instead", null]);
   });

@@ -90,3 +90,14 @@ export function sampleClaudeChildren(intervalMs = 25): { stop(): Promise<number>
     },
   };
 }
+
+/** Pids of live processes (this one aside) whose command line contains `text`: a test's own temp path names the tools its agents ran. */
+export async function processesMentioning(text: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const pid of (await processTable()).keys()) {
+    if (pid === process.pid) continue;
+    const command = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    if (command.includes(text)) found.push(pid);
+  }
+  return found;
+}
