@@ -49,6 +49,7 @@ export const FAST = [
   "test/run/read-record.test.ts",
   "test/run/recorder.test.ts",
   "test/run/replay-scripts.test.ts",
+  "test/run/replay-steering.test.ts",
   "test/run/resume-claude-code.test.ts",
   "test/run/write-summary.test.ts",
   "test/swarm/agent-file.test.ts",
