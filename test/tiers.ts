@@ -26,6 +26,7 @@ export const FAST = [
   "test/orchestrator/hooks/policy.test.ts",
   "test/orchestrator/hooks/results.test.ts",
   "test/orchestrator/lease-policy.test.ts",
+  "test/orchestrator/reply-counts.test.ts",
   "test/orchestrator/reply-log.test.ts",
   "test/orchestrator/peers/peer-server.test.ts",
   "test/orchestrator/scheduler/admission.test.ts",

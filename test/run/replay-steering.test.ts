@@ -70,7 +70,7 @@ describe("placing a recorded steering action in a replay", () => {
 
   it("says what it could not place (an older record, without steps), what never came, and what failed", () => {
     const { target } = fakeTarget();
-    const steering = new ReplaySteering([send("a", undefined), stop("b", 3), send("c", 1)]);
+    const steering = new ReplaySteering([send("a", undefined), { ...stop("b", 3), step: undefined }, stop("b", 3), send("c", 1)]);
     steering.steer({
       ...target,
       sendToTask: () => {
@@ -79,7 +79,8 @@ describe("placing a recorded steering action in a replay", () => {
     });
     steering.turn({ name: "c", step: 0 });
     expect(steering.warnings).toEqual([
-      'replay: the message "look at B" to a is not done again: its record has no step (an older cadre\'s), so it cannot be placed',
+      'replay: the message "look at B" to a is not done again: the record has no step for it (its agent never took it in, or an older cadre recorded it), so it cannot be placed',
+      "replay: the stop of b is not done again: the record has no step for it (an older cadre recorded it), so it cannot be placed",
       'replay: the message "look at B" to c at step 1 failed: c is not running',
       "replay: the stop of b at step 3 was not done again: its task never reached that step",
     ]);

@@ -13,6 +13,12 @@ function describe(entry: SummarySteering): string {
   return `${what} ${entry.task}${entry.step === undefined ? "" : ` at step ${entry.step}`}`;
 }
 
+/** Why an action without a step has no place: an older cadre did not record steps; a message its agent never took in has none either. */
+function unplaced(entry: SummarySteering): string {
+  const why = entry.action === "send" ? "its agent never took it in, or an older cadre recorded it" : "an older cadre recorded it";
+  return `the record has no step for it (${why}), so it cannot be placed`;
+}
+
 /**
  * Whether a recorded action is due, by the replay's turns, never by the clock. `asked`: the task's
  * conversation asks for reply `asked` (its request waits for the answer); else cadre has seen `replies`
@@ -44,8 +50,7 @@ export class ReplaySteering {
   constructor(recorded: readonly SummarySteering[]) {
     for (const entry of recorded) {
       const { step } = entry;
-      if (step === undefined)
-        this.#warnings.push(`replay: ${describe(entry)} is not done again: its record has no step (an older cadre's), so it cannot be placed`);
+      if (step === undefined) this.#warnings.push(`replay: ${describe(entry)} is not done again: ${unplaced(entry)}`);
       else this.#waiting.push({ ...entry, step });
     }
   }
