@@ -183,6 +183,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
     async close() {
       // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
       await orchestrator.close();
+      steering?.finish();
       await rig?.close();
     },
     kill: () => orchestrator.kill(),
@@ -191,6 +192,6 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
     steering: orchestrator,
     description: mode,
     warnings: () => [...(rig?.server.warnings ?? []), ...(steering?.warnings ?? [])],
-    divergences: () => rig?.server.divergences ?? [],
+    divergences: () => [...(rig?.server.divergences ?? []), ...(steering?.divergences ?? [])],
   });
 }

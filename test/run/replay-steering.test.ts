@@ -30,12 +30,14 @@ function fakeTarget() {
       return () => {};
     },
   };
-  const reply = (task: string) => {
-    state.replies += 1;
-    const event = { type: "task_message", task: { id: "1", name: task }, message: { type: "assistant" } } as unknown as OrchestratorEvent;
+  const emit = (event: OrchestratorEvent) => {
     for (const listener of listeners) listener(event);
   };
-  return { target, done, reply };
+  const reply = (task: string) => {
+    state.replies += 1;
+    emit({ type: "task_message", task: { id: "1", name: task }, message: { type: "assistant" } } as unknown as OrchestratorEvent);
+  };
+  return { target, done, reply, emit };
 }
 
 describe("placing a recorded steering action in a replay", () => {
@@ -65,24 +67,44 @@ describe("placing a recorded steering action in a replay", () => {
     expect(steering.turn({ name: "b", step: 1 })).toBe("hold");
     expect(steering.turn({ name: "c", step: 0 })).toBe("hold");
     expect(done).toEqual(["send a look at B the test", "stop b", "stop c"]);
-    expect(steering.warnings).toEqual([]);
+    expect([steering.warnings, steering.divergences]).toEqual([[], []]);
   });
 
-  it("says what it could not place (an older record, without steps), what never came, and what failed", () => {
-    const { target } = fakeTarget();
-    const steering = new ReplaySteering([send("a", undefined), { ...stop("b", 3), step: undefined }, stop("b", 3), send("c", 1)]);
+  it("a record without steps is a warning; an action that failed, never came or reached its agent elsewhere is a divergence", () => {
+    const { target, emit } = fakeTarget();
+    const steering = new ReplaySteering([
+      send("a", undefined),
+      { ...stop("b", 3), step: undefined },
+      stop("b", 3),
+      send("c", 1),
+      send("d", 1),
+      send("e", 1),
+    ]);
     steering.steer({
       ...target,
-      sendToTask: () => {
-        throw new Error("c is not running");
+      sendToTask: (task) => {
+        if (task === "c") throw new Error("c is not running");
       },
     });
-    steering.turn({ name: "c", step: 0 });
+    for (const name of ["c", "d", "e"]) steering.turn({ name, step: 0 });
+    emit({ type: "task_steer_taken", task: { id: "4", name: "d" }, step: 2, at: 0 } as unknown as OrchestratorEvent);
     expect(steering.warnings).toEqual([
       'replay: the message "look at B" to a is not done again: the record has no step for it (its agent never took it in, or an older cadre recorded it), so it cannot be placed',
       "replay: the stop of b is not done again: the record has no step for it (an older cadre recorded it), so it cannot be placed",
-      'replay: the message "look at B" to c at step 1 failed: c is not running',
-      "replay: the stop of b at step 3 was not done again: its task never reached that step",
     ]);
+    const got = () => steering.divergences.map((divergence) => [divergence.script, divergence.step, divergence.kind, divergence.got]);
+    expect(got()).toEqual([
+      ["c", 1, "steering", "not done: c is not running"],
+      ["d", 1, "steering", "taken in at step 2"],
+    ]);
+    // Once the run is over: what never came, and a message never taken in.
+    steering.finish();
+    expect(got().slice(2)).toEqual([
+      ["b", 3, "steering", "not done: its task never reached step 3"],
+      ["e", 1, "steering", "not taken in by its agent"],
+    ]);
+    expect(steering.divergences[0]?.message).toBe(
+      'replay diverged: c, turn 1: a recorded send was not done again where it was; expected "the message \\"look at B\\" to c at step 1", got "not done: c is not running"',
+    );
   });
 });

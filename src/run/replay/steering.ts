@@ -1,5 +1,6 @@
 // A replay's steering: each recorded message, interrupt and stop done again at the step of its task's conversation it was done at.
 import type { Orchestrator } from "../../orchestrator/index.ts";
+import type { Divergence } from "../../rehearsal/index.ts";
 import type { SummarySteering } from "../record/schema.ts";
 
 /** What a replay steers through: the engine's steering (Orchestrator.sendToTask, …) and its events. */
@@ -35,14 +36,18 @@ export function isDue(entry: Placed, now: { asked: number } | { replies: number 
 
 /**
  * The recorded run's steering, done again as the replay reaches each action's step: each once, in the
- * recorded order, on the task's conversations (its first attempt's first). A record without steps (an
- * older cadre's) cannot be placed, and the replay says so; so does an action whose step never came, or
- * that its task could not take. A task the replay stopped or interrupted gets no further reply (its
- * process is going): a tool that ends before the kill lands is no divergence.
+ * recorded order, on the task's conversations (its first attempt's first). An action not done again
+ * where it was (it failed, its step never came, a message was taken in at another step or not at all)
+ * is a divergence of kind "steering"; one without a step (an older cadre's record) is a warning. A task
+ * the replay stopped or interrupted gets no further reply (its process is going): a tool that ends
+ * before the kill lands is no divergence.
  */
 export class ReplaySteering {
   readonly #waiting: Placed[] = [];
+  /** Messages sent again that their agent has not taken in yet, by task, oldest first. */
+  readonly #sent = new Map<string, Placed[]>();
   readonly #warnings: string[] = [];
+  readonly #divergences: Divergence[] = [];
   /** The tasks stopped or interrupted: their requests from now on are held. */
   readonly #ended = new Set<string>();
   #target: SteeringTarget | undefined;
@@ -59,6 +64,7 @@ export class ReplaySteering {
   steer(target: SteeringTarget): void {
     this.#target = target;
     target.on((event) => {
+      if (event.type === "task_steer_taken") this.#taken(event.task.name, event.step);
       if (event.type !== "task_message" || event.message.type !== "assistant") return;
       const replies = target.runningTaskStep(event.task.name);
       if (replies !== undefined) this.#doDue(event.task.name, { replies });
@@ -71,9 +77,20 @@ export class ReplaySteering {
     return this.#ended.has(turn.name) ? "hold" : undefined;
   }
 
-  /** What the replay could not do again: unplaceable actions, ones that failed, and ones whose step never came. */
-  get warnings(): string[] {
-    return [...this.#warnings, ...this.#waiting.map((entry) => `replay: ${describe(entry)} was not done again: its task never reached that step`)];
+  /** The run is over: an action whose step never came, and a message its agent never took in, diverged. */
+  finish(): void {
+    for (const entry of this.#waiting.splice(0)) this.#diverge(entry, `not done: its task never reached step ${entry.step}`);
+    for (const entry of [...this.#sent.values()].flat()) this.#diverge(entry, "not taken in by its agent");
+    this.#sent.clear();
+  }
+
+  /** The actions a record without steps cannot place. */
+  get warnings(): readonly string[] {
+    return this.#warnings;
+  }
+
+  get divergences(): readonly Divergence[] {
+    return this.#divergences;
   }
 
   #doDue(task: string, now: Parameters<typeof isDue>[1]): void {
@@ -86,11 +103,13 @@ export class ReplaySteering {
 
   #do(entry: Placed): void {
     const origin = entry.from === null ? {} : { from: entry.from };
-    const failed = (error: unknown) => this.#warnings.push(`replay: ${describe(entry)} failed: ${(error as Error).message}`);
+    const failed = (error: unknown) => this.#diverge(entry, `not done: ${(error as Error).message}`);
     try {
       if (this.#target === undefined) throw new Error("the replay's engine was not up");
-      if (entry.action === "send") this.#target.sendToTask(entry.task, entry.text ?? "", origin);
-      else {
+      if (entry.action === "send") {
+        this.#target.sendToTask(entry.task, entry.text ?? "", origin);
+        this.#sent.set(entry.task, [...(this.#sent.get(entry.task) ?? []), entry]);
+      } else {
         this.#ended.add(entry.task);
         if (entry.action === "stop") this.#target.stopTask(entry.task, origin);
         else this.#target.interruptTask(entry.task, origin).catch(failed);
@@ -98,5 +117,17 @@ export class ReplaySteering {
     } catch (error) {
       failed(error);
     }
+  }
+
+  /** The agent took in the oldest message the replay sent it: at the recorded step, or it diverged. */
+  #taken(task: string, step: number): void {
+    const entry = this.#sent.get(task)?.shift();
+    if (entry !== undefined && entry.step !== step) this.#diverge(entry, `taken in at step ${step}`);
+  }
+
+  #diverge(entry: Placed, got: string): void {
+    const expected = describe(entry);
+    const message = `replay diverged: ${entry.task}, turn ${entry.step}: a recorded ${entry.action} was not done again where it was; expected ${JSON.stringify(expected)}, got ${JSON.stringify(got)}`;
+    this.#divergences.push({ script: entry.task, step: entry.step, kind: "steering", expected, got, message });
   }
 }
