@@ -8,7 +8,8 @@ const HELP = `usage: cadre replay <run-dir> [--config FILE] [--override FILE] [-
 Runs a recorded run (of a swarm file or a workflow script) again with the real
 claude against the replies its record (replies.jsonl) kept, instead of the
 model: offline, at no cost. Tool calls, hooks, permissions, routing, when:,
-maps, loops and a script's control flow happen again; tools run for real, so
+maps, loops, a script's control flow and the messages, interrupts and stops
+sent to its tasks (at the same step) happen again; tools run for real, so
 replay in a test checkout (--config FILE: its copy of the swarm file; a
 script's replay runs the copy its run kept, its agents in this directory).
 A session that asks for a reply the record does not have stops there, and the

@@ -21,6 +21,7 @@ import { PeerNetwork } from "./peer-network.ts";
 import { MemoryInbox } from "./peers/inbox.ts";
 import { PlanWindow } from "./plan-window.ts";
 import { PriceBook } from "./price-book.ts";
+import { ReplyCounts } from "./reply-counts.ts";
 import { ReplyLog } from "./reply-log.ts";
 import { RunningTasks, type SteerOrigin } from "./running-tasks.ts";
 import { Admission, type Admitted, AutoConcurrency, LOCAL_MACHINE, MAX_AUTO_CONCURRENCY, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
@@ -89,9 +90,20 @@ export class Orchestrator implements TaskRunner {
   readonly #factory: WorkerFactory<TaskRecord>;
   readonly #pool: WorkerPool<TaskRecord>;
   readonly #liveWorkers = new Set<Worker>();
-  readonly #running = new RunningTasks((task, action, origin, text) =>
-    this.#hub.emit({ type: "task_steered", task, action, from: origin.from, ...(text !== undefined && { text }), at: Date.now() }),
-  );
+  readonly #replyCounts = new ReplyCounts();
+  readonly #running = new RunningTasks({
+    told: (task, { action, origin, text, step }) =>
+      this.#hub.emit({
+        type: "task_steered",
+        task,
+        action,
+        from: origin.from,
+        ...(text !== undefined && { text }),
+        ...(step !== undefined && { step }),
+        at: Date.now(),
+      }),
+    taken: (task, step) => this.#hub.emit({ type: "task_steer_taken", task, step, at: Date.now() }),
+  });
   readonly #openSessions = new Set<Session>();
   readonly #totalUsage = emptyUsage();
   readonly #statusCounts: Record<TaskStatus, number> = { succeeded: 0, failed: 0, cancelled: 0, skipped: 0 };
@@ -224,6 +236,11 @@ export class Orchestrator implements TaskRunner {
   /** Ends the running task of that name as cancelled, its process and tools killed; the other tasks go on. */
   stopTask(name: string, origin?: SteerOrigin): void {
     this.#running.stop(name, origin);
+  }
+
+  /** The model replies the conversation of the running task of that name holds now (the step steering is recorded at); undefined while it has no process. */
+  runningTaskStep(name: string): number | undefined {
+    return this.#running.step(name);
   }
 
   /** The names of the tasks that have a process now: those sendToTask, interruptTask and stopTask can reach. */
@@ -471,7 +488,11 @@ export class Orchestrator implements TaskRunner {
 
   async #execute(record: TaskRecord, spec: TaskSpec, lentSlot = false, admitted?: Admitted): Promise<TaskResult> {
     const stops = new TaskStops(record, this.#waitingOf(record, spec.signal), spec.timeoutMs ?? this.options.timeoutMs, () => admitted?.started());
-    const forget = this.#running.add(record.info, (reason) => stops.stop(reason));
+    const forget = this.#running.add(
+      record.info,
+      (reason) => stops.stop(reason),
+      () => this.#replyCounts.of(record.sessionId),
+    );
     let turn: TurnResult | undefined;
     let error: unknown;
     try {
@@ -626,6 +647,8 @@ export class Orchestrator implements TaskRunner {
     this.#transcripts?.write(record.info.id, record.info.name, message);
     this.#replies?.message(record.info.id, record.info.name, message);
     record.sessionId = sessionIdOf(message) ?? record.sessionId;
+    this.#replyCounts.observe(message);
+    this.#running.observe(record.info.id, message);
     this.#hub.emit({ type: "task_message", task: record.info, message });
     this.#access.observe(message);
     this.#watchRateLimits(message);

@@ -1,4 +1,5 @@
 // The tasks running now, by name, and what a user may do to one while the rest go on: message it, interrupt its turn, stop it.
+import type { CliMessage } from "../protocol/index.ts";
 import { NoTurnRunningError, type Worker } from "../worker/index.ts";
 import { TaskNotRunningError, TaskStoppedError } from "./errors.ts";
 import type { SteerAction, TaskInfo } from "./types.ts";
@@ -8,12 +9,31 @@ export interface SteerOrigin {
   from?: string;
 }
 
+/** An action that reached its task; `step`: the model replies its conversation held then (a send's is known once taken, see RunningTasks). */
+export interface SteerTold {
+  action: SteerAction;
+  origin: SteerOrigin;
+  text?: string;
+  step?: number;
+}
+
+/** What the orchestrator hears of steering: an action reached its task; a message sent into its turn was taken in by its agent. */
+export interface SteerListener {
+  told(task: TaskInfo, told: SteerTold): void;
+  /** The agent took in the oldest message sent to it that it had not, with `step` model replies in its conversation. */
+  taken(task: TaskInfo, step: number): void;
+}
+
 interface RunningTask {
   info: TaskInfo;
   /** Ends the task's attempt with this reason; false while the task has not started. */
   stop(reason: Error): boolean;
+  /** The model replies its session's conversation holds now. */
+  step(): number;
   /** Its attempt's process, while one serves it. */
   worker: Worker | undefined;
+  /** The messages sent into its turn that its agent has not taken in yet, by the id they were written with. */
+  sent: Set<string>;
 }
 
 /**
@@ -23,17 +43,27 @@ interface RunningTask {
  */
 export class RunningTasks {
   readonly #byId = new Map<string, RunningTask>();
-  readonly #told: (task: TaskInfo, action: SteerAction, origin: SteerOrigin, text?: string) => void;
+  readonly #listener: SteerListener;
 
-  /** `told`: called once a user's action has reached its task. */
-  constructor(told: (task: TaskInfo, action: SteerAction, origin: SteerOrigin, text?: string) => void) {
-    this.#told = told;
+  constructor(listener: SteerListener) {
+    this.#listener = listener;
   }
 
-  /** A task is under way; returns what forgets it once it ends. */
-  add(info: TaskInfo, stop: (reason: Error) => boolean): () => void {
-    this.#byId.set(info.id, { info, stop, worker: undefined });
+  /** A task is under way; `step` counts its conversation's model replies. Returns what forgets it once it ends. */
+  add(info: TaskInfo, stop: (reason: Error) => boolean, step: () => number): () => void {
+    this.#byId.set(info.id, { info, stop, step, worker: undefined, sent: new Set() });
     return () => this.#byId.delete(info.id);
+  }
+
+  /**
+   * A message from the task's worker: the CLI starts on a message sent into the turn between
+   * two requests to the model, so the replies counted then are the step that message reached
+   * its agent at, the one a replay sends it again at (whatever the time it was sent).
+   */
+  observe(id: string, message: CliMessage): void {
+    if (message.type !== "command_lifecycle" || message.state !== "started") return;
+    const task = this.#byId.get(id);
+    if (task?.sent.delete(message.command_uuid)) this.#listener.taken(task.info, task.step());
   }
 
   /** The task's attempt has its process; returns what detaches it when the attempt ends. */
@@ -50,31 +80,40 @@ export class RunningTasks {
     return this.#serving().map((task) => task.info.name);
   }
 
+  /** The model replies the conversation of the task of that name holds now; undefined while it has no process. */
+  step(name: string): number | undefined {
+    return this.#serving()
+      .find((task) => task.info.name === name)
+      ?.step();
+  }
+
   /** Writes `text` into the task's running turn: the agent takes it at its next step. */
   send(name: string, text: string, origin: SteerOrigin = {}): void {
     const task = this.#find(name);
     try {
-      this.#worker(task).steer(text);
+      task.sent.add(this.#worker(task).steer(text));
     } catch (error) {
       if (!(error instanceof NoTurnRunningError)) throw error;
       throw new TaskNotRunningError(name, this.names, "has no turn to take a message now: its prompt has not gone yet, or its answer is in");
     }
-    this.#told(task.info, "send", origin, text);
+    this.#listener.told(task.info, { action: "send", origin, text });
   }
 
   /** Ends the task's current turn, as Escape does; the task ends as interrupted, its session kept. */
   async interrupt(name: string, origin: SteerOrigin = {}): Promise<void> {
     const task = this.#find(name);
+    const step = task.step();
     await this.#worker(task).interrupt();
-    this.#told(task.info, "interrupt", origin);
+    this.#listener.told(task.info, { action: "interrupt", origin, step });
   }
 
   /** Ends the task as cancelled at once: its process and tools are killed, its session and worktree kept. */
   stop(name: string, origin: SteerOrigin = {}): void {
     const task = this.#find(name);
+    const step = task.step();
     if (!task.stop(new TaskStoppedError(origin.from ?? "the user"))) throw new TaskNotRunningError(name, this.names);
     void task.worker?.kill();
-    this.#told(task.info, "stop", origin);
+    this.#listener.told(task.info, { action: "stop", origin, step });
   }
 
   #serving(): RunningTask[] {

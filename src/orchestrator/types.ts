@@ -205,8 +205,13 @@ export type OrchestratorEvent =
   | { type: "task_retry"; task: TaskInfo; attempt: number; delayMs: number; error: { code: string; message: string } }
   | { type: "task_finished"; task: TaskInfo; result: TaskResult }
   | { type: "worker_state"; task: TaskInfo; state: WorkerState }
-  /** A user reached the running task (Orchestrator.sendToTask, interruptTask, stopTask): `from` says from where, `text` is the message sent. */
-  | { type: "task_steered"; task: TaskInfo; action: SteerAction; from: string | undefined; text?: string; at: number }
+  /**
+   * A user reached the running task (Orchestrator.sendToTask, interruptTask, stopTask): `from` says from where, `text` is the
+   * message sent; `step`, for an interrupt or a stop, the model replies the task's conversation held then.
+   */
+  | { type: "task_steered"; task: TaskInfo; action: SteerAction; from: string | undefined; text?: string; step?: number; at: number }
+  /** The task's agent took in the oldest message sent into its turn that it had not, with `step` model replies in its conversation. */
+  | { type: "task_steer_taken"; task: TaskInfo; step: number; at: number }
   /** A result was charged: the task's cost so far, and the run's cost and usage. */
   | {
       type: "cost";

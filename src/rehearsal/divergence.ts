@@ -11,8 +11,12 @@ import { type RequestMessage, userText } from "./template.ts";
 export interface Divergence {
   script: string;
   step: number;
-  /** no_record: the record has no session of that name; no_reply: not this many replies; prompt, tool_result: the model would have been given something else. */
-  kind: "no_record" | "no_reply" | "prompt" | "tool_result";
+  /**
+   * no_record: the record has no session of that name; no_reply: not this many replies; prompt, tool_result: the model
+   * would have been given something else; steering: a recorded message, interrupt or stop was not done again at its
+   * step (the run layer's, src/run/replay/steering.ts).
+   */
+  kind: "no_record" | "no_reply" | "prompt" | "tool_result" | "steering";
   /** What the record has (an excerpt), or what it lacks. */
   expected: string;
   /** What the request carried instead (an excerpt). */
@@ -68,7 +72,7 @@ function findDivergence(
   known: boolean,
   step: RehearsalStep | undefined,
   messages: readonly RequestMessage[],
-): Omit<Divergence, "message"> | undefined {
+): (Omit<Divergence, "message"> & { kind: Exclude<Divergence["kind"], "steering"> }) | undefined {
   const input = newInput(messages);
   const at = { script, step: position };
   if (!known) return { ...at, kind: "no_record", expected: "(no recorded session of this name)", got: describe(input) };
@@ -94,7 +98,7 @@ function findDivergence(
 }
 
 /** The words a diverged session fails with: they reach its task's error and the replay's report. */
-function divergenceMessage(divergence: Omit<Divergence, "message">): string {
+function divergenceMessage(divergence: Omit<Divergence, "message"> & { kind: Exclude<Divergence["kind"], "steering"> }): string {
   const what = {
     no_record: "the record has no session of this name (a path the recorded run did not take: an overrides file can give its replies)",
     no_reply: "the record has no reply for this turn (an overrides file can give it)",

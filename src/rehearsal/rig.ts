@@ -8,7 +8,7 @@ import { removeOnExit } from "../util/reaper.ts";
 import { offlineClaudeEnv } from "./env.ts";
 import type { RehearsalScript, RehearsalScripts } from "./script.ts";
 import { alternateName, SUBAGENT_SCRIPT_SUFFIX } from "./scripting.ts";
-import { type RehearsalServer, startRehearsalServer } from "./server.ts";
+import { type RehearsalServer, type RehearsalServerOptions, startRehearsalServer } from "./server.ts";
 
 /**
  * The worker to point at a script, as the orchestrator describes it (its
@@ -133,11 +133,12 @@ export interface RehearsalRig {
  * outlive the run and a resumed rehearsal can continue its sessions; by
  * default a temporary one, removed on close. `replay`: play a run's
  * recorded conversations instead of `given`; a request they do not answer
- * is a divergence (RehearsalServerOptions.replay).
+ * is a divergence (RehearsalServerOptions.replay). `onTurn`: told of each
+ * request for a turn before it is answered (RehearsalServerOptions.onTurn).
  */
 export async function startRehearsalRig(
   given: RehearsalScripts,
-  options: { home?: string; replay?: RecordedConversations } = {},
+  options: { home?: string; replay?: RecordedConversations } & Pick<RehearsalServerOptions, "onTurn"> = {},
 ): Promise<RehearsalRig> {
   const scripts = options.replay ? replayScripts(options.replay) : given;
   // Nothing here reads the requests: keep a few, for a look while debugging, not a long run's history.
@@ -146,6 +147,7 @@ export async function startRehearsalRig(
     keepRequests: 20,
     replay: options.replay !== undefined,
     ...(options.replay?.unreadable !== undefined && { unreadable: options.replay.unreadable }),
+    ...(options.onTurn && { onTurn: options.onTurn }),
   });
   const kept = options.home;
   if (kept !== undefined) makeDirectory(kept);

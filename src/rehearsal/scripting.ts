@@ -126,11 +126,16 @@ export class ScriptRules {
     for (const key of this.#attempts.keys()) if (key.startsWith(`${name}\0`)) this.#attempts.delete(key);
   }
 
+  /** The conversation a request is a turn of (its URL's script; "<script>:subagent" for a subagent's) and its step there. */
+  turnOf(request: ScriptedRequest): { name: string; step: number } {
+    const name = request.agentId === undefined ? request.script : `${request.script}${SUBAGENT_SCRIPT_SUFFIX}`;
+    return { name, step: request.messages.filter(isModelReply).length };
+  }
+
   /** The script and step a request plays, and the answer it gets. */
   rule(request: ScriptedRequest): Ruling {
     const { side, messages } = request;
-    const position = messages.filter(isModelReply).length;
-    const named = request.agentId === undefined ? request.script : `${request.script}${SUBAGENT_SCRIPT_SUFFIX}`;
+    const { name: named, step: position } = this.turnOf(request);
     const script = this.#replay && !side ? this.#claim(named, `${request.sessionId}\0${request.agentId}`, position, messages) : named;
     const played = { script, step: side ? null : position };
     if (side) return { ...played, outcome: "side", answer: text("rehearsal") };

@@ -45,6 +45,12 @@ export interface RehearsalServerOptions {
   replay?: boolean;
   /** A replay's lines of its record that could not be read, named: warnings, and named again by each divergence. */
   unreadable?: readonly string[];
+  /**
+   * Told of each request for a turn of a conversation (not a side request) before it is answered: `name` is
+   * whose conversation it is (a task's, a round's, …; "<name>:subagent" for a subagent's), `step` the position
+   * of the reply it asks for. "hold": it gets no answer (its process is being ended: a replay's stop).
+   */
+  onTurn?: (turn: { name: string; step: number }) => "hold" | undefined;
 }
 
 /** One messages request as received; credentials and other headers are never kept. */
@@ -133,6 +139,7 @@ export class RehearsalServer {
   readonly #sockets = new Set<Socket>();
   readonly #server: http.Server;
   readonly #maxBody: number;
+  readonly #onTurn: RehearsalServerOptions["onTurn"];
   #counter = 0;
   #url = "";
 
@@ -140,9 +147,10 @@ export class RehearsalServer {
     scripts: RehearsalScriptsInput,
     maxBody: number,
     keepRequests: number,
-    replay: Pick<RehearsalServerOptions, "replay" | "unreadable">,
+    replay: Pick<RehearsalServerOptions, "replay" | "unreadable" | "onTurn">,
   ) {
     this.#rules = new ScriptRules(scripts, replay.replay ?? false, replay.unreadable);
+    this.#onTurn = replay.onTurn;
     this.#maxBody = maxBody;
     this.#keepRequests = keepRequests;
     this.#server = http.createServer((req, res) => {
@@ -286,12 +294,18 @@ export class RehearsalServer {
     const messages = Array.isArray(body.messages) ? (body.messages as RequestMessage[]) : [];
     const agentId = header(req, "x-claude-code-agent-id");
     const sessionId = header(req, "x-claude-code-session-id");
-    const ruling = this.#rules.rule({ script, agentId, sessionId, messages, side: classifyRequest(body).side });
+    const request = { script, agentId, sessionId, messages, side: classifyRequest(body).side };
+    const aborted = new AbortController();
+    res.on("close", () => aborted.abort());
+    // Held until its process has gone: no answer, no divergence.
+    if (!request.side && this.#onTurn?.(this.#rules.turnOf(request)) === "hold") {
+      if (!aborted.signal.aborted) await new Promise((resolve) => aborted.signal.addEventListener("abort", resolve, { once: true }));
+      return;
+    }
+    const ruling = this.#rules.rule(request);
     const record = recordOf(req, body, messages, ruling);
     this.#keep(record);
     const id = this.#nextId("msg");
-    const aborted = new AbortController();
-    res.on("close", () => aborted.abort());
     const { answer } = ruling;
     if ("error" in answer) {
       if (!(await this.#pause(answer.delayMs, aborted.signal))) return;

@@ -16,9 +16,11 @@ import {
   type TaskSpec,
   type Usage,
 } from "../orchestrator/index.ts";
-import type { Divergence, RecordedConversations } from "../rehearsal/index.ts";
+import type { Divergence, RecordedConversations, RehearsalRig } from "../rehearsal/index.ts";
 import { orchestratorOptionsFor, type ResolvedSwarmConfig } from "../swarm/index.ts";
 import { loadWithPeers } from "../util/peer.ts";
+import type { SummarySteering } from "./record/schema.ts";
+import type { ReplaySteering } from "./replay/steering.ts";
 
 /** Where the task transcripts go inside the run directory, beside summary.json. */
 const TRANSCRIPTS_DIR = "transcripts";
@@ -95,6 +97,8 @@ export interface EngineOptions {
   rehearse: boolean;
   /** Serve these recorded conversations (a replay, in this process) instead of the model: a request they do not answer diverges. */
   replay?: RecordedConversations;
+  /** A replay's recorded steering, done again at the turns it was done at (ReplaySteering). */
+  replaySteering?: readonly SummarySteering[];
   /** Overrides the config's concurrency. */
   concurrency: number | undefined;
   /** The budget the run applies (see SwarmRunOptions.rehearseBudget). */
@@ -109,6 +113,27 @@ export interface EngineOptions {
   traceContext?: (task: TaskInfo) => string | undefined;
   /** The run's tasks, for workers whose tasks may post (here, or through Redis on the hosts). */
   taskBoard?: TaskBoard;
+}
+
+/**
+ * The scripted model of a rehearsal or a replay (none for a live run), and a replay's recorded steering
+ * done again on it; loaded only then. Its HOME is kept in the run directory, so that a resumed rehearsal
+ * finds the CLI's session files.
+ */
+async function startScriptedModel(
+  config: ResolvedSwarmConfig,
+  options: Pick<EngineOptions, "rehearse" | "replay" | "replaySteering">,
+  outDir: string,
+): Promise<{ rig: RehearsalRig | undefined; steering: ReplaySteering | undefined }> {
+  if (!(options.rehearse || options.replay)) return { rig: undefined, steering: undefined };
+  const steering =
+    options.replay && options.replaySteering?.length ? new (await import("./replay/steering.ts")).ReplaySteering(options.replaySteering) : undefined;
+  const rig = await (await import("../rehearsal/rig.ts")).startRehearsalRig(config.rehearsal, {
+    home: join(outDir, REHEARSAL_HOME_DIR),
+    ...(options.replay && { replay: options.replay }),
+    ...(steering && { onTurn: (turn: { name: string; step: number }) => steering.turn(turn) }),
+  });
+  return { rig, steering };
 }
 
 export async function startEngine(config: ResolvedSwarmConfig, options: EngineOptions, outDir: string, runId: string): Promise<RunEngine> {
@@ -147,15 +172,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
       divergences: () => [],
     });
   }
-  // Kept in the run directory, so that a resumed rehearsal finds the CLI's session files.
-  const rehearsalHome = join(outDir, REHEARSAL_HOME_DIR);
-  const rig =
-    options.rehearse || options.replay
-      ? await (await import("../rehearsal/rig.ts")).startRehearsalRig(config.rehearsal, {
-          home: rehearsalHome,
-          ...(options.replay && { replay: options.replay }),
-        })
-      : undefined;
+  const { rig, steering } = await startScriptedModel(config, options, outDir);
   let orchestrator: Orchestrator;
   try {
     orchestrator = new Orchestrator({
@@ -174,10 +191,12 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
     await rig?.close();
     throw error;
   }
+  steering?.steer(orchestrator);
   return engineOf(orchestrator, {
     async close() {
       // Every worker, peer and supervisor process ends here, and the transcripts are flushed.
       await orchestrator.close();
+      steering?.finish();
       await rig?.close();
     },
     kill: () => orchestrator.kill(),
@@ -185,7 +204,7 @@ export async function startEngine(config: ResolvedSwarmConfig, options: EngineOp
     budgetStatus: (agent) => orchestrator.budgetStatus(agent),
     steering: orchestrator,
     description: mode,
-    warnings: () => rig?.server.warnings ?? [],
-    divergences: () => rig?.server.divergences ?? [],
+    warnings: () => [...(rig?.server.warnings ?? []), ...(steering?.warnings ?? [])],
+    divergences: () => [...(rig?.server.divergences ?? []), ...(steering?.divergences ?? [])],
   });
 }

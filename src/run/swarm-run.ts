@@ -149,7 +149,7 @@ export class SwarmRun {
       config,
       {
         rehearse: options.rehearse ?? false,
-        ...(options.replay && { replay: options.replay.replies }),
+        ...(options.replay && { replay: options.replay.replies, replaySteering: options.replay.steering ?? [] }),
         concurrency: options.concurrency,
         budgetUsd,
         redis: options.redis,
@@ -304,15 +304,17 @@ export class SwarmRun {
     }
     if (!("task" in event) || event.task.parentId !== undefined || this.#recorder.ended(event.task.name)) return;
     if (event.type === "task_steered") {
-      const { task, action, from, text, at } = event;
+      const { task, action, from, text, step, at } = event;
       this.#recorder.taskSteered({
         task: task.name,
         action,
         from: from ?? null,
         at: new Date(at).toISOString(),
         ...(text !== undefined && { text }),
+        ...(step !== undefined && { step }),
       });
-    } else if (event.type === "task_started") this.#recorder.taskStarted(event.task.name, event.startedAt);
+    } else if (event.type === "task_steer_taken") this.#recorder.steerTaken(event.task.name, event.step);
+    else if (event.type === "task_started") this.#recorder.taskStarted(event.task.name, event.startedAt);
     // A task whose work still waits to be committed from its worktree is recorded once it is (task_settled).
     else if (event.type === "task_finished" && !this.#worktrees.holds(event.task.name)) this.#recorder.taskFinished(event.task.name, event.result);
     else if (event.type === "task_message") {

@@ -76,7 +76,7 @@ export interface WorkflowFileRunOptions {
    * model, offline, in this process. Its budgets count what the recorded calls
    * spent, not the scripted model's simulated costs.
    */
-  replay?: Pick<WorkflowReplayPlan, "of" | "replies" | "spent"> & Partial<Pick<WorkflowReplayPlan, "fromClaudeCode">>;
+  replay?: Pick<WorkflowReplayPlan, "of" | "replies" | "spent"> & Partial<Pick<WorkflowReplayPlan, "fromClaudeCode" | "steering">>;
 }
 
 /** A workflow run's record: a swarm run's, with the script's outcome. */
@@ -197,7 +197,7 @@ export async function startWorkflowRun(source: string, options: WorkflowFileRunO
       rehearse: options.rehearsal !== undefined,
       // A script's --budget-usd holds over a rehearsal's simulated costs; a replay counts the recorded ones itself (WorkflowPlan).
       rehearseBudget: replay === undefined,
-      ...(replay && { replay: { of: replay.of, config: config.file ?? "", replies: replay.replies } }),
+      ...(replay && { replay: { of: replay.of, config: config.file ?? "", replies: replay.replies, steering: replay.steering ?? [] } }),
       ...(options.redis !== undefined && { redis: redisRun(options.redis, resume) }),
       ...(resume && { resume }),
       ...(options.traceContext && { traceContext: options.traceContext }),

@@ -298,8 +298,9 @@ export class Worker {
    * ("The user sent a new message while you were working: …") and the turn ends with
    * the answer after it. Always verbatim: text only, never a file read or a command.
    * Throws NoTurnRunningError when no turn runs or the one running has its last result.
+   * Returns the id it was written with, which the CLI's command_lifecycle messages name.
    */
-  steer(text: string): void {
+  steer(text: string): string {
     const turn = this.#turns[0];
     if (turn === undefined || this.#failure || this.#closing || this.#endingTurn(turn)) throw new NoTurnRunningError();
     // Named, so that the turn is not done until the CLI has completed this message (see #sessionDone).
@@ -309,6 +310,7 @@ export class Worker {
       this.#steering.delete(uuid);
       throw new NoTurnRunningError();
     }
+    return uuid;
   }
 
   /** Interrupts the running turn; its result still arrives and ends the turn. */

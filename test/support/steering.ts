@@ -4,10 +4,13 @@ import { join } from "node:path";
 
 /**
  * `steer-me` lists for `steerSeconds` then answers with the message sent into its turn; `stop-me` waits a minute the first
- * time (at once when --resume runs it again); with `dependent`, `after-stop` waits on stop-me. Files go in `tmp`.
+ * time (at once when --resume runs it again; every time with `waitEveryTime`, as a replay of its stop needs); with
+ * `dependent`, `after-stop` waits on stop-me. Files go in `tmp`.
  */
-export function steeringSwarm(tmp: string, options: { steerSeconds: number; dependent: boolean }): string {
+export function steeringSwarm(tmp: string, options: { steerSeconds: number; dependent: boolean; waitEveryTime?: boolean }): string {
   const ranOnce = join(tmp, "stop-me-ran-once");
+  const wait = `touch ${join(tmp, "stop-me")}; sleep 60`;
+  const stopMeCommand = options.waitEveryTime ? wait : `test -e ${ranOnce} || { touch ${ranOnce}; ${wait}; }`;
   return [
     "name: steering",
     "concurrency: 3",
@@ -21,7 +24,7 @@ export function steeringSwarm(tmp: string, options: { steerSeconds: number; depe
     `    - tool_use: { name: Bash, input: { command: 'touch ${join(tmp, "steer-me")} && sleep ${options.steerSeconds}', description: list } }`,
     "    - text: 'turned to: {{message}}'",
     "  stop-me:",
-    `    - tool_use: { name: Bash, input: { command: 'test -e ${ranOnce} || { touch ${ranOnce} ${join(tmp, "stop-me")}; sleep 60; }', description: wait } }`,
+    `    - tool_use: { name: Bash, input: { command: '${stopMeCommand}', description: wait } }`,
     "    - text: waited",
     ...(options.dependent ? ["  after-stop: [{ text: 'after: {{prompt}}' }]"] : []),
     "",

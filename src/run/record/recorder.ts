@@ -178,6 +178,14 @@ export class RunRecorder {
     this.rewrite();
   }
 
+  /** The agent of `task` took in the oldest message sent to it that it had not: that message reached it at `step`. */
+  steerTaken(task: string, step: number): void {
+    const entry = this.#steering.find((each) => each.task === task && each.action === "send" && each.step === undefined);
+    if (entry === undefined) return;
+    entry.step = step;
+    this.rewrite();
+  }
+
   loopEnded(event: LoopEndedEvent): void {
     this.#loopsEnded.set(event.loop, event);
     this.rewrite();

@@ -214,6 +214,12 @@ export const SummarySteeringSchema = z.looseObject({
   from: z.string().nullable(),
   at: z.string(),
   text: z.string().optional(),
+  /**
+   * Where in the task's conversation it took effect, as the model replies the conversation held: for a send, when the
+   * agent took the message in (absent while it had not); for an interrupt or a stop, when it was applied. A replay
+   * does it again at the same step (docs/replay.md); a record without it (an older cadre's) cannot be placed.
+   */
+  step: z.number().int().nonnegative().optional(),
 });
 
 export const SummarySchema = z.looseObject({

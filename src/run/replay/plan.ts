@@ -6,7 +6,7 @@ import { z } from "zod";
 import { REPLIES_FILE } from "../../orchestrator/index.ts";
 import type { RecordedConversations } from "../../rehearsal/index.ts";
 import { findRepository } from "../../swarm/index.ts";
-import { SUMMARY_FILE, type Summary, SummarySchema, type SummaryTask, WORKFLOW_SCRIPT_FILE } from "../record/schema.ts";
+import { SUMMARY_FILE, type Summary, SummarySchema, type SummarySteering, type SummaryTask, WORKFLOW_SCRIPT_FILE } from "../record/schema.ts";
 import { CLAUDE_CODE_RUN_ID } from "../resume-claude-code.ts";
 import { ReplayError } from "./errors.ts";
 import { applyOverrides, parseReplayOverrides } from "./overrides.ts";
@@ -20,6 +20,8 @@ export interface ReplayPlan {
   config: string;
   /** What the scripted model serves: the recorded conversations, overrides applied. */
   replies: RecordedConversations;
+  /** The recorded run's messages, interrupts and stops, which the replay does again where they were done (ReplaySteering). */
+  steering?: readonly SummarySteering[];
 }
 
 export interface ReplayPlanOptions {
@@ -98,7 +100,7 @@ export async function planReplay(runDir: string, options: ReplayPlanOptions = {}
     );
   }
   if (recordedConfig) await refuseOriginalTree(dirname(recordedConfig), dirname(config), options.inPlace, "give its copy of the swarm file");
-  return { of, config, replies };
+  return { of, config, replies, steering: summary?.steering ?? [] };
 }
 
 /** Whether a run directory holds a workflow script's run (its record's `workflow`, or the copy of its script). */
@@ -130,6 +132,8 @@ export interface WorkflowReplayPlan {
   maxAgents: number | undefined;
   /** What the scripted model serves: the recorded conversations, overrides applied. */
   replies: RecordedConversations;
+  /** The recorded run's steering of its agent() calls, done again where it was done (ReplaySteering). */
+  steering: readonly SummarySteering[];
   /** The recorded run's calls whose results came from a Claude Code run it continued (no replies of theirs were recorded): they give those results again. */
   fromClaudeCode: SummaryTask[];
   /** What each recorded agent() call spent, by its row's name: a replay's budgets count these, not its simulated costs. */
@@ -189,6 +193,7 @@ export async function planWorkflowReplay(runDir: string, options: WorkflowReplay
     budgetUsd: summary?.budget_usd ?? undefined,
     maxAgents: workflow?.max_agents ?? undefined,
     replies,
+    steering: summary?.steering ?? [],
     spent,
     fromClaudeCode: (summary?.tasks ?? []).filter((row) => row.carried_from !== undefined && CLAUDE_CODE_RUN_ID.test(row.carried_from.run_id)),
   };
