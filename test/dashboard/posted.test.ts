@@ -11,6 +11,32 @@ import { launchBrowser, openPage, SHOTS, startCadre } from "../support/dashboard
 
 const POSTED = { "fix-cache": "lead", "fix-retry": "lead", "fix-slug": "lead" };
 
+/** A run whose posters are far from what they posted: the lead above sixteen copies of a for_each, the last of which posts too. */
+const FAR_POSTERS = {
+  name: "far-posters",
+  defaults: { cwd: ".", timeout_s: 300 },
+  agents: { fixer: { description: "Fixes one module", prompt: "You fix modules." } },
+  tasks: [
+    { name: "lead", post_tasks: true, prompt: "Post a fix for a and b." },
+    {
+      name: "scan-{{item}}",
+      post_tasks: true,
+      for_each: Array.from({ length: 16 }, (_, i) => String(i + 1).padStart(2, "0")),
+      prompt: "Scan {{item}}.",
+    },
+  ],
+  rehearsal: {
+    lead: [post("fix-a"), post("fix-b"), { text: "posted" }],
+    "scan-16": [post("fix-scan"), { text: "posted" }],
+    "scan-{{item}}": [{ text: "nothing found" }],
+    fixer: [{ text: "fixed" }],
+  },
+};
+
+function post(name: string) {
+  return { tool_use: { name: "mcp__cadre__post_task", input: { name, agent: "fixer", prompt: `Do ${name}.` } } };
+}
+
 let dir: string;
 let browser: Browser;
 beforeAll(async () => {
@@ -19,6 +45,7 @@ beforeAll(async () => {
   const example = parse(await readFile(join(repo, "examples", "posted-tasks.yaml"), "utf8"));
   example.rehearsal["fix-cache"][0].delay_ms = 10_000;
   await writeFile(join(dir, "slow-posted.yaml"), stringify(example));
+  await writeFile(join(dir, "far-posters.yaml"), stringify(FAR_POSTERS));
   browser = await launchBrowser();
 });
 afterAll(async () => {
@@ -58,7 +85,44 @@ async function expectPosters(page: Page): Promise<void> {
   await page.locator("#row-poster").click();
   await expect.poll(() => selected(page)).toEqual(["lead"]);
   expect(await page.locator("#conversation-name").textContent()).toBe("of lead");
+  // The poster's detail lists what it posted, each with the status its row shows, and a link to that row.
+  await expect.poll(async () => (await postsOf(page)).map((post) => post.name)).toEqual(Object.keys(POSTED));
+  for (const post of await postsOf(page)) expect(post.status, post.name).toBe(post.inTable);
+  await page.locator("#row-posts-list button", { hasText: "fix-retry" }).click();
+  await expect.poll(() => selected(page)).toEqual(["fix-retry"]);
+  expect(await page.locator("#row-posts").isHidden()).toBe(true);
 }
+
+/** The selected row's list of the tasks it posted: each link's name, the status beside it, and the status its row shows in the table. */
+const postsOf = (page: Page) =>
+  page.$$eval("#row-posts:not([hidden]) li", (items: any[]) =>
+    items.map((item) => {
+      const name: string = item.querySelector("button").textContent;
+      const rows: any[] = [...(globalThis as any).document.querySelectorAll("#tasks tbody tr[data-key]")];
+      const row = rows.find((tr) => tr.querySelector("button.row-name").textContent === name);
+      return {
+        name,
+        status: item.querySelector(".posted-status").textContent as string,
+        inTable: row?.querySelector("td.status").textContent ?? null,
+      };
+    }),
+  );
+
+/** Whether the row of `name` is drawn and wholly in the table's scrolled box, below its sticky head. */
+const inView = (page: Page, name: string) =>
+  page.evaluate((name) => {
+    const document = (globalThis as any).document;
+    const wrap = document.querySelector("#tasks-wrap").getBoundingClientRect();
+    // The head's cells stick to the box's top; the head itself scrolls with the rows.
+    const head = document.querySelector("#tasks thead").getBoundingClientRect().height;
+    const rows: any[] = [...document.querySelectorAll("#tasks tbody tr[data-key]")];
+    const row = rows.find((tr) => tr.querySelector("button.row-name").textContent === name)?.getBoundingClientRect();
+    return row !== undefined && row.top >= wrap.top + head - 1 && row.bottom <= wrap.bottom + 1;
+  }, name);
+
+/** The name of the row whose name button has the focus. */
+const focusedRow = (page: Page) =>
+  page.evaluate(() => (globalThis as any).document.activeElement?.closest("tr[data-key]")?.querySelector("button.row-name").textContent ?? null);
 
 describe("posted tasks on the dashboard", () => {
   it("cadre run --ui: each posted row names its poster while the run is live and once it has finished", async () => {
@@ -78,6 +142,49 @@ describe("posted tasks on the dashboard", () => {
     served.process.kill("SIGINT");
     expect((await served.process).exitCode, served.output()).toBe(0);
   }, 120_000);
+
+  it("a link reaches a poster off screen or in a folded for_each, with the mouse and with the keyboard", async () => {
+    const served = await startCadre(["run", "far-posters.yaml", "--rehearse", "--ui", "--out", join(dir, "runs", "far")], { cwd: dir });
+    const page = await openPage(browser, served.url);
+    await page.setViewportSize({ width: 1440, height: 600 });
+    await page.locator("#run-state", { hasText: "finished" }).waitFor({ timeout: 90_000 });
+    // The copies are folded: the link of the task scan-16 posted opens their group and selects scan-16, in view.
+    await rowOf(page, "fix-scan").waitFor();
+    expect(await page.locator('tr.group button[aria-expanded="false"]').count()).toBe(1);
+    expect(await rowOf(page, "scan-16").count()).toBe(0);
+    await rowOf(page, "fix-scan").getByRole("button", { name: "posted by scan-16: show its row" }).click();
+    await expect.poll(() => selected(page)).toEqual(["scan-16"]);
+    expect(await page.locator('tr.group button[aria-expanded="true"]').count()).toBe(1);
+    expect(await inView(page, "scan-16")).toBe(true);
+    expect(await focusedRow(page)).toBe("scan-16");
+
+    // At the end of the open list the lead is off screen; its link, with the keyboard, scrolls back to it.
+    await page.locator("#tasks-wrap").evaluate((wrap: any) => (wrap.scrollTop = wrap.scrollHeight));
+    await rowOf(page, "fix-a").waitFor();
+    expect(await inView(page, "lead")).toBe(false);
+    await rowOf(page, "fix-a").getByRole("button", { name: "posted by lead: show its row" }).focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => selected(page)).toEqual(["lead"]);
+    expect(await inView(page, "lead")).toBe(true);
+    expect(await focusedRow(page)).toBe("lead");
+
+    // The lead's detail lists its posts; Tab reaches their links, and Space selects fix-b, far below, in view.
+    const posts = page.locator("#row-posts");
+    await posts.getByRole("button", { name: "fix-b, succeeded: show its row" }).waitFor();
+    expect((await postsOf(page)).map(({ name, status }) => [name, status])).toEqual([
+      ["fix-a", "✔ succeeded"],
+      ["fix-b", "✔ succeeded"],
+    ]);
+    await page.screenshot({ path: join(SHOTS, "posted-far.png") });
+    await posts.getByRole("button", { name: "fix-a, succeeded: show its row" }).focus();
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Space");
+    await expect.poll(() => selected(page)).toEqual(["fix-b"]);
+    expect(await inView(page, "fix-b")).toBe(true);
+    expect(await focusedRow(page)).toBe("fix-b");
+    served.process.kill("SIGINT");
+    expect((await served.process).exitCode, served.output()).toBe(0);
+  }, 150_000);
 
   it("cadre ui: a finished run's record shows each posted row's poster, as summary.json names it", async () => {
     const outDir = join(dir, "runs", "recorded");

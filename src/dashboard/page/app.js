@@ -3,6 +3,7 @@ import { Api, takeToken } from "./api.js";
 import { ConversationView } from "./conversation.js";
 import { money, span, statusLabel } from "./format.js";
 import { PendingList } from "./permissions.js";
+import { PostedList } from "./posts.js";
 import { choices, filtering, posterKey } from "./rows.js";
 import { SteerBox } from "./steer.js";
 import { fillPoster, TaskTable } from "./table.js";
@@ -35,6 +36,7 @@ const steerBox = new SteerBox(
   { form: $("steer"), text: $("steer-text"), interrupt: $("steer-interrupt"), stop: $("steer-stop"), state: $("steer-state") },
   (row, request) => api.steer(page.runId, row, request),
 );
+const postedList = new PostedList($("row-posts"), $("row-posts-list"), (key) => select(key));
 const pending = new PendingList($("pending-section"), $("pending"), (row, requestId, answer) => api.answer(page.runId, row, requestId, answer));
 
 function notice(text) {
@@ -149,6 +151,7 @@ function select(key) {
   page.selected = key;
   remember();
   table.select(key);
+  table.reveal(key);
   openConversation();
 }
 
@@ -172,10 +175,11 @@ function selectedRow() {
   return page.snapshot?.rows.find((r) => r.key === page.selected);
 }
 
-/** Where the selected row came from: the task that posted it, a link to its row. */
+/** Where the selected row came from, the task that posted it, and the tasks it posted: links to their rows. */
 function renderOrigin(row) {
   $("row-origin").hidden = !row?.postedBy;
   if (row?.postedBy) fillPoster($("row-poster"), row);
+  postedList.render(page.snapshot?.rows ?? [], row);
 }
 
 $("row-poster").addEventListener("click", () => {

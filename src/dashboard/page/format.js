@@ -64,3 +64,20 @@ export function h(tag, attributes = {}, ...children) {
   element.append(...children.flat().filter((child) => child !== undefined && child !== null && child !== false));
   return element;
 }
+
+/**
+ * Puts `nodes` in `parent` in this order, moving only what is out of place: a node that stays is
+ * never taken out of the page (a click on it while an update arrives is not lost, its focus stays).
+ */
+export function placeInOrder(parent, nodes) {
+  let cursor = parent.firstChild;
+  for (const node of nodes) {
+    if (node === cursor) cursor = cursor.nextSibling;
+    else parent.insertBefore(node, cursor);
+  }
+  while (cursor) {
+    const next = cursor.nextSibling;
+    cursor.remove();
+    cursor = next;
+  }
+}

@@ -59,10 +59,19 @@ export function listEntries(rows, filter, open) {
   return listed;
 }
 
+/** Whether `row` may have posted tasks: a task of the run, not a worker it spawned nor a session. */
+const mayPost = (row) => row.kind === "task" && row.parent === null;
+
 /** The key of the row of the task that posted `row` (a task of the run, named as `postedBy` says); undefined when none. */
 export function posterKey(rows, row) {
   if (!row?.postedBy) return undefined;
-  return rows.find((other) => other.name === row.postedBy && other.kind === "task" && other.parent === null)?.key;
+  return rows.find((other) => other.name === row.postedBy && mayPost(other))?.key;
+}
+
+/** The rows of the tasks `poster` posted, in the run's order: none for a row that is not a task's. */
+export function postedRows(rows, poster) {
+  if (!poster || !mayPost(poster)) return [];
+  return rows.filter((row) => row.postedBy === poster.name);
 }
 
 /** The statuses and agents the rows have, sorted: the filters' choices. */

@@ -1,8 +1,8 @@
 // The table of tasks and sessions. Only the rows on screen are in the page (a run of ten thousand
 // tasks keeps a few dozen <tr>); spacers above and below keep the scroll bar true to the whole list.
 import { createBackgroundRow, fillBackgroundRow } from "./background.js";
-import { h, money, serverNow, span, statusLabel } from "./format.js";
-import { groupStatuses, listEntries, NO_FILTER, posterKey } from "./rows.js";
+import { h, money, placeInOrder, serverNow, span, statusLabel } from "./format.js";
+import { filtering, groupStatuses, listEntries, NO_FILTER, posterKey } from "./rows.js";
 
 const KIND_NOTES = { child: "spawned", peer: "peer", supervisor: "supervisor", session: "" };
 /** Rows drawn beyond the visible ones on each side, so that a short scroll shows no gap. */
@@ -77,6 +77,38 @@ export class TaskTable {
     }
   }
 
+  /**
+   * Brings the row of `key` into view and gives its name the focus: opens the folded group it is in, and scrolls the
+   * table to it when it is off screen (and the page to the table). A row the filters hide stays hidden.
+   */
+  reveal(key) {
+    let at = this.#indexOf(key);
+    const group = this.snapshot?.rows.find((row) => row.key === key)?.group ?? null;
+    if (at === -1 && group !== null && !this.open.has(group) && !filtering(this.filter)) {
+      this.open.add(group);
+      this.#list();
+      this.onToggle?.();
+      at = this.#indexOf(key);
+    }
+    if (at === -1) return;
+    const height = this.rowHeight || 32;
+    const head = this.body.closest("table").tHead?.offsetHeight ?? 0;
+    // The row's place in the scrolled box, measured as #draw places rows; the sticky head covers the top.
+    const top = head + at * height;
+    const { scrollTop, clientHeight } = this.wrap;
+    if (top < scrollTop + head || top + height > scrollTop + clientHeight) {
+      this.wrap.scrollTop = Math.max(0, top - head - (clientHeight - head - height) / 2);
+      this.#draw();
+    }
+    const tr = this.drawn.get(key);
+    tr?.scrollIntoView({ block: "nearest" });
+    tr?.querySelector("button.row-name")?.focus({ preventScroll: true });
+  }
+
+  #indexOf(key) {
+    return this.entries.findIndex((entry) => entry.row?.key === key);
+  }
+
   #list() {
     if (!this.snapshot) return;
     this.entries = listEntries(this.snapshot.rows, this.filter, this.open);
@@ -116,29 +148,12 @@ export class TaskTable {
     this.drawn = drawn;
     size(this.above, first * height);
     size(this.below, (entries.length - last) * height);
-    this.#place([this.above, ...trs, this.below]);
+    placeInOrder(this.body, [this.above, ...trs, this.below]);
     this.select(this.selected);
     // Rows are one line each: the first drawn gives the height the list is measured in.
     if (!this.rowHeight && trs.length > 0) {
       this.rowHeight = trs[0].getBoundingClientRect().height || 32;
       if (this.rowHeight !== height) this.#draw();
-    }
-  }
-
-  /**
-   * Puts `rows` in the body in this order, moving only what is out of place: a row that stays
-   * is never taken out of the page (a click on it while an update arrives is not lost).
-   */
-  #place(rows) {
-    let cursor = this.body.firstChild;
-    for (const row of rows) {
-      if (row === cursor) cursor = cursor.nextSibling;
-      else this.body.insertBefore(row, cursor);
-    }
-    while (cursor) {
-      const next = cursor.nextSibling;
-      cursor.remove();
-      cursor = next;
     }
   }
 
@@ -240,6 +255,7 @@ export class TaskTable {
 export function fillPoster(button, row) {
   set(button, row.postedBy);
   button.title = `posted by ${row.postedBy}: show its row`;
+  button.setAttribute("aria-label", button.title);
 }
 
 /** A row as tall as the rows it stands for (hidden when there are none). */
