@@ -110,12 +110,7 @@ export class HostSteering {
   async #ask(request: HostSteerRequest): Promise<void> {
     const placed = this.#running().find((each) => each.info.name === request.task);
     if (placed === undefined) throw new TaskNotRunningError(request.task, this.runningTaskNames);
-    // Down (reconnecting, or given up): said at once, as the run's own commands tell it, rather than after the answer's wait.
-    if (this.#redis.status !== "ready") {
-      const detail = `the run's connection is down, so the ${request.action} for ${request.task} cannot reach host "${placed.host}"`;
-      throw new RedisUnreachableError(redactUrl(this.#redisUrl), detail);
-    }
-    const reply = await askHost(this.#redis, this.#keys, this.#runId, placed.host, request, this.#answerMs);
+    const reply = await this.#askWhileConnected(placed.host, request);
     if (reply.ok) return;
     if (reply.code === "TASK_NOT_RUNNING") {
       // Its host knows better than the stream: the task has no process there now (between attempts, or about to end).
@@ -126,6 +121,31 @@ export class HostSteering {
       );
     }
     throw new RemoteSteeringError(placed.host, reply.code, reply.message);
+  }
+
+  /**
+   * askHost, as long as the run's connection to Redis is up: down (reconnecting, or given up) is said at once, as
+   * the run's own commands tell it, rather than after the answer's wait; lost during the wait, at once too.
+   */
+  async #askWhileConnected(host: string, request: HostSteerRequest): Promise<HostSteerReply> {
+    const lost = (detail: string) => new RedisUnreachableError(redactUrl(this.#redisUrl), detail);
+    if (this.#redis.status !== "ready") {
+      throw lost(`the run's connection is down, so the ${request.action} for ${request.task} cannot reach host "${host}"`);
+    }
+    let onClose = () => {};
+    const closed = new Promise<never>((_resolve, reject) => {
+      onClose = () =>
+        reject(lost(`the run's connection was lost while host "${host}" was asked: the ${request.action} for ${request.task} may have reached it`));
+    });
+    const asked = askHost(this.#redis, this.#keys, this.#runId, host, request, this.#answerMs);
+    this.#redis.once("close", onClose);
+    try {
+      return await Promise.race([asked, closed]);
+    } finally {
+      this.#redis.off("close", onClose);
+      // Left behind when the connection went first: it ends by its own time limit, and nobody waits for it.
+      asked.catch(() => undefined);
+    }
   }
 }
 

@@ -176,6 +176,28 @@ describe("steering a task on its host through Redis", () => {
     );
   });
 
+  it("says at once that Redis was lost while it waited for the host's answer", async () => {
+    const redis = await startRedis();
+    const client = await ready(connection(redis));
+    client.on("error", () => {
+      // Reconnecting, as the coordinator's connection does while Redis is away.
+    });
+    // Redis dies as the host is poked, before any host answers.
+    const subscriber = connection(redis);
+    subscriber.on("error", () => {});
+    subscriber.on("message", () => void redis.kill());
+    await subscriber.subscribe(CONTROL_CHANNEL);
+    const steering = new HostSteering(client, keys, RUN, { redisUrl: redis.url, answerMs: 5_000 });
+    steering.observe(started({ name: "busy" }), "a");
+    const asked = Date.now();
+    const error = await steering.interruptTask("busy").catch((caught: unknown) => caught);
+    expect(Date.now() - asked).toBeLessThan(2_000);
+    expect(error).toBeInstanceOf(RedisUnreachableError);
+    expect((error as Error).message).toBe(
+      `cannot reach Redis at ${redis.url}: the run's connection was lost while host "a" was asked: the interrupt for busy may have reached it; is redis-server running there?`,
+    );
+  });
+
   it("a host that took the request and died: the error says it may have reached the task", async () => {
     const redis = await startRedis();
     const client = connection(redis);
