@@ -147,7 +147,7 @@ export class Coordinator implements TaskRunner {
     this.#queueEvents = queueEvents;
 
     this.#keys = runKeys(runId);
-    this.#steering = new HostSteering(redis, this.#keys, runId);
+    this.#steering = new HostSteering(redis, this.#keys, runId, { redisUrl: options.redisUrl });
     this.#failed = new Promise((resolve) => {
       this.#fail = (error) => {
         this.#failure ??= error;

@@ -25,6 +25,7 @@ const STEERED: Record<SteerAction, string> = { send: "the message", interrupt: "
 /**
  * The host that runs a task did not answer a message, interrupt or stop for it in time: it has stopped, died, or lost Redis.
  * `reached` says whether the request may still have reached the task: false when it was withdrawn before any host took it.
+ * `olderCadre`: no host took it, and that host never said it answers steering requests (it may run a cadre from before them).
  */
 export class HostNotAnsweringError extends CadreError {
   constructor(
@@ -32,11 +33,15 @@ export class HostNotAnsweringError extends CadreError {
     action: keyof typeof STEERED,
     waitedMs: number,
     readonly reached: boolean,
+    readonly olderCadre = false,
   ) {
     const outcome = reached
       ? `${STEERED[action]} may have reached the task (its events in the run say whether it did)`
       : `${STEERED[action]} did not reach the task`;
-    super("HOST_NOT_ANSWERING", `no answer from host "${host}" within ${waitedMs / 1000} s (has it stopped, or lost Redis?): ${outcome}`);
+    const why = olderCadre
+      ? "it never said it takes steering requests: is it running an older cadre? Upgrade it to steer its tasks"
+      : "has it stopped, or lost Redis?";
+    super("HOST_NOT_ANSWERING", `no answer from host "${host}" within ${waitedMs / 1000} s (${why}): ${outcome}`);
   }
 }
 

@@ -51,6 +51,8 @@ export interface RunKeys {
   steerRequests(host: string): string;
   /** List: a host's answer to one steering request. */
   steerReply(requestId: string): string;
+  /** Set: the names of the hosts that took a job of the run and answer steering requests (a host of an older cadre never joins it). */
+  steerHosts: string;
 }
 
 export function runKeys(runId: string): RunKeys {
@@ -75,6 +77,7 @@ export function runKeys(runId: string): RunKeys {
     boardReply: (requestId) => `${base}:board:${requestId}`,
     steerRequests: (host) => `${base}:steer:${host}`,
     steerReply: (requestId) => `${base}:steered:${requestId}`,
+    steerHosts: `${base}:steer-hosts`,
   };
 }
 

@@ -10,7 +10,7 @@ import { RedisInbox } from "./inbox.ts";
 import { PREFIX, type RunKeys, runKeys } from "./keys.ts";
 import { RedisLedger } from "./ledger.ts";
 import { readResults, recordResult } from "./results.ts";
-import { answerSteering } from "./steering.ts";
+import { answerSteering, markSteerable } from "./steering.ts";
 import { RedisTaskBoard } from "./task-board.ts";
 import { type DistributedRun, type JobResult, readJobData } from "./wire.ts";
 
@@ -194,6 +194,7 @@ export class RunHost {
     this.#running.set(id, cancel);
     try {
       if (await this.#host.redis.sismember(this.#keys.cancelled, id)) cancel.abort(new AbortError("the task (cancelled by the coordinator)"));
+      await markSteerable(this.#host.redis, this.#keys, this.#host.name);
       // A job made again after Redis forgot the run may have its result already, from the attempt that was under way.
       const earlierResult = (await readResults(this.#host.redis, this.#keys, [id])).get(id);
       if (earlierResult) {

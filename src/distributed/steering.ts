@@ -3,8 +3,9 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Orchestrator, type OrchestratorEvent, type SteerOrigin, type TaskInfo, TaskNotRunningError } from "../orchestrator/index.ts";
-import { HostNotAnsweringError, RemoteSteeringError } from "./errors.ts";
+import { HostNotAnsweringError, RedisUnreachableError, RemoteSteeringError } from "./errors.ts";
 import { CONTROL_CHANNEL, type RunKeys } from "./keys.ts";
+import { redactUrl } from "./url.ts";
 import { type ControlMessage, readJson } from "./wire.ts";
 
 /**
@@ -53,13 +54,15 @@ export class HostSteering {
   readonly #redis: Redis;
   readonly #keys: RunKeys;
   readonly #runId: string;
+  readonly #redisUrl: string;
   readonly #answerMs: number;
 
-  constructor(redis: Redis, keys: RunKeys, runId: string, answerMs = STEER_ANSWER_MS) {
+  constructor(redis: Redis, keys: RunKeys, runId: string, options: { redisUrl: string; answerMs?: number }) {
     this.#redis = redis;
     this.#keys = keys;
     this.#runId = runId;
-    this.#answerMs = answerMs;
+    this.#redisUrl = options.redisUrl;
+    this.#answerMs = options.answerMs ?? STEER_ANSWER_MS;
   }
 
   /** Follows one event of the run's stream, from `host`: a task starts there (each attempt, wherever it runs now), and ends. */
@@ -107,7 +110,7 @@ export class HostSteering {
   async #ask(request: HostSteerRequest): Promise<void> {
     const placed = this.#running().find((each) => each.info.name === request.task);
     if (placed === undefined) throw new TaskNotRunningError(request.task, this.runningTaskNames);
-    const reply = await askHost(this.#redis, this.#keys, this.#runId, placed.host, request, this.#answerMs);
+    const reply = await this.#askWhileConnected(placed.host, request);
     if (reply.ok) return;
     if (reply.code === "TASK_NOT_RUNNING") {
       // Its host knows better than the stream: the task has no process there now (between attempts, or about to end).
@@ -118,6 +121,31 @@ export class HostSteering {
       );
     }
     throw new RemoteSteeringError(placed.host, reply.code, reply.message);
+  }
+
+  /**
+   * askHost, as long as the run's connection to Redis is up: down (reconnecting, or given up) is said at once, as
+   * the run's own commands tell it, rather than after the answer's wait; lost during the wait, at once too.
+   */
+  async #askWhileConnected(host: string, request: HostSteerRequest): Promise<HostSteerReply> {
+    const lost = (detail: string) => new RedisUnreachableError(redactUrl(this.#redisUrl), detail);
+    if (this.#redis.status !== "ready") {
+      throw lost(`the run's connection is down, so the ${request.action} for ${request.task} cannot reach host "${host}"`);
+    }
+    let onClose = () => {};
+    const closed = new Promise<never>((_resolve, reject) => {
+      onClose = () =>
+        reject(lost(`the run's connection was lost while host "${host}" was asked: the ${request.action} for ${request.task} may have reached it`));
+    });
+    const asked = askHost(this.#redis, this.#keys, this.#runId, host, request, this.#answerMs);
+    this.#redis.once("close", onClose);
+    try {
+      return await Promise.race([asked, closed]);
+    } finally {
+      this.#redis.off("close", onClose);
+      // Left behind when the connection went first: it ends by its own time limit, and nobody waits for it.
+      asked.catch(() => undefined);
+    }
   }
 }
 
@@ -130,7 +158,8 @@ function fromOf(origin: SteerOrigin): { from?: string } {
  * Asks `host` to apply `request` and resolves with its answer. The request waits in the host's hash in Redis and
  * the host is poked; the host takes it out (once: see answerSteering) and answers on the request's own list. With
  * no answer within `answerMs` the request is withdrawn, so that no host applies it later, and a HostNotAnsweringError
- * says it did not reach the task; if a host had taken it, that host gets as long again to answer.
+ * says it did not reach the task (and whether the host may run an older cadre, which takes no requests); if a host had
+ * taken it, that host gets as long again to answer.
  */
 export async function askHost(
   redis: Redis,
@@ -159,7 +188,11 @@ export async function askHost(
     if (answer === null) {
       // Withdrawn while still in the hash: then no host took it, and none will.
       const withdrawn = await within(redis.hdel(requests, id), SLACK_MS);
-      if (withdrawn === 1) throw new HostNotAnsweringError(host, request.action, answerMs, false);
+      if (withdrawn === 1) {
+        // A host that took a job of the run said so if it answers requests: one that did not is of a cadre from before them.
+        const olderCadre = (await within(redis.sismember(keys.steerHosts, host), SLACK_MS)) === 0;
+        throw new HostNotAnsweringError(host, request.action, answerMs, false, olderCadre);
+      }
       if (withdrawn === null) throw new HostNotAnsweringError(host, request.action, answerMs, true);
       answer = await within(reading.blpop(answers, answerMs / 1000), answerMs + SLACK_MS);
       if (answer === null) throw new HostNotAnsweringError(host, request.action, 2 * answerMs, true);
@@ -182,6 +215,11 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
     clearTimeout(timer);
     promise.catch(() => undefined);
   }
+}
+
+/** The host's side, as it takes a job of the run: says that it answers steering requests (see askHost). */
+export async function markSteerable(redis: Redis, keys: RunKeys, host: string): Promise<void> {
+  await redis.sadd(keys.steerHosts, host);
 }
 
 /**

@@ -2,9 +2,9 @@
 // the host's answerSteering applies it once and answers; no host, a host that took it and died, or data that is no request.
 import { Redis } from "ioredis";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { HostNotAnsweringError } from "../../src/distributed/errors.ts";
+import { HostNotAnsweringError, RedisUnreachableError } from "../../src/distributed/errors.ts";
 import { CONTROL_CHANNEL, runKeys } from "../../src/distributed/keys.ts";
-import { answerSteering, askHost, HostSteering, type SteerTarget } from "../../src/distributed/steering.ts";
+import { answerSteering, askHost, HostSteering, markSteerable, type SteerTarget } from "../../src/distributed/steering.ts";
 import { type OrchestratorEvent, type TaskInfo, TaskNotRunningError } from "../../src/orchestrator/index.ts";
 import { type RedisServer, startRedis } from "../support/distributed.ts";
 
@@ -16,6 +16,12 @@ const ANSWER_MS = 400;
 function connection(redis: RedisServer): Redis {
   const client = new Redis(redis.url);
   onTestFinished(() => client.disconnect());
+  return client;
+}
+
+/** The client once connected: the coordinator's connection is up before it steers anything. */
+async function ready(client: Redis): Promise<Redis> {
+  await client.ping();
   return client;
 }
 
@@ -35,10 +41,11 @@ function target(options: { turnless?: boolean } = {}): SteerTarget & { calls: un
   };
 }
 
-/** A host named `name` that answers each poke for it, as `cadre worker` does; returns the lines it logged. */
+/** A host named `name` that took a job of the run and answers each poke for it, as `cadre worker` does; returns the lines it logged. */
 async function pokedHost(redis: RedisServer, name: string, to: SteerTarget): Promise<string[]> {
   const lines: string[] = [];
   const main = connection(redis);
+  await markSteerable(main, keys, name);
   const subscriber = connection(redis);
   subscriber.on("message", (_channel: string, text: string) => {
     const poke = JSON.parse(text) as { type: string; host?: string };
@@ -67,7 +74,7 @@ describe("steering a task on its host through Redis", () => {
     await pokedHost(redis, "a", hostA);
     await pokedHost(redis, "a", twinA);
     await pokedHost(redis, "b", hostB);
-    const steering = new HostSteering(connection(redis), keys, RUN, ANSWER_MS);
+    const steering = new HostSteering(await ready(connection(redis)), keys, RUN, { redisUrl: redis.url, answerMs: ANSWER_MS });
     steering.observe(started({ name: "busy" }), "a");
     steering.observe(started({ name: "other" }), "b");
     steering.observe(started({ id: "t-busy/child", name: "busy/child", parentId: "t-busy" }), "a");
@@ -106,20 +113,23 @@ describe("steering a task on its host through Redis", () => {
   it("passes on a host's reason a task cannot take a message now", async () => {
     const redis = await startRedis();
     await pokedHost(redis, "a", target({ turnless: true }));
-    const steering = new HostSteering(connection(redis), keys, RUN, ANSWER_MS);
+    const steering = new HostSteering(await ready(connection(redis)), keys, RUN, { redisUrl: redis.url, answerMs: ANSWER_MS });
     steering.observe(started({ name: "busy" }), "a");
     await expect(steering.sendToTask("busy", "hello")).rejects.toThrow(new TaskNotRunningError("busy", [], "has no turn to take a message now"));
   });
 
   it("withdraws a request no host took in time: HostNotAnsweringError says it did not reach the task, and no host applies it later", async () => {
     const redis = await startRedis();
-    const steering = new HostSteering(connection(redis), keys, RUN, ANSWER_MS);
+    const client = connection(redis);
+    // It took the task's job, and stopped since.
+    await markSteerable(client, keys, "gone");
+    const steering = new HostSteering(await ready(client), keys, RUN, { redisUrl: redis.url, answerMs: ANSWER_MS });
     steering.observe(started({ name: "busy" }), "gone");
     const asked = Date.now();
     const error = await steering.stopTask("busy", { from: "cadre stop" }).catch((caught: unknown) => caught);
     expect(Date.now() - asked).toBeLessThan(ANSWER_MS + 1_500);
     expect(error).toBeInstanceOf(HostNotAnsweringError);
-    expect(error).toMatchObject({ code: "HOST_NOT_ANSWERING", host: "gone", reached: false });
+    expect(error).toMatchObject({ code: "HOST_NOT_ANSWERING", host: "gone", reached: false, olderCadre: false });
     expect((error as Error).message).toBe(
       `no answer from host "gone" within ${ANSWER_MS / 1000} s (has it stopped, or lost Redis?): the stop did not reach the task`,
     );
@@ -127,6 +137,65 @@ describe("steering a task on its host through Redis", () => {
     const late = target();
     await answerSteering(connection(redis), keys, "gone", late, () => {});
     expect(late.calls).toEqual([]);
+  });
+
+  it("a host of an older cadre, which ignores the poke and never said it answers requests: the error says so", async () => {
+    const redis = await startRedis();
+    const client = connection(redis);
+    // Runs the task (it took its job) but reads no steering request, as a cadre from before them does.
+    const pokes: string[] = [];
+    const older = connection(redis);
+    older.on("message", (_channel: string, text: string) => pokes.push(text));
+    await older.subscribe(CONTROL_CHANNEL);
+    const steering = new HostSteering(await ready(client), keys, RUN, { redisUrl: redis.url, answerMs: ANSWER_MS });
+    steering.observe(started({ name: "busy" }), "old");
+    const error = await steering.sendToTask("busy", "hello").catch((caught: unknown) => caught);
+    expect(pokes).toHaveLength(1);
+    expect(error).toMatchObject({ code: "HOST_NOT_ANSWERING", host: "old", reached: false, olderCadre: true });
+    expect((error as Error).message).toBe(
+      `no answer from host "old" within ${ANSWER_MS / 1000} s (it never said it takes steering requests: is it running an older cadre? Upgrade it to steer its tasks): the message did not reach the task`,
+    );
+  });
+
+  it("says at once that Redis is down rather than wait for the host's answer", async () => {
+    const redis = await startRedis();
+    const client = connection(redis);
+    client.on("error", () => {
+      // Reconnecting, as the coordinator's connection does while Redis is away.
+    });
+    const steering = new HostSteering(await ready(client), keys, RUN, { redisUrl: redis.url, answerMs: 5_000 });
+    steering.observe(started({ name: "busy" }), "a");
+    await redis.kill();
+    await expect.poll(() => client.status).not.toBe("ready");
+    const asked = Date.now();
+    const error = await steering.stopTask("busy", { from: "cadre stop" }).catch((caught: unknown) => caught);
+    expect(Date.now() - asked).toBeLessThan(1_000);
+    expect(error).toBeInstanceOf(RedisUnreachableError);
+    expect((error as Error).message).toBe(
+      `cannot reach Redis at ${redis.url}: the run's connection is down, so the stop for busy cannot reach host "a"; is redis-server running there?`,
+    );
+  });
+
+  it("says at once that Redis was lost while it waited for the host's answer", async () => {
+    const redis = await startRedis();
+    const client = await ready(connection(redis));
+    client.on("error", () => {
+      // Reconnecting, as the coordinator's connection does while Redis is away.
+    });
+    // Redis dies as the host is poked, before any host answers.
+    const subscriber = connection(redis);
+    subscriber.on("error", () => {});
+    subscriber.on("message", () => void redis.kill());
+    await subscriber.subscribe(CONTROL_CHANNEL);
+    const steering = new HostSteering(client, keys, RUN, { redisUrl: redis.url, answerMs: 5_000 });
+    steering.observe(started({ name: "busy" }), "a");
+    const asked = Date.now();
+    const error = await steering.interruptTask("busy").catch((caught: unknown) => caught);
+    expect(Date.now() - asked).toBeLessThan(2_000);
+    expect(error).toBeInstanceOf(RedisUnreachableError);
+    expect((error as Error).message).toBe(
+      `cannot reach Redis at ${redis.url}: the run's connection was lost while host "a" was asked: the interrupt for busy may have reached it; is redis-server running there?`,
+    );
   });
 
   it("a host that took the request and died: the error says it may have reached the task", async () => {
