@@ -28,7 +28,7 @@ export interface RequestMessage {
 }
 
 const PLACEHOLDER = /\{\{\s*(prompt|task|tool_result|message|step|script)\s*\}\}/g;
-// What a scripted model picks out of what it was given, e.g. a run id for its next tool call: {{tool_result /wf_\w+/}}.
+// What a scripted model picks out of what it was given, e.g. a run id for its next tool call: {{tool_result /wf_[\w-]+/}}.
 const PICKED = /\{\{\s*tool_result\s+\/(.+?)\/\s*\}\}/g;
 // How the CLI (2.1.332) hands the model a message written on stdin while a turn runs: the message, then a paragraph of its own.
 const MID_TURN_MESSAGE = /The user sent a new message while you were working:\n([\s\S]*?)(?:\n\nThis is how Claude Code surfaces|$)/;

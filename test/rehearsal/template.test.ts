@@ -21,12 +21,12 @@ describe("{{message}}", () => {
 describe("{{tool_result /PATTERN/}}", () => {
   const started = {
     role: "user",
-    content: [{ type: "tool_result", tool_use_id: "t1", content: "workflow pair (wf_0a1b2c) is running: 3 agents started" }],
+    content: [{ type: "tool_result", tool_use_id: "t1", content: "workflow pair (wf_0a1b2c3d-4e5) is running: 3 agents started" }],
   };
   const context = templateContext([started], 1, "parent");
 
   it("is the first match in the tool results, or its first group, and empty when nothing matches", () => {
-    expect(renderDeep({ run_id: "{{tool_result /wf_\\w+/}}", n: 3 }, context)).toEqual({ run_id: "wf_0a1b2c", n: 3 });
+    expect(renderDeep({ run_id: "{{tool_result /wf_[\\w-]+/}}", n: 3 }, context)).toEqual({ run_id: "wf_0a1b2c3d-4e5", n: 3 });
     expect(renderTemplate("{{ tool_result /(\\d+) agents/ }} agents, {{script}}", context)).toBe("3 agents, parent");
     expect(renderTemplate("[{{tool_result /nothing here/}}]", context)).toBe("[]");
   });
