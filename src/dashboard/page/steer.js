@@ -5,6 +5,11 @@ const REACHABLE = new Set(["running", "awaiting_permission"]);
 /** Statuses in which a task waits for a slot (or a retry): Stop ends it, but it has no turn to message or interrupt. */
 const WAITING_FOR_SLOT = new Set(["queued", "retrying"]);
 
+/** Whether a row that has said nothing yet may be selected all the same: Stop can end it in a run the page may steer. */
+export function stoppableBeforeStart(snapshot, row) {
+  return Boolean(snapshot?.steerable && WAITING_FOR_SLOT.has(row.status));
+}
+
 export class SteerBox {
   /**
    * @param {{ form: HTMLFormElement, text: HTMLTextAreaElement, interrupt: HTMLButtonElement, stop: HTMLButtonElement, state: HTMLElement }} elements
