@@ -201,7 +201,10 @@ export class SwarmRun {
     this.#steering().sendToTask(task, text, origin);
   }
 
-  /** Ends task `task` as cancelled (its process and tools killed, its worktree and session kept); the run goes on. */
+  /**
+   * Ends task `task` as cancelled (its process and tools killed, its worktree and session kept; one that waits for a
+   * slot ends without starting); the run goes on.
+   */
   stopTask(task: string, origin?: SteerOrigin): void {
     this.#steering().stopTask(task, origin);
   }
