@@ -72,10 +72,12 @@ export class TaskStops {
     };
   }
 
-  /** Stops the task from outside (a user's stop): one that waits ends without starting, one that runs ends at once. */
+  /**
+   * Stops the task from outside (a user's stop): one that waits ends without starting; one that has started ends at
+   * once (its own stop follows `waiting`), also while it waits for a slot again, for a retry.
+   */
   stop(reason: Error): void {
-    if (this.#record.startedAt === undefined) this.#waiting.abort(reason);
-    else this.#own.abort(reason);
+    this.#waiting.abort(reason);
   }
 
   /** The task has ended: its time limit and its following of what stops waiting work end too. */

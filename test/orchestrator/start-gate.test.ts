@@ -202,12 +202,13 @@ describe("a task's stops", () => {
     other.release();
   });
 
-  it("stop a task that has started by its own signal, its time limit released with it", () => {
+  it("stop a task that has started by its own signal, and its wait for a slot again (a retry's), its time limit released with it", () => {
     const stops = new TaskStops(taskRecord(), new AbortController().signal, 60_000, () => {});
     stops.start();
     const reason = new Error("stopped by the test");
     stops.stop(reason);
     expect(stops.signal.reason).toBe(reason);
+    expect(stops.waiting.reason).toBe(reason);
     expect(stops.stopped).toBe(stops.signal);
     stops.release();
   });
