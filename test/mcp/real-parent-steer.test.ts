@@ -32,7 +32,7 @@ describe("a real parent claude steering through cadre mcp", () => {
     await writeFile(
       scriptsFile,
       JSON.stringify({
-        worker: [bash("worker-busy", 25), { text: "worker heard: {{message}}" }],
+        worker: [bash("worker-busy", 40), { text: "worker heard: {{message}}" }],
         "pair/steer-me": [bash("steer-me", 12), { text: "steered: {{message}}" }],
         "pair/stop-me": [bash("stop-me", 90), { text: "never" }],
         // Its first step leaves a mark: had it reached the model, the mark would be there.
