@@ -29,6 +29,7 @@ export const FAST = [
   "test/orchestrator/lease-policy.test.ts",
   "test/orchestrator/reply-counts.test.ts",
   "test/orchestrator/reply-log.test.ts",
+  "test/orchestrator/running-tasks.test.ts",
   "test/orchestrator/peers/peer-server.test.ts",
   "test/orchestrator/scheduler/admission.test.ts",
   "test/orchestrator/scheduler/auto-concurrency.test.ts",

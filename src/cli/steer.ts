@@ -20,8 +20,9 @@ message while you were working: ...", and the task's result is its answer after
 it. The message is text only: never a command, a file read or a flag (put -- before
 a message that starts with -). Words after <task> are joined with spaces.`,
   stop: `Stops one task of a running cadre run while the rest goes on: it ends cancelled,
-its claude process and tools killed, its worktree and session kept; the tasks that
-depend on it are skipped, and cadre run --resume runs it again.`,
+its claude process and tools killed, its worktree and session kept (a task that
+waits for a slot ends without starting); the tasks that depend on it are skipped,
+and cadre run --resume runs it again.`,
   interrupt: `Ends the current turn of one task of a running cadre run, as Escape does in
 Claude Code: the task ends as interrupted, its session kept for cadre run --resume.`,
 };

@@ -24,7 +24,16 @@ import { PriceBook } from "./price-book.ts";
 import { ReplyCounts } from "./reply-counts.ts";
 import { ReplyLog } from "./reply-log.ts";
 import { RunningTasks, type SteerOrigin } from "./running-tasks.ts";
-import { Admission, type Admitted, AutoConcurrency, LOCAL_MACHINE, MAX_AUTO_CONCURRENCY, retryWithBackoff, Scheduler } from "./scheduler/index.ts";
+import {
+  Admission,
+  type Admitted,
+  AutoConcurrency,
+  LOCAL_MACHINE,
+  MAX_AUTO_CONCURRENCY,
+  retryWithBackoff,
+  Scheduler,
+  type Withdrawal,
+} from "./scheduler/index.ts";
 import { Session, type SessionHost, type SessionSpec } from "./session.ts";
 import { SessionRecords, sessionIdOf } from "./session-records.ts";
 import { StartGate, TaskStops } from "./start-gate.ts";
@@ -233,7 +242,10 @@ export class Orchestrator implements TaskRunner {
     return this.#running.interrupt(name, origin);
   }
 
-  /** Ends the running task of that name as cancelled, its process and tools killed; the other tasks go on. */
+  /**
+   * Ends the task of that name as cancelled, its process and tools killed; the other tasks go on. A task that
+   * waits for a slot (or the start gate, or a back-off) ends without starting a process.
+   */
   stopTask(name: string, origin?: SteerOrigin): void {
     this.#running.stop(name, origin);
   }
@@ -248,12 +260,27 @@ export class Orchestrator implements TaskRunner {
     return this.#running.names;
   }
 
-  /** A task of a fan-out waits as a small entry until it may join the scheduler's queues (see Admission). */
+  /**
+   * A task of a fan-out waits as a small entry until it may join the scheduler's queues (see Admission). A user's
+   * stop meanwhile lets it through at once, to end there stopped.
+   */
   async #admitAndExecute(record: TaskRecord, spec: TaskSpec): Promise<TaskResult> {
     this.#tasksUnderway++;
+    const held: Withdrawal = {};
+    let stopped: Error | undefined;
+    const forget = this.#running.add(
+      record.info,
+      (reason) => {
+        stopped = reason;
+        held.withdraw?.();
+      },
+      // Held before the scheduler: no conversation yet.
+      () => 0,
+    );
     try {
-      const admitted = await this.#admission.enter(spec.agent, spec.priority ?? 0, this.#waitingOf(record, spec.signal));
-      return await this.#execute(record, spec, false, admitted);
+      const admitted = await this.#admission.enter(spec.agent, spec.priority ?? 0, this.#waitingOf(record, spec.signal), held);
+      forget();
+      return await this.#execute(record, spec, false, admitted, stopped);
     } finally {
       this.#tasksUnderway--;
     }
@@ -486,8 +513,10 @@ export class Orchestrator implements TaskRunner {
     return agent;
   }
 
-  async #execute(record: TaskRecord, spec: TaskSpec, lentSlot = false, admitted?: Admitted): Promise<TaskResult> {
+  /** `stopped`: a user's stop that came while the task waited to be admitted; it ends without starting. */
+  async #execute(record: TaskRecord, spec: TaskSpec, lentSlot = false, admitted?: Admitted, stopped?: Error): Promise<TaskResult> {
     const stops = new TaskStops(record, this.#waitingOf(record, spec.signal), spec.timeoutMs ?? this.options.timeoutMs, () => admitted?.started());
+    if (stopped) stops.stop(stopped);
     const forget = this.#running.add(
       record.info,
       (reason) => stops.stop(reason),

@@ -1,4 +1,4 @@
-// The tasks running now, by name, and what a user may do to one while the rest go on: message it, interrupt its turn, stop it.
+// The tasks under way (running, or waiting for a slot), by name, and what a user may do to one while the rest go on: message it, interrupt its turn, stop it.
 import type { CliMessage } from "../protocol/index.ts";
 import { NoTurnRunningError, type Worker } from "../worker/index.ts";
 import { TaskNotRunningError, TaskStoppedError } from "./errors.ts";
@@ -26,8 +26,8 @@ export interface SteerListener {
 
 interface RunningTask {
   info: TaskInfo;
-  /** Ends the task's attempt with this reason; false while the task has not started. */
-  stop(reason: Error): boolean;
+  /** Ends the task with this reason: one that waits ends without starting, one that runs ends its attempt. */
+  stop(reason: Error): void;
   /** The model replies its session's conversation holds now. */
   step(): number;
   /** Its attempt's process, while one serves it. */
@@ -37,9 +37,10 @@ interface RunningTask {
 }
 
 /**
- * The orchestrator's running tasks, so that one of them can be reached by its name while
+ * The orchestrator's tasks under way, so that one of them can be reached by its name while
  * the others go on. A message is written into the task's running turn (Worker.steer), an
- * interrupt ends that turn, a stop ends the task cancelled with its process and tools.
+ * interrupt ends that turn, a stop ends the task cancelled with its process and tools. A task
+ * that waits for a slot (or the start gate, or a back-off) has no turn: only a stop reaches it.
  */
 export class RunningTasks {
   readonly #byId = new Map<string, RunningTask>();
@@ -49,10 +50,13 @@ export class RunningTasks {
     this.#listener = listener;
   }
 
-  /** A task is under way; `step` counts its conversation's model replies. Returns what forgets it once it ends. */
-  add(info: TaskInfo, stop: (reason: Error) => boolean, step: () => number): () => void {
-    this.#byId.set(info.id, { info, stop, step, worker: undefined, sent: new Set() });
-    return () => this.#byId.delete(info.id);
+  /** A task is under way; `step` counts its conversation's model replies. Returns what forgets it once it ends (or once another add of the same task replaces it). */
+  add(info: TaskInfo, stop: (reason: Error) => void, step: () => number): () => void {
+    const task: RunningTask = { info, stop, step, worker: undefined, sent: new Set() };
+    this.#byId.set(info.id, task);
+    return () => {
+      if (this.#byId.get(info.id) === task) this.#byId.delete(info.id);
+    };
   }
 
   /**
@@ -89,7 +93,7 @@ export class RunningTasks {
 
   /** Writes `text` into the task's running turn: the agent takes it at its next step. */
   send(name: string, text: string, origin: SteerOrigin = {}): void {
-    const task = this.#find(name);
+    const task = this.#find(name, "so it has no turn to take a message");
     try {
       task.sent.add(this.#worker(task).steer(text));
     } catch (error) {
@@ -101,17 +105,21 @@ export class RunningTasks {
 
   /** Ends the task's current turn, as Escape does; the task ends as interrupted, its session kept. */
   async interrupt(name: string, origin: SteerOrigin = {}): Promise<void> {
-    const task = this.#find(name);
+    const task = this.#find(name, "so it has no turn to interrupt");
     const step = task.step();
     await this.#worker(task).interrupt();
     this.#listener.told(task.info, { action: "interrupt", origin, step });
   }
 
-  /** Ends the task as cancelled at once: its process and tools are killed, its session and worktree kept. */
+  /**
+   * Ends the task as cancelled at once: its process and tools are killed, its session and worktree kept.
+   * A task that waits for a slot ends without starting a process.
+   */
   stop(name: string, origin: SteerOrigin = {}): void {
-    const task = this.#find(name);
+    const task = this.#find(name) ?? this.#waitingNamed(name);
+    if (task === undefined) throw new TaskNotRunningError(name, this.names);
     const step = task.step();
-    if (!task.stop(new TaskStoppedError(origin.from ?? "the user"))) throw new TaskNotRunningError(name, this.names);
+    task.stop(new TaskStoppedError(origin.from ?? "the user"));
     void task.worker?.kill();
     this.#listener.told(task.info, { action: "stop", origin, step });
   }
@@ -121,10 +129,21 @@ export class RunningTasks {
     return [...serving.filter((task) => task.info.parentId === undefined), ...serving.filter((task) => task.info.parentId !== undefined)];
   }
 
-  #find(name: string): RunningTask {
+  /** The task of that name that has a process. With `noTurn` (what a waiting task lacks), throws when there is none. */
+  #find(name: string): RunningTask | undefined;
+  #find(name: string, noTurn: string): RunningTask;
+  #find(name: string, noTurn?: string): RunningTask | undefined {
     const task = this.#serving().find((each) => each.info.name === name);
-    if (task === undefined) throw new TaskNotRunningError(name, this.names);
-    return task;
+    if (task !== undefined || noTurn === undefined) return task;
+    if (this.#waitingNamed(name) !== undefined)
+      throw new TaskNotRunningError(name, this.names, `waits for a slot: it has no process now, ${noTurn} (a stop ends it)`);
+    throw new TaskNotRunningError(name, this.names);
+  }
+
+  /** The task of that name that is under way without a process: waiting for a slot, the start gate, or a retry. */
+  #waitingNamed(name: string): RunningTask | undefined {
+    for (const task of this.#byId.values()) if (task.worker === undefined && task.info.name === name) return task;
+    return undefined;
   }
 
   #worker(task: RunningTask): Worker {

@@ -11,25 +11,37 @@ import type { TaskRecord } from "./task-record.ts";
 import { startTimeLimit } from "./time-limit.ts";
 
 /**
- * What stops a task: while it waits, what stops waiting work (`waiting`); from
- * its start, its own stop too (`signal`), which follows `waiting` and adds its
- * time limit. The time limit counts from the start: the time a task waited
- * for a slot is not its own.
+ * What stops a task: while it waits, what stops waiting work or a user's stop
+ * of this task (`waiting`); from its start, its own stop too (`signal`), which
+ * follows `waiting` and adds its time limit. The time limit counts from the
+ * start: the time a task waited for a slot is not its own.
  */
 export class TaskStops {
-  readonly waiting: AbortSignal;
+  readonly #waiting = new AbortController();
   readonly #own = new AbortController();
   readonly #record: Pick<TaskRecord, "startedAt">;
   readonly #timeoutMs: number | undefined;
   readonly #onStart: () => void;
   #release = () => {};
+  readonly #unfollow: () => void;
 
-  /** `onStart`: called once, as the task starts. */
-  constructor(record: Pick<TaskRecord, "startedAt">, waiting: AbortSignal, timeoutMs: number | undefined, onStart: () => void) {
+  /**
+   * `stopsWaiting`: what stops waiting work, shared by many tasks; the task follows it with a listener (not
+   * AbortSignal.any, which costs a task some 2 KB) until it ends. `onStart`: called once, as the task starts.
+   */
+  constructor(record: Pick<TaskRecord, "startedAt">, stopsWaiting: AbortSignal, timeoutMs: number | undefined, onStart: () => void) {
     this.#record = record;
-    this.waiting = waiting;
     this.#timeoutMs = timeoutMs;
     this.#onStart = onStart;
+    const follow = () => this.#waiting.abort(stopsWaiting.reason);
+    if (stopsWaiting.aborted) follow();
+    else stopsWaiting.addEventListener("abort", follow, { once: true });
+    this.#unfollow = () => stopsWaiting.removeEventListener("abort", follow);
+  }
+
+  /** What stops the task while it waits (for a slot, the start gate, a back-off): the shared stop, or the user's. */
+  get waiting(): AbortSignal {
+    return this.#waiting.signal;
   }
 
   /** The task's own stop, once it runs: its time limit, or what stops waiting work. */
@@ -60,15 +72,17 @@ export class TaskStops {
     };
   }
 
-  /** Stops the task from outside (a user's stop), once it has started: false while it still waits. */
-  stop(reason: Error): boolean {
-    if (this.#record.startedAt === undefined) return false;
-    this.#own.abort(reason);
-    return true;
+  /**
+   * Stops the task from outside (a user's stop): one that waits ends without starting; one that has started ends at
+   * once (its own stop follows `waiting`), also while it waits for a slot again, for a retry.
+   */
+  stop(reason: Error): void {
+    this.#waiting.abort(reason);
   }
 
-  /** The task has ended: its time limit and its following of `waiting` end too. */
+  /** The task has ended: its time limit and its following of what stops waiting work end too. */
   release(): void {
+    this.#unfollow();
     this.#release();
   }
 

@@ -1,5 +1,5 @@
 /**
- * Placeholders in a rehearsal step ({{prompt}}, {{task}}, {{tool_result}},
+ * Placeholders in a rehearsal step ({{prompt}}, {{task}}, {{tool_result}}, {{tool_result /PATTERN/}},
  * {{message}}, {{step}}, {{script}}) and how their values are read from a Messages API request.
  */
 
@@ -28,6 +28,8 @@ export interface RequestMessage {
 }
 
 const PLACEHOLDER = /\{\{\s*(prompt|task|tool_result|message|step|script)\s*\}\}/g;
+// What a scripted model picks out of what it was given, e.g. a run id for its next tool call: {{tool_result /wf_[\w-]+/}}.
+const PICKED = /\{\{\s*tool_result\s+\/(.+?)\/\s*\}\}/g;
 // How the CLI (2.1.332) hands the model a message written on stdin while a turn runs: the message, then a paragraph of its own.
 const MID_TURN_MESSAGE = /The user sent a new message while you were working:\n([\s\S]*?)(?:\n\nThis is how Claude Code surfaces|$)/;
 // The CLI wraps injected context (git attribution, reminders) in these tags
@@ -45,9 +47,23 @@ function unframed(prompt: string): string {
   return rest.map((line) => line.slice(2)).join("\n");
 }
 
-/** Unknown placeholders stay as written, so a typo shows up in the reply. */
+/** Unknown placeholders (and a pattern that is not a regular expression) stay as written, so a typo shows up in the reply. */
 export function renderTemplate(text: string, context: TemplateContext): string {
-  return text.replace(PLACEHOLDER, (_match, key: keyof TemplateContext) => String(context[key]));
+  return text
+    .replace(PICKED, (written, pattern: string) => picked(context.tool_result, pattern) ?? written)
+    .replace(PLACEHOLDER, (_match, key: keyof TemplateContext) => String(context[key]));
+}
+
+/** The first match of `pattern` in the tool results (its first group, if it has one); "" when none; undefined for a pattern that cannot be read. */
+function picked(toolResult: string, pattern: string): string | undefined {
+  let regex: RegExp;
+  try {
+    regex = new RegExp(pattern);
+  } catch {
+    return undefined;
+  }
+  const found = regex.exec(toolResult);
+  return found === null ? "" : (found[1] ?? found[0]);
 }
 
 /** Renders every string inside a JSON-like value (tool inputs). */

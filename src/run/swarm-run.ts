@@ -193,7 +193,10 @@ export class SwarmRun {
     await this.#engine.steering.sendToTask(task, text, origin);
   }
 
-  /** Ends task `task` as cancelled (its process and tools killed, its worktree and session kept); the run goes on. Resolves as send does. */
+  /**
+   * Ends task `task` as cancelled (its process and tools killed, its worktree and session kept; one that waits for a
+   * slot ends without starting); the run goes on. Resolves as send does.
+   */
   async stopTask(task: string, origin?: SteerOrigin): Promise<void> {
     await this.#engine.steering.stopTask(task, origin);
   }

@@ -1,12 +1,13 @@
 // `cadre send | stop | interrupt` from another process reach one task of a running `cadre run` through its owner-only
 // socket, on the real claude CLI against the rehearsal server; and say in one line when the run has ended.
 import { existsSync, statSync } from "node:fs";
-import { readdir, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { cadre, readSummary } from "../support/cli.ts";
 import { it } from "../support/fixtures.ts";
-import { bothAgentsBusy, steeringSwarm } from "../support/steering.ts";
+import { bothAgentsBusy, oneSlotSwarm, releaseSlot, slotTaken, steeringSwarm } from "../support/steering.ts";
+import { until } from "../support/wait.ts";
 
 describe("cadre send, stop and interrupt", () => {
   it("reach the tasks of a running cadre run through its socket, and fail in one line once it has ended", { timeout: 120_000 }, async ({ tmp }) => {
@@ -48,5 +49,48 @@ describe("cadre send, stop and interrupt", () => {
     ]);
     const bare = await cadre(["send", runDir, "steer-me"], { cwd: tmp });
     expect([bare.exitCode, bare.stderr]).toEqual([2, "cadre send: usage: cadre send <run-dir | latest> <task> <message>"]);
+  });
+
+  it("stop a task that waits for a slot: it ends without reaching the model, its dependent skipped; --resume runs both", {
+    timeout: 150_000,
+  }, async ({ tmp }) => {
+    await writeFile(join(tmp, "swarm.yaml"), oneSlotSwarm(tmp, { dependent: true }));
+    const running = cadre(["run", "swarm.yaml", "--rehearse"], { cwd: tmp, timeout: 90_000 });
+    const { waiting, working } = await until(() => slotTaken(tmp), 60_000, "a task in the slot");
+    const runsDir = join(tmp, ".cadre", "runs");
+    const runDir = join(runsDir, (await readdir(runsDir))[0]!);
+
+    const message = await cadre(["send", "latest", waiting, "hello"], { cwd: tmp });
+    expect(message.exitCode).toBe(2);
+    expect(message.stderr).toMatch(new RegExp(`^cadre send: task "${waiting}" waits for a slot: .*\\(a stop ends it\\)$`));
+    const stopped = await cadre(["stop", "latest", waiting], { cwd: tmp });
+    expect([stopped.exitCode, stopped.stdout, stopped.stderr]).toEqual([0, `cadre stop: stopped ${waiting}`, ""]);
+    await releaseSlot(tmp);
+
+    const run = await running;
+    expect(run.exitCode).toBe(1);
+    const summary = await readSummary(runDir);
+    const byName = new Map(summary.tasks.map((task) => [task.name, task]));
+    expect(byName.get(working)).toMatchObject({ status: "succeeded", text: `${working} done` });
+    expect(byName.get(waiting)).toMatchObject({ status: "cancelled", error: { code: "STOPPED", message: "stopped by cadre stop" } });
+    expect(byName.get("after")?.status).toBe("skipped");
+    expect(byName.get("after")?.error?.message).toContain(waiting);
+    expect(summary.steering?.map((entry) => [entry.task, entry.action, entry.from])).toEqual([[waiting, "stop", "cadre stop"]]);
+    // It never reached the model: the run's replies hold the working task's only.
+    const owners = (await readFile(join(runDir, "replies.jsonl"), "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { name?: string }).name);
+    expect(owners).toContain(working);
+    expect(owners).not.toContain(waiting);
+
+    const again = await cadre(["run", "swarm.yaml", "--rehearse", "--resume", runDir], { cwd: tmp, timeout: 90_000 });
+    expect(again.exitCode, again.stderr).toBe(0);
+    const resumed = await readSummary(runDir);
+    expect(resumed.tasks.map((task) => [task.name, task.status])).toEqual([
+      ["a", "succeeded"],
+      ["b", "succeeded"],
+      ["after", "succeeded"],
+    ]);
   });
 });

@@ -1,4 +1,5 @@
-// The dashboard of `cadre run --ui` in a real headless Chromium: a running task's message box and Stop, behind the token, in one process and on Redis hosts.
+// The dashboard of `cadre run --ui` in a real headless Chromium: a running task's message box and Stop, behind the token, in one process and on
+// Redis hosts; Stop alone for a task that waits for a slot.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -8,7 +9,8 @@ import { launchBrowser, openPage, SHOTS, startCadre } from "../support/dashboard
 import { startHost, startRedis } from "../support/distributed.ts";
 import { it } from "../support/fixtures.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
-import { bothAgentsBusy, steeringSwarm } from "../support/steering.ts";
+import { bothAgentsBusy, oneSlotSwarm, releaseSlot, slotTaken, steeringSwarm } from "../support/steering.ts";
+import { until } from "../support/wait.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -88,6 +90,36 @@ describe("steering from the dashboard", () => {
     await host.waitFor(/send for steer-me from the dashboard: done/);
     await host.waitFor(/stop for stop-me from the dashboard: done/);
     await steeredByThePage(outDir, "page-host");
+    served.process.kill("SIGINT");
+    expect((await served.process).exitCode, served.output()).toBe(1);
+  });
+
+  it("shows Stop alone for a task that waits for a slot, which ends it without starting it", { timeout: 150_000 }, async ({ tmp }) => {
+    await writeFile(join(tmp, "swarm.yaml"), oneSlotSwarm(tmp, { dependent: false }));
+    const outDir = join(tmp, "out");
+    const served = await startCadre(["run", "swarm.yaml", "--rehearse", "--ui", "--out", outDir], { cwd: tmp });
+    const { waiting, working } = await until(() => slotTaken(tmp), 60_000, "a task in the slot");
+    const page = await openPage(browser, served.url);
+
+    await page.locator(`tr[data-key="t:${waiting}"] button`).click({ timeout: 30_000 });
+    await page.locator("#steer").waitFor({ state: "visible", timeout: 30_000 });
+    // No turn to message or interrupt yet: only Stop.
+    expect(await page.locator("#steer-text").isHidden()).toBe(true);
+    expect(await page.locator("#steer-interrupt").isHidden()).toBe(true);
+    await page.screenshot({ path: join(SHOTS, "steer-queued.png"), fullPage: true });
+    await page.locator("#steer-stop").click();
+    await page.locator("#steer-state", { hasText: "stopped" }).waitFor({ timeout: 10_000 });
+    await page.locator(`tr[data-key="t:${waiting}"]`, { hasText: "cancelled" }).waitFor({ timeout: 20_000 });
+    // The task in the slot keeps its whole box.
+    await page.locator(`tr[data-key="t:${working}"] button`).click();
+    await page.locator("#steer-text").waitFor({ state: "visible", timeout: 10_000 });
+    await releaseSlot(tmp);
+
+    await page.locator("#run-state", { hasText: "finished" }).waitFor({ timeout: 60_000 });
+    const summary = await readSummary(outDir);
+    const byName = new Map(summary.tasks.map((task) => [task.name, task]));
+    expect(byName.get(working)).toMatchObject({ status: "succeeded", text: `${working} done` });
+    expect(byName.get(waiting)).toMatchObject({ status: "cancelled", error: { code: "STOPPED", message: "stopped by the dashboard" } });
     served.process.kill("SIGINT");
     expect((await served.process).exitCode, served.output()).toBe(1);
   });

@@ -172,7 +172,7 @@ describe("a task's stops", () => {
     const other = new Error("the turn ended in error");
     expect(stops.reasonFor(new AbortError("the turn"))).toBeInstanceOf(AbortError);
     waiting.abort(new Error("closed"));
-    expect(stops.stopped).toBe(waiting.signal);
+    expect(stops.stopped).toBe(stops.waiting);
     expect(stops.reasonFor(new AbortError("the turn"))).toBe(waiting.signal.reason);
     expect(stops.reasonFor(other)).toBe(other);
   });
@@ -184,5 +184,32 @@ describe("a task's stops", () => {
     waiting.abort(new Error("closed"));
     expect(stops.signal.reason).toBe(waiting.signal.reason);
     expect(stops.stopped).toBe(stops.signal);
+  });
+
+  it("stop a task that waits on its own, not the others that wait on the same signal, and let go of that signal once ended", () => {
+    const waiting = new AbortController();
+    const listeners = vi.spyOn(waiting.signal, "removeEventListener");
+    const stopped = new TaskStops(taskRecord(), waiting.signal, undefined, () => {});
+    const other = new TaskStops(taskRecord(), waiting.signal, undefined, () => {});
+    const reason = new Error("stopped by the test");
+    stopped.stop(reason);
+    expect(stopped.waiting.aborted).toBe(true);
+    expect(stopped.reasonFor(new AbortError("the queued job"))).toBe(reason);
+    expect(other.stopped).toBeUndefined();
+    expect(waiting.signal.aborted).toBe(false);
+    stopped.release();
+    expect(listeners).toHaveBeenCalledWith("abort", expect.any(Function));
+    other.release();
+  });
+
+  it("stop a task that has started by its own signal, and its wait for a slot again (a retry's), its time limit released with it", () => {
+    const stops = new TaskStops(taskRecord(), new AbortController().signal, 60_000, () => {});
+    stops.start();
+    const reason = new Error("stopped by the test");
+    stops.stop(reason);
+    expect(stops.signal.reason).toBe(reason);
+    expect(stops.waiting.reason).toBe(reason);
+    expect(stops.stopped).toBe(stops.signal);
+    stops.release();
   });
 });

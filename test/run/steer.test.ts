@@ -1,5 +1,6 @@
 // Reaching one task of a running swarm from the library (the run handle's send, stopTask and interrupt) while the others go on,
-// on the real claude CLI against the rehearsal server: a message mid-turn, a stop, its dependent skipped, --resume running it again.
+// on the real claude CLI against the rehearsal server: a message mid-turn, a stop, its dependent skipped, --resume running it again;
+// and a workflow script's agent() call stopped while it waits for a slot.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
@@ -111,5 +112,30 @@ describe("steering one task of a running swarm", () => {
     await run?.stopTask("stop-me");
     const { summary } = await running;
     expect(summary.result).toEqual(["turned to: look at B instead", null]);
+  });
+  it("stops a workflow script's agent() call that waits for a slot: it never starts, and the script gets null", async ({ tmp }) => {
+    const script = [
+      'export const meta = { name: "one-slot", description: "two calls, one slot" }',
+      'return await parallel([() => agent("work", { label: "hold" }), () => agent("wait", { label: "queued" })])',
+    ].join("\n");
+    let run: SwarmRun | undefined;
+    const started = new Set<string>();
+    const running = runWorkflow(script, {
+      outDir: join(tmp, "out"),
+      cwd: tmp,
+      concurrency: 1,
+      rehearsal: { hold: [{ text: "held", delay_ms: 5_000 }], queued: [{ text: "queued ran" }] },
+      onStart: (handle) => (run = handle),
+      onEvent: (event) => {
+        if (event.type === "task_started") started.add(event.task.name);
+      },
+    });
+    await expect.poll(() => started.has("hold"), { timeout: 60_000 }).toBe(true);
+    expect(() => run?.send("queued", "hello")).toThrow(/waits for a slot/);
+    run?.stopTask("queued", { from: "the test" });
+    const { summary } = await running;
+    expect(summary.result).toEqual(["held", null]);
+    expect(started.has("queued")).toBe(false);
+    expect(summary.tasks.find((task) => task.name === "queued")).toMatchObject({ status: "cancelled", error: { code: "STOPPED" } });
   });
 });

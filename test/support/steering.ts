@@ -1,5 +1,6 @@
-// The swarm the steering tests run: two agents in long Bash calls, each touching a file as its tool starts, and a task that waits on the second.
+// The swarms the steering tests run: agents in long Bash calls, each touching a file as its tool starts; and two tasks for one slot.
 import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /**
@@ -34,4 +35,42 @@ export function steeringSwarm(tmp: string, options: { steerSeconds: number; depe
 /** Both agents of steeringSwarm are inside their Bash calls. */
 export function bothAgentsBusy(tmp: string): boolean {
   return existsSync(join(tmp, "steer-me")) && existsSync(join(tmp, "stop-me"));
+}
+
+/**
+ * Two tasks, `a` and `b`, under concurrency 1: whichever takes the slot first sits in a Bash call until the test calls
+ * releaseSlot (at once when --resume runs it again) and answers "<name> done"; the other waits for the slot. With
+ * `dependent`, `after` waits on both.
+ */
+export function oneSlotSwarm(tmp: string, options: { dependent: boolean }): string {
+  const ran = (name: string) => join(tmp, `ran-${name}`);
+  const command = (name: string) => `test -e ${ran(name)} || { touch ${ran(name)}; until test -e ${join(tmp, "release")}; do sleep 0.2; done; }`;
+  const task = (name: string) =>
+    `  ${name}: [{ tool_use: { name: Bash, input: { command: '${command(name)}', description: work } } }, { text: ${name} done }]`;
+  return [
+    "name: one-slot",
+    "concurrency: 1",
+    "defaults: { allowed_tools: [Bash] }",
+    "tasks:",
+    "  - { name: a, prompt: work }",
+    "  - { name: b, prompt: work }",
+    ...(options.dependent ? ["  - { name: after, prompt: 'after {{results.a}} {{results.b}}', depends_on: [a, b] }"] : []),
+    "rehearsal:",
+    task("a"),
+    task("b"),
+    ...(options.dependent ? ["  after: [{ text: 'after: {{prompt}}' }]"] : []),
+    "",
+  ].join("\n");
+}
+
+/** Ends the Bash call of the task of oneSlotSwarm that holds the slot. */
+export async function releaseSlot(tmp: string): Promise<void> {
+  await writeFile(join(tmp, "release"), "");
+}
+
+/** Once one task of oneSlotSwarm is in its Bash call: the one that waits for the slot, and the one in it. */
+export function slotTaken(tmp: string): { waiting: string; working: string } | undefined {
+  const [a, b] = [existsSync(join(tmp, "ran-a")), existsSync(join(tmp, "ran-b"))];
+  if (a && b) throw new Error("both tasks have run: the first left the slot before the test looked");
+  return a ? { waiting: "b", working: "a" } : b ? { waiting: "a", working: "b" } : undefined;
 }

@@ -1,7 +1,14 @@
-// The message box and the Interrupt and Stop buttons of the selected task, while it runs in a live cadre run --ui.
+// The message box and the Interrupt and Stop buttons of the selected task while it runs in a live cadre run --ui (Stop alone while it waits for a slot).
 
 /** Statuses in which a task has a process to reach. */
 const REACHABLE = new Set(["running", "awaiting_permission"]);
+/** Statuses in which a task waits for a slot (or a retry): Stop ends it, but it has no turn to message or interrupt. */
+const WAITING_FOR_SLOT = new Set(["queued", "retrying"]);
+
+/** Whether a row that has said nothing yet may be selected all the same: Stop can end it in a run the page may steer. */
+export function stoppableBeforeStart(snapshot, row) {
+  return Boolean(snapshot?.steerable && WAITING_FOR_SLOT.has(row.status));
+}
 
 export class SteerBox {
   /**
@@ -12,6 +19,9 @@ export class SteerBox {
     this.elements = elements;
     this.steer = steer;
     this.row = null;
+    /** What only a task with a turn can use: hidden while the selected task waits for a slot. */
+    const send = /** @type {HTMLButtonElement | null} */ (elements.form.querySelector('button[type="submit"]'));
+    this.turnParts = [elements.form.querySelector("label"), elements.text, send, elements.interrupt];
     elements.form.addEventListener("submit", (event) => {
       event.preventDefault();
       const text = elements.text.value.trim();
@@ -21,12 +31,17 @@ export class SteerBox {
     elements.stop.addEventListener("click", () => this.#send({ action: "stop" }, "stopped; the rest of the run goes on"));
   }
 
-  /** Shown for the selected row while it runs in a run the page may steer; what was typed stays as the snapshots come. */
+  /**
+   * Shown for the selected row while it runs in a run the page may steer, Stop alone while it waits for a slot;
+   * what was typed stays as the snapshots come.
+   */
   render(snapshot, row) {
-    const shown = Boolean(snapshot?.steerable && row && REACHABLE.has(row.status));
+    const waits = Boolean(row && WAITING_FOR_SLOT.has(row.status));
+    const shown = Boolean(snapshot?.steerable && row && (REACHABLE.has(row.status) || waits));
     if (row?.key !== this.row) this.elements.state.textContent = "";
     this.row = row?.key ?? null;
     this.elements.form.hidden = !shown;
+    for (const part of this.turnParts) if (part) part.hidden = waits;
   }
 
   async #send(request, done, after = () => {}) {

@@ -3,6 +3,7 @@
 import { createBackgroundRow, fillBackgroundRow } from "./background.js";
 import { h, money, placeInOrder, serverNow, span, statusLabel } from "./format.js";
 import { filtering, groupStatuses, listEntries, NO_FILTER, posterKey } from "./rows.js";
+import { stoppableBeforeStart } from "./steer.js";
 
 const KIND_NOTES = { child: "spawned", peer: "peer", supervisor: "supervisor", session: "" };
 /** Rows drawn beyond the visible ones on each side, so that a short scroll shows no gap. */
@@ -211,8 +212,13 @@ export class TaskTable {
     const note = KIND_NOTES[row.kind];
     const button = tr.querySelector("button.row-name");
     set(button, `${row.parent ? "↳ " : ""}${row.name}${note ? ` (${note})` : ""}`);
-    button.disabled = !row.hasConversation;
-    button.title = row.hasConversation ? `show the conversation of ${row.name}` : "nothing said yet";
+    const stoppable = !row.hasConversation && stoppableBeforeStart(snapshot, row);
+    button.disabled = !row.hasConversation && !stoppable;
+    button.title = row.hasConversation
+      ? `show the conversation of ${row.name}`
+      : stoppable
+        ? "waits for a slot: select it to stop it"
+        : "nothing said yet";
     tr.dataset.status = row.status;
     tr.classList.toggle("child", row.parent !== null || inGroup);
     const cells = tr.querySelectorAll("td");

@@ -81,7 +81,8 @@ export function registerWorkflowTools(server: McpServer, context: ToolContext, r
       description:
         "Reach one running agent() call of a run_workflow run (by its label, as get_workflow lists it under running_agents) while the others go on. " +
         "send: your message goes into its running turn, taken at its next step, and the call returns its answer after it. " +
-        "interrupt: its turn ends. stop: it ends at once, its process and tools killed; the call returns null to the script.",
+        "interrupt: its turn ends. stop: it ends at once, its process and tools killed (one that waits for a slot ends without starting); " +
+        "the call returns null to the script.",
       inputSchema: {
         run_id: z.string().min(1).describe("The run_id run_workflow returned."),
         agent: z.string().min(1).describe("The agent() call's label, from running_agents."),

@@ -17,6 +17,11 @@ export interface Admitted {
   started(): void;
 }
 
+/** Filled in by `enter` while it holds the task: `withdraw` lets it through at once (a user stopped it). */
+export interface Withdrawal {
+  withdraw?: () => void;
+}
+
 interface Held {
   readonly signal: AbortSignal;
   readonly admit: (admitted: Admitted) => void;
@@ -50,8 +55,11 @@ export class Admission {
     this.#keyLimits = keyLimits;
   }
 
-  /** Resolves once the task may join the scheduler's queues; at once when `signal` has aborted (it then ends there). */
-  enter(key: string | undefined, priority: number, signal: AbortSignal): Promise<Admitted> {
+  /**
+   * Resolves once the task may join the scheduler's queues; at once when `signal` has aborted (it then ends there).
+   * While it holds the task, `withdrawal.withdraw` lets that one task through at once, to end as a stopped one.
+   */
+  enter(key: string | undefined, priority: number, signal: AbortSignal, withdrawal?: Withdrawal): Promise<Admitted> {
     const lane = this.#lane(key);
     if (signal.aborted || lane.admittedCount < lane.limit || priority > lowest(lane.admitted)) return Promise.resolve(this.#admit(lane, priority));
     this.#watch(signal);
@@ -61,8 +69,20 @@ export class Admission {
         queue = { items: [], head: 0 };
         lane.held.set(priority, queue);
       }
-      queue.items.push({ signal, admit });
+      const held: Held = { signal, admit };
+      queue.items.push(held);
+      if (withdrawal) withdrawal.withdraw = () => this.#withdraw(lane, priority, held);
     });
+  }
+
+  /** Lets one held task through (a no-op once it has been admitted): a user's stop, rare, so a search of its queue. */
+  #withdraw(lane: Lane, priority: number, held: Held): void {
+    const queue = lane.held.get(priority);
+    const at = queue === undefined ? -1 : queue.items.indexOf(held, queue.head);
+    if (queue === undefined || at === -1) return;
+    queue.items.splice(at, 1);
+    if (queue.head === queue.items.length) lane.held.delete(priority);
+    held.admit(this.#admit(lane, priority));
   }
 
   #lane(key: string | undefined): Lane {

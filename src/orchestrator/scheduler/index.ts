@@ -2,7 +2,7 @@
 export { AbortError } from "../../errors.ts";
 export type { AdaptiveLimitOptions, RateLimitState } from "./adaptive-limit.ts";
 export { AdaptiveLimit } from "./adaptive-limit.ts";
-export { Admission, type Admitted } from "./admission.ts";
+export { Admission, type Admitted, type Withdrawal } from "./admission.ts";
 export { AutoConcurrency, LOCAL_MACHINE, MAX_AUTO_CONCURRENCY, type MachineProbe } from "./auto-concurrency.ts";
 export { QueueClearedError, SchedulerOptionError } from "./errors.ts";
 export type { RetryOptions } from "./retry.ts";

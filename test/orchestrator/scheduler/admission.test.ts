@@ -1,7 +1,7 @@
 // A fan-out waits as small entries past a few times its lane's limit, and is admitted in the
 // scheduler's own order: the highest priority first, then the earliest; a stop lets its tasks through.
 import { describe, expect, it } from "vitest";
-import { Admission, type Admitted } from "../../../src/orchestrator/scheduler/index.ts";
+import { Admission, type Admitted, type Withdrawal } from "../../../src/orchestrator/scheduler/index.ts";
 import { settle } from "../../support/wait.ts";
 
 /** Enters `count` tasks and notes the order in which they are admitted. */
@@ -74,5 +74,31 @@ describe("Admission", () => {
     await settle();
     expect(late).toHaveLength(1);
     expect(others).toHaveLength(0);
+  });
+
+  it("lets one held task through when it is withdrawn (a user stopped it), the others kept in their order", async () => {
+    const admission = new Admission(1);
+    const first = enterMany(admission, 64);
+    const signal = new AbortController().signal;
+    const withdrawals: Withdrawal[] = [{}, {}, {}];
+    const held: string[] = [];
+    for (const [i, withdrawal] of withdrawals.entries()) void admission.enter(undefined, 0, signal, withdrawal).then(() => held.push(`h${i}`));
+    await settle();
+    expect(first).toHaveLength(64);
+    expect(held).toEqual([]);
+    withdrawals[1]!.withdraw?.();
+    await settle();
+    expect(held).toEqual(["h1"]);
+    // Withdrawn twice, or once admitted: nothing more is let through. The withdrawn one counts as admitted until it ends.
+    withdrawals[1]!.withdraw?.();
+    first[0]!.ticket.started();
+    await settle();
+    expect(held).toEqual(["h1"]);
+    first[1]!.ticket.started();
+    await settle();
+    expect(held).toEqual(["h1", "h0"]);
+    withdrawals[0]!.withdraw?.();
+    await settle();
+    expect(held).toEqual(["h1", "h0"]);
   });
 });
