@@ -120,6 +120,7 @@ describe("steering one task of a running swarm", () => {
     ].join("\n");
     let run: SwarmRun | undefined;
     const started = new Set<string>();
+    const queued = new Set<string>();
     const running = runWorkflow(script, {
       outDir: join(tmp, "out"),
       cwd: tmp,
@@ -128,11 +129,13 @@ describe("steering one task of a running swarm", () => {
       onStart: (handle) => (run = handle),
       onEvent: (event) => {
         if (event.type === "task_started") started.add(event.task.name);
+        if (event.type === "task_queued") queued.add(event.task.name);
       },
     });
-    await expect.poll(() => started.has("hold"), { timeout: 60_000 }).toBe(true);
-    expect(() => run?.send("queued", "hello")).toThrow(/waits for a slot/);
-    run?.stopTask("queued", { from: "the test" });
+    // The script hands its second call to the run a moment after its first: both are there once this one is queued.
+    await expect.poll(() => started.has("hold") && queued.has("queued"), { timeout: 60_000 }).toBe(true);
+    await expect(run?.send("queued", "hello")).rejects.toThrow(/waits for a slot/);
+    await run?.stopTask("queued", { from: "the test" });
     const { summary } = await running;
     expect(summary.result).toEqual(["held", null]);
     expect(started.has("queued")).toBe(false);
