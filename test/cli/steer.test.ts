@@ -6,12 +6,12 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { cadre, readSummary } from "../support/cli.ts";
 import { it } from "../support/fixtures.ts";
-import { bothAgentsBusy, oneSlotSwarm, releaseSlot, slotTaken, steeringSwarm } from "../support/steering.ts";
+import { bothAgentsBusy, oneSlotSwarm, releaseSlot, releaseSteerMe, slotTaken, steeringSwarm } from "../support/steering.ts";
 import { until } from "../support/wait.ts";
 
 describe("cadre send, stop and interrupt", () => {
   it("reach the tasks of a running cadre run through its socket, and fail in one line once it has ended", { timeout: 120_000 }, async ({ tmp }) => {
-    await writeFile(join(tmp, "swarm.yaml"), steeringSwarm(tmp, { steerSeconds: 8, dependent: true }));
+    await writeFile(join(tmp, "swarm.yaml"), steeringSwarm(tmp, { dependent: true }));
     const running = cadre(["run", "swarm.yaml", "--rehearse"], { cwd: tmp, timeout: 90_000 });
     await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
     const runsDir = join(tmp, ".cadre", "runs");
@@ -26,6 +26,7 @@ describe("cadre send, stop and interrupt", () => {
 
     const sent = await cadre(["send", "latest", "steer-me", "look", "at", "B", "instead"], { cwd: tmp });
     expect([sent.exitCode, sent.stdout, sent.stderr]).toEqual([0, "cadre send: sent to steer-me", ""]);
+    await releaseSteerMe(tmp);
     const stopped = await cadre(["stop", runDir, "stop-me"], { cwd: tmp });
     expect([stopped.exitCode, stopped.stdout, stopped.stderr]).toEqual([0, "cadre stop: stopped stop-me", ""]);
 

@@ -9,7 +9,7 @@ import { launchBrowser, openPage, SHOTS, startCadre } from "../support/dashboard
 import { startHost, startRedis } from "../support/distributed.ts";
 import { it } from "../support/fixtures.ts";
 import { createRehearsal } from "../support/rehearsal.ts";
-import { bothAgentsBusy, oneSlotSwarm, releaseSlot, slotTaken, steeringSwarm } from "../support/steering.ts";
+import { bothAgentsBusy, oneSlotSwarm, releaseSlot, releaseSteerMe, slotTaken, steeringSwarm } from "../support/steering.ts";
 import { until } from "../support/wait.ts";
 
 let browser: Browser;
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 /** Sends a message to steer-me from its row's box and stops stop-me from its row, as a user does, until the run has finished. */
-async function steerFromThePage(page: Page, shot: string): Promise<void> {
+async function steerFromThePage(page: Page, shot: string, tmp: string): Promise<void> {
   const box = page.locator("#steer");
   await page.locator('tr[data-key="t:steer-me"] button').click({ timeout: 30_000 });
   await box.waitFor({ state: "visible", timeout: 30_000 });
@@ -29,6 +29,7 @@ async function steerFromThePage(page: Page, shot: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, shot), fullPage: true });
   await page.locator("#steer-send").click();
   await page.locator("#steer-state", { hasText: "sent" }).waitFor({ timeout: 15_000 });
+  await releaseSteerMe(tmp);
 
   await page.locator('tr[data-key="t:stop-me"] button').click();
   await page.locator("#steer-stop").click();
@@ -57,7 +58,7 @@ describe("steering from the dashboard", () => {
   it("sends a message to one running task and stops another from its row; the API refuses both without the token", { timeout: 150_000 }, async ({
     tmp,
   }) => {
-    await writeFile(join(tmp, "swarm.yaml"), steeringSwarm(tmp, { steerSeconds: 6, dependent: false }));
+    await writeFile(join(tmp, "swarm.yaml"), steeringSwarm(tmp, { dependent: false }));
     const outDir = join(tmp, "out");
     const served = await startCadre(["run", "swarm.yaml", "--rehearse", "--ui", "--out", outDir], { cwd: tmp });
     const page = await openPage(browser, served.url);
@@ -68,7 +69,7 @@ describe("steering from the dashboard", () => {
     const anonymous = await fetch(steerUrl, { method: "POST", body: JSON.stringify({ row: "t:stop-me", action: "stop" }) });
     expect(anonymous.status).toBe(401);
 
-    await steerFromThePage(page, "steer-message.png");
+    await steerFromThePage(page, "steer-message.png", tmp);
     await steeredByThePage(outDir);
     served.process.kill("SIGINT");
     expect((await served.process).exitCode, served.output()).toBe(1);
@@ -79,13 +80,13 @@ describe("steering from the dashboard", () => {
     // Under --rehearse the host plays the config's scripts; this server only has to exist.
     const model = await createRehearsal({ unused: [{ text: "unused" }] });
     const host = await startHost(redis, model, { name: "page-host", script: "unused", concurrency: 3 });
-    await writeFile(join(tmp, "swarm.yaml"), steeringSwarm(tmp, { steerSeconds: 8, dependent: false }));
+    await writeFile(join(tmp, "swarm.yaml"), steeringSwarm(tmp, { dependent: false }));
     const outDir = join(tmp, "out");
     const served = await startCadre(["run", "swarm.yaml", "--redis", redis.url, "--rehearse", "--ui", "--out", outDir], { cwd: tmp });
     const page = await openPage(browser, served.url);
     await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
 
-    await steerFromThePage(page, "steer-message-redis.png");
+    await steerFromThePage(page, "steer-message-redis.png", tmp);
     // Each applied by the host, which says who asked.
     await host.waitFor(/send for steer-me from the dashboard: done/);
     await host.waitFor(/stop for stop-me from the dashboard: done/);

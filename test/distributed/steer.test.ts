@@ -9,7 +9,7 @@ import { type HostProcess, type RedisServer, runDistributed, startHost, startRed
 import { it } from "../support/fixtures.ts";
 import { claudeDescendants, processesMentioning } from "../support/processes.ts";
 import { createRehearsal, tempHome } from "../support/rehearsal.ts";
-import { bothAgentsBusy, steeringSwarm } from "../support/steering.ts";
+import { bothAgentsBusy, releaseSteerMe, steeringSwarm } from "../support/steering.ts";
 
 type Summary = Awaited<ReturnType<typeof readSummary>>;
 
@@ -20,7 +20,7 @@ async function steeredFleet(tmp: string) {
   const model = await createRehearsal({ unused: [{ text: "unused" }] });
   const host = await startHost(redis, model, { name: "steer-host", script: "unused", concurrency: 3 });
   const file = join(tmp, "swarm.yaml");
-  await writeFile(file, steeringSwarm(tmp, { steerSeconds: 10, dependent: true }));
+  await writeFile(file, steeringSwarm(tmp, { dependent: true }));
   const out = join(tmp, "out");
   const running = runDistributed(file, redis, out, ["--rehearse"]);
   await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
@@ -49,6 +49,7 @@ describe("steering a run on Redis hosts", () => {
     expect(notRunning.stderr).toMatch(/^cadre interrupt: task "after-stop" is not running \(running: (steer-me, stop-me|stop-me, steer-me)\)$/);
     const sent = await cadre(["send", out, "steer-me", "look at B instead"]);
     expect([sent.exitCode, sent.stdout, sent.stderr]).toEqual([0, "cadre send: sent to steer-me", ""]);
+    await releaseSteerMe(tmp);
     const stoppedAt = Date.now();
     const stopped = await cadre(["stop", out, "stop-me"]);
     expect([stopped.exitCode, stopped.stdout, stopped.stderr]).toEqual([0, "cadre stop: stopped stop-me", ""]);

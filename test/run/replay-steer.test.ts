@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { replaySwarmFile, replayWorkflow, runSwarmFile, runWorkflow, type Summary, type SwarmRun, TaskNotRunningError } from "../../src/index.ts";
 import { it } from "../support/fixtures.ts";
-import { bothAgentsBusy, steeringSwarm } from "../support/steering.ts";
+import { bothAgentsBusy, releaseSteerMe, steeringSwarm } from "../support/steering.ts";
 
 /** The steering a record lists, without its times: the replay's own is at other times. */
 const steeringOf = (summary: Summary) => summary.steering?.map(({ at: _, ...entry }) => entry);
@@ -19,22 +19,35 @@ async function checkout(dir: string, source: string): Promise<string> {
   return file;
 }
 
-/** Runs steeringSwarm with `steer` done once both agents sit in their Bash calls; resolves with the run's record. */
-async function steeredRun(tmp: string, steerSeconds: number, steer: (run: SwarmRun) => Promise<void>): Promise<Summary> {
+/**
+ * Runs steeringSwarm with `steer` done once both agents sit in their Bash calls and cadre has read the replies that called
+ * them (a step counts the replies cadre has read: a busy machine may run the tool before cadre reads its call); resolves
+ * with the run's record.
+ */
+async function steeredRun(tmp: string, steer: (run: SwarmRun) => Promise<void>): Promise<Summary> {
   const file = join(tmp, "swarm.yaml");
-  await writeFile(file, steeringSwarm(tmp, { steerSeconds, dependent: true, waitEveryTime: true }));
+  await writeFile(file, steeringSwarm(tmp, { dependent: true, waitEveryTime: true }));
   let run: SwarmRun | undefined;
-  const running = runSwarmFile(file, { outDir: join(tmp, "recorded"), rehearse: true, onStart: (started) => (run = started) });
-  await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
+  const replied = new Set<string>();
+  const running = runSwarmFile(file, {
+    outDir: join(tmp, "recorded"),
+    rehearse: true,
+    onStart: (started) => (run = started),
+    onEvent: (event) => {
+      if (event.type === "task_message" && event.message.type === "assistant") replied.add(event.task.name);
+    },
+  });
+  await expect.poll(() => bothAgentsBusy(tmp) && replied.has("steer-me") && replied.has("stop-me"), { timeout: 60_000 }).toBe(true);
   await steer(run!);
   return (await running).summary;
 }
 
 describe("replay of a steered run", () => {
   it("sends the recorded message at the step it reached its agent, and stops the stopped task again", { timeout: 180_000 }, async ({ tmp }) => {
-    const recorded = await steeredRun(tmp, 3, async (run) => {
-      run.send("steer-me", "look at B instead", { from: "the test" });
-      run.stopTask("stop-me", { from: "the test" });
+    const recorded = await steeredRun(tmp, async (run) => {
+      await run.send("steer-me", "look at B instead", { from: "the test" });
+      await run.stopTask("stop-me", { from: "the test" });
+      await releaseSteerMe(tmp);
     });
     // Both were done while the agents ran the tool of their first reply: the message was taken in at step 1.
     expect(steeringOf(recorded)).toEqual([
@@ -60,9 +73,9 @@ describe("replay of a steered run", () => {
   });
 
   it("interrupts the interrupted task's turn again", { timeout: 180_000 }, async ({ tmp }) => {
-    const recorded = await steeredRun(tmp, 30, async (run) => {
+    const recorded = await steeredRun(tmp, async (run) => {
       await run.interrupt("steer-me");
-      run.stopTask("stop-me");
+      await run.stopTask("stop-me");
     });
     expect(steeringOf(recorded)?.map((entry) => [entry.task, entry.action, entry.step])).toEqual([
       ["steer-me", "interrupt", 1],
@@ -75,7 +88,7 @@ describe("replay of a steered run", () => {
     });
     expect(replay.summary.replay?.divergences, replay.warnings.join("\n")).toEqual([]);
     expect(replay.summary.tasks.find((task) => task.name === "steer-me")).toMatchObject({ status: "cancelled", error: { code: "INTERRUPTED" } });
-    // Interrupted in its 30 s tool, not after it.
+    // Interrupted in its tool, which waits a minute for a release that never comes.
     expect(Date.now() - started).toBeLessThan(25_000);
     expect(steeringOf(replay.summary)).toEqual(steeringOf(recorded));
   });
@@ -105,9 +118,9 @@ describe("replay of a steered run", () => {
       },
     });
     await expect.poll(() => seen.has("steer-me") && seen.has("stop-me"), { timeout: 60_000 }).toBe(true);
-    const sent = () => {
+    const sent = async () => {
       try {
-        run?.send("steer-me", "look at B instead");
+        await run?.send("steer-me", "look at B instead");
         return true;
       } catch (error) {
         if (!(error instanceof TaskNotRunningError)) throw error;
@@ -115,7 +128,7 @@ describe("replay of a steered run", () => {
       }
     };
     await expect.poll(sent, { timeout: 10_000 }).toBe(true);
-    run?.stopTask("stop-me");
+    await run?.stopTask("stop-me");
     const recorded = (await running).summary;
     expect(recorded.result).toEqual(["turned to: look at B instead", null]);
     // Taken in after the first answer (step 1); stopped before any reply (step 0).

@@ -7,12 +7,12 @@ import { describe, expect } from "vitest";
 import { loadSwarmConfigOrThrow, type RunEvent, runSwarmFile, runWorkflow, type SwarmRun, TaskNotRunningError } from "../../src/index.ts";
 import { planResume } from "../../src/run/index.ts";
 import { it } from "../support/fixtures.ts";
-import { bothAgentsBusy, steeringSwarm } from "../support/steering.ts";
+import { bothAgentsBusy, releaseSteerMe, steeringSwarm } from "../support/steering.ts";
 
 describe("steering one task of a running swarm", () => {
   it("sends a message into one agent's turn and stops another while the run finishes; --resume runs the stopped one again", async ({ tmp }) => {
     const file = join(tmp, "swarm.yaml");
-    await writeFile(file, steeringSwarm(tmp, { steerSeconds: 3, dependent: true }));
+    await writeFile(file, steeringSwarm(tmp, { dependent: true }));
     const outDir = join(tmp, "out");
     let run: SwarmRun | undefined;
     const events: RunEvent[] = [];
@@ -20,6 +20,7 @@ describe("steering one task of a running swarm", () => {
     await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
     expect(run?.runningTasks.sort()).toEqual(["steer-me", "stop-me"]);
     await run?.send("steer-me", "look at B instead", { from: "the test" });
+    await releaseSteerMe(tmp);
     const stoppedAt = Date.now();
     await run?.stopTask("stop-me", { from: "the test" });
     await expect(run?.send("after-stop", "hello")).rejects.toThrow(TaskNotRunningError);
@@ -61,7 +62,7 @@ describe("steering one task of a running swarm", () => {
 
   it("interrupts one agent's turn: the task ends interrupted, its session kept", async ({ tmp }) => {
     const file = join(tmp, "swarm.yaml");
-    await writeFile(file, steeringSwarm(tmp, { steerSeconds: 30, dependent: false }));
+    await writeFile(file, steeringSwarm(tmp, { dependent: false }));
     let run: SwarmRun | undefined;
     const running = runSwarmFile(file, { outDir: join(tmp, "out"), rehearse: true, onStart: (started) => (run = started) });
     await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
@@ -72,7 +73,7 @@ describe("steering one task of a running swarm", () => {
     const steerMe = summary.tasks.find((task) => task.name === "steer-me");
     expect(steerMe).toMatchObject({ status: "cancelled", error: { code: "INTERRUPTED" } });
     expect(steerMe?.session_id).toMatch(/^[0-9a-f-]{36}$/);
-    // Not after its 30 s tool.
+    // Not after its tool's minute.
     expect(Date.now() - asked).toBeLessThan(20_000);
   });
 

@@ -4,11 +4,12 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /**
- * `steer-me` lists for `steerSeconds` then answers with the message sent into its turn; `stop-me` waits a minute the first
- * time (at once when --resume runs it again; every time with `waitEveryTime`, as a replay of its stop needs); with
- * `dependent`, `after-stop` waits on stop-me. Files go in `tmp`.
+ * `steer-me` lists until the test calls releaseSteerMe (a minute at most; at once once released, as in a replay) then
+ * answers with the message sent into its turn; `stop-me` waits a minute the first time (at once when --resume runs it
+ * again; every time with `waitEveryTime`, as a replay of its stop needs); with `dependent`, `after-stop` waits on
+ * stop-me. Files go in `tmp`.
  */
-export function steeringSwarm(tmp: string, options: { steerSeconds: number; dependent: boolean; waitEveryTime?: boolean }): string {
+export function steeringSwarm(tmp: string, options: { dependent: boolean; waitEveryTime?: boolean }): string {
   const ranOnce = join(tmp, "stop-me-ran-once");
   const wait = `touch ${join(tmp, "stop-me")}; sleep 60`;
   const stopMeCommand = options.waitEveryTime ? wait : `test -e ${ranOnce} || { touch ${ranOnce}; ${wait}; }`;
@@ -22,7 +23,7 @@ export function steeringSwarm(tmp: string, options: { steerSeconds: number; depe
     ...(options.dependent ? ["  - { name: after-stop, prompt: 'go on from {{results.stop-me}}', depends_on: [stop-me] }"] : []),
     "rehearsal:",
     "  steer-me:",
-    `    - tool_use: { name: Bash, input: { command: 'touch ${join(tmp, "steer-me")} && sleep ${options.steerSeconds}', description: list } }`,
+    `    - tool_use: { name: Bash, input: { command: 'touch ${join(tmp, "steer-me")}; ${untilReleased(tmp)}', description: list } }`,
     "    - text: 'turned to: {{message}}'",
     "  stop-me:",
     `    - tool_use: { name: Bash, input: { command: '${stopMeCommand}', description: wait } }`,
@@ -30,6 +31,16 @@ export function steeringSwarm(tmp: string, options: { steerSeconds: number; depe
     ...(options.dependent ? ["  after-stop: [{ text: 'after: {{prompt}}' }]"] : []),
     "",
   ].join("\n");
+}
+
+/** A shell loop that ends once releaseSteerMe was called, or after a minute: a message sent before it ends is taken at the next step, however slow the machine. */
+function untilReleased(tmp: string): string {
+  return `for i in $(seq 600); do test -e ${join(tmp, "steer-me-go")} && break; sleep 0.1; done`;
+}
+
+/** Ends steer-me's Bash call (see steeringSwarm): call it once the message was sent. */
+export async function releaseSteerMe(tmp: string): Promise<void> {
+  await writeFile(join(tmp, "steer-me-go"), "");
 }
 
 /** Both agents of steeringSwarm are inside their Bash calls. */
