@@ -160,6 +160,51 @@ describe("tasks agents post", () => {
     expect(refusal).toContain("the run runs one task at a time");
   });
 
+  it("refuses a wait on a task that cannot end before the waiter does: one that depends on it, or waits on it", async () => {
+    const config = await swarm({ defaults: { post_tasks: true }, tasks: [{ name: "lead", prompt: "plan" }] });
+    const refusals: Record<string, string> = {};
+    const refusal = (board: TaskBoard, waiter: string, names: string[]) =>
+      board.wait(waiter, names, new AbortController().signal).then(
+        (results) => `waited: ${results.map((r) => r.name).join(", ")}`,
+        (error: Error) => error.message,
+      );
+    let bothWaiting = () => {};
+    const aWaits = new Promise<void>((resolve) => (bothWaiting = resolve));
+    const { settled } = await drive(config, {
+      lead: async (board) => {
+        await board.post("lead", { name: "p", prompt: "p" });
+        await board.post("lead", { name: "b", prompt: "b" });
+        await board.post("lead", { name: "a", prompt: "a" });
+        return "posted";
+      },
+      // p posts q after itself, and r after q: waiting on either would wait on p's own end.
+      p: async (board) => {
+        await board.post("p", { name: "q", prompt: "q", dependsOn: ["p"] });
+        await board.post("p", { name: "r", prompt: "r", dependsOn: ["q"] });
+        refusals.p = await refusal(board, "p", ["r"]);
+        return "p done";
+      },
+      // a waits on b while b asks to wait on a: the second wait would close the circle.
+      a: async (board) => {
+        const waited = refusal(board, "a", ["b"]);
+        bothWaiting();
+        refusals.a = await waited;
+        return "a done";
+      },
+      b: async (board) => {
+        await aWaits;
+        refusals.b = await refusal(board, "b", ["a"]);
+        return "b done";
+      },
+    });
+    expect(refusals).toEqual({
+      p: 'waiting would never end: "r" cannot end before you do (r waits for q, q waits for p); end your turn instead, the tasks run after it',
+      a: "waited: b",
+      b: 'waiting would never end: "a" cannot end before you do (a waits for b); end your turn instead, the tasks run after it',
+    });
+    expect(settled.map((e) => [e.task.name, e.result.status]).sort()).toEqual(["a", "b", "lead", "p", "q", "r"].map((name) => [name, "succeeded"]));
+  });
+
   it("counts a posted task to its poster's agent's budget unless its own agent has one", async () => {
     const config = await swarm({
       agents: { planner: { description: "plans", prompt: "plan", budget_usd: 1 }, fixer: { description: "fixes", prompt: "fix" } },
