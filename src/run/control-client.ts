@@ -10,6 +10,9 @@ export class RunNotReachableError extends CadreError {
   }
 }
 
+/** A run that closed its socket while a request was in flight. */
+const ENDED_FIRST = "the run ended before it answered (the task may or may not have been reached)";
+
 /** How long the run may take to answer (an interrupt waits for the CLI's answer). */
 const REPLY_TIMEOUT_MS = 35_000;
 
@@ -30,6 +33,8 @@ export function askRun(runDir: string, request: ControlRequest): Promise<Control
     });
     socket.on("error", (error: NodeJS.ErrnoException) => reject(error instanceof CadreError ? error : unreachable(runDir, error)));
     socket.on("end", () => {
+      // The run closes its socket as it ends, a request in flight included: whether it reached its task is not known.
+      if (received.trim() === "") return reject(new RunNotReachableError(runDir, ENDED_FIRST));
       const parsed = ControlReplySchema.safeParse(safeJson(received.trim()));
       if (parsed.success) resolve(parsed.data);
       else reject(new RunNotReachableError(runDir, "its socket answered with something that is not a reply"));

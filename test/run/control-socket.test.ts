@@ -68,6 +68,22 @@ describe("a run's control socket", () => {
     await expect(askRun(tmp, { action: "stop", task: "busy" })).rejects.toThrow(RunNotReachableError);
   });
 
+  it("tells a request in flight that the run ended before it answered", async ({ tmp }) => {
+    const run = fakeRun();
+    let reached = () => {};
+    const interrupting = new Promise<void>((resolve) => (reached = resolve));
+    // An interrupt the CLI has not answered yet when the run ends.
+    run.interrupt = () => {
+      reached();
+      return new Promise<void>(() => {});
+    };
+    const socket = await ControlSocket.open(tmp, run);
+    const asked = askRun(tmp, { action: "interrupt", task: "busy" });
+    await interrupting;
+    await socket.close();
+    await expect(asked).rejects.toThrow(`cannot reach the run in ${tmp}: the run ended before it answered`);
+  });
+
   it("is refused, with why, for a run directory too deep for a socket's path", async ({ tmp }) => {
     const deep = join(tmp, "d".repeat(120));
     await expect(ControlSocket.open(deep, fakeRun())).rejects.toThrow(ControlSocketError);
