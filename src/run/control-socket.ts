@@ -73,8 +73,15 @@ export class ControlSocket {
 
   /** Stops listening, ends the connections still open, and removes the socket and its folder. */
   async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.#server.once("close", () => resolve()));
+    this.closeNow();
+    await closed;
+  }
+
+  /** As close(), synchronously (a second signal, the process about to exit): no socket file is left for a later `cadre send`. */
+  closeNow(): void {
     for (const connection of this.#sockets) connection.destroy();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#server.close();
     // The socket's folder is cadre's alone: the run directory is left as a run without a socket leaves it.
     rmSync(dirname(this.path), { recursive: true, force: true });
   }

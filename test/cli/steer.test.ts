@@ -49,4 +49,18 @@ describe("cadre send, stop and interrupt", () => {
     const bare = await cadre(["send", runDir, "steer-me"], { cwd: tmp });
     expect([bare.exitCode, bare.stderr]).toEqual([2, "cadre send: usage: cadre send <run-dir | latest> <task> <message>"]);
   });
+
+  it("leave no socket behind when a second signal kills the run", { timeout: 120_000 }, async ({ tmp }) => {
+    await writeFile(join(tmp, "swarm.yaml"), steeringSwarm(tmp, { steerSeconds: 60, dependent: false }));
+    const running = cadre(["run", "swarm.yaml", "--rehearse"], { cwd: tmp, timeout: 90_000 });
+    await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
+    const runsDir = join(tmp, ".cadre", "runs");
+    const runDir = join(runsDir, (await readdir(runsDir))[0]!);
+    expect(existsSync(join(runDir, "control", "run.sock"))).toBe(true);
+    running.kill("SIGINT");
+    running.kill("SIGINT");
+    const run = await running;
+    expect([run.exitCode, run.stderr]).toEqual([130, expect.stringContaining("cadre run: killed;")]);
+    expect(existsSync(join(runDir, "control"))).toBe(false);
+  });
 });
