@@ -1,9 +1,10 @@
 // `cadre send | stop | interrupt` from another process reach one task of a running `cadre run` through its owner-only
 // socket, on the real claude CLI against the rehearsal server; and say in one line when the run has ended.
 import { existsSync, statSync } from "node:fs";
-import { readdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { ControlSocket } from "../../src/run/index.ts";
 import { cadre, readSummary } from "../support/cli.ts";
 import { it } from "../support/fixtures.ts";
 import { bothAgentsBusy, steeringSwarm } from "../support/steering.ts";
@@ -62,5 +63,22 @@ describe("cadre send, stop and interrupt", () => {
     const run = await running;
     expect([run.exitCode, run.stderr]).toEqual([130, expect.stringContaining("cadre run: killed;")]);
     expect(existsSync(join(runDir, "control"))).toBe(false);
+  });
+
+  it("take latest as the run started last that listens: a resumed older run, not a newer run that ended", async ({ tmp }) => {
+    const runsDir = join(tmp, ".cadre", "runs");
+    const resumed = join(runsDir, "2026-11-29T05-00-00Z");
+    await mkdir(join(runsDir, "2026-11-29T06-00-00Z"), { recursive: true });
+    await mkdir(resumed, { recursive: true });
+    const reached: string[] = [];
+    const run = { runningTasks: ["busy"], send: (task: string) => reached.push(task), stopTask: () => {}, interrupt: async () => {} };
+    const socket = await ControlSocket.open(resumed, run);
+    try {
+      const sent = await cadre(["send", "latest", "busy", "hello"], { cwd: tmp });
+      expect([sent.exitCode, sent.stdout, sent.stderr]).toEqual([0, "cadre send: sent to busy", ""]);
+      expect(reached).toEqual(["busy"]);
+    } finally {
+      await socket.close();
+    }
   });
 });
