@@ -1,4 +1,5 @@
 // Asking a running run, through its control socket, to reach one of its tasks: what `cadre send|stop|interrupt` do.
+import { type Stats, statSync } from "node:fs";
 import { connect } from "node:net";
 import { CadreError } from "../errors.ts";
 import { type ControlReply, ControlReplySchema, type ControlRequest, controlSocketPath } from "./control-wire.ts";
@@ -43,11 +44,24 @@ export function askRun(runDir: string, request: ControlRequest): Promise<Control
 }
 
 function unreachable(runDir: string, error: NodeJS.ErrnoException): RunNotReachableError {
+  // A path that is no directory at all is a wrong argument, not a run that ended.
+  const given = kindOf(runDir);
+  if (given === undefined) return new RunNotReachableError(runDir, "there is no such directory", error);
+  if (!given.isDirectory()) return new RunNotReachableError(runDir, "it is not a directory (give the run's directory, or latest)", error);
   if (error.code === "ENOENT" || error.code === "ECONNREFUSED")
     return new RunNotReachableError(runDir, "the run has ended (nothing listens at its control socket)", error);
   if (error.code === "EACCES")
     return new RunNotReachableError(runDir, "its control socket is not yours (only the user who started the run may reach it)", error);
   return new RunNotReachableError(runDir, error.message, error);
+}
+
+/** The file at `path`, or undefined when there is none (under a file, or where it may not be looked at, alike). */
+function kindOf(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 function safeJson(text: string): unknown {
