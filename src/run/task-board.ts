@@ -194,16 +194,26 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
    * Why a wait of `waiter` on these tasks could never end, or undefined: a
    * waiting task holds its slot, so a task not ended that needs that slot
    * (the run's only one, or the only one its agent may use) cannot be running
-   * now, and would never start.
+   * now, and would never start; nor can any, once every slot of the run is
+   * held by a task that waits.
    */
   #heldBy(waiter: string, entries: readonly Entry[]): string | undefined {
     const unstarted = entries.filter((entry) => entry.result === undefined);
     if (unstarted.length === 0) return undefined;
     if (this.#concurrency === 1) return "the run runs one task at a time, and you hold it";
+    const waiters = this.#waitersWith(waiter);
+    if (this.#concurrency !== undefined && waiters.length >= this.#concurrency)
+      return `the run's ${this.#concurrency} slots are all held by tasks that wait (${waiters.join(", ")})`;
     const agent = this.#tasks.get(waiter)?.agent;
     const limit = agent === undefined ? undefined : this.#config.agents[agent]?.max_concurrency;
     const same = unstarted.find((entry) => entry.agent === agent);
     return limit === 1 && same !== undefined ? `"${same.name}" runs as your agent ${agent}, whose max_concurrency is 1, and you hold it` : undefined;
+  }
+
+  /** The tasks in a wait_tasks call now, `waiter` last: each holds its slot while it waits. */
+  #waitersWith(waiter: string): string[] {
+    const waiting = [...this.#waits].map((wait) => wait.waiter).filter((name) => name !== waiter && this.#tasks.get(name)?.result === undefined);
+    return [...new Set(waiting), waiter];
   }
 
   /**

@@ -45,6 +45,14 @@ async function tryPost(board: TaskBoard, poster: string, post: Parameters<TaskBo
   }
 }
 
+/** Waits, answering with the names waited on or the refusal's message. */
+function waitOrRefusal(board: TaskBoard, waiter: string, names: string[]): Promise<string> {
+  return board.wait(waiter, names, new AbortController().signal).then(
+    (results) => `waited: ${results.map((r) => r.name).join(", ")}`,
+    (error: Error) => error.message,
+  );
+}
+
 async function drive(
   config: ResolvedSwarmConfig,
   acts: Record<string, Act>,
@@ -160,14 +168,40 @@ describe("tasks agents post", () => {
     expect(refusal).toContain("the run runs one task at a time");
   });
 
+  it("refuses a wait that could never end: every slot of the run is held by a task that waits", async () => {
+    const config = await swarm({ concurrency: 2, defaults: { post_tasks: true }, tasks: [{ name: "lead", prompt: "plan" }] });
+    const answers: Record<string, string> = {};
+    let leadWaits = () => {};
+    const held = { a: new Promise<void>((resolve) => (leadWaits = resolve)) };
+    await drive(
+      config,
+      {
+        lead: async (board) => {
+          await board.post("lead", { name: "a", prompt: "a" });
+          const waited = waitOrRefusal(board, "lead", ["a"]);
+          leadWaits();
+          answers.lead = await waited;
+          return "lead done";
+        },
+        // lead holds one slot waiting on a, a holds the other: b would never start.
+        a: async (board) => {
+          await board.post("a", { name: "b", prompt: "b" });
+          answers.a = await waitOrRefusal(board, "a", ["b"]);
+          return "a done";
+        },
+      },
+      undefined,
+      held,
+    );
+    expect(answers).toEqual({
+      a: "waiting would never end: the run's 2 slots are all held by tasks that wait (lead, a); end your turn instead, the tasks run after it",
+      lead: "waited: a",
+    });
+  });
+
   it("refuses a wait on a task that cannot end before the waiter does: one that depends on it, or waits on it", async () => {
     const config = await swarm({ defaults: { post_tasks: true }, tasks: [{ name: "lead", prompt: "plan" }] });
     const refusals: Record<string, string> = {};
-    const refusal = (board: TaskBoard, waiter: string, names: string[]) =>
-      board.wait(waiter, names, new AbortController().signal).then(
-        (results) => `waited: ${results.map((r) => r.name).join(", ")}`,
-        (error: Error) => error.message,
-      );
     let bothWaiting = () => {};
     const aWaits = new Promise<void>((resolve) => (bothWaiting = resolve));
     const { settled } = await drive(config, {
@@ -181,19 +215,19 @@ describe("tasks agents post", () => {
       p: async (board) => {
         await board.post("p", { name: "q", prompt: "q", dependsOn: ["p"] });
         await board.post("p", { name: "r", prompt: "r", dependsOn: ["q"] });
-        refusals.p = await refusal(board, "p", ["r"]);
+        refusals.p = await waitOrRefusal(board, "p", ["r"]);
         return "p done";
       },
       // a waits on b while b asks to wait on a: the second wait would close the circle.
       a: async (board) => {
-        const waited = refusal(board, "a", ["b"]);
+        const waited = waitOrRefusal(board, "a", ["b"]);
         bothWaiting();
         refusals.a = await waited;
         return "a done";
       },
       b: async (board) => {
         await aWaits;
-        refusals.b = await refusal(board, "b", ["a"]);
+        refusals.b = await waitOrRefusal(board, "b", ["a"]);
         return "b done";
       },
     });
