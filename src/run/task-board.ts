@@ -1,6 +1,15 @@
 // The run's side of post_task, list_tasks and wait_tasks: a post checked against the run's limits becomes a task of its graph.
 import { type BoardResult, type BoardTask, type TaskBoard, type TaskPost, TaskPostRefusedError, type TaskResult } from "../orchestrator/index.ts";
-import { hasAgent, type PostedOrigin, type PostIntake, postedTask, postLimits, type ResolvedSwarmConfig, type ResolvedTask } from "../swarm/index.ts";
+import {
+  copiesMayTake,
+  hasAgent,
+  type PostedOrigin,
+  type PostIntake,
+  postedTask,
+  postLimits,
+  type ResolvedSwarmConfig,
+  type ResolvedTask,
+} from "../swarm/index.ts";
 import type { PlanEvent } from "./plan.ts";
 import type { SummaryTask } from "./record/schema.ts";
 
@@ -103,6 +112,8 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
     if (this.#closed || this.#add === undefined) refuse("POST_CLOSED", "the run is ending: no task can be posted now");
     if (!NAME.test(name)) refuse("POST_INVALID", `"${name}" is not a task name: use up to 64 letters, digits, ".", "_" and "-"`);
     if (this.#tasks.has(name)) refuse("POST_INVALID", `the run already has a task named "${name}" that was not posted; choose another name`);
+    const copies = copiesMayTake(this.#config, name);
+    if (copies !== undefined) refuse("POST_INVALID", `"${name}" is kept for the copies of the for_each task "${copies}"; choose another name`);
     const depth = (this.#tasks.get(poster)?.depth ?? 0) + 1;
     if (depth > maxDepth)
       refuse("MAX_POST_DEPTH", `refused: the run's max_post_depth (${maxDepth}) is reached: "${poster}" was itself posted ${depth - 1} deep`);

@@ -15,7 +15,7 @@ async function swarm(config: object): Promise<ResolvedSwarmConfig> {
 }
 
 /** What a worker's model does with the board while its task runs: posts, lists, waits; its answers are kept. */
-type Act = (board: TaskBoard, spec: TaskSpec) => Promise<string>;
+type Act = (board: TaskBoard, spec: TaskSpec) => Promise<string | Partial<TaskResult>>;
 
 class PostingRunner implements TaskRunner {
   readonly asked: TaskSpec[] = [];
@@ -31,8 +31,8 @@ class PostingRunner implements TaskRunner {
     const name = spec.name ?? "";
     await this.held[name];
     const act = this.acts[name] ?? this.acts["*"];
-    const text = act && spec.postTasks ? await act(this.board, spec) : `${name} done`;
-    return result(name, "succeeded", { text });
+    const made = act && spec.postTasks ? await act(this.board, spec) : `${name} done`;
+    return result(name, "succeeded", typeof made === "string" ? { text: made } : made);
   }
 }
 
@@ -134,6 +134,30 @@ describe("tasks agents post", () => {
       { name: "d", status: "succeeded", text: "d done" },
     ]);
     expect(board.list().find((task) => task.name === "d")).toMatchObject({ status: "succeeded", postedBy: "lead", result: "d done" });
+  });
+
+  it("refuses a name the copies of a for_each over a result may take, so that a post cannot fail that task", async () => {
+    const config = await swarm({
+      tasks: [
+        { name: "lead", prompt: "plan", post_tasks: true, output_schema: { type: "object", properties: { files: { type: "array" } } } },
+        { name: "fix", depends_on: ["lead"], for_each: "{{results.lead.structured.files}}", prompt: "fix {{item}}" },
+      ],
+    });
+    const answers: string[] = [];
+    const { settled } = await drive(config, {
+      lead: async (board) => {
+        answers.push(await tryPost(board, "lead", { name: "fix-0", prompt: "fix the first myself" }));
+        answers.push(await tryPost(board, "lead", { name: "fixes", prompt: "a name of its own" }));
+        return { text: "posted", structuredOutput: { files: ["a.ts", "b.ts"] } };
+      },
+    });
+    expect(answers).toEqual(["POST_INVALID", "fixes"]);
+    expect(settled.filter((e) => e.task.name.startsWith("fix")).map((e) => [e.task.name, e.result.status])).toEqual([
+      ["fixes", "succeeded"],
+      ["fix-0", "succeeded"],
+      ["fix-1", "succeeded"],
+      ["fix", "succeeded"],
+    ]);
   });
 
   it("posts again, as the run starts, what an earlier attempt's record kept", async () => {
