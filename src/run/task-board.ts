@@ -112,7 +112,8 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
     if (this.#closed || this.#add === undefined) refuse("POST_CLOSED", "the run is ending: no task can be posted now");
     if (!NAME.test(name)) refuse("POST_INVALID", `"${name}" is not a task name: use up to 64 letters, digits, ".", "_" and "-"`);
     if (this.#tasks.has(name)) refuse("POST_INVALID", `the run already has a task named "${name}" that was not posted; choose another name`);
-    const copies = copiesMayTake(this.#config, name);
+    // A name the model chose; one the board made for an unnamed post is the board's, whatever it looks like.
+    const copies = post.name === undefined ? undefined : copiesMayTake(this.#config, name);
     if (copies !== undefined) refuse("POST_INVALID", `"${name}" is kept for the copies of the for_each task "${copies}"; choose another name`);
     const depth = (this.#tasks.get(poster)?.depth ?? 0) + 1;
     if (depth > maxDepth)

@@ -30,9 +30,13 @@ export function hasAgent(config: ResolvedSwarmConfig, agent: string): boolean {
   return Object.hasOwn(config.agents, agent);
 }
 
-/** The for_each over a result whose copies, named as its items say once its list is known, may take `name`; or undefined. */
+/**
+ * The for_each over a result whose copies, named as its items say once its list is known, may take `name`; or
+ * undefined. A copy name of placeholders alone ("{{item}}") may be any name, and so keeps none.
+ */
 export function copiesMayTake(config: ResolvedSwarmConfig, name: string): string | undefined {
-  return config.tasks.find((task) => task.map !== undefined && patternOf(task.map.copy_name).test(name))?.name;
+  const keeps = (template: string) => template.replaceAll(/\{\{[^{}]*\}\}/g, "") !== "" && patternOf(template).test(name);
+  return config.tasks.find((task) => task.map !== undefined && keeps(task.map.copy_name))?.name;
 }
 
 /**

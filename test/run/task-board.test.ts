@@ -140,7 +140,9 @@ describe("tasks agents post", () => {
     const config = await swarm({
       tasks: [
         { name: "lead", prompt: "plan", post_tasks: true, output_schema: { type: "object", properties: { files: { type: "array" } } } },
-        { name: "fix", depends_on: ["lead"], for_each: "{{results.lead.structured.files}}", prompt: "fix {{item}}" },
+        { name: "fix", depends_on: ["lead"], for_each: "{{results.lead.structured.files}}", prompt: "fix {{item}}", post_tasks: true },
+        // Named by its item alone: its copies may take any name, which reserves none.
+        { name: "{{item}}", depends_on: ["lead"], for_each: "{{results.lead.structured.files}}", prompt: "check {{item}}" },
       ],
     });
     const answers: string[] = [];
@@ -150,14 +152,14 @@ describe("tasks agents post", () => {
         answers.push(await tryPost(board, "lead", { name: "fixes", prompt: "a name of its own" }));
         return { text: "posted", structuredOutput: { files: ["a.ts", "b.ts"] } };
       },
+      // A copy's unnamed post is named after it: that name is the run's own choice, not one kept for the copies.
+      "*": async (board, spec) => (spec.name === "fix-0" ? tryPost(board, spec.name, { prompt: "a part of a.ts" }) : "ok"),
     });
     expect(answers).toEqual(["POST_INVALID", "fixes"]);
-    expect(settled.filter((e) => e.task.name.startsWith("fix")).map((e) => [e.task.name, e.result.status])).toEqual([
-      ["fixes", "succeeded"],
-      ["fix-0", "succeeded"],
-      ["fix-1", "succeeded"],
-      ["fix", "succeeded"],
-    ]);
+    const byName = new Map(settled.map((e) => [e.task.name, e.result]));
+    expect(byName.get("fix-0")?.text).toBe("fix-0.2");
+    const names = ["fixes", "fix-0", "fix-1", "fix-0.2", "fix", "a.ts", "b.ts", "{{item}}"];
+    expect(names.map((name) => byName.get(name)?.status)).toEqual(names.map(() => "succeeded"));
   });
 
   it("posts again, as the run starts, what an earlier attempt's record kept", async () => {
