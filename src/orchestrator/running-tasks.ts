@@ -65,7 +65,11 @@ export class RunningTasks {
   /** Ends the task's current turn, as Escape does; the task ends as interrupted, its session kept. */
   async interrupt(name: string, origin: SteerOrigin = {}): Promise<void> {
     const task = this.#find(name);
-    await this.#worker(task).interrupt();
+    const worker = this.#worker(task);
+    // The CLI acknowledges an interrupt with no turn to end: the user would be told of one that did nothing.
+    if (!worker.turnReachable)
+      throw new TaskNotRunningError(name, this.names, "has no turn to interrupt now: its prompt has not gone yet, or its answer is in");
+    await worker.interrupt();
     this.#told(task.info, "interrupt", origin);
   }
 
