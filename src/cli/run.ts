@@ -98,7 +98,6 @@ interface Watched {
 async function watchRun({ options, prepared, run, state, view, telemetry, dashboard }: Watched): Promise<number> {
   const stopOf = (signal: StopSignal | undefined): RunStop | undefined =>
     signal === undefined ? undefined : { reason: signal, exitCode: SIGNAL_EXIT_CODES[signal] };
-  let control: ControlSocket | undefined;
   const stopping = stopOnSignals("the run", {
     onStop: () => {
       state.interrupted = true;
@@ -107,7 +106,6 @@ async function watchRun({ options, prepared, run, state, view, telemetry, dashbo
     // The reaper kills each worker with its tools, also once this process has exited.
     onKill: () => {
       view.stop();
-      control?.closeNow();
       const { summary, path, error } = run.kill(stopOf(stopping.received) ?? { reason: "killed", exitCode: 130 });
       process.stderr.write(`cadre run: killed; ${error ? printable(error.message) : `${path} lists what finished`}\n`);
       // The workers are dead already; the spans get a moment to leave (stopOnSignals bounds it).
@@ -115,7 +113,7 @@ async function watchRun({ options, prepared, run, state, view, telemetry, dashbo
     },
   });
   for (const line of startLines(options, prepared, run)) view.notice(`cadre run: ${line}`);
-  control = await openControlSocket(run, prepared.outDir, view);
+  const control = await openControlSocket(run, prepared.outDir, view);
   try {
     for await (const event of run.events(stopping.signal)) {
       const notice = noticeOf(event);
