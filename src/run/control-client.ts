@@ -43,6 +43,20 @@ export function askRun(runDir: string, request: ControlRequest): Promise<Control
   });
 }
 
+/** Whether a run listens at the control socket of `runDir` now: one still going, not a socket a killed run left. */
+export function runListens(runDir: string): Promise<boolean> {
+  const path = controlSocketPath(runDir);
+  if (path === undefined) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
 function unreachable(runDir: string, error: NodeJS.ErrnoException): RunNotReachableError {
   // A path that is no directory at all is a wrong argument, not a run that ended.
   const given = kindOf(runDir);

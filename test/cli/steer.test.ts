@@ -81,4 +81,22 @@ describe("cadre send, stop and interrupt", () => {
       await socket.close();
     }
   });
+
+  it("keep a second cadre run --resume of a run still going from taking over its directory and socket", { timeout: 120_000 }, async ({ tmp }) => {
+    await writeFile(join(tmp, "swarm.yaml"), steeringSwarm(tmp, { steerSeconds: 60, dependent: false }));
+    const running = cadre(["run", "swarm.yaml", "--rehearse"], { cwd: tmp, timeout: 90_000 });
+    await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
+    const runsDir = join(tmp, ".cadre", "runs");
+    const runDir = join(runsDir, (await readdir(runsDir))[0]!);
+    const second = await cadre(["run", "swarm.yaml", "--rehearse", "--resume"], { cwd: tmp, timeout: 60_000 });
+    expect([second.exitCode, second.stderr]).toEqual([
+      2,
+      `cadre run: cannot resume ${runDir}: its run is still going (its control socket answers); stop it first`,
+    ]);
+    // The first run still answers at its socket.
+    const stopped = await cadre(["stop", "latest", "stop-me"], { cwd: tmp });
+    expect([stopped.exitCode, stopped.stdout]).toEqual([0, "cadre stop: stopped stop-me"]);
+    running.kill("SIGINT");
+    await running;
+  });
 });
