@@ -1,7 +1,7 @@
 // `cadre send | stop | interrupt`: reach one task of a running `cadre run` from another terminal, through the run's control socket.
-import { type Dirent, readdirSync } from "node:fs";
+import { type Dirent, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { askRun, type ControlRequest, RunNotReachableError } from "../run/index.ts";
+import { askRun, type ControlRequest, controlSocketPath, RunNotReachableError } from "../run/index.ts";
 import { parseFlags } from "./flags.ts";
 import { RUNS_DIR } from "./run/prepare.ts";
 
@@ -32,8 +32,8 @@ function help(action: Action): string {
 
 ${WHAT[action]}
 
-<run-dir> is the run's directory (its summary.json is there); latest is the newest
-under ${RUNS_DIR}. The run is reached through the Unix socket in <run-dir>/control/,
+<run-dir> is the run's directory (its summary.json is there); latest is the run
+started last under ${RUNS_DIR} (a resumed run included). The run is reached through the Unix socket in <run-dir>/control/,
 which only the user who started the run can use. A task is named as in the run's
 view: a swarm task's name, or a workflow script's agent() row.
 
@@ -77,7 +77,11 @@ export async function steerCommand(action: Action, args: string[]): Promise<numb
 
 const DONE: Record<Action, string> = { send: "sent to", stop: "stopped", interrupt: "interrupted" };
 
-/** The newest run directory under .cadre/runs: run directories are named by their start time. */
+/**
+ * The run started last under .cadre/runs: of the directories with a control socket (their runs listen, or were
+ * killed), the one whose socket was made last, so that a resumed older run is found beside newer runs that ended;
+ * else the newest directory (they are named by their start time), whose run has ended.
+ */
 function latestRunDir(): string | undefined {
   const runs = resolve(RUNS_DIR);
   let entries: Dirent[];
@@ -86,12 +90,21 @@ function latestRunDir(): string | undefined {
   } catch {
     return undefined;
   }
-  const newest = entries
+  const dirs = entries
     .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name)
-    .sort()
-    .at(-1);
-  return newest === undefined ? undefined : join(runs, newest);
+    .map((entry) => join(runs, entry.name))
+    .sort();
+  const listening = dirs
+    .map((dir) => ({ dir, madeAt: socketMadeAt(dir) }))
+    .filter((run): run is { dir: string; madeAt: number } => run.madeAt !== undefined)
+    .sort((a, b) => a.madeAt - b.madeAt);
+  return listening.at(-1)?.dir ?? dirs.at(-1);
+}
+
+/** When the socket of the run in `dir` was made, or undefined when it has none (or none cadre could reach). */
+function socketMadeAt(dir: string): number | undefined {
+  const path = controlSocketPath(dir);
+  return path === undefined ? undefined : statSync(path, { throwIfNoEntry: false })?.mtimeMs;
 }
 
 function refuse(action: Action, problem: string): number {

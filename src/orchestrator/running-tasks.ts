@@ -106,8 +106,12 @@ export class RunningTasks {
   /** Ends the task's current turn, as Escape does; the task ends as interrupted, its session kept. */
   async interrupt(name: string, origin: SteerOrigin = {}): Promise<void> {
     const task = this.#find(name, "so it has no turn to interrupt");
+    const worker = this.#worker(task);
+    // The CLI acknowledges an interrupt with no turn to end: the user would be told of one that did nothing.
+    if (!worker.turnReachable)
+      throw new TaskNotRunningError(name, this.names, "has no turn to interrupt now: its prompt has not gone yet, or its answer is in");
     const step = task.step();
-    await this.#worker(task).interrupt();
+    await worker.interrupt();
     this.#listener.told(task.info, { action: "interrupt", origin, step });
   }
 

@@ -2,6 +2,7 @@
 import { chmodSync, mkdirSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { dirname, join } from "node:path";
+import process from "node:process";
 import { CadreError } from "../errors.ts";
 import type { SteerOrigin } from "../orchestrator/index.ts";
 import { CONTROL_DIR, type ControlReply, type ControlRequest, ControlRequestSchema, controlSocketPath, MAX_REQUEST_BYTES } from "./control-wire.ts";
@@ -68,13 +69,24 @@ export class ControlSocket {
       server.listen(path, resolve);
     });
     chmodSync(path, 0o600);
+    process.once("exit", socket.#removeAtExit);
     return socket;
   }
 
   /** Stops listening, ends the connections still open, and removes the socket and its folder. */
   async close(): Promise<void> {
+    process.off("exit", this.#removeAtExit);
+    const closed = new Promise<void>((resolve) => this.#server.once("close", () => resolve()));
+    this.#remove();
+    await closed;
+  }
+
+  /** A process that exits without close() (a second signal, a stray error) leaves no socket for a later `cadre send`. */
+  readonly #removeAtExit = () => this.#remove();
+
+  #remove(): void {
     for (const connection of this.#sockets) connection.destroy();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#server.close();
     // The socket's folder is cadre's alone: the run directory is left as a run without a socket leaves it.
     rmSync(dirname(this.path), { recursive: true, force: true });
   }

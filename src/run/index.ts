@@ -1,9 +1,9 @@
 /** Running a plan end to end (a swarm file's graph, a workflow script), without a terminal: the engine, resume, the record. */
 
 export { activityOf, backgroundLine, planWindowLine, resultLine, worktreeLine } from "./activity.ts";
-export { askRun, RunNotReachableError } from "./control-client.ts";
+export { askRun, RunNotReachableError, runListens } from "./control-client.ts";
 export { ControlSocket, ControlSocketError, type SteerableRun } from "./control-socket.ts";
-export type { ControlReply, ControlRequest } from "./control-wire.ts";
+export { type ControlReply, type ControlRequest, controlSocketPath } from "./control-wire.ts";
 export type { EngineOptions, RunEngine } from "./engine.ts";
 export type { PlanContext, PlanEvent, RunPlan, WorkflowRunEvent } from "./plan.ts";
 export { backgroundTaskFromRecord, type SummaryBackgroundTask } from "./record/background-record.ts";

@@ -1,6 +1,15 @@
 // The run's side of post_task, list_tasks and wait_tasks: a post checked against the run's limits becomes a task of its graph.
 import { type BoardResult, type BoardTask, type TaskBoard, type TaskPost, TaskPostRefusedError, type TaskResult } from "../orchestrator/index.ts";
-import { hasAgent, type PostedOrigin, type PostIntake, postedTask, postLimits, type ResolvedSwarmConfig, type ResolvedTask } from "../swarm/index.ts";
+import {
+  copiesMayTake,
+  hasAgent,
+  type PostedOrigin,
+  type PostIntake,
+  postedTask,
+  postLimits,
+  type ResolvedSwarmConfig,
+  type ResolvedTask,
+} from "../swarm/index.ts";
 import type { PlanEvent } from "./plan.ts";
 import type { SummaryTask } from "./record/schema.ts";
 
@@ -16,6 +25,8 @@ interface Entry {
   postedBy: string | undefined;
   /** 0 for the plan's own tasks; a posted task is one deeper than its poster. */
   depth: number;
+  /** The tasks it starts after. */
+  dependsOn: readonly string[];
   /** The agent whose budget its work counts to: its own, else (posted) its poster's. */
   budgetAgent: string | undefined;
   status: BoardTask["status"];
@@ -52,6 +63,8 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
   /** Posts an earlier attempt recorded: posted again as the run starts. */
   readonly #earlier: readonly EarlierPost[];
   readonly #changed = new Set<() => void>();
+  /** The wait_tasks calls under way: who waits, on what. */
+  readonly #waits = new Set<{ waiter: string; names: readonly string[] }>();
   #add: ((task: ResolvedTask) => boolean) | undefined;
   #closed = false;
   /** The run's concurrency when it is a number (--concurrency, else the file's); undefined when cadre chooses it. */
@@ -62,7 +75,7 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
     this.#concurrency = concurrency;
     this.#limits = postLimits(config);
     this.#earlier = earlier.filter((row) => row.posted_by !== undefined && row.prompt !== undefined);
-    for (const task of config.tasks) this.#track(task.name, task.agent, undefined, 0);
+    for (const task of config.tasks) this.#track(task.name, task.agent, undefined, 0, task.depends_on);
   }
 
   open(add: (task: ResolvedTask) => boolean): void {
@@ -99,6 +112,9 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
     if (this.#closed || this.#add === undefined) refuse("POST_CLOSED", "the run is ending: no task can be posted now");
     if (!NAME.test(name)) refuse("POST_INVALID", `"${name}" is not a task name: use up to 64 letters, digits, ".", "_" and "-"`);
     if (this.#tasks.has(name)) refuse("POST_INVALID", `the run already has a task named "${name}" that was not posted; choose another name`);
+    // A name the model chose; one the board made for an unnamed post is the board's, whatever it looks like.
+    const copies = post.name === undefined ? undefined : copiesMayTake(this.#config, name);
+    if (copies !== undefined) refuse("POST_INVALID", `"${name}" is kept for the copies of the for_each task "${copies}"; choose another name`);
     const depth = (this.#tasks.get(poster)?.depth ?? 0) + 1;
     if (depth > maxDepth)
       refuse("MAX_POST_DEPTH", `refused: the run's max_post_depth (${maxDepth}) is reached: "${poster}" was itself posted ${depth - 1} deep`);
@@ -122,7 +138,7 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
 
   /** Puts a posted task into the graph and follows it; its post resolves once the record has it. */
   #join(task: ResolvedTask): Entry {
-    const entry = this.#track(task.name, task.agent, task.posted?.by, task.posted?.depth ?? 1);
+    const entry = this.#track(task.name, task.agent, task.posted?.by, task.posted?.depth ?? 1, task.depends_on);
     let markJournaled = () => {};
     entry.journaled = new Promise<void>((resolve) => {
       markJournaled = resolve;
@@ -137,9 +153,9 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
     return entry;
   }
 
-  #track(name: string, agent: string | undefined, postedBy: string | undefined, depth: number): Entry {
+  #track(name: string, agent: string | undefined, postedBy: string | undefined, depth: number, dependsOn: readonly string[] = []): Entry {
     const budgetAgent = agent ?? (postedBy === undefined ? undefined : this.#tasks.get(postedBy)?.budgetAgent);
-    const entry: Entry = { name, agent, postedBy, depth, budgetAgent, status: "pending" };
+    const entry: Entry = { name, agent, postedBy, depth, dependsOn, budgetAgent, status: "pending" };
     this.#tasks.set(name, entry);
     return entry;
   }
@@ -162,8 +178,10 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
     if (circular.length > 0)
       refuse("POST_INVALID", `you cannot wait on ${circular.join(", ")}: it is you, or it posted you and may be waiting on you`);
     const entries = names.map((name) => this.#tasks.get(name)!);
-    const blocked = this.#heldBy(waiter, entries);
+    const blocked = this.#heldBy(waiter, entries) ?? this.#waitsFor(waiter, names);
     if (blocked !== undefined) refuse("POST_INVALID", `waiting would never end: ${blocked}; end your turn instead, the tasks run after it`);
+    const wait = { waiter, names };
+    this.#waits.add(wait);
     await new Promise<void>((resolve, reject) => {
       const check = () => {
         if (signal.aborted) reject(signal.reason);
@@ -175,7 +193,7 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
       this.#changed.add(check);
       signal.addEventListener("abort", check, { once: true });
       check();
-    });
+    }).finally(() => this.#waits.delete(wait));
     return entries.map(({ name, result }) => ({
       name,
       status: result!.status,
@@ -188,16 +206,56 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
    * Why a wait of `waiter` on these tasks could never end, or undefined: a
    * waiting task holds its slot, so a task not ended that needs that slot
    * (the run's only one, or the only one its agent may use) cannot be running
-   * now, and would never start.
+   * now, and would never start; nor can any, once every slot of the run is
+   * held by a task that waits.
    */
   #heldBy(waiter: string, entries: readonly Entry[]): string | undefined {
     const unstarted = entries.filter((entry) => entry.result === undefined);
     if (unstarted.length === 0) return undefined;
     if (this.#concurrency === 1) return "the run runs one task at a time, and you hold it";
+    const waiters = this.#waitersWith(waiter);
+    if (this.#concurrency !== undefined && waiters.length >= this.#concurrency)
+      return `the run's ${this.#concurrency} slots are all held by tasks that wait (${waiters.join(", ")})`;
     const agent = this.#tasks.get(waiter)?.agent;
     const limit = agent === undefined ? undefined : this.#config.agents[agent]?.max_concurrency;
     const same = unstarted.find((entry) => entry.agent === agent);
     return limit === 1 && same !== undefined ? `"${same.name}" runs as your agent ${agent}, whose max_concurrency is 1, and you hold it` : undefined;
+  }
+
+  /** The tasks in a wait_tasks call now, `waiter` last: each holds its slot while it waits. */
+  #waitersWith(waiter: string): string[] {
+    const waiting = [...this.#waits].map((wait) => wait.waiter).filter((name) => name !== waiter && this.#tasks.get(name)?.result === undefined);
+    return [...new Set(waiting), waiter];
+  }
+
+  /**
+   * Why one of `names` cannot end before `waiter` does, or undefined: a task
+   * not ended that starts after the waiter, or waits on it in wait_tasks,
+   * directly or through other tasks (a circle of waits that nothing breaks).
+   */
+  #waitsFor(waiter: string, names: readonly string[]): string | undefined {
+    // Each task reached, with the one that reached it: the chain of waits back to a name.
+    const reachedFrom = new Map<string, string | undefined>(names.map((name) => [name, undefined]));
+    for (const [name] of reachedFrom) {
+      if (this.#tasks.get(name)?.result !== undefined) continue;
+      if (name === waiter) return this.#circle(reachedFrom, name);
+      for (const next of this.#awaitedBy(name)) if (!reachedFrom.has(next)) reachedFrom.set(next, name);
+    }
+    return undefined;
+  }
+
+  /** What `name` waits for before it can end: the tasks it depends on, and those its wait_tasks calls wait on. */
+  #awaitedBy(name: string): string[] {
+    const waited = [...this.#waits].filter((wait) => wait.waiter === name).flatMap((wait) => wait.names);
+    return [...(this.#tasks.get(name)?.dependsOn ?? []), ...waited];
+  }
+
+  /** `"a" cannot end before you do (a waits for b, b waits for you)`, from the chain that reached the waiter. */
+  #circle(reachedFrom: ReadonlyMap<string, string | undefined>, waiter: string): string {
+    const chain = [waiter];
+    for (let by = reachedFrom.get(waiter); by !== undefined; by = reachedFrom.get(by)) chain.unshift(by);
+    const steps = chain.slice(1).map((name, k) => `${chain[k]} waits for ${name}`);
+    return `"${chain[0]}" cannot end before you do (${steps.join(", ")})`;
   }
 
   /** The tasks that posted `name`, directly or not. */

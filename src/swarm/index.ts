@@ -10,7 +10,7 @@ export type { TaskFingerprint } from "./fingerprint.ts";
 export { olderSettingsHash } from "./fingerprint.ts";
 export { findRepository, type RepositoryCheck } from "./git.ts";
 export type { LoopEndedEvent } from "./loop.ts";
-export { hasAgent, type PostedTaskInput, postedTask, postLimits } from "./posted.ts";
+export { copiesMayTake, hasAgent, type PostedTaskInput, postedTask, postLimits } from "./posted.ts";
 export { missingScripts } from "./rehearsal.ts";
 export type { AddedTask, CarryDecision, PostIntake, RunSwarmOptions, SwarmEvent, TaskSettledEvent } from "./runner.ts";
 export { INTERRUPTED, newRunId, runSwarm, skippedOnPurpose, unrunResult } from "./runner.ts";

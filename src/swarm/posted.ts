@@ -1,4 +1,6 @@
 // A task an agent posted, as a task of the swarm's graph: the config's defaults and the named agent, worktree included, nothing more.
+
+import { patternOf } from "../rehearsal/index.ts";
 import {
   DEFAULT_MAX_POST_DEPTH,
   DEFAULT_MAX_POSTED_TASKS,
@@ -26,6 +28,15 @@ export function postLimits(config: ResolvedSwarmConfig): { maxPosted: number; ma
 /** Whether the config's agent of this name exists (its own key: a posted name is a model's text). */
 export function hasAgent(config: ResolvedSwarmConfig, agent: string): boolean {
   return Object.hasOwn(config.agents, agent);
+}
+
+/**
+ * The for_each over a result whose copies, named as its items say once its list is known, may take `name`; or
+ * undefined. A copy name of placeholders alone ("{{item}}") may be any name, and so keeps none.
+ */
+export function copiesMayTake(config: ResolvedSwarmConfig, name: string): string | undefined {
+  const keeps = (template: string) => template.replaceAll(/\{\{[^{}]*\}\}/g, "") !== "" && patternOf(template).test(name);
+  return config.tasks.find((task) => task.map !== undefined && keeps(task.map.copy_name))?.name;
 }
 
 /**

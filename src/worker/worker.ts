@@ -293,6 +293,12 @@ export class Worker {
     return result;
   }
 
+  /** Whether a turn runs that a message or an interrupt can still reach: not before its prompt, nor once its last answer is in. */
+  get turnReachable(): boolean {
+    const turn = this.#turns[0];
+    return turn !== undefined && !this.#failure && !this.#closing && !this.#endingTurn(turn);
+  }
+
   /**
    * Writes a message into the running turn: the CLI takes it at the turn's next step
    * ("The user sent a new message while you were working: …") and the turn ends with
@@ -301,8 +307,7 @@ export class Worker {
    * Returns the id it was written with, which the CLI's command_lifecycle messages name.
    */
   steer(text: string): string {
-    const turn = this.#turns[0];
-    if (turn === undefined || this.#failure || this.#closing || this.#endingTurn(turn)) throw new NoTurnRunningError();
+    if (!this.turnReachable) throw new NoTurnRunningError();
     // Named, so that the turn is not done until the CLI has completed this message (see #sessionDone).
     const uuid = randomUUID();
     this.#steering.add(uuid);

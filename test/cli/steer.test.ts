@@ -1,9 +1,10 @@
 // `cadre send | stop | interrupt` from another process reach one task of a running `cadre run` through its owner-only
 // socket, on the real claude CLI against the rehearsal server; and say in one line when the run has ended.
 import { existsSync, statSync } from "node:fs";
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { ControlSocket } from "../../src/run/index.ts";
 import { cadre, readSummary } from "../support/cli.ts";
 import { it } from "../support/fixtures.ts";
 import { bothAgentsBusy, oneSlotSwarm, releaseSlot, releaseSteerMe, slotTaken, steeringSwarm } from "../support/steering.ts";
@@ -93,5 +94,61 @@ describe("cadre send, stop and interrupt", () => {
       ["b", "succeeded"],
       ["after", "succeeded"],
     ]);
+  });
+
+  it("leave no socket behind when a second signal kills the run", { timeout: 120_000 }, async ({ tmp }) => {
+    await writeFile(join(tmp, "swarm.yaml"), steeringSwarm(tmp, { dependent: false }));
+    const running = cadre(["run", "swarm.yaml", "--rehearse"], { cwd: tmp, timeout: 90_000 });
+    await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
+    const runsDir = join(tmp, ".cadre", "runs");
+    const runDir = join(runsDir, (await readdir(runsDir))[0]!);
+    expect(existsSync(join(runDir, "control", "run.sock"))).toBe(true);
+    running.kill("SIGINT");
+    running.kill("SIGINT");
+    const run = await running;
+    expect([run.exitCode, run.stderr]).toEqual([130, expect.stringContaining("cadre run: killed;")]);
+    expect(existsSync(join(runDir, "control"))).toBe(false);
+  });
+
+  it("take latest as the run started last that listens: a resumed older run, not a newer run that ended", async ({ tmp }) => {
+    const runsDir = join(tmp, ".cadre", "runs");
+    const resumed = join(runsDir, "2026-11-29T05-00-00Z");
+    await mkdir(join(runsDir, "2026-11-29T06-00-00Z"), { recursive: true });
+    await mkdir(resumed, { recursive: true });
+    const reached: string[] = [];
+    const run = {
+      runningTasks: ["busy"],
+      send: async (task: string) => {
+        reached.push(task);
+      },
+      stopTask: async () => {},
+      interrupt: async () => {},
+    };
+    const socket = await ControlSocket.open(resumed, run);
+    try {
+      const sent = await cadre(["send", "latest", "busy", "hello"], { cwd: tmp });
+      expect([sent.exitCode, sent.stdout, sent.stderr]).toEqual([0, "cadre send: sent to busy", ""]);
+      expect(reached).toEqual(["busy"]);
+    } finally {
+      await socket.close();
+    }
+  });
+
+  it("keep a second cadre run --resume of a run still going from taking over its directory and socket", { timeout: 120_000 }, async ({ tmp }) => {
+    await writeFile(join(tmp, "swarm.yaml"), steeringSwarm(tmp, { dependent: false }));
+    const running = cadre(["run", "swarm.yaml", "--rehearse"], { cwd: tmp, timeout: 90_000 });
+    await expect.poll(() => bothAgentsBusy(tmp), { timeout: 60_000 }).toBe(true);
+    const runsDir = join(tmp, ".cadre", "runs");
+    const runDir = join(runsDir, (await readdir(runsDir))[0]!);
+    const second = await cadre(["run", "swarm.yaml", "--rehearse", "--resume"], { cwd: tmp, timeout: 60_000 });
+    expect([second.exitCode, second.stderr]).toEqual([
+      2,
+      `cadre run: cannot resume ${runDir}: its run is still going (its control socket answers); stop it first`,
+    ]);
+    // The first run still answers at its socket.
+    const stopped = await cadre(["stop", "latest", "stop-me"], { cwd: tmp });
+    expect([stopped.exitCode, stopped.stdout]).toEqual([0, "cadre stop: stopped stop-me"]);
+    running.kill("SIGINT");
+    await running;
   });
 });

@@ -1,5 +1,6 @@
 // A run's control socket in memory: what it passes to the run (data only, checked at the edge), what it refuses, and its permissions.
 import { statSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
@@ -66,6 +67,32 @@ describe("a run's control socket", () => {
       await socket.close();
     }
     await expect(askRun(tmp, { action: "stop", task: "busy" })).rejects.toThrow(RunNotReachableError);
+  });
+
+  it("tells a request in flight that the run ended before it answered", async ({ tmp }) => {
+    const run = fakeRun();
+    let reached = () => {};
+    const interrupting = new Promise<void>((resolve) => (reached = resolve));
+    // An interrupt the CLI has not answered yet when the run ends.
+    run.interrupt = () => {
+      reached();
+      return new Promise<void>(() => {});
+    };
+    const socket = await ControlSocket.open(tmp, run);
+    const asked = askRun(tmp, { action: "interrupt", task: "busy" });
+    await interrupting;
+    await socket.close();
+    await expect(asked).rejects.toThrow(`cannot reach the run in ${tmp}: the run ended before it answered`);
+  });
+
+  it("says when the run directory given is no directory, rather than that its run has ended", async ({ tmp }) => {
+    const file = join(tmp, "swarm.yaml");
+    await writeFile(file, "name: x\n");
+    const ask = (dir: string) => askRun(dir, { action: "stop", task: "busy" }).catch((error: Error) => error.message);
+    expect(await ask(join(tmp, "nope"))).toBe(`cannot reach the run in ${join(tmp, "nope")}: there is no such directory`);
+    expect(await ask(join(file, "run"))).toBe(`cannot reach the run in ${join(file, "run")}: there is no such directory`);
+    expect(await ask(file)).toBe(`cannot reach the run in ${file}: it is not a directory (give the run's directory, or latest)`);
+    expect(await ask(tmp)).toBe(`cannot reach the run in ${tmp}: the run has ended (nothing listens at its control socket)`);
   });
 
   it("is refused, with why, for a run directory too deep for a socket's path", async ({ tmp }) => {

@@ -15,7 +15,7 @@ async function swarm(config: object): Promise<ResolvedSwarmConfig> {
 }
 
 /** What a worker's model does with the board while its task runs: posts, lists, waits; its answers are kept. */
-type Act = (board: TaskBoard, spec: TaskSpec) => Promise<string>;
+type Act = (board: TaskBoard, spec: TaskSpec) => Promise<string | Partial<TaskResult>>;
 
 class PostingRunner implements TaskRunner {
   readonly asked: TaskSpec[] = [];
@@ -31,8 +31,8 @@ class PostingRunner implements TaskRunner {
     const name = spec.name ?? "";
     await this.held[name];
     const act = this.acts[name] ?? this.acts["*"];
-    const text = act && spec.postTasks ? await act(this.board, spec) : `${name} done`;
-    return result(name, "succeeded", { text });
+    const made = act && spec.postTasks ? await act(this.board, spec) : `${name} done`;
+    return result(name, "succeeded", typeof made === "string" ? { text: made } : made);
   }
 }
 
@@ -43,6 +43,14 @@ async function tryPost(board: TaskBoard, poster: string, post: Parameters<TaskBo
   } catch (error) {
     return (error as { code: string }).code;
   }
+}
+
+/** Waits, answering with the names waited on or the refusal's message. */
+function waitOrRefusal(board: TaskBoard, waiter: string, names: string[]): Promise<string> {
+  return board.wait(waiter, names, new AbortController().signal).then(
+    (results) => `waited: ${results.map((r) => r.name).join(", ")}`,
+    (error: Error) => error.message,
+  );
 }
 
 async function drive(
@@ -128,6 +136,32 @@ describe("tasks agents post", () => {
     expect(board.list().find((task) => task.name === "d")).toMatchObject({ status: "succeeded", postedBy: "lead", result: "d done" });
   });
 
+  it("refuses a name the copies of a for_each over a result may take, so that a post cannot fail that task", async () => {
+    const config = await swarm({
+      tasks: [
+        { name: "lead", prompt: "plan", post_tasks: true, output_schema: { type: "object", properties: { files: { type: "array" } } } },
+        { name: "fix", depends_on: ["lead"], for_each: "{{results.lead.structured.files}}", prompt: "fix {{item}}", post_tasks: true },
+        // Named by its item alone: its copies may take any name, which reserves none.
+        { name: "{{item}}", depends_on: ["lead"], for_each: "{{results.lead.structured.files}}", prompt: "check {{item}}" },
+      ],
+    });
+    const answers: string[] = [];
+    const { settled } = await drive(config, {
+      lead: async (board) => {
+        answers.push(await tryPost(board, "lead", { name: "fix-0", prompt: "fix the first myself" }));
+        answers.push(await tryPost(board, "lead", { name: "fixes", prompt: "a name of its own" }));
+        return { text: "posted", structuredOutput: { files: ["a.ts", "b.ts"] } };
+      },
+      // A copy's unnamed post is named after it: that name is the run's own choice, not one kept for the copies.
+      "*": async (board, spec) => (spec.name === "fix-0" ? tryPost(board, spec.name, { prompt: "a part of a.ts" }) : "ok"),
+    });
+    expect(answers).toEqual(["POST_INVALID", "fixes"]);
+    const byName = new Map(settled.map((e) => [e.task.name, e.result]));
+    expect(byName.get("fix-0")?.text).toBe("fix-0.2");
+    const names = ["fixes", "fix-0", "fix-1", "fix-0.2", "fix", "a.ts", "b.ts", "{{item}}"];
+    expect(names.map((name) => byName.get(name)?.status)).toEqual(names.map(() => "succeeded"));
+  });
+
   it("posts again, as the run starts, what an earlier attempt's record kept", async () => {
     const config = await swarm({ tasks: [{ name: "lead", prompt: "plan", post_tasks: true }] });
     const row = { name: "fix-1", agent: null, depends_on: [], posted_by: "lead", post_depth: 1, prompt: "fix module 1" };
@@ -158,6 +192,77 @@ describe("tasks agents post", () => {
     };
     await drive(config, { lead }, undefined, held);
     expect(refusal).toContain("the run runs one task at a time");
+  });
+
+  it("refuses a wait that could never end: every slot of the run is held by a task that waits", async () => {
+    const config = await swarm({ concurrency: 2, defaults: { post_tasks: true }, tasks: [{ name: "lead", prompt: "plan" }] });
+    const answers: Record<string, string> = {};
+    let leadWaits = () => {};
+    const held = { a: new Promise<void>((resolve) => (leadWaits = resolve)) };
+    await drive(
+      config,
+      {
+        lead: async (board) => {
+          await board.post("lead", { name: "a", prompt: "a" });
+          const waited = waitOrRefusal(board, "lead", ["a"]);
+          leadWaits();
+          answers.lead = await waited;
+          return "lead done";
+        },
+        // lead holds one slot waiting on a, a holds the other: b would never start.
+        a: async (board) => {
+          await board.post("a", { name: "b", prompt: "b" });
+          answers.a = await waitOrRefusal(board, "a", ["b"]);
+          return "a done";
+        },
+      },
+      undefined,
+      held,
+    );
+    expect(answers).toEqual({
+      a: "waiting would never end: the run's 2 slots are all held by tasks that wait (lead, a); end your turn instead, the tasks run after it",
+      lead: "waited: a",
+    });
+  });
+
+  it("refuses a wait on a task that cannot end before the waiter does: one that depends on it, or waits on it", async () => {
+    const config = await swarm({ defaults: { post_tasks: true }, tasks: [{ name: "lead", prompt: "plan" }] });
+    const refusals: Record<string, string> = {};
+    let bothWaiting = () => {};
+    const aWaits = new Promise<void>((resolve) => (bothWaiting = resolve));
+    const { settled } = await drive(config, {
+      lead: async (board) => {
+        await board.post("lead", { name: "p", prompt: "p" });
+        await board.post("lead", { name: "b", prompt: "b" });
+        await board.post("lead", { name: "a", prompt: "a" });
+        return "posted";
+      },
+      // p posts q after itself, and r after q: waiting on either would wait on p's own end.
+      p: async (board) => {
+        await board.post("p", { name: "q", prompt: "q", dependsOn: ["p"] });
+        await board.post("p", { name: "r", prompt: "r", dependsOn: ["q"] });
+        refusals.p = await waitOrRefusal(board, "p", ["r"]);
+        return "p done";
+      },
+      // a waits on b while b asks to wait on a: the second wait would close the circle.
+      a: async (board) => {
+        const waited = waitOrRefusal(board, "a", ["b"]);
+        bothWaiting();
+        refusals.a = await waited;
+        return "a done";
+      },
+      b: async (board) => {
+        await aWaits;
+        refusals.b = await waitOrRefusal(board, "b", ["a"]);
+        return "b done";
+      },
+    });
+    expect(refusals).toEqual({
+      p: 'waiting would never end: "r" cannot end before you do (r waits for q, q waits for p); end your turn instead, the tasks run after it',
+      a: "waited: b",
+      b: 'waiting would never end: "a" cannot end before you do (a waits for b); end your turn instead, the tasks run after it',
+    });
+    expect(settled.map((e) => [e.task.name, e.result.status]).sort()).toEqual(["a", "b", "lead", "p", "q", "r"].map((name) => [name, "succeeded"]));
   });
 
   it("counts a posted task to its poster's agent's budget unless its own agent has one", async () => {

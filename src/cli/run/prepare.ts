@@ -14,6 +14,7 @@ import {
   type ReplayPlan,
   ResumeError,
   type ResumePlan,
+  runListens,
 } from "../../run/index.ts";
 import { formatIssue, loadSwarmConfig, missingScripts, type ResolvedSwarmConfig } from "../../swarm/index.ts";
 import { loadTelemetry, type RunTelemetry } from "../../telemetry/index.ts";
@@ -114,6 +115,11 @@ async function prepareSwarmRun(options: RunOptions): Promise<PreparedRun | numbe
 
 /** Where the run writes (made and checked), and on which Redis run; exit 2 when the directory cannot be used. */
 async function placeOrRefuse(options: RunOptions, plan: ResumePlan | undefined): Promise<Placed | number> {
+  // Two runs in one directory would write one record, and the second would take the first's socket.
+  if (plan !== undefined && (await runListens(plan.dir))) {
+    process.stderr.write(`cadre run: cannot resume ${plan.dir}: its run is still going (its control socket answers); stop it first\n`);
+    return 2;
+  }
   const { outDir, redis } = await placeRun(
     { outDir: options.outDir, defaultOut: options.defaultOut, redis: options.redis, runsDir: resolve(RUNS_DIR) },
     plan,
