@@ -17,8 +17,9 @@
  * @module
  */
 
-// Runs on Redis hosts (`--redis`): a steered task whose host does not answer.
-export { HostNotAnsweringError } from "./distributed/index.ts";
+// Runs on Redis hosts (`--redis`): a steered task whose host does not answer. From its own file: the layer's index names
+// the host's types, which import ioredis, an optional dependency a library user's type check must not need.
+export { HostNotAnsweringError } from "./distributed/errors.ts";
 // Errors: CadreError is the base of every error cadre throws; each has a stable `code`.
 export { AbortError, CadreError } from "./errors.ts";
 
