@@ -1,7 +1,7 @@
 // `cadre send | stop | interrupt`: reach one task of a running `cadre run` from another terminal, through the run's control socket.
 import { type Dirent, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { askRun, type ControlRequest, controlSocketPath, RunNotReachableError } from "../run/index.ts";
+import { askRun, type ControlRequest, controlSocketPath, RunNotReachableError, SteerTextSchema } from "../run/index.ts";
 import { parseFlags } from "./flags.ts";
 import { RUNS_DIR } from "./run/prepare.ts";
 
@@ -61,6 +61,8 @@ export async function steerCommand(action: Action, args: string[]): Promise<numb
   const [given, task, ...words] = positionals;
   const text = words.join(" ");
   if (given === undefined || task === undefined || (action === "send") !== text.length > 0) return refuse(action, USAGE[action]);
+  const checked = SteerTextSchema.safeParse(text);
+  if (action === "send" && !checked.success) return refuse(action, checked.error.issues[0]!.message);
   const runDir = given === "latest" ? latestRunDir() : resolve(given);
   if (runDir === undefined) return refuse(action, `no run under ${resolve(RUNS_DIR)}; give the run's directory`);
   const request: ControlRequest = action === "send" ? { action, task, text } : { action, task };

@@ -114,12 +114,13 @@ export class ControlSocket {
   }
 
   async #answer(line: string): Promise<ControlReply> {
-    let request: ControlRequest;
-    try {
-      request = ControlRequestSchema.parse(JSON.parse(line));
-    } catch {
-      return refusal("BAD_REQUEST", "not a request this run takes (send, stop or interrupt, as cadre send writes them)");
+    const parsed = ControlRequestSchema.safeParse(parseJson(line));
+    if (!parsed.success) {
+      // A well-formed send whose message is only whitespace is told so; anything else is no request at all.
+      const emptyText = parsed.error.issues.find((issue) => issue.path.join(".") === "text" && issue.code === "invalid_format");
+      return refusal("BAD_REQUEST", emptyText?.message ?? "not a request this run takes (send, stop or interrupt, as cadre send writes them)");
     }
+    const request: ControlRequest = parsed.data;
     const origin: SteerOrigin = { from: `cadre ${request.action}` };
     try {
       if (request.action === "send") await this.#run.send(request.task, request.text, origin);
@@ -130,6 +131,14 @@ export class ControlSocket {
       return refusal("FAILED", (error as Error).message);
     }
     return { ok: true, running: this.#run.runningTasks };
+  }
+}
+
+function parseJson(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
   }
 }
 
