@@ -15,6 +15,11 @@ import type { SummaryTask } from "./record/schema.ts";
 
 /** A posted name: short, and nothing a shell or a path could read as more than a name. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/**
+ * Longest prompt a post may carry, in bytes as UTF-8: as long as a steering message may be. Each post is journalled and
+ * kept in the record, so a model that posts megabytes would fill both.
+ */
+const MAX_PROMPT_BYTES = 256 * 1024;
 /** How much of a result list_tasks shows. */
 const SHORT_RESULT = 200;
 
@@ -110,6 +115,13 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
   #checked(poster: string, post: TaskPost, name: string): ResolvedTask {
     const { maxPosted, maxDepth } = this.#limits;
     if (this.#closed || this.#add === undefined) refuse("POST_CLOSED", "the run is ending: no task can be posted now");
+    const promptBytes = Buffer.byteLength(post.prompt, "utf8");
+    if (promptBytes > MAX_PROMPT_BYTES)
+      refuse(
+        "POST_TOO_LARGE",
+        `refused: the prompt is ${promptBytes.toLocaleString("en-US")} bytes; a posted prompt may be at most 256 KB ` +
+          `(${MAX_PROMPT_BYTES.toLocaleString("en-US")} bytes): write the long part to a file and name the file in the prompt`,
+      );
     if (!NAME.test(name)) refuse("POST_INVALID", `"${name}" is not a task name: use up to 64 letters, digits, ".", "_" and "-"`);
     if (this.#tasks.has(name)) refuse("POST_INVALID", `the run already has a task named "${name}" that was not posted; choose another name`);
     // A name the model chose; one the board made for an unnamed post is the board's, whatever it looks like.
