@@ -115,6 +115,28 @@ describe("tasks agents post", () => {
     expect(runner.asked.map((spec) => spec.name)).toEqual(["lead", "fits"]);
   });
 
+  it("refuses a post once the run is stopping, rather than answering with a task cancelled at once", async () => {
+    const config = await swarm({ tasks: [{ name: "lead", prompt: "plan", post_tasks: true }] });
+    const stop = new AbortController();
+    const answers: string[] = [];
+    const { runner } = await drive(
+      config,
+      {
+        lead: async (board) => {
+          answers.push(await tryPost(board, "lead", { name: "before", prompt: "do it" }));
+          stop.abort(new Error("SIGINT"));
+          answers.push(await board.post("lead", { name: "after", prompt: "do it" }).then(String, (e: Error) => e.message));
+          return "posted";
+        },
+      },
+      undefined,
+      undefined,
+      stop.signal,
+    );
+    expect(answers).toEqual(["before", "the run is stopping: no new task is taken"]);
+    expect(runner.asked.map((spec) => spec.name)).not.toContain("after");
+  });
+
   it("stops posts of posted tasks at max_post_depth", async () => {
     const config = await swarm({ max_post_depth: 2, defaults: { post_tasks: true }, tasks: [{ name: "lead", prompt: "plan" }] });
     const answers: Record<string, string> = {};
