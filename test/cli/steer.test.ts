@@ -129,6 +129,10 @@ describe("cadre send, stop and interrupt", () => {
       const sent = await cadre(["send", "latest", "busy", "hello"], { cwd: tmp });
       expect([sent.exitCode, sent.stdout, sent.stderr]).toEqual([0, "cadre send: sent to busy", ""]);
       expect(reached).toEqual(["busy"]);
+      // A message of whitespace alone says nothing: refused before the run is asked.
+      const blank = await cadre(["send", "latest", "busy", " \n\t"], { cwd: tmp });
+      expect([blank.exitCode, blank.stderr]).toEqual([2, "cadre send: the message is empty (only whitespace): type what to send"]);
+      expect(reached).toEqual(["busy"]);
     } finally {
       await socket.close();
     }
