@@ -5,7 +5,15 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { CadreError } from "../errors.ts";
 import type { SteerOrigin } from "../orchestrator/index.ts";
-import { CONTROL_DIR, type ControlReply, type ControlRequest, ControlRequestSchema, controlSocketPath, MAX_REQUEST_BYTES } from "./control-wire.ts";
+import {
+  CONTROL_DIR,
+  type ControlReply,
+  type ControlRequest,
+  ControlRequestSchema,
+  controlSocketPath,
+  lineJson,
+  MAX_REQUEST_BYTES,
+} from "./control-wire.ts";
 import type { SwarmRun } from "./swarm-run.ts";
 
 /** What the socket reaches: the run's steering (SwarmRun's). */
@@ -114,7 +122,7 @@ export class ControlSocket {
   }
 
   async #answer(line: string): Promise<ControlReply> {
-    const parsed = ControlRequestSchema.safeParse(parseJson(line));
+    const parsed = ControlRequestSchema.safeParse(lineJson(line));
     if (!parsed.success) {
       // A well-formed send whose message is only whitespace is told so; anything else is no request at all.
       const emptyText = parsed.error.issues.find((issue) => issue.path.join(".") === "text" && issue.code === "invalid_format");
@@ -131,14 +139,6 @@ export class ControlSocket {
       return refusal("FAILED", (error as Error).message);
     }
     return { ok: true, running: this.#run.runningTasks };
-  }
-}
-
-function parseJson(line: string): unknown {
-  try {
-    return JSON.parse(line);
-  } catch {
-    return undefined;
   }
 }
 

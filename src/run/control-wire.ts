@@ -30,6 +30,15 @@ export const ControlReplySchema = z.union([
 ]);
 export type ControlReply = z.infer<typeof ControlReplySchema>;
 
+/** One line of the socket read as JSON, or undefined when it is not JSON (the schemas above then refuse it). */
+export function lineJson(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Longest socket path the kernel takes (sun_path is 108 bytes with its NUL on Linux, 104 on macOS). */
 const MAX_SOCKET_PATH = 103;
 
