@@ -17,6 +17,7 @@ export const FAST = [
   "test/dashboard/live-run.test.ts",
   "test/dashboard/record.test.ts",
   "test/dashboard/sse.test.ts",
+  "test/dashboard/steer-api.test.ts",
   "test/deno/versions.test.ts",
   "test/packaging/lock.test.ts",
   "test/orchestrator/access-check.test.ts",

@@ -1,7 +1,7 @@
 // `cadre send | stop | interrupt`: reach one task of a running `cadre run` from another terminal, through the run's control socket.
 import { type Dirent, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { askRun, type ControlRequest, controlSocketPath, RunNotReachableError } from "../run/index.ts";
+import { askRun, type ControlRequest, controlSocketPath, RunNotReachableError, runListens, SteerTextSchema } from "../run/index.ts";
 import { parseFlags } from "./flags.ts";
 import { RUNS_DIR } from "./run/prepare.ts";
 
@@ -33,7 +33,8 @@ function help(action: Action): string {
 ${WHAT[action]}
 
 <run-dir> is the run's directory (its summary.json is there); latest is the run
-started last under ${RUNS_DIR} (a resumed run included). The run is reached through the Unix socket in <run-dir>/control/,
+started last under ${RUNS_DIR} (a resumed run included) that still answers: a
+newer run that was killed is passed over, saying so. The run is reached through the Unix socket in <run-dir>/control/,
 which only the user who started the run can use. A task is named as in the run's
 view: a swarm task's name, or a workflow script's agent() row.
 
@@ -61,7 +62,9 @@ export async function steerCommand(action: Action, args: string[]): Promise<numb
   const [given, task, ...words] = positionals;
   const text = words.join(" ");
   if (given === undefined || task === undefined || (action === "send") !== text.length > 0) return refuse(action, USAGE[action]);
-  const runDir = given === "latest" ? latestRunDir() : resolve(given);
+  const checked = SteerTextSchema.safeParse(text);
+  if (action === "send" && !checked.success) return refuse(action, checked.error.issues[0]!.message);
+  const runDir = given === "latest" ? await latestRunDir(action) : resolve(given);
   if (runDir === undefined) return refuse(action, `no run under ${resolve(RUNS_DIR)}; give the run's directory`);
   const request: ControlRequest = action === "send" ? { action, task, text } : { action, task };
   try {
@@ -78,11 +81,12 @@ export async function steerCommand(action: Action, args: string[]): Promise<numb
 const DONE: Record<Action, string> = { send: "sent to", stop: "stopped", interrupt: "interrupted" };
 
 /**
- * The run started last under .cadre/runs: of the directories with a control socket (their runs listen, or were
- * killed), the one whose socket was made last, so that a resumed older run is found beside newer runs that ended;
- * else the newest directory (they are named by their start time), whose run has ended.
+ * The run started last under .cadre/runs: of the directories with a control socket, the one whose socket was made
+ * last and still answers, so that a resumed older run is found beside newer runs that ended, and a newer run that was
+ * SIGKILLed (its socket file stays, nothing listens) is passed over, saying so. When no socket answers, the one made
+ * last, else the newest directory (they are named by their start time): its run has ended, and asking it says so.
  */
-function latestRunDir(): string | undefined {
+async function latestRunDir(action: Action): Promise<string | undefined> {
   const runs = resolve(RUNS_DIR);
   let entries: Dirent[];
   try {
@@ -94,11 +98,24 @@ function latestRunDir(): string | undefined {
     .filter((entry) => entry.isDirectory())
     .map((entry) => join(runs, entry.name))
     .sort();
-  const listening = dirs
+  const newestFirst = dirs
     .map((dir) => ({ dir, madeAt: socketMadeAt(dir) }))
     .filter((run): run is { dir: string; madeAt: number } => run.madeAt !== undefined)
-    .sort((a, b) => a.madeAt - b.madeAt);
-  return listening.at(-1)?.dir ?? dirs.at(-1);
+    .sort((a, b) => b.madeAt - a.madeAt)
+    .map((run) => run.dir);
+  for (const [i, dir] of newestFirst.entries()) {
+    if (!(await runListens(dir))) continue;
+    if (i > 0) process.stderr.write(`cadre ${action}: latest is ${dir}: ${passedOver(newestFirst.slice(0, i))}\n`);
+    return dir;
+  }
+  return newestFirst[0] ?? dirs.at(-1);
+}
+
+/** Why `latest` is not the newer runs it passed over: their sockets stay, but nothing answers there. */
+function passedOver(dirs: readonly string[]): string {
+  return dirs.length === 1
+    ? `the newer ${dirs[0]} does not answer (its run was killed)`
+    : `the newer ${dirs.join(", ")} do not answer (their runs were killed)`;
 }
 
 /** When the socket of the run in `dir` was made, or undefined when it has none (or none cadre could reach). */

@@ -1,7 +1,7 @@
 // What the dashboard page is sent (a run's state, the list of runs) and what it may send back.
 import { z } from "zod";
 import type { BackgroundTask, RateLimitState } from "../orchestrator/index.ts";
-import type { RowKind, RunRow } from "../run/index.ts";
+import { type RowKind, type RunRow, SteerTextSchema } from "../run/index.ts";
 import type { Conversation } from "./conversation.ts";
 
 /**
@@ -204,7 +204,7 @@ export const AnswerRequestSchema = z.object({ row: z.string().min(1), requestId:
 
 /** The page's message, interrupt or stop for a running task's row: the text is data, sent to the agent verbatim. */
 export const SteerRequestSchema = z.discriminatedUnion("action", [
-  z.strictObject({ row: z.string().min(1), action: z.literal("send"), text: z.string().trim().min(1).max(50_000) }),
+  z.strictObject({ row: z.string().min(1), action: z.literal("send"), text: SteerTextSchema.max(50_000) }),
   z.strictObject({ row: z.string().min(1), action: z.literal("interrupt") }),
   z.strictObject({ row: z.string().min(1), action: z.literal("stop") }),
 ]);

@@ -176,7 +176,7 @@ export class ApiUnreachableError extends CadreError {
 }
 
 /** Why a post or a wait is refused: a limit of the run (which one), or what the post named. */
-export type TaskPostRefusal = "MAX_POSTED_TASKS" | "MAX_POST_DEPTH" | "POST_INVALID" | "POST_CLOSED";
+export type TaskPostRefusal = "MAX_POSTED_TASKS" | "MAX_POST_DEPTH" | "POST_INVALID" | "POST_TOO_LARGE" | "POST_CLOSED";
 
 /** A post the run refuses: the tool answers the model with this message, as a tool error. */
 export class TaskPostRefusedError extends CadreError {

@@ -2,7 +2,7 @@
 import { type Stats, statSync } from "node:fs";
 import { connect } from "node:net";
 import { CadreError } from "../errors.ts";
-import { type ControlReply, ControlReplySchema, type ControlRequest, controlSocketPath } from "./control-wire.ts";
+import { type ControlReply, ControlReplySchema, type ControlRequest, controlSocketPath, lineJson } from "./control-wire.ts";
 
 /** Nothing answers at the run's socket: the run has ended, was killed, or never had one (a library run, another user's). */
 export class RunNotReachableError extends CadreError {
@@ -36,7 +36,7 @@ export function askRun(runDir: string, request: ControlRequest): Promise<Control
     socket.on("end", () => {
       // The run closes its socket as it ends, a request in flight included: whether it reached its task is not known.
       if (received.trim() === "") return reject(new RunNotReachableError(runDir, ENDED_FIRST));
-      const parsed = ControlReplySchema.safeParse(safeJson(received.trim()));
+      const parsed = ControlReplySchema.safeParse(lineJson(received.trim()));
       if (parsed.success) resolve(parsed.data);
       else reject(new RunNotReachableError(runDir, "its socket answered with something that is not a reply"));
     });
@@ -73,14 +73,6 @@ function unreachable(runDir: string, error: NodeJS.ErrnoException): RunNotReacha
 function kindOf(path: string): Stats | undefined {
   try {
     return statSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
   } catch {
     return undefined;
   }

@@ -5,7 +5,15 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { CadreError } from "../errors.ts";
 import type { SteerOrigin } from "../orchestrator/index.ts";
-import { CONTROL_DIR, type ControlReply, type ControlRequest, ControlRequestSchema, controlSocketPath, MAX_REQUEST_BYTES } from "./control-wire.ts";
+import {
+  CONTROL_DIR,
+  type ControlReply,
+  type ControlRequest,
+  ControlRequestSchema,
+  controlSocketPath,
+  lineJson,
+  MAX_REQUEST_BYTES,
+} from "./control-wire.ts";
 import type { SwarmRun } from "./swarm-run.ts";
 
 /** What the socket reaches: the run's steering (SwarmRun's). */
@@ -114,12 +122,13 @@ export class ControlSocket {
   }
 
   async #answer(line: string): Promise<ControlReply> {
-    let request: ControlRequest;
-    try {
-      request = ControlRequestSchema.parse(JSON.parse(line));
-    } catch {
-      return refusal("BAD_REQUEST", "not a request this run takes (send, stop or interrupt, as cadre send writes them)");
+    const parsed = ControlRequestSchema.safeParse(lineJson(line));
+    if (!parsed.success) {
+      // A well-formed send whose message is only whitespace is told so; anything else is no request at all.
+      const emptyText = parsed.error.issues.find((issue) => issue.path.join(".") === "text" && issue.code === "invalid_format");
+      return refusal("BAD_REQUEST", emptyText?.message ?? "not a request this run takes (send, stop or interrupt, as cadre send writes them)");
     }
+    const request: ControlRequest = parsed.data;
     const origin: SteerOrigin = { from: `cadre ${request.action}` };
     try {
       if (request.action === "send") await this.#run.send(request.task, request.text, origin);

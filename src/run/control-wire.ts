@@ -9,9 +9,15 @@ export const CONTROL_SOCKET = "run.sock";
 /** Longest request line the run reads: a message is text a person wrote, not a file. */
 export const MAX_REQUEST_BYTES = 256 * 1024;
 
+/**
+ * A message to a running task, wherever it comes from (cadre send, the socket, the dashboard): sent verbatim, its
+ * spaces and newlines included; one that holds nothing but whitespace says nothing, and is refused.
+ */
+export const SteerTextSchema = z.string().regex(/\S/, "the message is empty (only whitespace): type what to send");
+
 /** A request: the task is a name and the text is data: neither is ever run, read as a path or taken as a flag. */
 export const ControlRequestSchema = z.discriminatedUnion("action", [
-  z.strictObject({ action: z.literal("send"), task: z.string().min(1), text: z.string().min(1) }),
+  z.strictObject({ action: z.literal("send"), task: z.string().min(1), text: SteerTextSchema }),
   z.strictObject({ action: z.literal("stop"), task: z.string().min(1) }),
   z.strictObject({ action: z.literal("interrupt"), task: z.string().min(1) }),
 ]);
@@ -23,6 +29,15 @@ export const ControlReplySchema = z.union([
   z.strictObject({ ok: z.literal(false), code: z.string(), message: z.string() }),
 ]);
 export type ControlReply = z.infer<typeof ControlReplySchema>;
+
+/** One line of the socket read as JSON, or undefined when it is not JSON (the schemas above then refuse it). */
+export function lineJson(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Longest socket path the kernel takes (sun_path is 108 bytes with its NUL on Linux, 104 on macOS). */
 const MAX_SOCKET_PATH = 103;

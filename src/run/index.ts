@@ -3,7 +3,7 @@
 export { activityOf, backgroundLine, planWindowLine, resultLine, worktreeLine } from "./activity.ts";
 export { askRun, RunNotReachableError, runListens } from "./control-client.ts";
 export { ControlSocket, ControlSocketError, type SteerableRun } from "./control-socket.ts";
-export { type ControlReply, type ControlRequest, controlSocketPath } from "./control-wire.ts";
+export { type ControlReply, type ControlRequest, controlSocketPath, SteerTextSchema } from "./control-wire.ts";
 export type { EngineOptions, RunEngine } from "./engine.ts";
 export type { PlanContext, PlanEvent, RunPlan, WorkflowRunEvent } from "./plan.ts";
 export { backgroundTaskFromRecord, type SummaryBackgroundTask } from "./record/background-record.ts";

@@ -15,6 +15,15 @@ import type { SummaryTask } from "./record/schema.ts";
 
 /** A posted name: short, and nothing a shell or a path could read as more than a name. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/**
+ * Longest prompt a post may carry, in bytes as UTF-8: as long as a steering message may be. Each post is journalled and
+ * kept in the record, so a model that posts megabytes would fill both.
+ */
+const MAX_PROMPT_BYTES = 256 * 1024;
+/** Why a post is refused once the run's signal has aborted (a signal, a refusal, its caller gone). */
+const STOPPING = "the run is stopping: no new task is taken";
+/** Why a post is refused once the run is over. */
+const ENDED = "the run is ending: no task can be posted now";
 /** How much of a result list_tasks shows. */
 const SHORT_RESULT = 200;
 
@@ -66,7 +75,8 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
   /** The wait_tasks calls under way: who waits, on what. */
   readonly #waits = new Set<{ waiter: string; names: readonly string[] }>();
   #add: ((task: ResolvedTask) => boolean) | undefined;
-  #closed = false;
+  /** Why no post is taken any more (the run is stopping, or over); undefined while posts are taken. */
+  #closed: string | undefined;
   /** The run's concurrency when it is a number (--concurrency, else the file's); undefined when cadre chooses it. */
   readonly #concurrency: number | undefined;
 
@@ -78,8 +88,11 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
     for (const task of config.tasks) this.#track(task.name, task.agent, undefined, 0, task.depends_on);
   }
 
-  open(add: (task: ResolvedTask) => boolean): void {
+  open(add: (task: ResolvedTask) => boolean, stopping: AbortSignal): void {
     this.#add = add;
+    // A post once the run is stopping would be cancelled at once: it is refused rather than answered "posted".
+    if (stopping.aborted) this.close(STOPPING);
+    else stopping.addEventListener("abort", () => this.close(STOPPING), { once: true });
     for (const row of this.#earlier) {
       const depth = row.post_depth ?? 1;
       const posted = this.#origin(row.posted_by!, depth);
@@ -109,7 +122,14 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
   /** A post as a task of the graph, or the refusal that says which rule or limit it broke. */
   #checked(poster: string, post: TaskPost, name: string): ResolvedTask {
     const { maxPosted, maxDepth } = this.#limits;
-    if (this.#closed || this.#add === undefined) refuse("POST_CLOSED", "the run is ending: no task can be posted now");
+    if (this.#closed !== undefined || this.#add === undefined) refuse("POST_CLOSED", this.#closed ?? ENDED);
+    const promptBytes = Buffer.byteLength(post.prompt, "utf8");
+    if (promptBytes > MAX_PROMPT_BYTES)
+      refuse(
+        "POST_TOO_LARGE",
+        `refused: the prompt is ${promptBytes.toLocaleString("en-US")} bytes; a posted prompt may be at most 256 KB ` +
+          `(${MAX_PROMPT_BYTES.toLocaleString("en-US")} bytes): write the long part to a file and name the file in the prompt`,
+      );
     if (!NAME.test(name)) refuse("POST_INVALID", `"${name}" is not a task name: use up to 64 letters, digits, ".", "_" and "-"`);
     if (this.#tasks.has(name)) refuse("POST_INVALID", `the run already has a task named "${name}" that was not posted; choose another name`);
     // A name the model chose; one the board made for an unnamed post is the board's, whatever it looks like.
@@ -283,8 +303,8 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
     }
   }
 
-  /** The run is over: no more posts. */
-  close(): void {
-    this.#closed = true;
+  /** No more posts, saying why (the run is over, unless it said first that it is stopping). */
+  close(why = ENDED): void {
+    this.#closed ??= why;
   }
 }

@@ -116,9 +116,10 @@ export interface RunSwarmOptions {
  * Where tasks posted while the run goes on come in: the run opens it once, as
  * it starts, with the way in. `add` puts a posted task into the graph, to run
  * as any task; it returns false when the task's name is taken or the run is over.
+ * `stopping` is the run's signal: once it aborts, a task added would be cancelled at once.
  */
 export interface PostIntake {
-  open(add: (task: ResolvedTask) => boolean): void;
+  open(add: (task: ResolvedTask) => boolean, stopping: AbortSignal): void;
 }
 
 /** `20250601-123005-3f2a`: when the run started, and a few random characters so that two runs never share branch names. */
@@ -200,7 +201,7 @@ class GraphRun {
     // A loop's tasks run as its rounds; the tasks themselves settle when the loop ends.
     for (const task of config.tasks) if (!this.#loops.some((loop) => loop.members.has(task.name))) this.#wait(task);
     signal.addEventListener("abort", () => this.#advance(), { once: true });
-    posts?.open((task) => this.#post(task));
+    posts?.open((task) => this.#post(task), signal);
     Conditions.of(config.tasks).then(
       (compiled) => {
         this.#conditions = compiled;

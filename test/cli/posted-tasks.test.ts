@@ -2,7 +2,7 @@
 // every request: under max_posted_tasks they run as tasks of the run, the post past it is a tool error the lead reads,
 // and a run killed with SIGKILL during the posted tasks, then resumed, runs each of them exactly once.
 import { existsSync } from "node:fs";
-import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
@@ -152,6 +152,29 @@ describe("tasks a lead agent posts", () => {
       ).toHaveLength(1);
     }
     expect(requestsFor(ws.server, SLOW_FIXES[3]!)).toHaveLength(0);
+  });
+
+  it("refuses a prompt past 256 KB as a tool error that names the limit; the record never holds it", async () => {
+    const post = (name: string, prompt: string) => ({ tool_use: { name: "mcp__cadre__post_task", input: { name, agent: "fixer", prompt } } });
+    const huge = `echo HUGE ${"x".repeat(300 * 1024)}`;
+    const scripts = { lead: [post("huge", huge), post("small", "echo SMALL"), { text: "posted" }], fixer: SCRIPTS.fixer };
+    const ws = await workspace(scripts);
+    const done = await run(ws);
+    expect(done.exitCode, done.stderr + done.stdout).toBe(0);
+    const dir = (await runDir(ws))!;
+    const summary = await readSummary(dir);
+    expect(summary.tasks.map((t) => [t.name, t.status])).toEqual([
+      ["lead", "succeeded"],
+      ["small", "succeeded"],
+    ]);
+    const [refused, posted] = toolResults(ws.server, "lead");
+    expect(refused).toMatchObject({ is_error: true });
+    expect(JSON.stringify(refused!.content)).toContain("a posted prompt may be at most 256 KB (262,144 bytes)");
+    expect(posted?.is_error ?? false).toBe(false);
+    // The model's reply is kept as it came (replies.jsonl, for replay); the post itself is in no record of the run's tasks.
+    const big = [];
+    for (const name of await readdir(dir)) if ((await stat(join(dir, name))).size > 256 * 1024) big.push(name);
+    expect(big).toEqual(["replies.jsonl"]);
   });
 
   it("stops posts of posted tasks at max_post_depth, as a tool error the posted task reads", async () => {

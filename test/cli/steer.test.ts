@@ -1,7 +1,9 @@
 // `cadre send | stop | interrupt` from another process reach one task of a running `cadre run` through its owner-only
 // socket, on the real claude CLI against the rehearsal server; and say in one line when the run has ended.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, statSync } from "node:fs";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { ControlSocket } from "../../src/run/index.ts";
@@ -9,6 +11,15 @@ import { cadre, readSummary } from "../support/cli.ts";
 import { it } from "../support/fixtures.ts";
 import { bothAgentsBusy, oneSlotSwarm, releaseSlot, releaseSteerMe, slotTaken, steeringSwarm } from "../support/steering.ts";
 import { until } from "../support/wait.ts";
+
+/** Binds a Unix socket at `path` in a child process and SIGKILLs it: the socket's file stays, and nothing listens at it. */
+async function leaveStaleSocket(path: string): Promise<void> {
+  const listen = `require("node:net").createServer().listen(${JSON.stringify(path)}, () => console.log("listening"))`;
+  const child = spawn(process.execPath, ["-e", listen], { stdio: ["ignore", "pipe", "inherit"] });
+  await once(child.stdout, "data");
+  child.kill("SIGKILL");
+  await once(child, "exit");
+}
 
 describe("cadre send, stop and interrupt", () => {
   it("reach the tasks of a running cadre run through its socket, and fail in one line once it has ended", { timeout: 120_000 }, async ({ tmp }) => {
@@ -129,9 +140,55 @@ describe("cadre send, stop and interrupt", () => {
       const sent = await cadre(["send", "latest", "busy", "hello"], { cwd: tmp });
       expect([sent.exitCode, sent.stdout, sent.stderr]).toEqual([0, "cadre send: sent to busy", ""]);
       expect(reached).toEqual(["busy"]);
+      // A message of whitespace alone says nothing: refused before the run is asked.
+      const blank = await cadre(["send", "latest", "busy", " \n\t"], { cwd: tmp });
+      expect([blank.exitCode, blank.stderr]).toEqual([2, "cadre send: the message is empty (only whitespace): type what to send"]);
+      expect(reached).toEqual(["busy"]);
     } finally {
       await socket.close();
     }
+  });
+
+  it("take latest past a newer run's socket that no longer answers (its run was SIGKILLed), saying which run it reached", async ({ tmp }) => {
+    const runsDir = join(tmp, ".cadre", "runs");
+    const alive = join(runsDir, "2026-11-29T05-00-00Z");
+    const killed = join(runsDir, "2026-11-29T06-00-00Z");
+    await mkdir(alive, { recursive: true });
+    const reached: string[] = [];
+    const run = {
+      runningTasks: ["busy"],
+      send: async (task: string) => {
+        reached.push(task);
+      },
+      stopTask: async () => {},
+      interrupt: async () => {},
+    };
+    const socket = await ControlSocket.open(alive, run);
+    try {
+      // The newer run's socket made last, by a process then SIGKILLed: its file stays, and nothing listens at it.
+      await mkdir(join(killed, "control"), { recursive: true, mode: 0o700 });
+      const staleSocket = join(killed, "control", "run.sock");
+      await leaveStaleSocket(staleSocket);
+      const later = new Date(Date.now() + 60_000);
+      await utimes(staleSocket, later, later);
+      expect(existsSync(staleSocket)).toBe(true);
+
+      const sent = await cadre(["send", "latest", "busy", "hello"], { cwd: tmp });
+      expect([sent.exitCode, sent.stdout, sent.stderr]).toEqual([
+        0,
+        "cadre send: sent to busy",
+        `cadre send: latest is ${alive}: the newer ${killed} does not answer (its run was killed)`,
+      ]);
+      expect(reached).toEqual(["busy"]);
+    } finally {
+      await socket.close();
+    }
+    // No run answers: latest is the newest, and the message says its run has ended.
+    const none = await cadre(["stop", "latest", "busy"], { cwd: tmp });
+    expect([none.exitCode, none.stderr]).toEqual([
+      2,
+      `cadre stop: cannot reach the run in ${killed}: the run has ended (nothing listens at its control socket)`,
+    ]);
   });
 
   it("keep a second cadre run --resume of a run still going from taking over its directory and socket", { timeout: 120_000 }, async ({ tmp }) => {

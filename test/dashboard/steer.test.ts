@@ -20,12 +20,19 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** What the user types in the box: the agent gets it as it is, not trimmed. */
+const TYPED = "  look at B instead\n";
+
 /** Sends a message to steer-me from its row's box and stops stop-me from its row, as a user does, until the run has finished. */
 async function steerFromThePage(page: Page, shot: string, tmp: string): Promise<void> {
   const box = page.locator("#steer");
   await page.locator('tr[data-key="t:steer-me"] button').click({ timeout: 30_000 });
   await box.waitFor({ state: "visible", timeout: 30_000 });
-  await page.locator("#steer-text").fill("look at B instead");
+  // A box of whitespace alone is refused on the page; what is typed is sent as it is, spaces and newlines included.
+  await page.locator("#steer-text").fill(" \n\t ");
+  await page.locator("#steer-send").click();
+  await page.locator("#steer-state", { hasText: "the message is empty (only whitespace): type what to send" }).waitFor({ timeout: 5_000 });
+  await page.locator("#steer-text").fill(TYPED);
   await page.screenshot({ path: join(SHOTS, shot), fullPage: true });
   await page.locator("#steer-send").click();
   await page.locator("#steer-state", { hasText: "sent" }).waitFor({ timeout: 15_000 });
@@ -49,7 +56,7 @@ async function steeredByThePage(outDir: string, host?: string): Promise<void> {
   expect(byName.get("steer-me")).toMatchObject({ status: "succeeded", text: "turned to: look at B instead", ...where });
   expect(byName.get("stop-me")).toMatchObject({ status: "cancelled", error: { code: "STOPPED", message: "stopped by the dashboard" }, ...where });
   expect(summary.steering?.map((entry) => [entry.task, entry.action, entry.from, entry.text])).toEqual([
-    ["steer-me", "send", "the dashboard", "look at B instead"],
+    ["steer-me", "send", "the dashboard", TYPED],
     ["stop-me", "stop", "the dashboard", undefined],
   ]);
 }

@@ -69,6 +69,24 @@ describe("a run's control socket", () => {
     await expect(askRun(tmp, { action: "stop", task: "busy" })).rejects.toThrow(RunNotReachableError);
   });
 
+  it("passes a message verbatim, its spaces and newlines included, and refuses one of whitespace alone, saying so", async ({ tmp }) => {
+    const run = fakeRun();
+    const socket = await ControlSocket.open(tmp, run);
+    try {
+      const text = "  indented\n\tand a tab\n";
+      expect(await askRun(tmp, { action: "send", task: "busy", text })).toEqual({ ok: true, running: ["busy"] });
+      for (const empty of ["", " \n\t "])
+        expect(await askRun(tmp, { action: "send", task: "busy", text: empty })).toEqual({
+          ok: false,
+          code: "BAD_REQUEST",
+          message: "the message is empty (only whitespace): type what to send",
+        });
+      expect(run.calls).toEqual([["send", "busy", text, "cadre send"]]);
+    } finally {
+      await socket.close();
+    }
+  });
+
   it("tells a request in flight that the run ended before it answered", async ({ tmp }) => {
     const run = fakeRun();
     let reached = () => {};

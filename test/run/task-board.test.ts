@@ -58,11 +58,12 @@ async function drive(
   acts: Record<string, Act>,
   earlier?: ConstructorParameters<typeof RunTaskBoard>[1],
   held?: Record<string, Promise<void>>,
+  signal = new AbortController().signal,
 ) {
   const board = new RunTaskBoard(config, earlier);
   const runner = new PostingRunner(board, acts, held);
   const events: SwarmEvent[] = [];
-  for await (const event of runSwarm({ config, orchestrator: runner, signal: new AbortController().signal, posts: board })) {
+  for await (const event of runSwarm({ config, orchestrator: runner, signal, posts: board })) {
     board.observe(event);
     events.push(event);
   }
@@ -91,6 +92,49 @@ describe("tasks agents post", () => {
       ["fix-3", "lead", "lead", 1],
     ]);
     expect(settled.map((e) => e.task.name).sort()).toEqual(["fix-1", "fix-2", "fix-3", "lead"]);
+  });
+
+  it("refuses a prompt past 256 KB, saying so, and takes one of 256 KB", async () => {
+    const config = await swarm({ tasks: [{ name: "lead", prompt: "plan", post_tasks: true }] });
+    const answers: string[] = [];
+    const { runner } = await drive(config, {
+      lead: async (board) => {
+        // Counted in bytes as UTF-8: "é" is two.
+        answers.push(await tryPost(board, "lead", { name: "fits", prompt: "é".repeat(128 * 1024) }));
+        answers.push(await board.post("lead", { name: "huge", prompt: `${"é".repeat(128 * 1024)}!` }).then(String, (e: Error) => e.message));
+        answers.push(await tryPost(board, "lead", { name: "many-mb", prompt: "x".repeat(8 * 1024 * 1024) }));
+        return "posted";
+      },
+    });
+    expect(answers).toEqual([
+      "fits",
+      "refused: the prompt is 262,145 bytes; a posted prompt may be at most 256 KB (262,144 bytes): " +
+        "write the long part to a file and name the file in the prompt",
+      "POST_TOO_LARGE",
+    ]);
+    expect(runner.asked.map((spec) => spec.name)).toEqual(["lead", "fits"]);
+  });
+
+  it("refuses a post once the run is stopping, rather than answering with a task cancelled at once", async () => {
+    const config = await swarm({ tasks: [{ name: "lead", prompt: "plan", post_tasks: true }] });
+    const stop = new AbortController();
+    const answers: string[] = [];
+    const { runner } = await drive(
+      config,
+      {
+        lead: async (board) => {
+          answers.push(await tryPost(board, "lead", { name: "before", prompt: "do it" }));
+          stop.abort(new Error("SIGINT"));
+          answers.push(await board.post("lead", { name: "after", prompt: "do it" }).then(String, (e: Error) => e.message));
+          return "posted";
+        },
+      },
+      undefined,
+      undefined,
+      stop.signal,
+    );
+    expect(answers).toEqual(["before", "the run is stopping: no new task is taken"]);
+    expect(runner.asked.map((spec) => spec.name)).not.toContain("after");
   });
 
   it("stops posts of posted tasks at max_post_depth", async () => {

@@ -5,6 +5,9 @@ const REACHABLE = new Set(["running", "awaiting_permission"]);
 /** Statuses in which a task waits for a slot (or a retry): Stop ends it, but it has no turn to message or interrupt. */
 const WAITING_FOR_SLOT = new Set(["queued", "retrying"]);
 
+/** What the box says of a message that holds nothing but whitespace: the words the server and cadre send use. */
+const EMPTY = "the message is empty (only whitespace): type what to send";
+
 /** Whether a row that has said nothing yet may be selected all the same: Stop can end it in a run the page may steer. */
 export function stoppableBeforeStart(snapshot, row) {
   return Boolean(snapshot?.steerable && WAITING_FOR_SLOT.has(row.status));
@@ -24,8 +27,10 @@ export class SteerBox {
     this.turnParts = [elements.form.querySelector("label"), elements.text, send, elements.interrupt];
     elements.form.addEventListener("submit", (event) => {
       event.preventDefault();
-      const text = elements.text.value.trim();
-      if (text) this.#send({ action: "send", text }, "sent; the agent takes it at its next step", () => (elements.text.value = ""));
+      // Sent as typed, its spaces and newlines included (as cadre send sends it); only a box of whitespace is refused.
+      const text = elements.text.value;
+      if (/\S/.test(text)) this.#send({ action: "send", text }, "sent; the agent takes it at its next step", () => (elements.text.value = ""));
+      else elements.state.textContent = EMPTY;
     });
     elements.interrupt.addEventListener("click", () => this.#send({ action: "interrupt" }, "interrupted"));
     elements.stop.addEventListener("click", () => this.#send({ action: "stop" }, "stopped; the rest of the run goes on"));
