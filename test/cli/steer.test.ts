@@ -114,7 +114,16 @@ describe("cadre send, stop and interrupt", () => {
     const runsDir = join(tmp, ".cadre", "runs");
     const runDir = join(runsDir, (await readdir(runsDir))[0]!);
     expect(existsSync(join(runDir, "control", "run.sock"))).toBe(true);
+    // Two signals sent at once may reach the process as one: the second goes once the first has begun the graceful stop.
+    let out = "";
+    const stopping = new Promise<void>((resolve) =>
+      running.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString("utf8");
+        if (out.includes("interrupted: stopping the workers")) resolve();
+      }),
+    );
     running.kill("SIGINT");
+    await stopping;
     running.kill("SIGINT");
     const run = await running;
     expect([run.exitCode, run.stderr]).toEqual([130, expect.stringContaining("cadre run: killed;")]);
