@@ -21,6 +21,20 @@ async function leaveStaleSocket(path: string): Promise<void> {
   await once(child, "exit");
 }
 
+/** A run the control socket reaches, with one task `busy`: the tasks it was sent a message to are `reached`. */
+function busyRun() {
+  const reached: string[] = [];
+  const run = {
+    runningTasks: ["busy"],
+    send: async (task: string) => {
+      reached.push(task);
+    },
+    stopTask: async () => {},
+    interrupt: async () => {},
+  };
+  return { run, reached };
+}
+
 describe("cadre send, stop and interrupt", () => {
   it("reach the tasks of a running cadre run through its socket, and fail in one line once it has ended", { timeout: 120_000 }, async ({ tmp }) => {
     await writeFile(join(tmp, "swarm.yaml"), steeringSwarm(tmp, { dependent: true }));
@@ -135,15 +149,7 @@ describe("cadre send, stop and interrupt", () => {
     const resumed = join(runsDir, "2026-11-29T05-00-00Z");
     await mkdir(join(runsDir, "2026-11-29T06-00-00Z"), { recursive: true });
     await mkdir(resumed, { recursive: true });
-    const reached: string[] = [];
-    const run = {
-      runningTasks: ["busy"],
-      send: async (task: string) => {
-        reached.push(task);
-      },
-      stopTask: async () => {},
-      interrupt: async () => {},
-    };
+    const { run, reached } = busyRun();
     const socket = await ControlSocket.open(resumed, run);
     try {
       const sent = await cadre(["send", "latest", "busy", "hello"], { cwd: tmp });
@@ -163,15 +169,7 @@ describe("cadre send, stop and interrupt", () => {
     const alive = join(runsDir, "2026-11-29T05-00-00Z");
     const killed = join(runsDir, "2026-11-29T06-00-00Z");
     await mkdir(alive, { recursive: true });
-    const reached: string[] = [];
-    const run = {
-      runningTasks: ["busy"],
-      send: async (task: string) => {
-        reached.push(task);
-      },
-      stopTask: async () => {},
-      interrupt: async () => {},
-    };
+    const { run, reached } = busyRun();
     const socket = await ControlSocket.open(alive, run);
     try {
       // The newer run's socket made last, by a process then SIGKILLed: its file stays, and nothing listens at it.

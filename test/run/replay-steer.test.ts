@@ -3,9 +3,9 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { replaySwarmFile, replayWorkflow, runSwarmFile, runWorkflow, type Summary, type SwarmRun, TaskNotRunningError } from "../../src/index.ts";
+import { replaySwarmFile, replayWorkflow, runSwarmFile, type Summary, type SwarmRun } from "../../src/index.ts";
 import { it } from "../support/fixtures.ts";
-import { bothAgentsBusy, releaseSteerMe, steeringSwarm } from "../support/steering.ts";
+import { bothAgentsBusy, releaseSteerMe, steeredWorkflow, steeringSwarm } from "../support/steering.ts";
 
 /** The steering a record lists, without its times: the replay's own is at other times. */
 const steeringOf = (summary: Summary) => summary.steering?.map(({ at: _, ...entry }) => entry);
@@ -96,40 +96,9 @@ describe("replay of a steered run", () => {
   it("replays a workflow script's steered agent() calls: a message taken after the answer, a stopped call's null", { timeout: 180_000 }, async ({
     tmp,
   }) => {
-    const script = [
-      'export const meta = { name: "pair", description: "two agents at work" }',
-      'return await parallel([() => agent("list A", { label: "steer-me" }), () => agent("wait long", { label: "stop-me" })])',
-    ].join("\n");
     const work = join(tmp, "work");
     await mkdir(work);
-    let run: SwarmRun | undefined;
-    const seen = new Set<string>();
-    const running = runWorkflow(script, {
-      outDir: join(tmp, "recorded"),
-      cwd: work,
-      rehearsal: {
-        // The message comes while the model writes its only answer: the CLI takes it after that answer, as the next prompt.
-        "steer-me": [{ text: "listing A", delay_ms: 4_000 }, { text: "turned to: {{prompt}}" }],
-        "stop-me": [{ text: "never", delay_ms: 60_000 }],
-      },
-      onStart: (started) => (run = started),
-      onEvent: (event) => {
-        if (event.type === "task_started") seen.add(event.task.name);
-      },
-    });
-    await expect.poll(() => seen.has("steer-me") && seen.has("stop-me"), { timeout: 60_000 }).toBe(true);
-    const sent = async () => {
-      try {
-        await run?.send("steer-me", "look at B instead");
-        return true;
-      } catch (error) {
-        if (!(error instanceof TaskNotRunningError)) throw error;
-        return false;
-      }
-    };
-    await expect.poll(sent, { timeout: 10_000 }).toBe(true);
-    await run?.stopTask("stop-me");
-    const recorded = (await running).summary;
+    const recorded = await steeredWorkflow({ outDir: join(tmp, "recorded"), cwd: work });
     expect(recorded.result).toEqual(["turned to: look at B instead", null]);
     // Taken in after the first answer (step 1); stopped before any reply (step 0).
     expect(steeringOf(recorded)?.map((entry) => [entry.task, entry.action, entry.step])).toEqual([

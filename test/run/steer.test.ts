@@ -7,7 +7,7 @@ import { describe, expect } from "vitest";
 import { loadSwarmConfigOrThrow, type RunEvent, runSwarmFile, runWorkflow, type SwarmRun, TaskNotRunningError } from "../../src/index.ts";
 import { planResume } from "../../src/run/index.ts";
 import { it } from "../support/fixtures.ts";
-import { bothAgentsBusy, releaseSteerMe, steeringSwarm } from "../support/steering.ts";
+import { bothAgentsBusy, releaseSteerMe, steeredWorkflow, steeringSwarm } from "../support/steering.ts";
 
 describe("steering one task of a running swarm", () => {
   it("sends a message into one agent's turn and stops another while the run finishes; --resume runs the stopped one again", async ({ tmp }) => {
@@ -78,40 +78,7 @@ describe("steering one task of a running swarm", () => {
   });
 
   it("reaches a workflow script's agent() calls by their row names: a stopped call gives the script null", async ({ tmp }) => {
-    const script = [
-      'export const meta = { name: "pair", description: "two agents at work" }',
-      'return await parallel([() => agent("list A", { label: "steer-me" }), () => agent("wait long", { label: "stop-me" })])',
-    ].join("\n");
-    let run: SwarmRun | undefined;
-    const seen = new Set<string>();
-    const running = runWorkflow(script, {
-      outDir: join(tmp, "out"),
-      cwd: tmp,
-      rehearsal: {
-        // The message comes while the model writes its only answer: the CLI takes it after that answer, as the next
-        // prompt ({{prompt}}; between a tool call and its result it is {{message}}), and the call's result is the answer to it.
-        "steer-me": [{ text: "listing A", delay_ms: 4_000 }, { text: "turned to: {{message}}{{prompt}}" }],
-        "stop-me": [{ text: "never", delay_ms: 60_000 }],
-      },
-      onStart: (started) => (run = started),
-      onEvent: (event) => {
-        if (event.type === "task_started") seen.add(event.task.name);
-      },
-    });
-    await expect.poll(() => seen.has("steer-me") && seen.has("stop-me"), { timeout: 60_000 }).toBe(true);
-    // A process waits for its prompt a moment (the cache stagger): until it has sent it, it has no turn to take a message.
-    const sent = async () => {
-      try {
-        await run?.send("steer-me", "look at B instead");
-        return true;
-      } catch (error) {
-        if (!(error instanceof TaskNotRunningError)) throw error;
-        return false;
-      }
-    };
-    await expect.poll(sent, { timeout: 10_000 }).toBe(true);
-    await run?.stopTask("stop-me");
-    const { summary } = await running;
+    const summary = await steeredWorkflow({ outDir: join(tmp, "out"), cwd: tmp });
     expect(summary.result).toEqual(["turned to: look at B instead", null]);
   });
   it("stops a workflow script's agent() call that waits for a slot: it never starts, and the script gets null", async ({ tmp }) => {

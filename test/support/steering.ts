@@ -2,6 +2,8 @@
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { expect } from "vitest";
+import { runWorkflow, type Summary, type SwarmRun, TaskNotRunningError } from "../../src/index.ts";
 
 /**
  * `steer-me` lists until the test calls releaseSteerMe (a minute at most; at once once released, as in a replay) then
@@ -84,4 +86,43 @@ export function slotTaken(tmp: string): { waiting: string; working: string } | u
   const [a, b] = [existsSync(join(tmp, "ran-a")), existsSync(join(tmp, "ran-b"))];
   if (a && b) throw new Error("both tasks have run: the first left the slot before the test looked");
   return a ? { waiting: "b", working: "a" } : b ? { waiting: "a", working: "b" } : undefined;
+}
+
+/**
+ * A workflow script of two agent() calls at work: `steer-me` gets "look at B instead" as soon as it has a turn (it comes
+ * while the model writes its only answer, so the CLI takes it after that answer, as the next prompt: `{{prompt}}`; between
+ * a tool call and its result it is `{{message}}`), and `stop-me` is stopped. Resolves with the run's record.
+ */
+export async function steeredWorkflow(options: { outDir: string; cwd: string }): Promise<Summary> {
+  const script = [
+    'export const meta = { name: "pair", description: "two agents at work" }',
+    'return await parallel([() => agent("list A", { label: "steer-me" }), () => agent("wait long", { label: "stop-me" })])',
+  ].join("\n");
+  let run: SwarmRun | undefined;
+  const seen = new Set<string>();
+  const running = runWorkflow(script, {
+    ...options,
+    rehearsal: {
+      "steer-me": [{ text: "listing A", delay_ms: 4_000 }, { text: "turned to: {{message}}{{prompt}}" }],
+      "stop-me": [{ text: "never", delay_ms: 60_000 }],
+    },
+    onStart: (started) => (run = started),
+    onEvent: (event) => {
+      if (event.type === "task_started") seen.add(event.task.name);
+    },
+  });
+  await expect.poll(() => seen.has("steer-me") && seen.has("stop-me"), { timeout: 60_000 }).toBe(true);
+  // A process waits for its prompt a moment (the cache stagger): until it has sent it, it has no turn to take a message.
+  const sent = async () => {
+    try {
+      await run?.send("steer-me", "look at B instead");
+      return true;
+    } catch (error) {
+      if (!(error instanceof TaskNotRunningError)) throw error;
+      return false;
+    }
+  };
+  await expect.poll(sent, { timeout: 10_000 }).toBe(true);
+  await run?.stopTask("stop-me");
+  return (await running).summary;
 }
