@@ -32,6 +32,7 @@ export const FAST = [
   "test/orchestrator/reply-log.test.ts",
   "test/orchestrator/running-tasks.test.ts",
   "test/orchestrator/peers/peer-server.test.ts",
+  "test/orchestrator/peers/task-tools.test.ts",
   "test/orchestrator/scheduler/admission.test.ts",
   "test/orchestrator/scheduler/auto-concurrency.test.ts",
   "test/orchestrator/scheduler/rate-limit.test.ts",

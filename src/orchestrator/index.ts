@@ -68,6 +68,7 @@ export {
   BudgetScopeSchema,
   BudgetUseSchema,
   ErrorSummarySchema,
+  MAX_POSTED_PROMPT_BYTES,
   SESSION_STATUSES,
   SessionRecordSchema,
   TaskResultSchema,

@@ -424,6 +424,12 @@ export interface OrchestratorOptions {
   idleTimeoutMs?: number;
 }
 
+/**
+ * Longest prompt a post may carry, in bytes as UTF-8: as long as a steering message may be. Each post is journalled and
+ * kept in the record, so a model that posts megabytes would fill both. post_task tells the model; the board refuses past it.
+ */
+export const MAX_POSTED_PROMPT_BYTES = 256 * 1024;
+
 /** What a worker asks the run to do as a task of the run: text from a model, data only. */
 export interface TaskPost {
   prompt: string;

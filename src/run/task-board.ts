@@ -1,5 +1,13 @@
 // The run's side of post_task, list_tasks and wait_tasks: a post checked against the run's limits becomes a task of its graph.
-import { type BoardResult, type BoardTask, type TaskBoard, type TaskPost, TaskPostRefusedError, type TaskResult } from "../orchestrator/index.ts";
+import {
+  type BoardResult,
+  type BoardTask,
+  MAX_POSTED_PROMPT_BYTES,
+  type TaskBoard,
+  type TaskPost,
+  TaskPostRefusedError,
+  type TaskResult,
+} from "../orchestrator/index.ts";
 import {
   copiesMayTake,
   hasAgent,
@@ -15,11 +23,6 @@ import type { SummaryTask } from "./record/schema.ts";
 
 /** A posted name: short, and nothing a shell or a path could read as more than a name. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-/**
- * Longest prompt a post may carry, in bytes as UTF-8: as long as a steering message may be. Each post is journalled and
- * kept in the record, so a model that posts megabytes would fill both.
- */
-const MAX_PROMPT_BYTES = 256 * 1024;
 /** Why a post is refused once the run's signal has aborted (a signal, a refusal, its caller gone). */
 const STOPPING = "the run is stopping: no new task is taken";
 /** Why a post is refused once the run is over. */
@@ -124,11 +127,11 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
     const { maxPosted, maxDepth } = this.#limits;
     if (this.#closed !== undefined || this.#add === undefined) refuse("POST_CLOSED", this.#closed ?? ENDED);
     const promptBytes = Buffer.byteLength(post.prompt, "utf8");
-    if (promptBytes > MAX_PROMPT_BYTES)
+    if (promptBytes > MAX_POSTED_PROMPT_BYTES)
       refuse(
         "POST_TOO_LARGE",
         `refused: the prompt is ${promptBytes.toLocaleString("en-US")} bytes; a posted prompt may be at most 256 KB ` +
-          `(${MAX_PROMPT_BYTES.toLocaleString("en-US")} bytes): write the long part to a file and name the file in the prompt`,
+          `(${MAX_POSTED_PROMPT_BYTES.toLocaleString("en-US")} bytes): write the long part to a file and name the file in the prompt`,
       );
     if (!NAME.test(name)) refuse("POST_INVALID", `"${name}" is not a task name: use up to 64 letters, digits, ".", "_" and "-"`);
     if (this.#tasks.has(name)) refuse("POST_INVALID", `the run already has a task named "${name}" that was not posted; choose another name`);

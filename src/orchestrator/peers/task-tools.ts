@@ -2,7 +2,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { BoardResult, TaskBoard } from "../types.ts";
+import { type BoardResult, MAX_POSTED_PROMPT_BYTES, type TaskBoard } from "../types.ts";
 
 export const TASK_TOOL_NAMES = ["post_task", "list_tasks", "wait_tasks"] as const;
 
@@ -46,7 +46,10 @@ export function registerTaskTools(server: McpServer, poster: () => string | unde
         "Add a task to the run you are in: it runs in its own worker, beside yours, as the run's other tasks do. Returns at once with its name; " +
         "read its result with wait_tasks. It sees none of your context: give a complete prompt. Posting the same name again is the same task.",
       inputSchema: {
-        prompt: z.string().min(1),
+        prompt: z
+          .string()
+          .min(1)
+          .describe(`the whole task, at most ${MAX_POSTED_PROMPT_BYTES / 1024} KB: put what is longer in a file and name the file`),
         name: z.string().min(1).max(64).optional().describe("a short name (letters, digits, . _ -); default: one is made"),
         agent: z.string().min(1).optional().describe("an agent of this run to run it as; default: a plain worker"),
         depends_on: z.array(z.string().min(1)).optional().describe("tasks you posted that must end first"),
