@@ -1,9 +1,10 @@
-// Replaying a steered run on the real claude CLI against its recorded replies: each recorded message reaches its task at the
+// Replaying a steered run (`cadre replay`, and the library) on the real claude CLI against its recorded replies: each recorded message reaches its task at the
 // step it did, each stop and interrupt ends its task as it did, with no divergence; for a swarm file and a workflow script.
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { replaySwarmFile, replayWorkflow, runSwarmFile, type Summary, type SwarmRun } from "../../src/index.ts";
+import { cadre, readSummary } from "../support/cli.ts";
 import { it } from "../support/fixtures.ts";
 import { bothAgentsBusy, releaseSteerMe, steeredWorkflow, steeringSwarm } from "../support/steering.ts";
 
@@ -55,12 +56,13 @@ describe("replay of a steered run", () => {
       { task: "stop-me", action: "stop", from: "the test", step: 1 },
     ]);
 
-    const replay = await replaySwarmFile(join(tmp, "recorded"), {
-      config: await checkout(join(tmp, "checkout"), join(tmp, "swarm.yaml")),
-      outDir: join(tmp, "replay"),
-    });
-    expect(replay.summary.replay?.divergences, replay.warnings.join("\n")).toEqual([]);
-    expect(replay.warnings).toEqual([]);
+    // As a user replays it: the command.
+    const config = await checkout(join(tmp, "checkout"), join(tmp, "swarm.yaml"));
+    const replayed = await cadre(["replay", join(tmp, "recorded"), "--config", config, "--out", join(tmp, "replay")]);
+    expect(replayed.stderr).toBe("");
+    expect(replayed.stdout).toContain("steer-me: “turned to: look at B instead”");
+    const replay = { summary: await readSummary(join(tmp, "replay")), exitCode: replayed.exitCode };
+    expect(replay.summary.replay?.divergences).toEqual([]);
     const rows = (summary: Summary) => summary.tasks.map((task) => [task.name, task.status, task.text, task.error?.code, task.error?.message]);
     expect(rows(replay.summary)).toEqual(rows(recorded));
     const byName = new Map(replay.summary.tasks.map((task) => [task.name, task]));
