@@ -14,6 +14,7 @@ export const FAST = [
   "test/layers.test.ts",
   "test/cli/run-view.test.ts",
   "test/telemetry/posted-spans.test.ts",
+  "test/dashboard/filter-showing.test.ts",
   "test/dashboard/live-run.test.ts",
   "test/dashboard/record.test.ts",
   "test/dashboard/sse.test.ts",

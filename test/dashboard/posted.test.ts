@@ -11,7 +11,10 @@ import { launchBrowser, openPage, SHOTS, startCadre } from "../support/dashboard
 
 const POSTED = { "fix-cache": "lead", "fix-retry": "lead", "fix-slug": "lead" };
 
-/** A run whose posters are far from what they posted: the lead above sixteen copies of a for_each, the last of which posts too. */
+/**
+ * A run whose posters are far from what they posted: the lead above sixteen copies of a for_each, the last of which
+ * posts too. fix-b fails (a 400 the CLI gives up on): filtered by status "failed", the table hides its poster.
+ */
 const FAR_POSTERS = {
   name: "far-posters",
   defaults: { cwd: ".", timeout_s: 300 },
@@ -29,6 +32,7 @@ const FAR_POSTERS = {
     lead: [post("fix-a"), post("fix-b"), { text: "posted" }],
     "scan-16": [post("fix-scan"), { text: "posted" }],
     "scan-{{item}}": [{ text: "nothing found" }],
+    "fix-b": [{ fail: { status: 400, message: "scripted outage" } }],
     fixer: [{ text: "fixed" }],
   },
 };
@@ -120,6 +124,35 @@ const inView = (page: Page, name: string) =>
     return row !== undefined && row.top >= wrap.top + head - 1 && row.bottom <= wrap.bottom + 1;
   }, name);
 
+/** Only fix-b listed (status "failed", then a search): its links to the lead clear what hides the lead, say so, and reach it. */
+async function expectFilteredPosterReached(page: Page): Promise<void> {
+  const note = page.locator("#filter-note");
+  await page.locator("#status-filter").selectOption("failed");
+  await expect.poll(() => listed(page)).toEqual(["fix-b"]);
+  await rowOf(page, "fix-b").getByRole("button", { name: "posted by lead: show its row" }).click();
+  await expect.poll(() => selected(page)).toEqual(["lead"]);
+  expect(await page.locator("#status-filter").inputValue()).toBe("");
+  expect(await note.textContent()).toBe("status filter cleared to show lead");
+  expect(await inView(page, "lead")).toBe(true);
+  expect(await focusedRow(page)).toBe("lead");
+  // Filtering again takes the note away; the detail's link clears both the search and the status filter.
+  await page.locator("#task-search").fill("fix-b");
+  expect(await note.textContent()).toBe("");
+  await page.locator("#status-filter").selectOption("failed");
+  await expect.poll(() => listed(page)).toEqual(["fix-b"]);
+  await rowOf(page, "fix-b").locator("td.agent").click();
+  await page.locator("#row-origin", { hasText: "Posted by lead" }).waitFor();
+  await page.locator("#row-poster").click();
+  await expect.poll(() => selected(page)).toEqual(["lead"]);
+  expect(await page.locator("#task-search").inputValue()).toBe("");
+  expect(await page.locator("#status-filter").inputValue()).toBe("");
+  expect(await note.textContent()).toBe("status filter and search cleared to show lead");
+  expect(await inView(page, "lead")).toBe(true);
+}
+
+/** The names of the rows the table lists now. */
+const listed = (page: Page) => page.$$eval("#tasks tbody tr[data-key] button.row-name", (buttons: any[]) => buttons.map((b) => b.textContent));
+
 /** The name of the row whose name button has the focus. */
 const focusedRow = (page: Page) =>
   page.evaluate(() => (globalThis as any).document.activeElement?.closest("tr[data-key]")?.querySelector("button.row-name").textContent ?? null);
@@ -143,7 +176,7 @@ describe("posted tasks on the dashboard", () => {
     expect((await served.process).exitCode, served.output()).toBe(0);
   }, 120_000);
 
-  it("a link reaches a poster off screen or in a folded for_each, with the mouse and with the keyboard", async () => {
+  it("a link reaches a poster off screen, in a folded for_each or filtered out, with the mouse and with the keyboard", async () => {
     const served = await startCadre(["run", "far-posters.yaml", "--rehearse", "--ui", "--out", join(dir, "runs", "far")], { cwd: dir });
     const page = await openPage(browser, served.url);
     await page.setViewportSize({ width: 1440, height: 600 });
@@ -170,10 +203,10 @@ describe("posted tasks on the dashboard", () => {
 
     // The lead's detail lists its posts; Tab reaches their links, and Space selects fix-b, far below, in view.
     const posts = page.locator("#row-posts");
-    await posts.getByRole("button", { name: "fix-b, succeeded: show its row" }).waitFor();
+    await posts.getByRole("button", { name: "fix-b, failed: show its row" }).waitFor();
     expect((await postsOf(page)).map(({ name, status }) => [name, status])).toEqual([
       ["fix-a", "✔ succeeded"],
-      ["fix-b", "✔ succeeded"],
+      ["fix-b", "✘ failed"],
     ]);
     await page.screenshot({ path: join(SHOTS, "posted-far.png") });
     await posts.getByRole("button", { name: "fix-a, succeeded: show its row" }).focus();
@@ -182,8 +215,10 @@ describe("posted tasks on the dashboard", () => {
     await expect.poll(() => selected(page)).toEqual(["fix-b"]);
     expect(await inView(page, "fix-b")).toBe(true);
     expect(await focusedRow(page)).toBe("fix-b");
+    await expectFilteredPosterReached(page);
     served.process.kill("SIGINT");
-    expect((await served.process).exitCode, served.output()).toBe(0);
+    // fix-b failed: the run's exit code says so.
+    expect((await served.process).exitCode, served.output()).toBe(1);
   }, 150_000);
 
   it("cadre ui: a finished run's record shows each posted row's poster, as summary.json names it", async () => {

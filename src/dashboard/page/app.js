@@ -4,7 +4,7 @@ import { ConversationView } from "./conversation.js";
 import { money, span, statusLabel } from "./format.js";
 import { PendingList } from "./permissions.js";
 import { PostedList } from "./posts.js";
-import { choices, filtering, posterKey } from "./rows.js";
+import { choices, filtering, filterShowing, posterKey } from "./rows.js";
 import { SteerBox } from "./steer.js";
 import { fillPoster, TaskTable } from "./table.js";
 import { renderTimeline } from "./timeline.js";
@@ -150,6 +150,7 @@ function fromWire(wire) {
 function select(key) {
   page.selected = key;
   remember();
+  unfilterFor(key);
   table.select(key);
   table.reveal(key);
   openConversation();
@@ -318,6 +319,19 @@ function renderFilters(snapshot) {
   }
 }
 
+/** A link to a row the filters hide clears the parts that hide it (the others stay), and says so beside them. */
+function unfilterFor(key) {
+  const row = page.snapshot?.rows.find((r) => r.key === key);
+  if (!row) return;
+  const { filter, cleared } = filterShowing(table.filter, row);
+  if (cleared.length === 0) return;
+  $("status-filter").value = filter.status;
+  $("agent-filter").value = filter.agent;
+  $("task-search").value = filter.query;
+  refilter();
+  $("filter-note").textContent = `${cleared.join(" and ")} cleared to show ${row.name}`;
+}
+
 function filterOf() {
   return { status: $("status-filter").value, agent: $("agent-filter").value, query: $("task-search").value };
 }
@@ -330,7 +344,9 @@ function renderCount() {
   count.dataset.listed = String(listed);
 }
 
+/** The table lists the rows the filters let through; a note that a link cleared some goes once they change again. */
 function refilter() {
+  $("filter-note").textContent = "";
   table.setFilter(filterOf());
   renderCount();
   if (page.snapshot) renderTimeline($("timeline"), page.snapshot, table.listedEntries());

@@ -10,10 +10,28 @@ export function filtering(filter) {
   return filter.status !== "" || filter.agent !== "" || filter.query.trim() !== "";
 }
 
+/** The filter's parts: each lets a row through or not (`query` is the search, trimmed and lower-cased), and has a name to say it was cleared. */
+const PARTS = [
+  { part: "status", name: "status filter", passes: (row, filter) => filter.status === "" || row.status === filter.status },
+  { part: "agent", name: "agent filter", passes: (row, filter) => filter.agent === "" || (row.agent ?? "") === filter.agent },
+  { part: "query", name: "search", passes: (row, _filter, query) => query === "" || row.name.toLowerCase().includes(query) },
+];
+
 function matches(row, filter, query) {
-  if (filter.status !== "" && row.status !== filter.status) return false;
-  if (filter.agent !== "" && (row.agent ?? "") !== filter.agent) return false;
-  return query === "" || row.name.toLowerCase().includes(query);
+  return PARTS.every(({ passes }) => passes(row, filter, query));
+}
+
+/**
+ * The filter that lets `row` through as well: `filter` with the parts that hide it cleared, and the names of those
+ * parts ("status filter", "search"), none when it is listed already. A link to a row reaches it through this.
+ * @param {Filter} filter @returns {{ filter: Filter, cleared: string[] }}
+ */
+export function filterShowing(filter, row) {
+  const query = filter.query.trim().toLowerCase();
+  const hiding = PARTS.filter(({ passes }) => !passes(row, filter, query));
+  const shown = { ...filter };
+  for (const { part } of hiding) shown[part] = NO_FILTER[part];
+  return { filter: shown, cleared: hiding.map(({ name }) => name) };
 }
 
 /**

@@ -80,7 +80,8 @@ export class TaskTable {
 
   /**
    * Brings the row of `key` into view and gives its name the focus: opens the folded group it is in, and scrolls the
-   * table to it when it is off screen (and the page to the table). A row the filters hide stays hidden.
+   * table to it when it is off screen (and the page to the table). A row the filters hide is not reached: the page
+   * clears the filters that hide it first (unfilterFor in app.js).
    */
   reveal(key) {
     let at = this.#indexOf(key);
