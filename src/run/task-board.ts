@@ -201,7 +201,7 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
     if (circular.length > 0)
       refuse("POST_INVALID", `you cannot wait on ${circular.join(", ")}: it is you, or it posted you and may be waiting on you`);
     const entries = names.map((name) => this.#tasks.get(name)!);
-    const blocked = this.#heldBy(waiter, entries) ?? this.#waitsFor(waiter, names);
+    const blocked = this.#heldBy(waiter, names) ?? this.#waitsFor(waiter, names);
     if (blocked !== undefined) refuse("POST_INVALID", `waiting would never end: ${blocked}; end your turn instead, the tasks run after it`);
     const wait = { waiter, names };
     this.#waits.add(wait);
@@ -226,29 +226,46 @@ export class RunTaskBoard implements TaskBoard, PostIntake {
   }
 
   /**
-   * Why a wait of `waiter` on these tasks could never end, or undefined: a
-   * waiting task holds its slot, so a task not ended that needs that slot
-   * (the run's only one, or the only one its agent may use) cannot be running
-   * now, and would never start; nor can any, once every slot of the run is
-   * held by a task that waits.
+   * Why a wait of `waiter` on these tasks could never end, or undefined. A
+   * waiting task holds its slots: the run's, and its agent's. Once every slot
+   * of such a lane is held by tasks that wait, each on a task of that lane not
+   * ended (one that needs a slot of it to start, or holds one and waits too),
+   * no slot of it frees and none of those waits ends.
    */
-  #heldBy(waiter: string, entries: readonly Entry[]): string | undefined {
-    const unstarted = entries.filter((entry) => entry.result === undefined);
-    if (unstarted.length === 0) return undefined;
-    if (this.#concurrency === 1) return "the run runs one task at a time, and you hold it";
-    const waiters = this.#waitersWith(waiter);
-    if (this.#concurrency !== undefined && waiters.length >= this.#concurrency)
-      return `the run's ${this.#concurrency} slots are all held by tasks that wait (${waiters.join(", ")})`;
-    const agent = this.#tasks.get(waiter)?.agent;
-    const limit = agent === undefined ? undefined : this.#config.agents[agent]?.max_concurrency;
-    const same = unstarted.find((entry) => entry.agent === agent);
-    return limit === 1 && same !== undefined ? `"${same.name}" runs as your agent ${agent}, whose max_concurrency is 1, and you hold it` : undefined;
+  #heldBy(waiter: string, names: readonly string[]): string | undefined {
+    const waits = this.#waitsWith(waiter, names);
+    const open = (name: string) => this.#tasks.get(name)?.result === undefined;
+    for (const lane of this.#lanesOf(names.filter(open))) {
+      const inLane = (name: string) => lane.agent === undefined || this.#tasks.get(name)?.agent === lane.agent;
+      const holders = [...waits.keys()].filter(inLane);
+      if (holders.length < lane.limit || !holders.every((holder) => waits.get(holder)!.some((name) => open(name) && inLane(name)))) continue;
+      const setting = lane.agent === undefined ? "the run's concurrency" : `agent ${lane.agent}'s max_concurrency`;
+      const held =
+        holders.length === 1 && holders[0] === waiter ? "you hold its one slot" : `its slots are all held by tasks that wait (${holders.join(", ")})`;
+      return `${setting} is ${lane.limit}, and ${held}`;
+    }
+    return undefined;
   }
 
-  /** The tasks in a wait_tasks call now, `waiter` last: each holds its slot while it waits. */
-  #waitersWith(waiter: string): string[] {
-    const waiting = [...this.#waits].map((wait) => wait.waiter).filter((name) => name !== waiter && this.#tasks.get(name)?.result === undefined);
-    return [...new Set(waiting), waiter];
+  /** The lanes these tasks take a slot of: the run's when its concurrency is a number, and each one's agent's when it has max_concurrency. */
+  #lanesOf(names: readonly string[]): { agent: string | undefined; limit: number }[] {
+    const run = this.#concurrency === undefined ? [] : [{ agent: undefined, limit: this.#concurrency }];
+    const agents = new Set(names.map((name) => this.#tasks.get(name)?.agent));
+    const limited = [...agents].flatMap((agent) => {
+      const limit = agent === undefined ? undefined : this.#config.agents[agent]?.max_concurrency;
+      return limit === undefined ? [] : [{ agent, limit }];
+    });
+    return [...run, ...limited];
+  }
+
+  /** The tasks in a wait_tasks call not ended, with what they wait on, `waiter` (waiting on `names` too) last. */
+  #waitsWith(waiter: string, names: readonly string[]): Map<string, string[]> {
+    const waits = new Map<string, string[]>();
+    for (const wait of this.#waits)
+      if (this.#tasks.get(wait.waiter)?.result === undefined) waits.set(wait.waiter, [...(waits.get(wait.waiter) ?? []), ...wait.names]);
+    const own = [...(waits.get(waiter) ?? []), ...names];
+    waits.delete(waiter);
+    return waits.set(waiter, own);
   }
 
   /**

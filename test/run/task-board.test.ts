@@ -235,7 +235,7 @@ describe("tasks agents post", () => {
       return "done";
     };
     await drive(config, { lead }, undefined, held);
-    expect(refusal).toContain("the run runs one task at a time");
+    expect(refusal).toContain("the run's concurrency is 1, and you hold its one slot");
   });
 
   it("refuses a wait that could never end: every slot of the run is held by a task that waits", async () => {
@@ -264,9 +264,88 @@ describe("tasks agents post", () => {
       held,
     );
     expect(answers).toEqual({
-      a: "waiting would never end: the run's 2 slots are all held by tasks that wait (lead, a); end your turn instead, the tasks run after it",
+      a: "waiting would never end: the run's concurrency is 2, and its slots are all held by tasks that wait (lead, a); end your turn instead, the tasks run after it",
       lead: "waited: a",
     });
+  });
+
+  it("refuses a wait that could never end: every slot of an agent is held by its tasks that wait on its tasks", async () => {
+    const config = await swarm({
+      defaults: { post_tasks: true },
+      agents: { fixer: { description: "fixes", prompt: "fix", max_concurrency: 2 } },
+      tasks: [{ name: "lead", prompt: "plan" }],
+    });
+    const answers: Record<string, string> = {};
+    let aWaits = () => {};
+    let bAnswered = () => {};
+    // This runner keeps no max_concurrency: c is held as the run would hold it, until b has its answer.
+    const held = { b: new Promise<void>((resolve) => (aWaits = resolve)), c: new Promise<void>((resolve) => (bAnswered = resolve)) };
+    const { settled } = await drive(
+      config,
+      {
+        lead: async (board) => {
+          for (const name of ["a", "b"]) await board.post("lead", { name, prompt: name, agent: "fixer" });
+          return "posted";
+        },
+        // a and b hold fixer's two slots; a waits on c, a fixer's task: b's wait on d, another, would leave none to start either.
+        a: async (board) => {
+          await board.post("a", { name: "c", prompt: "c", agent: "fixer" });
+          const waited = waitOrRefusal(board, "a", ["c"]);
+          aWaits();
+          answers.a = await waited;
+          return "a done";
+        },
+        b: async (board) => {
+          await board.post("b", { name: "d", prompt: "d", agent: "fixer" });
+          answers.b = await waitOrRefusal(board, "b", ["d"]);
+          bAnswered();
+          return "b done";
+        },
+      },
+      undefined,
+      held,
+    );
+    expect(answers).toEqual({
+      a: "waited: c",
+      b: "waiting would never end: agent fixer's max_concurrency is 2, and its slots are all held by tasks that wait (a, b); end your turn instead, the tasks run after it",
+    });
+    expect(settled.map((e) => e.result.status)).toEqual(settled.map(() => "succeeded"));
+  });
+
+  it("takes a wait in an agent full of waiters when one of them waits on a task outside it, which can end", async () => {
+    const config = await swarm({
+      defaults: { post_tasks: true },
+      agents: { fixer: { description: "fixes", prompt: "fix", max_concurrency: 2 } },
+      tasks: [{ name: "lead", prompt: "plan" }],
+    });
+    const answers: Record<string, string> = {};
+    let aWaits = () => {};
+    const held = { b: new Promise<void>((resolve) => (aWaits = resolve)) };
+    await drive(
+      config,
+      {
+        lead: async (board) => {
+          for (const name of ["a", "b"]) await board.post("lead", { name, prompt: name, agent: "fixer" });
+          return "posted";
+        },
+        // z has no agent: it runs beside a and b, and once it ends a's slot frees for d.
+        a: async (board) => {
+          await board.post("a", { name: "z", prompt: "z" });
+          const waited = waitOrRefusal(board, "a", ["z"]);
+          aWaits();
+          answers.a = await waited;
+          return "a done";
+        },
+        b: async (board) => {
+          await board.post("b", { name: "d", prompt: "d", agent: "fixer" });
+          answers.b = await waitOrRefusal(board, "b", ["d"]);
+          return "b done";
+        },
+      },
+      undefined,
+      held,
+    );
+    expect(answers).toEqual({ a: "waited: z", b: "waited: d" });
   });
 
   it("refuses a wait on a task that cannot end before the waiter does: one that depends on it, or waits on it", async () => {
