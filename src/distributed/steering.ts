@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { type Orchestrator, type OrchestratorEvent, type SteerOrigin, type TaskInfo, TaskNotRunningError } from "../orchestrator/index.ts";
+import { within } from "../util/within.ts";
 import { HostNotAnsweringError, RedisUnreachableError, RemoteSteeringError } from "./errors.ts";
 import { CONTROL_CHANNEL, type RunKeys } from "./keys.ts";
 import { redactUrl } from "./url.ts";
@@ -200,20 +201,6 @@ export async function askHost(
     return readJson(HostSteerReplySchema, answer[1], "a host's answer to a steering request");
   } finally {
     reading.disconnect();
-  }
-}
-
-/** `promise`'s value, or null when it has not settled within `ms` (its later rejection is then dropped). */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-    promise.catch(() => undefined);
   }
 }
 

@@ -3,6 +3,7 @@ import type { ChildProcess } from "node:child_process";
 import process from "node:process";
 import { execa, type Options } from "execa";
 import { reaper } from "./reaper.ts";
+import { within } from "./within.ts";
 
 /** How long a kill handed to the reaper may take before the group is signalled directly. */
 const REAPER_KILL_MS = 2_000;
@@ -81,11 +82,10 @@ export async function killGroup(child: Parameters<typeof leads>[0], exited: Prom
 
 /** True when `promise` settles within `ms`. */
 export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  const settled = await Promise.race([promise.then(() => true as const), late]);
-  clearTimeout(timer);
-  return settled;
+  return (
+    (await within(
+      promise.then(() => true as const),
+      ms,
+    )) ?? false
+  );
 }
