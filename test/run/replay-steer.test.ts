@@ -8,8 +8,12 @@ import { cadre, readSummary } from "../support/cli.ts";
 import { it } from "../support/fixtures.ts";
 import { bothAgentsBusy, releaseSteerMe, steeredWorkflow, steeringSwarm } from "../support/steering.ts";
 
-/** The steering a record lists, without its times: the replay's own is at other times. */
-const steeringOf = (summary: Summary) => summary.steering?.map(({ at: _, ...entry }) => entry);
+/**
+ * The steering a record lists, by task (each task's in its order), without its times: the replay's own is at other
+ * times, and tasks reach their steps side by side, so two tasks' actions may be listed in either order.
+ */
+const steeringOf = (summary: Summary) =>
+  summary.steering?.map(({ at: _, ...entry }) => entry).sort((a, b) => (a.task < b.task ? -1 : a.task > b.task ? 1 : 0));
 
 /** The swarm file again in `dir`, without its rehearsal scripts: whatever the replay's model says comes from the record. */
 async function checkout(dir: string, source: string): Promise<string> {
